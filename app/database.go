@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/checkup-dev/checkup/app/config"
+	"github.com/checkup-dev/checkup/db"
+	"github.com/checkup-dev/checkup/db/pglocal"
+)
+
+const embeddedDatabase = "checkup"
+
+// openDatabase connects to DATABASE_URL, or starts the private cluster in DATA_DIR
+// when it is empty, and migrates. The returned stop closes the pool and stops the
+// cluster.
+func openDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger) (*pgxpool.Pool, func(), error) {
+	url := cfg.DatabaseURL
+	stopCluster := func() {}
+	if url == "" {
+		cluster, err := pglocal.Start(ctx, pglocal.Options{Dir: cfg.DataDir, Logger: logger})
+		if err != nil {
+			return nil, nil, err
+		}
+		stopCluster = func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := cluster.Stop(ctx); err != nil {
+				logger.Error("stopping the private PostgreSQL failed", "err", err)
+			}
+		}
+		if err := cluster.CreateDatabase(ctx, embeddedDatabase, ""); err != nil {
+			stopCluster()
+			return nil, nil, err
+		}
+		url = cluster.URL(embeddedDatabase)
+	}
+	pool, err := db.Open(ctx, url)
+	if err != nil {
+		stopCluster()
+		return nil, nil, err
+	}
+	if err := db.Migrate(ctx, pool, logger); err != nil {
+		pool.Close()
+		stopCluster()
+		return nil, nil, err
+	}
+	return pool, func() { pool.Close(); stopCluster() }, nil
+}
+
+func migrate(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+	_, stop, err := openDatabase(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	stop()
+	logger.Info("database migrated")
+	return nil
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/apptest"
+	"github.com/checkup-dev/checkup/db/dbtest"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+func binary(t *testing.T) string {
+	t.Helper()
+	return apptest.Build(t, t.TempDir())
+}
+
+func TestHelpListsEverySetting(t *testing.T) {
+	t.Parallel()
+	p := apptest.Start(t, binary(t), nil, "--help")
+	code, err := p.Wait(30 * time.Second)
+	require.NoError(t, err)
+	require.Equal(t, 0, code)
+	for _, name := range []string{"DATABASE_URL", "DATA_DIR", "TASK_STALE_MS", "ACTION_CONCURRENCY", "OPENAI_API_KEY", "RETENTION_DAYS"} {
+		require.Contains(t, p.Output(), name)
+	}
+}
+
+func TestInvalidSettingEndsStart(t *testing.T) {
+	t.Parallel()
+	p := apptest.Start(t, binary(t), []string{"LLM_JSON_MODE=xml"})
+	code, err := p.Wait(10 * time.Second)
+	require.NoError(t, err)
+	require.NotEqual(t, 0, code)
+	require.Contains(t, p.Output(), `LLM_JSON_MODE="xml": must be one of schema, object`)
+}
+
+func TestUnreachableDatabaseEndsStartQuickly(t *testing.T) {
+	t.Parallel()
+	closed := apptest.FreeAddr(t)
+	p := apptest.Start(t, binary(t), []string{"DATABASE_URL=postgres://u:p@" + closed + "/x?sslmode=disable"})
+	code, err := p.Wait(10 * time.Second)
+	require.NoError(t, err, "the start ends within 10 s")
+	require.NotEqual(t, 0, code)
+	out := p.Output()
+	require.Contains(t, out, "DATABASE_URL")
+	require.Contains(t, out, closed)
+	require.Equal(t, 1, strings.Count(strings.TrimSpace(out), "\n")+1, "one sentence: %q", out)
+}
+
+func TestServeOnDatabaseURLAndShutDown(t *testing.T) {
+	t.Parallel()
+	_, dbURL := dbtest.Isolated(t)
+	bin := binary(t)
+	p := apptest.Start(t, bin, []string{"DATABASE_URL=" + dbURL})
+	p.WaitReady(t, 30*time.Second)
+
+	// A second instance on the same database starts too.
+	q := apptest.Start(t, bin, []string{"DATABASE_URL=" + dbURL})
+	q.WaitReady(t, 30*time.Second)
+
+	require.NoError(t, p.Signal(syscall.SIGTERM))
+	code, err := p.Wait(20 * time.Second)
+	require.NoError(t, err)
+	require.Equal(t, 0, code, p.Output())
+}
+
+func TestEmbeddedClusterStartsAndStops(t *testing.T) {
+	t.Parallel()
+	dir, err := os.MkdirTemp("", "checkup-app-test-")
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(dir, 0o755))
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	dataDir := filepath.Join(dir, "data")
+	bin := binary(t)
+
+	p := apptest.Start(t, bin, []string{"DATA_DIR=" + dataDir})
+	p.WaitReady(t, 60*time.Second)
+	require.FileExists(t, filepath.Join(dataDir, "pgdata", "postmaster.pid"))
+	require.NoError(t, p.Signal(syscall.SIGINT))
+	code, err := p.Wait(30 * time.Second)
+	require.NoError(t, err)
+	require.Equal(t, 0, code, p.Output())
+	require.NoFileExists(t, filepath.Join(dataDir, "pgdata", "postmaster.pid"), "stopping the app stops its cluster")
+
+	// A second start reuses the data directory.
+	p = apptest.Start(t, bin, []string{"DATA_DIR=" + dataDir})
+	p.WaitReady(t, 30*time.Second)
+	require.NoError(t, p.Signal(syscall.SIGTERM))
+	_, err = p.Wait(30 * time.Second)
+	require.NoError(t, err)
+}

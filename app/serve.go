@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/checkup-dev/checkup/app/config"
+	"github.com/checkup-dev/checkup/app/web"
+)
+
+// serve runs the dashboard until SIGINT or SIGTERM, then stops accepting requests,
+// lets in-flight ones finish and stops the database it started. A second signal exits
+// at once.
+func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+	ctx, stopSignals := notifyShutdown(ctx, logger)
+	defer stopSignals()
+
+	listener, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on ADDR %s (%v): choose a free host:port", cfg.Addr, err)
+	}
+	pool, closeDB, err := openDatabase(ctx, cfg, logger)
+	if err != nil {
+		listener.Close()
+		return err
+	}
+	defer closeDB()
+
+	srv := &http.Server{
+		Handler:           web.New(web.Deps{Config: cfg, Pool: pool, Logger: logger}).Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(listener) }()
+	logger.Info("Checkup is ready", "url", cfg.BaseURL, "local_sign_in", cfg.LocalSignIn())
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace+5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Warn("http shutdown", "err", err)
+	}
+	return nil
+}
+
+// notifyShutdown cancels the returned context at the first SIGINT/SIGTERM and exits
+// the process at the second.
+func notifyShutdown(parent context.Context, logger *slog.Logger) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		sig, ok := <-signals
+		if !ok {
+			return
+		}
+		logger.Info("signal received; finishing in-flight work (send again to exit now)", "signal", sig.String())
+		cancel()
+		if _, ok := <-signals; ok {
+			logger.Warn("second signal: exiting now")
+			os.Exit(130)
+		}
+	}()
+	return ctx, func() { signal.Stop(signals); close(signals); cancel() }
+}

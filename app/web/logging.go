@@ -1,0 +1,42 @@
+package web
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+const loggerKey = "logger"
+
+// requestLogger gives every request a logger carrying its request id and logs one
+// line when it ends.
+func (s *Server) requestLogger() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			l := s.deps.Logger.With("request_id", c.Response().Header().Get(echo.HeaderXRequestID))
+			c.Set(loggerKey, l)
+			err := next(c)
+			if err != nil {
+				c.Error(err)
+			}
+			status := c.Response().Status
+			level := slog.LevelDebug
+			if status >= 500 {
+				level = slog.LevelWarn
+			}
+			l.Log(c.Request().Context(), level, "request", "method", c.Request().Method,
+				"route", c.Path(), "status", status, "duration", time.Since(start))
+			return nil
+		}
+	}
+}
+
+// logger returns the request's logger.
+func logger(c echo.Context) *slog.Logger {
+	if l, ok := c.Get(loggerKey).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}

@@ -1,0 +1,112 @@
+// Package db opens Checkup's PostgreSQL pool and migrates its schema. The SQL itself
+// lives in migrations/ (embedded in the binary) and queries/ (compiled by sqlc into
+// dbsqlc/).
+package db
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// migrationLockID is the advisory lock held while migrating, so instances that start
+// together migrate one after the other.
+const migrationLockID = 0x636865636b7570 // "checkup"
+
+// Open connects a pool to url and checks the server answers within a few seconds, so a
+// wrong DATABASE_URL ends the start quickly with a sentence instead of hanging.
+func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_URL is not a valid PostgreSQL URL (%v): use postgres://user:password@host:5432/dbname", err)
+	}
+	cfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("db: open: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 8*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, unreachable(cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
+	}
+	return pool, nil
+}
+
+func unreachable(host string, port uint16, err error) error {
+	where := net.JoinHostPort(host, fmt.Sprint(port))
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return fmt.Errorf("PostgreSQL at DATABASE_URL (%s) refused the connection: %s", where, pgErr.Message)
+	}
+	return fmt.Errorf("cannot reach PostgreSQL at DATABASE_URL (%s): check that the server runs there, or unset DATABASE_URL to use the private cluster", where)
+}
+
+// Migrate applies every pending migration under an advisory lock.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
+	provider, closeDB, err := newProvider(pool, true)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	results, err := provider.Up(ctx)
+	if err != nil {
+		return fmt.Errorf("db: migrate: %w", err)
+	}
+	for _, r := range results {
+		logger.Info("applied migration", "version", r.Source.Version, "duration", r.Duration)
+	}
+	return nil
+}
+
+// SchemaVersion returns the version the database is at and the newest one this binary
+// knows, for /readyz.
+func SchemaVersion(ctx context.Context, pool *pgxpool.Pool) (current, latest int64, err error) {
+	provider, closeDB, err := newProvider(pool, false)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer closeDB()
+	current, latest, err = provider.GetVersions(ctx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("db: schema version: %w", err)
+	}
+	return current, latest, nil
+}
+
+func newProvider(pool *pgxpool.Pool, locked bool) (*goose.Provider, func(), error) {
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return nil, nil, fmt.Errorf("db: migrations: %w", err)
+	}
+	var opts []goose.ProviderOption
+	if locked {
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(migrationLockID))
+		if err != nil {
+			return nil, nil, fmt.Errorf("db: migration lock: %w", err)
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	sqlDB := stdlib.OpenDBFromPool(pool)
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, opts...)
+	if err != nil {
+		sqlDB.Close()
+		return nil, nil, fmt.Errorf("db: migrations: %w", err)
+	}
+	return provider, func() { sqlDB.Close() }, nil
+}

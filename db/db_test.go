@@ -1,0 +1,110 @@
+package db_test
+
+import (
+	"context"
+	"log/slog"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/checkup-dev/checkup/db"
+	"github.com/checkup-dev/checkup/db/dbtest"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+// emptyDatabase creates an unmigrated database and returns its URL.
+func emptyDatabase(t *testing.T, name string) string {
+	t.Helper()
+	ctx := context.Background()
+	admin := dbtest.AdminURL(t)
+	conn, err := pgx.Connect(ctx, admin)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	require.NoError(t, err)
+	_, err = conn.Exec(ctx, "CREATE DATABASE "+name)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), admin)
+		if err == nil {
+			_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			c.Close(context.Background())
+		}
+	})
+	u, _ := url.Parse(admin)
+	u.Path = "/" + name
+	return u.String()
+}
+
+func TestMigrateConcurrently(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbURL := emptyDatabase(t, "migrate_concurrently")
+
+	var g errgroup.Group
+	for range 3 {
+		g.Go(func() error {
+			pool, err := db.Open(ctx, dbURL)
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			return db.Migrate(ctx, pool, slog.New(slog.DiscardHandler))
+		})
+	}
+	require.NoError(t, g.Wait(), "instances starting together all migrate without error")
+
+	pool, err := db.Open(ctx, dbURL)
+	require.NoError(t, err)
+	defer pool.Close()
+	current, latest, err := db.SchemaVersion(ctx, pool)
+	require.NoError(t, err)
+	require.Equal(t, latest, current)
+	require.Positive(t, current)
+}
+
+func TestSchemaConstraints(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tx := dbtest.Tx(t)
+	var alice, bob int64
+	require.NoError(t, tx.QueryRow(ctx, `INSERT INTO app_user (provider, provider_user_id) VALUES ('local','alice') RETURNING id`).Scan(&alice))
+	require.NoError(t, tx.QueryRow(ctx, `INSERT INTO app_user (provider, provider_user_id) VALUES ('local','bob') RETURNING id`).Scan(&bob))
+	var task string
+	require.NoError(t, tx.QueryRow(ctx, `INSERT INTO analysis_task (owner_user_id, title) VALUES ($1, 't') RETURNING id`, alice).Scan(&task))
+
+	// A child row cannot claim another owner's task: the composite foreign key refuses it.
+	_, err := tx.Exec(ctx, "SAVEPOINT s")
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `INSERT INTO task_conversation (task_id, owner_user_id, seq, external_id, messages, message_count)
+		VALUES ($1, $2, 1, 'c1', '[]', 0)`, task, bob)
+	var pgErr *pgconn.PgError
+	require.ErrorAs(t, err, &pgErr)
+	require.Equal(t, "23503", pgErr.Code, "foreign key violation")
+	_, err = tx.Exec(ctx, "ROLLBACK TO SAVEPOINT s")
+	require.NoError(t, err)
+
+	// An unknown status is refused.
+	_, err = tx.Exec(ctx, `UPDATE analysis_task SET status = 'done' WHERE id = $1`, task)
+	require.ErrorAs(t, err, &pgErr)
+	require.Equal(t, "23514", pgErr.Code, "check violation")
+}
+
+func TestOpenUnreachable(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	_, err := db.Open(context.Background(), "postgres://u:p@127.0.0.1:1/x?sslmode=disable")
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "DATABASE_URL")
+	require.Contains(t, err.Error(), "127.0.0.1:1")
+	require.Less(t, time.Since(start), 10*time.Second)
+
+	_, err = db.Open(context.Background(), "not a url ::")
+	require.ErrorContains(t, err, "DATABASE_URL is not a valid PostgreSQL URL")
+}

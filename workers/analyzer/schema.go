@@ -1,0 +1,83 @@
+package analyzer
+
+// FindingType separates risks (always reported) from improvement actions (ranked).
+type FindingType string
+
+// The two finding types.
+const (
+	TypeRisk   FindingType = "RISK"
+	TypeAction FindingType = "ACTION"
+)
+
+// Categories is the fixed vocabulary a finding's category must come from.
+var Categories = []string{
+	"tool_error", "false_success_claim", "unconfirmed_write", "policy_violation",
+	"repetition", "user_repeats", "user_frustration", "human_handoff", "refusal",
+	"unresolved", "knowledge_gap", "long_conversation", "personal_data",
+	"prompt_injection", "harmful_content", "other",
+}
+
+// Outcomes is the vocabulary of a conversation's outcome.
+var Outcomes = []string{"resolved", "partially_resolved", "unresolved", "escalated", "abandoned"}
+
+// FixLocations is where an Action says the fix belongs.
+var FixLocations = []string{"prompt", "tool", "policy", "knowledge", "product"}
+
+// Evidence points at a turn of the conversation and quotes it. Verified is set by the
+// pipeline, never by the analyzer: true when the quote is found in that turn.
+type Evidence struct {
+	Turn     int    `json:"turn"`
+	Quote    string `json:"quote"`
+	Verified bool   `json:"verified"`
+}
+
+// Finding is one problem seen in one conversation.
+type Finding struct {
+	Type          FindingType `json:"type"`
+	Category      string      `json:"category"`
+	Title         string      `json:"title"`
+	Description   string      `json:"description"`
+	Severity      int         `json:"severity"`   // 1..5
+	Confidence    float64     `json:"confidence"` // 0..1
+	Evidence      []Evidence  `json:"evidence"`
+	PriorityScore float64     `json:"priorityScore"` // 0..100
+}
+
+// Diagnosis is an analyzer's reading of one conversation.
+type Diagnosis struct {
+	Outcome  string    `json:"outcome"`
+	Summary  string    `json:"summary"`
+	Findings []Finding `json:"findings"`
+}
+
+// Example is one piece of evidence a cluster carries into its Action.
+type Example struct {
+	ConversationID string `json:"conversation_id"`
+	Seq            int    `json:"seq"`
+	Turn           int    `json:"turn"`
+	Quote          string `json:"quote"`
+	FindingTitle   string `json:"finding_title"`
+}
+
+// ClusterBrief is what an analyzer is told about an issue cluster to write its Action.
+type ClusterBrief struct {
+	Type              FindingType `json:"type"`
+	Category          string      `json:"category"`
+	Title             string      `json:"title"`
+	Descriptions      []string    `json:"descriptions"`
+	ConversationCount int         `json:"conversation_count"`
+	AnalysedCount     int         `json:"analysed_count"`
+	Severity          float64     `json:"severity"`
+	Confidence        float64     `json:"confidence"`
+	PriorityScore     float64     `json:"priority_score"`
+	Examples          []Example   `json:"examples"`
+}
+
+// Action is the recommendation written for one cluster.
+type Action struct {
+	Title          string   `json:"title"`
+	Problem        string   `json:"problem"`
+	Recommendation []string `json:"recommendation"`
+	ExpectedImpact string   `json:"expectedImpact"`
+	FixLocation    string   `json:"fixLocation"`
+}

@@ -1,0 +1,60 @@
+// Package transcript is the normalised conversation model that every upload format
+// becomes and every analysis stage reads: ordered messages with roles, tool calls and
+// tool results, addressed by 1-based turn numbers.
+package transcript
+
+import "encoding/json"
+
+// Role is who spoke a message.
+type Role string
+
+// The roles a message may have; anything else is refused at upload.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Valid reports whether r is one of the four accepted roles.
+func (r Role) Valid() bool {
+	switch r {
+	case RoleSystem, RoleUser, RoleAssistant, RoleTool:
+		return true
+	}
+	return false
+}
+
+// ToolCall is an assistant's request to run a tool; Arguments stays the JSON text the
+// agent produced, so a malformed call is kept as evidence rather than lost.
+type ToolCall struct {
+	ID        string `json:"id,omitempty"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments,omitempty"`
+}
+
+// Message is one turn of a conversation.
+type Message struct {
+	Role       Role       `json:"role"`
+	Content    string     `json:"content"`
+	Name       string     `json:"name,omitempty"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+}
+
+// Conversation is one exported conversation. ID is the export's own id when it had
+// one; Metadata is kept verbatim and never used as analysis input.
+type Conversation struct {
+	ID       string          `json:"id"`
+	Messages []Message       `json:"messages"`
+	Metadata json.RawMessage `json:"metadata,omitempty"`
+}
+
+// Turn returns the message with 1-based turn number n, and false when there is none.
+// Evidence quotes in findings point at turns by this number.
+func (c Conversation) Turn(n int) (Message, bool) {
+	if n < 1 || n > len(c.Messages) {
+		return Message{}, false
+	}
+	return c.Messages[n-1], true
+}
