@@ -1,0 +1,35 @@
+// Package store is the typed access to Checkup's tables for the web layer. Every
+// function that reads or changes a user's data takes an Owner, and passes it into the
+// query's WHERE clause: ownership is part of the query, not a check after it.
+package store
+
+import (
+	"errors"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+)
+
+// ErrNotFound means the row does not exist or belongs to another owner; the two are
+// deliberately the same, so another user's task is a 404, never a 403.
+var ErrNotFound = errors.New("store: not found")
+
+// Owner is the signed-in user on whose behalf a query runs. Only app/auth makes one
+// from a session, so a handler cannot name an owner that did not sign in.
+type Owner struct{ userID int64 }
+
+// NewOwner wraps a user id. Callers: app/auth (from the session) and tests.
+func NewOwner(userID int64) Owner { return Owner{userID: userID} }
+
+// UserID is the owner's app_user.id.
+func (o Owner) UserID() int64 { return o.userID }
+
+// Store runs the queries on a pool.
+type Store struct {
+	pool *pgxpool.Pool
+	q    *dbsqlc.Queries
+}
+
+// New returns a Store on pool.
+func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: dbsqlc.New()} }
