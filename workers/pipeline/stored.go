@@ -1,0 +1,40 @@
+package pipeline
+
+// The JSON shapes the pipeline stores on the task row and the cluster rows. The report
+// (app/report) and the pages read them back, so they are versioned with report.json.
+
+// RiskSummary is stored in analysis_task.risk_summary after screening.
+type RiskSummary struct {
+	Screened int               `json:"screened"` // conversations screened (the kept population)
+	Flagged  int               `json:"flagged"`  // conversations with at least one flag
+	Selected int               `json:"selected"` // conversations chosen for diagnosis
+	Kinds    []RiskKindSummary `json:"kinds"`    // in RiskKinds order, kinds with no flag left out
+}
+
+// RiskKindSummary counts one kind of flag.
+type RiskKindSummary struct {
+	Kind          string        `json:"kind"`
+	Conversations int           `json:"conversations"` // conversations with this kind
+	Flags         int           `json:"flags"`
+	Examples      []RiskExample `json:"examples"` // at most three, in conversation order
+}
+
+// RiskExample points at one flagged turn.
+type RiskExample struct {
+	ConversationID string `json:"conversation_id"`
+	Seq            int    `json:"seq"`
+	Turn           int    `json:"turn"`
+	Quote          string `json:"quote"`
+}
+
+// PriorityParts is stored in task_cluster.priority_parts: every input and term of a
+// cluster's priorityScore, so the page can show how the score was reached.
+type PriorityParts struct {
+	Prevalence     float64 `json:"prevalence"` // share of analysed conversations, 0..1
+	PrevalenceTerm float64 `json:"prevalence_term"`
+	Severity       float64 `json:"severity"` // mean severity, 1..5
+	SeverityTerm   float64 `json:"severity_term"`
+	Confidence     float64 `json:"confidence"` // mean confidence, 0..1
+	ConfidenceTerm float64 `json:"confidence_term"`
+	Formula        string  `json:"formula"`
+}
