@@ -1,5 +1,7 @@
 package pipeline
 
+import "github.com/checkup-dev/checkup/workers/analyzer"
+
 // The JSON shapes the pipeline stores on the task row and the cluster rows. The report
 // (app/report) and the pages read them back, so they are versioned with report.json.
 
@@ -37,4 +39,14 @@ type PriorityParts struct {
 	Confidence     float64 `json:"confidence"` // mean confidence, 0..1
 	ConfidenceTerm float64 `json:"confidence_term"`
 	Formula        string  `json:"formula"`
+}
+
+// TaskConfig is stored in analysis_task.config by the worker when a run starts: which
+// analyzer, model and prompt version produced the report, and the limits it ran with.
+type TaskConfig struct {
+	Analyzer             analyzer.Info `json:"analyzer"`
+	DiagnosisConcurrency int           `json:"diagnosis_concurrency"`
+	ActionConcurrency    int           `json:"action_concurrency"`
+	MaxDiagnosed         int           `json:"max_diagnosed"` // 0 = every kept conversation
+	MinConversations     int           `json:"min_conversations"`
 }
