@@ -1,0 +1,106 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+)
+
+// ReportDetail says how much of a task a report read loads.
+type ReportDetail int
+
+// The two reads: the task page needs the ranked Actions and their evidence; the
+// downloads need every finding and conversation as well.
+const (
+	ReportPage ReportDetail = iota
+	ReportFull
+)
+
+// Evidence findings per cluster shown with its Action, and warnings the page lists
+// before it says how many more there are.
+const (
+	evidencePerCluster = 3
+	pageWarnings       = 100
+	allWarnings        = 1_000_000
+)
+
+// ReportRows is everything stored about one task, read in one snapshot so the counts,
+// ranks and quotes of a report always agree with each other even while the worker is
+// still writing.
+type ReportRows struct {
+	Task          dbsqlc.AnalysisTask
+	Usage         []dbsqlc.TaskUsage
+	Warnings      []dbsqlc.TaskWarning
+	WarningCount  int64
+	Clusters      []dbsqlc.TaskCluster
+	Actions       []dbsqlc.ListTaskActionsRow
+	Evidence      []dbsqlc.ListTaskClusterEvidenceRow
+	Findings      []dbsqlc.ListTaskFindingsRow               // ReportFull only
+	Conversations []dbsqlc.ListTaskConversationSummariesRow // ReportFull only
+}
+
+// TaskReport reads a task and its results for owner in one REPEATABLE READ, read-only
+// transaction. A task that does not exist or belongs to someone else is ErrNotFound.
+func (s *Store) TaskReport(ctx context.Context, id uuid.UUID, owner Owner, detail ReportDetail) (ReportRows, error) {
+	var rows ReportRows
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error {
+			var err error
+			rows, err = s.readReport(ctx, tx, id, owner, detail)
+			return err
+		})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ReportRows{}, ErrNotFound
+	}
+	if err != nil {
+		return ReportRows{}, fmt.Errorf("store: task report: %w", err)
+	}
+	return rows, nil
+}
+
+func (s *Store) readReport(ctx context.Context, tx pgx.Tx, id uuid.UUID, owner Owner, detail ReportDetail) (ReportRows, error) {
+	var r ReportRows
+	var err error
+	uid := owner.UserID()
+	if r.Task, err = s.q.GetAnalysisTask(ctx, tx, dbsqlc.GetAnalysisTaskParams{ID: id, OwnerUserID: uid}); err != nil {
+		return r, err
+	}
+	if r.Usage, err = s.q.ListTaskUsage(ctx, tx, dbsqlc.ListTaskUsageParams{TaskID: id, OwnerUserID: uid}); err != nil {
+		return r, fmt.Errorf("usage: %w", err)
+	}
+	limit := int32(pageWarnings)
+	if detail == ReportFull {
+		limit = allWarnings
+	}
+	if r.Warnings, err = s.q.ListTaskWarnings(ctx, tx, dbsqlc.ListTaskWarningsParams{TaskID: id, OwnerUserID: uid, MaxRows: limit}); err != nil {
+		return r, fmt.Errorf("warnings: %w", err)
+	}
+	if r.WarningCount, err = s.q.CountTaskWarnings(ctx, tx, dbsqlc.CountTaskWarningsParams{TaskID: id, OwnerUserID: uid}); err != nil {
+		return r, fmt.Errorf("count warnings: %w", err)
+	}
+	if r.Clusters, err = s.q.ListTaskClusters(ctx, tx, dbsqlc.ListTaskClustersParams{TaskID: id, OwnerUserID: uid}); err != nil {
+		return r, fmt.Errorf("clusters: %w", err)
+	}
+	if r.Actions, err = s.q.ListTaskActions(ctx, tx, dbsqlc.ListTaskActionsParams{TaskID: id, OwnerUserID: uid}); err != nil {
+		return r, fmt.Errorf("actions: %w", err)
+	}
+	if r.Evidence, err = s.q.ListTaskClusterEvidence(ctx, tx, dbsqlc.ListTaskClusterEvidenceParams{
+		TaskID: id, OwnerUserID: uid, PerCluster: evidencePerCluster}); err != nil {
+		return r, fmt.Errorf("evidence: %w", err)
+	}
+	if detail != ReportFull {
+		return r, nil
+	}
+	if r.Findings, err = s.q.ListTaskFindings(ctx, tx, dbsqlc.ListTaskFindingsParams{TaskID: id, OwnerUserID: uid}); err != nil {
+		return r, fmt.Errorf("findings: %w", err)
+	}
+	if r.Conversations, err = s.q.ListTaskConversationSummaries(ctx, tx, dbsqlc.ListTaskConversationSummariesParams{TaskID: id, OwnerUserID: uid}); err != nil {
+		return r, fmt.Errorf("conversations: %w", err)
+	}
+	return r, nil
+}
