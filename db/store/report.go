@@ -40,7 +40,7 @@ type ReportRows struct {
 	Clusters      []dbsqlc.TaskCluster
 	Actions       []dbsqlc.ListTaskActionsRow
 	Evidence      []dbsqlc.ListTaskClusterEvidenceRow
-	Findings      []dbsqlc.ListTaskFindingsRow               // ReportFull only
+	Findings      []dbsqlc.ListTaskFindingsRow              // ReportFull only
 	Conversations []dbsqlc.ListTaskConversationSummariesRow // ReportFull only
 }
 
