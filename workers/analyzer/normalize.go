@@ -1,0 +1,116 @@
+package analyzer
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Lengths, in runes, above which free text is cut by normalisation. They bound what a
+// report shows and what the Action stage sends back to a model; strict JSON Schema
+// mode cannot express them, so they are enforced here rather than in the schemas.
+const (
+	MaxSummaryRunes     = 600
+	MaxTitleRunes       = 120
+	MaxDescriptionRunes = 1000
+	MaxQuoteRunes       = 300
+	MaxStepRunes        = 400
+	// MaxSteps caps an Action's recommendation list; a longer list is not read.
+	MaxSteps = 8
+)
+
+// NormalizeDiagnosis fixes what can be fixed mechanically in an analyzer's diagnosis,
+// so that only real mistakes are left for schema validation and the one repair:
+// enum spelling ("action" → "ACTION", "Tool Error" → "tool_error", an unknown
+// category → "other"), severity clamped to 1..5, confidence to 0..1, priorityScore to
+// 0..100, text trimmed and cut to the Max*Runes limits, and evidence dropped when its
+// turn is outside 1..turns (the conversation's length) or its quote is empty. An
+// unknown type or outcome is kept as written: guessing it would hide a wrong answer.
+// Evidence.Verified is left alone; the pipeline sets it. d is not modified.
+func NormalizeDiagnosis(d Diagnosis, turns int) Diagnosis {
+	d.Outcome = normalizeEnum(d.Outcome)
+	d.Summary = normalizeText(d.Summary, MaxSummaryRunes)
+	findings := make([]Finding, 0, len(d.Findings))
+	for _, f := range d.Findings {
+		findings = append(findings, normalizeFinding(f, turns))
+	}
+	d.Findings = findings
+	return d
+}
+
+func normalizeFinding(f Finding, turns int) Finding {
+	f.Type = FindingType(strings.ToUpper(strings.TrimSpace(string(f.Type))))
+	f.Category = normalizeEnum(f.Category)
+	if !slices.Contains(Categories, f.Category) {
+		f.Category = "other"
+	}
+	f.Title = normalizeText(f.Title, MaxTitleRunes)
+	f.Description = normalizeText(f.Description, MaxDescriptionRunes)
+	f.Severity = min(max(f.Severity, 1), 5)
+	f.Confidence = normalizeRange(f.Confidence, 0, 1)
+	f.PriorityScore = normalizeRange(f.PriorityScore, 0, 100)
+	evidence := make([]Evidence, 0, len(f.Evidence))
+	for _, e := range f.Evidence {
+		e.Quote = normalizeText(e.Quote, MaxQuoteRunes)
+		if e.Turn < 1 || e.Turn > turns || e.Quote == "" {
+			continue
+		}
+		evidence = append(evidence, e)
+	}
+	f.Evidence = evidence
+	return f
+}
+
+// NormalizeAction fixes what can be fixed mechanically in a written Action: the
+// fixLocation's spelling ("Prompt" → "prompt"; an unknown one is kept for validation
+// to refuse), text trimmed and cut to the Max*Runes limits, empty recommendation steps
+// dropped and at most MaxSteps kept. a is not modified.
+func NormalizeAction(a Action) Action {
+	a.Title = normalizeText(a.Title, MaxTitleRunes)
+	a.Problem = normalizeText(a.Problem, MaxDescriptionRunes)
+	a.ExpectedImpact = normalizeText(a.ExpectedImpact, MaxDescriptionRunes)
+	a.FixLocation = normalizeEnum(a.FixLocation)
+	steps := make([]string, 0, min(len(a.Recommendation), MaxSteps))
+	for _, s := range a.Recommendation {
+		if s = normalizeText(s, MaxStepRunes); s != "" && len(steps) < MaxSteps {
+			steps = append(steps, s)
+		}
+	}
+	a.Recommendation = steps
+	return a
+}
+
+// normalizeEnum spells a vocabulary word the way the vocabularies do: lower case, words
+// joined by underscores ("Partially Resolved" and "partially-resolved" both become
+// "partially_resolved").
+func normalizeEnum(s string) string {
+	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return r == '_' || r == '-' || r == '/' || unicode.IsSpace(r)
+	})
+	return strings.Join(words, "_")
+}
+
+// normalizeText trims s and cuts it to at most n runes, never inside a rune.
+func normalizeText(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for range n {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return strings.TrimSpace(s[:i])
+}
+
+// normalizeRange clamps v to lo..hi; NaN, which JSON cannot carry but Go code can
+// produce, becomes lo.
+func normalizeRange(v, lo, hi float64) float64 {
+	if math.IsNaN(v) {
+		return lo
+	}
+	return min(max(v, lo), hi)
+}
