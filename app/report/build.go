@@ -1,0 +1,176 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/workers/analyzer"
+)
+
+// quotesPerAction is how many evidence quotes an Action shows.
+const quotesPerAction = 3
+
+// Build assembles the report from the rows of one snapshot. now is the generation
+// time written into the report. A stored JSON value that cannot be read is an error:
+// the report would otherwise silently lose part of the results.
+func Build(rows store.ReportRows, now time.Time) (Report, error) {
+	t := rows.Task
+	r := Report{
+		SchemaVersion: SchemaVersion,
+		GeneratedAt:   now.UTC(),
+		Task:          buildTask(t),
+		Usage:         Usage{LLMCalls: int(t.LlmCalls), PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, ByStage: []StageUsage{}},
+		Reliability:   Reliability{FirstPassValid: int(t.FirstPassValid), Repaired: int(t.Repaired), Isolated: int(t.Isolated)},
+		WarningCount:  int(rows.WarningCount),
+		Actions:       []Action{},
+		FailedActions: []FailedAction{},
+		Clusters:      []Cluster{},
+		Warnings:      []Warning{},
+		Findings:      []Finding{},
+		Conversations: []Conversation{},
+		Funnel:        []FunnelStep{},
+	}
+	var err error
+	if r.Analysis, err = buildAnalysis(t.Config); err != nil {
+		return Report{}, err
+	}
+	if r.Funnel, err = decodeFunnel(t.Funnel); err != nil {
+		return Report{}, err
+	}
+	if len(t.RiskSummary) > 0 && string(t.RiskSummary) != "null" {
+		var rs RiskSummary
+		if err := json.Unmarshal(t.RiskSummary, &rs); err != nil {
+			return Report{}, fmt.Errorf("report: risk summary: %w", err)
+		}
+		if rs.Kinds == nil {
+			rs.Kinds = []RiskKind{}
+		}
+		r.RiskSummary = &rs
+	}
+	r.Population = Population{Analysed: r.Reliability.FirstPassValid + r.Reliability.Repaired}
+	if len(r.Funnel) > 0 {
+		r.Population.Uploaded = r.Funnel[0].Remaining
+		r.Population.Kept = r.Funnel[len(r.Funnel)-1].Remaining
+	}
+	for _, u := range rows.Usage {
+		r.Usage.ByStage = append(r.Usage.ByStage, StageUsage{Stage: u.Stage, Calls: int(u.Calls), PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens})
+	}
+	for _, w := range rows.Warnings {
+		r.Warnings = append(r.Warnings, Warning{Stage: w.Stage, Scope: w.Scope, Message: w.Message, CreatedAt: w.CreatedAt.UTC()})
+	}
+	quotes, err := clusterQuotes(rows.Evidence)
+	if err != nil {
+		return Report{}, err
+	}
+	ranks := map[int]int{}
+	for _, a := range rows.Actions {
+		if err := r.addAction(a, quotes); err != nil {
+			return Report{}, err
+		}
+		if a.Rank != nil {
+			ranks[int(a.ClusterIdx)] = int(*a.Rank)
+		}
+	}
+	for _, c := range rows.Clusters {
+		cl, err := buildCluster(c, ranks)
+		if err != nil {
+			return Report{}, err
+		}
+		r.Clusters = append(r.Clusters, cl)
+	}
+	for _, f := range rows.Findings {
+		fd, err := buildFinding(f, ranks)
+		if err != nil {
+			return Report{}, err
+		}
+		r.Findings = append(r.Findings, fd)
+	}
+	for _, c := range rows.Conversations {
+		conv, err := buildConversation(c)
+		if err != nil {
+			return Report{}, err
+		}
+		r.Conversations = append(r.Conversations, conv)
+	}
+	return r, nil
+}
+
+func buildTask(t dbsqlc.AnalysisTask) Task {
+	task := Task{
+		ID: t.ID.String(), Title: t.Title, Status: t.Status, Terminal: Terminal(t.Status), Stage: t.Stage,
+		Error: t.Error, ProgressDone: int(t.ProgressDone), ProgressTotal: int(t.ProgressTotal),
+		Attempt: int(t.Attempt), LostCount: int(t.LostCount), Resumed: t.LostCount > 0 || t.Attempt > 1,
+		CreatedAt: t.CreatedAt.UTC(), StartedAt: utc(t.ClaimedAt), FinishedAt: utc(t.FinishedAt),
+		CancelRequestedAt: utc(t.CancelRequestedAt), SourceFilename: t.SourceFilename,
+		SourceFormat: t.SourceFormat, SourceBytes: t.SourceBytes, ConversationCount: int(t.ConversationCount),
+	}
+	if t.RerunOf != nil {
+		task.RerunOf = t.RerunOf.String()
+	}
+	return task
+}
+
+// storedConfig mirrors pipeline.TaskConfig, the JSON the worker stores on the task.
+type storedConfig struct {
+	Analyzer             analyzer.Info `json:"analyzer"`
+	DiagnosisConcurrency int           `json:"diagnosis_concurrency"`
+	ActionConcurrency    int           `json:"action_concurrency"`
+	MaxDiagnosed         int           `json:"max_diagnosed"`
+	MinConversations     int           `json:"min_conversations"`
+}
+
+func buildAnalysis(raw json.RawMessage) (Analysis, error) {
+	var c storedConfig
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return Analysis{}, fmt.Errorf("report: task config: %w", err)
+		}
+	}
+	return Analysis{
+		Analyzer: c.Analyzer.Name, Label: c.Analyzer.Label, Offline: c.Analyzer.Name == "offline",
+		Model: c.Analyzer.Model, PromptVersion: c.Analyzer.PromptVersion,
+		DiagnosisConcurrency: c.DiagnosisConcurrency, ActionConcurrency: c.ActionConcurrency,
+		MaxDiagnosed: c.MaxDiagnosed, MinConversations: c.MinConversations,
+	}, nil
+}
+
+// decodeFunnel reads the stored pipeline.Funnel ({"steps": [...]}).
+func decodeFunnel(raw json.RawMessage) ([]FunnelStep, error) {
+	var f struct {
+		Steps []FunnelStep `json:"steps"`
+	}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &f); err != nil {
+			return nil, fmt.Errorf("report: funnel: %w", err)
+		}
+	}
+	steps := make([]FunnelStep, 0, len(f.Steps))
+	for _, s := range f.Steps {
+		if s.Reasons == nil {
+			s.Reasons = []FunnelReason{}
+		}
+		steps = append(steps, s)
+	}
+	return steps, nil
+}
+
+func decodeParts(raw json.RawMessage) (PriorityParts, error) {
+	var p PriorityParts
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return p, fmt.Errorf("report: priority parts: %w", err)
+		}
+	}
+	return p, nil
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

@@ -1,0 +1,141 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/workers/analyzer"
+)
+
+// clusterQuotes turns each cluster's evidence findings into quotes: from each finding
+// its first verified quote, or its first quote when none was verified.
+func clusterQuotes(rows []dbsqlc.ListTaskClusterEvidenceRow) (map[int][]Quote, error) {
+	quotes := map[int][]Quote{}
+	for _, row := range rows {
+		var ev []analyzer.Evidence
+		if err := json.Unmarshal(row.Evidence, &ev); err != nil {
+			return nil, fmt.Errorf("report: evidence of finding %d/%d: %w", row.ConversationSeq, row.Idx, err)
+		}
+		if len(ev) == 0 {
+			continue
+		}
+		pick := ev[0]
+		for _, e := range ev {
+			if e.Verified {
+				pick = e
+				break
+			}
+		}
+		idx := int(row.ClusterIdx)
+		if len(quotes[idx]) >= quotesPerAction {
+			continue
+		}
+		quotes[idx] = append(quotes[idx], Quote{
+			ConversationSeq: int(row.ConversationSeq), ConversationID: row.ExternalID,
+			Turn: pick.Turn, Quote: pick.Quote, Verified: pick.Verified, FindingTitle: row.Title,
+		})
+	}
+	return quotes, nil
+}
+
+// addAction adds a stored Action: to Actions when it was written and ranked, to
+// FailedActions otherwise.
+func (r *Report) addAction(a dbsqlc.ListTaskActionsRow, quotes map[int][]Quote) error {
+	if a.Status != "done" || a.Rank == nil {
+		msg := a.Error
+		if msg == "" {
+			msg = "the Action could not be written"
+		}
+		r.FailedActions = append(r.FailedActions, FailedAction{
+			CandidateIndex: int(a.CandidateIndex), ClusterIdx: int(a.ClusterIdx),
+			Type: a.ClusterType, ClusterTitle: a.ClusterTitle, Error: msg,
+		})
+		return nil
+	}
+	var act analyzer.Action
+	if err := json.Unmarshal(a.Action, &act); err != nil {
+		return fmt.Errorf("report: action %d: %w", a.CandidateIndex, err)
+	}
+	parts, err := decodeParts(a.PriorityParts)
+	if err != nil {
+		return err
+	}
+	ev := quotes[int(a.ClusterIdx)]
+	if ev == nil {
+		ev = []Quote{}
+	}
+	rec := act.Recommendation
+	if rec == nil {
+		rec = []string{}
+	}
+	r.Actions = append(r.Actions, Action{
+		Rank: int(*a.Rank), CandidateIndex: int(a.CandidateIndex), Type: a.ClusterType,
+		Category: a.ClusterCategory, Title: act.Title, Problem: act.Problem, Recommendation: rec,
+		ExpectedImpact: act.ExpectedImpact, FixLocation: act.FixLocation,
+		ClusterIdx: int(a.ClusterIdx), ClusterTitle: a.ClusterTitle, Conversations: int(a.ClusterSize),
+		Share: float64(a.Prevalence), Severity: float64(a.ClusterSeverity), Confidence: float64(a.ClusterConfidence),
+		PriorityScore: float64(a.PriorityScore), PriorityParts: parts, Evidence: ev,
+	})
+	return nil
+}
+
+func buildCluster(c dbsqlc.TaskCluster, ranks map[int]int) (Cluster, error) {
+	parts, err := decodeParts(c.PriorityParts)
+	if err != nil {
+		return Cluster{}, err
+	}
+	seqs := make([]int, len(c.ConversationSeqs))
+	for i, s := range c.ConversationSeqs {
+		seqs[i] = int(s)
+	}
+	return Cluster{
+		Idx: int(c.Idx), Type: c.Type, Category: c.Category, Title: c.Title,
+		Conversations: len(seqs), ConversationSeqs: seqs, FindingCount: int(c.FindingCount),
+		Prevalence: float64(c.Prevalence), Severity: float64(c.Severity), Confidence: float64(c.Confidence),
+		PriorityScore: float64(c.PriorityScore), PriorityParts: parts, ActionRank: ranks[int(c.Idx)],
+	}, nil
+}
+
+func buildFinding(f dbsqlc.ListTaskFindingsRow, ranks map[int]int) (Finding, error) {
+	var ev []Evidence
+	if err := json.Unmarshal(f.Evidence, &ev); err != nil {
+		return Finding{}, fmt.Errorf("report: evidence of finding %d/%d: %w", f.ConversationSeq, f.Idx, err)
+	}
+	if ev == nil {
+		ev = []Evidence{}
+	}
+	fd := Finding{
+		ConversationSeq: int(f.ConversationSeq), ConversationID: f.ExternalID, Idx: int(f.Idx),
+		Type: f.Type, Category: f.Category, Title: f.Title, Description: f.Description,
+		Severity: int(f.Severity), Confidence: float64(f.Confidence), PriorityScore: float64(f.PriorityScore),
+		Evidence: ev,
+	}
+	if f.ClusterIdx != nil {
+		idx := int(*f.ClusterIdx)
+		fd.ClusterIdx = &idx
+		fd.ActionRank = ranks[idx]
+	}
+	return fd, nil
+}
+
+func buildConversation(c dbsqlc.ListTaskConversationSummariesRow) (Conversation, error) {
+	flags := []RiskFlag{}
+	if len(c.RiskFlags) > 0 {
+		if err := json.Unmarshal(c.RiskFlags, &flags); err != nil {
+			return Conversation{}, fmt.Errorf("report: risk flags of conversation %d: %w", c.Seq, err)
+		}
+	}
+	if flags == nil {
+		flags = []RiskFlag{}
+	}
+	conv := Conversation{
+		Seq: int(c.Seq), ID: c.ExternalID, Messages: int(c.MessageCount), QCStatus: c.QcStatus,
+		QCReason: c.QcReason, RiskFlags: flags, Selected: c.Selected, DiagnosisStatus: c.DiagnosisStatus,
+		DiagnosisError: c.DiagnosisError, Outcome: c.Outcome, Summary: c.Summary,
+	}
+	if c.DiagnosisPass != nil {
+		conv.DiagnosisPass = *c.DiagnosisPass
+	}
+	return conv, nil
+}

@@ -1,0 +1,97 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// WriteActionsCSV writes actions.csv: one row per ranked Action, in rank order.
+func WriteActionsCSV(w io.Writer, r Report) error {
+	cw := csv.NewWriter(w)
+	write := func(cells ...string) { _ = cw.Write(neutralise(cells)) }
+	write("rank", "type", "category", "title", "conversations", "share_of_analysed", "priority_score",
+		"prevalence_term", "severity_term", "confidence_term", "severity", "confidence",
+		"problem", "recommendation", "expected_impact", "fix_location", "evidence")
+	for _, a := range r.Actions {
+		steps := make([]string, len(a.Recommendation))
+		for i, s := range a.Recommendation {
+			steps[i] = strconv.Itoa(i+1) + ". " + s
+		}
+		quotes := make([]string, len(a.Evidence))
+		for i, q := range a.Evidence {
+			quotes[i] = fmt.Sprintf("%s turn %d: %s", conversationName(q.ConversationID, q.ConversationSeq), q.Turn, q.Quote)
+		}
+		p := a.PriorityParts
+		write(strconv.Itoa(a.Rank), a.Type, a.Category, a.Title, strconv.Itoa(a.Conversations), num(a.Share),
+			num(a.PriorityScore), num(p.PrevalenceTerm), num(p.SeverityTerm), num(p.ConfidenceTerm),
+			num(a.Severity), num(a.Confidence), a.Problem, strings.Join(steps, "\n"), a.ExpectedImpact,
+			a.FixLocation, strings.Join(quotes, "\n"))
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("report: actions.csv: %w", err)
+	}
+	return nil
+}
+
+// WriteFindingsCSV writes findings.csv: one row per finding with its conversation,
+// the turn and quote of its first piece of evidence, and any further evidence in
+// more_evidence.
+func WriteFindingsCSV(w io.Writer, r Report) error {
+	cw := csv.NewWriter(w)
+	write := func(cells ...string) { _ = cw.Write(neutralise(cells)) }
+	write("conversation_seq", "conversation_id", "finding_idx", "type", "category", "title", "description",
+		"severity", "confidence", "priority_score", "action_rank", "turn", "quote", "quote_verified", "more_evidence")
+	for _, f := range r.Findings {
+		turn, quote, verified := "", "", ""
+		var more []string
+		for i, e := range f.Evidence {
+			if i == 0 {
+				turn, quote, verified = strconv.Itoa(e.Turn), e.Quote, strconv.FormatBool(e.Verified)
+				continue
+			}
+			more = append(more, fmt.Sprintf("turn %d: %s", e.Turn, e.Quote))
+		}
+		rank := ""
+		if f.ActionRank > 0 {
+			rank = strconv.Itoa(f.ActionRank)
+		}
+		write(strconv.Itoa(f.ConversationSeq), f.ConversationID, strconv.Itoa(f.Idx), f.Type, f.Category,
+			f.Title, f.Description, strconv.Itoa(f.Severity), num(f.Confidence), num(f.PriorityScore), rank,
+			turn, quote, verified, strings.Join(more, "\n"))
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("report: findings.csv: %w", err)
+	}
+	return nil
+}
+
+// neutralise defuses formula injection: a spreadsheet runs a cell that starts with
+// = + - @ (or a tab or carriage return) as a formula, so such cells get a leading
+// apostrophe, which spreadsheets show as text.
+func neutralise(cells []string) []string {
+	for i, c := range cells {
+		if c != "" && strings.ContainsRune("=+-@\t\r", rune(c[0])) {
+			cells[i] = "'" + c
+		}
+	}
+	return cells
+}
+
+// num formats a score or share compactly: no exponent, at most four decimals.
+func num(f float64) string {
+	return strconv.FormatFloat(roundTo(f, 4), 'f', -1, 64)
+}
+
+// conversationName is how a conversation is named in text: its export id, or its
+// number in the upload when it had none.
+func conversationName(id string, seq int) string {
+	if id != "" {
+		return id
+	}
+	return "#" + strconv.Itoa(seq)
+}

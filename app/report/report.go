@@ -1,0 +1,269 @@
+// Package report is the report of one diagnosis, assembled from what is stored, and
+// the downloads written from it: report.json, actions.csv, findings.csv and report.md.
+// The task page renders the same Report, so the page and the downloads always show the
+// same ranks and counts.
+//
+// Report is the schema of report.json. Its field names and meanings are a contract
+// with the scripts that read it (docs/report-json.md describes every field): adding a
+// field is allowed within a version; renaming, removing or changing the meaning of one
+// needs a new SchemaVersion.
+package report
+
+import "time"
+
+// SchemaVersion is the version of report.json's schema, written as schema_version.
+const SchemaVersion = 1
+
+// Report is everything known about one diagnosis, finished or not.
+type Report struct {
+	SchemaVersion int            `json:"schema_version"`
+	GeneratedAt   time.Time      `json:"generated_at"`
+	Task          Task           `json:"task"`
+	Analysis      Analysis       `json:"analysis"`
+	Usage         Usage          `json:"usage"`
+	Reliability   Reliability    `json:"reliability"`
+	Population    Population     `json:"population"`
+	Funnel        []FunnelStep   `json:"funnel"`
+	RiskSummary   *RiskSummary   `json:"risk_summary"`
+	Actions       []Action       `json:"actions"`
+	FailedActions []FailedAction `json:"failed_actions"`
+	Clusters      []Cluster      `json:"clusters"`
+	Warnings      []Warning      `json:"warnings"`
+	WarningCount  int            `json:"warning_count"`
+	// Findings and Conversations are filled in the downloads only; the task page
+	// leaves them empty (and report.json always has them).
+	Findings      []Finding      `json:"findings"`
+	Conversations []Conversation `json:"conversations"`
+}
+
+// Task is the task's identity, state and source.
+type Task struct {
+	ID                string     `json:"id"`
+	Title             string     `json:"title"`
+	Status            string     `json:"status"`
+	Terminal          bool       `json:"terminal"`
+	Stage             string     `json:"stage"`
+	Error             string     `json:"error"`
+	ProgressDone      int        `json:"progress_done"`
+	ProgressTotal     int        `json:"progress_total"`
+	Attempt           int        `json:"attempt"`
+	LostCount         int        `json:"lost_count"`
+	Resumed           bool       `json:"resumed"`
+	CreatedAt         time.Time  `json:"created_at"`
+	StartedAt         *time.Time `json:"started_at"`
+	FinishedAt        *time.Time `json:"finished_at"`
+	CancelRequestedAt *time.Time `json:"cancel_requested_at"`
+	SourceFilename    string     `json:"source_filename"`
+	SourceFormat      string     `json:"source_format"`
+	SourceBytes       int64      `json:"source_bytes"`
+	ConversationCount int        `json:"conversation_count"`
+	RerunOf           string     `json:"rerun_of"`
+}
+
+// Analysis says what produced the report. It is empty until a worker starts the task.
+type Analysis struct {
+	Analyzer             string `json:"analyzer"`
+	Label                string `json:"label"`
+	Offline              bool   `json:"offline"`
+	Model                string `json:"model"`
+	PromptVersion        string `json:"prompt_version"`
+	DiagnosisConcurrency int    `json:"diagnosis_concurrency"`
+	ActionConcurrency    int    `json:"action_concurrency"`
+	MaxDiagnosed         int    `json:"max_diagnosed"`
+	MinConversations     int    `json:"min_conversations"`
+}
+
+// Usage is the model spend: totals and one line per pipeline stage.
+type Usage struct {
+	LLMCalls         int          `json:"llm_calls"`
+	PromptTokens     int64        `json:"prompt_tokens"`
+	CompletionTokens int64        `json:"completion_tokens"`
+	ByStage          []StageUsage `json:"by_stage"`
+}
+
+// StageUsage is the spend of one stage.
+type StageUsage struct {
+	Stage            string `json:"stage"`
+	Calls            int    `json:"calls"`
+	PromptTokens     int64  `json:"prompt_tokens"`
+	CompletionTokens int64  `json:"completion_tokens"`
+}
+
+// Reliability counts how the analyzer's answers became valid.
+type Reliability struct {
+	FirstPassValid int `json:"first_pass_valid"`
+	Repaired       int `json:"repaired"`
+	Isolated       int `json:"isolated"`
+}
+
+// Population is the size of each group of conversations the report talks about.
+type Population struct {
+	Uploaded int `json:"uploaded"`
+	Kept     int `json:"kept"`
+	Analysed int `json:"analysed"` // diagnosed with a valid answer: first-pass valid + repaired
+}
+
+// FunnelStep is one step of the quality checks: how many conversations it removed and
+// why, and how many were left.
+type FunnelStep struct {
+	Step      string         `json:"step"`
+	Label     string         `json:"label"`
+	Removed   int            `json:"removed"`
+	Remaining int            `json:"remaining"`
+	Reasons   []FunnelReason `json:"reasons"`
+}
+
+// FunnelReason counts the conversations a step removed for one reason.
+type FunnelReason struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+}
+
+// RiskSummary is the deterministic risk screening of the kept conversations.
+type RiskSummary struct {
+	Screened int        `json:"screened"`
+	Flagged  int        `json:"flagged"`
+	Selected int        `json:"selected"`
+	Kinds    []RiskKind `json:"kinds"`
+}
+
+// RiskKind counts one kind of risk flag, with up to three examples.
+type RiskKind struct {
+	Kind          string        `json:"kind"`
+	Conversations int           `json:"conversations"`
+	Flags         int           `json:"flags"`
+	Examples      []RiskExample `json:"examples"`
+}
+
+// RiskExample points at one flagged turn.
+type RiskExample struct {
+	ConversationID string `json:"conversation_id"`
+	Seq            int    `json:"seq"`
+	Turn           int    `json:"turn"`
+	Quote          string `json:"quote"`
+}
+
+// PriorityParts shows how a cluster's priority score was computed.
+type PriorityParts struct {
+	Prevalence     float64 `json:"prevalence"`
+	PrevalenceTerm float64 `json:"prevalence_term"`
+	Severity       float64 `json:"severity"`
+	SeverityTerm   float64 `json:"severity_term"`
+	Confidence     float64 `json:"confidence"`
+	ConfidenceTerm float64 `json:"confidence_term"`
+	Formula        string  `json:"formula"`
+}
+
+// Action is one ranked recommendation, written for one issue cluster.
+type Action struct {
+	Rank           int           `json:"rank"`
+	CandidateIndex int           `json:"candidate_index"`
+	Type           string        `json:"type"`
+	Category       string        `json:"category"`
+	Title          string        `json:"title"`
+	Problem        string        `json:"problem"`
+	Recommendation []string      `json:"recommendation"`
+	ExpectedImpact string        `json:"expected_impact"`
+	FixLocation    string        `json:"fix_location"`
+	ClusterIdx     int           `json:"cluster_idx"`
+	ClusterTitle   string        `json:"cluster_title"`
+	Conversations  int           `json:"conversations"`
+	Share          float64       `json:"share"`
+	Severity       float64       `json:"severity"`
+	Confidence     float64       `json:"confidence"`
+	PriorityScore  float64       `json:"priority_score"`
+	PriorityParts  PriorityParts `json:"priority_parts"`
+	Evidence       []Quote       `json:"evidence"`
+}
+
+// Quote is a piece of evidence: a quoted turn of a conversation.
+type Quote struct {
+	ConversationSeq int    `json:"conversation_seq"`
+	ConversationID  string `json:"conversation_id"`
+	Turn            int    `json:"turn"`
+	Quote           string `json:"quote"`
+	Verified        bool   `json:"verified"`
+	FindingTitle    string `json:"finding_title"`
+}
+
+// FailedAction is a candidate cluster whose Action could not be written.
+type FailedAction struct {
+	CandidateIndex int    `json:"candidate_index"`
+	ClusterIdx     int    `json:"cluster_idx"`
+	Type           string `json:"type"`
+	ClusterTitle   string `json:"cluster_title"`
+	Error          string `json:"error"`
+}
+
+// Cluster is a group of similar findings across conversations.
+type Cluster struct {
+	Idx              int           `json:"idx"`
+	Type             string        `json:"type"`
+	Category         string        `json:"category"`
+	Title            string        `json:"title"`
+	Conversations    int           `json:"conversations"`
+	ConversationSeqs []int         `json:"conversation_seqs"`
+	FindingCount     int           `json:"finding_count"`
+	Prevalence       float64       `json:"prevalence"`
+	Severity         float64       `json:"severity"`
+	Confidence       float64       `json:"confidence"`
+	PriorityScore    float64       `json:"priority_score"`
+	PriorityParts    PriorityParts `json:"priority_parts"`
+	ActionRank       int           `json:"action_rank"` // 0 when no Action was written for it
+}
+
+// Warning is something that went wrong without stopping the task.
+type Warning struct {
+	Stage     string    `json:"stage"`
+	Scope     string    `json:"scope"`
+	Message   string    `json:"message"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Finding is one problem the analyzer saw in one conversation.
+type Finding struct {
+	ConversationSeq int        `json:"conversation_seq"`
+	ConversationID  string     `json:"conversation_id"`
+	Idx             int        `json:"idx"`
+	Type            string     `json:"type"`
+	Category        string     `json:"category"`
+	Title           string     `json:"title"`
+	Description     string     `json:"description"`
+	Severity        int        `json:"severity"`
+	Confidence      float64    `json:"confidence"`
+	PriorityScore   float64    `json:"priority_score"`
+	ClusterIdx      *int       `json:"cluster_idx"`
+	ActionRank      int        `json:"action_rank"` // 0 when its cluster has no Action
+	Evidence        []Evidence `json:"evidence"`
+}
+
+// Evidence is a quote from a turn; Verified is true when the quote was found in it.
+type Evidence struct {
+	Turn     int    `json:"turn"`
+	Quote    string `json:"quote"`
+	Verified bool   `json:"verified"`
+}
+
+// Conversation is one uploaded conversation's verdicts, without its messages.
+type Conversation struct {
+	Seq             int        `json:"seq"`
+	ID              string     `json:"id"`
+	Messages        int        `json:"messages"`
+	QCStatus        string     `json:"qc_status"`
+	QCReason        string     `json:"qc_reason"`
+	RiskFlags       []RiskFlag `json:"risk_flags"`
+	Selected        bool       `json:"selected"`
+	DiagnosisStatus string     `json:"diagnosis_status"`
+	DiagnosisPass   string     `json:"diagnosis_pass"`
+	DiagnosisError  string     `json:"diagnosis_error"`
+	Outcome         string     `json:"outcome"`
+	Summary         string     `json:"summary"`
+}
+
+// RiskFlag is one deterministic risk observation on a turn.
+type RiskFlag struct {
+	Kind   string `json:"kind"`
+	Turn   int    `json:"turn"`
+	Quote  string `json:"quote"`
+	Detail string `json:"detail"`
+}

@@ -1,0 +1,192 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/app/report/reporttest"
+	"github.com/checkup-dev/checkup/db/dbtest"
+	"github.com/checkup-dev/checkup/db/store"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+type bundle struct {
+	store    *store.Store
+	owner    store.Owner
+	inserted reporttest.Inserted
+}
+
+func setup(t *testing.T, spec reporttest.Task) bundle {
+	t.Helper()
+	pool := dbtest.Pool(t)
+	owner := reporttest.User(t, pool, "pm")
+	return bundle{store: store.New(pool), owner: store.NewOwner(owner), inserted: reporttest.Insert(t, pool, owner, spec)}
+}
+
+func (b bundle) build(t *testing.T) report.Report {
+	t.Helper()
+	rows, err := b.store.TaskReport(context.Background(), b.inserted.ID, b.owner, store.ReportFull)
+	require.NoError(t, err)
+	r, err := report.Build(rows, time.Now())
+	require.NoError(t, err)
+	return r
+}
+
+func TestReportJSONFromStoredRows(t *testing.T) {
+	t.Parallel()
+	b := setup(t, reporttest.Task{})
+	var buf bytes.Buffer
+	require.NoError(t, report.WriteJSON(&buf, b.build(t)))
+
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &got), "report.json parses")
+	require.EqualValues(t, 1, got["schema_version"])
+
+	var r report.Report
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &r))
+	require.Equal(t, "completed", r.Task.Status)
+	require.True(t, r.Task.Terminal)
+	require.True(t, r.Task.Resumed, "attempt 2 after a lost worker")
+	require.Len(t, r.Actions, b.inserted.Actions)
+	for i, a := range r.Actions {
+		require.Equal(t, i+1, a.Rank, "ranks are 1..N in order")
+		require.NotEmpty(t, a.Evidence)
+	}
+	require.Equal(t, "RISK", r.Actions[0].Type)
+	require.Len(t, r.FailedActions, 1)
+	require.Len(t, r.Clusters, b.inserted.Clusters)
+	require.Len(t, r.Findings, b.inserted.Findings)
+	require.Len(t, r.Conversations, b.inserted.Conversations)
+	require.Len(t, r.Warnings, b.inserted.Warnings)
+	require.Equal(t, report.Population{Uploaded: 7, Kept: 6, Analysed: 5}, r.Population)
+	require.True(t, r.Analysis.Offline)
+	require.Equal(t, "offline analysis", r.Analysis.Label)
+	require.NotNil(t, r.RiskSummary)
+	require.Equal(t, 2, r.RiskSummary.Flagged)
+	require.Equal(t, 40*0.4, r.Actions[0].PriorityParts.PrevalenceTerm)
+	require.Equal(t, 1, r.Clusters[0].ActionRank, "the most urgent cluster carries Action 1")
+}
+
+func TestDownloadsAgreeWithReportJSON(t *testing.T) {
+	t.Parallel()
+	b := setup(t, reporttest.Task{})
+	r := b.build(t)
+
+	var actions bytes.Buffer
+	require.NoError(t, report.WriteActionsCSV(&actions, r))
+	rows := readCSV(t, actions.Bytes())
+	require.Equal(t, "rank", rows[0][0])
+	require.Len(t, rows, 1+len(r.Actions), "one row per Action")
+	for i, a := range r.Actions {
+		require.Equal(t, strconv.Itoa(a.Rank), rows[i+1][0])
+		require.Equal(t, a.Title, rows[i+1][3])
+		require.Equal(t, strconv.Itoa(a.Conversations), rows[i+1][4])
+	}
+	require.Contains(t, actions.String(), `'=HYPERLINK`, "a cell starting with = is neutralised")
+
+	var findings bytes.Buffer
+	require.NoError(t, report.WriteFindingsCSV(&findings, r))
+	frows := readCSV(t, findings.Bytes())
+	require.Len(t, frows, 1+len(r.Findings), "one row per finding")
+	header := frows[0]
+	col := func(name string) int {
+		for i, h := range header {
+			if h == name {
+				return i
+			}
+		}
+		t.Fatalf("no column %s", name)
+		return -1
+	}
+	ranks := map[string]int{}
+	for i, f := range r.Findings {
+		row := frows[i+1]
+		require.Equal(t, f.ConversationID, row[col("conversation_id")])
+		require.Equal(t, strconv.Itoa(f.Evidence[0].Turn), row[col("turn")])
+		require.Equal(t, f.Evidence[0].Quote, row[col("quote")])
+		ranks[row[col("action_rank")]]++
+	}
+	for _, c := range r.Clusters {
+		if c.ActionRank > 0 {
+			require.Equal(t, c.FindingCount, ranks[strconv.Itoa(c.ActionRank)], "findings of Action %d", c.ActionRank)
+		}
+	}
+
+	var md bytes.Buffer
+	require.NoError(t, report.WriteMarkdown(&md, r))
+	text := md.String()
+	for _, a := range r.Actions {
+		require.Contains(t, text, "### "+strconv.Itoa(a.Rank)+". ["+a.Type+"]")
+	}
+	require.NotContains(t, text, "### "+strconv.Itoa(len(r.Actions)+1)+".")
+	require.Contains(t, text, "analysed: 5.")
+	require.Contains(t, text, "Actions: 2 (1 for risks, 1 improvements), from 3 issue clusters.")
+}
+
+func TestMarkdownEscapesUploadedText(t *testing.T) {
+	t.Parallel()
+	b := setup(t, reporttest.Task{Title: "Bot " + reporttest.XSS + " [link](http://evil)"})
+	var md bytes.Buffer
+	require.NoError(t, report.WriteMarkdown(&md, b.build(t)))
+	text := md.String()
+	require.NotContains(t, text, "<script>")
+	require.NotContains(t, text, "<b>")
+	require.Contains(t, text, `\[link\](http://evil)`, "brackets escaped: no link")
+	require.Contains(t, text, `\<script\>alert(1)\</script\>`)
+}
+
+func TestReportIsOwnerScoped(t *testing.T) {
+	t.Parallel()
+	b := setup(t, reporttest.Task{})
+	other := store.NewOwner(reporttest.User(t, dbtest.Pool(t), "other"))
+	_, err := b.store.TaskReport(context.Background(), b.inserted.ID, other, store.ReportFull)
+	require.ErrorIs(t, err, store.ErrNotFound)
+	_, err = b.store.TaskReport(context.Background(), uuid.New(), b.owner, store.ReportPage)
+	require.ErrorIs(t, err, store.ErrNotFound)
+}
+
+func TestRunningTaskReport(t *testing.T) {
+	t.Parallel()
+	b := setup(t, reporttest.Task{Status: "running"})
+	rows, err := b.store.TaskReport(context.Background(), b.inserted.ID, b.owner, store.ReportPage)
+	require.NoError(t, err)
+	r, err := report.Build(rows, time.Now())
+	require.NoError(t, err)
+	require.Equal(t, "running", r.Task.Status)
+	require.False(t, r.Task.Terminal)
+	require.Empty(t, r.Findings, "the page read leaves findings out")
+	require.Len(t, r.Actions, 2)
+}
+
+func readCSV(t *testing.T, b []byte) [][]string {
+	t.Helper()
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	require.NoError(t, err)
+	return rows
+}
+
+func TestContentDisposition(t *testing.T) {
+	t.Parallel()
+	id := "0b7e3f9a-1111-2222-3333-444455556666"
+	for _, tc := range []struct{ title, want string }{
+		{"Support bot, March", `attachment; filename="support-bot-march-report.json"`},
+		{"航空客服 三月", `attachment; filename="checkup-0b7e3f9a-report.json"; filename*=UTF-8''%E8%88%AA%E7%A9%BA%E5%AE%A2%E6%9C%8D-%E4%B8%89%E6%9C%88-report.json`},
+		{"Bot 客服 v2", `attachment; filename="bot-v2-report.json"; filename*=UTF-8''bot-%E5%AE%A2%E6%9C%8D-v2-report.json`},
+		{`"; evil=1 <>`, `attachment; filename="evil-1-report.json"`},
+		{"!!!", `attachment; filename="checkup-0b7e3f9a-report.json"`},
+	} {
+		require.Equal(t, tc.want, report.ContentDisposition(tc.title, id, "report.json"), tc.title)
+	}
+	require.LessOrEqual(t, len([]rune(report.Slug(strings.Repeat("ab ", 100)))), 60)
+}
