@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/config"
 	"github.com/checkup-dev/checkup/app/web"
 )
@@ -27,6 +28,11 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("cannot listen on ADDR %s (%v): choose a free host:port", cfg.Addr, err)
 	}
+	providers, err := auth.LoadProviders(ctx, cfg)
+	if err != nil {
+		listener.Close()
+		return err
+	}
 	pool, closeDB, err := openDatabase(ctx, cfg, logger)
 	if err != nil {
 		listener.Close()
@@ -35,7 +41,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	defer closeDB()
 
 	srv := &http.Server{
-		Handler:           web.New(web.Deps{Config: cfg, Pool: pool, Logger: logger}).Handler(),
+		Handler:           web.New(web.Deps{Config: cfg, Pool: pool, Logger: logger, Providers: providers}).Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}

@@ -5,15 +5,24 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/app/web/flash"
 	"github.com/checkup-dev/checkup/views/layout"
-	"github.com/checkup-dev/checkup/views/pages"
 )
 
+// homeShow sends a signed-in user to their tasks (Guard has already sent everyone
+// else to /login).
 func (s *Server) homeShow(c echo.Context) error {
-	return render(c, http.StatusOK, pages.Home(s.page(c, "Home")))
+	return c.Redirect(http.StatusSeeOther, "/tasks")
 }
 
-// page fills the frame's view of the request.
+// page fills the frame's view of the request: who is signed in, the CSRF token forms
+// and htmx send back, the local sign-in banner and a one-time flash message.
 func (s *Server) page(c echo.Context, title string) layout.Page {
-	return layout.Page{Title: title, LocalSignIn: s.deps.Config.LocalSignIn()}
+	p := layout.Page{Title: title, LocalSignIn: s.deps.Config.LocalSignIn(), CSRFToken: auth.CSRFToken(c)}
+	if u, ok := auth.UserFrom(c); ok {
+		p.UserName, p.UserEmail = u.Name, u.Email
+	}
+	p.Flash, p.FlashError = flash.Take(c)
+	return p
 }

@@ -2,10 +2,12 @@ package web
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/static"
 )
 
@@ -20,11 +22,30 @@ func (s *Server) routes() {
 		ReferrerPolicy:        "same-origin",
 		ContentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
 	}))
+	e.Use(s.auth.Guard(access))
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	e.StaticFS("/static", echo.MustSubFS(static.FS, ""))
 
+	e.GET("/login", s.auth.LoginPage)
+	e.GET("/auth/:provider", s.auth.Begin)
+	e.GET("/auth/:provider/callback", s.auth.Callback)
+	e.POST("/auth/local", s.auth.LocalSignIn)
+	e.POST("/logout", s.auth.Logout)
+
 	e.GET("/", s.homeShow)
 	e.RouteNotFound("/*", func(c echo.Context) error { return echo.NewHTTPError(http.StatusNotFound) })
+}
+
+// access says what each route needs from a session: every route is private (a
+// signed-in user) unless listed here.
+func access(route string) auth.Access {
+	switch {
+	case route == "/healthz", route == "/readyz", route == "/metrics", strings.HasPrefix(route, "/static"):
+		return auth.Open
+	case route == "/login", strings.HasPrefix(route, "/auth/"):
+		return auth.Public
+	}
+	return auth.Private
 }

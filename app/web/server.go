@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 
+	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/config"
 )
 
@@ -17,12 +18,16 @@ type Deps struct {
 	Config config.Config
 	Pool   *pgxpool.Pool
 	Logger *slog.Logger
+	// Providers are the identity providers, from auth.LoadProviders at start-up; empty
+	// when none is configured (then only the local sign-in, if it is on, signs in).
+	Providers auth.Providers
 }
 
 // Server serves the dashboard.
 type Server struct {
 	deps Deps
 	echo *echo.Echo
+	auth *auth.Auth
 }
 
 // New builds the server and its routes.
@@ -31,6 +36,7 @@ func New(deps Deps) *Server {
 	e.HideBanner = true
 	e.HidePort = true
 	s := &Server{deps: deps, echo: e}
+	s.auth = auth.New(auth.Deps{Pool: deps.Pool, Logger: deps.Logger, Providers: deps.Providers, Page: s.page}, deps.Config)
 	e.HTTPErrorHandler = s.handleError
 	s.routes()
 	return s
@@ -38,3 +44,7 @@ func New(deps Deps) *Server {
 
 // Handler is the server as an http.Handler, for http.Server and tests.
 func (s *Server) Handler() http.Handler { return s.echo }
+
+// Routes lists every registered route, so tests can walk all of them (for example
+// every task route with another user's id) including routes added later.
+func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }

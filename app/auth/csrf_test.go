@@ -1,0 +1,61 @@
+package auth
+
+import (
+	"bytes"
+	"io"
+	"mime/multipart"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func multipartBody(t *testing.T, fields ...[2]string) (*bytes.Buffer, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for _, f := range fields {
+		require.NoError(t, w.WriteField(f[0], f[1]))
+	}
+	fw, err := w.CreateFormFile("file", "big.jsonl")
+	require.NoError(t, err)
+	_, err = fw.Write(bytes.Repeat([]byte(`{"messages":[]}`+"\n"), 2000))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	return &buf, w.FormDataContentType()
+}
+
+func TestMultipartTokenIsReadFromTheFirstFieldAndTheBodyIsKept(t *testing.T) {
+	t.Parallel()
+	body, contentType := multipartBody(t, [2]string{CSRFField, "tok"}, [2]string{"title", "Support bot"})
+	original := body.String()
+	r := httptest.NewRequest("POST", "/tasks", strings.NewReader(original))
+	r.Header.Set("Content-Type", contentType)
+
+	require.Equal(t, "tok", formToken(r))
+	rest, err := io.ReadAll(r.Body)
+	require.NoError(t, err)
+	require.Equal(t, original, string(rest), "the handler reads the whole body, from its first byte")
+}
+
+func TestMultipartTokenMustComeFirst(t *testing.T) {
+	t.Parallel()
+	body, contentType := multipartBody(t, [2]string{"title", "Support bot"}, [2]string{CSRFField, "tok"})
+	original := body.String()
+	r := httptest.NewRequest("POST", "/tasks", strings.NewReader(original))
+	r.Header.Set("Content-Type", contentType)
+
+	require.Empty(t, formToken(r))
+	rest, err := io.ReadAll(r.Body)
+	require.NoError(t, err)
+	require.Equal(t, original, string(rest))
+}
+
+func TestCSRFTokenDependsOnTheSession(t *testing.T) {
+	t.Parallel()
+	a, b := newToken(), newToken()
+	require.Equal(t, CSRFTokenFor(a), CSRFTokenFor(a))
+	require.NotEqual(t, CSRFTokenFor(a), CSRFTokenFor(b))
+	require.NotContains(t, CSRFTokenFor(a), a)
+}

@@ -1,0 +1,65 @@
+package auth
+
+import (
+	"cmp"
+	"net/http"
+	"net/url"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/app/web/flash"
+	"github.com/checkup-dev/checkup/views/pages"
+)
+
+// loginForm is the sign-in page's state: where to go next and, after a refused local
+// sign-in, what was typed and why it was refused.
+type loginForm struct {
+	Next, Name, Email, Error string
+}
+
+// LoginPage shows the sign-in page: GET /login?next=/path. Someone already signed in
+// goes straight on.
+func (a *Auth) LoginPage(c echo.Context) error {
+	next := safeNext(c.QueryParam("next"))
+	if _, ok := UserFrom(c); ok {
+		return c.Redirect(http.StatusSeeOther, cmp.Or(next, "/"))
+	}
+	return a.renderLogin(c, http.StatusOK, loginForm{Next: next})
+}
+
+// Logout ends the session: POST /logout. The row is deleted, so the old cookie signs
+// nobody in again, wherever it was copied.
+func (a *Auth) Logout(c echo.Context) error {
+	if token := cookieValue(c, SessionCookie); token != "" {
+		if err := a.store.EndSession(c.Request().Context(), hashToken(token)); err != nil {
+			return err
+		}
+	}
+	a.clearCookie(c, SessionCookie, "/")
+	a.logger(c).Info("signed out")
+	flash.Set(c, "You are signed out.")
+	return c.Redirect(http.StatusSeeOther, "/login")
+}
+
+func (a *Auth) renderLogin(c echo.Context, status int, form loginForm) error {
+	a.ensurePreSession(c)
+	v := pages.LoginView{
+		Local: a.cfg.LocalSignIn(), Next: form.Next, Name: form.Name, Email: form.Email, Error: form.Error,
+	}
+	for _, p := range a.deps.Providers {
+		href := "/auth/" + p.Name()
+		if form.Next != "" {
+			href += "?next=" + url.QueryEscape(form.Next)
+		}
+		v.Providers = append(v.Providers, pages.ProviderLink{Name: p.Name(), Label: p.Label, URL: templ.SafeURL(href)})
+	}
+	return render(c, status, pages.Login(a.deps.Page(c, "Sign in"), v))
+}
+
+// problem shows why a sign-in did not happen, with the allowed domains when the
+// allow-list refused it.
+func (a *Auth) problem(c echo.Context, status int, message string, allowedDomains []string) error {
+	v := pages.SignInProblemView{Message: message, AllowedDomains: allowedDomains}
+	return render(c, status, pages.SignInProblem(a.deps.Page(c, "Sign-in refused"), v))
+}

@@ -1,0 +1,75 @@
+package auth
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Begin starts an OAuth sign-in: GET /auth/{provider}?next=/path. It remembers a
+// random state in a cookie and sends the browser to the provider.
+func (a *Auth) Begin(c echo.Context) error {
+	p, ok := a.deps.Providers.find(c.Param("provider"))
+	if !ok {
+		return echo.ErrNotFound
+	}
+	state := newToken()
+	sess, err := p.BeginAuth(state)
+	if err != nil {
+		return err
+	}
+	authURL, err := sess.GetAuthURL()
+	if err != nil {
+		return err
+	}
+	st := oauthState{State: state, Provider: p.Name(), Session: sess.Marshal(), Next: safeNext(c.QueryParam("next"))}
+	if err := a.setState(c, st); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusFound, authURL)
+}
+
+// Callback finishes an OAuth sign-in: GET /auth/{provider}/callback. The state must
+// match the one this browser started with (compared in constant time) and is used up
+// either way; then the code is exchanged, the user looked up, the email domain checked
+// and a session started.
+func (a *Auth) Callback(c echo.Context) error {
+	p, ok := a.deps.Providers.find(c.Param("provider"))
+	if !ok {
+		return echo.ErrNotFound
+	}
+	st, ok := a.takeState(c)
+	if !ok {
+		return a.problem(c, http.StatusForbidden,
+			"This sign-in has expired or was already used. Start again from the sign-in page.", nil)
+	}
+	got := c.QueryParam("state")
+	if st.Provider != p.Name() || subtle.ConstantTimeCompare([]byte(st.State), []byte(got)) != 1 {
+		a.logger(c).Warn("oauth state mismatch refused", "provider", p.Name())
+		return a.problem(c, http.StatusForbidden,
+			"This sign-in response does not belong to the sign-in this browser started, so it was refused. Start again from the sign-in page.", nil)
+	}
+	if e := c.QueryParam("error"); e != "" {
+		return a.problem(c, http.StatusForbidden, p.Label+" did not sign you in ("+e+").", nil)
+	}
+	sess, err := p.UnmarshalSession(st.Session)
+	if err != nil {
+		return err
+	}
+	if _, err := sess.Authorize(p, url.Values{"code": {c.QueryParam("code")}}); err != nil {
+		a.logger(c).Warn("oauth code exchange failed", "provider", p.Name(), "err", err)
+		return a.problem(c, http.StatusBadGateway, p.Label+" did not confirm this sign-in. Start again from the sign-in page.", nil)
+	}
+	gu, err := p.FetchUser(sess)
+	if err != nil {
+		a.logger(c).Warn("oauth user lookup failed", "provider", p.Name(), "err", err)
+		return a.problem(c, http.StatusBadGateway, p.Label+" did not say who you are. Start again from the sign-in page.", nil)
+	}
+	id, ok := identityFrom(gu)
+	if !ok {
+		return a.problem(c, http.StatusForbidden, p.Label+" did not say who you are, so you cannot sign in with it.", nil)
+	}
+	return a.finishSignIn(c, id, emailVerified(gu), st.Next)
+}

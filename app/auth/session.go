@@ -1,0 +1,72 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/db/store"
+)
+
+// SessionCookie is the name of the cookie that holds the session token.
+const SessionCookie = "checkup_session"
+
+// SignIn is the one way a session starts (OAuth callback, local sign-in, test
+// helpers): it upserts the user, retires the session of previousToken (the cookie the
+// browser presented, may be empty) and returns the new session's cookie token. Only the
+// token's SHA-256 is stored.
+func SignIn(ctx context.Context, st *store.Store, id store.Identity, previousToken string) (store.User, string, error) {
+	token := newToken()
+	var previous []byte
+	if previousToken != "" {
+		previous = hashToken(previousToken)
+	}
+	user, err := st.SignIn(ctx, id, store.NewSession{TokenHash: hashToken(token), TTL: SessionTTL}, previous)
+	if err != nil {
+		return store.User{}, "", fmt.Errorf("auth: sign in: %w", err)
+	}
+	return user, token, nil
+}
+
+// newToken returns 32 random bytes as a cookie-safe string.
+func newToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// hashToken is what user_session stores for a token.
+func hashToken(token string) []byte {
+	sum := sha256.Sum256([]byte(token))
+	return sum[:]
+}
+
+// setCookie sets an HttpOnly, SameSite=Lax cookie, Secure when BASE_URL is https.
+// maxAge 0 makes a browser-session cookie; a negative maxAge deletes the cookie.
+func (a *Auth) setCookie(c echo.Context, name, value, path string, maxAge int) {
+	c.SetCookie(&http.Cookie{
+		Name: name, Value: value, Path: path, MaxAge: maxAge,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: a.cfg.SecureCookies(),
+	})
+}
+
+func (a *Auth) setSessionCookie(c echo.Context, token string) {
+	a.setCookie(c, SessionCookie, token, "/", int(SessionMaxAge.Seconds()))
+}
+
+func (a *Auth) clearCookie(c echo.Context, name, path string) {
+	a.setCookie(c, name, "", path, -1)
+}
+
+// cookieValue returns the value of the named cookie, or "".
+func cookieValue(c echo.Context, name string) string {
+	if ck, err := c.Cookie(name); err == nil {
+		return ck.Value
+	}
+	return ""
+}

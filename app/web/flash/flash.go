@@ -1,0 +1,55 @@
+// Package flash carries a one-time message across a redirect ("You are signed out.",
+// "Task deleted.") in a short-lived cookie; the next full page shows it once.
+package flash
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+const (
+	cookieName = "checkup_flash"
+	maxAge     = 60 // seconds: long enough for the redirect, short enough to never linger
+	maxLength  = 500
+	infoPrefix = "i."
+	errPrefix  = "e."
+)
+
+// Set shows message on the next full page.
+func Set(c echo.Context, message string) { set(c, infoPrefix, message) }
+
+// Error shows message as an error on the next full page.
+func Error(c echo.Context, message string) { set(c, errPrefix, message) }
+
+// Take returns the message for this page, if any, and forgets it.
+func Take(c echo.Context) (message string, isError bool) {
+	ck, err := c.Cookie(cookieName)
+	if err != nil || ck.Value == "" {
+		return "", false
+	}
+	write(c, "", -1)
+	kind, encoded := ck.Value[:min(2, len(ck.Value))], ck.Value[min(2, len(ck.Value)):]
+	b, err := base64.RawURLEncoding.DecodeString(encoded)
+	if err != nil || (kind != infoPrefix && kind != errPrefix) {
+		return "", false
+	}
+	return string(b), kind == errPrefix
+}
+
+func set(c echo.Context, prefix, message string) {
+	if len(message) > maxLength {
+		message = message[:maxLength]
+	}
+	message = strings.ToValidUTF8(message, "")
+	write(c, prefix+base64.RawURLEncoding.EncodeToString([]byte(message)), maxAge)
+}
+
+func write(c echo.Context, value string, age int) {
+	c.SetCookie(&http.Cookie{
+		Name: cookieName, Value: value, Path: "/", MaxAge: age,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: c.Scheme() == "https",
+	})
+}
