@@ -1,0 +1,78 @@
+package offline
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/pipeline"
+)
+
+// WriteAction writes a cluster's Action from the template of its category (see
+// playbookFor), filled with the cluster's figures and its first example: what
+// happened, how often, an example quote with its conversation and turn, the steps to
+// take, the expected impact and where the fix belongs. It costs nothing and is always
+// first-pass valid.
+func (a *Analyzer) WriteAction(ctx context.Context, brief analyzer.ClusterBrief) (analyzer.Result[analyzer.Action], error) {
+	if err := ctx.Err(); err != nil {
+		return analyzer.Result[analyzer.Action]{}, fmt.Errorf("offline: write action: %w", err)
+	}
+	pb := playbookFor(brief.Category, brief.Title)
+	ref, quote := "", ""
+	if len(brief.Examples) > 0 {
+		ex := brief.Examples[0]
+		ref = exampleRef(ex)
+		quote = quoted(pipeline.ClipQuote(ex.Quote, 160))
+	}
+
+	var problem strings.Builder
+	fmt.Fprintf(&problem, "%s %s.", strings.TrimSuffix(brief.Title, "."), howOften(brief))
+	if len(brief.Descriptions) > 0 {
+		fmt.Fprintf(&problem, " %s", pipeline.ClipQuote(brief.Descriptions[0], 300))
+	}
+	if ref != "" {
+		fmt.Fprintf(&problem, " Example: %s, %s.", ref, quote)
+	}
+
+	steps := pb.steps(quote)
+	if ref != "" {
+		steps = append(steps, fmt.Sprintf("Add a regression test from %s: replay the conversation up to that turn and assert the corrected behaviour.", ref))
+	}
+	return analyzer.Result[analyzer.Action]{
+		Value: analyzer.Action{
+			Title:          pb.title,
+			Problem:        problem.String(),
+			Recommendation: steps,
+			ExpectedImpact: fmt.Sprintf("%s This affects %s.", pb.impact, share(brief)),
+			FixLocation:    pb.fix,
+		},
+		Pass: analyzer.PassFirst,
+	}, nil
+}
+
+// howOften says how often a cluster occurs: "in 23 of 92 analysed conversations (25%)".
+func howOften(b analyzer.ClusterBrief) string {
+	return "in " + share(b)
+}
+
+func share(b analyzer.ClusterBrief) string {
+	if b.AnalysedCount <= 0 {
+		return fmt.Sprintf("%d conversations", b.ConversationCount)
+	}
+	pct := math.Round(100 * float64(b.ConversationCount) / float64(b.AnalysedCount))
+	return fmt.Sprintf("%d of %d analysed conversations (%.0f%%)", b.ConversationCount, b.AnalysedCount, pct)
+}
+
+// exampleRef names an example's place: "conversation airline-task00-trial0, turn 22".
+func exampleRef(ex analyzer.Example) string {
+	id := ex.ConversationID
+	if id == "" {
+		id = fmt.Sprintf("#%d", ex.Seq)
+	}
+	if ex.Turn > 0 {
+		return fmt.Sprintf("conversation %s, turn %d", id, ex.Turn)
+	}
+	return "conversation " + id
+}

@@ -1,0 +1,139 @@
+package offline
+
+import (
+	"math"
+
+	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/pipeline"
+)
+
+// maxQuote caps evidence quotes, in runes.
+const maxQuote = 200
+
+// ruleID names one offline rule. Each rule has one fixed title, so findings of the
+// same rule cluster together across conversations.
+type ruleID int
+
+// The rules, in the order their findings are listed.
+const (
+	ruleFalseSuccess ruleID = iota
+	ruleUnappliedClaim
+	ruleUnconfirmedWrite
+	rulePersonalData
+	rulePromptInjection
+	ruleAbusiveAgent
+	ruleAbusiveUser
+	ruleToolError
+	ruleUnapplied
+	ruleRetryFailing
+	ruleRepeatedMessage
+	ruleUserRepeats
+	ruleFrustration
+	ruleUnanswered
+	ruleAbandoned
+	ruleHandoff
+	ruleHumanIgnored
+	ruleRefusal
+	ruleKnowledgeGap
+	ruleLong
+)
+
+// spec is what a rule's findings share: type, category, title, severity and default
+// confidence (the table in the package documentation).
+type spec struct {
+	typ        analyzer.FindingType
+	category   string
+	title      string
+	severity   int
+	confidence float64
+}
+
+func (r ruleID) spec() spec {
+	risk, action := analyzer.TypeRisk, analyzer.TypeAction
+	switch r {
+	case ruleFalseSuccess:
+		return spec{risk, "false_success_claim", "Agent claims success after a failed tool call", 5, 0.7}
+	case ruleUnappliedClaim:
+		return spec{risk, "false_success_claim", "Agent confirms a change the tool result does not show", 4, 0.6}
+	case ruleUnconfirmedWrite:
+		return spec{risk, "unconfirmed_write", "Agent changes data without the user's explicit confirmation", 4, 0.6}
+	case rulePersonalData:
+		return spec{risk, "personal_data", "Agent shows personal data in its reply", 4, 0.6}
+	case rulePromptInjection:
+		return spec{risk, "prompt_injection", "User tries to override the agent's instructions", 4, 0.7}
+	case ruleAbusiveAgent:
+		return spec{risk, "harmful_content", "Agent uses abusive language", 5, 0.6}
+	case ruleAbusiveUser:
+		return spec{risk, "harmful_content", "User is abusive or threatening", 3, 0.6}
+	case ruleToolError:
+		return spec{action, "tool_error", "Tool call returns an error", 2, 0.9}
+	case ruleUnapplied:
+		return spec{action, "tool_error", "Tool result does not match the requested change", 3, 0.6}
+	case ruleRetryFailing:
+		return spec{action, "repetition", "Agent retries a failing tool call unchanged", 3, 0.9}
+	case ruleRepeatedMessage:
+		return spec{action, "repetition", "Agent repeats the same message", 2, 0.8}
+	case ruleUserRepeats:
+		return spec{action, "user_repeats", "User has to repeat or correct their request", 3, 0.6}
+	case ruleFrustration:
+		return spec{action, "user_frustration", "User expresses frustration", 3, 0.7}
+	case ruleUnanswered:
+		return spec{action, "unresolved", "Conversation ends without a reply to the user", 3, 0.8}
+	case ruleAbandoned:
+		return spec{action, "unresolved", "User leaves without the request being completed", 3, 0.6}
+	case ruleHandoff:
+		return spec{action, "human_handoff", "Conversation is handed off to a human agent", 2, 0.95}
+	case ruleHumanIgnored:
+		return spec{action, "human_handoff", "User asks for a human but is not transferred", 3, 0.7}
+	case ruleRefusal:
+		return spec{action, "refusal", "Agent declines the user's request", 2, 0.6}
+	case ruleKnowledgeGap:
+		return spec{action, "knowledge_gap", "Agent lacks the information to answer", 2, 0.5}
+	default: // ruleLong
+		return spec{action, "long_conversation", "Conversation is unusually long", 2, 0.8}
+	}
+}
+
+// finding builds a finding of rule r. confidence 0 takes the rule's default.
+func (r ruleID) finding(description string, confidence float64, evidence ...analyzer.Evidence) analyzer.Finding {
+	s := r.spec()
+	if confidence == 0 {
+		confidence = s.confidence
+	}
+	return analyzer.Finding{
+		Type:          s.typ,
+		Category:      s.category,
+		Title:         s.title,
+		Description:   pipeline.ClipQuote(description, 600),
+		Severity:      s.severity,
+		Confidence:    confidence,
+		Evidence:      evidence,
+		PriorityScore: priority(s.severity, confidence),
+	}
+}
+
+// priority is a finding's priorityScore: severity × confidence scaled to 0–100
+// (severity 5 at full confidence is 100), rounded to one decimal.
+func priority(severity int, confidence float64) float64 {
+	return math.Round(float64(severity)*confidence*20*10) / 10
+}
+
+// quoteTurn quotes the start of a turn's searchable text.
+func (v *view) quoteTurn(turn int) analyzer.Evidence {
+	return analyzer.Evidence{Turn: turn, Quote: pipeline.ClipQuote(analyzer.TurnText(v.msg(turn)), maxQuote)}
+}
+
+// quoteMatch quotes a match in a turn's content with a little context.
+func (v *view) quoteMatch(turn int, m pipeline.Match) analyzer.Evidence {
+	return analyzer.Evidence{Turn: turn, Quote: pipeline.QuoteAround(v.msg(turn).Content, m.Start, m.End, maxQuote)}
+}
+
+// quoteCall quotes a tool call as name(arguments), clipped.
+func quoteCall(c call) analyzer.Evidence {
+	return analyzer.Evidence{Turn: c.turn, Quote: pipeline.ClipQuote(c.text, maxQuote)}
+}
+
+// quoteResult quotes the error in a failed call's result.
+func quoteResult(c call) analyzer.Evidence {
+	return analyzer.Evidence{Turn: c.resultTurn, Quote: c.errQuote}
+}

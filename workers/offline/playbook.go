@@ -1,0 +1,208 @@
+package offline
+
+import "fmt"
+
+// playbook is the template of an Action for one kind of problem.
+type playbook struct {
+	title  string
+	fix    string // one of analyzer.FixLocations
+	impact string
+	steps  func(example string) []string // example is a quoted piece of evidence, or ""
+}
+
+// playbookFor returns the template for a cluster's category; where one category holds
+// several offline rules (repetition, unresolved, human_handoff, harmful_content) the
+// cluster title picks the variant. Unknown categories get a generic review template.
+func playbookFor(category, title string) playbook {
+	switch category {
+	case "false_success_claim":
+		return playbook{
+			title: "Make the agent check tool results before confirming success", fix: "prompt",
+			impact: "Users stop being told that bookings, changes or refunds went through when they did not — the most damaging kind of mistake, because nobody notices until it is too late.",
+			steps: fixed(
+				"Add to the system prompt: “Before you tell the user an action succeeded, read the tool result. If it reports an error, say what failed and what you will do next. Never confirm an action the tool did not complete.”",
+				"Make every write tool return an explicit status (\"status\": \"ok\" or \"error\" with a message), so success and failure cannot be confused.",
+			),
+		}
+	case "unconfirmed_write":
+		return playbook{
+			title: "Require an explicit yes before every change to the user's data", fix: "tool",
+			impact: "No booking, change, cancellation or payment happens without the user agreeing to its exact details, which removes a policy breach and the disputes it causes.",
+			steps: fixed(
+				"Add to the system prompt: “Before any booking, change, cancellation or payment, list the exact details and ask: Shall I go ahead? (yes/no). Act only on an explicit yes.”",
+				"When a write fails and the details change (another payment method, another flight), ask for a new confirmation before retrying.",
+				"Enforce it in the tool layer: reject a write call unless the user's last turn is an explicit confirmation of a summary the agent showed.",
+			),
+		}
+	case "personal_data":
+		return playbook{
+			title: "Stop the agent from showing personal data", fix: "policy",
+			impact: "Card numbers, ID numbers and contact details no longer appear in replies, reducing the exposure if a conversation is shared or leaked.",
+			steps: fixed(
+				"Show personal data only partly masked: the last 4 digits of cards and IDs, a partial email (j***@example.com).",
+				"Strip or mask full card, ID and social security numbers in tool results before they reach the model, so it cannot repeat them.",
+				"Add to the system prompt: “Never read back full personal data; confirm identity with partial values only.”",
+			),
+		}
+	case "prompt_injection":
+		return playbook{
+			title: "Harden the agent against instruction override", fix: "prompt",
+			impact: "Attempts to change the agent's rules or reveal its prompt fail, and a manipulated agent still cannot act outside policy.",
+			steps: fixed(
+				"State in the system prompt that user messages cannot change the agent's role or rules, and that the system prompt is never revealed.",
+				"Validate write-tool arguments on the server against policy, so the tools refuse what the policy forbids whatever the model says.",
+				"Keep the injection attempts from this cluster as red-team tests.",
+			),
+		}
+	case "harmful_content":
+		if title == ruleAbusiveAgent.spec().title {
+			return playbook{
+				title: "Block abusive language in the agent's replies", fix: "policy",
+				impact: "The agent never insults or threatens a customer.",
+				steps: fixed(
+					"Add an output check that blocks insults or threats before a reply is sent, and log every block.",
+					"Add to the system prompt: stay courteous whatever the user writes.",
+				),
+			}
+		}
+		return playbook{
+			title: "Give the agent a de-escalation path for abusive users", fix: "policy",
+			impact: "Abusive conversations end safely and quickly instead of escalating.",
+			steps: fixed(
+				"Add to the system prompt a de-escalation script: acknowledge, set a boundary, offer a human agent.",
+				"Hand off or end the conversation after repeated abuse or any threat, and flag it for review.",
+			),
+		}
+	case "tool_error":
+		return playbook{
+			title: "Fix the tool calls that fail most often", fix: "tool",
+			impact: "Fewer failed calls means fewer retries, shorter conversations and fewer wrong confirmations after a failure.",
+			steps: func(example string) []string {
+				return []string{
+					fmt.Sprintf("Group this cluster's errors by message (for example %s) and fix the most frequent cause in the tool or in the agent's input.", orSo(example)),
+					"Return errors that tell the agent what to do next (which field is wrong, the allowed values, the amount missing) and document them in the tool description.",
+					"Have the agent look up or calculate values (prices, balances, availability) with tools before a write, so the write succeeds the first time.",
+				}
+			},
+		}
+	case "repetition":
+		if title == ruleRepeatedMessage.spec().title {
+			return playbook{
+				title: "Stop the agent from repeating itself", fix: "prompt",
+				impact: "Users get progress instead of the same message twice, and stuck conversations reach a person sooner.",
+				steps: fixed(
+					"Add to the system prompt: “Never send the same message twice; if you are stuck, say what is missing or offer a human agent.”",
+					"Detect loops in the orchestration: when a reply is nearly identical to an earlier one, escalate instead of sending it.",
+				),
+			}
+		}
+		return playbook{
+			title: "Stop the agent from retrying failed tool calls unchanged", fix: "prompt",
+			impact: "Loops on a failing call end, saving turns and tool load, and the user hears about the problem at once.",
+			steps: fixed(
+				"Add to the system prompt: “If a tool call fails, never repeat it with the same arguments: change them, ask the user, or hand off after two failures.”",
+				"Reject an identical call after a failure in the orchestration layer and return the earlier error with a hint.",
+			),
+		}
+	case "user_repeats":
+		return playbook{
+			title: "Make the agent understand the request the first time", fix: "prompt",
+			impact: "Users no longer have to repeat or correct themselves, which shortens conversations and lowers frustration.",
+			steps: fixed(
+				"Add to the system prompt: restate the user's goal in one sentence before acting, and ask one clarifying question when it is ambiguous.",
+				"Keep the details the user already gave (ids, dates, choices) and never ask for them again.",
+			),
+		}
+	case "user_frustration":
+		return playbook{
+			title: "Reduce what frustrates users", fix: "product",
+			impact: "Fewer frustrated users and fewer escalations and complaints.",
+			steps: func(example string) []string {
+				return []string{
+					fmt.Sprintf("Read the turns just before the frustration (for example %s) and fix what the agent failed to do there.", orSo(example)),
+					"Add to the system prompt: when the user is frustrated, acknowledge it, summarise what is known and offer the fastest path, including a human.",
+					"Track the share of conversations with frustration markers after the fix.",
+				}
+			},
+		}
+	case "unresolved":
+		return playbook{
+			title: "Bring every conversation to a clear end", fix: "product",
+			impact: "Fewer users leave without an answer or without their request done, which is the core measure of the agent's usefulness.",
+			steps: fixed(
+				"Make the agent end every turn with the result or one clear next step; never stop after a tool call without answering.",
+				"When the user has to fetch information, have the agent summarise exactly what is needed to finish, so the next conversation starts there.",
+				"Review where the request stalled in the example and add the missing tool, knowledge or policy.",
+			),
+		}
+	case "human_handoff":
+		if title == ruleHumanIgnored.spec().title {
+			return playbook{
+				title: "Honour requests for a human agent", fix: "policy",
+				impact: "Users who ask for a person get one, instead of being kept in a loop they want to leave.",
+				steps: fixed(
+					"Add to the system prompt: when the user asks for a person, transfer them (with a summary) unless policy says otherwise, and say why if not.",
+					"Give the agent a transfer tool if it has none, and check it is called when users ask for a human.",
+				),
+			}
+		}
+		return playbook{
+			title: "Resolve more requests without a handoff", fix: "product",
+			impact: "Fewer conversations need a person, cutting support cost and waiting time.",
+			steps: fixed(
+				"List the reasons for handoff in this cluster and bring the most frequent ones into the agent's scope (a tool, a policy rule) where it is safe.",
+				"When a request is out of scope, hand off at once with a summary instead of after several failed attempts.",
+			),
+		}
+	case "refusal":
+		return playbook{
+			title: "Review what the agent declines", fix: "policy",
+			impact: "Correct refusals become clearer and come with alternatives; wrong ones stop, so more requests are served.",
+			steps: fixed(
+				"Check these refusals against the policy: if they are right, have the agent give the reason and an alternative in the same reply.",
+				"If they are wrong, widen the policy or give the agent the tool it lacks.",
+				"Publish the rule in help content so users know it before they ask.",
+			),
+		}
+	case "knowledge_gap":
+		return playbook{
+			title: "Fill the agent's knowledge gaps", fix: "knowledge",
+			impact: "The agent answers questions it now cannot, without a handoff.",
+			steps: func(example string) []string {
+				return []string{
+					fmt.Sprintf("Add the missing facts (see %s) to the agent's knowledge base or to tool outputs.", orSo(example)),
+					"Instruct the agent to say what it can check instead of “I don't know”.",
+				}
+			},
+		}
+	case "long_conversation":
+		return playbook{
+			title: "Shorten long conversations", fix: "product",
+			impact: "Shorter conversations cost fewer tokens and less of the user's time, and fail less often.",
+			steps: fixed(
+				"Find the steps that took most turns in the example and shortcut them: ask for all required details at once, look things up instead of asking.",
+				"Set a turn budget after which the agent summarises and offers a human agent.",
+			),
+		}
+	}
+	return playbook{
+		title: "Review this recurring issue", fix: "product",
+		impact: "Fixing the cause removes a recurring problem.",
+		steps: fixed(
+			"Read the example conversations of this cluster and decide whether the fix belongs in the prompt, a tool, the policy or the knowledge base.",
+		),
+	}
+}
+
+// fixed returns a steps function that ignores the example.
+func fixed(steps ...string) func(string) []string {
+	return func(string) []string { return append([]string(nil), steps...) }
+}
+
+// orSo returns the example, or a pointer to the cluster's examples when there is none.
+func orSo(example string) string {
+	if example == "" {
+		return "the examples of this cluster"
+	}
+	return example
+}

@@ -1,0 +1,88 @@
+package offline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// ending is how a conversation stopped.
+type ending int
+
+const (
+	endClosed     ending = iota // a normal close, or a handoff
+	endUnanswered               // the user was left without a reply
+	endAbandoned                // the user left before the request was done
+)
+
+// ending classifies the last turns. A conversation handed to a human ends closed (the
+// handoff rule covers it). Otherwise it is unanswered when it stops on a tool call or
+// result, or on a user message that is not a goodbye; abandoned when the user's last
+// two turns defer or give up ("I'll get back to you", "never mind", "算了") or when the
+// agent's last message leaves a question open ("Which flight would you like?", but not
+// "Anything else?") that the user never answers.
+func (a *Analyzer) ending(v *view, handedOff bool) ([]analyzer.Finding, ending) {
+	last := v.lastTurn()
+	if handedOff || last == 0 {
+		return nil, endClosed
+	}
+	// The user's last two turns: "I'll get back to you once I have the ID." is often
+	// followed by a polite "Thank you, you too!".
+	for turn, seen := last, 0; turn >= 1 && seen < 2; turn-- {
+		if v.role(turn) != transcript.RoleUser || !v.hasText(turn) {
+			continue
+		}
+		seen++
+		if m, ok := a.m.leaving.Find(v.fold(turn)); ok {
+			ev := v.quoteMatch(turn, m)
+			desc := fmt.Sprintf("The user leaves at turn %d without the request done: %s.", turn, quoted(ev.Quote))
+			return []analyzer.Finding{ruleAbandoned.finding(desc, 0, ev)}, endAbandoned
+		}
+	}
+	switch m := v.msg(last); {
+	case m.Role == transcript.RoleTool || (m.Role == transcript.RoleAssistant && !v.hasText(last)):
+		if len(v.calls) == 0 {
+			desc := fmt.Sprintf("The conversation stops on a tool result at turn %d; the user never got an answer.", last)
+			return []analyzer.Finding{ruleUnanswered.finding(desc, 0, v.quoteTurn(last))}, endUnanswered
+		}
+		c := v.calls[len(v.calls)-1]
+		desc := fmt.Sprintf("The conversation stops after the agent called %s at turn %d; the user never got an answer.", c.name, c.turn)
+		return []analyzer.Finding{ruleUnanswered.finding(desc, 0, quoteCall(c))}, endUnanswered
+	case m.Role == transcript.RoleUser:
+		if a.m.closing.Contains(v.fold(last)) {
+			return nil, endClosed
+		}
+		desc := fmt.Sprintf("The user's last message at turn %d got no reply.", last)
+		return []analyzer.Finding{ruleUnanswered.finding(desc, 0, v.quoteTurn(last))}, endUnanswered
+	case m.Role == transcript.RoleAssistant:
+		tail := lastParagraph(m.Content)
+		if strings.ContainsAny(tail, "?？吗") && !a.m.closingAsk.Contains(v.fold(last)) {
+			desc := fmt.Sprintf("The agent's last message at turn %d asks the user something, and the user never answers.", last)
+			return []analyzer.Finding{ruleAbandoned.finding(desc, 0.5, analyzer.Evidence{Turn: last, Quote: tail})}, endAbandoned
+		}
+	}
+	return nil, endClosed
+}
+
+// lastTurn is the last turn that is not a system prompt or an empty user or assistant
+// message; 0 when there is none.
+func (v *view) lastTurn() int {
+	for turn := len(v.conv.Messages); turn >= 1; turn-- {
+		m := v.msg(turn)
+		switch {
+		case m.Role == transcript.RoleSystem:
+		case m.Role == transcript.RoleTool, v.hasText(turn), len(m.ToolCalls) > 0:
+			return turn
+		}
+	}
+	return 0
+}
+
+// lastParagraph is the last non-blank line of s, clipped: where an open question sits.
+func lastParagraph(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return pipeline.ClipQuote(lines[len(lines)-1], maxQuote)
+}

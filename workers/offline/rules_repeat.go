@@ -1,0 +1,102 @@
+package offline
+
+import (
+	"fmt"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// Thresholds of the repetition rules. Similarity is the Jaccard similarity of rune
+// bigrams (pipeline.Similarity), which works on Chinese as well as English. Short
+// messages ("Thank you!") repeat naturally and are not compared; length is measured in
+// textWeight, where a CJK character counts as two.
+const (
+	repeatMinWeight      = 40   // assistant messages shorter than this are not compared
+	repeatSimilarity     = 0.85 // near-identical assistant messages
+	userRepeatMinWeight  = 20
+	userRepeatSimilarity = 0.7
+)
+
+// repeatedMessages reports an assistant message in words that is near-identical to an
+// earlier one: the agent is stuck in a loop.
+func (a *Analyzer) repeatedMessages(v *view) []analyzer.Finding {
+	earlier, later, sim := v.similarPair(transcript.RoleAssistant, repeatMinWeight, repeatSimilarity)
+	if earlier == 0 {
+		return nil
+	}
+	desc := fmt.Sprintf("The agent's message at turn %d repeats its message at turn %d almost word for word (%.0f%% similar).",
+		later, earlier, sim*100)
+	return []analyzer.Finding{ruleRepeatedMessage.finding(desc, 0, v.quoteTurn(later), v.quoteTurn(earlier))}
+}
+
+// userRepeats reports a user who has to say the same thing twice, or says they are
+// repeating or correcting themselves ("as I said", "there's some confusion", "我已经说过").
+func (a *Analyzer) userRepeats(v *view) []analyzer.Finding {
+	for turn := 1; turn <= len(v.conv.Messages); turn++ {
+		if v.role(turn) != transcript.RoleUser {
+			continue
+		}
+		if m, ok := a.m.restate.Find(v.fold(turn)); ok {
+			desc := fmt.Sprintf("At turn %d the user restates or corrects their request: %s.", turn, quoted(v.quoteMatch(turn, m).Quote))
+			return []analyzer.Finding{ruleUserRepeats.finding(desc, 0, v.quoteMatch(turn, m))}
+		}
+	}
+	earlier, later, sim := v.similarPair(transcript.RoleUser, userRepeatMinWeight, userRepeatSimilarity)
+	if earlier == 0 {
+		return nil
+	}
+	desc := fmt.Sprintf("The user's message at turn %d repeats their message at turn %d (%.0f%% similar).", later, earlier, sim*100)
+	return []analyzer.Finding{ruleUserRepeats.finding(desc, 0, v.quoteTurn(later), v.quoteTurn(earlier))}
+}
+
+// similarPair finds the first message of role (in words, of at least minWeight) that is
+// at least threshold similar to an earlier one of the same role. Messages whose lengths
+// differ by more than the threshold allows are never near-identical, so only pairs of
+// comparable length have their bigram sets built and compared.
+func (v *view) similarPair(role transcript.Role, minWeight int, threshold float64) (earlier, later int, sim float64) {
+	type seen struct {
+		turn, runes int
+		sh          pipeline.ShingleSet // built on first comparison
+	}
+	var prev []*seen
+	for turn := 1; turn <= len(v.conv.Messages); turn++ {
+		text := v.fold(turn).Text
+		if v.role(turn) != role || textWeight(text) < minWeight {
+			continue
+		}
+		cur := &seen{turn: turn, runes: utf8.RuneCountInString(text)}
+		for _, p := range prev {
+			if float64(min(p.runes, cur.runes)) < threshold*float64(max(p.runes, cur.runes)) {
+				continue
+			}
+			if p.sh == nil {
+				p.sh = pipeline.Shingles(v.fold(p.turn).Text)
+			}
+			if cur.sh == nil {
+				cur.sh = pipeline.Shingles(text)
+			}
+			if s := p.sh.Jaccard(cur.sh); s >= threshold {
+				return p.turn, turn, s
+			}
+		}
+		prev = append(prev, cur)
+	}
+	return 0, 0, 0
+}
+
+// textWeight is the length of s with CJK characters counted twice: one Chinese
+// character says about as much as two Latin letters and a space.
+func textWeight(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x2E80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+			n++
+		}
+	}
+	return n
+}

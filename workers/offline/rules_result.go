@@ -1,0 +1,104 @@
+package offline
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// fieldMismatch is a top-level field a write asked for that its result reports
+// differently.
+type fieldMismatch struct {
+	field, asked, got string
+}
+
+// unappliedWrites reports a write whose successful result contradicts its own
+// arguments — the call asked for "cabin": "economy" and the returned record says
+// "business" — so the change the user wanted did not happen, whatever the tool said.
+// When the agent then tells the user the change succeeded, it is a false success
+// claim (RISK); otherwise an ACTION on the tool. Only top-level scalar fields present
+// in both are compared (strings case-insensitively, numbers by value), so tools that
+// return more than they were given are not penalised.
+func (a *Analyzer) unappliedWrites(v *view) []analyzer.Finding {
+	for _, c := range v.calls {
+		if !c.write || c.failed || c.resultTurn == 0 {
+			continue
+		}
+		diffs := mismatches(c.args, v.msg(c.resultTurn).Content)
+		if len(diffs) == 0 {
+			continue
+		}
+		d := diffs[0]
+		what := fmt.Sprintf("%s at turn %d asked for %s %s, but its result at turn %d reports %s %s",
+			c.name, c.turn, d.field, quoted(d.asked), c.resultTurn, d.field, quoted(d.got))
+		ev := []analyzer.Evidence{quoteCall(c)}
+		if claim, turn, ok := a.nextClaim(v, c.resultTurn); ok {
+			desc := what + fmt.Sprintf("; at turn %d the agent told the user the change was done.", turn)
+			return []analyzer.Finding{ruleUnappliedClaim.finding(desc, 0, append(ev, claim)...)}
+		}
+		return []analyzer.Finding{ruleUnapplied.finding(what+".", 0, ev...)}
+	}
+	return nil
+}
+
+// nextClaim finds the agent's next message in words after turn, before the user
+// speaks again, when it claims success without admitting a problem.
+func (a *Analyzer) nextClaim(v *view, after int) (analyzer.Evidence, int, bool) {
+	for turn := after + 1; turn <= len(v.conv.Messages); turn++ {
+		switch {
+		case v.role(turn) == transcript.RoleUser:
+			return analyzer.Evidence{}, 0, false
+		case v.role(turn) != transcript.RoleAssistant || !v.hasText(turn):
+			continue
+		}
+		f := v.fold(turn)
+		m, ok := a.m.successClaim.Find(f)
+		if !ok || a.m.failureAck.Contains(f) {
+			return analyzer.Evidence{}, 0, false
+		}
+		return v.quoteMatch(turn, m), turn, true
+	}
+	return analyzer.Evidence{}, 0, false
+}
+
+// mismatches compares the top-level scalar fields of a call's JSON arguments with the
+// same fields of its JSON object result, in field order.
+func mismatches(args, result string) []fieldMismatch {
+	var asked, got map[string]any
+	if json.Unmarshal([]byte(args), &asked) != nil || json.Unmarshal([]byte(result), &got) != nil {
+		return nil
+	}
+	var out []fieldMismatch
+	for field, av := range asked {
+		gv, ok := got[field]
+		if !ok || !isScalar(av) || !isScalar(gv) {
+			continue
+		}
+		if !sameScalar(av, gv) {
+			out = append(out, fieldMismatch{field: field, asked: fmt.Sprint(av), got: fmt.Sprint(gv)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].field < out[j].field })
+	return out
+}
+
+func isScalar(v any) bool {
+	switch v.(type) {
+	case string, float64, bool:
+		return true
+	}
+	return false
+}
+
+func sameScalar(a, b any) bool {
+	as, aok := a.(string)
+	bs, bok := b.(string)
+	if aok && bok {
+		return strings.EqualFold(strings.TrimSpace(as), strings.TrimSpace(bs))
+	}
+	return a == b
+}

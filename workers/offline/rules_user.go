@@ -1,0 +1,49 @@
+package offline
+
+import (
+	"fmt"
+
+	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// frustration reports user turns with frustration markers ("this is ridiculous",
+// "going in circles", "太慢了", "没用"); confidence rises to 0.85 when it happens twice.
+func (a *Analyzer) frustration(v *view) []analyzer.Finding {
+	var ev []analyzer.Evidence
+	for turn := 1; turn <= len(v.conv.Messages); turn++ {
+		if v.role(turn) != transcript.RoleUser {
+			continue
+		}
+		if m, ok := a.m.frustration.Find(v.fold(turn)); ok {
+			ev = append(ev, v.quoteMatch(turn, m))
+		}
+	}
+	if len(ev) == 0 {
+		return nil
+	}
+	desc := fmt.Sprintf("The user sounds frustrated at turn %d: %s.", ev[0].Turn, quoted(ev[0].Quote))
+	confidence := 0.0
+	if len(ev) > 1 {
+		desc += fmt.Sprintf(" It happens %d times in this conversation.", len(ev))
+		confidence = 0.85
+	}
+	return []analyzer.Finding{ruleFrustration.finding(desc, confidence, ev[:min(len(ev), 3)]...)}
+}
+
+// longConversation reports a conversation of more than Options.LongTurns non-system
+// turns; the evidence is the user's opening request, the thing that took so long.
+func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
+	n := v.turns()
+	if n <= a.opt.LongTurns {
+		return nil
+	}
+	desc := fmt.Sprintf("The conversation took %d turns (%d tool calls), more than the %d that mark a long conversation.",
+		n, len(v.calls), a.opt.LongTurns)
+	for turn := 1; turn <= len(v.conv.Messages); turn++ {
+		if v.role(turn) == transcript.RoleUser && v.hasText(turn) {
+			return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteTurn(turn))}
+		}
+	}
+	return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteTurn(len(v.conv.Messages)))}
+}

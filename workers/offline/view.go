@@ -1,0 +1,138 @@
+package offline
+
+import (
+	"strings"
+
+	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// call is one tool call with its result, linked by tool_call_id (or, for exports
+// without ids, by order).
+type call struct {
+	turn           int // the assistant turn that made it
+	id, name, args string
+	resultTurn     int    // 0 when no result followed
+	failed         bool   // the result reads as an error (a tool_error risk flag)
+	errQuote       string // what the error said, an exact substring of the result
+	write          bool   // the call changes data (see isWriteTool)
+	handoff        bool   // the call hands the conversation to a person
+	text           string // name(arguments), as analyzer.TurnText renders it
+}
+
+// view is a conversation prepared once for all rules: folded texts, tool calls with
+// their results, and the risk screen, whose tool_error flags mark the failed calls.
+type view struct {
+	conv   transcript.Conversation
+	folded []pipeline.Folded // per message; zero for tool results and system turns
+	calls  []call
+	flags  []pipeline.RiskFlag
+}
+
+func (a *Analyzer) newView(conv transcript.Conversation) *view {
+	v := &view{conv: conv, folded: make([]pipeline.Folded, len(conv.Messages))}
+	var pending []int // indices into v.calls still waiting for a result
+	for i, m := range conv.Messages {
+		turn := i + 1
+		switch m.Role {
+		case transcript.RoleUser, transcript.RoleAssistant:
+			v.folded[i] = pipeline.Fold(m.Content)
+			for _, tc := range m.ToolCalls {
+				pending = append(pending, len(v.calls))
+				v.calls = append(v.calls, call{
+					turn: turn, id: tc.ID, name: tc.Name, args: tc.Arguments,
+					write:   isWriteTool(tc.Name),
+					handoff: isHandoffTool(tc.Name),
+					text:    analyzer.TurnText(transcript.Message{ToolCalls: []transcript.ToolCall{tc}}),
+				})
+			}
+		case transcript.RoleTool:
+			k := -1
+			for j, ci := range pending {
+				if m.ToolCallID == "" || v.calls[ci].id == m.ToolCallID {
+					k = j
+					break
+				}
+			}
+			if k < 0 {
+				continue // a result for no known call: quality checks report it
+			}
+			v.calls[pending[k]].resultTurn = turn
+			pending = append(pending[:k], pending[k+1:]...)
+		}
+	}
+	v.flags = a.screen.Screen(conv)
+	for _, f := range v.flagsOf(pipeline.RiskToolError) {
+		for i := range v.calls {
+			if v.calls[i].resultTurn == f.Turn {
+				v.calls[i].failed, v.calls[i].errQuote = true, f.Quote
+			}
+		}
+	}
+	return v
+}
+
+func (v *view) msg(turn int) transcript.Message { return v.conv.Messages[turn-1] }
+func (v *view) fold(turn int) pipeline.Folded   { return v.folded[turn-1] }
+
+// hasText reports whether a turn says something in words.
+func (v *view) hasText(turn int) bool { return strings.TrimSpace(v.msg(turn).Content) != "" }
+
+// role is the role of a turn.
+func (v *view) role(turn int) transcript.Role { return v.msg(turn).Role }
+
+// turns is the number of messages other than system prompts.
+func (v *view) turns() int {
+	n := 0
+	for _, m := range v.conv.Messages {
+		if m.Role != transcript.RoleSystem {
+			n++
+		}
+	}
+	return n
+}
+
+// flagsOf returns the risk flags of one kind.
+func (v *view) flagsOf(kind string) []pipeline.RiskFlag {
+	var out []pipeline.RiskFlag
+	for _, f := range v.flags {
+		if f.Kind == kind {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// isWriteTool recognises a tool that changes data by the first word of its name. A
+// name is split on underscores, hyphens and camel case, so book_reservation,
+// bookReservation and Book-Reservation all count, while payment_status (first word
+// "payment") does not; handoff tools are not writes.
+func isWriteTool(name string) bool {
+	switch firstWord(name) {
+	case "book", "update", "cancel", "modify", "create", "delete", "remove", "send", "pay", "refund", "change",
+		"submit", "edit", "add", "purchase", "charge", "issue", "set", "upgrade", "downgrade", "transfer":
+		return !isHandoffTool(name)
+	}
+	return false
+}
+
+// isHandoffTool recognises a tool that passes the conversation to a person:
+// transfer_to_human_agents, handoff, escalate_to_agent and the like.
+func isHandoffTool(name string) bool {
+	n := strings.ToLower(name)
+	return strings.Contains(n, "handoff") || strings.Contains(n, "hand_off") || strings.Contains(n, "escalat") ||
+		(strings.Contains(n, "transfer") && (strings.Contains(n, "human") || strings.Contains(n, "agent") || strings.Contains(n, "person")))
+}
+
+// firstWord returns the lower-cased first word of an identifier.
+func firstWord(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if r == '_' || r == '-' || r == '.' || r == ' ' || (i > 0 && r >= 'A' && r <= 'Z') {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return strings.ToLower(b.String())
+}

@@ -1,0 +1,306 @@
+package pipeline
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// QCStatus is the quality-check verdict on one conversation: kept, or the first step of
+// the funnel that removed it.
+type QCStatus string
+
+// The funnel steps, in the order they are applied.
+const (
+	QCMalformed QCStatus = "malformed" // the transcript contradicts itself (see QualityChecker)
+	QCEmpty     QCStatus = "empty"     // no user or no assistant turn
+	QCTooShort  QCStatus = "too_short" // fewer than MinTurns user and assistant turns
+	QCDuplicate QCStatus = "duplicate" // same normalised content as an earlier conversation
+	QCKept      QCStatus = "kept"      // part of the analysed population
+)
+
+// QCOptions tunes the quality checks. Zero values take the defaults.
+type QCOptions struct {
+	// MinTurns is the fewest user plus assistant turns a kept conversation has
+	// (default 2). An assistant turn counts when it has text or tool calls.
+	MinTurns int
+	// MaxInvalidArgsShare is the share of tool calls whose arguments may be invalid JSON
+	// before the conversation counts as malformed (default 0.5). A few bad calls are
+	// kept — they are the agent's mistakes and worth diagnosing; a transcript where
+	// most are unreadable is an export problem.
+	MaxInvalidArgsShare float64
+}
+
+func (o QCOptions) withDefaults() QCOptions {
+	o.MinTurns = cmp.Or(o.MinTurns, 2)
+	o.MaxInvalidArgsShare = cmp.Or(o.MaxInvalidArgsShare, 0.5)
+	return o
+}
+
+// QCVerdict is what quality checks decided about one conversation, stored with it.
+// ContentHash is set for every conversation, kept or not.
+type QCVerdict struct {
+	Status      QCStatus `json:"status"`
+	Reason      string   `json:"reason"` // a sentence for people, empty when kept
+	ContentHash []byte   `json:"content_hash"`
+}
+
+// FunnelReason counts the conversations one step removed for one reason.
+type FunnelReason struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+}
+
+// FunnelStep is one step of the population funnel.
+type FunnelStep struct {
+	Step      string         `json:"step"` // "uploaded", a QCStatus, or "kept"
+	Label     string         `json:"label"`
+	Removed   int            `json:"removed"`   // conversations this step removed
+	Remaining int            `json:"remaining"` // conversations left after it
+	Reasons   []FunnelReason `json:"reasons,omitempty"`
+}
+
+// Funnel is the population funnel shown on the task page and stored as jsonb on the
+// task: uploaded → malformed → empty → too short → duplicate → kept, every step with
+// its count and reasons, so the PM sees exactly what was analysed and why the rest was
+// not.
+type Funnel struct {
+	Steps []FunnelStep `json:"steps"`
+}
+
+// Uploaded is the number of conversations that entered the funnel.
+func (f Funnel) Uploaded() int {
+	if len(f.Steps) == 0 {
+		return 0
+	}
+	return f.Steps[0].Remaining
+}
+
+// Kept is the size of the analysed population, compared with MIN_CONVERSATIONS.
+func (f Funnel) Kept() int {
+	if len(f.Steps) == 0 {
+		return 0
+	}
+	return f.Steps[len(f.Steps)-1].Remaining
+}
+
+// QualityChecker applies the quality checks to conversations one at a time, so an
+// upload of any size can be streamed through it; it keeps only the content hashes of
+// kept conversations. Verdicts depend on input order (the first of duplicates is kept)
+// and nothing else. Not safe for concurrent use.
+//
+// A conversation is malformed when a message has an unknown role, a tool call has no
+// name, a tool result answers a tool_call_id no earlier tool call had (or, without an
+// id, comes before any tool call), or more than MaxInvalidArgsShare of its tool calls
+// have arguments that are not valid JSON.
+type QualityChecker struct {
+	opt     QCOptions
+	first   map[[sha256.Size]byte]string // content hash → name of the kept conversation
+	checked int
+	removed map[QCStatus]map[string]int // status → generic reason → count
+}
+
+// NewQualityChecker starts an empty funnel.
+func NewQualityChecker(opt QCOptions) *QualityChecker {
+	return &QualityChecker{
+		opt:     opt.withDefaults(),
+		first:   map[[sha256.Size]byte]string{},
+		removed: map[QCStatus]map[string]int{},
+	}
+}
+
+// CheckQuality runs the quality checks over a whole upload held in memory.
+func CheckQuality(convs []transcript.Conversation, opt QCOptions) ([]QCVerdict, Funnel) {
+	q := NewQualityChecker(opt)
+	verdicts := make([]QCVerdict, len(convs))
+	for i, c := range convs {
+		verdicts[i] = q.Check(c)
+	}
+	return verdicts, q.Funnel()
+}
+
+// Check decides about the next conversation in upload order.
+func (q *QualityChecker) Check(conv transcript.Conversation) QCVerdict {
+	q.checked++
+	sum := contentHash(conv)
+	v := QCVerdict{Status: QCKept, ContentHash: sum[:]}
+	status, generic, reason := q.classify(conv)
+	if status == QCKept {
+		if name, dup := q.first[sum]; dup {
+			status, generic, reason = QCDuplicate, "same content as an earlier conversation", "duplicate of "+name
+		} else {
+			name := "conversation #" + fmt.Sprint(q.checked)
+			if conv.ID != "" {
+				name = conv.ID
+			}
+			q.first[sum] = name
+		}
+	}
+	if status != QCKept {
+		if q.removed[status] == nil {
+			q.removed[status] = map[string]int{}
+		}
+		q.removed[status][generic]++
+		v.Status, v.Reason = status, reason
+	}
+	return v
+}
+
+// classify applies the malformed, empty and too-short checks; it returns the status,
+// a generic reason for the funnel and a specific one for the conversation.
+func (q *QualityChecker) classify(conv transcript.Conversation) (QCStatus, string, string) {
+	if generic, reason := malformed(conv, q.opt.MaxInvalidArgsShare); generic != "" {
+		return QCMalformed, generic, reason
+	}
+	users, assistants := 0, 0
+	for _, m := range conv.Messages {
+		switch {
+		case m.Role == transcript.RoleUser && strings.TrimSpace(m.Content) != "":
+			users++
+		case m.Role == transcript.RoleAssistant && (strings.TrimSpace(m.Content) != "" || len(m.ToolCalls) > 0):
+			assistants++
+		}
+	}
+	switch {
+	case users == 0:
+		return QCEmpty, "no user message", "the conversation has no user message"
+	case assistants == 0:
+		return QCEmpty, "no assistant message", "the conversation has no assistant message"
+	case users+assistants < q.opt.MinTurns:
+		return QCTooShort, fmt.Sprintf("fewer than %d user or assistant turns", q.opt.MinTurns),
+			fmt.Sprintf("only %d user or assistant turns (minimum %d)", users+assistants, q.opt.MinTurns)
+	}
+	return QCKept, "", ""
+}
+
+// malformed returns a generic and a specific reason when the transcript contradicts
+// itself, and empty strings when it does not.
+func malformed(conv transcript.Conversation, maxInvalidShare float64) (string, string) {
+	ids := map[string]bool{}
+	calls, invalid := 0, 0
+	for i, m := range conv.Messages {
+		turn := i + 1
+		if !m.Role.Valid() {
+			return "a message has an unknown role", fmt.Sprintf("turn %d has the unknown role %q", turn, m.Role)
+		}
+		for _, tc := range m.ToolCalls {
+			if strings.TrimSpace(tc.Name) == "" {
+				return "a tool call has no name", fmt.Sprintf("a tool call at turn %d has no name", turn)
+			}
+			calls++
+			if args := strings.TrimSpace(tc.Arguments); args != "" && !json.Valid([]byte(args)) {
+				invalid++
+			}
+			if tc.ID != "" {
+				ids[tc.ID] = true
+			}
+		}
+		if m.Role != transcript.RoleTool {
+			continue
+		}
+		switch {
+		case m.ToolCallID != "" && !ids[m.ToolCallID]:
+			return "a tool result answers an unknown tool call",
+				fmt.Sprintf("the tool result at turn %d answers tool call %q, which no earlier turn made", turn, m.ToolCallID)
+		case m.ToolCallID == "" && calls == 0:
+			return "a tool result comes before any tool call",
+				fmt.Sprintf("the tool result at turn %d comes before any tool call", turn)
+		}
+	}
+	if calls > 0 && float64(invalid) > maxInvalidShare*float64(calls) {
+		return "most tool-call arguments are not valid JSON",
+			fmt.Sprintf("%d of %d tool calls have arguments that are not valid JSON", invalid, calls)
+	}
+	return "", ""
+}
+
+// Funnel returns the funnel of everything checked so far.
+func (q *QualityChecker) Funnel() Funnel {
+	steps := []FunnelStep{{Step: "uploaded", Label: "Uploaded", Remaining: q.checked}}
+	remaining := q.checked
+	for _, s := range []struct {
+		status QCStatus
+		label  string
+	}{
+		{QCMalformed, "Malformed"},
+		{QCEmpty, "Empty"},
+		{QCTooShort, "Too short"},
+		{QCDuplicate, "Duplicate"},
+	} {
+		step := FunnelStep{Step: string(s.status), Label: s.label}
+		for reason, n := range q.removed[s.status] {
+			step.Removed += n
+			step.Reasons = append(step.Reasons, FunnelReason{Reason: reason, Count: n})
+		}
+		sort.Slice(step.Reasons, func(i, j int) bool {
+			a, b := step.Reasons[i], step.Reasons[j]
+			return a.Count > b.Count || (a.Count == b.Count && a.Reason < b.Reason)
+		})
+		remaining -= step.Removed
+		step.Remaining = remaining
+		steps = append(steps, step)
+	}
+	steps = append(steps, FunnelStep{Step: string(QCKept), Label: "Kept", Remaining: remaining})
+	return Funnel{Steps: steps}
+}
+
+// contentHash identifies a conversation's content for duplicate detection: roles,
+// whitespace-collapsed case-folded text and tool calls (arguments compacted), in order.
+// System prompts are left out — agents share one, and it would make every
+// conversation look alike — and so are ids, which exports regenerate.
+func contentHash(conv transcript.Conversation) [sha256.Size]byte {
+	h := sha256.New()
+	var compact bytes.Buffer
+	for _, m := range conv.Messages {
+		if m.Role == transcript.RoleSystem {
+			continue
+		}
+		h.Write([]byte(m.Role))
+		h.Write([]byte{0x1f})
+		writeFolded(h, m.Content)
+		for _, tc := range m.ToolCalls {
+			h.Write([]byte{0x1e})
+			h.Write([]byte(tc.Name))
+			h.Write([]byte{0x1f})
+			compact.Reset()
+			if json.Compact(&compact, []byte(tc.Arguments)) == nil {
+				h.Write(compact.Bytes())
+			} else {
+				writeFolded(h, tc.Arguments)
+			}
+		}
+		h.Write([]byte{0x1d})
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// writeFolded writes the folded, trimmed form of s to h without building it first.
+func writeFolded(h hash.Hash, s string) {
+	var buf [4]byte
+	pending := false
+	started := false
+	for _, r := range s {
+		f := foldRune(r)
+		if f == ' ' {
+			pending = started
+			continue
+		}
+		if pending {
+			h.Write([]byte{' '})
+			pending = false
+		}
+		started = true
+		n := utf8.EncodeRune(buf[:], f)
+		h.Write(buf[:n])
+	}
+}
