@@ -58,7 +58,9 @@ func (a *Auth) Callback(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := sess.Authorize(p, url.Values{"code": {c.QueryParam("code")}}); err != nil {
+	// Only the code goes to the provider (not redirect_uri or anything else the query
+	// carries), and the session needs the concrete goth provider, not our wrapper.
+	if _, err := sess.Authorize(p.Provider, url.Values{"code": {c.QueryParam("code")}}); err != nil {
 		a.logger(c).Warn("oauth code exchange failed", "provider", p.Name(), "err", err)
 		return a.problem(c, http.StatusBadGateway, p.Label+" did not confirm this sign-in. Start again from the sign-in page.", nil)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -31,6 +32,17 @@ func SignIn(ctx context.Context, st *store.Store, id store.Identity, previousTok
 		return store.User{}, "", fmt.Errorf("auth: sign in: %w", err)
 	}
 	return user, token, nil
+}
+
+// StartSession starts a session of the given lifetime for an existing user and
+// returns its cookie token, without a sign-in: for test helpers, which also use a
+// negative ttl to make an expired session.
+func StartSession(ctx context.Context, st *store.Store, userID int64, ttl time.Duration) (string, error) {
+	token := newToken()
+	if err := st.StartSession(ctx, userID, store.NewSession{TokenHash: hashToken(token), TTL: ttl}); err != nil {
+		return "", fmt.Errorf("auth: start session: %w", err)
+	}
+	return token, nil
 }
 
 // newToken returns 32 random bytes as a cookie-safe string.
