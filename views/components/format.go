@@ -1,0 +1,73 @@
+// Package components holds the parts the task pages are built from: badges, the live
+// progress, the Action cards, the funnel, the risk summary and the transcript.
+package components
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/a-h/templ"
+)
+
+// FormatTime shows a time to people, in UTC so every reader sees the same value.
+func FormatTime(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") }
+
+// ISOTime is the machine-readable form for <time datetime>.
+func ISOTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// FormatDuration shows a duration rounded to what people care about.
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return "under a second"
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min %d s", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// Count formats a whole number with thousands separators: 12,345.
+func Count[T ~int | ~int32 | ~int64](n T) string {
+	s := strconv.FormatInt(int64(n), 10)
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	out := make([]byte, 0, len(s)+len(s)/3)
+	for i := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}
+
+// Plural picks the singular or plural noun for n: "1 conversation", "3 conversations".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Count(n) + " " + many
+}
+
+// TaskURL is the task page.
+func TaskURL(id string) templ.SafeURL { return templ.SafeURL("/tasks/" + id) }
+
+// TaskPath is a path under the task, e.g. TaskPath(id, "report.json").
+func TaskPath(id, rest string) string { return "/tasks/" + id + "/" + rest }
+
+// ConversationURL links to a turn of a conversation of a task.
+func ConversationURL(taskID string, seq, turn int) templ.SafeURL {
+	u := fmt.Sprintf("/tasks/%s/conversations/%d", taskID, seq)
+	if turn > 0 {
+		u += "#turn-" + strconv.Itoa(turn)
+	}
+	return templ.SafeURL(u)
+}

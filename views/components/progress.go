@@ -1,0 +1,42 @@
+package components
+
+import "github.com/checkup-dev/checkup/app/report"
+
+// Progress is what the live progress shows about a task. The polling fragment fills it
+// from one indexed query; the full page from the report.
+type Progress struct {
+	TaskID          string
+	Status          string
+	Stage           string
+	Done, Total     int
+	Attempt         int
+	LostCount       int
+	Error           string
+	CancelRequested bool
+}
+
+// ProgressOf takes the progress out of a report's task.
+func ProgressOf(t report.Task) Progress {
+	return Progress{TaskID: t.ID, Status: t.Status, Stage: t.Stage, Done: t.ProgressDone, Total: t.ProgressTotal,
+		Attempt: t.Attempt, LostCount: t.LostCount, Error: t.Error, CancelRequested: t.CancelRequestedAt != nil}
+}
+
+// Terminal reports whether the task has finished, so polling stops.
+func (p Progress) Terminal() bool { return report.Terminal(p.Status) }
+
+// Percent is the share of the current stage done, 0..100.
+func (p Progress) Percent() int {
+	if p.Total <= 0 {
+		return 0
+	}
+	return min(100, p.Done*100/p.Total)
+}
+
+// PollURL is the address the progress polls; row selects the task list's cell.
+func (p Progress) PollURL(row bool) string {
+	u := TaskPath(p.TaskID, "progress")
+	if row {
+		u += "?view=row"
+	}
+	return u
+}

@@ -1,0 +1,103 @@
+package components
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// Turn is one message of a transcript as the conversation page shows it.
+type Turn struct {
+	N        int // 1-based turn number, the anchor turn-N
+	Message  transcript.Message
+	Evidence bool     // a finding quotes this turn
+	Quotes   []string // the quotes to highlight in it
+	Flags    []string // risk flag kinds on this turn
+}
+
+// Segment is a piece of a message's text, highlighted when Mark is set.
+type Segment struct {
+	Text string
+	Mark bool
+}
+
+// Segments splits text so that every occurrence of a quote is its own marked segment.
+// Overlapping quotes merge; a quote that does not occur marks nothing.
+func Segments(text string, quotes []string) []Segment {
+	type span struct{ start, end int }
+	var spans []span
+	for _, q := range quotes {
+		q = strings.TrimSpace(q)
+		if q == "" {
+			continue
+		}
+		for from := 0; ; {
+			i := strings.Index(text[from:], q)
+			if i < 0 {
+				break
+			}
+			spans = append(spans, span{from + i, from + i + len(q)})
+			from += i + len(q)
+		}
+	}
+	if len(spans) == 0 {
+		return []Segment{{Text: text}}
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	var out []Segment
+	pos := 0
+	for _, s := range spans {
+		if s.end <= pos {
+			continue
+		}
+		start := max(s.start, pos)
+		if start > pos {
+			out = append(out, Segment{Text: text[pos:start]})
+		}
+		if len(out) > 0 && out[len(out)-1].Mark && start == pos {
+			out[len(out)-1].Text += text[start:s.end]
+		} else {
+			out = append(out, Segment{Text: text[start:s.end], Mark: true})
+		}
+		pos = s.end
+	}
+	if pos < len(text) {
+		out = append(out, Segment{Text: text[pos:]})
+	}
+	return out
+}
+
+// PrettyJSON indents tool-call arguments and JSON tool results for reading, and
+// returns any other text unchanged.
+func PrettyJSON(s string) string {
+	t := strings.TrimSpace(s)
+	if t == "" || (t[0] != '{' && t[0] != '[') {
+		return s
+	}
+	var v any
+	if json.Unmarshal([]byte(t), &v) != nil {
+		return s
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return s
+	}
+	return string(b)
+}
+
+// RoleLabel names who spoke a message.
+func RoleLabel(r transcript.Role) string {
+	switch r {
+	case transcript.RoleUser:
+		return "User"
+	case transcript.RoleAssistant:
+		return "Agent"
+	case transcript.RoleTool:
+		return "Tool"
+	case transcript.RoleSystem:
+		return "System prompt"
+	}
+	return string(r)
+}

@@ -1,0 +1,60 @@
+package pages_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/views/pages"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+func conversationView(userText string) pages.ConversationView {
+	msgs := []transcript.Message{
+		{Role: transcript.RoleSystem, Content: "You are an airline agent."},
+		{Role: transcript.RoleUser, Content: userText},
+		{Role: transcript.RoleAssistant, Content: "Let me check.", ToolCalls: []transcript.ToolCall{{ID: "call_1", Name: "get_booking", Arguments: `{"id":"ABC"}`}}},
+		{Role: transcript.RoleTool, ToolCallID: "call_1", Content: `{"error":"not found"}`},
+		{Role: transcript.RoleAssistant, Content: "Done, your booking is changed."},
+	}
+	findings := []report.Finding{{ConversationSeq: 3, Type: "ACTION", Category: "false_success_claim", Title: "Claims success after a tool error",
+		Severity: 4, Evidence: []report.Evidence{{Turn: 4, Quote: "not found", Verified: true}, {Turn: 5, Quote: "your booking is changed", Verified: true}}}}
+	flags := []report.RiskFlag{{Kind: "tool_error", Turn: 4, Quote: `"error"`}}
+	return pages.ConversationView{TaskID: taskID, TaskTitle: "Support bot", Seq: 3, ExternalID: "c3", QCStatus: "kept",
+		DiagnosisStatus: "done", Outcome: "unresolved", Flags: flags, Findings: findings, Turns: pages.Messages(msgs, findings, flags)}
+}
+
+func TestConversationPage(t *testing.T) {
+	t.Parallel()
+	doc, _ := render(t, pages.ConversationShow(page, conversationView("Please change my flight.")))
+
+	require.Equal(t, "Conversation c3 (#3)", testid(doc, "conversation-title").Text())
+	turns := testid(doc, "turn")
+	require.Equal(t, 5, turns.Length())
+	for i := range 5 {
+		require.Equal(t, "turn-"+string(rune('1'+i)), turns.Eq(i).AttrOr("id", ""))
+	}
+	evidence := doc.Find(`.turn.evidence`)
+	require.Equal(t, 2, evidence.Length(), "turns 4 and 5 are quoted")
+	require.Equal(t, "turn-4", evidence.Eq(0).AttrOr("id", ""))
+	require.Equal(t, "turn-5", evidence.Eq(1).AttrOr("id", ""))
+	require.Equal(t, "your booking is changed", evidence.Eq(1).Find(`[data-testid="evidence-mark"]`).Text())
+	require.Equal(t, "not found", evidence.Eq(0).Find(`mark`).Text())
+
+	call := testid(doc, "tool-call")
+	require.Equal(t, 1, call.Length())
+	_, open := call.Attr("open")
+	require.False(t, open, "tool calls are folded")
+	require.Contains(t, call.Find("summary").Text(), "get_booking")
+	_, open = testid(doc, "system-prompt").Attr("open")
+	require.False(t, open, "the system prompt is folded")
+	_, open = testid(doc, "tool-result").Attr("open")
+	require.True(t, open, "a quoted tool result is opened to show the quote")
+
+	require.Equal(t, 1, testid(doc, "finding").Length())
+	require.Equal(t, "#turn-4", testid(doc, "finding-evidence-link").First().AttrOr("href", ""))
+	require.Contains(t, testid(doc, "risk-flag").Text(), "Tool errors")
+	require.Equal(t, "Kept for analysis.", testid(doc, "qc-status").Text())
+	require.Equal(t, "/tasks/"+taskID, testid(doc, "back-to-task").AttrOr("href", ""))
+}

@@ -1,0 +1,60 @@
+package pages_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/views/components"
+	"github.com/checkup-dev/checkup/views/pages"
+)
+
+func TestTaskListEmptyState(t *testing.T) {
+	t.Parallel()
+	doc, _ := render(t, pages.TaskList(page, pages.TaskListView{}))
+	empty := testid(doc, "empty-state")
+	require.Equal(t, 1, empty.Length())
+	require.Contains(t, empty.Text(), "JSONL")
+	require.Contains(t, empty.Text(), "conversation_id, role, content")
+	href, _ := testid(doc, "empty-new-task").Attr("href")
+	require.Equal(t, "/tasks/new", href)
+	require.Zero(t, testid(doc, "task-table").Length())
+}
+
+func TestTaskListRowsPollOnlyWhileRunning(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	v := pages.TaskListView{
+		Tasks: []pages.TaskRow{
+			{Title: "Running one", Conversations: 100, CreatedAt: now,
+				Progress: components.Progress{TaskID: "11111111-1111-1111-1111-111111111111", Status: "running", Stage: "diagnose", Done: 40, Total: 100}},
+			{Title: "Done one", Conversations: 50, Isolated: 2, CreatedAt: now.Add(-time.Hour),
+				Progress: components.Progress{TaskID: "22222222-2222-2222-2222-222222222222", Status: "completed"}},
+		},
+		OlderURL: "/tasks?before=1740819600000000_22222222-2222-2222-2222-222222222222",
+	}
+	doc, _ := render(t, pages.TaskList(page, v))
+	rows := testid(doc, "task-row")
+	require.Equal(t, 2, rows.Length())
+
+	running := rows.Eq(0).Find(`[data-testid="task-status"]`)
+	trigger, _ := running.Attr("hx-trigger")
+	require.Equal(t, "every 2s", trigger)
+	get, _ := running.Attr("hx-get")
+	require.Equal(t, "/tasks/11111111-1111-1111-1111-111111111111/progress?view=row", get)
+	bar := running.Find(`[data-testid="progress-bar"]`)
+	require.Equal(t, 1, bar.Length())
+	require.Equal(t, "40", bar.AttrOr("value", ""))
+	require.Equal(t, "running", running.Find(`[data-testid="status-badge"]`).AttrOr("data-status", ""))
+
+	done := rows.Eq(1)
+	require.Zero(t, done.Find("[hx-trigger]").Length(), "a finished task does not poll")
+	require.Equal(t, "Completed", done.Find(`[data-testid="status-badge"]`).Text())
+	require.Contains(t, done.Find(`[data-testid="task-counts"]`).Text(), "2 could not be analysed")
+	require.Equal(t, 1, doc.Find("[hx-trigger]").Length(), "only running rows poll")
+
+	older := testid(doc, "older")
+	require.Equal(t, v.OlderURL, older.AttrOr("href", ""))
+	require.Zero(t, testid(doc, "newest").Length(), "the first page has no link to itself")
+}

@@ -1,0 +1,106 @@
+package pages_test
+
+import (
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/views/components"
+	"github.com/checkup-dev/checkup/views/pages"
+)
+
+func TestTaskPageWhileRunningPolls(t *testing.T) {
+	t.Parallel()
+	r := sampleReport("running")
+	r.Actions, r.Clusters = nil, nil
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r, CSRFToken: "tok"}))
+
+	progress := testid(doc, "task-progress")
+	require.Equal(t, 1, progress.Length())
+	require.Equal(t, "/tasks/"+taskID+"/progress", progress.AttrOr("hx-get", ""))
+	require.Equal(t, "every 2s", progress.AttrOr("hx-trigger", ""))
+	require.Equal(t, "outerHTML", progress.AttrOr("hx-swap", ""))
+	require.Contains(t, testid(doc, "progress-count").Text(), "37 of 100")
+	require.Equal(t, "Diagnosing conversations", testid(doc, "progress-stage").Text())
+	require.Equal(t, 1, testid(doc, "cancel").Length())
+	require.Zero(t, testid(doc, "rerun").Length(), "re-run is offered once the task has finished")
+	require.Contains(t, testid(doc, "no-actions").Text(), "when the diagnosis finishes")
+	require.Equal(t, "tok", doc.Find(`form[action="/tasks/`+taskID+`/cancel"] input[name="_csrf"]`).AttrOr("value", ""))
+}
+
+func TestTaskPageWhenFinished(t *testing.T) {
+	t.Parallel()
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: sampleReport("completed"), CSRFToken: "tok"}))
+
+	require.Zero(t, doc.Find("[hx-trigger]").Length(), "a finished task's page does not poll")
+	require.Zero(t, testid(doc, "cancel").Length())
+	require.Equal(t, 1, testid(doc, "rerun").Length())
+	require.Equal(t, "Support bot, March", testid(doc, "task-title").Text())
+	require.Equal(t, "completed", testid(doc, "task-page").AttrOr("data-status", ""))
+	require.Equal(t, 1, testid(doc, "offline-label").Length())
+	require.Contains(t, testid(doc, "analyzer").Text(), "Offline analysis")
+
+	actions := testid(doc, "action")
+	require.Equal(t, 2, actions.Length())
+	var ranks, types []string
+	actions.Each(func(_ int, s *goquery.Selection) {
+		ranks = append(ranks, s.AttrOr("data-rank", ""))
+		types = append(types, s.Find(`[data-testid="type-badge"]`).First().Text())
+	})
+	require.Equal(t, []string{"1", "2"}, ranks, "Actions in rank order")
+	require.Equal(t, []string{"RISK", "ACTION"}, types)
+	first := actions.Eq(0)
+	require.Contains(t, first.Find(`[data-testid="action-size"]`).Text(), "4 conversations")
+	require.Contains(t, first.Find(`[data-testid="action-size"]`).Text(), "4% of the analysed conversations")
+	require.Equal(t, "80", first.Find(`[data-testid="priority-score"]`).Text())
+	require.Equal(t, "40", first.Find(`[data-testid="priority-severity"]`).Text())
+	require.Equal(t, 2, first.Find(`[data-testid="action-recommendation"] li`).Length())
+	link := first.Find(`[data-testid="evidence-link"]`)
+	require.Equal(t, "/tasks/"+taskID+"/conversations/7#turn-3", link.AttrOr("href", ""))
+	require.Equal(t, "Your card 4242 4242", first.Find(`[data-testid="evidence-quote"]`).Text())
+	require.Equal(t, 1, actions.Eq(1).Find(`[data-testid="unverified"]`).Length())
+
+	steps := testid(doc, "funnel-step")
+	require.Equal(t, 3, steps.Length())
+	require.Equal(t, "5", steps.Eq(1).Find(`[data-testid="funnel-removed"]`).Text())
+	require.Equal(t, "95", steps.Eq(2).Find(`[data-testid="funnel-remaining"]`).Text())
+
+	require.Equal(t, 1, testid(doc, "warning").Length())
+	require.Contains(t, testid(doc, "warning").Text(), "The answer stayed invalid after one repair.")
+	require.Equal(t, "90", testid(doc, "first-pass-valid").Text())
+	require.Equal(t, "3", testid(doc, "repaired").Text())
+	require.Equal(t, "2", testid(doc, "isolated").Text())
+	require.Equal(t, 3, testid(doc, "cluster").Length())
+	require.Equal(t, 1, testid(doc, "risk-kind").Length())
+	require.Contains(t, testid(doc, "timings").Text(), "took 4 min 0 s")
+
+	del := doc.Find(`form[action="/tasks/` + taskID + `/delete"]`)
+	require.NotEmpty(t, del.AttrOr("hx-confirm", ""), "htmx asks before deleting")
+	require.Equal(t, "/tasks/"+taskID, del.AttrOr("hx-delete", ""))
+	for _, d := range []string{"report.json", "actions.csv", "findings.csv", "report.md"} {
+		require.Equal(t, 1, doc.Find(`a[href="/tasks/`+taskID+`/`+d+`"]`).Length(), d)
+	}
+}
+
+func TestTaskPageSaysWhenResumed(t *testing.T) {
+	t.Parallel()
+	r := sampleReport("running")
+	r.Task.Attempt, r.Task.LostCount, r.Task.Resumed = 2, 1, true
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	require.Contains(t, testid(doc, "task-resumed").Text(), "stopped unexpectedly once; another worker took over")
+	require.Contains(t, testid(doc, "progress-resumed").Text(), "attempt 2")
+}
+
+func TestProgressFragmentStopsPollingWhenTerminal(t *testing.T) {
+	t.Parallel()
+	for _, status := range []string{"completed", "partial", "insufficient_data", "failed", "canceled"} {
+		doc, _ := render(t, components.TaskProgress(components.Progress{TaskID: taskID, Status: status}))
+		require.Zero(t, doc.Find("[hx-trigger]").Length(), status)
+		require.Zero(t, doc.Find("[hx-get]").Length(), status)
+	}
+	for _, status := range []string{"pending", "running"} {
+		doc, _ := render(t, components.TaskProgress(components.Progress{TaskID: taskID, Status: status}))
+		require.Equal(t, "every 2s", testid(doc, "task-progress").AttrOr("hx-trigger", ""), status)
+	}
+}

@@ -1,0 +1,75 @@
+package pages
+
+import (
+	"time"
+
+	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/views/components"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// TaskListView is one page of the owner's tasks, newest first.
+type TaskListView struct {
+	Tasks    []TaskRow
+	OlderURL string // the next (older) page; empty on the last page
+	Paged    bool   // this is not the first page, so link back to the newest
+}
+
+// TaskRow is one task in the list.
+type TaskRow struct {
+	Progress       components.Progress
+	Title          string
+	Conversations  int
+	Isolated       int
+	CreatedAt      time.Time
+	FinishedAt     *time.Time
+	SourceFilename string
+}
+
+// TaskView is the task page: the report as stored so far, and the CSRF token its
+// forms carry.
+type TaskView struct {
+	Report    report.Report
+	CSRFToken string
+}
+
+// ConversationView is one conversation of a task.
+type ConversationView struct {
+	TaskID          string
+	TaskTitle       string
+	Seq             int
+	ExternalID      string
+	QCStatus        string
+	QCReason        string
+	DiagnosisStatus string
+	Outcome         string
+	Summary         string
+	Flags           []report.RiskFlag
+	Findings        []report.Finding
+	Turns           []components.Turn
+}
+
+// Messages builds the turns of a transcript, marking the turns findings quote and
+// the risk flags on each turn.
+func Messages(msgs []transcript.Message, findings []report.Finding, flags []report.RiskFlag) []components.Turn {
+	turns := make([]components.Turn, len(msgs))
+	for i, m := range msgs {
+		turns[i] = components.Turn{N: i + 1, Message: m}
+	}
+	for _, f := range findings {
+		for _, e := range f.Evidence {
+			if e.Turn >= 1 && e.Turn <= len(turns) {
+				t := &turns[e.Turn-1]
+				t.Evidence = true
+				t.Quotes = append(t.Quotes, e.Quote)
+			}
+		}
+	}
+	for _, fl := range flags {
+		if fl.Turn >= 1 && fl.Turn <= len(turns) {
+			t := &turns[fl.Turn-1]
+			t.Flags = append(t.Flags, fl.Kind)
+		}
+	}
+	return turns
+}
