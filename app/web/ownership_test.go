@@ -83,6 +83,7 @@ func TestAnotherUsersTaskIs404OnEveryTaskRoute(t *testing.T) {
 	}
 	require.Subset(t, walked, designTaskRoutes, "every task route of the design is registered and walked")
 
+	shownEscaped := false
 	for _, r := range routes {
 		path := strings.NewReplacer(":id", taskID, ":seq", "1", "*", "x").Replace(r.Path)
 		for _, variant := range []string{"page", "htmx"} {
@@ -97,9 +98,17 @@ func TestAnotherUsersTaskIs404OnEveryTaskRoute(t *testing.T) {
 		if r.Method == http.MethodGet {
 			resp := alice.Get(t, path)
 			require.NotEqual(t, http.StatusNotFound, resp.StatusCode, "Alice, the owner: GET %s", path)
+			if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+				body := authtest.Body(t, resp)
+				for _, raw := range []string{"<script>alert(1)", "<img src=x onerror"} {
+					require.NotContains(t, body, raw, "uploaded text is shown escaped: GET %s", path)
+				}
+				shownEscaped = shownEscaped || strings.Contains(body, "&lt;script&gt;alert(1)")
+			}
 		}
 		t.Logf("walked %s %s: 404 for another user", r.Method, r.Path)
 	}
+	require.True(t, shownEscaped, "the pages show the uploaded markup, as text")
 	require.Equal(t, before, snapshot(t, pool, taskID, alice.User.ID, bob.User.ID), "the task is unchanged")
 }
 
@@ -121,17 +130,18 @@ func withToken(t *testing.T, req *http.Request, token, variant string) *http.Req
 }
 
 // insertTask writes a task of owner with one conversation directly, so the walk does
-// not depend on the upload.
+// not depend on the upload. Its title and messages carry markup, which every page
+// must show escaped.
 func insertTask(t *testing.T, pool *pgxpool.Pool, owner int64) string {
 	t.Helper()
 	ctx := context.Background()
 	var id string
 	require.NoError(t, pool.QueryRow(ctx,
-		`INSERT INTO analysis_task (owner_user_id, title, conversation_count) VALUES ($1, 'Alice''s support bot', 1) RETURNING id::text`,
+		`INSERT INTO analysis_task (owner_user_id, title, conversation_count) VALUES ($1, 'Alice''s <script>alert(1)</script> bot', 1) RETURNING id::text`,
 		owner).Scan(&id))
 	_, err := pool.Exec(ctx,
 		`INSERT INTO task_conversation (task_id, owner_user_id, seq, external_id, messages, message_count)
-		 VALUES ($1, $2, 1, 'c1', '[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]', 2)`,
+		 VALUES ($1, $2, 1, 'c1', '[{"role":"user","content":"hi <img src=x onerror=alert(2)>"},{"role":"assistant","content":"hello <script>alert(1)</script>"}]', 2)`,
 		id, owner)
 	require.NoError(t, err)
 	return id
