@@ -11,3 +11,20 @@ func render(c echo.Context, status int, component templ.Component) error {
 	c.Response().WriteHeader(status)
 	return component.Render(c.Request().Context(), c.Response().Writer)
 }
+
+// isFragment reports whether htmx asked for a part of a page: an htmx request that is
+// not a boosted navigation (which wants the whole page).
+func isFragment(c echo.Context) bool {
+	h := c.Request().Header
+	return h.Get("HX-Request") == "true" && h.Get("HX-Boosted") != "true"
+}
+
+// renderPage writes the full page for a normal request and fragment for an htmx one,
+// so one handler serves both and the page works without JavaScript.
+func renderPage(c echo.Context, status int, full, fragment templ.Component) error {
+	c.Response().Header().Add(echo.HeaderVary, "HX-Request")
+	if isFragment(c) {
+		return render(c, status, fragment)
+	}
+	return render(c, status, full)
+}

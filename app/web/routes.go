@@ -35,6 +35,17 @@ func (s *Server) routes() {
 	e.POST("/logout", s.auth.Logout)
 
 	e.GET("/", s.homeShow)
+	e.GET("/tasks", s.taskList)
+	e.GET("/tasks/:id", s.taskShow)
+	e.GET("/tasks/:id/progress", s.taskProgress)
+	e.POST("/tasks/:id/cancel", s.taskCancel)
+	e.POST("/tasks/:id/rerun", s.taskRerun)
+	e.POST("/tasks/:id/delete", s.taskDelete)
+	e.DELETE("/tasks/:id", s.taskDeleteHTMX)
+	e.GET("/tasks/:id/conversations/:seq", s.conversationShow)
+	for _, d := range downloads() {
+		e.GET("/tasks/:id/"+d.name, s.taskDownload(d))
+	}
 	e.RouteNotFound("/*", func(c echo.Context) error { return echo.NewHTTPError(http.StatusNotFound) })
 }
 

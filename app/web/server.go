@@ -11,6 +11,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/config"
+	"github.com/checkup-dev/checkup/db/store"
 )
 
 // Deps is what the server needs from the rest of the program.
@@ -25,9 +26,10 @@ type Deps struct {
 
 // Server serves the dashboard.
 type Server struct {
-	deps Deps
-	echo *echo.Echo
-	auth *auth.Auth
+	deps  Deps
+	echo  *echo.Echo
+	auth  *auth.Auth
+	store *store.Store
 }
 
 // New builds the server and its routes.
@@ -35,7 +37,7 @@ func New(deps Deps) *Server {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	s := &Server{deps: deps, echo: e}
+	s := &Server{deps: deps, echo: e, store: store.New(deps.Pool)}
 	s.auth = auth.New(auth.Deps{Pool: deps.Pool, Logger: deps.Logger, Providers: deps.Providers, Page: s.page}, deps.Config)
 	e.HTTPErrorHandler = s.handleError
 	s.routes()

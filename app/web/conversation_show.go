@@ -1,0 +1,44 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/views/pages"
+)
+
+// conversationShow is one conversation of a task: its transcript with the quoted
+// turns highlighted, its findings and its checks.
+func (s *Server) conversationShow(c echo.Context) error {
+	id, err := taskID(c)
+	if err != nil {
+		return err
+	}
+	seq, err := strconv.ParseInt(c.Param("seq"), 10, 32)
+	if err != nil || seq < 1 {
+		return errNoTask
+	}
+	rows, err := s.store.Conversation(c.Request().Context(), id, int32(seq), auth.OwnerFrom(c))
+	if err != nil {
+		return taskError(err)
+	}
+	d, err := report.DecodeConversation(rows.Conversation, rows.Findings)
+	if err != nil {
+		return err
+	}
+	conv := rows.Conversation
+	v := pages.ConversationView{
+		TaskID: id.String(), TaskTitle: rows.Task.Title, Seq: int(conv.Seq), ExternalID: conv.ExternalID,
+		QCStatus: conv.QcStatus, QCReason: conv.QcReason, DiagnosisStatus: conv.DiagnosisStatus,
+		Flags: d.Flags, Findings: d.Findings, Turns: pages.Messages(d.Messages, d.Findings, d.Flags),
+	}
+	if d.Diagnosis != nil {
+		v.Outcome, v.Summary = d.Diagnosis.Outcome, d.Diagnosis.Summary
+	}
+	return render(c, http.StatusOK, pages.ConversationShow(s.page(c, fmt.Sprintf("Conversation %d · %s", conv.Seq, rows.Task.Title)), v))
+}

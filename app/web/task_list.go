@@ -1,0 +1,46 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/views/components"
+	"github.com/checkup-dev/checkup/views/pages"
+)
+
+// tasksPerPage is the length of a page of the task list.
+const tasksPerPage = 25
+
+// taskList shows the owner's tasks newest first, a page at a time: ?before=<cursor>
+// continues after the last task of the previous page.
+func (s *Server) taskList(c echo.Context) error {
+	var after *store.TaskCursor
+	if raw := c.QueryParam("before"); raw != "" {
+		cur, err := store.ParseTaskCursor(raw)
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, "This page link is broken. Go back to the list of diagnoses at /tasks.")
+		}
+		after = &cur
+	}
+	page, err := s.store.ListTasks(c.Request().Context(), auth.OwnerFrom(c), after, tasksPerPage)
+	if err != nil {
+		return err
+	}
+	v := pages.TaskListView{Paged: after != nil, Tasks: make([]pages.TaskRow, len(page.Tasks))}
+	for i, t := range page.Tasks {
+		v.Tasks[i] = pages.TaskRow{
+			Progress: components.Progress{TaskID: t.ID.String(), Status: t.Status, Stage: t.Stage,
+				Done: int(t.ProgressDone), Total: int(t.ProgressTotal), Attempt: int(t.Attempt), LostCount: int(t.LostCount)},
+			Title: t.Title, Conversations: int(t.ConversationCount), Isolated: int(t.Isolated),
+			CreatedAt: t.CreatedAt, FinishedAt: t.FinishedAt, SourceFilename: t.SourceFilename,
+		}
+	}
+	if page.Next != nil {
+		v.OlderURL = "/tasks?before=" + url.QueryEscape(page.Next.String())
+	}
+	return render(c, http.StatusOK, pages.TaskList(s.page(c, "Your diagnoses"), v))
+}

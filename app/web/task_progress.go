@@ -1,0 +1,47 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/views/components"
+	"github.com/checkup-dev/checkup/views/pages"
+)
+
+// taskProgress is the polling fragment: the task page's progress, or with ?view=row
+// the status cell of the task list. While the task runs it costs one primary-key
+// lookup. When the task page's poll finds the task finished, it answers with the whole
+// finished page body, retargeted over the old one: the results appear without a
+// reload, and the new body has no trigger, so polling stops.
+func (s *Server) taskProgress(c echo.Context) error {
+	id, err := taskID(c)
+	if err != nil {
+		return err
+	}
+	row, err := s.store.TaskProgress(c.Request().Context(), id, auth.OwnerFrom(c))
+	if err != nil {
+		return taskError(err)
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	p := components.Progress{
+		TaskID: row.ID.String(), Status: row.Status, Stage: row.Stage, Done: int(row.ProgressDone),
+		Total: int(row.ProgressTotal), Attempt: int(row.Attempt), LostCount: int(row.LostCount),
+		Error: row.Error, CancelRequested: row.CancelRequestedAt != nil,
+	}
+	if c.QueryParam("view") == "row" {
+		return render(c, http.StatusOK, components.TaskRowProgress(p))
+	}
+	if !p.Terminal() || !isFragment(c) {
+		return render(c, http.StatusOK, components.TaskProgress(p))
+	}
+	r, err := s.taskReport(c, id, store.ReportPage)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("HX-Retarget", "#task-page")
+	c.Response().Header().Set("HX-Reswap", "outerHTML")
+	return render(c, http.StatusOK, pages.TaskBody(pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c)}))
+}

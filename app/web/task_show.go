@@ -1,0 +1,26 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/views/pages"
+)
+
+// taskShow is the task page: its state, live progress while it runs, and the results
+// stored so far.
+func (s *Server) taskShow(c echo.Context) error {
+	id, err := taskID(c)
+	if err != nil {
+		return err
+	}
+	r, err := s.taskReport(c, id, store.ReportPage)
+	if err != nil {
+		return err
+	}
+	v := pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c)}
+	return renderPage(c, http.StatusOK, pages.TaskShow(s.page(c, r.Task.Title), v), pages.TaskBody(v))
+}
