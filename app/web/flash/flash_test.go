@@ -1,0 +1,53 @@
+package flash_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/web/flash"
+)
+
+// carry sets a message in one response and returns the next request's context with
+// the cookie the browser would send back, and that request's recorder.
+func carry(t *testing.T, set func(echo.Context)) (echo.Context, *httptest.ResponseRecorder) {
+	t.Helper()
+	e := echo.New()
+	first := httptest.NewRecorder()
+	set(e.NewContext(httptest.NewRequest(http.MethodPost, "/", nil), first))
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	for _, c := range first.Result().Cookies() {
+		req.AddCookie(c)
+	}
+	rec := httptest.NewRecorder()
+	return e.NewContext(req, rec), rec
+}
+
+func TestAMessageIsShownOnceAndEscapingIsTheTemplatesJob(t *testing.T) {
+	t.Parallel()
+	c, rec := carry(t, func(c echo.Context) { flash.Set(c, `Task "<b>x</b>" deleted; 删除了`) })
+	msg, isErr := flash.Take(c)
+	require.Equal(t, `Task "<b>x</b>" deleted; 删除了`, msg)
+	require.False(t, isErr)
+	require.Contains(t, rec.Header().Get("Set-Cookie"), "Max-Age=0", "taken messages are forgotten")
+
+	c, _ = carry(t, func(c echo.Context) { flash.Error(c, "a"+strings.Repeat("é", 400)) })
+	msg, isErr = flash.Take(c)
+	require.True(t, isErr)
+	require.LessOrEqual(t, len(msg), 500)
+	require.True(t, utf8.ValidString(msg), "a long message is cut between characters")
+	require.True(t, strings.HasPrefix(msg, "aéé"))
+}
+
+func TestATamperedCookieShowsNothing(t *testing.T) {
+	t.Parallel()
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	req.AddCookie(&http.Cookie{Name: "checkup_flash", Value: "x.!!!"})
+	msg, _ := flash.Take(echo.New().NewContext(req, httptest.NewRecorder()))
+	require.Empty(t, msg)
+}
