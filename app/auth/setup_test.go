@@ -34,7 +34,7 @@ type bundle struct {
 
 // setup starts the real server with env (on top of the defaults; BASE_URL and ADDR are
 // the test server's), with the providers that configuration enables.
-func setup(t *testing.T, env map[string]string) bundle {
+func setup(t testing.TB, env map[string]string) bundle {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
