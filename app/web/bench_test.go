@@ -1,0 +1,191 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/checkup-dev/checkup/app/auth/authtest"
+	"github.com/checkup-dev/checkup/app/config"
+	"github.com/checkup-dev/checkup/app/report/reporttest"
+	"github.com/checkup-dev/checkup/app/web"
+	"github.com/checkup-dev/checkup/db/dbtest"
+)
+
+// pollers is the number of browsers polling at once in the progress benchmarks.
+const pollers = 200
+
+// benchServer is the real server on its own database, with one signed-in user, behind
+// a real HTTP listener on loopback.
+type benchServer struct {
+	pool   *pgxpool.Pool
+	url    string
+	cookie *http.Cookie
+	owner  int64
+	client *http.Client
+}
+
+func newBenchServer(b *testing.B) benchServer {
+	b.Helper()
+	pool, _ := dbtest.Isolated(b)
+	cfg, _, err := config.Load(func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(web.New(web.Deps{Config: cfg, Pool: pool, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}).Handler())
+	b.Cleanup(srv.Close)
+	sess := authtest.NewSession(b, pool, "bench-"+uuid.NewString()+"@example.com")
+	transport := &http.Transport{MaxIdleConns: pollers, MaxIdleConnsPerHost: pollers}
+	b.Cleanup(transport.CloseIdleConnections)
+	return benchServer{pool: pool, url: srv.URL, cookie: sess.Cookie, owner: sess.User.ID, client: &http.Client{Transport: transport}}
+}
+
+// get requests path as the signed-in user, as htmx when fragment is set, and returns
+// how long the whole response took.
+func (s benchServer) get(b *testing.B, path string, fragment bool) {
+	req, err := http.NewRequest(http.MethodGet, s.url+path, nil)
+	if err != nil {
+		b.Error(err)
+		return
+	}
+	req.AddCookie(s.cookie)
+	if fragment {
+		req.Header.Set("HX-Request", "true")
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		b.Error(err)
+		return
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b.Errorf("GET %s: %d", path, resp.StatusCode)
+	}
+}
+
+// BenchmarkProgressFragmentPaced offers the progress fragment 3,000 requests a second
+// from 200 pollers (each paced, staggered) and reports the rate achieved and the
+// latency percentiles. Latency counts from when a request was due, so a server that
+// falls behind shows it (no coordinated omission).
+func BenchmarkProgressFragmentPaced(b *testing.B) {
+	s := newBenchServer(b)
+	path := "/tasks/" + reporttest.Insert(b, s.pool, s.owner, reporttest.Task{Status: "running"}).ID.String() + "/progress"
+	s.get(b, path, true)
+	const rate = 3000
+	interval := time.Second * pollers / rate
+	perPoller := max(1, b.N/pollers)
+	latencies := make([][]time.Duration, pollers)
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for p := range pollers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			due := start.Add(interval * time.Duration(p) / pollers)
+			for range perPoller {
+				time.Sleep(time.Until(due))
+				s.get(b, path, true)
+				latencies[p] = append(latencies[p], time.Since(due))
+				due = due.Add(interval)
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	reportLatencies(b, slices.Concat(latencies...), elapsed)
+}
+
+// BenchmarkProgressFragmentMax is the capacity: 200 pollers each sending the next
+// request as soon as the last one is answered.
+func BenchmarkProgressFragmentMax(b *testing.B) {
+	s := newBenchServer(b)
+	path := "/tasks/" + reporttest.Insert(b, s.pool, s.owner, reporttest.Task{Status: "running"}).ID.String() + "/progress"
+	s.get(b, path, true)
+	perPoller := max(1, b.N/pollers)
+	latencies := make([][]time.Duration, pollers)
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for p := range pollers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range perPoller {
+				t0 := time.Now()
+				s.get(b, path, true)
+				latencies[p] = append(latencies[p], time.Since(t0))
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	reportLatencies(b, slices.Concat(latencies...), elapsed)
+}
+
+// BenchmarkTaskList10k is the task list of an owner with 10,000 tasks: the first page
+// and a page deep in the list (keyset pagination keeps both one index range scan).
+func BenchmarkTaskList10k(b *testing.B) {
+	s := newBenchServer(b)
+	ctx := context.Background()
+	if _, err := s.pool.Exec(ctx, `INSERT INTO analysis_task (owner_user_id, title, status, stage, progress_done,
+			progress_total, finished_at, created_at, conversation_count, isolated, source_filename)
+		SELECT $1, 'Diagnosis ' || i, CASE WHEN i % 500 = 0 THEN 'running' ELSE 'completed' END, 'diagnose', 40, 100,
+			CASE WHEN i % 500 = 0 THEN NULL ELSE now() END, now() - i * interval '1 minute', 100 + i % 50, i % 3, 'export.jsonl'
+		FROM generate_series(1, 10000) i`, s.owner); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `ANALYZE analysis_task`); err != nil {
+		b.Fatal(err)
+	}
+	var deepCreated time.Time
+	var deepID uuid.UUID
+	if err := s.pool.QueryRow(ctx, `SELECT created_at, id FROM analysis_task WHERE owner_user_id = $1 AND title = 'Diagnosis 9000'`,
+		s.owner).Scan(&deepCreated, &deepID); err != nil {
+		b.Fatal(err)
+	}
+	deep := fmt.Sprintf("/tasks?before=%d_%s", deepCreated.UnixMicro(), deepID)
+	paths := []string{"/tasks", deep}
+	s.get(b, paths[0], false)
+	latencies := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	start := time.Now()
+	for i := range b.N {
+		t0 := time.Now()
+		s.get(b, paths[i%2], false)
+		latencies = append(latencies, time.Since(t0))
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	reportLatencies(b, latencies, elapsed)
+}
+
+// reportLatencies adds the achieved request rate and latency percentiles to the
+// benchmark's output.
+func reportLatencies(b *testing.B, lat []time.Duration, elapsed time.Duration) {
+	b.Helper()
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(float64(len(lat))*p))]) / float64(time.Millisecond)
+	}
+	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "req/s")
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(0, "ns/op")
+}

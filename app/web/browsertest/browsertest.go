@@ -1,0 +1,102 @@
+// Package browsertest drives a real headless Chromium from Go tests with chromedp.
+// Chromium is found at CHROMIUM_PATH, else as chromium, chromium-browser,
+// google-chrome or /usr/bin/chromium. In CI (CI=true) a missing Chromium fails the
+// test, since CI installs it; on a developer's machine the test is skipped with a
+// sentence saying what to install.
+package browsertest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Find returns the path of the Chromium binary, or "" when there is none.
+func Find() string {
+	if p := os.Getenv("CHROMIUM_PATH"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "/usr/bin/chromium"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// Start launches a headless Chromium with a fresh profile and returns a browser tab's
+// context, bounded by timeout. The browser is stopped when the test ends.
+func Start(tb testing.TB, timeout time.Duration) context.Context {
+	tb.Helper()
+	path := Find()
+	if path == "" {
+		const msg = "browsertest: Chromium not found; install it (Debian: apt-get install chromium) or set CHROMIUM_PATH"
+		if os.Getenv("CI") == "true" {
+			tb.Fatal(msg)
+		}
+		tb.Skip(msg)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(tb.TempDir()),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.WindowSize(1280, 900),
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithLogf(tb.Logf))
+	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
+	tb.Cleanup(func() {
+		cancelTimeout()
+		cancelTab()
+		cancelAlloc()
+	})
+	if err := chromedp.Do(ctx); err != nil {
+		tb.Fatalf("browsertest: start %s: %v", path, err)
+	}
+	return ctx
+}
+
+// ArtifactsDir is where tests write screenshots: TEST_ARTIFACTS_DIR when set (CI
+// uploads it), else a directory kept after the test under the system's temp dir.
+func ArtifactsDir(tb testing.TB) string {
+	tb.Helper()
+	dir := os.Getenv("TEST_ARTIFACTS_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "checkup-test-artifacts")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatalf("browsertest: artifacts dir: %v", err)
+	}
+	return dir
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// Screenshot saves a full-page PNG of the tab as <test name>-<name>.png in
+// ArtifactsDir and returns its path.
+func Screenshot(tb testing.TB, ctx context.Context, name string) string {
+	tb.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	if err != nil {
+		tb.Fatalf("browsertest: screenshot %s: %v", name, err)
+	}
+	path := filepath.Join(ArtifactsDir(tb), unsafeName.ReplaceAllString(tb.Name()+"-"+name, "_")+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		tb.Fatalf("browsertest: screenshot %s: %v", name, err)
+	}
+	tb.Logf("screenshot: %s", path)
+	return path
+}
