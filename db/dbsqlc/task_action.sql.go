@@ -12,6 +12,103 @@ import (
 	"github.com/google/uuid"
 )
 
+const clearTaskActionRanks = `-- name: ClearTaskActionRanks :execrows
+UPDATE task_action SET rank = NULL
+WHERE task_id = $1 AND owner_user_id = $2 AND rank IS NOT NULL
+`
+
+type ClearTaskActionRanksParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+// Clears the ranks before they are given again, so the unique rank index never sees
+// two rows with one rank in between.
+func (q *Queries) ClearTaskActionRanks(ctx context.Context, db DBTX, arg ClearTaskActionRanksParams) (int64, error) {
+	result, err := db.Exec(ctx, clearTaskActionRanks, arg.TaskID, arg.OwnerUserID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const insertTaskAction = `-- name: InsertTaskAction :exec
+INSERT INTO task_action (task_id, owner_user_id, candidate_index, cluster_idx, status, action, error)
+SELECT t.id, t.owner_user_id, $1, $2, $3, $4::jsonb, $5
+FROM analysis_task t
+WHERE t.id = $6 AND t.owner_user_id = $7
+`
+
+type InsertTaskActionParams struct {
+	CandidateIndex int32
+	ClusterIdx     int32
+	Status         string
+	Action         json.RawMessage
+	Error          string
+	TaskID         uuid.UUID
+	OwnerUserID    int64
+}
+
+// One candidate's Action (status done) or its failure (status failed, with the error):
+// the candidate's checkpoint. Ranks are given when every candidate has settled.
+func (q *Queries) InsertTaskAction(ctx context.Context, db DBTX, arg InsertTaskActionParams) error {
+	_, err := db.Exec(ctx, insertTaskAction,
+		arg.CandidateIndex,
+		arg.ClusterIdx,
+		arg.Status,
+		arg.Action,
+		arg.Error,
+		arg.TaskID,
+		arg.OwnerUserID,
+	)
+	return err
+}
+
+const listActionCheckpoints = `-- name: ListActionCheckpoints :many
+SELECT candidate_index, cluster_idx, status, error
+FROM task_action
+WHERE task_id = $1 AND owner_user_id = $2
+ORDER BY candidate_index
+`
+
+type ListActionCheckpointsParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+type ListActionCheckpointsRow struct {
+	CandidateIndex int32
+	ClusterIdx     int32
+	Status         string
+	Error          string
+}
+
+// The candidates whose Action is stored, in candidate order.
+func (q *Queries) ListActionCheckpoints(ctx context.Context, db DBTX, arg ListActionCheckpointsParams) ([]ListActionCheckpointsRow, error) {
+	rows, err := db.Query(ctx, listActionCheckpoints, arg.TaskID, arg.OwnerUserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListActionCheckpointsRow
+	for rows.Next() {
+		var i ListActionCheckpointsRow
+		if err := rows.Scan(
+			&i.CandidateIndex,
+			&i.ClusterIdx,
+			&i.Status,
+			&i.Error,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listTaskActions = `-- name: ListTaskActions :many
 SELECT a.task_id, a.owner_user_id, a.candidate_index, a.cluster_idx, a.status, a.rank, a.action, a.error, c.type AS cluster_type, c.title AS cluster_title, c.category AS cluster_category,
        cardinality(c.conversation_seqs)::int AS cluster_size, c.prevalence, c.severity AS cluster_severity,
@@ -84,4 +181,32 @@ func (q *Queries) ListTaskActions(ctx context.Context, db DBTX, arg ListTaskActi
 		return nil, err
 	}
 	return items, nil
+}
+
+const setTaskActionRanks = `-- name: SetTaskActionRanks :execrows
+UPDATE task_action a
+SET rank = v.rank
+FROM (SELECT unnest($3::int[]) AS candidate_index, unnest($4::int[]) AS rank) AS v
+WHERE a.task_id = $1 AND a.owner_user_id = $2 AND a.candidate_index = v.candidate_index
+`
+
+type SetTaskActionRanksParams struct {
+	TaskID           uuid.UUID
+	OwnerUserID      int64
+	CandidateIndexes []int32
+	Ranks            []int32
+}
+
+// Gives the written Actions their ranks, one array element per candidate.
+func (q *Queries) SetTaskActionRanks(ctx context.Context, db DBTX, arg SetTaskActionRanksParams) (int64, error) {
+	result, err := db.Exec(ctx, setTaskActionRanks,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.CandidateIndexes,
+		arg.Ranks,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

@@ -7,9 +7,35 @@ package dbsqlc
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/google/uuid"
 )
+
+const insertTaskClusters = `-- name: InsertTaskClusters :exec
+INSERT INTO task_cluster (task_id, owner_user_id, idx, type, category, title, conversation_seqs,
+                          finding_count, prevalence, severity, confidence, priority_score, priority_parts)
+SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.value ->> 'category',
+       c.value ->> 'title',
+       ARRAY(SELECT s::int FROM jsonb_array_elements_text(c.value -> 'conversation_seqs') AS s),
+       (c.value ->> 'finding_count')::int, (c.value ->> 'prevalence')::real,
+       (c.value ->> 'severity')::real, (c.value ->> 'confidence')::real,
+       (c.value ->> 'priority_score')::real, c.value -> 'priority_parts'
+FROM analysis_task t, jsonb_array_elements($1::jsonb) AS c(value)
+WHERE t.id = $2 AND t.owner_user_id = $3
+`
+
+type InsertTaskClustersParams struct {
+	Clusters    json.RawMessage
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+// A task's issue clusters, from a JSON array of rows (see pipeline.clusterRow).
+func (q *Queries) InsertTaskClusters(ctx context.Context, db DBTX, arg InsertTaskClustersParams) error {
+	_, err := db.Exec(ctx, insertTaskClusters, arg.Clusters, arg.TaskID, arg.OwnerUserID)
+	return err
+}
 
 const listTaskClusters = `-- name: ListTaskClusters :many
 SELECT task_id, owner_user_id, idx, type, category, title, conversation_seqs, finding_count, prevalence, severity, confidence, priority_score, priority_parts FROM task_cluster

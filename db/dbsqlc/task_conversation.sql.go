@@ -7,9 +7,78 @@ package dbsqlc
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/google/uuid"
 )
+
+const countConversationDiagnoses = `-- name: CountConversationDiagnoses :one
+SELECT count(*) FILTER (WHERE selected)::int AS selected,
+       count(*) FILTER (WHERE selected AND diagnosis_status = 'done')::int AS done,
+       count(*) FILTER (WHERE selected AND diagnosis_status = 'isolated')::int AS isolated
+FROM task_conversation
+WHERE task_id = $1 AND owner_user_id = $2
+`
+
+type CountConversationDiagnosesParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+type CountConversationDiagnosesRow struct {
+	Selected int32
+	Done     int32
+	Isolated int32
+}
+
+// How far diagnosis got: conversations selected, and how many of them are diagnosed
+// or isolated.
+func (q *Queries) CountConversationDiagnoses(ctx context.Context, db DBTX, arg CountConversationDiagnosesParams) (CountConversationDiagnosesRow, error) {
+	row := db.QueryRow(ctx, countConversationDiagnoses, arg.TaskID, arg.OwnerUserID)
+	var i CountConversationDiagnosesRow
+	err := row.Scan(&i.Selected, &i.Done, &i.Isolated)
+	return i, err
+}
+
+const firstConversationError = `-- name: FirstConversationError :many
+SELECT external_id, diagnosis_error
+FROM task_conversation
+WHERE task_id = $1 AND owner_user_id = $2 AND diagnosis_status = 'isolated'
+ORDER BY seq
+LIMIT 1
+`
+
+type FirstConversationErrorParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+type FirstConversationErrorRow struct {
+	ExternalID     string
+	DiagnosisError string
+}
+
+// The first isolated conversation's error, for the reason of a task nothing of which
+// could be diagnosed.
+func (q *Queries) FirstConversationError(ctx context.Context, db DBTX, arg FirstConversationErrorParams) ([]FirstConversationErrorRow, error) {
+	rows, err := db.Query(ctx, firstConversationError, arg.TaskID, arg.OwnerUserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []FirstConversationErrorRow
+	for rows.Next() {
+		var i FirstConversationErrorRow
+		if err := rows.Scan(&i.ExternalID, &i.DiagnosisError); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
 
 const getTaskConversation = `-- name: GetTaskConversation :one
 SELECT task_id, owner_user_id, seq, external_id, messages, metadata, message_count, content_hash, qc_status, qc_reason, risk_flags, selected, diagnosis, diagnosis_status, diagnosis_pass, diagnosis_error, diagnosed_at FROM task_conversation
@@ -45,4 +114,212 @@ func (q *Queries) GetTaskConversation(ctx context.Context, db DBTX, arg GetTaskC
 		&i.DiagnosedAt,
 	)
 	return i, err
+}
+
+const listConversationsAfter = `-- name: ListConversationsAfter :many
+
+SELECT seq, external_id, messages
+FROM task_conversation
+WHERE task_id = $1 AND owner_user_id = $2 AND seq > $3
+  AND (NOT $4::boolean OR qc_status = 'kept')
+ORDER BY seq
+LIMIT $5
+`
+
+type ListConversationsAfterParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	AfterSeq    int32
+	KeptOnly    bool
+	MaxRows     int32
+}
+
+type ListConversationsAfterRow struct {
+	Seq        int32
+	ExternalID string
+	Messages   json.RawMessage
+}
+
+// The pipeline's reads and writes of a task's conversations. Writes run inside the
+// lease's transaction (lease.InTx), whose first statement is the fenced touch of the
+// task row, so a worker that lost its lease writes nothing.
+// One page of the task's conversations in upload order, after seq @after_seq, for the
+// quality checks (every conversation) or risk screening (@kept_only).
+func (q *Queries) ListConversationsAfter(ctx context.Context, db DBTX, arg ListConversationsAfterParams) ([]ListConversationsAfterRow, error) {
+	rows, err := db.Query(ctx, listConversationsAfter,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.AfterSeq,
+		arg.KeptOnly,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListConversationsAfterRow
+	for rows.Next() {
+		var i ListConversationsAfterRow
+		if err := rows.Scan(&i.Seq, &i.ExternalID, &i.Messages); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listConversationsToDiagnose = `-- name: ListConversationsToDiagnose :many
+SELECT seq, external_id, messages
+FROM task_conversation
+WHERE task_id = $1 AND owner_user_id = $2 AND seq > $3
+  AND selected AND diagnosis_status = 'pending'
+ORDER BY seq
+LIMIT $4
+`
+
+type ListConversationsToDiagnoseParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	AfterSeq    int32
+	MaxRows     int32
+}
+
+type ListConversationsToDiagnoseRow struct {
+	Seq        int32
+	ExternalID string
+	Messages   json.RawMessage
+}
+
+// One page of the conversations selected for diagnosis and not finished yet, in upload
+// order: a resumed task skips those an earlier attempt diagnosed or isolated.
+func (q *Queries) ListConversationsToDiagnose(ctx context.Context, db DBTX, arg ListConversationsToDiagnoseParams) ([]ListConversationsToDiagnoseRow, error) {
+	rows, err := db.Query(ctx, listConversationsToDiagnose,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.AfterSeq,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListConversationsToDiagnoseRow
+	for rows.Next() {
+		var i ListConversationsToDiagnoseRow
+		if err := rows.Scan(&i.Seq, &i.ExternalID, &i.Messages); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const selectConversations = `-- name: SelectConversations :execrows
+UPDATE task_conversation c
+SET selected = true, diagnosis_status = 'pending'
+FROM (SELECT unnest($3::int[]) AS seq) AS v
+WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq = v.seq
+`
+
+type SelectConversationsParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Seqs        []int32
+}
+
+// Selects the conversations to diagnose: pending again, the rest stays skipped.
+func (q *Queries) SelectConversations(ctx context.Context, db DBTX, arg SelectConversationsParams) (int64, error) {
+	result, err := db.Exec(ctx, selectConversations, arg.TaskID, arg.OwnerUserID, arg.Seqs)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const setConversationQuality = `-- name: SetConversationQuality :execrows
+UPDATE task_conversation c
+SET qc_status = v.qc_status, qc_reason = v.qc_reason, content_hash = v.content_hash
+FROM (SELECT unnest($3::int[]) AS seq, unnest($4::text[]) AS qc_status,
+             unnest($5::text[]) AS qc_reason, unnest($6::bytea[]) AS content_hash) AS v
+WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq = v.seq
+`
+
+type SetConversationQualityParams struct {
+	TaskID        uuid.UUID
+	OwnerUserID   int64
+	Seqs          []int32
+	QcStatuses    []string
+	QcReasons     []string
+	ContentHashes [][]byte
+}
+
+// The quality verdicts of a batch of conversations, one array element per conversation.
+func (q *Queries) SetConversationQuality(ctx context.Context, db DBTX, arg SetConversationQualityParams) (int64, error) {
+	result, err := db.Exec(ctx, setConversationQuality,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.Seqs,
+		arg.QcStatuses,
+		arg.QcReasons,
+		arg.ContentHashes,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const setConversationRiskFlags = `-- name: SetConversationRiskFlags :execrows
+UPDATE task_conversation c
+SET risk_flags = v.flags::jsonb
+FROM (SELECT unnest($3::int[]) AS seq, unnest($4::text[]) AS flags) AS v
+WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq = v.seq
+`
+
+type SetConversationRiskFlagsParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Seqs        []int32
+	Flags       []string
+}
+
+// The risk flags of a batch of conversations; each element of @flags is a JSON array.
+func (q *Queries) SetConversationRiskFlags(ctx context.Context, db DBTX, arg SetConversationRiskFlagsParams) (int64, error) {
+	result, err := db.Exec(ctx, setConversationRiskFlags,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.Seqs,
+		arg.Flags,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const skipAllConversations = `-- name: SkipAllConversations :execrows
+UPDATE task_conversation
+SET selected = false, diagnosis_status = 'skipped'
+WHERE task_id = $1 AND owner_user_id = $2
+`
+
+type SkipAllConversationsParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+// The first half of recording the diagnosis sample: nothing selected, everything
+// skipped. SelectConversations then selects the sample, in the same transaction.
+func (q *Queries) SkipAllConversations(ctx context.Context, db DBTX, arg SkipAllConversationsParams) (int64, error) {
+	result, err := db.Exec(ctx, skipAllConversations, arg.TaskID, arg.OwnerUserID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

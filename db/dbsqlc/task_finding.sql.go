@@ -12,6 +12,96 @@ import (
 	"github.com/google/uuid"
 )
 
+const insertConversationFindings = `-- name: InsertConversationFindings :exec
+INSERT INTO task_finding (task_id, owner_user_id, conversation_seq, idx, type, category, title,
+                          description, severity, confidence, priority_score, evidence)
+SELECT t.id, t.owner_user_id, $1::int, (f.ord - 1)::int, f.value ->> 'type', f.value ->> 'category',
+       f.value ->> 'title', coalesce(f.value ->> 'description', ''), (f.value ->> 'severity')::int,
+       (f.value ->> 'confidence')::real, (f.value ->> 'priorityScore')::real,
+       coalesce(f.value -> 'evidence', '[]'::jsonb)
+FROM analysis_task t, jsonb_array_elements($2::jsonb) WITH ORDINALITY AS f(value, ord)
+WHERE t.id = $3 AND t.owner_user_id = $4
+`
+
+type InsertConversationFindingsParams struct {
+	Seq         int32
+	Findings    json.RawMessage
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+// A diagnosed conversation's findings, from the JSON array of its diagnosis (each
+// element an analyzer.Finding, evidence marked verified); idx is the position.
+func (q *Queries) InsertConversationFindings(ctx context.Context, db DBTX, arg InsertConversationFindingsParams) error {
+	_, err := db.Exec(ctx, insertConversationFindings,
+		arg.Seq,
+		arg.Findings,
+		arg.TaskID,
+		arg.OwnerUserID,
+	)
+	return err
+}
+
+const listClusterExamples = `-- name: ListClusterExamples :many
+SELECT f.conversation_seq, c.external_id, f.idx, f.title, f.description, f.evidence
+FROM task_finding f
+JOIN task_conversation c
+  ON c.task_id = f.task_id AND c.owner_user_id = f.owner_user_id AND c.seq = f.conversation_seq
+WHERE f.task_id = $1 AND f.owner_user_id = $2 AND f.cluster_idx = $3
+ORDER BY (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC, f.conversation_seq, f.idx
+LIMIT $4
+`
+
+type ListClusterExamplesParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	ClusterIdx  *int32
+	MaxRows     int32
+}
+
+type ListClusterExamplesRow struct {
+	ConversationSeq int32
+	ExternalID      string
+	Idx             int32
+	Title           string
+	Description     string
+	Evidence        json.RawMessage
+}
+
+// The findings a cluster's Action is written from: at most @max_rows, those with a
+// verified quote first, then the most urgent, with their conversation's external id.
+func (q *Queries) ListClusterExamples(ctx context.Context, db DBTX, arg ListClusterExamplesParams) ([]ListClusterExamplesRow, error) {
+	rows, err := db.Query(ctx, listClusterExamples,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.ClusterIdx,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListClusterExamplesRow
+	for rows.Next() {
+		var i ListClusterExamplesRow
+		if err := rows.Scan(
+			&i.ConversationSeq,
+			&i.ExternalID,
+			&i.Idx,
+			&i.Title,
+			&i.Description,
+			&i.Evidence,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listConversationFindings = `-- name: ListConversationFindings :many
 SELECT task_id, owner_user_id, conversation_seq, idx, type, category, title, description, severity, confidence, priority_score, evidence, cluster_idx FROM task_finding
 WHERE task_id = $1 AND owner_user_id = $2 AND conversation_seq = $3
@@ -47,6 +137,60 @@ func (q *Queries) ListConversationFindings(ctx context.Context, db DBTX, arg Lis
 			&i.PriorityScore,
 			&i.Evidence,
 			&i.ClusterIdx,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listFindingsForClustering = `-- name: ListFindingsForClustering :many
+SELECT f.conversation_seq, f.idx, f.type, f.category, f.title, f.severity, f.confidence
+FROM task_finding f
+JOIN task_conversation c
+  ON c.task_id = f.task_id AND c.owner_user_id = f.owner_user_id AND c.seq = f.conversation_seq
+WHERE f.task_id = $1 AND f.owner_user_id = $2 AND c.diagnosis_status = 'done'
+ORDER BY f.conversation_seq, f.idx
+`
+
+type ListFindingsForClusteringParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+type ListFindingsForClusteringRow struct {
+	ConversationSeq int32
+	Idx             int32
+	Type            string
+	Category        string
+	Title           string
+	Severity        int32
+	Confidence      float32
+}
+
+// What clustering reads of every finding of the diagnosed conversations, in a stable
+// order: no descriptions or evidence, so a large task stays small in memory.
+func (q *Queries) ListFindingsForClustering(ctx context.Context, db DBTX, arg ListFindingsForClusteringParams) ([]ListFindingsForClusteringRow, error) {
+	rows, err := db.Query(ctx, listFindingsForClustering, arg.TaskID, arg.OwnerUserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListFindingsForClusteringRow
+	for rows.Next() {
+		var i ListFindingsForClusteringRow
+		if err := rows.Scan(
+			&i.ConversationSeq,
+			&i.Idx,
+			&i.Type,
+			&i.Category,
+			&i.Title,
+			&i.Severity,
+			&i.Confidence,
 		); err != nil {
 			return nil, err
 		}
@@ -122,4 +266,36 @@ func (q *Queries) ListTaskFindings(ctx context.Context, db DBTX, arg ListTaskFin
 		return nil, err
 	}
 	return items, nil
+}
+
+const setFindingClusters = `-- name: SetFindingClusters :execrows
+UPDATE task_finding f
+SET cluster_idx = v.cluster_idx
+FROM (SELECT unnest($3::int[]) AS seq, unnest($4::int[]) AS idx,
+             unnest($5::int[]) AS cluster_idx) AS v
+WHERE f.task_id = $1 AND f.owner_user_id = $2
+  AND f.conversation_seq = v.seq AND f.idx = v.idx
+`
+
+type SetFindingClustersParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Seqs        []int32
+	Idxs        []int32
+	ClusterIdxs []int32
+}
+
+// Assigns a batch of findings to their clusters.
+func (q *Queries) SetFindingClusters(ctx context.Context, db DBTX, arg SetFindingClustersParams) (int64, error) {
+	result, err := db.Exec(ctx, setFindingClusters,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.Seqs,
+		arg.Idxs,
+		arg.ClusterIdxs,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

@@ -11,6 +11,40 @@ import (
 	"github.com/google/uuid"
 )
 
+const addTaskUsage = `-- name: AddTaskUsage :exec
+INSERT INTO task_usage AS u (task_id, owner_user_id, stage, calls, prompt_tokens, completion_tokens)
+SELECT t.id, t.owner_user_id, $1, $2, $3, $4
+FROM analysis_task t
+WHERE t.id = $5 AND t.owner_user_id = $6
+ON CONFLICT (task_id, stage) DO UPDATE
+SET calls = u.calls + excluded.calls,
+    prompt_tokens = u.prompt_tokens + excluded.prompt_tokens,
+    completion_tokens = u.completion_tokens + excluded.completion_tokens
+WHERE u.owner_user_id = excluded.owner_user_id
+`
+
+type AddTaskUsageParams struct {
+	Stage            string
+	Calls            int32
+	PromptTokens     int64
+	CompletionTokens int64
+	TaskID           uuid.UUID
+	OwnerUserID      int64
+}
+
+// Adds one unit's model spend to its stage's row.
+func (q *Queries) AddTaskUsage(ctx context.Context, db DBTX, arg AddTaskUsageParams) error {
+	_, err := db.Exec(ctx, addTaskUsage,
+		arg.Stage,
+		arg.Calls,
+		arg.PromptTokens,
+		arg.CompletionTokens,
+		arg.TaskID,
+		arg.OwnerUserID,
+	)
+	return err
+}
+
 const listTaskUsage = `-- name: ListTaskUsage :many
 SELECT task_id, owner_user_id, stage, calls, prompt_tokens, completion_tokens FROM task_usage
 WHERE task_id = $1 AND owner_user_id = $2

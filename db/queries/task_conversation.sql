@@ -1,3 +1,74 @@
 -- name: GetTaskConversation :one
 SELECT * FROM task_conversation
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq = @seq;
+
+-- The pipeline's reads and writes of a task's conversations. Writes run inside the
+-- lease's transaction (lease.InTx), whose first statement is the fenced touch of the
+-- task row, so a worker that lost its lease writes nothing.
+
+-- name: ListConversationsAfter :many
+-- One page of the task's conversations in upload order, after seq @after_seq, for the
+-- quality checks (every conversation) or risk screening (@kept_only).
+SELECT seq, external_id, messages
+FROM task_conversation
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq > @after_seq
+  AND (NOT @kept_only::boolean OR qc_status = 'kept')
+ORDER BY seq
+LIMIT @max_rows;
+
+-- name: ListConversationsToDiagnose :many
+-- One page of the conversations selected for diagnosis and not finished yet, in upload
+-- order: a resumed task skips those an earlier attempt diagnosed or isolated.
+SELECT seq, external_id, messages
+FROM task_conversation
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq > @after_seq
+  AND selected AND diagnosis_status = 'pending'
+ORDER BY seq
+LIMIT @max_rows;
+
+-- name: CountConversationDiagnoses :one
+-- How far diagnosis got: conversations selected, and how many of them are diagnosed
+-- or isolated.
+SELECT count(*) FILTER (WHERE selected)::int AS selected,
+       count(*) FILTER (WHERE selected AND diagnosis_status = 'done')::int AS done,
+       count(*) FILTER (WHERE selected AND diagnosis_status = 'isolated')::int AS isolated
+FROM task_conversation
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id;
+
+-- name: FirstConversationError :many
+-- The first isolated conversation's error, for the reason of a task nothing of which
+-- could be diagnosed.
+SELECT external_id, diagnosis_error
+FROM task_conversation
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND diagnosis_status = 'isolated'
+ORDER BY seq
+LIMIT 1;
+
+-- name: SetConversationQuality :execrows
+-- The quality verdicts of a batch of conversations, one array element per conversation.
+UPDATE task_conversation c
+SET qc_status = v.qc_status, qc_reason = v.qc_reason, content_hash = v.content_hash
+FROM (SELECT unnest(@seqs::int[]) AS seq, unnest(@qc_statuses::text[]) AS qc_status,
+             unnest(@qc_reasons::text[]) AS qc_reason, unnest(@content_hashes::bytea[]) AS content_hash) AS v
+WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = v.seq;
+
+-- name: SetConversationRiskFlags :execrows
+-- The risk flags of a batch of conversations; each element of @flags is a JSON array.
+UPDATE task_conversation c
+SET risk_flags = v.flags::jsonb
+FROM (SELECT unnest(@seqs::int[]) AS seq, unnest(@flags::text[]) AS flags) AS v
+WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = v.seq;
+
+-- name: SkipAllConversations :execrows
+-- The first half of recording the diagnosis sample: nothing selected, everything
+-- skipped. SelectConversations then selects the sample, in the same transaction.
+UPDATE task_conversation
+SET selected = false, diagnosis_status = 'skipped'
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id;
+
+-- name: SelectConversations :execrows
+-- Selects the conversations to diagnose: pending again, the rest stays skipped.
+UPDATE task_conversation c
+SET selected = true, diagnosis_status = 'pending'
+FROM (SELECT unnest(@seqs::int[]) AS seq) AS v
+WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = v.seq;

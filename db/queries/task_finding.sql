@@ -10,3 +10,45 @@ ORDER BY f.conversation_seq, f.idx;
 SELECT * FROM task_finding
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND conversation_seq = @seq
 ORDER BY idx;
+
+-- name: InsertConversationFindings :exec
+-- A diagnosed conversation's findings, from the JSON array of its diagnosis (each
+-- element an analyzer.Finding, evidence marked verified); idx is the position.
+INSERT INTO task_finding (task_id, owner_user_id, conversation_seq, idx, type, category, title,
+                          description, severity, confidence, priority_score, evidence)
+SELECT t.id, t.owner_user_id, @seq::int, (f.ord - 1)::int, f.value ->> 'type', f.value ->> 'category',
+       f.value ->> 'title', coalesce(f.value ->> 'description', ''), (f.value ->> 'severity')::int,
+       (f.value ->> 'confidence')::real, (f.value ->> 'priorityScore')::real,
+       coalesce(f.value -> 'evidence', '[]'::jsonb)
+FROM analysis_task t, jsonb_array_elements(@findings::jsonb) WITH ORDINALITY AS f(value, ord)
+WHERE t.id = @task_id AND t.owner_user_id = @owner_user_id;
+
+-- name: ListFindingsForClustering :many
+-- What clustering reads of every finding of the diagnosed conversations, in a stable
+-- order: no descriptions or evidence, so a large task stays small in memory.
+SELECT f.conversation_seq, f.idx, f.type, f.category, f.title, f.severity, f.confidence
+FROM task_finding f
+JOIN task_conversation c
+  ON c.task_id = f.task_id AND c.owner_user_id = f.owner_user_id AND c.seq = f.conversation_seq
+WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id AND c.diagnosis_status = 'done'
+ORDER BY f.conversation_seq, f.idx;
+
+-- name: SetFindingClusters :execrows
+-- Assigns a batch of findings to their clusters.
+UPDATE task_finding f
+SET cluster_idx = v.cluster_idx
+FROM (SELECT unnest(@seqs::int[]) AS seq, unnest(@idxs::int[]) AS idx,
+             unnest(@cluster_idxs::int[]) AS cluster_idx) AS v
+WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id
+  AND f.conversation_seq = v.seq AND f.idx = v.idx;
+
+-- name: ListClusterExamples :many
+-- The findings a cluster's Action is written from: at most @max_rows, those with a
+-- verified quote first, then the most urgent, with their conversation's external id.
+SELECT f.conversation_seq, c.external_id, f.idx, f.title, f.description, f.evidence
+FROM task_finding f
+JOIN task_conversation c
+  ON c.task_id = f.task_id AND c.owner_user_id = f.owner_user_id AND c.seq = f.conversation_seq
+WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id AND f.cluster_idx = @cluster_idx
+ORDER BY (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC, f.conversation_seq, f.idx
+LIMIT @max_rows;

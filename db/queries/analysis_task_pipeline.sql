@@ -1,0 +1,36 @@
+-- The diagnosis pipeline's writes to its task row. Each runs inside the lease's
+-- transaction, after its fenced touch has locked the row, and is fenced again itself:
+-- a worker that lost its lease changes nothing. None touches heartbeat_at; the
+-- transaction's touch did.
+
+-- name: SetTaskRunConfig :execrows
+-- The analyzer and limits this run works with (pipeline.TaskConfig).
+UPDATE analysis_task SET config = @config
+WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
+
+-- name: SetTaskFunnel :execrows
+UPDATE analysis_task SET funnel = @funnel
+WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
+
+-- name: SetTaskRiskSummary :execrows
+UPDATE analysis_task SET risk_summary = @risk_summary
+WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
+
+-- name: SetTaskStage :execrows
+-- The stage and its progress, written with the checkpoint that reached it.
+UPDATE analysis_task
+SET stage = @stage, progress_done = @progress_done, progress_total = @progress_total
+WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
+
+-- name: CountTaskUnit :execrows
+-- One finished unit: the stage's progress, the task's model spend and, for a
+-- diagnosis, how its answer became valid (or that it was isolated).
+UPDATE analysis_task
+SET progress_done = progress_done + 1,
+    llm_calls = llm_calls + @calls,
+    prompt_tokens = prompt_tokens + @prompt_tokens,
+    completion_tokens = completion_tokens + @completion_tokens,
+    first_pass_valid = first_pass_valid + @first_pass_valid,
+    repaired = repaired + @repaired,
+    isolated = isolated + @isolated
+WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
