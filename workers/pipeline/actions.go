@@ -1,0 +1,68 @@
+package pipeline
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/checkup-dev/checkup/workers/analyzer"
+)
+
+// MaxActionCandidates is how many ACTION clusters get an Action: the ones with the
+// highest priorityScore. RISK clusters are not limited.
+const MaxActionCandidates = 10
+
+// SelectCandidates chooses the clusters that get an Action (DESIGN.md §5 step 6): all
+// RISK clusters, then, separately, the MaxActionCandidates ACTION clusters with the
+// highest priorityScore — each kind ranked in its own pool, so a RISK cluster never
+// takes an ACTION cluster's place. Within a pool the order is priorityScore, then
+// conversations covered, then cluster index, lowest first, so equal scores always come
+// out in the same order. A candidate's position in the result is its candidate index,
+// which its Action keeps whatever order the calls finish in. It is a pure function.
+func SelectCandidates(clusters []Cluster) []Cluster {
+	var risks, actions []Cluster
+	for _, c := range clusters {
+		switch c.Type {
+		case analyzer.TypeRisk:
+			risks = append(risks, c)
+		case analyzer.TypeAction:
+			actions = append(actions, c)
+		}
+	}
+	byPriority := func(a, b Cluster) int {
+		return cmp.Or(
+			cmp.Compare(b.PriorityScore, a.PriorityScore),
+			cmp.Compare(b.Conversations(), a.Conversations()),
+			cmp.Compare(a.Idx, b.Idx),
+		)
+	}
+	slices.SortFunc(risks, byPriority)
+	slices.SortFunc(actions, byPriority)
+	return append(risks, actions[:min(len(actions), MaxActionCandidates)]...)
+}
+
+// ActionResult is how one candidate's Action call ended.
+type ActionResult struct {
+	CandidateIndex int
+	ClusterIdx     int
+	Written        bool   // false: the call failed
+	Error          string // why it failed
+	Rank           int    // 1..N for written Actions once ranked; 0 for failures
+}
+
+// AssignRanks orders results by candidate index and ranks the written ones 1..N with
+// no gaps, failures left unranked (and listed in candidate order too). Results arrive
+// in whatever order the calls finished; the ranks depend only on the candidate
+// indexes, so network order never changes the report. results is not modified.
+func AssignRanks(results []ActionResult) []ActionResult {
+	out := slices.Clone(results)
+	slices.SortFunc(out, func(a, b ActionResult) int { return cmp.Compare(a.CandidateIndex, b.CandidateIndex) })
+	rank := 0
+	for i := range out {
+		out[i].Rank = 0
+		if out[i].Written {
+			rank++
+			out[i].Rank = rank
+		}
+	}
+	return out
+}

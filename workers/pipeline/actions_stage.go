@@ -1,0 +1,198 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/workers/analyzer"
+)
+
+// briefExamples is how many findings of a cluster its Action is written from.
+const briefExamples = 5
+
+// briefDescriptions is how many distinct finding descriptions a brief carries.
+const briefDescriptions = 3
+
+// candidate is a cluster chosen for an Action, with its candidate index.
+type candidate struct {
+	index   int
+	cluster Cluster
+}
+
+// actions writes an Action for every candidate cluster (DESIGN.md §5 step 6),
+// ActionConcurrency calls at a time. Each candidate is a unit: its Action, or its
+// failure, is stored with what it cost as one checkpoint, and the heartbeat is
+// refreshed after it whatever happened. A failed call does not stop the others. When
+// all have settled, the written Actions are ranked 1..N in candidate order and the
+// failures become warnings in candidate order, in one transaction that also moves the
+// task to the finishing stage. The only error a call can end the stage with is a
+// heartbeat (or a checkpoint) that cannot be persisted. A resumed task skips the
+// candidates already stored, and the whole stage once it was ranked.
+func (r *run) actions(ctx context.Context, clusters []Cluster) error {
+	if r.state.Stage == StageFinishing {
+		return nil
+	}
+	selected := SelectCandidates(clusters)
+	stored, err := r.actionCheckpoints(ctx)
+	if err != nil {
+		return err
+	}
+	done := map[int]bool{}
+	for _, s := range stored {
+		i := int(s.CandidateIndex)
+		if i >= len(selected) || selected[i].Idx != int(s.ClusterIdx) {
+			return fmt.Errorf("pipeline: stored Action %d is for cluster %d, which is not candidate %d any more", i, s.ClusterIdx, i)
+		}
+		done[i] = true
+	}
+	var pending []candidate
+	for i, c := range selected {
+		if !done[i] {
+			pending = append(pending, candidate{index: i, cluster: c})
+		}
+	}
+	if err := r.lease.Progress(ctx, StageActions, len(done), len(selected)); err != nil {
+		return err
+	}
+	err = parallel(r.p.opt.ActionConcurrency, sliceItems(pending), r.stopping(ctx),
+		func(c candidate) error { return r.writeAction(ctx, c) })
+	if err != nil {
+		return err
+	}
+	if err := r.between(ctx); err != nil {
+		return err
+	}
+	return r.rankActions(ctx, selected)
+}
+
+func (r *run) actionCheckpoints(ctx context.Context) ([]dbsqlc.ListActionCheckpointsRow, error) {
+	rows, err := r.q.ListActionCheckpoints(ctx, r.p.pool, dbsqlc.ListActionCheckpointsParams{TaskID: r.id, OwnerUserID: r.owner})
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: read Actions: %w", err)
+	}
+	return rows, nil
+}
+
+// writeAction is one candidate's unit. A failed call, or an answer that stays
+// invalid, is stored as the candidate's failure; only a context that ended (the task
+// is stopping) or a write that cannot be persisted returns an error.
+func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
+	r.lease.Unit(fmt.Sprintf("cluster %d %q", c.cluster.Idx, c.cluster.Title))
+	defer r.heartbeat(ctx, &err)
+	brief, err := r.brief(ctx, c.cluster)
+	if err != nil {
+		return err
+	}
+	res, aerr := r.p.analyzer.WriteAction(ctx, brief)
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	var a analyzer.Action
+	if aerr == nil {
+		a, aerr = NormalizeAction(res.Value)
+	}
+	row := dbsqlc.InsertTaskActionParams{
+		CandidateIndex: int32(c.index), ClusterIdx: int32(c.cluster.Idx), Status: "done",
+		TaskID: r.id, OwnerUserID: r.owner,
+	}
+	if aerr != nil {
+		row.Status, row.Error = "failed", ClipQuote(aerr.Error(), errorRunes)
+		r.lease.Logger().Warn("Action failed", "stage", StageActions, "unit", c.cluster.Title, "err", aerr)
+	} else if row.Action, err = json.Marshal(a); err != nil {
+		return fmt.Errorf("pipeline: Action for cluster %d: %w", c.cluster.Idx, err)
+	}
+	return r.inTx(ctx, fmt.Sprintf("Action for cluster %d", c.cluster.Idx), func(tx pgx.Tx) error {
+		if err := r.q.InsertTaskAction(ctx, tx, row); err != nil {
+			return err
+		}
+		return r.countUnit(ctx, tx, StageActions, unitCount{usage: res.Usage})
+	})
+}
+
+// brief is what the analyzer is told about a cluster: its figures, a few distinct
+// descriptions and its best evidence (verified quotes first).
+func (r *run) brief(ctx context.Context, c Cluster) (analyzer.ClusterBrief, error) {
+	rows, err := r.q.ListClusterExamples(ctx, r.p.pool, dbsqlc.ListClusterExamplesParams{
+		TaskID: r.id, OwnerUserID: r.owner, ClusterIdx: ptr(int32(c.Idx)), MaxRows: briefExamples,
+	})
+	if err != nil {
+		return analyzer.ClusterBrief{}, fmt.Errorf("pipeline: examples of cluster %d: %w", c.Idx, err)
+	}
+	b := analyzer.ClusterBrief{
+		Type: c.Type, Category: c.Category, Title: c.Title, Descriptions: []string{}, Examples: []analyzer.Example{},
+		ConversationCount: c.Conversations(), AnalysedCount: r.analysed,
+		Severity: c.Severity, Confidence: c.Confidence, PriorityScore: c.PriorityScore,
+	}
+	seen := map[string]bool{}
+	for _, row := range rows {
+		if row.Description != "" && !seen[row.Description] && len(b.Descriptions) < briefDescriptions {
+			seen[row.Description] = true
+			b.Descriptions = append(b.Descriptions, row.Description)
+		}
+		var ev []analyzer.Evidence
+		if err := json.Unmarshal(row.Evidence, &ev); err != nil {
+			return b, fmt.Errorf("pipeline: evidence of finding %d/%d: %w", row.ConversationSeq, row.Idx, err)
+		}
+		if len(ev) == 0 {
+			continue
+		}
+		pick := ev[0]
+		for _, e := range ev {
+			if e.Verified {
+				pick = e
+				break
+			}
+		}
+		b.Examples = append(b.Examples, analyzer.Example{
+			ConversationID: row.ExternalID, Seq: int(row.ConversationSeq), Turn: pick.Turn, Quote: pick.Quote, FindingTitle: row.Title,
+		})
+	}
+	return b, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// rankActions ranks the written Actions and turns the failures into warnings, both in
+// candidate order, in one transaction that also moves the task to finishing.
+func (r *run) rankActions(ctx context.Context, selected []Cluster) error {
+	stored, err := r.actionCheckpoints(ctx)
+	if err != nil {
+		return err
+	}
+	results := make([]ActionResult, len(stored))
+	for i, s := range stored {
+		results[i] = ActionResult{CandidateIndex: int(s.CandidateIndex), ClusterIdx: int(s.ClusterIdx), Written: s.Status == "done", Error: s.Error}
+	}
+	ranked := AssignRanks(results)
+	params := dbsqlc.SetTaskActionRanksParams{TaskID: r.id, OwnerUserID: r.owner}
+	for _, a := range ranked {
+		if a.Written {
+			params.CandidateIndexes = append(params.CandidateIndexes, int32(a.CandidateIndex))
+			params.Ranks = append(params.Ranks, int32(a.Rank))
+		}
+	}
+	return r.inTx(ctx, "Action ranks", func(tx pgx.Tx) error {
+		if _, err := r.q.ClearTaskActionRanks(ctx, tx, dbsqlc.ClearTaskActionRanksParams{TaskID: r.id, OwnerUserID: r.owner}); err != nil {
+			return err
+		}
+		if _, err := r.q.SetTaskActionRanks(ctx, tx, params); err != nil {
+			return err
+		}
+		for _, a := range ranked {
+			if a.Written {
+				continue
+			}
+			c := selected[a.CandidateIndex]
+			if err := r.warn(ctx, tx, StageActions, fmt.Sprintf("cluster %d", c.Idx), fmt.Sprintf(
+				"The Action for the %s cluster %q (%d conversations, %d findings) could not be written: %s",
+				c.Type, c.Title, c.Conversations(), c.FindingCount, a.Error)); err != nil {
+				return err
+			}
+		}
+		return r.setStage(ctx, tx, StageFinishing, 0, 1)
+	})
+}

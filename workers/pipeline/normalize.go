@@ -1,0 +1,76 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// NormalizeDiagnosis prepares an analyzer's diagnosis of conv for storage (DESIGN.md
+// §5 step 4): analyzer.NormalizeDiagnosis fixes its shape (enum spelling, ranges,
+// lengths, evidence outside the conversation dropped), a finding without a title is
+// titled by its category, and every evidence quote is checked against its turn and
+// marked Verified or not — an unverified quote is kept, flagged, never silently
+// trusted. What normalisation cannot fix (an unknown outcome or finding type) is an
+// error, and the conversation is isolated.
+func NormalizeDiagnosis(d analyzer.Diagnosis, conv transcript.Conversation) (analyzer.Diagnosis, error) {
+	d = analyzer.NormalizeDiagnosis(d, len(conv.Messages))
+	var errs []error
+	if !slices.Contains(analyzer.Outcomes, d.Outcome) {
+		errs = append(errs, fmt.Errorf("outcome %q is not one of %s", d.Outcome, strings.Join(analyzer.Outcomes, ", ")))
+	}
+	for i := range d.Findings {
+		f := &d.Findings[i]
+		if f.Type != analyzer.TypeRisk && f.Type != analyzer.TypeAction {
+			errs = append(errs, fmt.Errorf("finding %d: type %q is neither RISK nor ACTION", i+1, f.Type))
+		}
+		if f.Title == "" {
+			f.Title = strings.ReplaceAll(f.Category, "_", " ")
+		}
+		for j := range f.Evidence {
+			f.Evidence[j].Verified = VerifyQuote(conv, f.Evidence[j])
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return d, fmt.Errorf("%w: %w", analyzer.ErrInvalidOutput, err)
+	}
+	return d, nil
+}
+
+// VerifyQuote reports whether e's quote occurs in its turn of conv, as
+// analyzer.TurnText renders the turn (content, then tool calls as name(arguments)).
+// Both sides are folded first — case, full-width forms, curly quotes and runs of
+// whitespace — so a quote that only re-wraps or re-cases the turn's text still counts.
+func VerifyQuote(conv transcript.Conversation, e analyzer.Evidence) bool {
+	msg, ok := conv.Turn(e.Turn)
+	if !ok {
+		return false
+	}
+	quote := strings.TrimSpace(FoldString(e.Quote))
+	return quote != "" && strings.Contains(FoldString(analyzer.TurnText(msg)), quote)
+}
+
+// NormalizeAction prepares a written Action for storage: analyzer.NormalizeAction
+// fixes its shape; a fixLocation outside the vocabulary, or an Action with no title,
+// problem or recommendation, is an error and the cluster's Action fails.
+func NormalizeAction(a analyzer.Action) (analyzer.Action, error) {
+	a = analyzer.NormalizeAction(a)
+	var errs []error
+	if !slices.Contains(analyzer.FixLocations, a.FixLocation) {
+		errs = append(errs, fmt.Errorf("fixLocation %q is not one of %s", a.FixLocation, strings.Join(analyzer.FixLocations, ", ")))
+	}
+	if a.Title == "" || a.Problem == "" {
+		errs = append(errs, errors.New("the title or the problem is empty"))
+	}
+	if len(a.Recommendation) == 0 {
+		errs = append(errs, errors.New("there is no recommendation step"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return a, fmt.Errorf("%w: %w", analyzer.ErrInvalidOutput, err)
+	}
+	return a, nil
+}

@@ -1,0 +1,63 @@
+package pipeline
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+var normConv = transcript.Conversation{ID: "c1", Messages: []transcript.Message{
+	{Role: transcript.RoleUser, Content: "Please   cancel my\nbooking ABC123."},
+	{Role: transcript.RoleAssistant, Content: "Done.", ToolCalls: []transcript.ToolCall{{Name: "cancel_reservation", Arguments: `{"id":"ABC123"}`}}},
+	{Role: transcript.RoleUser, Content: "我要转人工客服！"},
+}}
+
+func TestNormalizeDiagnosisVerifiesEvidence(t *testing.T) {
+	t.Parallel()
+	d, err := NormalizeDiagnosis(analyzer.Diagnosis{
+		Outcome: "Resolved",
+		Findings: []analyzer.Finding{{
+			Type: "action", Category: "Tool Error", Severity: 3, Confidence: 0.5,
+			Evidence: []analyzer.Evidence{
+				{Turn: 1, Quote: "please cancel my booking"},          // whitespace and case folded
+				{Turn: 2, Quote: `cancel_reservation({"id":"ABC123"`}, // a tool call
+				{Turn: 3, Quote: "转人工客服!"},                            // full-width punctuation folded
+				{Turn: 1, Quote: "refund my ticket"},                  // not said
+				{Turn: 2, Quote: "please cancel"},                     // said, but in another turn
+				{Turn: 9, Quote: "out of range"},                      // dropped
+				{Turn: 1, Quote: "yes", Verified: true},               // the analyzer's claim is not trusted
+			},
+		}},
+	}, normConv)
+	require.NoError(t, err)
+	require.Equal(t, "resolved", d.Outcome)
+	f := d.Findings[0]
+	require.Equal(t, "tool error", f.Title, "an untitled finding is titled by its category")
+	var verified []bool
+	for _, e := range f.Evidence {
+		verified = append(verified, e.Verified)
+	}
+	require.Equal(t, []bool{true, true, true, false, false, false}, verified)
+}
+
+func TestNormalizeDiagnosisRefusesWhatItCannotFix(t *testing.T) {
+	t.Parallel()
+	_, err := NormalizeDiagnosis(analyzer.Diagnosis{Outcome: "great", Findings: []analyzer.Finding{{Type: "BUG", Title: "x"}}}, normConv)
+	require.ErrorIs(t, err, analyzer.ErrInvalidOutput)
+	require.ErrorContains(t, err, `outcome "great"`)
+	require.ErrorContains(t, err, `type "BUG"`)
+}
+
+func TestNormalizeAction(t *testing.T) {
+	t.Parallel()
+	a, err := NormalizeAction(analyzer.Action{Title: " T ", Problem: "p", Recommendation: []string{"do"}, FixLocation: "Prompt"})
+	require.NoError(t, err)
+	require.Equal(t, "prompt", a.FixLocation)
+	_, err = NormalizeAction(analyzer.Action{Title: "T", Problem: "p", Recommendation: []string{" "}, FixLocation: "database"})
+	require.ErrorIs(t, err, analyzer.ErrInvalidOutput)
+	require.ErrorContains(t, err, "fixLocation")
+	require.ErrorContains(t, err, "recommendation")
+}

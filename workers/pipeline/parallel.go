@@ -1,0 +1,66 @@
+package pipeline
+
+import (
+	"iter"
+	"sync"
+)
+
+// parallel calls do for each item of items, at most n calls in flight, starting them
+// in item order. Before each start it asks stop, and it starts nothing more once stop
+// says so, items yield an error, or a call returned one; calls already running are
+// waited for. It returns the first error (from items or a call), after every started
+// call has returned. Which calls finish first is up to them: the units' own results
+// carry their position where order matters.
+func parallel[T any](n int, items iter.Seq2[T, error], stop func() bool, do func(T) error) error {
+	n = max(n, 1)
+	slots := make(chan struct{}, n)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if first == nil {
+			first = err
+		}
+	}
+	failed := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return first != nil
+	}
+	for item, err := range items {
+		if err != nil {
+			fail(err)
+			break
+		}
+		slots <- struct{}{} // wait for a free slot before deciding to start
+		if failed() || stop() {
+			<-slots
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			if err := do(item); err != nil {
+				fail(err)
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// sliceItems yields the elements of s, for parallel.
+func sliceItems[T any](s []T) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for _, v := range s {
+			if !yield(v, nil) {
+				return
+			}
+		}
+	}
+}

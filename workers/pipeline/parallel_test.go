@@ -1,0 +1,84 @@
+package pipeline
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParallelNeverExceedsTheCap(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{1, 2, 3, 4} {
+		var inFlight, peak atomic.Int32
+		var mu sync.Mutex
+		var done []int
+		items := make([]int, 40)
+		for i := range items {
+			items[i] = i
+		}
+		entered, release := make(chan struct{}), make(chan struct{})
+		go func() {
+			// Release calls only in waves of n that are all in flight at once: the cap
+			// is reached, and the peak shows it is never passed.
+			for remaining := len(items); remaining > 0; {
+				wave := min(n, remaining)
+				for range wave {
+					<-entered
+				}
+				for range wave {
+					release <- struct{}{}
+				}
+				remaining -= wave
+			}
+		}()
+		err := parallel(n, sliceItems(items), func() bool { return false }, func(i int) error {
+			now := inFlight.Add(1)
+			for {
+				p := peak.Load()
+				if now <= p || peak.CompareAndSwap(p, now) {
+					break
+				}
+			}
+			entered <- struct{}{}
+			<-release
+			inFlight.Add(-1)
+			mu.Lock()
+			done = append(done, i)
+			mu.Unlock()
+			return nil
+		})
+		require.NoError(t, err)
+		require.Len(t, done, len(items))
+		require.Equal(t, n, int(peak.Load()), "cap %d reached and never passed", n)
+	}
+}
+
+func TestParallelStopsStartingAfterStopOrError(t *testing.T) {
+	t.Parallel()
+	items := make([]int, 100)
+	for i := range items {
+		items[i] = i
+	}
+	var started atomic.Int32
+	err := parallel(1, sliceItems(items), func() bool { return started.Load() >= 5 }, func(int) error {
+		started.Add(1)
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, int32(5), started.Load())
+
+	boom := errors.New("boom")
+	started.Store(0)
+	err = parallel(1, sliceItems(items), func() bool { return false }, func(i int) error {
+		started.Add(1)
+		if i == 2 {
+			return boom
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, boom)
+	require.Equal(t, int32(3), started.Load())
+}

@@ -1,0 +1,195 @@
+// Package pipeline is the work a task does (DESIGN.md §5 steps 1–7): quality checks
+// that define the population, risk screening, one diagnosis per conversation, issue
+// clusters, ranked Actions and the task's end. Pipeline is the workers.Handler that
+// runs those stages on a claimed task; every finished unit is a checkpoint written in
+// the lease's transaction, so a task that is taken over or handed back resumes where
+// it stopped. The pure parts (QualityChecker, RiskScreener, BuildClusters,
+// SelectCandidates, AssignRanks) are usable and tested on their own.
+package pipeline
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/workers"
+	"github.com/checkup-dev/checkup/workers/analyzer"
+)
+
+// The stage names a task's progress shows, in the order they run.
+const (
+	StageQuality    = "quality"
+	StageRisk       = "risk"
+	StageDiagnosis  = "diagnosis"
+	StageClustering = "clustering"
+	StageActions    = "actions"
+	StageFinishing  = "finishing"
+)
+
+// Concurrency limits (DESIGN.md §5 steps 3 and 6): model calls in flight per task.
+const (
+	DefaultConcurrency = 2
+	MaxConcurrency     = 4
+)
+
+// Options tunes a Pipeline. Zero values take the defaults.
+type Options struct {
+	// MinConversations is the fewest kept conversations a task needs; fewer end it
+	// insufficient_data before any analyzer call (default 5).
+	MinConversations int
+	// MaxDiagnosed caps the conversations diagnosed: every flagged one plus a sample
+	// of the rest seeded by the task id. 0 diagnoses every kept conversation.
+	MaxDiagnosed int
+	// DiagnosisConcurrency and ActionConcurrency are the analyzer calls in flight per
+	// task, 1..MaxConcurrency (default DefaultConcurrency). A value outside the range
+	// runs with the default and leaves a warning on every task, rather than refusing
+	// to start.
+	DiagnosisConcurrency int
+	ActionConcurrency    int
+	// SettingWarnings are settings corrected at start-up (config.Load's warnings, such
+	// as an ACTION_CONCURRENCY out of range); each task repeats them as warnings, so
+	// its owner sees why it ran as it did.
+	SettingWarnings []string
+	// QC tunes the quality checks.
+	QC QCOptions
+}
+
+// withDefaults fills the unset options and corrects invalid ones, returning a warning
+// for each correction: the one place defaults live.
+func (o Options) withDefaults() (Options, []string) {
+	warnings := append([]string(nil), o.SettingWarnings...)
+	o.MinConversations = max(cmp.Or(o.MinConversations, 5), 1)
+	o.MaxDiagnosed = max(o.MaxDiagnosed, 0)
+	var w string
+	if o.DiagnosisConcurrency, w = concurrency("DIAGNOSIS_CONCURRENCY", o.DiagnosisConcurrency); w != "" {
+		warnings = append(warnings, w)
+	}
+	if o.ActionConcurrency, w = concurrency("ACTION_CONCURRENCY", o.ActionConcurrency); w != "" {
+		warnings = append(warnings, w)
+	}
+	return o, warnings
+}
+
+// concurrency validates a concurrency setting: 0 means the default, 1..MaxConcurrency
+// is kept, anything else falls back to the default with a warning.
+func concurrency(name string, v int) (int, string) {
+	switch {
+	case v == 0:
+		return DefaultConcurrency, ""
+	case v < 1 || v > MaxConcurrency:
+		return DefaultConcurrency, fmt.Sprintf("%s=%d is outside 1..%d; ran with %d", name, v, MaxConcurrency, DefaultConcurrency)
+	}
+	return v, ""
+}
+
+// Pipeline runs the diagnosis of a task. It implements workers.Handler and is safe
+// for concurrent use: everything about one task lives in that task's run.
+type Pipeline struct {
+	pool     *pgxpool.Pool
+	analyzer analyzer.Analyzer
+	opt      Options
+	warnings []string // the corrected settings, repeated on every task
+	screener *RiskScreener
+	q        *dbsqlc.Queries
+	logger   *slog.Logger
+}
+
+var _ workers.Handler = (*Pipeline)(nil)
+
+// New returns a pipeline that reads a task's rows from pool (reads need no fence;
+// every write goes through the lease) and calls a for diagnoses and Actions.
+func New(pool *pgxpool.Pool, a analyzer.Analyzer, opt Options, logger *slog.Logger) *Pipeline {
+	opt, warnings := opt.withDefaults()
+	return &Pipeline{
+		pool: pool, analyzer: a, opt: opt, warnings: warnings,
+		screener: NewRiskScreener(), q: dbsqlc.New(), logger: logger,
+	}
+}
+
+// Options returns the options in effect, defaults filled and invalid values corrected.
+func (p *Pipeline) Options() Options { return p.opt }
+
+// Run runs the stages of one claimed task, skipping what an earlier attempt stored.
+// It returns the task's terminal Outcome, or an error: the context's cause when the
+// task is stopping (canceled, lease lost, shutdown), workers.ErrDraining when the
+// worker drains between units, or an infrastructure error, which fails the task.
+func (p *Pipeline) Run(ctx context.Context, lease *workers.Lease) (workers.Outcome, error) {
+	r := newRun(p, lease)
+	if err := r.start(ctx); err != nil {
+		return workers.Outcome{}, r.stopped(ctx, err)
+	}
+	outcome, err := r.stages(ctx)
+	if err != nil {
+		return workers.Outcome{}, r.stopped(ctx, err)
+	}
+	return outcome, nil
+}
+
+// stages runs the stages in order; a non-nil Outcome with a nil error ends the task
+// early (too few conversations, nothing diagnosable).
+func (r *run) stages(ctx context.Context) (workers.Outcome, error) {
+	funnel, err := r.quality(ctx)
+	if err != nil {
+		return workers.Outcome{}, err
+	}
+	if funnel.Kept() < r.p.opt.MinConversations {
+		return insufficient(funnel, r.p.opt.MinConversations), nil
+	}
+	if err := r.between(ctx); err != nil {
+		return workers.Outcome{}, err
+	}
+	if err := r.risk(ctx); err != nil {
+		return workers.Outcome{}, err
+	}
+	if err := r.between(ctx); err != nil {
+		return workers.Outcome{}, err
+	}
+	counts, err := r.diagnose(ctx)
+	if err != nil {
+		return workers.Outcome{}, err
+	}
+	if counts.Done == 0 {
+		return r.nothingDiagnosed(ctx, counts)
+	}
+	if err := r.between(ctx); err != nil {
+		return workers.Outcome{}, err
+	}
+	r.analysed = int(counts.Done)
+	clusters, err := r.cluster(ctx)
+	if err != nil {
+		return workers.Outcome{}, err
+	}
+	if err := r.between(ctx); err != nil {
+		return workers.Outcome{}, err
+	}
+	if err := r.actions(ctx, clusters); err != nil {
+		return workers.Outcome{}, err
+	}
+	return r.finish(ctx, counts)
+}
+
+// between is checked before each stage: a draining worker or an ended context stops
+// the task there.
+func (r *run) between(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if r.lease.Draining() {
+		return workers.ErrDraining
+	}
+	return nil
+}
+
+// stopped turns a stage's error into what Run returns: the context's cause once the
+// task's context has ended (the worker settles by it), the error otherwise.
+func (r *run) stopped(ctx context.Context, err error) error {
+	if ctx.Err() != nil && !errors.Is(err, workers.ErrDraining) {
+		return context.Cause(ctx)
+	}
+	return err
+}

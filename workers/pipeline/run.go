@@ -1,0 +1,137 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/workers"
+	"github.com/checkup-dev/checkup/workers/analyzer"
+)
+
+// run is one attempt at one task: the lease every write goes through and the task's
+// stored state as this attempt found it.
+type run struct {
+	p     *Pipeline
+	lease *workers.Lease
+	q     *dbsqlc.Queries
+	id    uuid.UUID
+	owner int64
+	// state is the task row read at the start of the run: what earlier attempts stored.
+	state dbsqlc.AnalysisTask
+	// funnel is the population the quality stage defined (or an earlier attempt did).
+	funnel Funnel
+	// analysed is the number of diagnosed conversations, the denominator of prevalence.
+	analysed int
+}
+
+func newRun(p *Pipeline, lease *workers.Lease) *run {
+	return &run{p: p, lease: lease, q: p.q, id: lease.Task.ID, owner: lease.Task.Owner.UserID()}
+}
+
+// start reads what earlier attempts stored and writes the TaskConfig this run works
+// with; on a task's first attempt it also repeats the corrected settings as warnings.
+func (r *run) start(ctx context.Context) error {
+	state, err := r.q.GetAnalysisTask(ctx, r.p.pool, dbsqlc.GetAnalysisTaskParams{ID: r.id, OwnerUserID: r.owner})
+	if err != nil {
+		return fmt.Errorf("pipeline: read task: %w", err)
+	}
+	r.state = state
+	cfg, err := json.Marshal(TaskConfig{
+		Analyzer:             r.p.analyzer.Info(),
+		DiagnosisConcurrency: r.p.opt.DiagnosisConcurrency,
+		ActionConcurrency:    r.p.opt.ActionConcurrency,
+		MaxDiagnosed:         r.p.opt.MaxDiagnosed,
+		MinConversations:     r.p.opt.MinConversations,
+	})
+	if err != nil {
+		return fmt.Errorf("pipeline: task config: %w", err)
+	}
+	return r.inTx(ctx, "task config", func(tx pgx.Tx) error {
+		if _, err := r.q.SetTaskRunConfig(ctx, tx, dbsqlc.SetTaskRunConfigParams{
+			Config: cfg, ID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt,
+		}); err != nil {
+			return err
+		}
+		if r.lease.Task.Attempt > 1 {
+			return nil
+		}
+		for _, w := range r.p.warnings {
+			if err := r.warn(ctx, tx, "settings", settingName(w), w); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// settingName is the variable a setting warning is about ("ACTION_CONCURRENCY=9 …").
+func settingName(warning string) string {
+	name, _, _ := strings.Cut(warning, "=")
+	return name
+}
+
+// inTx runs fn in the lease's fenced transaction; what names the write in the error.
+func (r *run) inTx(ctx context.Context, what string, fn func(pgx.Tx) error) error {
+	if err := r.lease.InTx(ctx, fn); err != nil {
+		return fmt.Errorf("pipeline: store %s: %w", what, err)
+	}
+	return nil
+}
+
+// warn stores a warning for the task's owner inside tx.
+func (r *run) warn(ctx context.Context, tx pgx.Tx, stage, scope, message string) error {
+	return r.q.InsertTaskWarning(ctx, tx, dbsqlc.InsertTaskWarningParams{
+		TaskID: r.id, OwnerUserID: r.owner, Stage: stage, Scope: scope, Message: message,
+	})
+}
+
+// setStage records the stage and its progress inside tx, with the checkpoint that
+// reached it.
+func (r *run) setStage(ctx context.Context, tx pgx.Tx, stage string, done, total int) error {
+	_, err := r.q.SetTaskStage(ctx, tx, dbsqlc.SetTaskStageParams{
+		Stage: stage, ProgressDone: int32(done), ProgressTotal: int32(total),
+		ID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt,
+	})
+	return err
+}
+
+// unitCount is what one finished unit adds to the task's counters.
+type unitCount struct {
+	usage                              analyzer.Usage
+	firstPassValid, repaired, isolated int
+}
+
+// countUnit adds a finished unit of stage to the task's progress, spend and
+// reliability counts, and its spend to the stage's usage row, inside tx.
+func (r *run) countUnit(ctx context.Context, tx pgx.Tx, stage string, c unitCount) error {
+	if c.usage != (analyzer.Usage{}) {
+		if err := r.q.AddTaskUsage(ctx, tx, dbsqlc.AddTaskUsageParams{
+			Stage: stage, Calls: int32(c.usage.Calls), PromptTokens: int64(c.usage.PromptTokens),
+			CompletionTokens: int64(c.usage.CompletionTokens), TaskID: r.id, OwnerUserID: r.owner,
+		}); err != nil {
+			return err
+		}
+	}
+	_, err := r.q.CountTaskUnit(ctx, tx, dbsqlc.CountTaskUnitParams{
+		Calls: int32(c.usage.Calls), PromptTokens: int64(c.usage.PromptTokens),
+		CompletionTokens: int64(c.usage.CompletionTokens), FirstPassValid: int32(c.firstPassValid),
+		Repaired: int32(c.repaired), Isolated: int32(c.isolated),
+		ID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt,
+	})
+	return err
+}
+
+// heartbeat refreshes the lease after a finished unit. Its error — a heartbeat that
+// cannot be persisted, a lost lease, a cancel — replaces a nil *err, so it is never
+// swallowed; call it deferred, like a finally.
+func (r *run) heartbeat(ctx context.Context, err *error) {
+	if hb := r.lease.Heartbeat(ctx); hb != nil && *err == nil {
+		*err = hb
+	}
+}
