@@ -51,27 +51,23 @@ func StatusExplanation(status string) string {
 	return ""
 }
 
-// StageLabel is a pipeline stage in words for people.
+// StageLabel is a pipeline stage (workers/pipeline's Stage names) in words for people.
 func StageLabel(stage string) string {
 	switch stage {
 	case "queued":
 		return "Queued"
-	case "qc", "quality", "quality_checks":
+	case "quality":
 		return "Quality checks"
-	case "risk", "risk_screening", "screening":
+	case "risk":
 		return "Risk screening"
-	case "diagnose", "diagnosis":
+	case "diagnosis":
 		return "Diagnosing conversations"
-	case "normalize", "normalise":
-		return "Checking the answers"
-	case "cluster", "clusters", "clustering":
+	case "clustering":
 		return "Grouping findings into issues"
-	case "actions", "action":
+	case "actions":
 		return "Writing Actions"
-	case "finalize", "finish":
+	case "finishing":
 		return "Finishing"
-	case "finished", "done":
-		return "Done"
 	}
 	return humanize(stage)
 }

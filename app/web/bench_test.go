@@ -143,7 +143,7 @@ func BenchmarkTaskList10k(b *testing.B) {
 	ctx := context.Background()
 	if _, err := s.pool.Exec(ctx, `INSERT INTO analysis_task (owner_user_id, title, status, stage, progress_done,
 			progress_total, finished_at, created_at, conversation_count, isolated, source_filename)
-		SELECT $1, 'Diagnosis ' || i, CASE WHEN i % 500 = 0 THEN 'running' ELSE 'completed' END, 'diagnose', 40, 100,
+		SELECT $1, 'Diagnosis ' || i, CASE WHEN i % 500 = 0 THEN 'running' ELSE 'completed' END, 'diagnosis', 40, 100,
 			CASE WHEN i % 500 = 0 THEN NULL ELSE now() END, now() - i * interval '1 minute', 100 + i % 50, i % 3, 'export.jsonl'
 		FROM generate_series(1, 10000) i`, s.owner); err != nil {
 		b.Fatal(err)

@@ -43,7 +43,7 @@ func sampleReport(status string) report.Report {
 	r := report.Report{
 		SchemaVersion: 1,
 		Task: report.Task{ID: taskID, Title: "Support bot, March", Status: status, Terminal: report.Terminal(status),
-			Stage: "diagnose", ProgressDone: 37, ProgressTotal: 100, Attempt: 1, CreatedAt: created, StartedAt: &started,
+			Stage: "diagnosis", ProgressDone: 37, ProgressTotal: 100, Attempt: 1, CreatedAt: created, StartedAt: &started,
 			ConversationCount: 100, SourceFilename: "export.jsonl"},
 		Analysis:    report.Analysis{Analyzer: "offline", Label: "offline analysis", Offline: true},
 		Reliability: report.Reliability{FirstPassValid: 90, Repaired: 3, Isolated: 2},
@@ -68,13 +68,13 @@ func sampleReport(status string) report.Report {
 			{Idx: 1, Type: "ACTION", Title: "Users repeat themselves", Conversations: 20, Prevalence: 0.215, PriorityScore: 55, ActionRank: 2},
 			{Idx: 2, Type: "ACTION", Title: "Long chats", Conversations: 2, Prevalence: 0.02, PriorityScore: 10},
 		},
-		Warnings:     []report.Warning{{Stage: "diagnose", Scope: "conversation c3", Message: "The answer stayed invalid after one repair."}},
+		Warnings:     []report.Warning{{Stage: "diagnosis", Scope: "conversation c3", Message: "The answer stayed invalid after one repair."}},
 		WarningCount: 1,
 	}
 	if r.Task.Terminal {
 		finished := started.Add(3 * time.Minute)
 		r.Task.FinishedAt = &finished
-		r.Task.Stage = "finalize"
+		r.Task.Stage = "finishing"
 	}
 	return r
 }

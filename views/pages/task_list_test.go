@@ -28,7 +28,7 @@ func TestTaskListRowsPollOnlyWhileRunning(t *testing.T) {
 	v := pages.TaskListView{
 		Tasks: []pages.TaskRow{
 			{Title: "Running one", Conversations: 100, CreatedAt: now,
-				Progress: components.Progress{TaskID: "11111111-1111-1111-1111-111111111111", Status: "running", Stage: "diagnose", Done: 40, Total: 100}},
+				Progress: components.Progress{TaskID: "11111111-1111-1111-1111-111111111111", Status: "running", Stage: "diagnosis", Done: 40, Total: 100}},
 			{Title: "Done one", Conversations: 50, Isolated: 2, CreatedAt: now.Add(-time.Hour),
 				Progress: components.Progress{TaskID: "22222222-2222-2222-2222-222222222222", Status: "completed"}},
 		},

@@ -133,9 +133,9 @@ func Insert(tb testing.TB, db dbsqlc.DBTX, owner int64, spec Task) Inserted {
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, id, owner, a.candidate, a.cluster, a.status, a.rank, raw, a.err)
 	}
 	exec(`INSERT INTO task_warning (task_id, owner_user_id, stage, scope, message) VALUES
-		($1, $2, 'diagnose', 'conversation conv-6', 'The answer stayed invalid after one repair; conversation left out.'),
+		($1, $2, 'diagnosis', 'conversation conv-6', 'The answer stayed invalid after one repair; conversation left out.'),
 		($1, $2, 'actions', 'cluster 2', 'The Action could not be written: the model timed out twice.')`, id, owner)
-	exec(`INSERT INTO task_usage (task_id, owner_user_id, stage, calls) VALUES ($1, $2, 'diagnose', 0), ($1, $2, 'actions', 0)`, id, owner)
+	exec(`INSERT INTO task_usage (task_id, owner_user_id, stage, calls) VALUES ($1, $2, 'diagnosis', 0), ($1, $2, 'actions', 0)`, id, owner)
 	return Inserted{ID: id, Conversations: 6, Findings: findings, Clusters: len(clusters), Actions: 2, Warnings: 2}
 }
 
