@@ -1,0 +1,146 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// begin counts one more conversation, valid or not, and refuses the file once there are
+// more than the limit allows.
+func (p *parser) begin(loc string) error {
+	p.records++
+	if p.records > p.lim.MaxConversations {
+		return fileErr(ErrTooManyConversations, "The file has more than %s conversations (the limit was passed at %s); split it into smaller uploads.", countText(p.lim.MaxConversations), loc)
+	}
+	return nil
+}
+
+// add finishes a converted conversation: it checks the per-conversation limits, settles
+// its id and hands it to emit unless the file already has problems. A non-nil error
+// stops parsing.
+func (p *parser) add(loc string, c transcript.Conversation) error {
+	if err := p.checkSize(loc, c.Messages); err != nil {
+		return err
+	}
+	if hasNUL(&c) {
+		p.problem(loc, "the conversation contains a NUL character (U+0000), which cannot be stored; remove it")
+	}
+	c.ID = p.settleID(loc, c.ID)
+	if len(p.problems) > 0 {
+		return nil
+	}
+	p.sum.Conversations++
+	p.sum.Messages += len(c.Messages)
+	if err := p.emit(c); err != nil {
+		return fmt.Errorf("ingest: emit: %w", err)
+	}
+	return nil
+}
+
+// checkSize applies the message-count and message-length limits.
+func (p *parser) checkSize(loc string, msgs []transcript.Message) error {
+	if len(msgs) > p.lim.MaxMessages {
+		return p.tooManyMessages(loc)
+	}
+	for i := range msgs {
+		if n := messageChars(&msgs[i], p.lim.MaxMessageChars); n > p.lim.MaxMessageChars {
+			return p.messageTooLong(fmt.Sprintf("%s, message %d", loc, i+1), n)
+		}
+	}
+	return nil
+}
+
+// tooManyMessages is the error for a conversation over the message limit.
+func (p *parser) tooManyMessages(loc string) error {
+	return fileErr(ErrTooManyMessages, "The conversation at %s has more than %s messages, over the limit for one conversation.", loc, countText(p.lim.MaxMessages))
+}
+
+// messageTooLong is the error for a message of n characters, over the limit.
+func (p *parser) messageTooLong(where string, n int) error {
+	return fileErr(ErrMessageTooLong, "The message at %s has %s characters, over the limit of %s characters per message.", where, countText(n), countText(p.lim.MaxMessageChars))
+}
+
+// messageChars counts the characters of a message's content and tool-call arguments.
+// Byte lengths bound the count from above, so runes are only counted when needed.
+func messageChars(m *transcript.Message, limit int) int {
+	n := len(m.Content)
+	for _, tc := range m.ToolCalls {
+		n += len(tc.Arguments)
+	}
+	if n <= limit {
+		return n
+	}
+	n = utf8.RuneCountInString(m.Content)
+	for _, tc := range m.ToolCalls {
+		n += utf8.RuneCountInString(tc.Arguments)
+	}
+	return n
+}
+
+// settleID keeps the export's id, generates one from the position when there is none
+// ("conv-0007" for the seventh conversation), and renames a repeated id with a numeric
+// suffix ("-2", "-3", ...) and a warning, so every conversation of a task has its own.
+func (p *parser) settleID(loc, id string) string {
+	if id == "" {
+		id = fmt.Sprintf("conv-%04d", p.records)
+	}
+	next, taken := p.ids[id]
+	if !taken {
+		p.ids[id] = 2
+		return id
+	}
+	for n := next; ; n++ {
+		candidate := id + "-" + strconv.Itoa(n)
+		if _, used := p.ids[candidate]; used {
+			continue
+		}
+		p.ids[id] = n + 1
+		p.ids[candidate] = 2
+		p.warn(loc, "duplicate conversation id %s renamed to %s", quote(id), quote(candidate))
+		return candidate
+	}
+}
+
+// hasNUL reports whether any text of c holds U+0000, which PostgreSQL cannot store in
+// text or jsonb.
+func hasNUL(c *transcript.Conversation) bool {
+	if strings.IndexByte(c.ID, 0) >= 0 || hasEscapedNUL(c.Metadata) {
+		return true
+	}
+	for _, m := range c.Messages {
+		if strings.IndexByte(m.Content, 0) >= 0 || strings.IndexByte(m.Name, 0) >= 0 || strings.IndexByte(m.ToolCallID, 0) >= 0 {
+			return true
+		}
+		for _, tc := range m.ToolCalls {
+			if strings.IndexByte(tc.ID, 0) >= 0 || strings.IndexByte(tc.Name, 0) >= 0 || strings.IndexByte(tc.Arguments, 0) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasEscapedNUL reports whether raw JSON holds the escape \u0000 (and not an escaped
+// backslash followed by the text "u0000").
+func hasEscapedNUL(raw []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(raw[i:], []byte(`\u0000`))
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		slashes := 0
+		for k := at - 1; k >= 0 && raw[k] == '\\'; k-- {
+			slashes++
+		}
+		if slashes%2 == 0 {
+			return true
+		}
+		i = at + 1
+	}
+}

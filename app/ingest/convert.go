@@ -1,0 +1,232 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// record turns one decoded conversation object into a conversation and adds it. Problems
+// are recorded against loc; the error is non-nil only when parsing must stop.
+func (p *parser) record(loc, container string, e *element) error {
+	var c transcript.Conversation
+	var ok bool
+	switch {
+	case e.Messages != nil:
+		p.setFormat("openai-" + container)
+		c, ok = p.openai(loc, e)
+	case e.Conversations != nil:
+		p.setFormat("sharegpt-" + container)
+		c, ok = p.sharegpt(loc, e)
+	default:
+		p.problem(loc, `a conversation needs a "messages" array (OpenAI format) or a "conversations" array (ShareGPT format)`)
+		return nil
+	}
+	id, idOK := e.id()
+	if !idOK {
+		p.problem(loc, `the conversation id must be a string or a number`)
+		ok = false
+	}
+	if !ok {
+		return nil
+	}
+	c.ID = id
+	if len(e.Metadata) > 0 && !bytes.Equal(e.Metadata, []byte("null")) {
+		c.Metadata = e.Metadata
+	}
+	return p.add(loc, c)
+}
+
+// setFormat names the format after the first conversation read.
+func (p *parser) setFormat(name string) {
+	if p.sum.Format == "" {
+		p.sum.Format = name
+	}
+}
+
+// openai converts an OpenAI chat conversation.
+func (p *parser) openai(loc string, e *element) (transcript.Conversation, bool) {
+	if len(e.Messages) == 0 {
+		p.problem(loc, `"messages" must be a non-empty array`)
+		return transcript.Conversation{}, false
+	}
+	msgs := make([]transcript.Message, 0, len(e.Messages))
+	ok := true
+	for i := range e.Messages {
+		m, good := p.openaiMessage(loc, i+1, &e.Messages[i])
+		msgs = append(msgs, m)
+		ok = ok && good
+	}
+	return transcript.Conversation{Messages: msgs}, ok
+}
+
+// openaiMessage converts the n-th message (1-based) of an OpenAI conversation.
+func (p *parser) openaiMessage(loc string, n int, m *oaMessage) (transcript.Message, bool) {
+	ok := true
+	role, good := normRole(m.Role)
+	if !good {
+		p.problem(loc, `message %d: "role" must be one of system, user, assistant, tool (got %s)`, n, quote(m.Role))
+		ok = false
+	}
+	text, good := m.Content.resolve()
+	if !good {
+		p.problem(loc, `message %d: "content" must be a string, null or an array of content parts`, n)
+		ok = false
+	}
+	out := transcript.Message{Role: role, Content: text, Name: m.Name, ToolCallID: m.ToolCallID}
+	calls, missing := convertCalls(m.ToolCalls)
+	if missing > 0 {
+		p.problem(loc, `message %d: tool call %d has no function name`, n, missing)
+		ok = false
+	}
+	out.ToolCalls = calls
+	if fc := m.FunctionCall; fc != nil && fc.Name != "" {
+		out.ToolCalls = append(out.ToolCalls, transcript.ToolCall{Name: fc.Name, Arguments: string(fc.Arguments)})
+	}
+	return out, ok
+}
+
+// convertCalls converts OpenAI tool calls; missing is the 1-based position of the
+// first call without a function name, or 0.
+func convertCalls(tcs []oaToolCall) (calls []transcript.ToolCall, missing int) {
+	for j, tc := range tcs {
+		call := transcript.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: string(tc.Function.Arguments)}
+		if call.Name == "" {
+			call.Name = tc.Name
+		}
+		if call.Arguments == "" {
+			call.Arguments = string(tc.Arguments)
+		}
+		if call.Name == "" && missing == 0 {
+			missing = j + 1
+		}
+		calls = append(calls, call)
+	}
+	return calls, missing
+}
+
+// normRole maps a role as exports write it to the model's four roles: any case is
+// accepted, "developer" is OpenAI's newer name for system, and "function" is its legacy
+// name for a tool result.
+func normRole(s string) (transcript.Role, bool) {
+	r := transcript.Role(strings.ToLower(strings.TrimSpace(s)))
+	switch r {
+	case "developer":
+		return transcript.RoleSystem, true
+	case "function":
+		return transcript.RoleTool, true
+	}
+	return r, r.Valid()
+}
+
+// sharegpt converts a ShareGPT conversation. Roles map human/user -> user,
+// gpt/assistant/bot/model -> assistant, system -> system, observation/tool/function ->
+// tool, and function_call -> a tool call on an assistant message. A function_call turn
+// that directly follows an assistant turn joins that message, so an assistant that
+// spoke and then called a tool stays one message. A function_call value that is not a
+// JSON call (or array of calls) is kept as the assistant's text.
+func (p *parser) sharegpt(loc string, e *element) (transcript.Conversation, bool) {
+	if len(e.Conversations) == 0 {
+		p.problem(loc, `"conversations" must be a non-empty array`)
+		return transcript.Conversation{}, false
+	}
+	msgs := make([]transcript.Message, 0, len(e.Conversations)+1)
+	ok := true
+	if system, good := e.System.resolve(); !good {
+		p.problem(loc, `"system" must be a string`)
+		ok = false
+	} else if system != "" {
+		msgs = append(msgs, transcript.Message{Role: transcript.RoleSystem, Content: system})
+	}
+	for i := range e.Conversations {
+		t := &e.Conversations[i]
+		from, value := t.From, &t.Value
+		if from == "" && !t.Value.set {
+			from, value = t.Role, &t.Content
+		}
+		text, good := value.resolve()
+		if !good {
+			p.problem(loc, `turn %d: "value" must be a string`, i+1)
+			ok = false
+		}
+		role, call, good := sharegptRole(from)
+		if !good {
+			p.problem(loc, `turn %d: "from" must be one of human, gpt, system, function_call, observation, tool, user, assistant (got %s)`, i+1, quote(from))
+			ok = false
+			continue
+		}
+		if call {
+			msgs = appendCalls(msgs, text)
+			continue
+		}
+		msgs = append(msgs, transcript.Message{Role: role, Content: text})
+	}
+	return transcript.Conversation{Messages: msgs}, ok
+}
+
+// sharegptRole maps a ShareGPT "from" value; call is true for a function_call turn.
+func sharegptRole(from string) (role transcript.Role, call, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(from)) {
+	case "human", "user":
+		return transcript.RoleUser, false, true
+	case "gpt", "assistant", "bot", "model", "chatgpt":
+		return transcript.RoleAssistant, false, true
+	case "system":
+		return transcript.RoleSystem, false, true
+	case "observation", "tool", "function", "function_response", "tool_response":
+		return transcript.RoleTool, false, true
+	case "function_call", "tool_call":
+		return transcript.RoleAssistant, true, true
+	}
+	return "", false, false
+}
+
+// sgCall is a ShareGPT function_call value.
+type sgCall struct {
+	Name      string  `json:"name"`
+	Arguments argText `json:"arguments"`
+}
+
+// appendCalls adds the calls written in a function_call turn, joining the message
+// before it when that is an assistant's.
+func appendCalls(msgs []transcript.Message, value string) []transcript.Message {
+	calls, ok := parseCalls(value)
+	if !ok {
+		return append(msgs, transcript.Message{Role: transcript.RoleAssistant, Content: value})
+	}
+	if n := len(msgs); n > 0 && msgs[n-1].Role == transcript.RoleAssistant {
+		msgs[n-1].ToolCalls = append(msgs[n-1].ToolCalls, calls...)
+		return msgs
+	}
+	return append(msgs, transcript.Message{Role: transcript.RoleAssistant, ToolCalls: calls})
+}
+
+// parseCalls reads {"name":..,"arguments":..} or an array of them.
+func parseCalls(value string) ([]transcript.ToolCall, bool) {
+	v := strings.TrimSpace(value)
+	var list []sgCall
+	switch {
+	case strings.HasPrefix(v, "{"):
+		var one sgCall
+		if json.Unmarshal([]byte(v), &one) != nil {
+			return nil, false
+		}
+		list = []sgCall{one}
+	case strings.HasPrefix(v, "["):
+		if json.Unmarshal([]byte(v), &list) != nil || len(list) == 0 {
+			return nil, false
+		}
+	default:
+		return nil, false
+	}
+	calls := make([]transcript.ToolCall, 0, len(list))
+	for _, c := range list {
+		if c.Name == "" {
+			return nil, false
+		}
+		calls = append(calls, transcript.ToolCall{Name: c.Name, Arguments: string(c.Arguments)})
+	}
+	return calls, true
+}

@@ -1,0 +1,126 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/csv"
+	"slices"
+	"strings"
+)
+
+// column is a field a CSV column can hold.
+type column int
+
+const (
+	colConversation column = iota
+	colRole
+	colContent
+	colOrder
+	colTime
+	colName
+	colToolCallID
+	colToolCalls
+	numColumns
+)
+
+// names lists the header names that mean c; matching ignores case, surrounding space
+// and '_', '-' or ' ' inside the name.
+func (c column) names() []string {
+	switch c {
+	case colConversation:
+		return []string{"conversation_id", "conversation", "session_id", "thread_id", "chat_id", "dialog_id"}
+	case colRole:
+		return []string{"role", "speaker", "from", "sender", "author"}
+	case colContent:
+		return []string{"content", "message", "text", "body", "value"}
+	case colOrder:
+		return []string{"order", "seq", "turn", "index", "position", "message_index"}
+	case colTime:
+		return []string{"time", "timestamp", "created_at", "ts"}
+	case colName:
+		return []string{"name", "tool_name"}
+	case colToolCallID:
+		return []string{"tool_call_id"}
+	}
+	return []string{"tool_calls"}
+}
+
+// csvLayout is a CSV file's delimiter and where each field is; -1 marks an absent one.
+type csvLayout struct {
+	comma  rune
+	cols   [numColumns]int
+	titles []string // the header as written, for messages
+}
+
+// csvHeader reads the header line: it picks the delimiter (comma, semicolon or tab,
+// whichever is most frequent) and finds the known columns. ok is false when no column
+// is known, so the text is not taken for CSV at all.
+func csvHeader(line []byte) (csvLayout, bool) {
+	comma, best := ',', bytes.Count(line, []byte{','})
+	for _, c := range []byte{';', '\t'} {
+		if n := bytes.Count(line, []byte{c}); n > best {
+			comma, best = rune(c), n
+		}
+	}
+	r := csv.NewReader(bytes.NewReader(line))
+	r.Comma = comma
+	r.LazyQuotes = true
+	fields, err := r.Read()
+	if err != nil {
+		return csvLayout{comma: comma}, false
+	}
+	return newLayout(comma, fields)
+}
+
+// newLayout finds the known columns in a header record; known is false when there are
+// none.
+func newLayout(comma rune, fields []string) (l csvLayout, known bool) {
+	l = csvLayout{comma: comma, titles: fields}
+	var folded [numColumns][]string
+	for c := range numColumns {
+		l.cols[c] = -1
+		for _, n := range c.names() {
+			folded[c] = append(folded[c], foldHeader(n))
+		}
+	}
+	for i, f := range fields {
+		name := foldHeader(f)
+		for c := range numColumns {
+			if l.cols[c] < 0 && slices.Contains(folded[c], name) {
+				l.cols[c] = i
+				known = true
+			}
+		}
+	}
+	return l, known
+}
+
+// foldHeader makes header matching loose: case, surrounding space, a byte order mark,
+// and '_', '-' and ' ' inside the name do not matter.
+func foldHeader(s string) string {
+	s = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(s, "\ufeff")))
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r == ' ' {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// missing returns a sentence naming the required columns the header lacks, or "".
+func (l csvLayout) missing() string {
+	var parts []string
+	for _, c := range []column{colConversation, colRole, colContent} {
+		if l.cols[c] < 0 {
+			parts = append(parts, c.names()[0]+" column (or "+strings.Join(c.names()[1:], ", ")+")")
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "The CSV header has no " + strings.Join(parts, " and no ") + "; each row must say which conversation it belongs to, who spoke and what was said."
+}
+
+// title is the header text of column c as the file wrote it.
+func (l csvLayout) title(c column) string {
+	return strings.TrimSpace(l.titles[l.cols[c]])
+}

@@ -1,0 +1,295 @@
+package ingest
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+)
+
+// errStop ends a JSON document early after its last problem was recorded: the decoder
+// cannot find its place again after a syntax error.
+var errStop = errors.New("stop")
+
+// doc reads one JSON document as a stream of tokens, decoding one conversation at a
+// time, so the whole array is never in memory.
+type doc struct {
+	p   *parser
+	g   *guard
+	dec *json.Decoder
+}
+
+// parseDocument reads a JSON array of conversations, a {"conversations": [...]} wrapper,
+// or a single conversation object (pretty-printed), and any sequence of these.
+func (p *parser) parseDocument(r io.Reader, firstLine int) error {
+	g := &guard{
+		r:         r,
+		firstLine: firstLine,
+		track:     true,
+		maxValue:  p.lim.MaxLineBytes,
+		// The decoder reads ahead by up to about twice its largest value so far; past
+		// this bound a value is certainly over the limit.
+		maxAhead: 4*int64(p.lim.MaxLineBytes) + bufSize,
+	}
+	d := &doc{p: p, g: g, dec: json.NewDecoder(g)}
+	err := d.values()
+	if errors.Is(err, errStop) {
+		return nil
+	}
+	return err
+}
+
+// values reads the top-level values one after another.
+func (d *doc) values() error {
+	for {
+		if !d.dec.More() {
+			line := d.line()
+			_, err := d.dec.Token()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return d.fail(line, err)
+		}
+		line := d.line()
+		tok, err := d.dec.Token()
+		if err != nil {
+			return d.fail(line, err)
+		}
+		switch tok {
+		case json.Delim('['):
+			err = d.array()
+		case json.Delim('{'):
+			err = d.object(line)
+		default:
+			d.p.problem(lineLoc(line), "expected a JSON array or object of conversations")
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// array streams the conversations of a JSON array.
+func (d *doc) array() error {
+	for d.dec.More() {
+		line, e, err := d.decodeElement()
+		if err != nil {
+			return err
+		}
+		loc := lineLoc(line)
+		if err := d.p.begin(loc); err != nil {
+			return err
+		}
+		if e != nil {
+			if err := d.p.record(loc, "json", e); err != nil {
+				return err
+			}
+		}
+	}
+	return d.close()
+}
+
+// object reads a top-level object: either a wrapper whose "conversations" are whole
+// conversations, or one conversation itself (OpenAI "messages", or ShareGPT turns under
+// "conversations"), whose turns are gathered as they stream.
+func (d *doc) object(open int) error {
+	var self element
+	wrapped := 0
+	for d.dec.More() {
+		line := d.line()
+		tok, err := d.dec.Token()
+		if err != nil {
+			return d.fail(line, err)
+		}
+		key, _ := tok.(string)
+		switch {
+		case strings.EqualFold(key, "conversations"):
+			n, err := d.conversations(open, &self)
+			if err != nil {
+				return err
+			}
+			wrapped += n
+		case strings.EqualFold(key, "messages"):
+			err = d.field(key, &self.Messages)
+		case strings.EqualFold(key, "conversation_id"):
+			err = d.field(key, &self.ConversationID)
+		case strings.EqualFold(key, "id"):
+			err = d.field(key, &self.ID)
+		case strings.EqualFold(key, "metadata"):
+			err = d.field(key, &self.Metadata)
+		case strings.EqualFold(key, "system"):
+			err = d.field(key, &self.System)
+		default:
+			err = d.field(key, &skipValue{})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := d.close(); err != nil {
+		return err
+	}
+	loc := lineLoc(open)
+	switch {
+	case wrapped > 0 && (len(self.Conversations) > 0 || self.Messages != nil):
+		d.p.problem(loc, `an object cannot hold both a list of conversations and a conversation's own messages or turns`)
+		return nil
+	case wrapped > 0:
+		return nil
+	}
+	if err := d.p.begin(loc); err != nil {
+		return err
+	}
+	return d.p.record(loc, "json", &self)
+}
+
+// conversations streams the "conversations" array of a top-level object. Entries that
+// are whole conversations are recorded at once and counted in the result; entries that
+// are ShareGPT turns are gathered into self.
+func (d *doc) conversations(open int, self *element) (int, error) {
+	line := d.line()
+	tok, err := d.dec.Token()
+	if err != nil {
+		return 0, d.fail(line, err)
+	}
+	if tok != json.Delim('[') {
+		d.p.problem(lineLoc(line), `"conversations" must be an array`)
+		return 0, d.skipRest(tok)
+	}
+	if self.Conversations == nil {
+		self.Conversations = make([]turn, 0, 16)
+	}
+	wrapped := 0
+	for d.dec.More() {
+		line, e, err := d.decodeElement()
+		if err != nil {
+			return 0, err
+		}
+		loc := lineLoc(line)
+		switch {
+		case e == nil:
+			// A type mismatch, already recorded.
+		case e.isConversation():
+			if err := d.p.begin(loc); err != nil {
+				return 0, err
+			}
+			wrapped++
+			if err := d.p.record(loc, "json", e); err != nil {
+				return 0, err
+			}
+		default:
+			if len(self.Conversations) >= d.p.lim.MaxMessages {
+				return 0, d.p.tooManyMessages(lineLoc(open))
+			}
+			self.Conversations = append(self.Conversations, e.turn)
+		}
+	}
+	return wrapped, d.close()
+}
+
+// decodeElement decodes the next array entry. e is nil when the entry was not a JSON
+// object of the expected shape; that problem has been recorded.
+func (d *doc) decodeElement() (line int, e *element, err error) {
+	start := d.start()
+	line = d.g.lineAt(start)
+	e = new(element)
+	if err := d.dec.Decode(e); err != nil {
+		var typ *json.UnmarshalTypeError
+		if !errors.As(err, &typ) {
+			return line, nil, d.fail(line, err)
+		}
+		d.p.jsonProblem(lineLoc(line), "", err)
+		e = nil
+	}
+	if d.dec.InputOffset()-start > int64(d.p.lim.MaxLineBytes) {
+		return line, nil, d.g.valueTooLarge(start)
+	}
+	return line, e, nil
+}
+
+// field decodes the value after key into v, recording a type mismatch as a problem.
+func (d *doc) field(key string, v any) error {
+	start := d.start()
+	line := d.g.lineAt(start)
+	if err := d.dec.Decode(v); err != nil {
+		var typ *json.UnmarshalTypeError
+		if !errors.As(err, &typ) {
+			return d.fail(line, err)
+		}
+		d.p.jsonProblem(lineLoc(line), key, err)
+	}
+	if d.dec.InputOffset()-start > int64(d.p.lim.MaxLineBytes) {
+		return d.g.valueTooLarge(start)
+	}
+	return nil
+}
+
+// close reads the delimiter that ends the current array or object.
+func (d *doc) close() error {
+	line := d.line()
+	if _, err := d.dec.Token(); err != nil {
+		return d.fail(line, err)
+	}
+	return nil
+}
+
+// skipRest consumes the rest of a value whose first token was tok.
+func (d *doc) skipRest(tok json.Token) error {
+	depth := 0
+	for {
+		if delim, ok := tok.(json.Delim); ok {
+			if delim == '[' || delim == '{' {
+				depth++
+			} else {
+				depth--
+			}
+		}
+		if depth == 0 {
+			return nil
+		}
+		line := d.line()
+		var err error
+		tok, err = d.dec.Token()
+		if err != nil {
+			return d.fail(line, err)
+		}
+	}
+}
+
+// start returns the offset where the next value begins: the decoder's position moved
+// past the separators and white space it has already buffered. It also marks that
+// offset in the guard, which bounds how far reading may run ahead of it.
+func (d *doc) start() int64 {
+	off := d.dec.InputOffset()
+	if buf, ok := d.dec.Buffered().(io.ByteReader); ok {
+		for {
+			c, err := buf.ReadByte()
+			if err != nil || (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != ',' && c != ':') {
+				break
+			}
+			off++
+		}
+	}
+	d.g.mark = off
+	return off
+}
+
+// line returns the line number where the next token begins.
+func (d *doc) line() int { return d.g.lineAt(d.start()) }
+
+// fail turns an error from the decoder into the result of parsing: whole-file and read
+// errors pass through; a syntax error or a cut-off document is recorded at line and
+// stops the document.
+func (d *doc) fail(line int, err error) error {
+	var fe *FileError
+	var re *readError
+	switch {
+	case errors.As(err, &fe), errors.As(err, &re):
+		return err
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		d.p.problem(lineLoc(line), "the JSON document ends too early; the file may be cut short")
+	default:
+		d.p.problem(lineLoc(line), "invalid JSON: %v", err)
+	}
+	return errStop
+}

@@ -1,0 +1,219 @@
+package ingest_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/ingest"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// okLine is a valid one-message conversation line.
+const okLine = `{"messages": [{"role": "user", "content": "hi"}]}`
+
+// repeatLines returns n copies of line, one per line.
+func repeatLines(line string, n int) string {
+	return strings.Repeat(line+"\n", n)
+}
+
+func TestBadInputs(t *testing.T) {
+	t.Parallel()
+	badRoleAt17 := repeatLines(okLine, 16) + `{"messages": [{"role": "user", "content": "a"}, {"role": "bot", "content": "b"}]}` + "\n" + okLine
+	cases := []struct {
+		name string
+		data string
+		lim  ingest.Limits
+		kind error // the whole-file reason, or nil for located problems only
+		want string
+	}{
+		{"empty", "", zeroLimits(), ingest.ErrEmpty, "The file is empty"},
+		{"only space", " \n\r\n\t", zeroLimits(), ingest.ErrEmpty, "The file is empty"},
+		{"empty array", "[\n]", zeroLimits(), ingest.ErrEmpty, "The file holds no conversations"},
+		{"csv header only", "conversation_id,role,content\n\n", zeroLimits(), ingest.ErrEmpty, "The file holds no conversations"},
+		{"unknown format", "hello world\nhow are you\n", zeroLimits(), ingest.ErrUnknownFormat, "not in a format Checkup reads; it accepts OpenAI chat JSONL"},
+		{"zip", "PK\x03\x04rest", zeroLimits(), ingest.ErrUnknownFormat, "zip archive"},
+		{"utf-16", "\xff\xfe{\x00", zeroLimits(), ingest.ErrInvalidUTF8, "UTF-16"},
+		{"invalid utf-8 jsonl", okLine + "\n" + okLine + "\n" + `{"messages": [{"role": "user", "content": "caf` + "\xe9" + `"}]}`, zeroLimits(), ingest.ErrInvalidUTF8, "Line 3 is not valid UTF-8"},
+		{"invalid utf-8 json", "[\n" + okLine + ",\n\n" + `{"messages": [{"role": "user", "content": "` + "\xc3\x28" + `"}]}]`, zeroLimits(), ingest.ErrInvalidUTF8, "Line 4 is not valid UTF-8"},
+		{"invalid utf-8 csv", "conversation_id,role,content\n1,user,ok\n1,user,\xff\n", zeroLimits(), ingest.ErrInvalidUTF8, "Line 3 is not valid UTF-8"},
+		{"bad role", badRoleAt17, zeroLimits(), nil, `line 17: message 2: "role" must be one of system, user, assistant, tool (got "bot")`},
+		{"invalid json line", okLine + "\n" + okLine + "\n" + `{"messages": [}` + "\n" + okLine, zeroLimits(), nil, "line 3: invalid JSON: invalid character '}'"},
+		{"not an object", okLine + "\n[1, 2]\n", zeroLimits(), nil, "line 2: expected a JSON object"},
+		{"empty messages", okLine + "\n" + `{"messages": []}`, zeroLimits(), nil, `line 2: "messages" must be a non-empty array`},
+		{"messages wrong type", `{"messages": "hi"}`, zeroLimits(), nil, `line 1: "messages" must be an array, not string`},
+		{"content wrong type", `{"messages": [{"role": "user", "content": 7}]}`, zeroLimits(), nil, `line 1: message 1: "content" must be a string, null or an array of content parts`},
+		{"no messages key", `{"id": "x"}`, zeroLimits(), nil, `line 1: a conversation needs a "messages" array`},
+		{"id an object", `{"id": {}, "messages": [{"role": "user", "content": "x"}]}`, zeroLimits(), nil, "line 1: the conversation id must be a string or a number"},
+		{"tool call without name", `{"messages": [{"role": "assistant", "tool_calls": [{"function": {"arguments": "{}"}}]}]}`, zeroLimits(), nil, "line 1: message 1: tool call 1 has no function name"},
+		{"nul character", `{"messages": [{"role": "user", "content": "a\u0000b"}]}`, zeroLimits(), nil, "line 1: the conversation contains a NUL character"},
+		{"sharegpt bad from", `{"conversations": [{"from": "narrator", "value": "x"}]}`, zeroLimits(), nil, `line 1: turn 1: "from" must be one of human, gpt, system, function_call, observation, tool, user, assistant (got "narrator")`},
+		{"sharegpt empty", `{"conversations": []}`, zeroLimits(), nil, `line 1: "conversations" must be a non-empty array`},
+		{"json syntax in array", "[\n" + okLine + ",\n" + okLine + "\n" + okLine + "\n]", zeroLimits(), nil, "line 4: invalid JSON: expected comma after array element"},
+		{"json cut short", "[\n" + okLine + ",\n" + `{"messages": [`, zeroLimits(), nil, "line 3: the JSON document ends too early"},
+		{"json stray closer", "[\n" + okLine + "\n]\n]", zeroLimits(), nil, "line 4: invalid JSON"},
+		{"json scalar elements", "[1, \"x\"]", zeroLimits(), nil, "line 1: expected a JSON object for the conversation, not number"},
+		{"document messages wrong type", "{\n\"id\": \"x\",\n\"messages\": [{\"role\": 5}]\n}", zeroLimits(), nil, `line 3: "messages.role" must be a string, not number`},
+		{"wrapper not array", `{"conversations": {"a": [1]}, "x": 1` + "\n}", zeroLimits(), nil, `line 1: "conversations" must be an array`},
+		{"csv missing content", "conversation_id,role,content\n" + strings.Repeat("c,user,hi\n", 10) + "c,user,\n", zeroLimits(), nil, "row 12: missing content"},
+		{"csv short row", "conversation_id,role,content\nc,user\n", zeroLimits(), nil, "row 2: missing content"},
+		{"csv bad role", "conversation_id,speaker,content\nc,narrator,x\n", zeroLimits(), nil, `row 2: "speaker" must be one of system, user, assistant, tool (got "narrator")`},
+		{"csv bad order", "conversation_id,role,content,turn\nc,user,x,first\n", zeroLimits(), nil, `row 2: "turn" must be a number (got "first")`},
+		{"csv bad time", "conversation_id,role,content,timestamp\nc,user,x,yesterday\n", zeroLimits(), nil, `row 2: "timestamp" is not a date and time Checkup can read`},
+		{"csv bad quote", "conversation_id,role,content\nc,user,a\"b\nc,user,ok\n", zeroLimits(), nil, "line 2: invalid CSV: bare \" in non-quoted-field"},
+		{"csv missing columns", "id,speaker,notes\nc,user,x\n", zeroLimits(), ingest.ErrCSVHeader, "The CSV header has no conversation_id column (or conversation, session_id, thread_id, chat_id, dialog_id) and no content column"},
+		{"too long jsonl line", okLine + "\n" + `{"messages": [{"role": "user", "content": "` + strings.Repeat("x", 200) + `"}]}`, ingest.Limits{MaxLineBytes: 100}, ingest.ErrLineTooLong, "Line 2 is longer than the 100 bytes limit for one line."},
+		{"too long csv line", "conversation_id,role,content\nc,user," + strings.Repeat("x", 200) + "\n", ingest.Limits{MaxLineBytes: 100}, ingest.ErrLineTooLong, "Line 2 is longer than the 100 bytes limit"},
+		{"too large json element", "[\n" + okLine + ",\n" + `{"messages": [{"role": "user", "content": "` + strings.Repeat("x", 200) + `"}]}]`, ingest.Limits{MaxLineBytes: 100}, ingest.ErrLineTooLong, "The conversation starting on line 3 is larger than the 100 bytes limit"},
+		{"too many conversations", repeatLines(okLine, 4), ingest.Limits{MaxConversations: 3}, ingest.ErrTooManyConversations, "The file has more than 3 conversations (the limit was passed at line 4)"},
+		{"too many conversations csv", "conversation_id,role,content\na,user,x\nb,user,x\na,user,x\nc,user,x\n", ingest.Limits{MaxConversations: 2}, ingest.ErrTooManyConversations, "passed at row 5"},
+		{"too many messages", okLine + "\n" + `{"messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}]}`, ingest.Limits{MaxMessages: 2}, ingest.ErrTooManyMessages, "The conversation at line 2 has more than 2 messages"},
+		{"too many sharegpt turns in a document", "{\"conversations\": [\n{\"from\": \"human\", \"value\": \"a\"},\n{\"from\": \"gpt\", \"value\": \"b\"},\n{\"from\": \"human\", \"value\": \"c\"}]}", ingest.Limits{MaxMessages: 2}, ingest.ErrTooManyMessages, "at line 1 has more than 2 messages"},
+		{"oversize message", `{"messages": [{"role": "user", "content": "short"}, {"role": "assistant", "content": "ééééééééééé"}]}`, ingest.Limits{MaxMessageChars: 10}, ingest.ErrMessageTooLong, "The message at line 1, message 2 has 11 characters, over the limit of 10 characters per message."},
+		{"oversize tool arguments", `{"messages": [{"role": "assistant", "content": "abcdef", "tool_calls": [{"function": {"name": "f", "arguments": "123456"}}]}]}`, ingest.Limits{MaxMessageChars: 10}, ingest.ErrMessageTooLong, "has 12 characters"},
+		{"oversize csv message", "conversation_id,role,content\nc,user,abcdefghijk\n", ingest.Limits{MaxMessageChars: 10}, ingest.ErrMessageTooLong, "The message at row 2 has 11 characters"},
+		{"damaged gzip", "\x1f\x8b\x08\x00garbage", zeroLimits(), ingest.ErrBadGzip, "looks gzip-compressed but its compressed data is damaged"},
+		{"problems then a limit", `{"messages": []}` + "\n" + repeatLines(okLine, 3), ingest.Limits{MaxConversations: 2}, ingest.ErrTooManyConversations, "line 1: \"messages\" must be a non-empty array\nThe file has more than 2 conversations"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			emitted := 0
+			_, err := ingest.Parse(strings.NewReader(tc.data), tc.lim, func(transcript.Conversation) error {
+				emitted++
+				return nil
+			})
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tc.want)
+			require.True(t, ingest.IsRejected(err))
+			if tc.kind != nil {
+				require.ErrorIs(t, err, tc.kind)
+				return
+			}
+			var located *ingest.Error
+			require.ErrorAs(t, err, &located)
+			require.Nil(t, located.Stopped)
+		})
+	}
+}
+
+// TestTruncatedGzip checks that a cut-off gzip upload is refused, not read as a
+// shorter file.
+func TestTruncatedGzip(t *testing.T) {
+	t.Parallel()
+	full := gzipped(t, readSample(t))
+
+	_, _, err := parseBytes(t, full[:len(full)/2], zeroLimits())
+
+	require.ErrorIs(t, err, ingest.ErrBadGzip)
+}
+
+func TestManyProblems(t *testing.T) {
+	t.Parallel()
+	data := repeatLines(okLine, 5) + repeatLines(`{"messages": [{"role": "narrator", "content": "x"}]}`, 30)
+
+	_, _, err := parseBytes(t, []byte(data), zeroLimits())
+
+	var e *ingest.Error
+	require.ErrorAs(t, err, &e)
+	require.Len(t, e.Problems, ingest.MaxProblems)
+	require.Equal(t, 10, e.More)
+	require.True(t, strings.HasPrefix(e.Problems[0], `line 6: message 1: "role" must be one of`))
+	require.True(t, strings.HasPrefix(e.Problems[19], `line 25: `))
+	lines := strings.Split(err.Error(), "\n")
+	require.Len(t, lines, 21)
+	require.Equal(t, "and 10 more", lines[20])
+}
+
+// countingReader counts the bytes read from it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+func TestGzipBomb(t *testing.T) {
+	t.Parallel()
+	// One conversation, then 1 GiB of blank lines in 1,024 gzip members of 1 MiB each:
+	// about 1 MiB compressed.
+	head := gzipped(t, []byte(okLine+"\n"))
+	member := gzipped(t, bytes.Repeat([]byte("\n"), 1<<20))
+	bomb := append(head, bytes.Repeat(member, 1024)...)
+	src := &countingReader{r: bytes.NewReader(bomb)}
+
+	sum, err := ingest.Parse(src, ingest.Limits{MaxDecompressedBytes: 1 << 20}, func(transcript.Conversation) error { return nil })
+
+	require.ErrorIs(t, err, ingest.ErrTooLarge)
+	require.EqualError(t, err, "The file is larger than the 1 MiB limit once decompressed; split it into smaller uploads.")
+	require.LessOrEqual(t, sum.DecompressedBytes, int64(1<<20+1), "decompression stopped at the limit")
+	require.Less(t, src.n, len(bomb)/2, "the compressed stream was not read to its end")
+}
+
+// TestHugeDocumentValue checks that one oversized conversation inside a JSON document is
+// refused while it is being read, not after all of it has been buffered.
+func TestHugeDocumentValue(t *testing.T) {
+	t.Parallel()
+	huge := "[\n" + okLine + ",\n" + `{"messages": [{"role": "user", "content": "` + strings.Repeat("x", 8<<20) + `"}]}]`
+	src := &countingReader{r: strings.NewReader(huge)}
+
+	_, err := ingest.Parse(src, ingest.Limits{MaxLineBytes: 1000}, nil)
+
+	require.ErrorIs(t, err, ingest.ErrLineTooLong)
+	require.EqualError(t, err, "The conversation starting on line 3 is larger than the 1,000 bytes limit for one conversation.")
+	require.Less(t, src.n, 1<<20, "reading stopped long before the end of the value")
+}
+
+func TestEmitError(t *testing.T) {
+	t.Parallel()
+	stop := errors.New("database gone")
+
+	_, err := ingest.Parse(strings.NewReader(repeatLines(okLine, 3)), zeroLimits(), func(transcript.Conversation) error { return stop })
+
+	require.ErrorIs(t, err, stop)
+	require.False(t, ingest.IsRejected(err))
+}
+
+func TestReadError(t *testing.T) {
+	t.Parallel()
+	broken := errors.New("connection reset")
+	r := io.MultiReader(strings.NewReader(repeatLines(okLine, 3)), iotestErr{broken})
+
+	_, err := ingest.Parse(r, zeroLimits(), func(transcript.Conversation) error { return nil })
+
+	require.ErrorIs(t, err, broken)
+	require.False(t, ingest.IsRejected(err))
+	require.Contains(t, err.Error(), "ingest: read: connection reset")
+}
+
+func TestNoEmitAfterProblem(t *testing.T) {
+	t.Parallel()
+	data := okLine + "\n" + `{"messages": []}` + "\n" + repeatLines(okLine, 5)
+
+	convs, _, err := parseBytes(t, []byte(data), zeroLimits())
+
+	require.Error(t, err)
+	require.Len(t, convs, 1, "conversations before the first problem may have been emitted; none after it")
+}
+
+// iotestErr is a reader that always fails.
+type iotestErr struct{ err error }
+
+func (r iotestErr) Read([]byte) (int, error) { return 0, r.err }
+
+func TestErrorRendering(t *testing.T) {
+	t.Parallel()
+	e := &ingest.Error{Problems: []string{"line 1: a", "line 2: b"}, More: 3}
+	require.Equal(t, "line 1: a\nline 2: b\nand 3 more", e.Error())
+	require.NoError(t, e.Unwrap())
+	require.True(t, ingest.IsRejected(fmt.Errorf("wrapped: %w", e)))
+}

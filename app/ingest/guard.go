@@ -1,0 +1,167 @@
+package ingest
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"unicode/utf8"
+)
+
+// guard checks text on its way to a reader that cannot check it itself: encoding/json
+// silently replaces invalid UTF-8, and encoding/csv buffers a line of any length. It
+// refuses invalid UTF-8 and over-long lines with their line number, and for JSON
+// documents it remembers where lines end, so a byte offset reported by the decoder can be
+// turned back into a line number, and bounds how far reading may run ahead of the value
+// being decoded.
+type guard struct {
+	r         io.Reader
+	firstLine int   // line number of the first byte
+	lines     int   // newlines passed so far
+	off       int64 // bytes passed so far
+	maxLine   int   // longest line allowed in bytes; 0 for no limit
+	lineLen   int   // bytes of the current line so far
+	carry     []byte
+	err       error
+
+	// For JSON documents: newline offsets not yet passed by lineAt, and the bound on
+	// reading ahead of mark, where the value being decoded starts.
+	track    bool
+	nl       []int64
+	nlHead   int
+	nlBase   int
+	mark     int64
+	maxAhead int64
+	maxValue int
+}
+
+// Read passes text through, failing with a *FileError at the first problem.
+func (g *guard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	n, err := g.r.Read(p)
+	if n > 0 {
+		if cerr := g.check(p[:n]); cerr != nil {
+			g.err = cerr
+			return 0, cerr
+		}
+	}
+	if errors.Is(err, io.EOF) && len(g.carry) > 0 {
+		g.err = invalidUTF8(g.firstLine + g.lines)
+		return 0, g.err
+	}
+	return n, err
+}
+
+// check validates one chunk and updates the line bookkeeping.
+func (g *guard) check(b []byte) error {
+	if i := g.badUTF8(b); i >= 0 {
+		return invalidUTF8(g.firstLine + g.lines + bytes.Count(b[:i], []byte{'\n'}))
+	}
+	rest, base := b, g.off
+	for {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			g.lineLen += len(rest)
+			break
+		}
+		g.lineLen += i
+		if err := g.checkLine(); err != nil {
+			return err
+		}
+		if g.track {
+			g.nl = append(g.nl, base+int64(i))
+		}
+		g.lines++
+		g.lineLen = 0
+		base += int64(i) + 1
+		rest = rest[i+1:]
+	}
+	if err := g.checkLine(); err != nil {
+		return err
+	}
+	g.off += int64(len(b))
+	if g.maxAhead > 0 && g.off-g.mark > g.maxAhead {
+		return g.valueTooLarge(g.mark)
+	}
+	return nil
+}
+
+// checkLine refuses the current line once it is longer than the limit.
+func (g *guard) checkLine() error {
+	if g.maxLine > 0 && g.lineLen > g.maxLine {
+		return lineTooLong(g.firstLine+g.lines, g.maxLine)
+	}
+	return nil
+}
+
+// badUTF8 returns the index in b of the first byte that is not valid UTF-8, or -1. A
+// sequence cut at the end of b is carried over to the next chunk.
+func (g *guard) badUTF8(b []byte) int {
+	start := 0
+	if len(g.carry) > 0 {
+		for start < len(b) && !utf8.FullRune(g.carry) {
+			g.carry = append(g.carry, b[start])
+			start++
+		}
+		if !utf8.FullRune(g.carry) {
+			return -1
+		}
+		if r, size := utf8.DecodeRune(g.carry); r == utf8.RuneError && size <= 1 {
+			return 0
+		}
+		g.carry = g.carry[:0]
+	}
+	end := len(b)
+	for i := len(b) - 1; i >= start && i > len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				end = i
+			}
+			break
+		}
+	}
+	body := b[start:end]
+	if utf8.Valid(body) {
+		g.carry = append(g.carry, b[end:]...)
+		return -1
+	}
+	for i := 0; i < len(body); {
+		r, size := utf8.DecodeRune(body[i:])
+		if r == utf8.RuneError && size == 1 {
+			return start + i
+		}
+		i += size
+	}
+	return -1
+}
+
+// lineAt returns the line number of byte offset off. Offsets must not go backwards
+// between calls: newline offsets before off are dropped as they are passed.
+func (g *guard) lineAt(off int64) int {
+	for g.nlHead < len(g.nl) && g.nl[g.nlHead] < off {
+		g.nlHead++
+	}
+	if g.nlHead > 1024 && g.nlHead*2 > len(g.nl) {
+		n := copy(g.nl, g.nl[g.nlHead:])
+		g.nl = g.nl[:n]
+		g.nlBase += g.nlHead
+		g.nlHead = 0
+	}
+	return g.firstLine + g.nlBase + g.nlHead
+}
+
+// valueTooLarge is the error for one JSON value (a conversation) over the size limit.
+func (g *guard) valueTooLarge(start int64) error {
+	return fileErr(ErrLineTooLong, "The conversation starting on line %d is larger than the %s limit for one conversation.", g.lineAt(start), sizeText(int64(g.maxValue)))
+}
+
+// invalidUTF8 is the error for text that is not UTF-8.
+func invalidUTF8(line int) error {
+	return fileErr(ErrInvalidUTF8, "Line %d is not valid UTF-8 text; save the file as UTF-8 and upload it again.", line)
+}
+
+// lineTooLong is the error for a line over the limit.
+func lineTooLong(line, limit int) error {
+	return fileErr(ErrLineTooLong, "Line %d is longer than the %s limit for one line.", line, sizeText(int64(limit)))
+}

@@ -1,0 +1,127 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// Summary describes a parsed upload for the task record and the upload page.
+type Summary struct {
+	// Format names what was read: "openai-jsonl", "openai-json", "sharegpt-jsonl",
+	// "sharegpt-json" or "csv".
+	Format string
+	// Gzip is true when the upload was gzip-compressed.
+	Gzip bool
+	// Conversations and Messages count what was handed to emit.
+	Conversations int
+	Messages      int
+	// DecompressedBytes is the size of the text after un-gzipping.
+	DecompressedBytes int64
+	// Warnings are things changed on the way in (a duplicate id renamed), first
+	// MaxProblems of them; MoreWarnings counts the rest.
+	Warnings     []string
+	MoreWarnings int
+}
+
+// Parse reads one upload from r and calls emit with each valid conversation, in file
+// order, as soon as it is complete (CSV is the exception: its rows may come in any order,
+// so its conversations are emitted at the end).
+//
+// The error is nil, an *Error (problems by line, possibly ending with a whole-file
+// reason), a *FileError (a whole-file reason alone), an error from emit (wrapped), or a
+// failure to read r (wrapped); IsRejected tells the first two from the rest. Once a
+// problem is found emit is no longer called, but it may already have been called for
+// earlier conversations: a caller that stores them must discard everything when Parse
+// returns an error (roll back its transaction). A nil emit only validates.
+func Parse(r io.Reader, lim Limits, emit func(transcript.Conversation) error) (Summary, error) {
+	if emit == nil {
+		emit = func(transcript.Conversation) error { return nil }
+	}
+	p := &parser{
+		lim:  lim.withDefaults(),
+		emit: emit,
+		ids:  make(map[string]int),
+	}
+	in, err := open(r, p.lim.MaxDecompressedBytes)
+	if err != nil {
+		return p.sum, p.result(err)
+	}
+	p.sum.Gzip = in.gzipped
+	err = p.parse(in)
+	p.sum.DecompressedBytes = in.count.n
+	return p.sum, p.result(err)
+}
+
+// parser holds the state shared by every format: limits, counts, the ids taken so far
+// and the problems found.
+type parser struct {
+	lim      Limits
+	emit     func(transcript.Conversation) error
+	sum      Summary
+	problems []string
+	more     int
+	ids      map[string]int // id -> next suffix to try if it comes again
+	records  int            // conversations met so far, valid or not
+}
+
+// parse sniffs the format and runs the matching reader.
+func (p *parser) parse(in *input) error {
+	s, err := sniff(in.text, p.lim.MaxLineBytes)
+	if err != nil {
+		return err
+	}
+	switch s.kind {
+	case kindJSONL:
+		err = p.parseJSONL(in.text, s)
+	case kindJSON:
+		err = p.parseDocument(s.reader(in.text), s.line)
+	default:
+		err = p.parseCSV(s.reader(in.text), s)
+	}
+	if err == nil && p.records == 0 && len(p.problems) == 0 {
+		return fileErr(ErrEmpty, "The file holds no conversations; export some and upload that file.")
+	}
+	return err
+}
+
+// problem records a located problem; only the first MaxProblems are kept as text.
+func (p *parser) problem(loc, format string, args ...any) {
+	if len(p.problems) >= MaxProblems {
+		p.more++
+		return
+	}
+	p.problems = append(p.problems, loc+": "+fmt.Sprintf(format, args...))
+}
+
+// warn records a change made to the data on the way in.
+func (p *parser) warn(loc, format string, args ...any) {
+	if len(p.sum.Warnings) >= MaxProblems {
+		p.sum.MoreWarnings++
+		return
+	}
+	p.sum.Warnings = append(p.sum.Warnings, loc+": "+fmt.Sprintf(format, args...))
+}
+
+// result combines the error that stopped parsing with the problems collected before it.
+func (p *parser) result(err error) error {
+	var fe *FileError
+	switch {
+	case err != nil && !errors.As(err, &fe):
+		return err // a read or emit failure: not about the file's content
+	case len(p.problems) == 0 && err == nil:
+		return nil
+	case len(p.problems) == 0:
+		return err
+	}
+	e := &Error{Problems: p.problems, More: p.more}
+	if err != nil {
+		e.Stopped = fe
+	}
+	return e
+}
+
+// lineLoc names a line of the file for a problem.
+func lineLoc(n int) string { return fmt.Sprintf("line %d", n) }

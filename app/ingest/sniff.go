@@ -1,0 +1,154 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+)
+
+// kind is how the text is laid out, which decides the reader used.
+type kind int
+
+const (
+	kindJSONL kind = iota // one JSON object per line
+	kindJSON              // one JSON document (array or object), possibly over many lines
+	kindCSV               // a header row, then one message per row
+)
+
+// sniffed is what sniff learned from the start of the text.
+type sniffed struct {
+	kind kind
+	line int    // line number of head's first byte
+	head []byte // bytes consumed while sniffing, to be parsed first
+}
+
+// reader returns the whole text again: the sniffed head, then the rest.
+func (s sniffed) reader(rest io.Reader) io.Reader {
+	return io.MultiReader(bytes.NewReader(s.head), rest)
+}
+
+// accepted lists the formats for the unknown-format message.
+const accepted = `OpenAI chat JSONL (one {"messages": [...]} per line), a JSON array or {"conversations": [...]} of the same, ShareGPT JSON or JSONL, or CSV with conversation_id, role and content columns, each optionally gzip-compressed`
+
+// sniff decides the format from the first bytes of the text. It skips a UTF-8 byte order
+// mark and leading blank space, then: '[' is a JSON document; '{' is JSONL when the first
+// line is a whole JSON object by itself (and not a {"conversations": [...]} wrapper),
+// otherwise a JSON document; anything else must be a CSV header naming known columns.
+func sniff(br *bufio.Reader, maxLine int) (sniffed, error) {
+	if err := skipBOM(br); err != nil {
+		return sniffed{}, err
+	}
+	line, indent, err := skipSpace(br)
+	if err != nil {
+		return sniffed{}, err
+	}
+	peek, err := br.Peek(1)
+	if err != nil {
+		return sniffed{}, err
+	}
+	first := peek[0] // read now: the buffer changes below
+	if first == '[' {
+		return sniffed{kind: kindJSON, line: line}, nil
+	}
+	head, complete, err := readHead(br, maxLine)
+	if err != nil {
+		return sniffed{}, err
+	}
+	s := sniffed{kind: kindJSON, line: line, head: head}
+	if first == '{' {
+		if complete && json.Valid(head) && !isWrapper(head) {
+			s.kind = kindJSONL
+		}
+		return s, nil
+	}
+	if bytes.HasPrefix(head, []byte("PK\x03\x04")) {
+		return sniffed{}, fileErr(ErrUnknownFormat, "The file is a zip archive, which is not accepted; upload the file inside it, or gzip it instead.")
+	}
+	s.head = append(indent, head...)
+	if _, ok := csvHeader(s.head); !ok {
+		return sniffed{}, fileErr(ErrUnknownFormat, "The file is not in a format Checkup reads; it accepts %s.", accepted)
+	}
+	s.kind = kindCSV
+	return s, nil
+}
+
+// skipBOM drops a UTF-8 byte order mark and refuses UTF-16 text with a clear sentence.
+func skipBOM(br *bufio.Reader) error {
+	b, err := br.Peek(3)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	switch {
+	case bytes.HasPrefix(b, []byte{0xef, 0xbb, 0xbf}):
+		_, err = br.Discard(3)
+		return err
+	case bytes.HasPrefix(b, []byte{0xff, 0xfe}), bytes.HasPrefix(b, []byte{0xfe, 0xff}):
+		return fileErr(ErrInvalidUTF8, "The file is UTF-16 text; save it as UTF-8 and upload it again.")
+	}
+	return nil
+}
+
+// skipSpace consumes leading JSON white space and returns the line number of the first
+// byte after it, with the blanks consumed on that line (a CSV header keeps them: a
+// leading tab may be a delimiter). A file that is nothing but space is empty.
+func skipSpace(br *bufio.Reader) (line int, indent []byte, err error) {
+	line = 1
+	for {
+		c, err := br.ReadByte()
+		if errors.Is(err, io.EOF) {
+			return 0, nil, fileErr(ErrEmpty, "The file is empty; export some conversations and upload that file.")
+		}
+		if err != nil {
+			return 0, nil, err
+		}
+		switch c {
+		case '\n':
+			line++
+			indent = indent[:0]
+		case ' ', '\t', '\r':
+			indent = append(indent, c)
+		default:
+			return line, indent, br.UnreadByte()
+		}
+	}
+}
+
+// readHead consumes the first line, newline included, but no more than maxLine+1 bytes.
+// complete is false when the line was cut at that size.
+func readHead(br *bufio.Reader, maxLine int) (head []byte, complete bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		head = append(head, chunk...)
+		switch {
+		case err == nil, errors.Is(err, io.EOF):
+			return head, len(bytes.TrimRight(head, "\r\n")) <= maxLine, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			if len(head) > maxLine {
+				return head, false, nil
+			}
+		default:
+			return nil, false, err
+		}
+	}
+}
+
+// probe is the shape isWrapper looks for.
+type probe struct {
+	Conversations []struct {
+		Messages      *skipValue `json:"messages"`
+		Conversations *skipValue `json:"conversations"`
+	} `json:"conversations"`
+}
+
+// isWrapper reports whether a one-line JSON object is a {"conversations": [...]} list of
+// whole conversations rather than one ShareGPT conversation.
+func isWrapper(obj []byte) bool {
+	var pr probe
+	if json.Unmarshal(obj, &pr) != nil || len(pr.Conversations) == 0 {
+		return false
+	}
+	c := pr.Conversations[0]
+	return c.Messages != nil || c.Conversations != nil
+}
