@@ -1,0 +1,284 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/ingest"
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/dbtest"
+	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/workers"
+	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/offline"
+	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+// samplePath is the 100-conversation airline sample (tau-bench, see testdata/README.md).
+var samplePath = filepath.Join("..", "..", "testdata", "airline-100.jsonl")
+
+// bundle is a database of the test's own (workers claim any task in it), with one
+// user who owns the tasks.
+type bundle struct {
+	pool  *pgxpool.Pool
+	store *store.Store
+	owner store.Owner
+	q     *dbsqlc.Queries
+}
+
+func setup(tb testing.TB) *bundle {
+	tb.Helper()
+	pool, _ := dbtest.Isolated(tb)
+	q := dbsqlc.New()
+	user, err := q.UpsertUser(context.Background(), pool, dbsqlc.UpsertUserParams{Provider: "test", ProviderUserID: "owner"})
+	require.NoError(tb, err)
+	return &bundle{pool: pool, store: store.New(pool), owner: store.NewOwner(user.ID), q: q}
+}
+
+// uploadSample creates a task from the sample file as an upload does: parsed with
+// app/ingest and stored with its conversations in one transaction.
+func (b *bundle) uploadSample(tb testing.TB) uuid.UUID {
+	tb.Helper()
+	f, err := os.Open(samplePath)
+	require.NoError(tb, err)
+	defer f.Close()
+	id, err := b.store.CreateTask(context.Background(), store.NewTask{
+		Title: "airline sample", SourceFilename: "airline-100.jsonl",
+		Conversations: func(emit func(transcript.Conversation) error) (string, error) {
+			sum, err := ingest.Parse(f, ingest.Limits{}, emit)
+			return sum.Format, err
+		},
+	}, b.owner)
+	require.NoError(tb, err)
+	return id
+}
+
+// upload creates a task from conversations.
+func (b *bundle) upload(tb testing.TB, convs []transcript.Conversation) uuid.UUID {
+	tb.Helper()
+	id, err := b.store.CreateTask(context.Background(), store.NewTask{
+		Title: "test",
+		Conversations: func(emit func(transcript.Conversation) error) (string, error) {
+			for _, c := range convs {
+				if err := emit(c); err != nil {
+					return "", err
+				}
+			}
+			return "test", nil
+		},
+	}, b.owner)
+	require.NoError(tb, err)
+	return id
+}
+
+// sample reads the sample's conversations, for tests that compare with the stored ones.
+func sample(tb testing.TB) []transcript.Conversation {
+	tb.Helper()
+	f, err := os.Open(samplePath)
+	require.NoError(tb, err)
+	defer f.Close()
+	var convs []transcript.Conversation
+	_, err = ingest.Parse(f, ingest.Limits{}, func(c transcript.Conversation) error {
+		convs = append(convs, c)
+		return nil
+	})
+	require.NoError(tb, err)
+	require.Len(tb, convs, 100)
+	return convs
+}
+
+// startWorker starts a worker running p, stopped when the test ends.
+func (b *bundle) startWorker(tb testing.TB, p *pipeline.Pipeline, cfg workers.Config) *workers.Worker {
+	tb.Helper()
+	w := workers.New(b.pool, p, cfg, testLogger(tb))
+	w.Start(context.Background())
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		require.NoError(tb, w.Stop(ctx))
+	})
+	return w
+}
+
+// runTask runs the task to its end with a worker on a, and returns the task row.
+func (b *bundle) runTask(tb testing.TB, id uuid.UUID, a analyzer.Analyzer, opt pipeline.Options) dbsqlc.AnalysisTask {
+	tb.Helper()
+	b.startWorker(tb, pipeline.New(b.pool, a, opt, testLogger(tb)), workers.Config{})
+	return b.waitTerminal(tb, id, time.Minute)
+}
+
+func (b *bundle) task(tb testing.TB, id uuid.UUID) dbsqlc.AnalysisTask {
+	tb.Helper()
+	task, err := b.q.GetAnalysisTask(context.Background(), b.pool, dbsqlc.GetAnalysisTaskParams{ID: id, OwnerUserID: b.owner.UserID()})
+	require.NoError(tb, err)
+	return task
+}
+
+// waitTerminal polls the task until it has finished.
+func (b *bundle) waitTerminal(tb testing.TB, id uuid.UUID, timeout time.Duration) dbsqlc.AnalysisTask {
+	tb.Helper()
+	var task dbsqlc.AnalysisTask
+	waitFor(tb, timeout, "the task to finish", func() bool {
+		task = b.task(tb, id)
+		return task.FinishedAt != nil
+	})
+	return task
+}
+
+// waitFor polls cond until it holds, failing the test after timeout.
+func waitFor(tb testing.TB, timeout time.Duration, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// report reads everything stored about the task.
+func (b *bundle) report(tb testing.TB, id uuid.UUID) store.ReportRows {
+	tb.Helper()
+	rows, err := b.store.TaskReport(context.Background(), id, b.owner, store.ReportFull)
+	require.NoError(tb, err)
+	return rows
+}
+
+func (b *bundle) warnings(tb testing.TB, id uuid.UUID) []dbsqlc.TaskWarning {
+	tb.Helper()
+	ws, err := b.q.ListTaskWarnings(context.Background(), b.pool, dbsqlc.ListTaskWarningsParams{TaskID: id, OwnerUserID: b.owner.UserID(), MaxRows: 10_000})
+	require.NoError(tb, err)
+	return ws
+}
+
+func testLogger(tb testing.TB) *slog.Logger {
+	return slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+// probe wraps an analyzer at the model boundary: it counts calls per conversation and
+// per cluster, measures how many Action calls are in flight, and lets a test fail or
+// hold a call.
+type probe struct {
+	next analyzer.Analyzer
+
+	// onDiagnose and onAction, when set, run before the call; an error is returned
+	// instead of calling next.
+	onDiagnose func(ctx context.Context, conv transcript.Conversation) error
+	onAction   func(ctx context.Context, brief analyzer.ClusterBrief) error
+
+	mu          sync.Mutex
+	diagnosed   map[string]int // conversation id → calls
+	actions     map[string]int // cluster title → calls
+	completions []string       // cluster titles in the order their calls returned
+
+	inFlight, peak atomic.Int32
+}
+
+func newProbe(next analyzer.Analyzer) *probe {
+	return &probe{next: next, diagnosed: map[string]int{}, actions: map[string]int{}}
+}
+
+func (p *probe) Info() analyzer.Info { return p.next.Info() }
+
+func (p *probe) Diagnose(ctx context.Context, conv transcript.Conversation) (analyzer.Result[analyzer.Diagnosis], error) {
+	p.mu.Lock()
+	p.diagnosed[conv.ID]++
+	p.mu.Unlock()
+	if p.onDiagnose != nil {
+		if err := p.onDiagnose(ctx, conv); err != nil {
+			return analyzer.Result[analyzer.Diagnosis]{}, err
+		}
+	}
+	return p.next.Diagnose(ctx, conv)
+}
+
+func (p *probe) WriteAction(ctx context.Context, brief analyzer.ClusterBrief) (analyzer.Result[analyzer.Action], error) {
+	now := p.inFlight.Add(1)
+	defer p.inFlight.Add(-1)
+	for {
+		peak := p.peak.Load()
+		if now <= peak || p.peak.CompareAndSwap(peak, now) {
+			break
+		}
+	}
+	p.mu.Lock()
+	p.actions[brief.Title]++
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		p.completions = append(p.completions, brief.Title)
+		p.mu.Unlock()
+	}()
+	if p.onAction != nil {
+		if err := p.onAction(ctx, brief); err != nil {
+			return analyzer.Result[analyzer.Action]{}, err
+		}
+	}
+	return p.next.WriteAction(ctx, brief)
+}
+
+// diagnoses returns the number of Diagnose calls.
+func (p *probe) diagnoses() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, c := range p.diagnosed {
+		n += c
+	}
+	return n
+}
+
+func (p *probe) actionCalls() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, c := range p.actions {
+		n += c
+	}
+	return n
+}
+
+func offlineProbe() *probe { return newProbe(offline.New(offline.Options{})) }
+
+// storedConfig reads the TaskConfig the run stored on the task.
+func storedConfig(tb testing.TB, task dbsqlc.AnalysisTask) pipeline.TaskConfig {
+	tb.Helper()
+	var cfg pipeline.TaskConfig
+	require.NoError(tb, json.Unmarshal(task.Config, &cfg))
+	return cfg
+}
+
+// requireRanked checks that the written Actions are ranked 1..N without gaps in
+// candidate order, and returns the cluster index of each rank.
+func requireRanked(tb testing.TB, actions []dbsqlc.ListTaskActionsRow) []int32 {
+	tb.Helper()
+	var clusters []int32
+	lastCandidate := int32(-1)
+	for _, a := range actions {
+		if a.Status != "done" {
+			require.Nil(tb, a.Rank, "a failed Action has no rank")
+			continue
+		}
+		require.NotNil(tb, a.Rank)
+		require.Equal(tb, int32(len(clusters)+1), *a.Rank, "ranks are 1..N without gaps")
+		require.Greater(tb, a.CandidateIndex, lastCandidate, "ranks follow candidate order")
+		lastCandidate = a.CandidateIndex
+		clusters = append(clusters, a.ClusterIdx)
+	}
+	return clusters
+}
