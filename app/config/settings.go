@@ -15,7 +15,14 @@ type Setting struct {
 	Default     string
 	Description string
 	Secret      bool // masked in the configuration summary
-	parse       func(raw string) (warning string, err error)
+	field
+}
+
+// field binds a setting to the Config field it fills: parse reads the raw value into
+// it, show renders the effective value back for the configuration summary.
+type field struct {
+	parse func(raw string) (warning string, err error)
+	show  func() string
 }
 
 // Settings lists every setting with its default and description, in the order of
@@ -60,14 +67,12 @@ func settings(cfg *Config) []Setting {
 	}
 }
 
-type parser = func(string) (string, error)
-
-func text(dst *string) parser {
-	return func(raw string) (string, error) { *dst = raw; return "", nil }
+func text(dst *string) field {
+	return field{func(raw string) (string, error) { *dst = raw; return "", nil }, showString(dst)}
 }
 
-func oneOf(dst *string, allowed ...string) parser {
-	return func(raw string) (string, error) {
+func oneOf(dst *string, allowed ...string) field {
+	return field{func(raw string) (string, error) {
 		v := strings.ToLower(raw)
 		for _, a := range allowed {
 			if v == a {
@@ -76,98 +81,98 @@ func oneOf(dst *string, allowed ...string) parser {
 			}
 		}
 		return "", fmt.Errorf("must be one of %s", strings.Join(allowed, ", "))
-	}
+	}, showString(dst)}
 }
 
-func boolean(dst *bool) parser {
-	return func(raw string) (string, error) {
+func boolean(dst *bool) field {
+	return field{func(raw string) (string, error) {
 		v, err := strconv.ParseBool(raw)
 		if err != nil {
 			return "", errors.New("must be true or false")
 		}
 		*dst = v
 		return "", nil
-	}
+	}, func() string { return strconv.FormatBool(*dst) }}
 }
 
-func integer(dst *int, min, max int) parser {
-	return func(raw string) (string, error) {
+func integer(dst *int, min, max int) field {
+	return field{func(raw string) (string, error) {
 		v, err := strconv.Atoi(raw)
 		if err != nil || v < min || v > max {
 			return "", fmt.Errorf("must be a whole number from %d to %d", min, max)
 		}
 		*dst = v
 		return "", nil
-	}
+	}, func() string { return strconv.Itoa(*dst) }}
 }
 
 // lenientInteger accepts an out-of-range or malformed value with a warning and the
 // fallback, for settings where refusing to start would cost more than the default.
-func lenientInteger(dst *int, min, max, fallback int) parser {
+func lenientInteger(dst *int, min, max, fallback int) field {
 	strict := integer(dst, min, max)
-	return func(raw string) (string, error) {
-		if _, err := strict(raw); err != nil {
+	return field{func(raw string) (string, error) {
+		if _, err := strict.parse(raw); err != nil {
 			*dst = fallback
 			return fmt.Sprintf("%v; using %d", err, fallback), nil
 		}
 		return "", nil
-	}
+	}, strict.show}
 }
 
-func millis(dst *time.Duration, min, max int) parser {
+func millis(dst *time.Duration, min, max int) field {
 	var ms int
-	parse := integer(&ms, min, max)
-	return func(raw string) (string, error) {
+	parse := integer(&ms, min, max).parse
+	return field{func(raw string) (string, error) {
 		if _, err := parse(raw); err != nil {
 			return "", fmt.Errorf("must be a number of milliseconds from %d to %d", min, max)
 		}
 		*dst = time.Duration(ms) * time.Millisecond
 		return "", nil
-	}
+	}, func() string { return strconv.FormatInt(dst.Milliseconds(), 10) }}
 }
 
-func optionalMillis(dst *time.Duration, min, max int) parser {
-	parse := millis(dst, min, max)
-	return func(raw string) (string, error) {
+func optionalMillis(dst *time.Duration, min, max int) field {
+	f := millis(dst, min, max)
+	return field{func(raw string) (string, error) {
 		if raw == "" {
 			return "", nil
 		}
-		return parse(raw)
-	}
+		return f.parse(raw)
+	}, f.show}
 }
 
-func hostPort(dst *string) parser {
-	return func(raw string) (string, error) {
+func hostPort(dst *string) field {
+	return field{func(raw string) (string, error) {
 		if _, port, err := net.SplitHostPort(raw); err != nil || port == "" {
 			return "", errors.New("must be host:port, for example 127.0.0.1:8080 or :8080")
 		}
 		*dst = raw
 		return "", nil
-	}
+	}, showString(dst)}
 }
 
-func requiredURL(dst *string) parser {
-	return func(raw string) (string, error) {
+func requiredURL(dst *string) field {
+	return field{func(raw string) (string, error) {
 		if err := validURL(raw); err != nil {
 			return "", err
 		}
 		*dst = strings.TrimRight(raw, "/")
 		return "", nil
-	}
+	}, showString(dst)}
 }
 
-func optionalURL(dst *string) parser {
-	parse := requiredURL(dst)
-	return func(raw string) (string, error) {
+func optionalURL(dst *string) field {
+	f := requiredURL(dst)
+	return field{func(raw string) (string, error) {
 		if raw == "" {
 			return "", nil
 		}
-		return parse(raw)
-	}
+		return f.parse(raw)
+	}, f.show}
 }
 
-func domains(dst *[]string) parser {
-	return func(raw string) (string, error) {
+func domains(dst *[]string) field {
+	return field{func(raw string) (string, error) {
 		for _, d := range strings.Split(raw, ",") {
 			d = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(d), "@"))
 			if d == "" {
@@ -179,5 +184,7 @@ func domains(dst *[]string) parser {
 			*dst = append(*dst, d)
 		}
 		return "", nil
-	}
+	}, func() string { return strings.Join(*dst, ",") }}
 }
+
+func showString(dst *string) func() string { return func() string { return *dst } }
