@@ -1,6 +1,7 @@
 package components
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
 	"strings"
@@ -69,22 +70,27 @@ func Segments(text string, quotes []string) []Segment {
 	return out
 }
 
-// PrettyJSON indents tool-call arguments and JSON tool results for reading, and
-// returns any other text unchanged.
+// PrettyJSON indents tool-call arguments and JSON tool results for reading, keeping
+// their keys in order, and returns any other text unchanged.
 func PrettyJSON(s string) string {
 	t := strings.TrimSpace(s)
 	if t == "" || (t[0] != '{' && t[0] != '[') {
 		return s
 	}
-	var v any
-	if json.Unmarshal([]byte(t), &v) != nil {
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(t), "", "  ") != nil {
 		return s
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return s
+	return b.String()
+}
+
+// ToolOutput is how a tool result is shown: indented for reading, unless a quote must
+// be highlighted in it, which only the text as stored is sure to contain.
+func ToolOutput(t Turn) []Segment {
+	if len(t.Quotes) > 0 {
+		return Segments(t.Message.Content, t.Quotes)
 	}
-	return string(b)
+	return []Segment{{Text: PrettyJSON(t.Message.Content)}}
 }
 
 // RoleLabel names who spoke a message.

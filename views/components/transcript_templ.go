@@ -272,7 +272,7 @@ func Transcript(turns []Turn) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = preText(Segments(PrettyJSON(t.Message.Content), t.Quotes)).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = preText(ToolOutput(t)).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -89,7 +89,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // ArtifactsDir and returns its path.
 func Screenshot(tb testing.TB, ctx context.Context, name string) string {
 	tb.Helper()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		tb.Fatalf("browsertest: screenshot %s: %v", name, err)
 	}

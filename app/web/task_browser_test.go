@@ -1,0 +1,178 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/app/report/reporttest"
+	"github.com/checkup-dev/checkup/app/web/browsertest"
+)
+
+// TestTaskPageInBrowser drives the task page in headless Chromium against a real
+// server: progress advances without a reload, polling stops at the terminal state and
+// the results appear in place, an evidence link opens the quoted turn, report.json
+// downloads and agrees with the page, and delete asks first.
+func TestTaskPageInBrowser(t *testing.T) {
+	t.Parallel()
+	b := setupTasks(t)
+	ctx := browsertest.Start(t, 2*time.Minute)
+	task := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Title: "Support bot <em>March</em>", Status: "running"})
+	setProgress(t, b, task, "diagnosis", 10, 100)
+	signInBrowser(t, ctx, b)
+	base := b.url + "/tasks/" + task.ID.String()
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(base),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="task-progress"]`)),
+		chromedp.Evaluate[chromedp.Void](`window.sameDocument = true; window.progressRequests = 0;
+			document.body.addEventListener('htmx:beforeRequest', () => window.progressRequests++)`),
+	))
+	waitFor(t, ctx, `document.querySelector('[data-testid="progress-count"]').textContent.includes('10 of 100')`)
+	setProgress(t, b, task, "diagnosis", 55, 100)
+	waitFor(t, ctx, `document.querySelector('[data-testid="progress-count"]').textContent.includes('55 of 100')`)
+	setProgress(t, b, task, "actions", 1, 3)
+	waitFor(t, ctx, `document.querySelector('[data-testid="progress-stage"]').textContent === 'Writing Actions'`)
+	browsertest.Screenshot(t, ctx, "running")
+
+	_, err := b.pool.Exec(t.Context(), `UPDATE analysis_task SET status = 'completed', stage = 'finishing', finished_at = now() WHERE id = $1`, task.ID)
+	require.NoError(t, err)
+	waitFor(t, ctx, `document.querySelector('[data-testid="task-page"]').dataset.status === 'completed'`)
+	state, err := chromedp.Run(ctx, chromedp.Evaluate[struct {
+		SameDocument bool `json:"sameDocument"`
+		Triggers     int  `json:"triggers"`
+		Actions      int  `json:"actions"`
+		Requests     int  `json:"requests"`
+	}](`({sameDocument: window.sameDocument === true, triggers: document.querySelectorAll('[hx-trigger]').length,
+		actions: document.querySelectorAll('[data-testid="action"]').length, requests: window.progressRequests})`))
+	require.NoError(t, err)
+	require.True(t, state.SameDocument, "the results appeared without a reload")
+	require.Zero(t, state.Triggers, "nothing polls once the task is finished")
+	require.Equal(t, 2, state.Actions)
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`window.progressRequests > `+itoa(state.Requests),
+		chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(3*time.Second)))
+	require.Error(t, err, "no poll request in the 3 s after the task finished")
+	browsertest.Screenshot(t, ctx, "finished")
+
+	title, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="task-title"]`)))
+	require.NoError(t, err)
+	require.Equal(t, "Support bot <em>March</em>", title, "the title is text, not markup")
+	ranks, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+		`[...document.querySelectorAll('[data-testid="action"]')].map(a => a.dataset.rank)`))
+	require.NoError(t, err)
+
+	r := downloadReport(t, ctx)
+	require.Equal(t, "completed", r.Task.Status)
+	require.Len(t, r.Actions, len(ranks))
+	for i, a := range r.Actions {
+		require.Equal(t, ranks[i], itoa(a.Rank), "report.json ranks match the page")
+	}
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid="action"] [data-testid="evidence-link"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#turn-2.evidence mark`)),
+	))
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	require.NoError(t, err)
+	require.Equal(t, base+"/conversations/1#turn-2", loc, "the evidence link opens the quoted turn, highlighted")
+	browsertest.Screenshot(t, ctx, "conversation")
+
+	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for _, err := range dialogs {
+			if err != nil {
+				return
+			}
+			_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+			return
+		}
+	}()
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(base),
+		chromedp.Click(chromedp.CSS(`[data-testid="delete"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"]`)),
+	))
+	loc, err = chromedp.Run(ctx, chromedp.Location())
+	require.NoError(t, err)
+	require.Equal(t, b.url+"/tasks", loc)
+	browsertest.Screenshot(t, ctx, "list-after-delete")
+	require.Equal(t, 404, b.alice.Get(t, "/tasks/"+task.ID.String()).StatusCode, "deleted")
+}
+
+func setProgress(t *testing.T, b taskBundle, task reporttest.Inserted, stage string, done, total int) {
+	t.Helper()
+	_, err := b.pool.Exec(t.Context(), `UPDATE analysis_task SET stage = $2, progress_done = $3, progress_total = $4 WHERE id = $1`,
+		task.ID, stage, done, total)
+	require.NoError(t, err)
+}
+
+// signInBrowser gives the browser alice's session cookie.
+func signInBrowser(t *testing.T, ctx context.Context, b taskBundle) {
+	t.Helper()
+	u, err := url.Parse(b.url)
+	require.NoError(t, err)
+	var token string
+	for _, c := range b.alice.HTTP.Jar.Cookies(u) {
+		if c.Name == auth.SessionCookie {
+			token = c.Value
+		}
+	}
+	require.NotEmpty(t, token)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, network.SetCookie, network.SetCookieParams{Name: auth.SessionCookie, Value: token, URL: b.url})
+		return err
+	})))
+}
+
+// waitFor waits, up to 15 s, until the JavaScript expression is true in the page.
+func waitFor(t *testing.T, ctx context.Context, expr string) {
+	t.Helper()
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(50*time.Millisecond),
+		chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err, "waiting for %s", expr)
+}
+
+// downloadReport clicks the report.json link and reads the downloaded file.
+func downloadReport(t *testing.T, ctx context.Context) report.Report {
+	t.Helper()
+	dir := t.TempDir()
+	progress := chromedp.Events(ctx, browser.DownloadProgress)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			enabled := true
+			_, err := chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: &enabled})
+			return err
+		}),
+		chromedp.Click(chromedp.CSS(`[data-testid="download-json"]`)),
+	))
+	for ev, err := range progress {
+		require.NoError(t, err)
+		if ev.State != browser.DownloadProgressStateCompleted {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, ev.GUID))
+		require.NoError(t, err)
+		var r report.Report
+		require.NoError(t, json.Unmarshal(raw, &r), "report.json parses")
+		require.Equal(t, report.SchemaVersion, r.SchemaVersion)
+		return r
+	}
+	t.Fatal("the download did not complete")
+	return report.Report{}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
