@@ -27,6 +27,9 @@ type Plan struct {
 	UnitDelayMS int `json:"unit_delay_ms"`
 	// CrashOnStart makes every attempt stop its worker at once (Handler.Crash).
 	CrashOnStart bool `json:"crash_on_start"`
+	// PauseAtUnit pauses the first attempt's worker before this unit (Handler.Pause),
+	// between two transactions, the way a long GC pause or a frozen VM would.
+	PauseAtUnit int32 `json:"pause_at_unit"`
 }
 
 // Config is the plan as a task's config JSON.
@@ -48,6 +51,9 @@ type Handler struct {
 	// Crash is called when a plan says CrashOnStart; the test worker process kills
 	// itself there. Nil ignores the plan.
 	Crash func()
+	// Pause is called when a plan says PauseAtUnit; the test worker process stops
+	// itself there (SIGSTOP) until the test continues it. Nil ignores the plan.
+	Pause func()
 	// BeforeUnit, when set, runs before each unit starts, so in-process tests can pause
 	// a handler or watch it.
 	BeforeUnit func(ctx context.Context, lease *workers.Lease, seq int32)
@@ -106,6 +112,9 @@ func (h *Handler) Run(ctx context.Context, lease *workers.Lease) (workers.Outcom
 // transaction.
 func (h *Handler) unit(ctx context.Context, lease *workers.Lease, plan Plan, seq int32) error {
 	lease.Unit(fmt.Sprintf("unit-%d", seq))
+	if seq == plan.PauseAtUnit && lease.Task.Attempt == 1 && h.Pause != nil {
+		h.Pause()
+	}
 	if h.BeforeUnit != nil {
 		h.BeforeUnit(ctx, lease, seq)
 	}

@@ -54,6 +54,7 @@ func run() error {
 	}
 	handler := testhandler.New(pool, wcfg.ID)
 	handler.Crash = func() { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+	handler.Pause = func() { _ = syscall.Kill(os.Getpid(), syscall.SIGSTOP) }
 	w := workers.New(pool, handler, wcfg, logger)
 
 	signals := make(chan os.Signal, 2)
