@@ -448,25 +448,31 @@ func (q *Queries) RequestTaskCancel(ctx context.Context, db DBTX, arg RequestTas
 
 const setTaskConversationCount = `-- name: SetTaskConversationCount :execrows
 UPDATE analysis_task
-SET conversation_count = $1, source_format = $2
-WHERE id = $3 AND owner_user_id = $4 AND status = 'pending'
+SET conversation_count = $1, source_format = $2,
+    title = $3, source_bytes = $4
+WHERE id = $5 AND owner_user_id = $6 AND status = 'pending'
 RETURNING pg_notify('checkup_tasks', id::text)::text AS notified
 `
 
 type SetTaskConversationCountParams struct {
 	ConversationCount int32
 	SourceFormat      string
+	Title             string
+	SourceBytes       int64
 	ID                uuid.UUID
 	OwnerUserID       int64
 }
 
-// Records what the upload held once its conversations are copied, and wakes the idle
-// workers: the notification is delivered at commit, so creating a task and exposing it
-// to workers is one commit.
+// Records what the upload held once its conversations are copied (with the title and
+// size, which a streamed upload knows only at its end), and wakes the idle workers: the
+// notification is delivered at commit, so creating a task and exposing it to workers
+// is one commit.
 func (q *Queries) SetTaskConversationCount(ctx context.Context, db DBTX, arg SetTaskConversationCountParams) (int64, error) {
 	result, err := db.Exec(ctx, setTaskConversationCount,
 		arg.ConversationCount,
 		arg.SourceFormat,
+		arg.Title,
+		arg.SourceBytes,
 		arg.ID,
 		arg.OwnerUserID,
 	)

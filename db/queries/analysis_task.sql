@@ -13,11 +13,13 @@ VALUES (@owner_user_id, @title, @config, @source_filename, @source_format,
 RETURNING id;
 
 -- name: SetTaskConversationCount :execrows
--- Records what the upload held once its conversations are copied, and wakes the idle
--- workers: the notification is delivered at commit, so creating a task and exposing it
--- to workers is one commit.
+-- Records what the upload held once its conversations are copied (with the title and
+-- size, which a streamed upload knows only at its end), and wakes the idle workers: the
+-- notification is delivered at commit, so creating a task and exposing it to workers
+-- is one commit.
 UPDATE analysis_task
-SET conversation_count = @conversation_count, source_format = @source_format
+SET conversation_count = @conversation_count, source_format = @source_format,
+    title = @title, source_bytes = @source_bytes
 WHERE id = @id AND owner_user_id = @owner_user_id AND status = 'pending'
 RETURNING pg_notify('checkup_tasks', id::text)::text AS notified;
 

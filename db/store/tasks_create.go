@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,7 +28,30 @@ type NewTask struct {
 	//		return sum.Format, err
 	//	}
 	Conversations func(emit func(transcript.Conversation) error) (format string, err error)
+	// Finish, when set, is called once Conversations has returned without error, still
+	// inside the transaction, for what a streamed upload learns only at its end.
+	Finish func() UploadEnd
 }
+
+// UploadEnd is what a streamed upload knows only once it has been read to the end: the
+// size of the file, a title field that followed the file in the form, and what the
+// parser changed on the way in.
+type UploadEnd struct {
+	Title       string // replaces NewTask.Title when not empty
+	SourceBytes int64  // replaces NewTask.SourceBytes when above zero
+	// Warnings are stored as task warnings of stage "upload", in order, so the owner
+	// sees them on the task page (a duplicate conversation id renamed, say).
+	Warnings []UploadWarning
+}
+
+// UploadWarning is one thing changed on the way in, and where in the file.
+type UploadWarning struct {
+	Scope   string // "line 17"; empty for the whole file
+	Message string
+}
+
+// uploadStage is the stage name of the warnings an upload leaves.
+const uploadStage = "upload"
 
 // copyBatch is how many conversations are held in memory between two COPYs: a large
 // upload streams through in batches instead of being held whole.
@@ -65,8 +89,20 @@ func (s *Store) CreateTask(ctx context.Context, task NewTask, owner Owner) (uuid
 	if err := w.flush(); err != nil {
 		return uuid.Nil, err
 	}
+	var end UploadEnd
+	if task.Finish != nil {
+		end = task.Finish()
+	}
+	for _, warning := range end.Warnings {
+		if err := s.q.InsertTaskWarning(ctx, tx, dbsqlc.InsertTaskWarningParams{
+			TaskID: id, OwnerUserID: owner.UserID(), Stage: uploadStage, Scope: warning.Scope, Message: warning.Message,
+		}); err != nil {
+			return uuid.Nil, fmt.Errorf("store: create task: warning: %w", err)
+		}
+	}
 	if _, err := s.q.SetTaskConversationCount(ctx, tx, dbsqlc.SetTaskConversationCountParams{
 		ID: id, OwnerUserID: owner.UserID(), ConversationCount: w.seq, SourceFormat: format,
+		Title: cmp.Or(end.Title, task.Title), SourceBytes: cmp.Or(max(end.SourceBytes, 0), task.SourceBytes),
 	}); err != nil {
 		return uuid.Nil, fmt.Errorf("store: create task: count conversations: %w", err)
 	}
