@@ -186,7 +186,20 @@ type probe struct {
 	actions     map[string]int // cluster title → calls
 	completions []string       // cluster titles in the order their calls returned
 
-	inFlight, peak atomic.Int32
+	inFlight, peak         atomic.Int32 // Action calls
+	diagInFlight, diagPeak atomic.Int32 // diagnosis calls
+}
+
+// track counts one more call in flight and raises the peak; the returned func ends it.
+func track(inFlight, peak *atomic.Int32) func() {
+	now := inFlight.Add(1)
+	for {
+		p := peak.Load()
+		if now <= p || peak.CompareAndSwap(p, now) {
+			break
+		}
+	}
+	return func() { inFlight.Add(-1) }
 }
 
 func newProbe(next analyzer.Analyzer) *probe {
@@ -196,6 +209,7 @@ func newProbe(next analyzer.Analyzer) *probe {
 func (p *probe) Info() analyzer.Info { return p.next.Info() }
 
 func (p *probe) Diagnose(ctx context.Context, conv transcript.Conversation) (analyzer.Result[analyzer.Diagnosis], error) {
+	defer track(&p.diagInFlight, &p.diagPeak)()
 	p.mu.Lock()
 	p.diagnosed[conv.ID]++
 	p.mu.Unlock()
@@ -208,14 +222,7 @@ func (p *probe) Diagnose(ctx context.Context, conv transcript.Conversation) (ana
 }
 
 func (p *probe) WriteAction(ctx context.Context, brief analyzer.ClusterBrief) (analyzer.Result[analyzer.Action], error) {
-	now := p.inFlight.Add(1)
-	defer p.inFlight.Add(-1)
-	for {
-		peak := p.peak.Load()
-		if now <= peak || p.peak.CompareAndSwap(peak, now) {
-			break
-		}
-	}
+	defer track(&p.inFlight, &p.peak)()
 	p.mu.Lock()
 	p.actions[brief.Title]++
 	p.mu.Unlock()

@@ -1,0 +1,124 @@
+package pipeline_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/workers"
+	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// interrupt runs the task with p on a worker that is stopped gracefully once stopWhen
+// reports true (checked before each analyzer call): the units in flight finish and are
+// stored, no new one starts, and the task is handed back.
+func (b *bundle) interrupt(t *testing.T, id uuid.UUID, p *probe, stopWhen func() bool) {
+	t.Helper()
+	w := workers.New(b.pool, pipeline.New(b.pool, p, pipeline.Options{}, testLogger(t)), workers.Config{}, testLogger(t))
+	stopped := make(chan struct{})
+	var once sync.Once
+	stop := func() {
+		if stopWhen() {
+			once.Do(func() {
+				go func() {
+					defer close(stopped)
+					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+					defer cancel()
+					require.NoError(t, w.Stop(ctx))
+				}()
+			})
+		}
+	}
+	p.onDiagnose = func(context.Context, transcript.Conversation) error { stop(); return nil }
+	p.onAction = func(context.Context, analyzer.ClusterBrief) error { stop(); return nil }
+	w.Start(context.Background())
+	select {
+	case <-stopped:
+	case <-time.After(time.Minute):
+		t.Fatal("the worker did not stop")
+	}
+	require.Equal(t, "pending", b.task(t, id).Status, "handed back")
+}
+
+// resultOf is what a finished task stored, without ids, for comparing two runs.
+func (b *bundle) resultOf(t *testing.T, id uuid.UUID) string {
+	t.Helper()
+	rows := b.report(t, id)
+	var s strings.Builder
+	for _, c := range rows.Clusters {
+		fmt.Fprintf(&s, "cluster %d %s %s %q %v %.2f\n", c.Idx, c.Type, c.Category, c.Title, c.ConversationSeqs, c.PriorityScore)
+	}
+	for _, a := range rows.Actions {
+		fmt.Fprintf(&s, "action %d cluster %d rank %v %s %s\n", a.CandidateIndex, a.ClusterIdx, *a.Rank, a.Status, a.Action)
+	}
+	fmt.Fprintf(&s, "findings %d\n", len(rows.Findings))
+	return s.String()
+}
+
+// TestResumeSkipsFinishedUnits interrupts a task between units, during diagnosis and
+// during Actions, and resumes it with another worker: no finished unit is done again,
+// and the result is the same as an uninterrupted run's.
+func TestResumeSkipsFinishedUnits(t *testing.T) {
+	t.Parallel()
+	clean := setup(t)
+	cleanID := clean.uploadSample(t)
+	require.Equal(t, "completed", clean.runTask(t, cleanID, offlineProbe(), pipeline.Options{}).Status)
+	want := clean.resultOf(t, cleanID)
+
+	for _, tc := range []struct {
+		name     string
+		stopWhen func(p *probe) bool
+		// partway checks that the interruption left the stage half done.
+		partway func(t *testing.T, diagnosed, actions int)
+	}{
+		{"diagnosis", func(p *probe) bool { return p.diagnoses() >= 30 }, func(t *testing.T, diagnosed, actions int) {
+			require.Less(t, diagnosed, 100)
+			require.Zero(t, actions)
+		}},
+		{"actions", func(p *probe) bool { return p.actionCalls() >= 3 }, func(t *testing.T, diagnosed, actions int) {
+			require.Equal(t, 100, diagnosed)
+			require.Positive(t, actions)
+			require.Less(t, actions, strings.Count(want, "action "))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			id := b.uploadSample(t)
+			first := offlineProbe()
+			b.interrupt(t, id, first, func() bool { return tc.stopWhen(first) })
+			rows := b.report(t, id)
+			diagnosed := 0
+			for _, c := range rows.Conversations {
+				if c.DiagnosisStatus == "done" {
+					diagnosed++
+				}
+			}
+			require.Equal(t, first.diagnoses(), diagnosed, "every unit started before the stop was finished and stored")
+			require.Len(t, rows.Actions, first.actionCalls())
+			tc.partway(t, diagnosed, len(rows.Actions))
+
+			second := offlineProbe()
+			task := b.runTask(t, id, second, pipeline.Options{})
+			require.Equal(t, "completed", task.Status, task.Error)
+			require.Equal(t, int32(2), task.Attempt)
+			require.Equal(t, 100-diagnosed, second.diagnoses(), "the resumed task skips the diagnosed conversations")
+			for conv, n := range second.diagnosed {
+				require.Equal(t, 1, n+first.diagnosed[conv], "conversation %s diagnosed once in all", conv)
+			}
+			for title, n := range second.actions {
+				require.Equal(t, 1, n+first.actions[title], "the Action of %q written once in all", title)
+			}
+			require.Equal(t, int32(100), task.FirstPassValid, "counters are not counted twice")
+			require.Equal(t, want, b.resultOf(t, id), "the same result as an uninterrupted run")
+		})
+	}
+}
