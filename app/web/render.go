@@ -1,15 +1,21 @@
 package web
 
 import (
+	"bytes"
+
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 )
 
-// render writes a templ component as the response.
+// render writes a templ component as the response. The page is rendered to memory
+// first and sent in one write with its Content-Length: a rendering error becomes a
+// clean error page instead of half a page, and a small fragment costs one packet.
 func render(c echo.Context, status int, component templ.Component) error {
-	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
-	c.Response().WriteHeader(status)
-	return component.Render(c.Request().Context(), c.Response().Writer)
+	var buf bytes.Buffer
+	if err := component.Render(c.Request().Context(), &buf); err != nil {
+		return err
+	}
+	return c.HTMLBlob(status, buf.Bytes())
 }
 
 // isFragment reports whether htmx asked for a part of a page: an htmx request that is
