@@ -15,6 +15,7 @@ import (
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/config"
 	"github.com/checkup-dev/checkup/app/web"
+	"github.com/checkup-dev/checkup/workers"
 )
 
 // serve runs the dashboard until SIGINT or SIGTERM, then stops accepting requests,
@@ -39,6 +40,12 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		return err
 	}
 	defer closeDB()
+	var embedded *workers.Worker
+	if cfg.EmbeddedWorker {
+		embedded = workers.New(pool, newHandler(pool, cfg, logger), workerConfig(cfg, false), logger)
+		embedded.Start(context.WithoutCancel(ctx))
+		defer stopWorker(embedded, cfg) // runs before closeDB; a no-op after the Stop below
+	}
 
 	srv := &http.Server{
 		Handler:           web.New(web.Deps{Config: cfg, Pool: pool, Logger: logger, Providers: providers}).Handler(),
@@ -55,10 +62,21 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down")
+	// The worker stops claiming at once and drains while HTTP shuts down; both end
+	// before the deferred closeDB.
+	workerStopped := make(chan error, 1)
+	if embedded != nil {
+		go func() { workerStopped <- stopWorker(embedded, cfg) }()
+	} else {
+		workerStopped <- nil
+	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace+5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		logger.Warn("http shutdown", "err", err)
+	}
+	if err := <-workerStopped; err != nil {
+		logger.Warn("worker shutdown", "err", err)
 	}
 	return nil
 }
