@@ -9,8 +9,8 @@ import (
 
 const loggerKey = "logger"
 
-// requestLogger gives every request a logger carrying its request id and logs one
-// line when it ends.
+// requestLogger gives every request a logger carrying its request id, logs one line
+// when it ends and counts it in the metrics by its route's template.
 func (s *Server) requestLogger() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -22,12 +22,14 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 				c.Error(err)
 			}
 			status := c.Response().Status
+			took := time.Since(start)
+			s.deps.Metrics.ObserveRequest(c.Request().Method, c.Path(), status, took)
 			level := slog.LevelDebug
 			if status >= 500 {
 				level = slog.LevelWarn
 			}
 			l.Log(c.Request().Context(), level, "request", "method", c.Request().Method,
-				"route", c.Path(), "status", status, "duration", time.Since(start))
+				"route", c.Path(), "status", status, "duration", took)
 			return nil
 		}
 	}

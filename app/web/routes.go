@@ -26,6 +26,7 @@ func (s *Server) routes() {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", echo.WrapHandler(s.deps.Metrics.Handler()))
 	e.StaticFS("/static", echo.MustSubFS(static.FS, ""))
 
 	e.GET("/login", s.auth.LoginPage)
@@ -36,6 +37,8 @@ func (s *Server) routes() {
 
 	e.GET("/", s.homeShow)
 	e.GET("/tasks", s.taskList)
+	e.GET("/tasks/new", s.taskNew)
+	e.POST("/tasks", s.taskCreate)
 	e.GET("/tasks/:id", s.taskShow)
 	e.GET("/tasks/:id/progress", s.taskProgress)
 	e.POST("/tasks/:id/cancel", s.taskCancel)

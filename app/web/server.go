@@ -11,6 +11,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/config"
+	"github.com/checkup-dev/checkup/app/metrics"
 	"github.com/checkup-dev/checkup/db/store"
 )
 
@@ -22,6 +23,9 @@ type Deps struct {
 	// Providers are the identity providers, from auth.LoadProviders at start-up; empty
 	// when none is configured (then only the local sign-in, if it is on, signs in).
 	Providers auth.Providers
+	// Metrics is the registry /metrics serves and HTTP requests are counted in; nil
+	// builds one of the server's own.
+	Metrics *metrics.Metrics
 }
 
 // Server serves the dashboard.
@@ -34,6 +38,9 @@ type Server struct {
 
 // New builds the server and its routes.
 func New(deps Deps) *Server {
+	if deps.Metrics == nil {
+		deps.Metrics = metrics.New(deps.Pool, metrics.Config{Stale: deps.Config.TaskStale, Logger: deps.Logger})
+	}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
