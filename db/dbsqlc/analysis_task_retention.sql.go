@@ -43,26 +43,18 @@ func (q *Queries) PurgeFinishedTasks(ctx context.Context, db DBTX, arg PurgeFini
 
 const purgeTryLock = `-- name: PurgeTryLock :one
 
-SELECT pg_try_advisory_lock($1::bigint)::boolean AS locked
+SELECT pg_try_advisory_xact_lock($1::bigint)::boolean AS locked
 `
 
 // Retention (RETENTION_DAYS): finished tasks older than the limit are deleted with
 // their rows, every owner's alike, in batches, by one instance at a time.
-// Takes the retention lock for this session unless another instance holds it; false
-// means another instance is purging now and this run has nothing to do.
+// Takes the retention lock until the end of the transaction unless another instance
+// holds it; false means another instance is purging now. A transaction-level lock
+// cannot outlive its batch, even on a broken connection or behind PgBouncer in
+// transaction mode.
 func (q *Queries) PurgeTryLock(ctx context.Context, db DBTX, lockID int64) (bool, error) {
 	row := db.QueryRow(ctx, purgeTryLock, lockID)
 	var locked bool
 	err := row.Scan(&locked)
 	return locked, err
-}
-
-const purgeUnlock = `-- name: PurgeUnlock :exec
-SELECT pg_advisory_unlock($1::bigint)
-`
-
-// Releases the retention lock taken by PurgeTryLock on this session.
-func (q *Queries) PurgeUnlock(ctx context.Context, db DBTX, lockID int64) error {
-	_, err := db.Exec(ctx, purgeUnlock, lockID)
-	return err
 }

@@ -2,13 +2,11 @@
 -- their rows, every owner's alike, in batches, by one instance at a time.
 
 -- name: PurgeTryLock :one
--- Takes the retention lock for this session unless another instance holds it; false
--- means another instance is purging now and this run has nothing to do.
-SELECT pg_try_advisory_lock(@lock_id::bigint)::boolean AS locked;
-
--- name: PurgeUnlock :exec
--- Releases the retention lock taken by PurgeTryLock on this session.
-SELECT pg_advisory_unlock(@lock_id::bigint);
+-- Takes the retention lock until the end of the transaction unless another instance
+-- holds it; false means another instance is purging now. A transaction-level lock
+-- cannot outlive its batch, even on a broken connection or behind PgBouncer in
+-- transaction mode.
+SELECT pg_try_advisory_xact_lock(@lock_id::bigint)::boolean AS locked;
 
 -- name: PurgeFinishedTasks :execrows
 -- owner-exempt: retention deletes every owner's finished tasks older than RETENTION_DAYS; their child rows go with them by the cascade.

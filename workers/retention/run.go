@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 )
 
@@ -27,32 +25,21 @@ func (s *Service) runOnce(ctx context.Context, now time.Time) (int64, error) {
 	return deleted, err
 }
 
+// purge runs batches until one comes back short. Each batch is a transaction that
+// first takes the retention lock: when another instance holds it, this run stops
+// there and leaves the rest to that instance.
 func (s *Service) purge(ctx context.Context, now time.Time) (int64, string, error) {
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return 0, runFailed, fmt.Errorf("retention: acquire: %w", err)
-	}
-	defer conn.Release()
-	locked, err := s.q.PurgeTryLock(ctx, conn, lockID)
-	if err != nil {
-		return 0, runFailed, fmt.Errorf("retention: lock: %w", err)
-	}
-	if !locked {
-		return 0, runSkipped, nil
-	}
-	defer s.unlock(ctx, conn)
-
 	var deleted int64
 	for {
-		n, err := s.q.PurgeFinishedTasks(ctx, conn, dbsqlc.PurgeFinishedTasksParams{
-			Now: &now, Days: int32(s.cfg.Days), BatchSize: int32(s.cfg.BatchSize),
-		})
+		n, locked, err := s.batch(ctx, now)
 		deleted += n
 		s.cfg.Metrics.DeletedTasks.Add(float64(n))
 		switch {
 		case err != nil:
-			return deleted, runFailed, fmt.Errorf("retention: delete finished tasks: %w", err)
-		case n < int64(s.cfg.BatchSize) && deleted > 0:
+			return deleted, runFailed, err
+		case !locked && deleted == 0:
+			return 0, runSkipped, nil
+		case (!locked || n < int64(s.cfg.BatchSize)) && deleted > 0:
 			return deleted, runDeleted, nil
 		case n < int64(s.cfg.BatchSize):
 			return 0, runNothing, nil
@@ -60,12 +47,27 @@ func (s *Service) purge(ctx context.Context, now time.Time) (int64, string, erro
 	}
 }
 
-// unlock releases the session's lock before the connection goes back to the pool; a
-// connection whose unlock failed is closed instead, which releases the lock too.
-func (s *Service) unlock(ctx context.Context, conn *pgxpool.Conn) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if err := s.q.PurgeUnlock(ctx, conn, lockID); err != nil {
-		_ = conn.Conn().Close(ctx)
+// batch deletes up to BatchSize tasks in one transaction holding the retention lock.
+func (s *Service) batch(ctx context.Context, now time.Time) (deleted int64, locked bool, err error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return 0, false, fmt.Errorf("retention: begin: %w", err)
 	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
+	if locked, err = s.q.PurgeTryLock(ctx, tx, lockID); err != nil || !locked {
+		if err != nil {
+			err = fmt.Errorf("retention: lock: %w", err)
+		}
+		return 0, false, err
+	}
+	n, err := s.q.PurgeFinishedTasks(ctx, tx, dbsqlc.PurgeFinishedTasksParams{
+		Now: &now, Days: int32(s.cfg.Days), BatchSize: int32(s.cfg.BatchSize),
+	})
+	if err != nil {
+		return 0, true, fmt.Errorf("retention: delete finished tasks: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return 0, true, fmt.Errorf("retention: commit: %w", err)
+	}
+	return n, true, nil
 }
