@@ -14,8 +14,10 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/config"
+	"github.com/checkup-dev/checkup/app/metrics"
 	"github.com/checkup-dev/checkup/app/web"
 	"github.com/checkup-dev/checkup/workers"
+	"github.com/checkup-dev/checkup/workers/retention"
 )
 
 // serve runs the dashboard until SIGINT or SIGTERM, then stops accepting requests,
@@ -40,15 +42,22 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		return err
 	}
 	defer closeDB()
+	logger.LogAttrs(ctx, slog.LevelInfo, "configuration", config.Summary(cfg)...)
+	reg := metrics.New(pool, metrics.Config{Stale: cfg.TaskStale, Logger: logger})
+	housekeeping := retention.New(pool, retention.Config{Days: cfg.RetentionDays, Metrics: reg.Retention}, logger)
+	housekeeping.Start(ctx)
+	defer housekeeping.Stop()
 	var embedded *workers.Worker
 	if cfg.EmbeddedWorker {
-		embedded = workers.New(pool, newHandler(pool, cfg, logger), workerConfig(cfg, false), logger)
+		wcfg := workerConfig(cfg, false)
+		wcfg.Metrics = reg.Worker
+		embedded = workers.New(pool, newHandler(pool, cfg, logger), wcfg, logger)
 		embedded.Start(context.WithoutCancel(ctx))
 		defer stopWorker(embedded, cfg) // runs before closeDB; a no-op after the Stop below
 	}
 
 	srv := &http.Server{
-		Handler:           web.New(web.Deps{Config: cfg, Pool: pool, Logger: logger, Providers: providers}).Handler(),
+		Handler:           web.New(web.Deps{Config: cfg, Pool: pool, Logger: logger, Providers: providers, Metrics: reg}).Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}

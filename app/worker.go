@@ -13,6 +13,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/config"
 	"github.com/checkup-dev/checkup/workers"
+	"github.com/checkup-dev/checkup/workers/retention"
 )
 
 // stopMargin is added to SHUTDOWN_GRACE_MS when waiting for the worker to stop: the
@@ -45,6 +46,7 @@ func worker(ctx context.Context, cfg config.Config, logger *slog.Logger, args []
 		return err
 	}
 	defer closeDB()
+	logger.LogAttrs(ctx, slog.LevelInfo, "configuration", config.Summary(cfg)...)
 	w := workers.New(pool, newHandler(pool, cfg, logger), workerConfig(cfg, true), logger)
 
 	if taskID != uuid.Nil {
@@ -55,6 +57,9 @@ func worker(ctx context.Context, cfg config.Config, logger *slog.Logger, args []
 		logger.Info("task run ended", "task_id", taskID, "status", status)
 		return nil
 	}
+	housekeeping := retention.New(pool, retention.Config{Days: cfg.RetentionDays}, logger)
+	housekeeping.Start(ctx)
+	defer housekeeping.Stop()
 	w.Start(context.WithoutCancel(ctx))
 	logger.Info("worker started; waiting for tasks", "worker", w.ID())
 	<-ctx.Done()
