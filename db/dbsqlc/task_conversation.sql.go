@@ -118,39 +118,37 @@ func (q *Queries) GetTaskConversation(ctx context.Context, db DBTX, arg GetTaskC
 
 const listConversationsAfter = `-- name: ListConversationsAfter :many
 
-SELECT seq, external_id, messages
+SELECT seq, external_id, messages::text AS messages
 FROM task_conversation
 WHERE task_id = $1 AND owner_user_id = $2 AND seq > $3
-  AND (NOT $4::boolean OR qc_status = 'kept')
 ORDER BY seq
-LIMIT $5
+LIMIT $4
 `
 
 type ListConversationsAfterParams struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
 	AfterSeq    int32
-	KeptOnly    bool
 	MaxRows     int32
 }
 
 type ListConversationsAfterRow struct {
 	Seq        int32
 	ExternalID string
-	Messages   json.RawMessage
+	Messages   string
 }
 
 // The pipeline's reads and writes of a task's conversations. Writes run inside the
 // lease's transaction (lease.InTx), whose first statement is the fenced touch of the
 // task row, so a worker that lost its lease writes nothing.
 // One page of the task's conversations in upload order, after seq @after_seq, for the
-// quality checks (every conversation) or risk screening (@kept_only).
+// quality checks and risk screening. Messages come as text: the pipeline decodes them
+// once, instead of the driver checking the JSON first.
 func (q *Queries) ListConversationsAfter(ctx context.Context, db DBTX, arg ListConversationsAfterParams) ([]ListConversationsAfterRow, error) {
 	rows, err := db.Query(ctx, listConversationsAfter,
 		arg.TaskID,
 		arg.OwnerUserID,
 		arg.AfterSeq,
-		arg.KeptOnly,
 		arg.MaxRows,
 	)
 	if err != nil {
@@ -172,7 +170,7 @@ func (q *Queries) ListConversationsAfter(ctx context.Context, db DBTX, arg ListC
 }
 
 const listConversationsToDiagnose = `-- name: ListConversationsToDiagnose :many
-SELECT seq, external_id, messages
+SELECT seq, external_id, messages::text AS messages
 FROM task_conversation
 WHERE task_id = $1 AND owner_user_id = $2 AND seq > $3
   AND selected AND diagnosis_status = 'pending'
@@ -190,7 +188,7 @@ type ListConversationsToDiagnoseParams struct {
 type ListConversationsToDiagnoseRow struct {
 	Seq        int32
 	ExternalID string
-	Messages   json.RawMessage
+	Messages   string
 }
 
 // One page of the conversations selected for diagnosis and not finished yet, in upload
@@ -210,6 +208,46 @@ func (q *Queries) ListConversationsToDiagnose(ctx context.Context, db DBTX, arg 
 	for rows.Next() {
 		var i ListConversationsToDiagnoseRow
 		if err := rows.Scan(&i.Seq, &i.ExternalID, &i.Messages); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listKeptRiskFlags = `-- name: ListKeptRiskFlags :many
+SELECT seq, external_id, risk_flags
+FROM task_conversation
+WHERE task_id = $1 AND owner_user_id = $2 AND qc_status = 'kept'
+ORDER BY seq
+`
+
+type ListKeptRiskFlagsParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+type ListKeptRiskFlagsRow struct {
+	Seq        int32
+	ExternalID string
+	RiskFlags  json.RawMessage
+}
+
+// The risk flags of every kept conversation in upload order, to choose the
+// conversations to diagnose and summarise the flags.
+func (q *Queries) ListKeptRiskFlags(ctx context.Context, db DBTX, arg ListKeptRiskFlagsParams) ([]ListKeptRiskFlagsRow, error) {
+	rows, err := db.Query(ctx, listKeptRiskFlags, arg.TaskID, arg.OwnerUserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListKeptRiskFlagsRow
+	for rows.Next() {
+		var i ListKeptRiskFlagsRow
+		if err := rows.Scan(&i.Seq, &i.ExternalID, &i.RiskFlags); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -8,18 +8,26 @@ WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq = @seq;
 
 -- name: ListConversationsAfter :many
 -- One page of the task's conversations in upload order, after seq @after_seq, for the
--- quality checks (every conversation) or risk screening (@kept_only).
-SELECT seq, external_id, messages
+-- quality checks and risk screening. Messages come as text: the pipeline decodes them
+-- once, instead of the driver checking the JSON first.
+SELECT seq, external_id, messages::text AS messages
 FROM task_conversation
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq > @after_seq
-  AND (NOT @kept_only::boolean OR qc_status = 'kept')
 ORDER BY seq
 LIMIT @max_rows;
+
+-- name: ListKeptRiskFlags :many
+-- The risk flags of every kept conversation in upload order, to choose the
+-- conversations to diagnose and summarise the flags.
+SELECT seq, external_id, risk_flags
+FROM task_conversation
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND qc_status = 'kept'
+ORDER BY seq;
 
 -- name: ListConversationsToDiagnose :many
 -- One page of the conversations selected for diagnosis and not finished yet, in upload
 -- order: a resumed task skips those an earlier attempt diagnosed or isolated.
-SELECT seq, external_id, messages
+SELECT seq, external_id, messages::text AS messages
 FROM task_conversation
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq > @after_seq
   AND selected AND diagnosis_status = 'pending'

@@ -30,22 +30,21 @@ func (c storedConversation) name() string {
 	return "#" + strconv.Itoa(int(c.seq))
 }
 
-func decodeConversation(seq int32, id string, messages json.RawMessage) (storedConversation, error) {
+func decodeConversation(seq int32, id string, messages string) (storedConversation, error) {
 	c := storedConversation{seq: seq, conv: transcript.Conversation{ID: id}}
-	if err := json.Unmarshal(messages, &c.conv.Messages); err != nil {
+	if err := json.Unmarshal([]byte(messages), &c.conv.Messages); err != nil {
 		return c, fmt.Errorf("pipeline: conversation %d: messages: %w", seq, err)
 	}
 	return c, nil
 }
 
-// conversationPages yields the task's conversations page by page in upload order:
-// all of them, or only the kept ones.
-func (r *run) conversationPages(ctx context.Context, keptOnly bool) iter.Seq2[[]storedConversation, error] {
+// conversationPages yields the task's conversations page by page in upload order.
+func (r *run) conversationPages(ctx context.Context) iter.Seq2[[]storedConversation, error] {
 	return func(yield func([]storedConversation, error) bool) {
 		after := int32(0)
 		for {
 			rows, err := r.q.ListConversationsAfter(ctx, r.p.pool, dbsqlc.ListConversationsAfterParams{
-				TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, KeptOnly: keptOnly, MaxRows: pageSize,
+				TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, MaxRows: pageSize,
 			})
 			if err != nil {
 				yield(nil, fmt.Errorf("pipeline: read conversations: %w", err))

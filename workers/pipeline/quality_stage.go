@@ -12,10 +12,11 @@ import (
 )
 
 // quality runs the quality checks over every conversation in upload order (DESIGN.md
-// §5 step 1), storing each page's verdicts in one fenced statement and the funnel on
-// the task at the end. A task whose funnel is stored already (an earlier attempt got
-// past this stage) reuses it. The checks are deterministic, so an attempt that stopped
-// halfway simply redoes them.
+// §5 step 1) and screens each kept one for risks (step 2) in the same pass, so every
+// transcript is read and decoded once for both. Each page's verdicts and flags are
+// stored in one fenced transaction, and the funnel on the task at the end. A task
+// whose funnel is stored already (an earlier attempt got past this pass) reuses it;
+// both checks are deterministic, so an attempt that stopped halfway simply redoes them.
 func (r *run) quality(ctx context.Context) (Funnel, error) {
 	f, err := r.checkQuality(ctx)
 	r.funnel = f
@@ -36,21 +37,34 @@ func (r *run) checkQuality(ctx context.Context) (Funnel, error) {
 	}
 	checker := NewQualityChecker(r.p.opt.QC)
 	done := 0
-	for page, err := range r.conversationPages(ctx, false) {
+	for page, err := range r.conversationPages(ctx) {
 		if err != nil {
 			return Funnel{}, err
 		}
-		params := dbsqlc.SetConversationQualityParams{TaskID: r.id, OwnerUserID: r.owner}
+		verdicts := dbsqlc.SetConversationQualityParams{TaskID: r.id, OwnerUserID: r.owner}
+		flags := dbsqlc.SetConversationRiskFlagsParams{TaskID: r.id, OwnerUserID: r.owner}
 		for _, c := range page {
 			v := checker.Check(c.conv)
-			params.Seqs = append(params.Seqs, c.seq)
-			params.QcStatuses = append(params.QcStatuses, string(v.Status))
-			params.QcReasons = append(params.QcReasons, v.Reason)
-			params.ContentHashes = append(params.ContentHashes, v.ContentHash)
+			verdicts.Seqs = append(verdicts.Seqs, c.seq)
+			verdicts.QcStatuses = append(verdicts.QcStatuses, string(v.Status))
+			verdicts.QcReasons = append(verdicts.QcReasons, v.Reason)
+			verdicts.ContentHashes = append(verdicts.ContentHashes, v.ContentHash)
+			if v.Status != QCKept {
+				continue
+			}
+			raw, err := json.Marshal(r.p.screener.Screen(c.conv))
+			if err != nil {
+				return Funnel{}, fmt.Errorf("pipeline: risk flags: %w", err)
+			}
+			flags.Seqs = append(flags.Seqs, c.seq)
+			flags.Flags = append(flags.Flags, string(raw))
 		}
 		done += len(page)
-		if err := r.inTx(ctx, "quality verdicts", func(tx pgx.Tx) error {
-			if _, err := r.q.SetConversationQuality(ctx, tx, params); err != nil {
+		if err := r.inTx(ctx, "quality verdicts and risk flags", func(tx pgx.Tx) error {
+			if _, err := r.q.SetConversationQuality(ctx, tx, verdicts); err != nil {
+				return err
+			}
+			if _, err := r.q.SetConversationRiskFlags(ctx, tx, flags); err != nil {
 				return err
 			}
 			return r.setStage(ctx, tx, StageQuality, done, max(total, done))

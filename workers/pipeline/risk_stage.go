@@ -13,11 +13,11 @@ import (
 // riskExamples is how many examples of each kind the risk summary keeps.
 const riskExamples = 3
 
-// risk screens every kept conversation (DESIGN.md §5 step 2), storing each page's
-// flags in one fenced statement, then chooses the conversations to diagnose — every
-// flagged one plus a sample of the rest seeded by the task id when MaxDiagnosed caps
-// the budget — and stores that choice with the risk summary in one transaction. Those
-// not chosen are skipped. A task whose risk summary is stored already reuses it.
+// risk summarises the risk flags the quality pass stored and chooses the conversations
+// to diagnose (DESIGN.md §5 step 2): every flagged one, plus — when MaxDiagnosed caps
+// the budget — a sample of the rest seeded by the task id. The choice and the summary
+// are stored in one transaction; those not chosen are skipped. A task whose risk
+// summary is stored already reuses its choice.
 func (r *run) risk(ctx context.Context) error {
 	if len(r.state.RiskSummary) > 0 && string(r.state.RiskSummary) != "null" {
 		return nil
@@ -26,51 +26,27 @@ func (r *run) risk(ctx context.Context) error {
 	if err := r.lease.Progress(ctx, StageRisk, 0, kept); err != nil {
 		return err
 	}
+	rows, err := r.q.ListKeptRiskFlags(ctx, r.p.pool, dbsqlc.ListKeptRiskFlagsParams{TaskID: r.id, OwnerUserID: r.owner})
+	if err != nil {
+		return fmt.Errorf("pipeline: read risk flags: %w", err)
+	}
 	sum := newRiskSummarizer()
-	var (
-		seqs    []int32
-		flagged []bool
-	)
-	for page, err := range r.conversationPages(ctx, true) {
-		if err != nil {
-			return err
+	flagged := make([]bool, len(rows))
+	for i, row := range rows {
+		var flags []RiskFlag
+		if err := json.Unmarshal(row.RiskFlags, &flags); err != nil {
+			return fmt.Errorf("pipeline: risk flags of conversation %d: %w", row.Seq, err)
 		}
-		params := dbsqlc.SetConversationRiskFlagsParams{TaskID: r.id, OwnerUserID: r.owner}
-		for _, c := range page {
-			flags := r.p.screener.Screen(c.conv)
-			sum.add(c, flags)
-			raw, err := json.Marshal(flags)
-			if err != nil {
-				return fmt.Errorf("pipeline: risk flags: %w", err)
-			}
-			if flags == nil {
-				raw = []byte("[]")
-			}
-			params.Seqs = append(params.Seqs, c.seq)
-			params.Flags = append(params.Flags, string(raw))
-			seqs = append(seqs, c.seq)
-			flagged = append(flagged, len(flags) > 0)
-		}
-		done := len(seqs)
-		if err := r.inTx(ctx, "risk flags", func(tx pgx.Tx) error {
-			if _, err := r.q.SetConversationRiskFlags(ctx, tx, params); err != nil {
-				return err
-			}
-			return r.setStage(ctx, tx, StageRisk, done, max(kept, done))
-		}); err != nil {
-			return err
-		}
+		sum.add(row.ExternalID, row.Seq, flags)
+		flagged[i] = len(flags) > 0
 	}
-
-	selected := SelectForDiagnosis(r.id.String(), flagged, r.p.opt.MaxDiagnosed)
 	var chosen []int32
-	for i, ok := range selected {
+	for i, ok := range SelectForDiagnosis(r.id.String(), flagged, r.p.opt.MaxDiagnosed) {
 		if ok {
-			chosen = append(chosen, seqs[i])
+			chosen = append(chosen, rows[i].Seq)
 		}
 	}
-	summary := sum.summary(len(chosen))
-	raw, err := json.Marshal(summary)
+	raw, err := json.Marshal(sum.summary(len(chosen)))
 	if err != nil {
 		return fmt.Errorf("pipeline: risk summary: %w", err)
 	}
@@ -83,14 +59,16 @@ func (r *run) risk(ctx context.Context) error {
 		}); err != nil {
 			return err
 		}
-		_, err := r.q.SetTaskRiskSummary(ctx, tx, dbsqlc.SetTaskRiskSummaryParams{
+		if _, err := r.q.SetTaskRiskSummary(ctx, tx, dbsqlc.SetTaskRiskSummaryParams{
 			RiskSummary: raw, ID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt,
-		})
-		return err
+		}); err != nil {
+			return err
+		}
+		return r.setStage(ctx, tx, StageRisk, len(rows), len(rows))
 	})
 }
 
-// riskSummarizer builds the RiskSummary while conversations are screened in order.
+// riskSummarizer builds the RiskSummary from the conversations' flags in upload order.
 type riskSummarizer struct {
 	screened, flagged int
 	kinds             map[string]*RiskKindSummary
@@ -100,7 +78,7 @@ func newRiskSummarizer() *riskSummarizer {
 	return &riskSummarizer{kinds: map[string]*RiskKindSummary{}}
 }
 
-func (s *riskSummarizer) add(c storedConversation, flags []RiskFlag) {
+func (s *riskSummarizer) add(id string, seq int32, flags []RiskFlag) {
 	s.screened++
 	if len(flags) > 0 {
 		s.flagged++
@@ -119,7 +97,7 @@ func (s *riskSummarizer) add(c storedConversation, flags []RiskFlag) {
 		seen[f.Kind] = true
 		k.Conversations++
 		if len(k.Examples) < riskExamples {
-			k.Examples = append(k.Examples, RiskExample{ConversationID: c.conv.ID, Seq: int(c.seq), Turn: f.Turn, Quote: f.Quote})
+			k.Examples = append(k.Examples, RiskExample{ConversationID: id, Seq: int(seq), Turn: f.Turn, Quote: f.Quote})
 		}
 	}
 }
