@@ -152,7 +152,12 @@ func (b *bundle) startWorker(tb testing.TB, handler workers.Handler, cfg workers
 	return w
 }
 
+// testLogger logs into the test's output (shown on failure or with -v); benchmarks
+// log nothing.
 func testLogger(tb testing.TB) *slog.Logger {
+	if _, ok := tb.(*testing.B); ok {
+		return slog.New(slog.DiscardHandler)
+	}
 	return slog.New(slog.NewTextHandler(tb.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 

@@ -1,0 +1,248 @@
+package workers_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/workers"
+	"github.com/checkup-dev/checkup/workers/internal/testhandler"
+)
+
+// BenchmarkWakeLatency measures the time from creating a task (the call that commits
+// it and its NOTIFY) to the idle worker's handler starting on it, with polling set to
+// an hour so only the notification can wake the worker.
+//
+//	go test ./workers -run '^$' -bench WakeLatency -benchtime 300x
+func BenchmarkWakeLatency(b *testing.B) {
+	bd := setup(b)
+	started := make(chan time.Time, 1)
+	h := handlerFunc(func(context.Context, *workers.Lease) (workers.Outcome, error) {
+		started <- time.Now()
+		return workers.Outcome{Status: workers.Completed}, nil
+	})
+	bd.startWorker(b, h, workers.Config{Poll: time.Hour})
+	var latencies []time.Duration
+	for b.Loop() {
+		created := time.Now()
+		id := bd.createTask(b, 1, testhandler.Plan{})
+		select {
+		case at := <-started:
+			latencies = append(latencies, at.Sub(created))
+		case <-time.After(10 * time.Second):
+			b.Fatal("the worker did not wake within 10 s")
+		}
+		b.StopTimer()
+		bd.waitStatus(b, id, 5*time.Second, "completed")
+		time.Sleep(20 * time.Millisecond) // pacing: let the worker go idle again, so each task is a wake-up
+		b.StartTimer()
+	}
+	slices.Sort(latencies)
+	b.ReportMetric(ms(percentile(latencies, 50)), "p50_ms")
+	b.ReportMetric(ms(percentile(latencies, 99)), "p99_ms")
+}
+
+// BenchmarkClaimThroughput runs 8 concurrent claimers through a table of 100k pending
+// tasks for 10 s, each claim followed by the fenced finish (so running tasks stay as
+// few as in production), and then pgbench with the same two statements, taken from
+// db/queries/analysis_task.sql, on an identical table.
+//
+//	go test ./workers -run '^$' -bench ClaimThroughput -benchtime 1x
+func BenchmarkClaimThroughput(b *testing.B) {
+	const tasks, claimers, duration = 100_000, 8, 10 * time.Second
+	pgbench := findPgbench(b)
+	for b.Loop() {
+		goSide := setup(b)
+		seedTasks(b, goSide, tasks)
+		benchSide := setup(b)
+		seedTasks(b, benchSide, tasks)
+
+		claims := claimFor(b, goSide, claimers, duration)
+		goRate := float64(claims) / duration.Seconds()
+		benchRate := runPgbench(b, pgbench, benchSide, claimers, duration)
+		b.ReportMetric(goRate, "claims/s")
+		b.ReportMetric(benchRate, "pgbench_claims/s")
+		b.ReportMetric(goRate/benchRate, "ratio")
+	}
+}
+
+// BenchmarkTakeover kills a worker process mid-task (SIGKILL) with a second one idle,
+// and measures the time from the kill to the second one's claim, and the units the
+// second one did again (0 expected: finished units are checkpoints).
+//
+//	go test ./workers -run '^$' -bench Takeover -benchtime 5x
+func BenchmarkTakeover(b *testing.B) {
+	const staleMS = 2000
+	bd := setup(b)
+	f := bd.fleet(b, fmt.Sprintf("TASK_STALE_MS=%d", staleMS), "TASK_HEARTBEAT_MS=500")
+	var worst time.Duration
+	redone := 0
+	for b.Loop() {
+		id := bd.createTask(b, 12, testhandler.Plan{UnitDelayMS: 100})
+		a := f.start(b)
+		waitFor(b, 20*time.Second, "four units done", func() bool { return bd.units(b, id).byAttempt[1] >= 4 })
+		standby := f.start(b)
+		waitFor(b, 10*time.Second, "the standby to start", func() bool { return strings.Contains(standby.Output(), "testworker ready") })
+		killed := time.Now()
+		require.NoError(b, a.Signal(syscall.SIGKILL))
+		task := bd.waitStatus(b, id, 30*time.Second, "completed")
+		require.EqualValues(b, 2, task.Attempt)
+		worst = max(worst, task.ClaimedAt.Sub(killed))
+		for _, n := range bd.units(b, id).records {
+			redone += n - 1
+		}
+		require.NoError(b, standby.Signal(syscall.SIGKILL))
+		_, err := standby.Wait(5 * time.Second)
+		require.NoError(b, err)
+	}
+	b.ReportMetric(ms(worst), "max_takeover_ms")
+	b.ReportMetric(staleMS, "stale_ms")
+	b.ReportMetric(float64(redone), "units_redone")
+}
+
+// seedTasks adds n pending tasks, oldest first, with COPY.
+func seedTasks(tb testing.TB, bd *bundle, n int) {
+	tb.Helper()
+	ctx := context.Background()
+	start := time.Now().Add(-time.Hour)
+	rows := make([][]any, n)
+	for i := range rows {
+		rows[i] = []any{bd.owner.UserID(), "seeded", start.Add(time.Duration(i) * time.Millisecond)}
+	}
+	_, err := bd.pool.CopyFrom(ctx, pgx.Identifier{"analysis_task"}, []string{"owner_user_id", "title", "created_at"}, pgx.CopyFromRows(rows))
+	require.NoError(tb, err)
+	_, err = bd.pool.Exec(ctx, "VACUUM ANALYZE analysis_task") // the same starting point for both sides
+	require.NoError(tb, err)
+}
+
+// claimFor runs claimers goroutines, each claiming and finishing tasks until d ends,
+// and returns the number of claims.
+func claimFor(tb testing.TB, bd *bundle, claimers int, d time.Duration) int {
+	tb.Helper()
+	cfg, err := pgxpool.ParseConfig(bd.url)
+	require.NoError(tb, err)
+	cfg.MaxConns = int32(claimers)
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	require.NoError(tb, err)
+	defer pool.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var mu sync.Mutex
+	claims := 0
+	var wg sync.WaitGroup
+	for i := range claimers {
+		wg.Go(func() {
+			worker, n := fmt.Sprintf("bench-%d", i), 0
+			for ctx.Err() == nil {
+				rows, err := bd.q.ClaimTask(ctx, pool, dbsqlc.ClaimTaskParams{Worker: &worker, Stale: stale(2 * time.Minute)})
+				if err != nil || len(rows) == 0 {
+					break
+				}
+				r := rows[0]
+				if _, err := bd.q.FinishTask(ctx, pool, dbsqlc.FinishTaskParams{
+					ID: r.ID, OwnerUserID: r.OwnerUserID, Attempt: r.Attempt, Status: "completed",
+				}); err != nil {
+					break
+				}
+				n++
+			}
+			mu.Lock()
+			claims += n
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return claims
+}
+
+// runPgbench runs the ClaimTask and FinishTask statements of analysis_task.sql as a
+// pgbench script (prepared, like pgx) and returns pgbench's transactions per second:
+// claims per second.
+func runPgbench(tb testing.TB, pgbench string, bd *bundle, clients int, d time.Duration) float64 {
+	tb.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "db", "queries", "analysis_task.sql"))
+	require.NoError(tb, err)
+	claim := strings.NewReplacer(
+		"sqlc.narg('now')::timestamptz", "NULL::timestamptz",
+		"@stale::interval", "'2 minutes'::interval",
+		"@worker", "'pgbench'",
+	).Replace(query(tb, string(src), "ClaimTask"))
+	finish := strings.NewReplacer(
+		"sqlc.narg('now')::timestamptz", "NULL::timestamptz",
+		"@status", "'completed'", "@error", "''",
+		"@id", ":id", "@owner_user_id", ":owner_user_id", "@attempt", ":attempt",
+	).Replace(query(tb, string(src), "FinishTask"))
+	script := filepath.Join(tb.TempDir(), "claim.sql")
+	body := strings.TrimSuffix(claim, ";") + " \\gset\n" + finish + "\n"
+	require.NoError(tb, os.WriteFile(script, []byte(body), 0o644))
+
+	cmd := exec.Command(pgbench, "-n", "-M", "prepared", "-f", script,
+		"-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(int(d.Seconds())), bd.url)
+	out, err := cmd.CombinedOutput()
+	require.NoError(tb, err, "%s", out)
+	m := regexp.MustCompile(`tps = ([0-9.]+)`).FindSubmatch(out)
+	require.NotNil(tb, m, "%s", out)
+	tps, err := strconv.ParseFloat(string(m[1]), 64)
+	require.NoError(tb, err)
+	return tps
+}
+
+// query returns the SQL of the named query in a sqlc query file, comments removed.
+func query(tb testing.TB, src, name string) string {
+	tb.Helper()
+	_, rest, found := strings.Cut(src, "-- name: "+name+" ")
+	require.True(tb, found, "query %s", name)
+	rest, _, _ = strings.Cut(rest, "-- name: ")
+	var lines []string
+	for _, line := range strings.Split(rest, "\n")[1:] {
+		if !strings.HasPrefix(strings.TrimSpace(line), "--") {
+			lines = append(lines, line)
+		}
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// findPgbench finds pgbench on PATH, through pg_config, or next to the server
+// binaries under /usr/lib/postgresql.
+func findPgbench(tb testing.TB) string {
+	tb.Helper()
+	if path, err := exec.LookPath("pgbench"); err == nil {
+		return path
+	}
+	candidates, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pgbench")
+	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
+		candidates = append(candidates, filepath.Join(strings.TrimSpace(string(out)), "pgbench"))
+	}
+	slices.Reverse(candidates) // the newest version first
+	for _, path := range candidates {
+		if _, err := os.Stat(path); err == nil {
+			return path
+		}
+	}
+	tb.Skip("pgbench not found (PATH, pg_config --bindir, /usr/lib/postgresql/*/bin)")
+	return ""
+}
+
+func percentile(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, len(sorted)*p/100)]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
