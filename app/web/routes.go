@@ -37,6 +37,8 @@ func (s *Server) routes() {
 
 	e.GET("/", s.homeShow)
 	e.GET("/tasks", s.taskList)
+	e.GET("/tasks/new", s.taskNew)
+	e.POST("/tasks", s.taskCreate)
 	e.GET("/tasks/:id", s.taskShow)
 	e.GET("/tasks/:id/progress", s.taskProgress)
 	e.POST("/tasks/:id/cancel", s.taskCancel)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/config"
+	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/app/metrics"
 	"github.com/checkup-dev/checkup/db/store"
 )
@@ -26,6 +27,9 @@ type Deps struct {
 	// Metrics is the registry /metrics serves and HTTP requests are counted in; nil
 	// builds one of the server's own.
 	Metrics *metrics.Metrics
+	// Ingest bounds what one upload may hold; zero fields take ingest.DefaultLimits.
+	// MAX_UPLOAD_MB (Config) bounds the file as uploaded.
+	Ingest ingest.Limits
 }
 
 // Server serves the dashboard.

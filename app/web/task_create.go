@@ -1,0 +1,177 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/app/ingest"
+	"github.com/checkup-dev/checkup/app/web/flash"
+	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/views/components"
+	"github.com/checkup-dev/checkup/views/pages"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// taskCreate is POST /tasks: it streams the uploaded file into a new task and answers
+// 303 to it. A refused file is answered with the form again, the title kept and the
+// reasons next to it, and nothing stored.
+func (s *Server) taskCreate(c echo.Context) error {
+	r := c.Request()
+	r.Body = http.MaxBytesReader(c.Response(), r.Body, s.deps.Config.MaxUploadBytes()+formSlack)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return s.uploadRefused(c, &uploadForm{}, errNotMultipart)
+	}
+	form := &uploadForm{mr: mr}
+	id, sum, err := s.createFromUpload(r.Context(), form, auth.OwnerFrom(c))
+	if err != nil {
+		return s.uploadRefused(c, form, err)
+	}
+	msg := "Uploaded " + components.Plural(sum.Conversations, "conversation", "conversations") + " (" + formatLabel(sum) + "); the diagnosis has started."
+	if n := len(sum.Warnings) + sum.MoreWarnings; n > 0 {
+		msg += " " + components.Plural(n, "change was", "changes were") + " made to the file on the way in; see the warnings."
+	}
+	flash.Set(c, msg)
+	to := string(components.TaskURL(id.String()))
+	if isFragment(c) {
+		c.Response().Header().Set("HX-Redirect", to)
+		return c.NoContent(http.StatusOK)
+	}
+	return c.Redirect(http.StatusSeeOther, to)
+}
+
+// createFromUpload reads the form and creates the task in one transaction: the fields
+// before the file, then the file through ingest into store.CreateTask's COPY, then the
+// fields after it. Any error rolls everything back.
+func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, owner store.Owner) (uuid.UUID, ingest.Summary, error) {
+	part, err := form.nextFile()
+	if err != nil {
+		return uuid.Nil, ingest.Summary{}, err
+	}
+	if err := form.checkTitle(); err != nil {
+		return uuid.Nil, ingest.Summary{}, err
+	}
+	file := &uploadReader{r: part, max: s.deps.Config.MaxUploadBytes(), mb: s.deps.Config.MaxUploadMB}
+	in := bufio.NewReader(file)
+	if _, err := in.Peek(1); errors.Is(err, io.EOF) && form.filename == "" {
+		return uuid.Nil, ingest.Summary{}, errNoFile // a browser sends an empty, unnamed part when no file was chosen
+	}
+	lim := s.uploadLimits()
+	var sum ingest.Summary
+	id, err := s.store.CreateTask(ctx, store.NewTask{
+		Title:          form.taskTitle(),
+		SourceFilename: form.filename,
+		Conversations: func(emit func(transcript.Conversation) error) (string, error) {
+			if sum, err = ingest.Parse(in, lim, emit); err != nil {
+				return "", err
+			}
+			if _, err := io.Copy(io.Discard, in); err != nil {
+				return "", err
+			}
+			if err := form.rest(); err != nil {
+				return "", err
+			}
+			return sourceFormat(sum), form.checkTitle()
+		},
+		Finish: func() store.UploadEnd {
+			return store.UploadEnd{Title: form.taskTitle(), SourceBytes: file.n, Warnings: uploadWarnings(sum)}
+		},
+	}, owner)
+	return id, sum, err
+}
+
+// uploadRefused answers a refused upload with the form, or passes a failure that is
+// not the person's (the database) on to the error handler.
+func (s *Server) uploadRefused(c echo.Context, form *uploadForm, err error) error {
+	status, failure := uploadFailure(err)
+	if status == 0 {
+		return err
+	}
+	if status != http.StatusRequestEntityTooLarge && form.mr != nil {
+		form.drain()
+	}
+	return s.renderUpload(c, status, form.title, failure)
+}
+
+// uploadFailure maps an upload's error to its status and what the page says; status 0
+// means the error is not about the upload.
+func uploadFailure(err error) (int, *pages.UploadFailure) {
+	var (
+		located  *ingest.Error
+		file     *ingest.FileError
+		form     *formError
+		tooLarge *http.MaxBytesError
+		read     *readError
+	)
+	switch {
+	case errors.As(err, &form):
+		return form.status, &pages.UploadFailure{Reason: form.msg}
+	case errors.As(err, &tooLarge):
+		// The whole request passed the limit before the file part did: the fields around
+		// the file were too large, which only a hand-made request does.
+		return http.StatusRequestEntityTooLarge, &pages.UploadFailure{Reason: "The upload is larger than the upload limit (MAX_UPLOAD_MB)."}
+	case errors.As(err, &located):
+		f := &pages.UploadFailure{Problems: located.Problems, More: located.More}
+		if located.Stopped != nil {
+			f.Reason = located.Stopped.Msg
+		}
+		return http.StatusUnprocessableEntity, f
+	case errors.As(err, &file):
+		return http.StatusUnprocessableEntity, &pages.UploadFailure{Reason: file.Msg}
+	case errors.As(err, &read):
+		return http.StatusBadRequest, &pages.UploadFailure{Reason: "The upload stopped before the whole file arrived. Try again."}
+	}
+	return 0, nil
+}
+
+// sourceFormat is what the task records as its source format: ingest's name for it,
+// with "+gzip" when the file was compressed (source_bytes is then the compressed size).
+func sourceFormat(sum ingest.Summary) string {
+	if sum.Gzip {
+		return sum.Format + "+gzip"
+	}
+	return sum.Format
+}
+
+// formatLabel names the format read, for people.
+func formatLabel(sum ingest.Summary) string {
+	label := map[string]string{
+		"openai-jsonl":   "OpenAI chat JSONL",
+		"openai-json":    "OpenAI chat JSON",
+		"sharegpt-jsonl": "ShareGPT JSONL",
+		"sharegpt-json":  "ShareGPT JSON",
+		"csv":            "CSV",
+	}[sum.Format]
+	if label == "" {
+		label = sum.Format
+	}
+	if sum.Gzip {
+		label += ", gzip-compressed"
+	}
+	return label
+}
+
+// uploadWarnings turns ingest's warnings ("line 17: duplicate conversation id ...")
+// into task warnings, the location as their scope, and counts the ones not listed.
+func uploadWarnings(sum ingest.Summary) []store.UploadWarning {
+	ws := make([]store.UploadWarning, 0, len(sum.Warnings)+1)
+	for _, w := range sum.Warnings {
+		scope, msg, ok := strings.Cut(w, ": ")
+		if !ok {
+			scope, msg = "", w
+		}
+		ws = append(ws, store.UploadWarning{Scope: scope, Message: msg})
+	}
+	if sum.MoreWarnings > 0 {
+		ws = append(ws, store.UploadWarning{Message: "and " + components.Plural(sum.MoreWarnings, "more change", "more changes") + " like these, not listed"})
+	}
+	return ws
+}

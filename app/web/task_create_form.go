@@ -1,0 +1,170 @@
+package web
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+// The upload form is read as a stream, part by part, in the order the browser sends it:
+// _csrf (already checked by auth.Guard), title, file. The file part goes from the
+// request through ingest into COPY and is never held whole or written to disk. A title
+// sent after the file is read once the file is done, still inside the creating
+// transaction.
+
+const (
+	fieldTitle = "title"
+	fieldFile  = "file"
+	// maxTitleChars is the longest title the task table takes.
+	maxTitleChars = 200
+	// titleReadBytes bounds what is read of the title field: more than 200 characters
+	// in any script, so a longer title is still seen as too long, not cut.
+	titleReadBytes = 4 << 10
+	// maxFilenameChars bounds the file name kept with the task.
+	maxFilenameChars = 255
+	// formSlack is how far the whole request body may go past MAX_UPLOAD_MB: room for
+	// the other fields and the part headers, and no more.
+	formSlack = 1 << 20
+	// untitled names a task whose form gave neither a title nor a file name.
+	untitled = "Untitled upload"
+)
+
+// formError is a problem with the form rather than with the file's content, with the
+// status it is answered with.
+type formError struct {
+	status int
+	msg    string
+}
+
+func (e *formError) Error() string { return e.msg }
+
+var (
+	errNoFile       = &formError{http.StatusUnprocessableEntity, "No file was chosen. Choose the export to upload."}
+	errNotMultipart = &formError{http.StatusUnprocessableEntity,
+		`The upload must be sent as a multipart/form-data form with the file in a field named "file".`}
+)
+
+// errTooLarge is the refusal of a file over MAX_UPLOAD_MB.
+func errTooLarge(mb int) *formError {
+	return &formError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
+		"The file is larger than the %d MB upload limit (MAX_UPLOAD_MB). Split it into smaller files, or gzip it: conversation exports usually shrink to a tenth of their size.", mb)}
+}
+
+// readError is a failure to read the request (the browser went away, the body was cut
+// short), kept apart from problems with the file so it is never blamed on the file.
+type readError struct{ err error }
+
+func (e *readError) Error() string { return "web: read upload: " + e.err.Error() }
+func (e *readError) Unwrap() error { return e.err }
+
+// uploadForm is the upload form as read so far.
+type uploadForm struct {
+	mr       *multipart.Reader
+	title    string // as typed, trimmed
+	filename string // the file's base name as the browser sent it
+}
+
+// nextFile reads the fields before the file and returns the file part; errNoFile when
+// the form has none.
+func (f *uploadForm) nextFile() (*multipart.Part, error) {
+	for {
+		part, err := f.mr.NextPart()
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil, errNoFile
+		case err != nil:
+			return nil, &readError{err}
+		case part.FormName() == fieldFile:
+			f.filename = truncate(part.FileName(), maxFilenameChars)
+			return part, nil
+		}
+		if err := f.field(part); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// rest reads the fields after the file: a title there counts as much as one before it.
+func (f *uploadForm) rest() error {
+	for {
+		part, err := f.mr.NextPart()
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil
+		case err != nil:
+			return &readError{err}
+		}
+		if err := f.field(part); err != nil {
+			return err
+		}
+	}
+}
+
+// field reads a part that is not the first file: the title is kept, the rest skipped.
+func (f *uploadForm) field(part *multipart.Part) error {
+	defer part.Close()
+	if part.FormName() != fieldTitle {
+		return nil
+	}
+	b, err := io.ReadAll(io.LimitReader(part, titleReadBytes))
+	if err != nil {
+		return &readError{err}
+	}
+	f.title = strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
+	return nil
+}
+
+// checkTitle refuses a title longer than the task table takes.
+func (f *uploadForm) checkTitle() error {
+	if n := utf8.RuneCountInString(f.title); n > maxTitleChars {
+		return &formError{http.StatusUnprocessableEntity, fmt.Sprintf(
+			"The title is %d characters long; keep it to %d or fewer.", n, maxTitleChars)}
+	}
+	return nil
+}
+
+// taskTitle is the title the task gets: the one typed, else the file's name.
+func (f *uploadForm) taskTitle() string {
+	return cmp.Or(f.title, truncate(f.filename, maxTitleChars), untitled)
+}
+
+// drain reads what is left of a refused form, so the browser, which sends the whole
+// body before it reads the answer, gets to see it; a title after the file is kept on
+// the way. Errors are ignored: the answer is the refusal either way.
+func (f *uploadForm) drain() {
+	_ = f.rest()
+}
+
+// truncate cuts s to at most n characters.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
+}
+
+// uploadReader counts the file's bytes as they stream by and refuses the file once it
+// passes MAX_UPLOAD_MB.
+type uploadReader struct {
+	r   io.Reader
+	n   int64
+	max int64
+	mb  int
+}
+
+func (u *uploadReader) Read(p []byte) (int, error) {
+	n, err := u.r.Read(p)
+	u.n += int64(n)
+	switch {
+	case u.n > u.max:
+		return n, errTooLarge(u.mb)
+	case err != nil && !errors.Is(err, io.EOF):
+		return n, &readError{err}
+	}
+	return n, err
+}

@@ -1,0 +1,52 @@
+package web
+
+import (
+	"cmp"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/app/ingest"
+	"github.com/checkup-dev/checkup/views/pages"
+)
+
+// taskNew is the upload page: the form, the accepted formats with an example of each,
+// and the limits.
+func (s *Server) taskNew(c echo.Context) error {
+	return s.renderUpload(c, http.StatusOK, "", nil)
+}
+
+// renderUpload shows the upload form with the title kept and the reasons of a refused
+// upload, as the whole page or, for htmx, as the form's panel alone.
+func (s *Server) renderUpload(c echo.Context, status int, title string, failure *pages.UploadFailure) error {
+	lim := s.uploadLimits()
+	v := pages.TaskNewView{
+		CSRFToken: auth.CSRFToken(c),
+		Title:     title,
+		Failure:   failure,
+		Limits: pages.UploadLimits{
+			MaxUploadMB:          s.deps.Config.MaxUploadMB,
+			MaxDecompressedBytes: lim.MaxDecompressedBytes,
+			MaxLineBytes:         lim.MaxLineBytes,
+			MaxConversations:     lim.MaxConversations,
+			MaxMessages:          lim.MaxMessages,
+			MaxMessageChars:      lim.MaxMessageChars,
+		},
+	}
+	return renderPage(c, status, pages.TaskNew(s.page(c, "New diagnosis"), v), pages.TaskNewForm(v))
+}
+
+// uploadLimits are the ingest limits in force: Deps.Ingest over ingest's defaults, with
+// the decompressed size never below MAX_UPLOAD_MB, so a plain file the upload limit lets
+// through is not refused for its size once "decompressed".
+func (s *Server) uploadLimits() ingest.Limits {
+	set, def := s.deps.Ingest, ingest.DefaultLimits()
+	return ingest.Limits{
+		MaxDecompressedBytes: cmp.Or(set.MaxDecompressedBytes, max(def.MaxDecompressedBytes, s.deps.Config.MaxUploadBytes())),
+		MaxLineBytes:         cmp.Or(set.MaxLineBytes, def.MaxLineBytes),
+		MaxConversations:     cmp.Or(set.MaxConversations, def.MaxConversations),
+		MaxMessages:          cmp.Or(set.MaxMessages, def.MaxMessages),
+		MaxMessageChars:      cmp.Or(set.MaxMessageChars, def.MaxMessageChars),
+	}
+}
