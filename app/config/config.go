@@ -52,6 +52,7 @@ type Config struct {
 	LogFormat     string // LOG_FORMAT: text or json
 	LogLevel      string // LOG_LEVEL: debug, info, warn or error
 	RetentionDays int    // RETENTION_DAYS; 0 keeps tasks forever
+	MetricsAddr   string // METRICS_ADDR; where `app worker` serves /metrics, empty for nowhere
 }
 
 // Load reads the settings through getenv (os.Getenv in production, a map in tests).

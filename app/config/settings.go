@@ -64,6 +64,7 @@ func settings(cfg *Config) []Setting {
 		{"LOG_FORMAT", "text", "log format: text or json", false, oneOf(&cfg.LogFormat, "text", "json")},
 		{"LOG_LEVEL", "info", "log level: debug, info, warn or error", false, oneOf(&cfg.LogLevel, "debug", "info", "warn", "error")},
 		{"RETENTION_DAYS", "0", "delete finished tasks older than this many days (0 = keep)", false, integer(&cfg.RetentionDays, 0, 36_500)},
+		{"METRICS_ADDR", "", "host:port where `app worker` serves /metrics and /healthz (empty = none; `app` serves them on ADDR)", false, optionalHostPort(&cfg.MetricsAddr)},
 	}
 }
 
@@ -149,6 +150,16 @@ func hostPort(dst *string) field {
 		*dst = raw
 		return "", nil
 	}, showString(dst)}
+}
+
+func optionalHostPort(dst *string) field {
+	f := hostPort(dst)
+	return field{func(raw string) (string, error) {
+		if raw == "" {
+			return "", nil
+		}
+		return f.parse(raw)
+	}, f.show}
 }
 
 func requiredURL(dst *string) field {

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/app/apptest"
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/app/config"
 	"github.com/checkup-dev/checkup/app/ingest"
@@ -217,4 +218,29 @@ func TestScrapeWithTheDatabaseDownServesTheRestQuickly(t *testing.T) {
 	require.NotContains(t, f, "checkup_tasks", "no counts without the database")
 	require.Contains(t, f, "checkup_worker_claims_total")
 	require.Contains(t, f, "go_goroutines")
+}
+
+func TestServeForTheStandaloneWorker(t *testing.T) {
+	t.Parallel()
+	pool, _ := dbtest.Isolated(t)
+	m := metrics.New(pool, metrics.Config{})
+	addr := apptest.FreeAddr(t)
+	stop, err := m.Serve(addr)
+	require.NoError(t, err)
+	m.Worker.Claims.Inc()
+
+	f := scrape(t, "http://"+addr)
+	require.EqualValues(t, 1, sample(t, f, "checkup_worker_claims_total", nil).GetCounter().GetValue())
+	require.Zero(t, sample(t, f, "checkup_tasks", map[string]string{"status": "pending"}).GetGauge().GetValue())
+	resp, err := http.Get("http://" + addr + "/healthz")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	_, err = m.Serve(addr)
+	require.ErrorContains(t, err, "METRICS_ADDR", "the address is taken")
+	stop()
+	again, err := m.Serve(addr)
+	require.NoError(t, err, "stop released the address")
+	again()
 }
