@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/checkup-dev/checkup/app/config"
+	"github.com/checkup-dev/checkup/app/metrics"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/retention"
 )
@@ -47,7 +48,10 @@ func worker(ctx context.Context, cfg config.Config, logger *slog.Logger, args []
 	}
 	defer closeDB()
 	logger.LogAttrs(ctx, slog.LevelInfo, "configuration", config.Summary(cfg)...)
-	w := workers.New(pool, newHandler(pool, cfg, logger), workerConfig(cfg, true), logger)
+	reg := metrics.New(pool, metrics.Config{Stale: cfg.TaskStale, Logger: logger})
+	wcfg := workerConfig(cfg, true)
+	wcfg.Metrics = reg.Worker
+	w := workers.New(pool, newHandler(pool, cfg, logger), wcfg, logger)
 
 	if taskID != uuid.Nil {
 		status, err := w.RunOne(ctx, taskID)
@@ -57,7 +61,14 @@ func worker(ctx context.Context, cfg config.Config, logger *slog.Logger, args []
 		logger.Info("task run ended", "task_id", taskID, "status", status)
 		return nil
 	}
-	housekeeping := retention.New(pool, retention.Config{Days: cfg.RetentionDays}, logger)
+	if cfg.MetricsAddr != "" {
+		stopMetrics, err := reg.Serve(cfg.MetricsAddr)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
+	}
+	housekeeping := retention.New(pool, retention.Config{Days: cfg.RetentionDays, Metrics: reg.Retention}, logger)
 	housekeeping.Start(ctx)
 	defer housekeeping.Stop()
 	w.Start(context.WithoutCancel(ctx))
