@@ -2,6 +2,7 @@ package workers_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -154,16 +155,16 @@ func TestTaskLostTooOftenEndsFailed(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, rows, 1)
 	}
-	ran := false
+	var ran atomic.Bool
 	h := handlerFunc(func(context.Context, *workers.Lease) (workers.Outcome, error) {
-		ran = true
+		ran.Store(true)
 		return workers.Outcome{Status: workers.Completed}, nil
 	})
 	b.startWorker(t, h, workers.Config{Stale: time.Hour, Now: func() time.Time { return start.Add(6 * time.Hour) }})
 	task := b.waitStatus(t, id, 5*time.Second, "failed")
 	require.Contains(t, task.Error, "worker lost 3 times")
 	require.EqualValues(t, 3, task.LostCount)
-	require.False(t, ran)
+	require.False(t, ran.Load())
 }
 
 func TestHandlerErrorsFailTheTaskAndTheLoopGoesOn(t *testing.T) {
