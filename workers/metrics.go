@@ -12,7 +12,8 @@ type Metrics struct {
 	LostLeases        prometheus.Counter
 	HandBacks         prometheus.Counter
 	HeartbeatFailures prometheus.Counter
-	// WakeLatency is the time from a task's creation to its first claim.
+	// WakeLatency is the time from a task's creation (the start of the transaction
+	// that stored its upload) to its first claim.
 	WakeLatency prometheus.Histogram
 	// TaskDuration is the time from claim to end of one attempt, by terminal status.
 	TaskDuration *prometheus.HistogramVec
@@ -31,7 +32,7 @@ func NewMetrics() *Metrics {
 		HeartbeatFailures: counter("heartbeat_failures_total", "Heartbeats that could not be saved, each stopping its task."),
 		WakeLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: "checkup", Subsystem: "worker", Name: "wake_latency_seconds",
-			Help:    "Time from a task's creation to its first claim.",
+			Help:    "Time from a task's creation (the start of the transaction that stored its upload) to its first claim.",
 			Buckets: []float64{.005, .01, .02, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 		}),
 		TaskDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
