@@ -51,7 +51,12 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	if cfg.EmbeddedWorker {
 		wcfg := workerConfig(cfg, false)
 		wcfg.Metrics = reg.Worker
-		embedded = workers.New(pool, newHandler(pool, cfg, logger), wcfg, logger)
+		handler, err := newHandler(pool, cfg, reg.ObserveLLMCall, logger)
+		if err != nil {
+			listener.Close()
+			return err
+		}
+		embedded = workers.New(pool, handler, wcfg, logger)
 		embedded.Start(context.WithoutCancel(ctx))
 		defer stopWorker(embedded, cfg) // runs before closeDB; a no-op after the Stop below
 	}

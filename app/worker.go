@@ -51,7 +51,11 @@ func worker(ctx context.Context, cfg config.Config, logger *slog.Logger, args []
 	reg := metrics.New(pool, metrics.Config{Stale: cfg.TaskStale, Logger: logger})
 	wcfg := workerConfig(cfg, true)
 	wcfg.Metrics = reg.Worker
-	w := workers.New(pool, newHandler(pool, cfg, logger), wcfg, logger)
+	handler, err := newHandler(pool, cfg, reg.ObserveLLMCall, logger)
+	if err != nil {
+		return err
+	}
+	w := workers.New(pool, handler, wcfg, logger)
 
 	if taskID != uuid.Nil {
 		status, err := w.RunOne(ctx, taskID)
