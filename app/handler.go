@@ -27,6 +27,7 @@ func newHandler(pool *pgxpool.Pool, cfg config.Config, observe llm.Observer, log
 		MaxDiagnosed:         cfg.MaxDiagnosed,
 		DiagnosisConcurrency: cfg.DiagnosisConcurrency,
 		ActionConcurrency:    cfg.ActionConcurrency,
+		SettingWarnings:      cfg.Corrected,
 	}, logger), nil
 }
 

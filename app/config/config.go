@@ -53,6 +53,10 @@ type Config struct {
 	LogLevel      string // LOG_LEVEL: debug, info, warn or error
 	RetentionDays int    // RETENTION_DAYS; 0 keeps tasks forever
 	MetricsAddr   string // METRICS_ADDR; where `app worker` serves /metrics, empty for nowhere
+
+	// Corrected holds Load's warnings: settings corrected instead of refused (an
+	// ACTION_CONCURRENCY out of range), which the pipeline repeats on every task.
+	Corrected []string
 }
 
 // Load reads the settings through getenv (os.Getenv in production, a map in tests).
@@ -81,6 +85,7 @@ func Load(getenv func(string) string) (Config, []string, error) {
 	if len(errs) > 0 {
 		return Config{}, warnings, errors.Join(errs...)
 	}
+	cfg.Corrected = warnings
 	return cfg, warnings, nil
 }
 
