@@ -110,15 +110,21 @@ func TestActionRanksIgnoreCompletionOrder(t *testing.T) {
 // default and leaves a warning on the task.
 func TestConcurrencyCap(t *testing.T) {
 	t.Parallel()
+	// config.Load corrects ACTION_CONCURRENCY=9 from the environment to 2 and says so;
+	// the pipeline repeats that on the task.
+	const fromEnv = `ACTION_CONCURRENCY="9": must be a whole number from 1 to 4; using 2`
 	for _, tc := range []struct {
+		name          string
 		setting, want int
+		corrected     []string // config.Config.Corrected
 		warning       string
 	}{
-		{1, 1, ""}, {3, 3, ""}, {4, 4, ""},
-		{9, 2, "ACTION_CONCURRENCY=9 is outside 1..4; ran with 2"},
-		{-1, 2, "ACTION_CONCURRENCY=-1 is outside 1..4; ran with 2"},
+		{"1", 1, 1, nil, ""}, {"3", 3, 3, nil, ""}, {"4", 4, 4, nil, ""},
+		{"9", 9, 2, nil, "ACTION_CONCURRENCY=9 is outside 1..4; ran with 2"},
+		{"-1", -1, 2, nil, "ACTION_CONCURRENCY=-1 is outside 1..4; ran with 2"},
+		{"9 from the environment", 2, 2, []string{fromEnv}, fromEnv},
 	} {
-		t.Run(fmt.Sprint(tc.setting), func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
 			id := b.uploadSample(t)
@@ -129,15 +135,19 @@ func TestConcurrencyCap(t *testing.T) {
 				return waitPeak(ctx, &p.peak, tc.want)
 			}
 			p.onDiagnose = func(ctx context.Context, _ transcript.Conversation) error {
-				return waitPeak(ctx, &p.diagPeak, min(tc.want, 4))
+				return waitPeak(ctx, &p.diagPeak, tc.want)
 			}
-			task := b.runTask(t, id, p, pipeline.Options{ActionConcurrency: tc.setting, DiagnosisConcurrency: min(tc.want, 4)})
+			task := b.runTask(t, id, p, pipeline.Options{
+				ActionConcurrency: tc.setting, DiagnosisConcurrency: tc.want, SettingWarnings: tc.corrected,
+			})
 			require.Equal(t, "completed", task.Status, task.Error)
 			require.Equal(t, int32(tc.want), p.peak.Load(), "Action calls in flight")
 			require.Equal(t, int32(tc.want), p.diagPeak.Load(), "diagnosis calls in flight")
 			require.Equal(t, tc.want, storedConfig(t, task).ActionConcurrency)
 			var warnings []string
 			for _, w := range b.warnings(t, id) {
+				require.Equal(t, "settings", w.Stage)
+				require.Equal(t, "ACTION_CONCURRENCY", w.Scope)
 				warnings = append(warnings, w.Message)
 			}
 			if tc.warning == "" {
