@@ -62,33 +62,6 @@ func TestHeartbeatStopsTaskWhoseLeaseIsLost(t *testing.T) {
 	require.Empty(t, b.units(t, id).byAttempt)
 }
 
-func TestCancelRunningTaskThroughNotify(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	id := b.createTask(t, 3, testhandler.Plan{UnitDelayMS: 60_000})
-	// No heartbeat for an hour: only the notification can deliver the cancel.
-	b.startWorker(t, testhandler.New(b.pool, "a"), workers.Config{Stale: 4 * time.Hour, Heartbeat: time.Hour})
-	waitFor(t, 5*time.Second, "first unit started", func() bool { return b.task(t, id).Stage == testhandler.Stage })
-	status, err := b.store.CancelTask(context.Background(), id, b.owner)
-	require.NoError(t, err)
-	require.Equal(t, "running", status)
-	task := b.waitStatus(t, id, 5*time.Second, "canceled")
-	require.Equal(t, "Canceled by its owner.", task.Error)
-	require.NotNil(t, task.CancelRequestedAt)
-}
-
-func TestCancelRunningTaskAtHeartbeatWithoutListen(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	id := b.createTask(t, 3, testhandler.Plan{UnitDelayMS: 60_000})
-	b.startWorker(t, testhandler.New(b.pool, "a"), workers.Config{PollOnly: true, Poll: 20 * time.Millisecond,
-		Stale: time.Hour, Heartbeat: 200 * time.Millisecond})
-	waitFor(t, 5*time.Second, "first unit started", func() bool { return b.task(t, id).Stage == testhandler.Stage })
-	_, err := b.store.CancelTask(context.Background(), id, b.owner)
-	require.NoError(t, err)
-	b.waitStatus(t, id, 5*time.Second, "canceled")
-}
-
 func TestStopHandsTaskBackAfterGrace(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
