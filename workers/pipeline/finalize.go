@@ -13,7 +13,7 @@ import (
 // partial when some conversations were isolated or some Actions could not be written
 // (the message counts both), completed otherwise. The worker writes the status.
 func (r *run) finish(ctx context.Context, counts dbsqlc.CountConversationDiagnosesRow) (workers.Outcome, error) {
-	if err := r.lease.Progress(ctx, StageFinishing, 0, 1); err != nil {
+	if err := r.lease.Progress(ctx, StageFinishing, 1, 1); err != nil {
 		return workers.Outcome{}, err
 	}
 	actions, err := r.actionCheckpoints(ctx)
