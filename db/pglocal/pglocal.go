@@ -44,9 +44,12 @@ type Cluster struct {
 	port                int
 	password            string
 	owner               *osUser
-	logger              *slog.Logger
-	stopOnce            sync.Once
-	stopErr             error
+	// guest is true when another live process started this server and still uses it:
+	// Stop then leaves it running for that process.
+	guest    bool
+	logger   *slog.Logger
+	stopOnce sync.Once
+	stopErr  error
 }
 
 const superuser = "postgres"
@@ -82,7 +85,8 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	}
 	if port, ok := c.runningPort(); ok {
 		c.port = port
-		c.logger.Info("reusing PostgreSQL already running", "data_dir", dir, "port", port)
+		c.guest = c.claimByOther()
+		c.logger.Info("reusing PostgreSQL already running", "data_dir", dir, "port", port, "shared", c.guest)
 		return c, nil
 	}
 	c.port = opt.Port
@@ -94,6 +98,7 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	if err := c.start(ctx, opt.Throwaway); err != nil {
 		return nil, err
 	}
+	c.claim()
 	c.logger.Info("started private PostgreSQL", "data_dir", dir, "port", c.port)
 	return c, nil
 }
@@ -109,9 +114,13 @@ func (c *Cluster) URL(database string) string {
 	return u.String()
 }
 
-// Stop shuts the cluster down (fast mode: open sessions are ended). Safe to call twice.
+// Stop shuts the cluster down (fast mode: open sessions are ended), unless another
+// live process started it and still uses it. Safe to call twice.
 func (c *Cluster) Stop(ctx context.Context) error {
 	c.stopOnce.Do(func() {
+		if c.guest {
+			return
+		}
 		if _, err := c.pgCtl(ctx, "stop", "-D", c.pgdata, "-m", "fast", "-w", "-t", "60"); err != nil {
 			c.stopErr = fmt.Errorf("pglocal: stop: %w", err)
 			return

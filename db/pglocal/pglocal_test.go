@@ -3,7 +3,9 @@ package pglocal_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -99,4 +101,35 @@ func TestUnusableDir(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(notCluster, "password"), []byte("pw"), 0o600))
 	_, err = pglocal.Start(context.Background(), pglocal.Options{Dir: notCluster})
 	require.ErrorContains(t, err, "holds no PostgreSQL cluster")
+}
+
+func TestGuestLeavesServerToItsHolder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := tempDir(t)
+	holder, err := pglocal.Start(ctx, pglocal.Options{Dir: dir, Throwaway: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = holder.Stop(context.Background()) })
+
+	// Another live process holds the server, as `app` does when `app worker` starts
+	// beside it on the same DATA_DIR.
+	other := exec.Command("sleep", "60")
+	require.NoError(t, other.Start())
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "holder.pid"), []byte(strconv.Itoa(other.Process.Pid)), 0o600))
+
+	guest, err := pglocal.Start(ctx, pglocal.Options{Dir: dir})
+	require.NoError(t, err)
+	require.NoError(t, guest.Stop(ctx))
+	conn, err := pgx.Connect(ctx, holder.URL("postgres"))
+	require.NoError(t, err, "a guest's Stop leaves the holder's server running")
+	require.NoError(t, conn.Close(ctx))
+
+	// Once the holder is gone, the next process adopts the server and stops it.
+	require.NoError(t, other.Process.Kill())
+	_ = other.Wait()
+	adopter, err := pglocal.Start(ctx, pglocal.Options{Dir: dir})
+	require.NoError(t, err)
+	require.NoError(t, adopter.Stop(ctx))
+	_, err = pgx.Connect(ctx, holder.URL("postgres"))
+	require.Error(t, err, "the adopter stopped the server")
 }
