@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db"
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/internal/testhandler"
@@ -251,4 +252,41 @@ func TestRunOne(t *testing.T) {
 
 	_, err = w.RunOne(ctx, [16]byte{1})
 	require.ErrorContains(t, err, "there is no task")
+}
+
+// A heartbeat that fails because the server dropped the connection (a restart, a
+// proxy) hands the task back instead of failing it: it resumes at once and completes,
+// every unit done once.
+func TestDroppedConnectionHandsTheTaskBack(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	id := b.createTask(t, 4, testhandler.Plan{UnitDelayMS: 300})
+	workerPool, err := db.Open(context.Background(), b.url)
+	require.NoError(t, err)
+	t.Cleanup(workerPool.Close)
+	w := workers.New(workerPool, testhandler.New(workerPool, "a"), workers.Config{Stale: 5 * time.Second, Heartbeat: 50 * time.Millisecond}, testLogger(t))
+	w.Start(context.Background())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		require.NoError(t, w.Stop(ctx))
+	})
+	waitFor(t, 5*time.Second, "first unit started", func() bool { return b.task(t, id).Stage == testhandler.Stage })
+
+	// Drop the worker's idle connections, as a server restart would.
+	var pids []uint32
+	for _, c := range workerPool.AcquireAllIdle(context.Background()) {
+		pids = append(pids, c.Conn().PgConn().PID())
+		c.Release()
+	}
+	require.NotEmpty(t, pids)
+	for _, pid := range pids {
+		_, err := b.pool.Exec(context.Background(), "SELECT pg_terminate_backend($1)", int32(pid))
+		require.NoError(t, err)
+	}
+
+	task := b.waitStatus(t, id, 20*time.Second, "completed")
+	require.GreaterOrEqual(t, task.Attempt, int32(2), "the task was handed back and claimed again")
+	require.Zero(t, task.LostCount, "a hand-back is not a lost worker")
+	b.units(t, id).doneOnce(t)
 }

@@ -94,6 +94,9 @@ func (w *Worker) settle(ctx context.Context, l *Lease, outcome Outcome, runErr, 
 		return l.leaseLost()
 	case errors.Is(cause, ErrCanceled):
 		return l.finish(ctx, Canceled, canceledMessage)
+	case errors.As(cause, &hb) && connectionLost(hb.err):
+		l.logger.Error("task stopped: the database connection was lost; handing it back", append(l.logAttrs(), "err", hb.err)...)
+		return l.handBack(ctx)
 	case errors.As(cause, &hb):
 		l.logger.Error("task stopped: its heartbeat could not be saved", append(l.logAttrs(), "err", hb.err)...)
 		return l.finish(ctx, Failed, "The task stopped because its progress could not be saved (a database error). Run it again.")
