@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/workers/transcript"
@@ -53,14 +52,10 @@ type UploadWarning struct {
 // uploadStage is the stage name of the warnings an upload leaves.
 const uploadStage = "upload"
 
-// copyBatch is how many conversations are held in memory between two COPYs: a large
-// upload streams through in batches instead of being held whole.
-const copyBatch = 500
-
 // CreateTask creates owner's task and its conversations, and wakes the workers, in one
 // transaction: a task is never visible without its conversations, and it is claimed
-// as soon as it commits. The conversations are written with COPY, seq numbered from 1
-// in file order.
+// as soon as it commits. The conversations are streamed in with one COPY while they
+// are produced, seq numbered from 1 in file order.
 func (s *Store) CreateTask(ctx context.Context, task NewTask, owner Owner) (uuid.UUID, error) {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
@@ -81,13 +76,9 @@ func (s *Store) CreateTask(ctx context.Context, task NewTask, owner Owner) (uuid
 	if err != nil {
 		return uuid.Nil, fmt.Errorf("store: create task: %w", err)
 	}
-	w := &conversationWriter{ctx: ctx, tx: tx, task: id, owner: owner.UserID()}
-	format, err := task.Conversations(w.add)
+	copied, format, err := copyConversations(ctx, tx, id, owner.UserID(), task.Conversations)
 	if err != nil {
 		return uuid.Nil, fmt.Errorf("store: create task: %w", err)
-	}
-	if err := w.flush(); err != nil {
-		return uuid.Nil, err
 	}
 	var end UploadEnd
 	if task.Finish != nil {
@@ -101,7 +92,7 @@ func (s *Store) CreateTask(ctx context.Context, task NewTask, owner Owner) (uuid
 		}
 	}
 	if _, err := s.q.SetTaskConversationCount(ctx, tx, dbsqlc.SetTaskConversationCountParams{
-		ID: id, OwnerUserID: owner.UserID(), ConversationCount: w.seq, SourceFormat: format,
+		ID: id, OwnerUserID: owner.UserID(), ConversationCount: copied, SourceFormat: format,
 		Title: cmp.Or(end.Title, task.Title), SourceBytes: cmp.Or(max(end.SourceBytes, 0), task.SourceBytes),
 	}); err != nil {
 		return uuid.Nil, fmt.Errorf("store: create task: count conversations: %w", err)
@@ -110,47 +101,4 @@ func (s *Store) CreateTask(ctx context.Context, task NewTask, owner Owner) (uuid
 		return uuid.Nil, fmt.Errorf("store: create task: %w", err)
 	}
 	return id, nil
-}
-
-// conversationWriter numbers conversations and copies them into task_conversation a
-// batch at a time.
-type conversationWriter struct {
-	ctx   context.Context
-	tx    pgx.Tx
-	task  uuid.UUID
-	owner int64
-	seq   int32
-	rows  [][]any
-}
-
-var conversationColumns = []string{"task_id", "owner_user_id", "seq", "external_id", "messages", "metadata", "message_count"}
-
-// add is the emit callback; it copies each full batch.
-func (w *conversationWriter) add(c transcript.Conversation) error {
-	messages, err := json.Marshal(c.Messages)
-	if err != nil {
-		return fmt.Errorf("store: conversation %q: %w", c.ID, err)
-	}
-	var metadata any
-	if len(c.Metadata) > 0 {
-		metadata = c.Metadata
-	}
-	w.seq++
-	w.rows = append(w.rows, []any{w.task, w.owner, w.seq, c.ID, messages, metadata, int32(len(c.Messages))})
-	if len(w.rows) >= copyBatch {
-		return w.flush()
-	}
-	return nil
-}
-
-func (w *conversationWriter) flush() error {
-	if len(w.rows) == 0 {
-		return nil
-	}
-	_, err := w.tx.CopyFrom(w.ctx, pgx.Identifier{"task_conversation"}, conversationColumns, pgx.CopyFromRows(w.rows))
-	w.rows = w.rows[:0]
-	if err != nil {
-		return fmt.Errorf("store: copy conversations: %w", err)
-	}
-	return nil
 }
