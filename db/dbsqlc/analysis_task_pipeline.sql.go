@@ -18,33 +18,28 @@ SET progress_done = progress_done + 1,
     llm_calls = llm_calls + $1,
     prompt_tokens = prompt_tokens + $2,
     completion_tokens = completion_tokens + $3,
-    first_pass_valid = first_pass_valid + $4,
-    repaired = repaired + $5,
-    isolated = isolated + $6
-WHERE id = $7 AND owner_user_id = $8 AND attempt = $9 AND status = 'running'
+    isolated = isolated + $4
+WHERE id = $5 AND owner_user_id = $6 AND attempt = $7 AND status = 'running'
 `
 
 type CountTaskUnitParams struct {
 	Calls            int32
 	PromptTokens     int64
 	CompletionTokens int64
-	FirstPassValid   int32
-	Repaired         int32
 	Isolated         int32
 	ID               uuid.UUID
 	OwnerUserID      int64
 	Attempt          int32
 }
 
-// One finished unit: the stage's progress, the task's model spend and, for a
-// diagnosis, how its answer became valid (or that it was isolated).
+// One finished unit other than a stored diagnosis (StoreConversationDiagnosis counts
+// those): the stage's progress, the task's model spend and, for a conversation that
+// could not be diagnosed, the isolated count.
 func (q *Queries) CountTaskUnit(ctx context.Context, db DBTX, arg CountTaskUnitParams) (int64, error) {
 	result, err := db.Exec(ctx, countTaskUnit,
 		arg.Calls,
 		arg.PromptTokens,
 		arg.CompletionTokens,
-		arg.FirstPassValid,
-		arg.Repaired,
 		arg.Isolated,
 		arg.ID,
 		arg.OwnerUserID,

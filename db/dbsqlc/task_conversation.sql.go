@@ -8,6 +8,7 @@ package dbsqlc
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -360,4 +361,81 @@ func (q *Queries) SkipAllConversations(ctx context.Context, db DBTX, arg SkipAll
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const storeConversationDiagnosis = `-- name: StoreConversationDiagnosis :one
+WITH conv AS (
+    UPDATE task_conversation c
+    SET diagnosis = $1, diagnosis_status = 'done', diagnosis_pass = $2,
+        diagnosis_error = '', diagnosed_at = coalesce($3::timestamptz, now())
+    WHERE c.task_id = $4 AND c.owner_user_id = $5 AND c.seq = $6 AND c.diagnosis_status = 'pending'
+    RETURNING c.task_id, c.owner_user_id, c.seq
+), findings AS (
+    INSERT INTO task_finding (task_id, owner_user_id, conversation_seq, idx, type, category, title,
+                              description, severity, confidence, priority_score, evidence)
+    SELECT conv.task_id, conv.owner_user_id, conv.seq, (f.ord - 1)::int, f.value ->> 'type',
+           f.value ->> 'category', f.value ->> 'title', coalesce(f.value ->> 'description', ''),
+           (f.value ->> 'severity')::int, (f.value ->> 'confidence')::real,
+           (f.value ->> 'priorityScore')::real, coalesce(f.value -> 'evidence', '[]'::jsonb)
+    FROM conv, jsonb_array_elements($1::jsonb -> 'findings') WITH ORDINALITY AS f(value, ord)
+    RETURNING 1
+), counted AS (
+    UPDATE analysis_task t
+    SET progress_done = t.progress_done + 1,
+        llm_calls = t.llm_calls + $7,
+        prompt_tokens = t.prompt_tokens + $8,
+        completion_tokens = t.completion_tokens + $9,
+        first_pass_valid = t.first_pass_valid + $10,
+        repaired = t.repaired + $11
+    WHERE t.id = $4 AND t.owner_user_id = $5 AND t.attempt = $12 AND t.status = 'running'
+      AND EXISTS (SELECT FROM conv)
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM conv)::int AS stored, (SELECT count(*) FROM findings)::int AS findings,
+       (SELECT count(*) FROM counted)::int AS counted
+`
+
+type StoreConversationDiagnosisParams struct {
+	Diagnosis        json.RawMessage
+	DiagnosisPass    *string
+	Now              *time.Time
+	TaskID           uuid.UUID
+	OwnerUserID      int64
+	Seq              int32
+	Calls            int32
+	PromptTokens     int64
+	CompletionTokens int64
+	FirstPassValid   int32
+	Repaired         int32
+	Attempt          int32
+}
+
+type StoreConversationDiagnosisRow struct {
+	Stored   int32
+	Findings int32
+	Counted  int32
+}
+
+// A diagnosed conversation's checkpoint in one statement: its diagnosis, its findings
+// (from the diagnosis's findings array, idx their position, evidence marked verified)
+// and the task's counters — progress, model spend and how the answer became valid.
+// Only a conversation still pending is stored, so a checkpoint is never written twice.
+func (q *Queries) StoreConversationDiagnosis(ctx context.Context, db DBTX, arg StoreConversationDiagnosisParams) (StoreConversationDiagnosisRow, error) {
+	row := db.QueryRow(ctx, storeConversationDiagnosis,
+		arg.Diagnosis,
+		arg.DiagnosisPass,
+		arg.Now,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.Seq,
+		arg.Calls,
+		arg.PromptTokens,
+		arg.CompletionTokens,
+		arg.FirstPassValid,
+		arg.Repaired,
+		arg.Attempt,
+	)
+	var i StoreConversationDiagnosisRow
+	err := row.Scan(&i.Stored, &i.Findings, &i.Counted)
+	return i, err
 }

@@ -12,36 +12,6 @@ import (
 	"github.com/google/uuid"
 )
 
-const insertConversationFindings = `-- name: InsertConversationFindings :exec
-INSERT INTO task_finding (task_id, owner_user_id, conversation_seq, idx, type, category, title,
-                          description, severity, confidence, priority_score, evidence)
-SELECT t.id, t.owner_user_id, $1::int, (f.ord - 1)::int, f.value ->> 'type', f.value ->> 'category',
-       f.value ->> 'title', coalesce(f.value ->> 'description', ''), (f.value ->> 'severity')::int,
-       (f.value ->> 'confidence')::real, (f.value ->> 'priorityScore')::real,
-       coalesce(f.value -> 'evidence', '[]'::jsonb)
-FROM analysis_task t, jsonb_array_elements($2::jsonb) WITH ORDINALITY AS f(value, ord)
-WHERE t.id = $3 AND t.owner_user_id = $4
-`
-
-type InsertConversationFindingsParams struct {
-	Seq         int32
-	Findings    json.RawMessage
-	TaskID      uuid.UUID
-	OwnerUserID int64
-}
-
-// A diagnosed conversation's findings, from the JSON array of its diagnosis (each
-// element an analyzer.Finding, evidence marked verified); idx is the position.
-func (q *Queries) InsertConversationFindings(ctx context.Context, db DBTX, arg InsertConversationFindingsParams) error {
-	_, err := db.Exec(ctx, insertConversationFindings,
-		arg.Seq,
-		arg.Findings,
-		arg.TaskID,
-		arg.OwnerUserID,
-	)
-	return err
-}
-
 const listClusterExamples = `-- name: ListClusterExamples :many
 SELECT f.conversation_seq, c.external_id, f.idx, f.title, f.description, f.evidence
 FROM task_finding f

@@ -23,14 +23,13 @@ SET stage = @stage, progress_done = @progress_done, progress_total = @progress_t
 WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
 
 -- name: CountTaskUnit :execrows
--- One finished unit: the stage's progress, the task's model spend and, for a
--- diagnosis, how its answer became valid (or that it was isolated).
+-- One finished unit other than a stored diagnosis (StoreConversationDiagnosis counts
+-- those): the stage's progress, the task's model spend and, for a conversation that
+-- could not be diagnosed, the isolated count.
 UPDATE analysis_task
 SET progress_done = progress_done + 1,
     llm_calls = llm_calls + @calls,
     prompt_tokens = prompt_tokens + @prompt_tokens,
     completion_tokens = completion_tokens + @completion_tokens,
-    first_pass_valid = first_pass_valid + @first_pass_valid,
-    repaired = repaired + @repaired,
     isolated = isolated + @isolated
 WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';

@@ -80,3 +80,38 @@ UPDATE task_conversation c
 SET selected = true, diagnosis_status = 'pending'
 FROM (SELECT unnest(@seqs::int[]) AS seq) AS v
 WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = v.seq;
+
+-- name: StoreConversationDiagnosis :one
+-- A diagnosed conversation's checkpoint in one statement: its diagnosis, its findings
+-- (from the diagnosis's findings array, idx their position, evidence marked verified)
+-- and the task's counters — progress, model spend and how the answer became valid.
+-- Only a conversation still pending is stored, so a checkpoint is never written twice.
+WITH conv AS (
+    UPDATE task_conversation c
+    SET diagnosis = @diagnosis, diagnosis_status = 'done', diagnosis_pass = @diagnosis_pass,
+        diagnosis_error = '', diagnosed_at = coalesce(sqlc.narg('now')::timestamptz, now())
+    WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = @seq AND c.diagnosis_status = 'pending'
+    RETURNING c.task_id, c.owner_user_id, c.seq
+), findings AS (
+    INSERT INTO task_finding (task_id, owner_user_id, conversation_seq, idx, type, category, title,
+                              description, severity, confidence, priority_score, evidence)
+    SELECT conv.task_id, conv.owner_user_id, conv.seq, (f.ord - 1)::int, f.value ->> 'type',
+           f.value ->> 'category', f.value ->> 'title', coalesce(f.value ->> 'description', ''),
+           (f.value ->> 'severity')::int, (f.value ->> 'confidence')::real,
+           (f.value ->> 'priorityScore')::real, coalesce(f.value -> 'evidence', '[]'::jsonb)
+    FROM conv, jsonb_array_elements(@diagnosis::jsonb -> 'findings') WITH ORDINALITY AS f(value, ord)
+    RETURNING 1
+), counted AS (
+    UPDATE analysis_task t
+    SET progress_done = t.progress_done + 1,
+        llm_calls = t.llm_calls + @calls,
+        prompt_tokens = t.prompt_tokens + @prompt_tokens,
+        completion_tokens = t.completion_tokens + @completion_tokens,
+        first_pass_valid = t.first_pass_valid + @first_pass_valid,
+        repaired = t.repaired + @repaired
+    WHERE t.id = @task_id AND t.owner_user_id = @owner_user_id AND t.attempt = @attempt AND t.status = 'running'
+      AND EXISTS (SELECT FROM conv)
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM conv)::int AS stored, (SELECT count(*) FROM findings)::int AS findings,
+       (SELECT count(*) FROM counted)::int AS counted;

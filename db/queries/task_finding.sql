@@ -11,18 +11,6 @@ SELECT * FROM task_finding
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND conversation_seq = @seq
 ORDER BY idx;
 
--- name: InsertConversationFindings :exec
--- A diagnosed conversation's findings, from the JSON array of its diagnosis (each
--- element an analyzer.Finding, evidence marked verified); idx is the position.
-INSERT INTO task_finding (task_id, owner_user_id, conversation_seq, idx, type, category, title,
-                          description, severity, confidence, priority_score, evidence)
-SELECT t.id, t.owner_user_id, @seq::int, (f.ord - 1)::int, f.value ->> 'type', f.value ->> 'category',
-       f.value ->> 'title', coalesce(f.value ->> 'description', ''), (f.value ->> 'severity')::int,
-       (f.value ->> 'confidence')::real, (f.value ->> 'priorityScore')::real,
-       coalesce(f.value -> 'evidence', '[]'::jsonb)
-FROM analysis_task t, jsonb_array_elements(@findings::jsonb) WITH ORDINALITY AS f(value, ord)
-WHERE t.id = @task_id AND t.owner_user_id = @owner_user_id;
-
 -- name: ListFindingsForClustering :many
 -- What clustering reads of every finding of the diagnosed conversations, in a stable
 -- order: no descriptions or evidence, so a large task stays small in memory.

@@ -109,7 +109,7 @@ func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 		if err := r.q.InsertTaskAction(ctx, tx, row); err != nil {
 			return err
 		}
-		return r.countUnit(ctx, tx, StageActions, unitCount{usage: res.Usage})
+		return r.countUnit(ctx, tx, StageActions, res.Usage, false)
 	})
 }
 

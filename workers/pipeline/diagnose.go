@@ -74,38 +74,31 @@ func (r *run) diagnoseOne(ctx context.Context, c storedConversation) (err error)
 }
 
 // storeDiagnosis writes a conversation's diagnosis, its findings and what it cost as
-// one checkpoint.
+// one checkpoint: one statement after the lease's fence (two when the model was paid).
 func (r *run) storeDiagnosis(ctx context.Context, c storedConversation, d analyzer.Diagnosis, pass analyzer.Pass, usage analyzer.Usage) error {
 	diagnosis, err := json.Marshal(d)
 	if err != nil {
 		return fmt.Errorf("pipeline: diagnosis of conversation %s: %w", c.name(), err)
 	}
-	findings, err := json.Marshal(d.Findings)
-	if err != nil {
-		return fmt.Errorf("pipeline: findings of conversation %s: %w", c.name(), err)
+	params := dbsqlc.StoreConversationDiagnosisParams{
+		Diagnosis: diagnosis, TaskID: r.id, OwnerUserID: r.owner, Seq: c.seq, Attempt: r.lease.Task.Attempt,
+		Calls: int32(usage.Calls), PromptTokens: int64(usage.PromptTokens), CompletionTokens: int64(usage.CompletionTokens),
 	}
-	count := unitCount{usage: usage, firstPassValid: 1}
 	if pass == analyzer.PassRepaired {
-		count = unitCount{usage: usage, repaired: 1}
+		params.Repaired = 1
 	} else {
-		pass = analyzer.PassFirst
+		pass, params.FirstPassValid = analyzer.PassFirst, 1
 	}
-	passText := string(pass)
+	params.DiagnosisPass = ptr(string(pass))
 	return r.inTx(ctx, "diagnosis of conversation "+c.name(), func(tx pgx.Tx) error {
-		if _, err := r.q.SaveConversationDiagnosis(ctx, tx, dbsqlc.SaveConversationDiagnosisParams{
-			Diagnosis: diagnosis, DiagnosisStatus: "done", DiagnosisPass: &passText,
-			TaskID: r.id, OwnerUserID: r.owner, Seq: c.seq,
-		}); err != nil {
+		row, err := r.q.StoreConversationDiagnosis(ctx, tx, params)
+		if err != nil {
 			return err
 		}
-		if len(d.Findings) > 0 {
-			if err := r.q.InsertConversationFindings(ctx, tx, dbsqlc.InsertConversationFindingsParams{
-				Seq: c.seq, Findings: findings, TaskID: r.id, OwnerUserID: r.owner,
-			}); err != nil {
-				return err
-			}
+		if row.Stored != 1 || row.Counted != 1 {
+			return fmt.Errorf("conversation %s was not pending diagnosis any more", c.name())
 		}
-		return r.countUnit(ctx, tx, StageDiagnosis, count)
+		return r.addUsage(ctx, tx, StageDiagnosis, usage)
 	})
 }
 
@@ -124,6 +117,6 @@ func (r *run) isolate(ctx context.Context, c storedConversation, usage analyzer.
 			fmt.Sprintf("Conversation %s could not be diagnosed and is left out of the results: %s", c.name(), msg)); err != nil {
 			return err
 		}
-		return r.countUnit(ctx, tx, StageDiagnosis, unitCount{usage: usage, isolated: 1})
+		return r.countUnit(ctx, tx, StageDiagnosis, usage, true)
 	})
 }

@@ -101,30 +101,33 @@ func (r *run) setStage(ctx context.Context, tx pgx.Tx, stage string, done, total
 	return err
 }
 
-// unitCount is what one finished unit adds to the task's counters.
-type unitCount struct {
-	usage                              analyzer.Usage
-	firstPassValid, repaired, isolated int
+// countUnit adds a finished unit of stage to the task's progress and spend (and to
+// the isolated count when isolated), and its spend to the stage's usage row, inside tx.
+func (r *run) countUnit(ctx context.Context, tx pgx.Tx, stage string, usage analyzer.Usage, isolated bool) error {
+	if err := r.addUsage(ctx, tx, stage, usage); err != nil {
+		return err
+	}
+	p := dbsqlc.CountTaskUnitParams{
+		Calls: int32(usage.Calls), PromptTokens: int64(usage.PromptTokens), CompletionTokens: int64(usage.CompletionTokens),
+		ID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt,
+	}
+	if isolated {
+		p.Isolated = 1
+	}
+	_, err := r.q.CountTaskUnit(ctx, tx, p)
+	return err
 }
 
-// countUnit adds a finished unit of stage to the task's progress, spend and
-// reliability counts, and its spend to the stage's usage row, inside tx.
-func (r *run) countUnit(ctx context.Context, tx pgx.Tx, stage string, c unitCount) error {
-	if c.usage != (analyzer.Usage{}) {
-		if err := r.q.AddTaskUsage(ctx, tx, dbsqlc.AddTaskUsageParams{
-			Stage: stage, Calls: int32(c.usage.Calls), PromptTokens: int64(c.usage.PromptTokens),
-			CompletionTokens: int64(c.usage.CompletionTokens), TaskID: r.id, OwnerUserID: r.owner,
-		}); err != nil {
-			return err
-		}
+// addUsage adds a unit's model spend to its stage's usage row inside tx; a unit that
+// cost nothing (the offline analyzer) writes no row.
+func (r *run) addUsage(ctx context.Context, tx pgx.Tx, stage string, u analyzer.Usage) error {
+	if u == (analyzer.Usage{}) {
+		return nil
 	}
-	_, err := r.q.CountTaskUnit(ctx, tx, dbsqlc.CountTaskUnitParams{
-		Calls: int32(c.usage.Calls), PromptTokens: int64(c.usage.PromptTokens),
-		CompletionTokens: int64(c.usage.CompletionTokens), FirstPassValid: int32(c.firstPassValid),
-		Repaired: int32(c.repaired), Isolated: int32(c.isolated),
-		ID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt,
+	return r.q.AddTaskUsage(ctx, tx, dbsqlc.AddTaskUsageParams{
+		Stage: stage, Calls: int32(u.Calls), PromptTokens: int64(u.PromptTokens),
+		CompletionTokens: int64(u.CompletionTokens), TaskID: r.id, OwnerUserID: r.owner,
 	})
-	return err
 }
 
 // heartbeat refreshes the lease after a finished unit. Its error — a heartbeat that
