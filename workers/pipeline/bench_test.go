@@ -116,6 +116,36 @@ func BenchmarkOfflineSample(b *testing.B) {
 	reportTimes(b, stages, total)
 }
 
+// BenchmarkOfflineSampleInMemory is the analysis work of BenchmarkOfflineSample
+// without the database or the worker, on one goroutine: quality checks, risk
+// screening, the offline diagnosis and its normalisation, and clustering, over the
+// sample held in memory. It bounds what the database-backed run can reach per core.
+func BenchmarkOfflineSampleInMemory(b *testing.B) {
+	convs := sample(b)
+	a := offline.New(offline.Options{})
+	screener := pipeline.NewRiskScreener()
+	for b.Loop() {
+		checker := pipeline.NewQualityChecker(pipeline.QCOptions{})
+		var refs []pipeline.FindingRef
+		for seq, c := range convs {
+			if checker.Check(c).Status != pipeline.QCKept {
+				continue
+			}
+			screener.Screen(c)
+			res, err := a.Diagnose(context.Background(), c)
+			require.NoError(b, err)
+			d, err := pipeline.NormalizeDiagnosis(res.Value, c)
+			require.NoError(b, err)
+			for i, f := range d.Findings {
+				refs = append(refs, pipeline.FindingRef{Seq: seq + 1, Idx: i, Type: f.Type, Category: f.Category,
+					Title: f.Title, Severity: f.Severity, Confidence: f.Confidence})
+			}
+		}
+		pipeline.BuildClusters(refs, len(convs))
+	}
+	b.ReportMetric(float64(len(convs)*b.N)/b.Elapsed().Seconds(), "conversations/s")
+}
+
 // BenchmarkLLMSample runs the sample with the LLM analyzer against llmtest answering
 // every call after a fixed 200 ms, four calls in flight, and reports the wall time over
 // the ideal: calls × 200 ms / 4 plus the offline run's time outside the model calls.
