@@ -82,6 +82,7 @@ func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, owner s
 		Title:          form.taskTitle(),
 		SourceFilename: form.filename,
 		Conversations: func(emit func(transcript.Conversation) error) (string, error) {
+			var err error
 			if sum, err = ingest.Parse(in, lim, emit); err != nil {
 				return "", err
 			}
