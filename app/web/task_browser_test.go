@@ -176,3 +176,36 @@ func downloadReport(t *testing.T, ctx context.Context) report.Report {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestTaskListInBrowser: a running row's status cell polls, advances, and settles on
+// the final status; finished rows never poll.
+func TestTaskListInBrowser(t *testing.T) {
+	t.Parallel()
+	b := setupTasks(t)
+	ctx := browsertest.Start(t, time.Minute)
+	reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Title: "Finished one"})
+	running := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Title: "Running one", Status: "running"})
+	setProgress(t, b, running, "diagnosis", 10, 100)
+	signInBrowser(t, ctx, b)
+	row := `document.querySelector('[data-task-id="` + running.ID.String() + `"] [data-testid="task-status"]')`
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(b.url+"/tasks"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="task-table"]`)),
+		chromedp.Evaluate[chromedp.Void](`window.sameDocument = true`),
+	))
+	polling, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[hx-trigger]').length`))
+	require.NoError(t, err)
+	require.Equal(t, 1, polling, "only the running row polls")
+	setProgress(t, b, running, "diagnosis", 70, 100)
+	waitFor(t, ctx, row+`.querySelector('progress').value === 70`)
+
+	_, err = b.pool.Exec(t.Context(), `UPDATE analysis_task SET status = 'completed', finished_at = now() WHERE id = $1`, running.ID)
+	require.NoError(t, err)
+	waitFor(t, ctx, row+`.querySelector('[data-testid="status-badge"]').dataset.status === 'completed'`)
+	settled, err := chromedp.Run(ctx, chromedp.Evaluate[bool](
+		`window.sameDocument === true && document.querySelectorAll('[hx-trigger]').length === 0`))
+	require.NoError(t, err)
+	require.True(t, settled, "the row settled in place and nothing polls any more")
+	browsertest.Screenshot(t, ctx, "list")
+}

@@ -110,6 +110,11 @@ func TestProgressPollsUntilTerminalThenSwapsInResults(t *testing.T) {
 	row := parseCell(t, htmx(t, b.alice, http.MethodGet, base+"/progress?view=row"))
 	require.Equal(t, "every 2s", testid(row, "task-status").AttrOr("hx-trigger", ""))
 
+	var running report.Report
+	require.NoError(t, json.Unmarshal([]byte(authtest.Body(t, b.alice.Get(t, base+"/report.json"))), &running))
+	require.Equal(t, "running", running.Task.Status, "report.json is there while the task runs, with its status")
+	require.False(t, running.Task.Terminal)
+
 	_, err := b.pool.Exec(t.Context(), `UPDATE analysis_task SET status = 'completed', finished_at = now() WHERE id = $1`, task.ID)
 	require.NoError(t, err)
 
