@@ -11,24 +11,26 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestConnectionLost(t *testing.T) {
+func TestTransient(t *testing.T) {
 	t.Parallel()
-	lost := []error{
+	transients := []error{
 		&pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"},
 		&pgconn.PgError{Code: "08006"},
+		&pgconn.PgError{Code: "57014", Message: "canceling statement due to statement timeout"},
 		fmt.Errorf("heartbeat: %w", io.ErrUnexpectedEOF),
+		fmt.Errorf("heartbeat: %w", context.DeadlineExceeded),
 		&net.OpError{Op: "read", Err: fmt.Errorf("connection reset by peer")},
 	}
-	for _, err := range lost {
-		require.True(t, connectionLost(err), "%v", err)
+	for _, err := range transients {
+		require.True(t, transient(err), "%v", err)
 	}
-	kept := []error{
-		&pgconn.PgError{Code: "55P03", Message: "lock not available"},
+	refused := []error{
+		&pgconn.PgError{Code: "P0001", Message: "raised by a trigger"},
 		&pgconn.PgError{Code: "23514"},
-		context.DeadlineExceeded,
-		fmt.Errorf("heartbeat: %w", context.DeadlineExceeded),
+		&pgconn.PgError{Code: "42501", Message: "permission denied"},
+		fmt.Errorf("some other failure"),
 	}
-	for _, err := range kept {
-		require.False(t, connectionLost(err), "%v", err)
+	for _, err := range refused {
+		require.False(t, transient(err), "%v", err)
 	}
 }

@@ -94,8 +94,8 @@ func (w *Worker) settle(ctx context.Context, l *Lease, outcome Outcome, runErr, 
 		return l.leaseLost()
 	case errors.Is(cause, ErrCanceled):
 		return l.finish(ctx, Canceled, canceledMessage)
-	case errors.As(cause, &hb) && connectionLost(hb.err):
-		l.logger.Error("task stopped: the database connection was lost; handing it back", append(l.logAttrs(), "err", hb.err)...)
+	case errors.As(cause, &hb) && transient(hb.err):
+		l.logger.Error("task stopped: the database could not be reached in time; handing it back", append(l.logAttrs(), "err", hb.err)...)
 		return l.handBack(ctx)
 	case errors.As(cause, &hb):
 		l.logger.Error("task stopped: its heartbeat could not be saved", append(l.logAttrs(), "err", hb.err)...)
