@@ -61,7 +61,8 @@ func (m mdWriter) header(r Report) {
 			improvements++
 		}
 	}
-	m.p("- Actions: %d (%d for risks, %d improvements), from %d issue clusters.", len(r.Actions), risks, improvements, len(r.Clusters))
+	m.p("- Actions: %d (%s, %s), from %s.", len(r.Actions), plural(risks, "risk", "risks"),
+		plural(improvements, "improvement", "improvements"), plural(len(r.Clusters), "issue cluster", "issue clusters"))
 	rel := r.Reliability
 	m.p("- Analyzer answers: %d valid on the first try, %d repaired, %d could not be used (those conversations are left out).", rel.FirstPassValid, rel.Repaired, rel.Isolated)
 	if r.Usage.LLMCalls > 0 {
@@ -219,6 +220,14 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// plural is "1 risk", "2 risks".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func unverified(ok bool) string {

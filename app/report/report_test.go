@@ -131,7 +131,7 @@ func TestDownloadsAgreeWithReportJSON(t *testing.T) {
 	}
 	require.NotContains(t, text, "### "+strconv.Itoa(len(r.Actions)+1)+".")
 	require.Contains(t, text, "analysed: 5.")
-	require.Contains(t, text, "Actions: 2 (1 for risks, 1 improvements), from 3 issue clusters.")
+	require.Contains(t, text, "Actions: 2 (1 risk, 1 improvement), from 3 issue clusters.")
 }
 
 func TestMarkdownEscapesUploadedText(t *testing.T) {
