@@ -28,7 +28,7 @@ func newHandler(pool *pgxpool.Pool, cfg config.Config, observe llm.Observer, log
 		DiagnosisConcurrency: cfg.DiagnosisConcurrency,
 		ActionConcurrency:    cfg.ActionConcurrency,
 		SettingWarnings:      cfg.Corrected,
-	}, logger), nil
+	}), nil
 }
 
 // newAnalyzer chooses the analyzer: the model at OPENAI_BASE_URL when an API key is

@@ -204,7 +204,7 @@ func TestHeartbeatThatCannotBePersistedFailsTheTask(t *testing.T) {
 		return nil
 	}
 	// The periodic heartbeat is minutes away: the one after the unit is what fails.
-	w := workers.New(b.pool, pipeline.New(b.pool, p, pipeline.Options{ActionConcurrency: 1}, testLogger(t)),
+	w := workers.New(b.pool, pipeline.New(b.pool, p, pipeline.Options{ActionConcurrency: 1}),
 		workers.Config{Stale: 10 * time.Minute}, testLogger(t))
 	w.Start(context.Background())
 	t.Cleanup(func() { require.NoError(t, w.Stop(context.Background())) })

@@ -84,7 +84,7 @@ func runTasks(b *testing.B, a analyzer.Analyzer, opt pipeline.Options, n int) (m
 	bb := setup(b)
 	clock := &stageClock{}
 	logger := slog.New(clock)
-	w := workers.New(bb.pool, pipeline.New(bb.pool, a, opt, logger), workers.Config{}, logger)
+	w := workers.New(bb.pool, pipeline.New(bb.pool, a, opt), workers.Config{}, logger)
 	w.Start(context.Background())
 	b.Cleanup(func() { require.NoError(b, w.Stop(context.Background())) })
 	for range n {

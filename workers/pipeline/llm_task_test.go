@@ -147,7 +147,7 @@ func TestLLMCancelWhileCallsHang(t *testing.T) {
 	a, srv := llmAnalyzer(t, func(llmtest.Request, int) llmtest.Reply { return llmtest.Hang() })
 	b := setup(t)
 	id := b.uploadSample(t)
-	b.startWorker(t, pipeline.New(b.pool, a, pipeline.Options{DiagnosisConcurrency: 4}, testLogger(t)), workers.Config{})
+	b.startWorker(t, pipeline.New(b.pool, a, pipeline.Options{DiagnosisConcurrency: 4}), workers.Config{})
 	done := make(chan struct{})
 	t.Cleanup(func() { close(done) })
 	require.True(t, srv.WaitRequests(done, 4), "four calls hang")

@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -96,18 +95,18 @@ type Pipeline struct {
 	warnings []string // the corrected settings, repeated on every task
 	screener *RiskScreener
 	q        *dbsqlc.Queries
-	logger   *slog.Logger
 }
 
 var _ workers.Handler = (*Pipeline)(nil)
 
 // New returns a pipeline that reads a task's rows from pool (reads need no fence;
-// every write goes through the lease) and calls a for diagnoses and Actions.
-func New(pool *pgxpool.Pool, a analyzer.Analyzer, opt Options, logger *slog.Logger) *Pipeline {
+// every write goes through the lease) and calls a for diagnoses and Actions. It logs
+// through each task's lease, with the task's id and attempt.
+func New(pool *pgxpool.Pool, a analyzer.Analyzer, opt Options) *Pipeline {
 	opt, warnings := opt.withDefaults()
 	return &Pipeline{
 		pool: pool, analyzer: a, opt: opt, warnings: warnings,
-		screener: NewRiskScreener(), q: dbsqlc.New(), logger: logger,
+		screener: NewRiskScreener(), q: dbsqlc.New(),
 	}
 }
 

@@ -22,7 +22,7 @@ import (
 // stored, no new one starts, and the task is handed back.
 func (b *bundle) interrupt(t *testing.T, id uuid.UUID, p *probe, stopWhen func() bool) {
 	t.Helper()
-	w := workers.New(b.pool, pipeline.New(b.pool, p, pipeline.Options{}, testLogger(t)), workers.Config{}, testLogger(t))
+	w := workers.New(b.pool, pipeline.New(b.pool, p, pipeline.Options{}), workers.Config{}, testLogger(t))
 	stopped := make(chan struct{})
 	var once sync.Once
 	stop := func() {
