@@ -110,9 +110,6 @@ func New(pool *pgxpool.Pool, a analyzer.Analyzer, opt Options) *Pipeline {
 	}
 }
 
-// Options returns the options in effect, defaults filled and invalid values corrected.
-func (p *Pipeline) Options() Options { return p.opt }
-
 // Run runs the stages of one claimed task, skipping what an earlier attempt stored.
 // It returns the task's terminal Outcome, or an error: the context's cause when the
 // task is stopping (canceled, lease lost, shutdown), workers.ErrDraining when the
