@@ -30,9 +30,13 @@ func (l *Lease) finish(ctx context.Context, status Status, message string) strin
 
 // handBack makes the task pending again for another worker to resume at once, fenced;
 // the attempt (fencing token) stays consumed and lost_count is not touched.
-func (l *Lease) handBack(ctx context.Context) string {
+func (l *Lease) handBack(ctx context.Context, afterFailure bool) string {
+	var lost int32
+	if afterFailure {
+		lost = 1
+	}
 	n, err := l.w.q.HandBackTask(ctx, l.w.pool, dbsqlc.HandBackTaskParams{
-		ID: l.Task.ID, OwnerUserID: l.Task.Owner.UserID(), Attempt: l.Task.Attempt,
+		ID: l.Task.ID, OwnerUserID: l.Task.Owner.UserID(), Attempt: l.Task.Attempt, Lost: lost,
 	})
 	if err != nil {
 		l.logger.Error("could not hand the task back; another worker takes it over once its heartbeat is stale",

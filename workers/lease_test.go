@@ -2,6 +2,9 @@ package workers_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -150,14 +153,14 @@ func TestHandlerErrorsFailTheTaskAndTheLoopGoesOn(t *testing.T) {
 	h := handlerFunc(func(_ context.Context, lease *workers.Lease) (workers.Outcome, error) {
 		switch lease.Task.ID {
 		case failing:
-			return workers.Outcome{}, context.DeadlineExceeded
+			return workers.Outcome{}, errors.New("the handler broke")
 		case panicking:
 			panic("boom")
 		}
 		return workers.Outcome{Status: workers.Partial, Error: "2 conversations isolated"}, nil
 	})
 	b.startWorker(t, h, workers.Config{})
-	require.Contains(t, b.waitStatus(t, failing, 5*time.Second, "failed").Error, "deadline exceeded")
+	require.Contains(t, b.waitStatus(t, failing, 5*time.Second, "failed").Error, "the handler broke")
 	require.Contains(t, b.waitStatus(t, panicking, 5*time.Second, "failed").Error, "internal error (boom)")
 	require.Equal(t, "2 conversations isolated", b.waitStatus(t, fine, 5*time.Second, "partial").Error)
 }
@@ -315,6 +318,23 @@ func TestDroppedConnectionHandsTheTaskBack(t *testing.T) {
 
 	task := b.waitStatus(t, id, 20*time.Second, "completed")
 	require.GreaterOrEqual(t, task.Attempt, int32(2), "the task was handed back and claimed again")
-	require.Zero(t, task.LostCount, "a hand-back is not a lost worker")
+	require.Equal(t, int32(1), task.LostCount, "a hand-back after a database failure counts towards TASK_MAX_ATTEMPTS")
 	b.units(t, id).doneOnce(t)
+}
+
+// A task whose runs keep failing on the database (a transient error every time) is
+// handed back and retried, but not for ever: it ends failed after TASK_MAX_ATTEMPTS.
+func TestTransientFailuresDoNotLoopForEver(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	id := b.createTask(t, 0, testhandler.Plan{})
+	var runs atomic.Int32
+	h := handlerFunc(func(context.Context, *workers.Lease) (workers.Outcome, error) {
+		runs.Add(1)
+		return workers.Outcome{}, fmt.Errorf("pipeline: store clusters: %w", io.ErrUnexpectedEOF)
+	})
+	b.startWorker(t, h, workers.Config{MaxAttempts: 3})
+	task := b.waitStatus(t, id, 10*time.Second, "failed")
+	require.Contains(t, task.Error, "3 times")
+	require.Equal(t, int32(3), runs.Load())
 }

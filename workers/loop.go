@@ -51,6 +51,13 @@ func (w *Worker) claimAndRun(ctx context.Context) (bool, error) {
 	if len(rows) == 0 {
 		return false, nil
 	}
+	if w.isStopping() {
+		// Stop came while the claim was in flight: give the task straight back
+		// rather than start it during the shutdown.
+		lease := newLease(w, taskFromClaim(rows[0]), func(error) {})
+		lease.handBack(context.WithoutCancel(ctx), false)
+		return true, nil
+	}
 	w.run(ctx, taskFromClaim(rows[0]))
 	return true, nil
 }

@@ -28,7 +28,7 @@ func (w *Worker) run(ctx context.Context, task Task) string {
 	case task.LostCount >= int32(w.cfg.MaxAttempts):
 		lease.logger.Error("task failed: its worker was lost too often", "lost_count", task.LostCount, "stage", task.Stage)
 		return w.settleNow(ctx, lease, Failed, fmt.Sprintf(
-			"Failed: worker lost %d times (TASK_MAX_ATTEMPTS); a task that keeps stopping its worker is not run again.", task.LostCount))
+			"Failed: worker lost %d times (TASK_MAX_ATTEMPTS); a task that keeps stopping its worker, or losing its database, is not run again.", task.LostCount))
 	case task.CancelRequested:
 		return w.settleNow(ctx, lease, Canceled, canceledMessage)
 	}
@@ -94,22 +94,26 @@ func (w *Worker) settle(ctx context.Context, l *Lease, outcome Outcome, runErr, 
 		return l.leaseLost()
 	case errors.Is(cause, ErrCanceled):
 		return l.finish(ctx, Canceled, canceledMessage)
-	case errors.As(cause, &hb) && transient(hb.err):
-		l.logger.Error("task stopped: the database could not be reached in time; handing it back", append(l.logAttrs(), "err", hb.err)...)
-		return l.handBack(ctx)
+	case errors.As(cause, &hb) && transient(hb.err), cause == nil && runErr != nil && transient(runErr):
+		err := runErr
+		if hb != nil {
+			err = hb.err
+		}
+		l.logger.Error("task stopped: the database could not be reached in time; handing it back", append(l.logAttrs(), "err", err)...)
+		return l.handBack(ctx, true)
 	case errors.As(cause, &hb):
 		l.logger.Error("task stopped: its heartbeat could not be saved", append(l.logAttrs(), "err", hb.err)...)
 		return l.finish(ctx, Failed, "The task stopped because its progress could not be saved (a database error). Run it again.")
 	case runErr == nil && outcome.Status.terminal():
 		return l.finish(ctx, outcome.Status, outcome.Error)
 	case w.isStopping() || abrupt:
-		return l.handBack(ctx)
+		return l.handBack(ctx, false)
 	}
 	if runErr == nil {
 		runErr = fmt.Errorf("workers: the handler returned no terminal status (%q)", outcome.Status)
 	}
 	l.logger.Error("task failed", append(l.logAttrs(), "err", runErr)...)
-	return l.finish(ctx, Failed, runErr.Error())
+	return l.finish(ctx, Failed, ownerMessage(runErr))
 }
 
 // settleNow ends a task that is not run at all.
@@ -128,4 +132,10 @@ func (w *Worker) recordClaim(task Task) {
 	if task.Attempt == 1 && !task.ClaimedAt.IsZero() {
 		m.WakeLatency.Observe(max(task.ClaimedAt.Sub(task.CreatedAt).Seconds(), 0))
 	}
+}
+
+// ownerMessage is what the task's owner reads when a run ended on an error: a sentence
+// first, then the error itself for whoever they report it to.
+func ownerMessage(err error) string {
+	return "The diagnosis stopped on an error; run it again, and report it if it recurs: " + err.Error()
 }

@@ -284,22 +284,30 @@ func (q *Queries) FinishTask(ctx context.Context, db DBTX, arg FinishTaskParams)
 
 const handBackTask = `-- name: HandBackTask :execrows
 UPDATE analysis_task
-SET status = 'pending', lease_owner = NULL, heartbeat_at = NULL
-WHERE id = $1 AND owner_user_id = $2 AND attempt = $3 AND status = 'running'
+SET status = 'pending', lease_owner = NULL, heartbeat_at = NULL, lost_count = lost_count + $1::int
+WHERE id = $2 AND owner_user_id = $3 AND attempt = $4 AND status = 'running'
 RETURNING pg_notify('checkup_tasks', id::text)::text AS notified
 `
 
 type HandBackTaskParams struct {
+	Lost        int32
 	ID          uuid.UUID
 	OwnerUserID int64
 	Attempt     int32
 }
 
-// The fenced hand-back at shutdown: the task is pending again and another worker is
-// woken to resume it at once. attempt stays, so the next claim gets a new token, and
-// lost_count stays, so a graceful restart does not count against TASK_MAX_ATTEMPTS.
+// The fenced hand-back: the task is pending again and another worker is woken to
+// resume it at once. attempt stays, so the next claim gets a new token. At shutdown
+// lost_count stays (@lost = 0), so a graceful restart does not count against
+// TASK_MAX_ATTEMPTS; after a database failure it counts (@lost = 1), so a task that
+// keeps failing that way cannot loop for ever.
 func (q *Queries) HandBackTask(ctx context.Context, db DBTX, arg HandBackTaskParams) (int64, error) {
-	result, err := db.Exec(ctx, handBackTask, arg.ID, arg.OwnerUserID, arg.Attempt)
+	result, err := db.Exec(ctx, handBackTask,
+		arg.Lost,
+		arg.ID,
+		arg.OwnerUserID,
+		arg.Attempt,
+	)
 	if err != nil {
 		return 0, err
 	}

@@ -129,11 +129,13 @@ SET status = @status, error = @error,
 WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
 
 -- name: HandBackTask :execrows
--- The fenced hand-back at shutdown: the task is pending again and another worker is
--- woken to resume it at once. attempt stays, so the next claim gets a new token, and
--- lost_count stays, so a graceful restart does not count against TASK_MAX_ATTEMPTS.
+-- The fenced hand-back: the task is pending again and another worker is woken to
+-- resume it at once. attempt stays, so the next claim gets a new token. At shutdown
+-- lost_count stays (@lost = 0), so a graceful restart does not count against
+-- TASK_MAX_ATTEMPTS; after a database failure it counts (@lost = 1), so a task that
+-- keeps failing that way cannot loop for ever.
 UPDATE analysis_task
-SET status = 'pending', lease_owner = NULL, heartbeat_at = NULL
+SET status = 'pending', lease_owner = NULL, heartbeat_at = NULL, lost_count = lost_count + @lost::int
 WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running'
 RETURNING pg_notify('checkup_tasks', id::text)::text AS notified;
 
