@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"fmt"
 	"iter"
+	"runtime/debug"
 	"sync"
 )
 
@@ -45,13 +47,25 @@ func parallel[T any](n int, items iter.Seq2[T, error], stop func() bool, do func
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			if err := do(item); err != nil {
+			if err := protect(do, item); err != nil {
 				fail(err)
 			}
 		}()
 	}
 	wg.Wait()
 	return first
+}
+
+// protect calls do, turning a panic into an error: a unit runs on a goroutine of its
+// own, beyond the worker's recover, and one bad conversation must not take the process
+// (and the web server it lives in) down.
+func protect[T any](do func(T) error, item T) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("pipeline: internal error (%v)\n%s", r, debug.Stack())
+		}
+	}()
+	return do(item)
 }
 
 // sliceItems yields the elements of s, for parallel.

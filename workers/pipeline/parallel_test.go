@@ -82,3 +82,14 @@ func TestParallelStopsStartingAfterStopOrError(t *testing.T) {
 	require.ErrorIs(t, err, boom)
 	require.Equal(t, int32(3), started.Load())
 }
+
+func TestParallelTurnsAPanicIntoAnError(t *testing.T) {
+	t.Parallel()
+	err := parallel(2, sliceItems([]int{1, 2, 3}), func() bool { return false }, func(i int) error {
+		if i == 2 {
+			panic("bad conversation")
+		}
+		return nil
+	})
+	require.ErrorContains(t, err, "internal error (bad conversation)")
+}
