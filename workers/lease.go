@@ -56,10 +56,6 @@ func (l *Lease) Draining() bool {
 	}
 }
 
-// DrainSignal is closed when the worker starts shutting down, for handlers that wait
-// on several things at once.
-func (l *Lease) DrainSignal() <-chan struct{} { return l.draining }
-
 // Unit records the unit the handler starts (a conversation, a cluster), for the logs:
 // the standalone worker prints it, and an error names it.
 func (l *Lease) Unit(name string) {

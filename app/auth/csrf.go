@@ -82,6 +82,9 @@ func formToken(r *http.Request) string {
 	return ""
 }
 
+// firstPartLimit is how far into a multipart body the _csrf field is looked for.
+const firstPartLimit = 16 << 10
+
 // firstPartToken reads the first part of a multipart body when it is the _csrf field,
 // then puts back every byte it read, so the handler sees the body untouched.
 func firstPartToken(r *http.Request, boundary string) string {
@@ -91,7 +94,10 @@ func firstPartToken(r *http.Request, boundary string) string {
 	var consumed bytes.Buffer
 	body := r.Body
 	defer func() { r.Body = readCloser{io.MultiReader(&consumed, body), body} }()
-	part, err := multipart.NewReader(io.TeeReader(body, &consumed), boundary).NextPart()
+	// The field comes first, so it is within the first few hundred bytes; the limit
+	// keeps a body with an endless preamble from being buffered.
+	head := io.LimitReader(body, firstPartLimit)
+	part, err := multipart.NewReader(io.TeeReader(head, &consumed), boundary).NextPart()
 	if err != nil || part.FormName() != CSRFField {
 		return ""
 	}

@@ -73,5 +73,5 @@ func (a *Auth) Callback(c echo.Context) error {
 	if !ok {
 		return a.problem(c, http.StatusForbidden, p.Label+" did not say who you are, so you cannot sign in with it.", nil)
 	}
-	return a.finishSignIn(c, id, emailVerified(gu), st.Next)
+	return a.finishSignIn(c, id, emailVerified(gu), safeNext(st.Next))
 }

@@ -9,26 +9,6 @@ import (
 	"context"
 )
 
-const getUser = `-- name: GetUser :one
-SELECT id, provider, provider_user_id, email, name, avatar_url, created_at, last_login_at FROM app_user WHERE id = $1
-`
-
-func (q *Queries) GetUser(ctx context.Context, db DBTX, id int64) (AppUser, error) {
-	row := db.QueryRow(ctx, getUser, id)
-	var i AppUser
-	err := row.Scan(
-		&i.ID,
-		&i.Provider,
-		&i.ProviderUserID,
-		&i.Email,
-		&i.Name,
-		&i.AvatarUrl,
-		&i.CreatedAt,
-		&i.LastLoginAt,
-	)
-	return i, err
-}
-
 const upsertUser = `-- name: UpsertUser :one
 INSERT INTO app_user (provider, provider_user_id, email, name, avatar_url)
 VALUES ($1, $2, $3, $4, $5)

@@ -5,6 +5,3 @@ VALUES (@provider, @provider_user_id, @email, @name, @avatar_url)
 ON CONFLICT (provider, provider_user_id) DO UPDATE
 SET email = excluded.email, name = excluded.name, avatar_url = excluded.avatar_url, last_login_at = now()
 RETURNING *;
-
--- name: GetUser :one
-SELECT * FROM app_user WHERE id = @id;
