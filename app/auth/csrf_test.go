@@ -52,6 +52,39 @@ func TestMultipartTokenMustComeFirst(t *testing.T) {
 	require.Equal(t, original, string(rest))
 }
 
+// A body with an endless preamble before its first part is not buffered: the token
+// is looked for only near the start, and the rest of the body is left unread.
+func TestMultipartPreambleIsNotBuffered(t *testing.T) {
+	t.Parallel()
+	body, contentType := multipartBody(t, [2]string{CSRFField, "tok"})
+	preamble := &countingReader{r: io.LimitReader(repeatReader('a'), 1<<30)}
+	r := httptest.NewRequest("POST", "/logout", io.MultiReader(preamble, body))
+	r.Header.Set("Content-Type", contentType)
+
+	require.Empty(t, formToken(r))
+	require.LessOrEqual(t, preamble.n, int64(firstPartLimit+64<<10), "read only the head of the body")
+}
+
+type repeatReader byte
+
+func (b repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
 func TestCSRFTokenDependsOnTheSession(t *testing.T) {
 	t.Parallel()
 	a, b := newToken(), newToken()

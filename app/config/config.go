@@ -121,9 +121,16 @@ func (c Config) OAuthConfigured() bool {
 }
 
 // LocalSignIn reports whether the name-and-email sign-in is offered: only when no
-// provider is configured and the server listens on loopback, or when forced on.
+// provider is configured and the server is reachable on loopback alone — it listens on
+// loopback and its public URL is a loopback one, so a reverse proxy on the same host
+// does not publish it — or when forced on.
 func (c Config) LocalSignIn() bool {
-	return c.DevLogin || (!c.OAuthConfigured() && isLoopback(c.Addr))
+	return c.DevLogin || (!c.OAuthConfigured() && isLoopback(c.Addr) && loopbackURL(c.BaseURL))
+}
+
+func loopbackURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && isLoopback(net.JoinHostPort(u.Hostname(), "0"))
 }
 
 // UseLLM reports whether the LLM analyzer is selected.

@@ -100,6 +100,14 @@ func TestCombinations(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, cfg.LocalSignIn(), "listening beyond loopback turns local sign-in off")
 
+	cfg, _, err = config.Load(env(map[string]string{"BASE_URL": "https://checkup.example.com"}))
+	require.NoError(t, err)
+	require.False(t, cfg.LocalSignIn(), "a public URL (a reverse proxy on the same host) turns local sign-in off")
+
+	cfg, _, err = config.Load(env(map[string]string{"BASE_URL": "http://localhost:8080"}))
+	require.NoError(t, err)
+	require.True(t, cfg.LocalSignIn())
+
 	cfg, _, err = config.Load(env(map[string]string{"ADDR": ":8080", "AUTH_DEV_LOGIN": "true", "BASE_URL": "https://checkup.example.com/"}))
 	require.NoError(t, err)
 	require.True(t, cfg.LocalSignIn())
