@@ -59,7 +59,7 @@ func setup(t *testing.T) *bundle {
 	model := llmtest.New(t)
 	a, err := llm.New(llm.Config{BaseURL: model.URL(), Model: "test-model", Observer: m.ObserveLLMCall})
 	require.NoError(t, err)
-	w := workers.New(pool, pipeline.New(pool, a, pipeline.Options{}, logger),
+	w := workers.New(pool, pipeline.New(pool, a, pipeline.Options{}),
 		workers.Config{Poll: 50 * time.Millisecond, Metrics: m.Worker}, logger)
 	w.Start(context.Background())
 	t.Cleanup(func() {
