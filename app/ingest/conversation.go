@@ -21,8 +21,9 @@ func (p *parser) begin(loc string) error {
 }
 
 // add finishes a converted conversation: it checks the per-conversation limits, settles
-// its id and hands it to emit unless the file already has problems. A non-nil error
-// stops parsing.
+// its id and hands it to emit unless the file already has problems. A conversation with
+// no messages is kept, with a warning: the quality checks set it aside as empty. A
+// non-nil error stops parsing.
 func (p *parser) add(loc string, c transcript.Conversation) error {
 	if err := p.checkSize(loc, c.Messages); err != nil {
 		return err
@@ -33,6 +34,9 @@ func (p *parser) add(loc string, c transcript.Conversation) error {
 	c.ID = p.settleID(loc, c.ID)
 	if len(p.problems) > 0 {
 		return nil
+	}
+	if len(c.Messages) == 0 {
+		p.warn(loc, "conversation %s has no messages; it is kept and set aside by the quality checks", quote(c.ID))
 	}
 	p.sum.Conversations++
 	p.sum.Messages += len(c.Messages)

@@ -46,12 +46,10 @@ func (p *parser) setFormat(name string) {
 	}
 }
 
-// openai converts an OpenAI chat conversation.
+// openai converts an OpenAI chat conversation. An empty "messages" array is a
+// conversation with no messages: real exports hold a few empty sessions, and the
+// quality checks set them aside instead of the whole upload failing.
 func (p *parser) openai(loc string, e *element) (transcript.Conversation, bool) {
-	if len(e.Messages) == 0 {
-		p.problem(loc, `"messages" must be a non-empty array`)
-		return transcript.Conversation{}, false
-	}
 	msgs := make([]transcript.Message, 0, len(e.Messages))
 	ok := true
 	for i := range e.Messages {
@@ -126,12 +124,9 @@ func normRole(s string) (transcript.Role, bool) {
 // tool, and function_call -> a tool call on an assistant message. A function_call turn
 // that directly follows an assistant turn joins that message, so an assistant that
 // spoke and then called a tool stays one message. A function_call value that is not a
-// JSON call (or array of calls) is kept as the assistant's text.
+// JSON call (or array of calls) is kept as the assistant's text. A conversation with
+// no turns is kept with no messages, like an empty OpenAI one.
 func (p *parser) sharegpt(loc string, e *element) (transcript.Conversation, bool) {
-	if len(e.Conversations) == 0 {
-		p.problem(loc, `"conversations" must be a non-empty array`)
-		return transcript.Conversation{}, false
-	}
 	msgs := make([]transcript.Message, 0, len(e.Conversations)+1)
 	ok := true
 	if system, good := e.System.resolve(); !good {

@@ -67,6 +67,18 @@ func (p *parser) parseCSV(r io.Reader, s sniffed) error {
 		if blank(rec) {
 			continue
 		}
+		if id, ok := sessionOnly(l, rec); ok {
+			if _, seen := convs[id]; seen {
+				continue
+			}
+			if err := p.begin(fmt.Sprintf("row %d", row)); err != nil {
+				return err
+			}
+			c := &csvConv{id: id, row: row}
+			convs[id] = c
+			order = append(order, c)
+			continue
+		}
 		id, m, ok := p.csvRow(l, rec, row)
 		if n := messageChars(&m.msg, p.lim.MaxMessageChars); n > p.lim.MaxMessageChars {
 			return p.messageTooLong(fmt.Sprintf("row %d", row), n)
@@ -207,6 +219,23 @@ func csvRole(s string) (transcript.Role, bool) {
 		return transcript.RoleTool, true
 	}
 	return "", false
+}
+
+// sessionOnly reports whether a row names a conversation and nothing else: exports write
+// such a row for a session in which nobody spoke. It makes the conversation exist, with
+// no message of its own.
+func sessionOnly(l csvLayout, rec []string) (id string, ok bool) {
+	i := l.cols[colConversation]
+	if i < 0 || i >= len(rec) {
+		return "", false
+	}
+	id = strings.TrimSpace(rec[i])
+	for j, f := range rec {
+		if j != i && strings.TrimSpace(f) != "" {
+			return "", false
+		}
+	}
+	return id, id != ""
 }
 
 // blank reports whether every cell of a row is empty.

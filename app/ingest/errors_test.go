@@ -45,7 +45,6 @@ func TestBadInputs(t *testing.T) {
 		{"bad role", badRoleAt17, zeroLimits(), nil, `line 17: message 2: "role" must be one of system, user, assistant, tool (got "bot")`},
 		{"invalid json line", okLine + "\n" + okLine + "\n" + `{"messages": [}` + "\n" + okLine, zeroLimits(), nil, "line 3: invalid JSON: invalid character '}'"},
 		{"not an object", okLine + "\n[1, 2]\n", zeroLimits(), nil, "line 2: expected a JSON object"},
-		{"empty messages", okLine + "\n" + `{"messages": []}`, zeroLimits(), nil, `line 2: "messages" must be a non-empty array`},
 		{"messages wrong type", `{"messages": "hi"}`, zeroLimits(), nil, `line 1: "messages" must be an array, not string`},
 		{"content wrong type", `{"messages": [{"role": "user", "content": 7}]}`, zeroLimits(), nil, `line 1: message 1: "content" must be a string, null or an array of content parts`},
 		{"no messages key", `{"id": "x"}`, zeroLimits(), nil, `line 1: a conversation needs a "messages" array`},
@@ -53,7 +52,6 @@ func TestBadInputs(t *testing.T) {
 		{"tool call without name", `{"messages": [{"role": "assistant", "tool_calls": [{"function": {"arguments": "{}"}}]}]}`, zeroLimits(), nil, "line 1: message 1: tool call 1 has no function name"},
 		{"nul character", `{"messages": [{"role": "user", "content": "a\u0000b"}]}`, zeroLimits(), nil, "line 1: the conversation contains a NUL character"},
 		{"sharegpt bad from", `{"conversations": [{"from": "narrator", "value": "x"}]}`, zeroLimits(), nil, `line 1: turn 1: "from" must be one of human, gpt, system, function_call, observation, tool, user, assistant (got "narrator")`},
-		{"sharegpt empty", `{"conversations": []}`, zeroLimits(), nil, `line 1: "conversations" must be a non-empty array`},
 		{"json syntax in array", "[\n" + okLine + ",\n" + okLine + "\n" + okLine + "\n]", zeroLimits(), nil, "line 4: invalid JSON: expected comma after array element"},
 		{"json cut short", "[\n" + okLine + ",\n" + `{"messages": [`, zeroLimits(), nil, "line 3: the JSON document ends too early"},
 		{"json stray closer", "[\n" + okLine + "\n]\n]", zeroLimits(), nil, "line 4: invalid JSON"},
@@ -78,7 +76,7 @@ func TestBadInputs(t *testing.T) {
 		{"oversize tool arguments", `{"messages": [{"role": "assistant", "content": "abcdef", "tool_calls": [{"function": {"name": "f", "arguments": "123456"}}]}]}`, ingest.Limits{MaxMessageChars: 10}, ingest.ErrMessageTooLong, "has 12 characters"},
 		{"oversize csv message", "conversation_id,role,content\nc,user,abcdefghijk\n", ingest.Limits{MaxMessageChars: 10}, ingest.ErrMessageTooLong, "The message at row 2 has 11 characters"},
 		{"damaged gzip", "\x1f\x8b\x08\x00garbage", zeroLimits(), ingest.ErrBadGzip, "looks gzip-compressed but its compressed data is damaged"},
-		{"problems then a limit", `{"messages": []}` + "\n" + repeatLines(okLine, 3), ingest.Limits{MaxConversations: 2}, ingest.ErrTooManyConversations, "line 1: \"messages\" must be a non-empty array\nThe file has more than 2 conversations"},
+		{"problems then a limit", `{"messages": "hi"}` + "\n" + repeatLines(okLine, 3), ingest.Limits{MaxConversations: 2}, ingest.ErrTooManyConversations, "line 1: \"messages\" must be an array, not string\nThe file has more than 2 conversations"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -197,7 +195,7 @@ func TestReadError(t *testing.T) {
 
 func TestNoEmitAfterProblem(t *testing.T) {
 	t.Parallel()
-	data := okLine + "\n" + `{"messages": []}` + "\n" + repeatLines(okLine, 5)
+	data := okLine + "\n" + `{"messages": "hi"}` + "\n" + repeatLines(okLine, 5)
 
 	convs, _, err := parseBytes(t, []byte(data), zeroLimits())
 

@@ -71,6 +71,43 @@ func TestDuplicateIDs(t *testing.T) {
 	}, sum.Warnings)
 }
 
+func TestEmptyConversationsKept(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, data string
+		warnings   []string
+	}{
+		{"openai jsonl", `{"id": "e", "messages": []}` + "\n" + okLine, []string{
+			`line 1: conversation "e" has no messages; it is kept and set aside by the quality checks`,
+		}},
+		{"sharegpt jsonl", `{"id": "s", "conversations": []}` + "\n" + okLine, []string{
+			`line 1: conversation "s" has no messages; it is kept and set aside by the quality checks`,
+		}},
+		{"json array", "[\n" + okLine + ",\n{\"messages\": []}\n]", []string{
+			`line 3: conversation "conv-0002" has no messages; it is kept and set aside by the quality checks`,
+		}},
+		{"csv session rows", "conversation_id,role,content\na,user,hi\nb,,\nb,,\na,assistant,yo\n", []string{
+			`row 3: conversation "b" has no messages; it is kept and set aside by the quality checks`,
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			convs, sum := mustParse(t, []byte(tc.data))
+
+			require.Len(t, convs, 2)
+			empty := 0
+			for _, c := range convs {
+				if len(c.Messages) == 0 {
+					empty++
+				}
+			}
+			require.Equal(t, 1, empty)
+			require.Equal(t, tc.warnings, sum.Warnings)
+		})
+	}
+}
+
 func TestShareGPTShapes(t *testing.T) {
 	t.Parallel()
 	data := jsonlLines(
