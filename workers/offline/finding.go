@@ -2,6 +2,7 @@ package offline
 
 import (
 	"math"
+	"strings"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/pipeline"
@@ -118,14 +119,30 @@ func priority(severity int, confidence float64) float64 {
 	return math.Round(float64(severity)*confidence*20*10) / 10
 }
 
-// quoteTurn quotes the start of a turn's searchable text.
+// quoteTurn quotes the opening sentences of a turn's searchable text.
 func (v *view) quoteTurn(turn int) analyzer.Evidence {
-	return analyzer.Evidence{Turn: turn, Quote: pipeline.ClipQuote(analyzer.TurnText(v.msg(turn)), maxQuote)}
+	return analyzer.Evidence{Turn: turn, Quote: sentenceQuote(analyzer.TurnText(v.msg(turn)), 0, 0, maxQuote)}
 }
 
-// quoteMatch quotes a match in a turn's content with a little context.
+// quoteMatch quotes the sentence around a match in a turn's content.
 func (v *view) quoteMatch(turn int, m pipeline.Match) analyzer.Evidence {
-	return analyzer.Evidence{Turn: turn, Quote: pipeline.QuoteAround(v.msg(turn).Content, m.Start, m.End, maxQuote)}
+	return analyzer.Evidence{Turn: turn, Quote: sentenceQuote(v.msg(turn).Content, m.Start, m.End, maxQuote)}
+}
+
+// widen turns a short quote of a turn (a risk flag's, cut at a fixed width) into the
+// sentence around it; a quote not found in the turn is returned as it is.
+func (v *view) widen(turn int, quote string) string {
+	text := analyzer.TurnText(v.msg(turn))
+	i := strings.Index(text, quote)
+	if i < 0 || quote == "" {
+		return quote
+	}
+	return sentenceQuote(text, i, i+len(quote), maxQuote)
+}
+
+// quoteFlag quotes a risk flag as the sentence around its own quote.
+func (v *view) quoteFlag(f pipeline.RiskFlag) analyzer.Evidence {
+	return analyzer.Evidence{Turn: f.Turn, Quote: v.widen(f.Turn, f.Quote)}
 }
 
 // quoteCall quotes a tool call as name(arguments), clipped.

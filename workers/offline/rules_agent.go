@@ -43,12 +43,12 @@ func (a *Analyzer) handoff(v *view) []analyzer.Finding {
 		}
 		desc := fmt.Sprintf("At turn %d the user asks for a person (%s), but the conversation is never handed off.",
 			asked[0].Turn, quoted(asked[0].Quote))
-		return []analyzer.Finding{ruleHumanIgnored.finding(desc, 0, analyzer.Evidence{Turn: asked[0].Turn, Quote: asked[0].Quote})}
+		return []analyzer.Finding{ruleHumanIgnored.finding(desc, 0, v.quoteFlag(asked[0]))}
 	}
 	evidence := []analyzer.Evidence{ev}
 	desc := fmt.Sprintf("The agent hands the conversation to a human at turn %d.", turn)
 	if len(asked) > 0 {
-		evidence = append(evidence, analyzer.Evidence{Turn: asked[0].Turn, Quote: asked[0].Quote})
+		evidence = append(evidence, v.quoteFlag(asked[0]))
 		desc += fmt.Sprintf(" The user had asked for one at turn %d: %s.", asked[0].Turn, quoted(asked[0].Quote))
 	}
 	f := ruleHandoff.finding(desc, confidence, evidence...)
@@ -87,7 +87,7 @@ func (a *Analyzer) refusals(v *view) []analyzer.Finding {
 	}
 	var ev []analyzer.Evidence
 	for _, f := range flags[:min(len(flags), 3)] {
-		ev = append(ev, analyzer.Evidence{Turn: f.Turn, Quote: f.Quote})
+		ev = append(ev, v.quoteFlag(f))
 	}
 	return []analyzer.Finding{ruleRefusal.finding(desc, 0, ev...)}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/pipeline"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -35,14 +36,35 @@ func (a *Analyzer) unappliedWrites(v *view) []analyzer.Finding {
 		d := diffs[0]
 		what := fmt.Sprintf("%s at turn %d asked for %s %s, but its result at turn %d reports %s %s",
 			c.name, c.turn, d.field, quoted(d.asked), c.resultTurn, d.field, quoted(d.got))
-		ev := []analyzer.Evidence{quoteCall(c)}
+		got := v.quoteField(c.resultTurn, d)
 		if claim, turn, ok := a.nextClaim(v, c.resultTurn); ok {
 			desc := what + fmt.Sprintf("; at turn %d the agent told the user the change was done.", turn)
-			return []analyzer.Finding{ruleUnappliedClaim.finding(desc, 0, append(ev, claim)...)}
+			return []analyzer.Finding{ruleUnappliedClaim.finding(desc, 0, got, claim)}
 		}
-		return []analyzer.Finding{ruleUnapplied.finding(what+".", 0, ev...)}
+		return []analyzer.Finding{ruleUnapplied.finding(what+".", 0, got, quoteCall(c))}
 	}
 	return nil
+}
+
+// quoteField quotes where a write's result reports a field differently from what was
+// asked ("cabin": "business"), with a little of the record around it; the start of
+// the result when the field cannot be found as written.
+func (v *view) quoteField(turn int, d fieldMismatch) analyzer.Evidence {
+	text := analyzer.TurnText(v.msg(turn))
+	key := `"` + d.field + `"`
+	for off := 0; ; {
+		i := strings.Index(text[off:], key)
+		if i < 0 {
+			return v.quoteTurn(turn)
+		}
+		start := off + i
+		rest := strings.TrimLeft(text[start+len(key):], " \t\n:\"")
+		if strings.HasPrefix(strings.ToLower(rest), strings.ToLower(d.got)) {
+			end := len(text) - len(rest) + len(d.got)
+			return analyzer.Evidence{Turn: turn, Quote: pipeline.QuoteAround(text, start, end, 120)}
+		}
+		off = start + len(key)
+	}
 }
 
 // nextClaim finds the agent's next message in words after turn, before the user

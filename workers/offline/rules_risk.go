@@ -70,7 +70,7 @@ func (a *Analyzer) injection(v *view) []analyzer.Finding {
 		return nil
 	}
 	desc := fmt.Sprintf("At turn %d the user tries to override the agent's instructions: %s.", flags[0].Turn, quoted(flags[0].Quote))
-	return []analyzer.Finding{rulePromptInjection.finding(desc, 0, analyzer.Evidence{Turn: flags[0].Turn, Quote: flags[0].Quote})}
+	return []analyzer.Finding{rulePromptInjection.finding(desc, 0, v.quoteFlag(flags[0]))}
 }
 
 // abuse reports insults or threats, separately for the agent (severity 5: it must
@@ -84,7 +84,7 @@ func (a *Analyzer) abuse(v *view) []analyzer.Finding {
 			continue
 		}
 		done[role] = true
-		ev := analyzer.Evidence{Turn: f.Turn, Quote: f.Quote}
+		ev := v.quoteFlag(f)
 		if role == transcript.RoleAssistant {
 			out = append(out, ruleAbusiveAgent.finding(fmt.Sprintf("At turn %d the agent writes %s.", f.Turn, quoted(f.Quote)), 0, ev))
 		} else {

@@ -48,7 +48,7 @@ func TestFalseSuccessClaim(t *testing.T) {
 	require.Equal(t, "Agent claims success after a failed tool call", f[0].Title)
 	require.Equal(t, []analyzer.Evidence{
 		{Turn: 6, Quote: `{"error": "seat no longer available"}`},
-		{Turn: 7, Quote: "Great news! Your flight HAT001 has been booked."},
+		{Turn: 7, Quote: "Your flight HAT001 has been booked."},
 	}, f[0].Evidence)
 	require.Equal(t, "partially_resolved", d.Outcome)
 
@@ -78,6 +78,11 @@ func TestUnappliedWrite(t *testing.T) {
 	require.Len(t, f, 1)
 	require.Equal(t, "Agent confirms a change the tool result does not show", f[0].Title)
 	require.Contains(t, f[0].Description, "asked for cabin “economy”, but its result at turn 6 reports cabin “business”")
+	// The evidence is the result that contradicts the call, then the agent's claim.
+	require.Equal(t, []analyzer.Evidence{
+		{Turn: 6, Quote: `{"reservation_id": "R1", "cabin": "business", "flights": []}`},
+		{Turn: 7, Quote: "Your reservation has been successfully downgraded to economy."},
+	}, f[0].Evidence)
 
 	silent := diagnose(t, a, sys(policy), u("Downgrade R1 to economy"), as("Downgrade R1 to economy. Proceed?"), u("Yes"),
 		toolCall("c1", "update_reservation_flights", `{"reservation_id": "R1", "cabin": "economy"}`),
@@ -275,10 +280,21 @@ func TestRefusalAndKnowledgeGap(t *testing.T) {
 func TestLongConversation(t *testing.T) {
 	t.Parallel()
 	a := New(Options{LongTurns: 4})
-	d := diagnose(t, a, sys(policy), u("Hi, change my flight"), as("Which one?"), u("HAT001"), as("Done."), u("Thanks"))
-	f := only(d, "long_conversation")
+	// The evidence is where the turns went, never the greeting: the agent repeating
+	// itself, else the user restating, else the user's last words.
+	again := "I could not find that reservation, please check the reservation number."
+	loop := diagnose(t, a, sys(policy), u("Hi, change my flight"), as(again), u("It is R1"), as(again), u("Thanks"))
+	f := only(loop, "long_conversation")
 	require.Len(t, f, 1)
-	require.Equal(t, analyzer.Evidence{Turn: 2, Quote: "Hi, change my flight"}, f[0].Evidence[0])
+	require.Equal(t, []analyzer.Evidence{{Turn: 5, Quote: again}}, f[0].Evidence)
+	require.Contains(t, f[0].Description, "At turn 5 the agent repeats its message of turn 3.")
+
+	restate := diagnose(t, a, sys(policy), u("Hi, change my flight"), as("Which one?"),
+		u("As I said, HAT001. Please hurry."), as("Done."), u("Thanks"))
+	require.Equal(t, []analyzer.Evidence{{Turn: 4, Quote: "As I said, HAT001. Please hurry."}}, only(restate, "long_conversation")[0].Evidence)
+
+	d := diagnose(t, a, sys(policy), u("Hi, change my flight"), as("Which one?"), u("HAT001"), as("Done."), u("Thanks, bye"))
+	require.Equal(t, []analyzer.Evidence{{Turn: 6, Quote: "Thanks, bye"}}, only(d, "long_conversation")[0].Evidence)
 	require.Empty(t, only(diagnose(t, New(Options{}), sys(policy), u("Hi"), as("Hello")), "long_conversation"))
 }
 

@@ -32,7 +32,8 @@ func (a *Analyzer) frustration(v *view) []analyzer.Finding {
 }
 
 // longConversation reports a conversation of more than Options.LongTurns non-system
-// turns; the evidence is the user's opening request, the thing that took so long.
+// turns. The evidence is where the turns went: the agent repeating itself, else the
+// user restating their request, else the user's last words after so many turns.
 func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 	n := v.turns()
 	if n <= a.opt.LongTurns {
@@ -40,10 +41,24 @@ func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 	}
 	desc := fmt.Sprintf("The conversation took %d turns (%d tool calls), more than the %d that mark a long conversation.",
 		n, len(v.calls), a.opt.LongTurns)
+	if earlier, later, _ := v.similarPair(transcript.RoleAssistant, repeatMinWeight, repeatSimilarity); later > 0 {
+		desc += fmt.Sprintf(" At turn %d the agent repeats its message of turn %d.", later, earlier)
+		return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteTurn(later))}
+	}
 	for turn := 1; turn <= len(v.conv.Messages); turn++ {
+		if v.role(turn) != transcript.RoleUser {
+			continue
+		}
+		if m, ok := a.m.restate.Find(v.fold(turn)); ok {
+			desc += fmt.Sprintf(" At turn %d the user has to restate their request.", turn)
+			return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteMatch(turn, m))}
+		}
+	}
+	for turn := len(v.conv.Messages); turn >= 1; turn-- {
 		if v.role(turn) == transcript.RoleUser && v.hasText(turn) {
+			desc += fmt.Sprintf(" The user's last message comes at turn %d.", turn)
 			return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteTurn(turn))}
 		}
 	}
-	return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteTurn(len(v.conv.Messages)))}
+	return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteTurn(v.lastTurn()))}
 }

@@ -66,7 +66,7 @@ func (a *Analyzer) newView(conv transcript.Conversation) *view {
 	for _, f := range v.flagsOf(pipeline.RiskToolError) {
 		for i := range v.calls {
 			if v.calls[i].resultTurn == f.Turn {
-				v.calls[i].failed, v.calls[i].errQuote = true, f.Quote
+				v.calls[i].failed, v.calls[i].errQuote = true, v.widen(f.Turn, f.Quote)
 			}
 		}
 	}

@@ -1,0 +1,74 @@
+package offline
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/checkup-dev/checkup/workers/pipeline"
+)
+
+// sentenceQuote quotes text[start:end] as a reader would want it: the whole sentence
+// that holds it, followed by the sentences after it on the same line while they fit
+// in maxRunes. A sentence too long to fit is cut between words around the match. The
+// result is always an exact substring of text, so it verifies against the turn.
+func sentenceQuote(text string, start, end, maxRunes int) string {
+	s, e := sentenceStart(text, start), sentenceEnd(text, end)
+	if utf8.RuneCountInString(text[s:e]) > maxRunes {
+		// Open at the sentence's start and cut at a word after the match, if the
+		// match survives the cut.
+		lead := len(text[s:e]) - len(strings.TrimLeftFunc(text[s:e], unicode.IsSpace))
+		if q := pipeline.ClipQuote(text[s:e], maxRunes); s+lead+len(q) >= end {
+			return q
+		}
+		return pipeline.QuoteAround(text, start, end, maxRunes)
+	}
+	for e < len(text) && text[e] != '\n' {
+		next := sentenceEnd(text, e)
+		if next == e || utf8.RuneCountInString(strings.TrimSpace(text[s:next])) > maxRunes {
+			break
+		}
+		e = next
+	}
+	return strings.TrimSpace(text[s:e])
+}
+
+// sentenceStart returns where the sentence holding pos begins: after the last
+// sentence end or line break before pos.
+func sentenceStart(text string, pos int) int {
+	for i := pos; i > 0; {
+		r, size := utf8.DecodeLastRuneInString(text[:i])
+		if r == '\n' || isCJKStop(r) || (isStop(r) && startsWithSpace(text[i:])) {
+			return i
+		}
+		i -= size
+	}
+	return 0
+}
+
+// sentenceEnd returns where the sentence holding pos ends: just after the first
+// sentence-ending mark at or after pos ("." "!" "?" followed by a space or the end,
+// or a Chinese stop), or at the line break or end of text.
+func sentenceEnd(text string, pos int) int {
+	for i := pos; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == '\n':
+			return i
+		case isCJKStop(r):
+			return i + size
+		case isStop(r) && (i+size == len(text) || startsWithSpace(text[i+size:])):
+			return i + size
+		}
+		i += size
+	}
+	return len(text)
+}
+
+func isStop(r rune) bool    { return r == '.' || r == '!' || r == '?' }
+func isCJKStop(r rune) bool { return r == '。' || r == '！' || r == '？' || r == '；' }
+
+func startsWithSpace(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsSpace(r)
+}

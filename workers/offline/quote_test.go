@@ -1,0 +1,41 @@
+package offline
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestSentenceQuote(t *testing.T) {
+	t.Parallel()
+	quote := func(text, marker string, max int) string {
+		i := strings.Index(text, marker)
+		require.GreaterOrEqual(t, i, 0)
+		q := sentenceQuote(text, i, i+len(marker), max)
+		require.Contains(t, text, q)
+		require.Contains(t, q, marker)
+		require.LessOrEqual(t, utf8.RuneCountInString(q), max)
+		return q
+	}
+	// The whole sentence holding the marker, never half of it.
+	require.Equal(t, "Error: payment amount does not add up, total price is 305, but paid 300.",
+		quote("Error: payment amount does not add up, total price is 305, but paid 300.", "Error", 200))
+	require.Equal(t, "Your flight has been booked.",
+		quote("Great news! Your flight has been booked.\nAnything else?", "has been booked", 40))
+	// Following sentences on the same line join while they fit; a decimal point ends nothing.
+	require.Equal(t, "I'm not sure about the $12.50 fee. Let me check.",
+		quote("Hello there. I'm not sure about the $12.50 fee. Let me check.", "not sure", 200))
+	require.Equal(t, "I'm not sure about the $12.50 fee.",
+		quote("Hello there. I'm not sure about the $12.50 fee. Let me check.", "not sure", 40))
+	// Chinese sentences end at 。！？
+	require.Equal(t, "抱歉，我无法为您办理退票。", quote("您好！抱歉，我无法为您办理退票。\n还有其他问题吗？", "无法", 13))
+	// A sentence longer than the limit is cut between words, keeping the marker.
+	long := "Well " + strings.Repeat("very ", 30) + "sorry, but I cannot do that " + strings.Repeat("at all ", 30) + "today."
+	q := quote(long, "cannot", 80)
+	require.False(t, strings.HasSuffix(q, "ver") || strings.HasPrefix(q, "ery"))
+	// A turn's opening: the first sentences that fit, cut at a word otherwise.
+	require.Equal(t, "Hi! I need to change my flight.", sentenceQuote("Hi! I need to change my flight. It is HAT001 on May 20.", 0, 0, 35))
+	require.Equal(t, "Hi there my", sentenceQuote("Hi there my friend", 0, 0, 12))
+}
