@@ -289,7 +289,7 @@ func (d *doc) fail(line int, err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		d.p.problem(lineLoc(line), "the JSON document ends too early; the file may be cut short")
 	default:
-		d.p.problem(lineLoc(line), "invalid JSON: %v", err)
+		d.p.problem(lineLoc(line), "%s", notJSON(err, nil, 0))
 	}
 	return errStop
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -36,7 +37,9 @@ func (p *parser) parseJSONL(br *bufio.Reader, s sniffed) error {
 
 // jsonlLine handles line number n.
 func (p *parser) jsonlLine(n int, line []byte) error {
-	line = bytes.TrimSpace(line)
+	trimmed := bytes.TrimLeftFunc(line, unicode.IsSpace)
+	lead := utf8.RuneCount(line[:len(line)-len(trimmed)])
+	line = bytes.TrimRightFunc(trimmed, unicode.IsSpace)
 	if len(line) == 0 {
 		return nil
 	}
@@ -53,6 +56,11 @@ func (p *parser) jsonlLine(n int, line []byte) error {
 	}
 	var e element
 	if err := json.Unmarshal(line, &e); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			p.problem(loc, "%s", notJSON(err, line, lead))
+			return nil
+		}
 		p.jsonProblem(loc, "", err)
 		return nil
 	}
