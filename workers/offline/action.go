@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -14,7 +15,8 @@ import (
 // playbookFor), filled with the cluster's figures and its first example: what
 // happened, how often, an example quote with its conversation and turn, the steps to
 // take, the expected impact and where the fix belongs. It costs nothing and is always
-// first-pass valid.
+// first-pass valid. A cluster titled by another analyzer gets its title appended to the
+// template's, so two clusters of one category never share an Action title.
 func (a *Analyzer) WriteAction(ctx context.Context, brief analyzer.ClusterBrief) (analyzer.Result[analyzer.Action], error) {
 	if err := ctx.Err(); err != nil {
 		return analyzer.Result[analyzer.Action]{}, fmt.Errorf("offline: write action: %w", err)
@@ -38,11 +40,18 @@ func (a *Analyzer) WriteAction(ctx context.Context, brief analyzer.ClusterBrief)
 
 	steps := pb.steps(quote)
 	if ref != "" {
-		steps = append(steps, fmt.Sprintf("Add a regression test from %s: replay the conversation up to that turn and assert the corrected behaviour.", ref))
+		test := cmp.Or(pb.test, "Add a regression test from %s: replay the conversation up to that turn and assert the corrected behaviour.")
+		steps = append(steps, fmt.Sprintf(test, ref))
+	}
+	title := pb.title
+	if !isRuleTitle(brief.Title) && brief.Title != "" {
+		// A cluster this analyzer did not title (the LLM's) shares its category's
+		// template with others; its own title keeps the Actions apart.
+		title = fmt.Sprintf("%s: %s", title, strings.TrimSuffix(brief.Title, "."))
 	}
 	return analyzer.Result[analyzer.Action]{
 		Value: analyzer.Action{
-			Title:          pb.title,
+			Title:          title,
 			Problem:        problem.String(),
 			Recommendation: steps,
 			ExpectedImpact: fmt.Sprintf("%s This affects %s.", pb.impact, share(brief)),
@@ -75,4 +84,15 @@ func exampleRef(ex analyzer.Example) string {
 		return fmt.Sprintf("conversation %s, turn %d", id, ex.Turn)
 	}
 	return "conversation " + id
+}
+
+// isRuleTitle reports whether a cluster title is one of the offline rules' titles,
+// each of which has an Action title of its own.
+func isRuleTitle(title string) bool {
+	for r := ruleFalseSuccess; r <= ruleLong; r++ {
+		if r.spec().title == title {
+			return true
+		}
+	}
+	return false
 }

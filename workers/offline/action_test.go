@@ -67,6 +67,44 @@ func TestWriteActionEveryCategory(t *testing.T) {
 	require.NotEqual(t, looping.Value.Title, echo.Value.Title)
 }
 
+// TestWriteActionTitlesAreDistinct: every offline rule's cluster gets an Action title
+// of its own, and clusters titled by the LLM keep theirs in the Action title.
+func TestWriteActionTitlesAreDistinct(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	seen := map[string]ruleID{}
+	for r := ruleFalseSuccess; r <= ruleLong; r++ {
+		act, err := a.WriteAction(context.Background(), brief(r.spec().category, r.spec().title))
+		require.NoError(t, err)
+		prev, dup := seen[act.Value.Title]
+		require.False(t, dup, "rules %d and %d share the Action title %q", prev, r, act.Value.Title)
+		seen[act.Value.Title] = r
+	}
+	require.Equal(t, "Answer the user before the conversation ends", actionTitle(t, a, ruleUnanswered))
+	require.Equal(t, "Finish the user's request before they leave", actionTitle(t, a, ruleAbandoned))
+
+	x, err := a.WriteAction(context.Background(), brief("tool_error", "Search tool times out."))
+	require.NoError(t, err)
+	require.Equal(t, "Fix the tool calls that fail most often: Search tool times out", x.Value.Title)
+}
+
+func actionTitle(t *testing.T, a *Analyzer, r ruleID) string {
+	t.Helper()
+	act, err := a.WriteAction(context.Background(), brief(r.spec().category, r.spec().title))
+	require.NoError(t, err)
+	return act.Value.Title
+}
+
+// TestWriteActionLongConversationTest: the regression step of a long conversation
+// asks for fewer turns, not a replay up to the quoted turn.
+func TestWriteActionLongConversationTest(t *testing.T) {
+	t.Parallel()
+	act, err := New(Options{}).WriteAction(context.Background(), brief("long_conversation", ruleLong.spec().title))
+	require.NoError(t, err)
+	last := act.Value.Recommendation[len(act.Value.Recommendation)-1]
+	require.Equal(t, "Add a regression test from conversation airline-task00-trial1, turn 23: replay the user's side of the conversation and assert the agent reaches the outcome in far fewer turns.", last)
+}
+
 func TestWriteActionWithoutExamplesOrPopulation(t *testing.T) {
 	t.Parallel()
 	b := analyzer.ClusterBrief{Type: analyzer.TypeAction, Category: "tool_error", Title: "Tool call returns an error", ConversationCount: 4}

@@ -36,8 +36,9 @@
 // cluster's size counts conversations.
 // A finding's priorityScore is severity × confidence × 20 (0–100). Every evidence
 // quote is an exact substring of analyzer.TurnText of its turn: a tool-call turn is
-// quoted as name(arguments). Quotes are at most 200 runes, cut between runes and, in
-// space-delimited text, between words.
+// quoted as name(arguments). Quotes are at most 200 runes: the whole sentence around
+// the marker (and the sentences after it on its line, while they fit), or, when the
+// sentence is too long, a cut between words around the marker.
 //
 // Offline imports pipeline for risk screening and text matching, so its findings agree
 // with the risk flags; pipeline must therefore never import offline (it receives an

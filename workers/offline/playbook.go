@@ -8,14 +8,28 @@ type playbook struct {
 	fix    string // one of analyzer.FixLocations
 	impact string
 	steps  func(example string) []string // example is a quoted piece of evidence, or ""
+	// test is the regression-test step, a format taking the example's place
+	// ("conversation X, turn 12"); empty for the default replay-up-to-that-turn test.
+	test string
 }
 
 // playbookFor returns the template for a cluster's category; where one category holds
-// several offline rules (repetition, unresolved, human_handoff, harmful_content) the
-// cluster title picks the variant. Unknown categories get a generic review template.
+// several offline rules (false_success_claim, tool_error, repetition, unresolved,
+// human_handoff, harmful_content) the cluster title picks the variant, so every rule's
+// Action has a title of its own. Unknown categories get a generic review template.
 func playbookFor(category, title string) playbook {
 	switch category {
 	case "false_success_claim":
+		if title == ruleUnappliedClaim.spec().title {
+			return playbook{
+				title: "Make the agent check that a change took effect before confirming it", fix: "prompt",
+				impact: "Users stop being told that a change went through when the returned record shows it did not, so they do not travel on the wrong cabin, date or flight.",
+				steps: fixed(
+					"Add to the system prompt: “After a change, compare the record the tool returns with what you asked for (cabin, flights, dates, amounts). If they differ, tell the user the change did not take effect; never confirm it.”",
+					"Make write tools fail with an error when they cannot apply a requested field, instead of returning the unchanged record as a success.",
+				),
+			}
+		}
 		return playbook{
 			title: "Make the agent check tool results before confirming success", fix: "prompt",
 			impact: "Users stop being told that bookings, changes or refunds went through when they did not — the most damaging kind of mistake, because nobody notices until it is too late.",
@@ -74,6 +88,16 @@ func playbookFor(category, title string) playbook {
 			),
 		}
 	case "tool_error":
+		if title == ruleUnapplied.spec().title {
+			return playbook{
+				title: "Make write tools apply the requested change or report an error", fix: "tool",
+				impact: "A change either happens as asked or fails visibly, so neither the agent nor the user is misled by a success that changed nothing.",
+				steps: fixed(
+					"Check why these writes return a record that differs from their arguments (an ignored or unsupported field, a validation that silently keeps the old value) and fix the tool.",
+					"Return an error naming the field when a requested value cannot be applied, and document the allowed values in the tool description.",
+				),
+			}
+		}
 		return playbook{
 			title: "Fix the tool calls that fail most often", fix: "tool",
 			impact: "Fewer failed calls means fewer retries, shorter conversations and fewer wrong confirmations after a failure.",
@@ -126,13 +150,23 @@ func playbookFor(category, title string) playbook {
 			},
 		}
 	case "unresolved":
+		if title == ruleUnanswered.spec().title {
+			return playbook{
+				title: "Answer the user before the conversation ends", fix: "product",
+				impact: "No user is left waiting on a reply that never comes, the plainest failure a support agent can have.",
+				steps: fixed(
+					"Make the agent end every turn with the result or one clear next step; never stop after a tool call without answering.",
+					"Check the orchestration for replies lost after a tool call or a user message (timeouts, errors, turn or token limits) and send a fallback reply when one is lost.",
+				),
+			}
+		}
 		return playbook{
-			title: "Bring every conversation to a clear end", fix: "product",
-			impact: "Fewer users leave without an answer or without their request done, which is the core measure of the agent's usefulness.",
+			title: "Finish the user's request before they leave", fix: "product",
+			impact: "Fewer users leave with their request not done, which is the core measure of the agent's usefulness.",
 			steps: fixed(
-				"Make the agent end every turn with the result or one clear next step; never stop after a tool call without answering.",
-				"When the user has to fetch information, have the agent summarise exactly what is needed to finish, so the next conversation starts there.",
 				"Review where the request stalled in the example and add the missing tool, knowledge or policy.",
+				"When the user has to fetch information, have the agent summarise exactly what is needed to finish, so the next conversation starts there.",
+				"When the agent's last message asks the user something, make it one clear question with the options, so the user can answer it at once.",
 			),
 		}
 	case "human_handoff":
@@ -183,6 +217,7 @@ func playbookFor(category, title string) playbook {
 				"Find the steps that took most turns in the example and shortcut them: ask for all required details at once, look things up instead of asking.",
 				"Set a turn budget after which the agent summarises and offers a human agent.",
 			),
+			test: "Add a regression test from %s: replay the user's side of the conversation and assert the agent reaches the outcome in far fewer turns.",
 		}
 	}
 	return playbook{
