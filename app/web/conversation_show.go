@@ -1,14 +1,17 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/pages"
 )
 
@@ -25,7 +28,7 @@ func (s *Server) conversationShow(c echo.Context) error {
 	}
 	rows, err := s.store.Conversation(c.Request().Context(), id, int32(seq), auth.OwnerFrom(c))
 	if err != nil {
-		return taskError(err)
+		return s.conversationError(c, id, seq, err)
 	}
 	d, err := report.DecodeConversation(rows.Conversation, rows.Findings)
 	if err != nil {
@@ -41,4 +44,17 @@ func (s *Server) conversationShow(c echo.Context) error {
 		v.Outcome, v.Summary = d.Diagnosis.Outcome, d.Diagnosis.Summary
 	}
 	return render(c, http.StatusOK, pages.ConversationShow(s.page(c, fmt.Sprintf("Conversation %d · %s", conv.Seq, rows.Task.Title)), v))
+}
+
+// conversationError says which of the two is missing when a conversation is not found:
+// the owner's task without that conversation, or the task itself (which is also what
+// another user's task looks like).
+func (s *Server) conversationError(c echo.Context, id uuid.UUID, seq int64, err error) error {
+	if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if _, terr := s.store.Task(c.Request().Context(), id, auth.OwnerFrom(c)); terr != nil {
+		return taskError(terr)
+	}
+	return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("There is no conversation %d in this diagnosis.", seq))
 }

@@ -3,12 +3,18 @@ package web
 import (
 	"errors"
 	"net/http"
+	"path"
+	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/views/pages"
 )
 
 // handleError is the one place errors become responses: people get a sentence, the
-// log gets the error.
+// log gets the error. A browser's page request gets the sentence inside the site's
+// frame with a way back; htmx, downloads and other machine requests get it as plain
+// text, which is what they can show or log.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
@@ -31,5 +37,21 @@ func (s *Server) handleError(err error, c echo.Context) {
 		_ = c.NoContent(code)
 		return
 	}
+	if wantsPage(c) {
+		v := pages.ErrorView{Status: code, Message: msg}
+		if render(c, code, pages.ErrorPage(s.page(c, v.Heading()), v)) == nil {
+			return
+		}
+	}
 	_ = c.String(code, msg)
+}
+
+// wantsPage reports whether the request is a browser asking for a page: not htmx, not
+// a file (a download, report.json, a static file) and accepting HTML.
+func wantsPage(c echo.Context) bool {
+	r := c.Request()
+	if r.Header.Get("HX-Request") == "true" || strings.Contains(path.Base(r.URL.Path), ".") {
+		return false
+	}
+	return strings.Contains(r.Header.Get(echo.HeaderAccept), "text/html")
 }
