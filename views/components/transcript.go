@@ -14,6 +14,7 @@ type Turn struct {
 	N        int // 1-based turn number, the anchor turn-N
 	Message  transcript.Message
 	Evidence bool     // a finding quotes this turn
+	Related  bool     // a tool result answering a tool call of a quoted turn
 	Quotes   []string // the quotes to highlight in it
 	Flags    []string // risk flag kinds on this turn
 }
@@ -91,6 +92,26 @@ func ToolOutput(t Turn) []Segment {
 		return Segments(t.Message.Content, t.Quotes)
 	}
 	return []Segment{{Text: PrettyJSON(t.Message.Content)}}
+}
+
+// CallArguments is how a tool call's arguments are shown: indented for reading, unless
+// a quote of the turn must be marked in them. A quote of a call reads like
+// name({...}), so the name and brackets are dropped before looking for it.
+func CallArguments(call transcript.ToolCall, quotes []string) []Segment {
+	var inArgs []string
+	for _, q := range quotes {
+		q = strings.TrimSpace(q)
+		if rest, ok := strings.CutPrefix(q, call.Name+"("); ok {
+			q = strings.TrimSuffix(rest, ")")
+		}
+		if q != "" && strings.Contains(call.Arguments, q) {
+			inArgs = append(inArgs, q)
+		}
+	}
+	if len(inArgs) > 0 {
+		return Segments(call.Arguments, inArgs)
+	}
+	return []Segment{{Text: PrettyJSON(call.Arguments)}}
 }
 
 // RoleLabel names who spoke a message.

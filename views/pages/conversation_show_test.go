@@ -58,3 +58,35 @@ func TestConversationPage(t *testing.T) {
 	require.Equal(t, "Kept for analysis.", testid(doc, "qc-status").Text())
 	require.Equal(t, "/tasks/"+taskID, testid(doc, "back-to-task").AttrOr("href", ""))
 }
+
+// A cited tool call lands open, with the quoted arguments marked, and its result opens
+// next to it; a tool result answering another call stays folded.
+func TestConversationPageOpensACitedToolCall(t *testing.T) {
+	t.Parallel()
+	msgs := []transcript.Message{
+		{Role: transcript.RoleUser, Content: "Upgrade me."},
+		{Role: transcript.RoleAssistant, ToolCalls: []transcript.ToolCall{{ID: "call_1", Name: "update", Arguments: `{"cabin": "economy"}`}}},
+		{Role: transcript.RoleTool, ToolCallID: "call_1", Content: `{"cabin":"business"}`},
+		{Role: transcript.RoleAssistant, ToolCalls: []transcript.ToolCall{{ID: "call_2", Name: "other", Arguments: `{}`}}},
+		{Role: transcript.RoleTool, ToolCallID: "call_2", Content: `{}`},
+	}
+	findings := []report.Finding{{ConversationSeq: 1, Type: "ACTION", Title: "Wrong cabin",
+		Evidence: []report.Evidence{{Turn: 2, Quote: `update({"cabin": "economy"`, Verified: true}}}}
+	v := pages.ConversationView{TaskID: taskID, Seq: 1, Findings: findings, Turns: pages.Messages(msgs, findings, nil)}
+	doc, _ := render(t, pages.ConversationShow(page, v))
+
+	calls := testid(doc, "tool-call")
+	_, open := calls.Eq(0).Attr("open")
+	require.True(t, open, "the cited call is open on arrival")
+	require.Equal(t, `{"cabin": "economy"`, calls.Eq(0).Find("mark").Text())
+	_, open = calls.Eq(1).Attr("open")
+	require.False(t, open)
+
+	results := testid(doc, "tool-result")
+	_, open = results.Eq(0).Attr("open")
+	require.True(t, open, "the cited call's result is open next to it")
+	require.True(t, doc.Find("#turn-3").HasClass("evidence-related"))
+	require.Equal(t, 1, testid(doc, "related-marker").Length())
+	_, open = results.Eq(1).Attr("open")
+	require.False(t, open)
+}

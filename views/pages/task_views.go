@@ -65,6 +65,7 @@ func Messages(msgs []transcript.Message, findings []report.Finding, flags []repo
 			}
 		}
 	}
+	markResults(turns)
 	for _, fl := range flags {
 		if fl.Turn >= 1 && fl.Turn <= len(turns) {
 			t := &turns[fl.Turn-1]
@@ -72,4 +73,24 @@ func Messages(msgs []transcript.Message, findings []report.Finding, flags []repo
 		}
 	}
 	return turns
+}
+
+// markResults marks the tool results that answer a tool call of a quoted turn: the
+// quote shows what was asked, the result what came back, so both are opened. Results
+// follow their call; without call ids, the results right after the call are its own.
+func markResults(turns []components.Turn) {
+	for i, t := range turns {
+		if !t.Evidence || len(t.Message.ToolCalls) == 0 {
+			continue
+		}
+		ids := map[string]bool{}
+		for _, c := range t.Message.ToolCalls {
+			ids[c.ID] = true
+		}
+		for j := i + 1; j < len(turns) && turns[j].Message.Role == transcript.RoleTool; j++ {
+			if id := turns[j].Message.ToolCallID; id == "" || ids[id] {
+				turns[j].Related = true
+			}
+		}
+	}
 }
