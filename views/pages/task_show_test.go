@@ -64,6 +64,9 @@ func TestTaskPageWhenFinished(t *testing.T) {
 	steps := testid(doc, "funnel-step")
 	require.Equal(t, 3, steps.Length())
 	require.Equal(t, "5", steps.Eq(1).Find(`[data-testid="funnel-removed"]`).Text())
+	require.Equal(t, "0", steps.Eq(0).Find(`[data-testid="funnel-removed"]`).Text(), "a step that removed nothing says 0")
+	require.Contains(t, testid(doc, "funnel").Find("th").Text(), "RemovedRemaining", "the words of report.md")
+	require.Contains(t, first.Find(`[data-testid="priority"] summary`).Text(), "prevalence")
 	require.Equal(t, "95", steps.Eq(2).Find(`[data-testid="funnel-remaining"]`).Text())
 
 	require.Equal(t, 1, testid(doc, "warning").Length())
