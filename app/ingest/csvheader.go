@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -106,18 +107,54 @@ func foldHeader(s string) string {
 	}, s)
 }
 
-// missing returns a sentence naming the required columns the header lacks, or "".
+// label names a required column in the sentence about a header that lacks it.
+func (c column) label() string {
+	switch c {
+	case colConversation:
+		return "a conversation id column"
+	case colRole:
+		return "a role column"
+	}
+	return "a content column"
+}
+
+// maxHeaderShown is how many header titles the missing-column sentence repeats.
+const maxHeaderShown = 12
+
+// missing returns a sentence that repeats the header as found and names the required
+// columns it lacks with the titles each may have, or "" when none is missing.
 func (l csvLayout) missing() string {
 	var parts []string
 	for _, c := range []column{colConversation, colRole, colContent} {
 		if l.cols[c] < 0 {
-			parts = append(parts, c.names()[0]+" column (or "+strings.Join(c.names()[1:], ", ")+")")
+			parts = append(parts, c.label()+" ("+strings.Join(c.names(), ", ")+")")
 		}
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return "The CSV header has no " + strings.Join(parts, " and no ") + "; each row must say which conversation it belongs to, who spoke and what was said."
+	need := parts[0]
+	if n := len(parts); n > 1 {
+		need = strings.Join(parts[:n-1], ", ") + " and " + parts[n-1]
+	}
+	return "The CSV header has " + l.found() + "; it needs " + need + ". Each row must say which conversation it belongs to, who spoke and what was said."
+}
+
+// found lists the header titles as written, shortened, for a message.
+func (l csvLayout) found() string {
+	var shown []string
+	for i, t := range l.titles {
+		if i == maxHeaderShown {
+			shown = append(shown, fmt.Sprintf("and %d more", len(l.titles)-i))
+			break
+		}
+		t = strings.TrimSpace(strings.TrimPrefix(t, "\ufeff"))
+		if t == "" {
+			t = "(a blank title)"
+		}
+		shown = append(shown, cut(t))
+	}
+	return strings.Join(shown, ", ")
 }
 
 // title is the header text of column c as the file wrote it.

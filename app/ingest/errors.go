@@ -123,14 +123,26 @@ func countText[T int | int64](n T) string {
 // quote renders a value from the file for a message: quoted, and cut to its first 40
 // characters so that one absurd value cannot flood the page.
 func quote(s string) string {
+	head, rest := split40(s)
+	return strconv.Quote(head) + rest
+}
+
+// cut is quote without the quotes, for values that read well bare (CSV titles).
+func cut(s string) string {
+	head, rest := split40(s)
+	return head + rest
+}
+
+// split40 returns the first 40 characters of s, and "..." when there were more.
+func split40(s string) (head, rest string) {
 	const keep = 40
 	if utf8.RuneCountInString(s) <= keep {
-		return strconv.Quote(s)
+		return s, ""
 	}
 	i := 0
 	for n := 0; n < keep; n++ {
 		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 	}
-	return strconv.Quote(s[:i]) + "..."
+	return s[:i], "..."
 }

@@ -3,9 +3,12 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
+	"unicode/utf8"
 )
 
 // kind is how the text is laid out, which decides the reader used.
@@ -35,7 +38,9 @@ const accepted = `OpenAI chat JSONL (one {"messages": [...]} per line), a JSON a
 // sniff decides the format from the first bytes of the text. It skips a UTF-8 byte order
 // mark and leading blank space, then: '[' is a JSON document; '{' is JSONL when the first
 // line is a whole JSON object by itself (and not a {"conversations": [...]} wrapper),
-// otherwise a JSON document; anything else must be a CSV header naming known columns.
+// otherwise a JSON document; anything else must be a CSV header naming known columns,
+// or at least reading like one (then parsing says which columns are missing). Anything
+// else is refused with what it looks like (plain text, an image, ...).
 func sniff(br *bufio.Reader, maxLine int) (sniffed, error) {
 	if err := skipBOM(br); err != nil {
 		return sniffed{}, err
@@ -64,14 +69,73 @@ func sniff(br *bufio.Reader, maxLine int) (sniffed, error) {
 		return s, nil
 	}
 	if bytes.HasPrefix(head, []byte("PK\x03\x04")) {
+		if bytes.Contains(head, []byte("[Content_Types].xml")) || bytes.Contains(head, []byte("xl/")) {
+			return sniffed{}, fileErr(ErrUnknownFormat, "This looks like an Excel workbook, which is not accepted; save it as CSV (UTF-8) and upload that.")
+		}
 		return sniffed{}, fileErr(ErrUnknownFormat, "The file is a zip archive, which is not accepted; upload the file inside it, or gzip it instead.")
 	}
 	s.head = append(indent, head...)
-	if _, ok := csvHeader(s.head); !ok {
-		return sniffed{}, fileErr(ErrUnknownFormat, "The file is not in a format Checkup reads; it accepts %s.", accepted)
+	if l, ok := csvHeader(s.head); !ok && !csvLike(l, nextLine(br)) {
+		return sniffed{}, fileErr(ErrUnknownFormat, "This looks like %s, not conversations. Checkup accepts %s.", looksLike(head), accepted)
 	}
 	s.kind = kindCSV
 	return s, nil
+}
+
+// csvLike reports whether a first line that names no known column still reads as a CSV
+// header (two or more short titles, and a next line with as many fields), so the person
+// is told which columns are missing instead of that the file is not CSV at all.
+func csvLike(l csvLayout, next []byte) bool {
+	if len(l.titles) < 2 {
+		return false
+	}
+	for _, t := range l.titles {
+		if len(t) > 40 || len(strings.Fields(t)) > 4 || strings.ContainsAny(t, "?!") {
+			return false
+		}
+	}
+	if len(bytes.TrimSpace(next)) == 0 {
+		return true
+	}
+	r := csv.NewReader(bytes.NewReader(next))
+	r.Comma = l.comma
+	r.LazyQuotes = true
+	fields, err := r.Read()
+	return err == nil && len(fields) == len(l.titles)
+}
+
+// nextLine returns the line after the head when it is already buffered, else nil.
+func nextLine(br *bufio.Reader) []byte {
+	rest, _ := br.Peek(br.Buffered())
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		return rest[:i]
+	}
+	return rest
+}
+
+// looksLike names what a file that is in no accepted format seems to be, from its first
+// line, so the person learns what they uploaded before reading what is accepted.
+func looksLike(head []byte) string {
+	lower := bytes.ToLower(bytes.TrimSpace(head))
+	switch {
+	case bytes.HasPrefix(head, []byte("\x89PNG")):
+		return "a PNG image"
+	case bytes.HasPrefix(head, []byte{0xff, 0xd8, 0xff}):
+		return "a JPEG image"
+	case bytes.HasPrefix(head, []byte("GIF8")):
+		return "a GIF image"
+	case bytes.HasPrefix(head, []byte("RIFF")) && bytes.Contains(head, []byte("WEBP")):
+		return "a WebP image"
+	case bytes.HasPrefix(head, []byte("%PDF-")):
+		return "a PDF document"
+	case bytes.HasPrefix(lower, []byte("<!doctype html")), bytes.HasPrefix(lower, []byte("<html")):
+		return "a web page (HTML)"
+	case bytes.HasPrefix(lower, []byte("<?xml")):
+		return "an XML file"
+	case !utf8.Valid(head) || bytes.IndexByte(head, 0) >= 0:
+		return "a binary file"
+	}
+	return "plain text"
 }
 
 // skipBOM drops a UTF-8 byte order mark and refuses UTF-16 text with a clear sentence.
