@@ -151,7 +151,24 @@ func (r *run) brief(ctx context.Context, c Cluster) (analyzer.ClusterBrief, erro
 			ConversationID: row.ExternalID, Seq: int(row.ConversationSeq), Turn: pick.Turn, Quote: pick.Quote, FindingTitle: row.Title,
 		})
 	}
+	b.Examples = distinctQuotesFirst(b.Examples)
 	return b, nil
+}
+
+// distinctQuotesFirst moves the examples that repeat an earlier example's quote to the
+// end, keeping the order otherwise: reruns of one case quote the same words and tell
+// the writer nothing new.
+func distinctQuotesFirst(examples []analyzer.Example) []analyzer.Example {
+	fresh, repeats, seen := []analyzer.Example{}, []analyzer.Example(nil), map[string]bool{}
+	for _, ex := range examples {
+		if seen[ex.Quote] {
+			repeats = append(repeats, ex)
+		} else {
+			seen[ex.Quote] = true
+			fresh = append(fresh, ex)
+		}
+	}
+	return append(fresh, repeats...)
 }
 
 func ptr[T any](v T) *T { return &v }
