@@ -107,3 +107,29 @@ func TestProgressFragmentStopsPollingWhenTerminal(t *testing.T) {
 		require.Equal(t, "every 2s", testid(doc, "task-progress").AttrOr("hx-trigger", ""), status)
 	}
 }
+
+// The ranked Actions are summed up in a short table above the cards, and only the most
+// urgent three cards show their steps and quotes unfolded.
+func TestTaskPageSumsUpTheTopIssues(t *testing.T) {
+	t.Parallel()
+	r := sampleReport("completed")
+	for rank := 3; rank <= 5; rank++ {
+		a := r.Actions[1]
+		a.Rank = rank
+		r.Actions = append(r.Actions, a)
+	}
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+
+	rows := testid(doc, "top-issue")
+	require.Equal(t, 5, rows.Length())
+	require.Equal(t, "#action-1", rows.Eq(0).Find(`[data-testid="top-issue-link"]`).AttrOr("href", ""))
+	require.Equal(t, "Stop showing card numbers", rows.Eq(0).Find(`[data-testid="top-issue-link"]`).Text())
+	require.Contains(t, rows.Eq(1).Text(), "22%")
+	require.Equal(t, 1, doc.Find(`#action-5`).Length(), "each link has its card")
+
+	cards := testid(doc, "action")
+	for i := range 5 {
+		_, open := cards.Eq(i).Find(`[data-testid="action-evidence-fold"]`).Attr("open")
+		require.Equal(t, i < 3, open, "card %d", i+1)
+	}
+}
