@@ -47,8 +47,8 @@ func (a *Analyzer) unappliedWrites(v *view) []analyzer.Finding {
 }
 
 // quoteField quotes where a write's result reports a field differently from what was
-// asked ("cabin": "business"), with a little of the record around it; the start of
-// the result when the field cannot be found as written.
+// asked, key and value ("cabin": "business"); the start of the result when the field
+// cannot be found as written.
 func (v *view) quoteField(turn int, d fieldMismatch) analyzer.Evidence {
 	text := analyzer.TurnText(v.msg(turn))
 	key := `"` + d.field + `"`
@@ -61,7 +61,10 @@ func (v *view) quoteField(turn int, d fieldMismatch) analyzer.Evidence {
 		rest := strings.TrimLeft(text[start+len(key):], " \t\n:\"")
 		if strings.HasPrefix(strings.ToLower(rest), strings.ToLower(d.got)) {
 			end := len(text) - len(rest) + len(d.got)
-			return analyzer.Evidence{Turn: turn, Quote: pipeline.QuoteAround(text, start, end, 120)}
+			if strings.HasPrefix(text[end:], `"`) {
+				end++
+			}
+			return analyzer.Evidence{Turn: turn, Quote: pipeline.ClipQuote(text[start:end], maxQuote)}
 		}
 		off = start + len(key)
 	}

@@ -80,7 +80,7 @@ func TestUnappliedWrite(t *testing.T) {
 	require.Contains(t, f[0].Description, "asked for cabin “economy”, but its result at turn 6 reports cabin “business”")
 	// The evidence is the result that contradicts the call, then the agent's claim.
 	require.Equal(t, []analyzer.Evidence{
-		{Turn: 6, Quote: `{"reservation_id": "R1", "cabin": "business", "flights": []}`},
+		{Turn: 6, Quote: `"cabin": "business"`},
 		{Turn: 7, Quote: "Your reservation has been successfully downgraded to economy."},
 	}, f[0].Evidence)
 
@@ -88,6 +88,10 @@ func TestUnappliedWrite(t *testing.T) {
 		toolCall("c1", "update_reservation_flights", `{"reservation_id": "R1", "cabin": "economy"}`),
 		res("c1", `{"reservation_id": "r1", "cabin": "business"}`))
 	require.Equal(t, []string{"Conversation ends without a reply to the user", "Tool result does not match the requested change"}, titles(silent))
+	require.Equal(t, []analyzer.Evidence{
+		{Turn: 6, Quote: `"cabin": "business"`},
+		{Turn: 5, Quote: `update_reservation_flights({"reservation_id": "R1", "cabin": "economy"})`},
+	}, only(silent, "tool_error")[0].Evidence)
 
 	applied := diagnose(t, a, sys(policy), u("Downgrade R1 to economy"), as("Downgrade R1 to economy. Proceed?"), u("Yes"),
 		toolCall("c1", "update_reservation_flights", `{"reservation_id": "R1", "cabin": "economy", "n": 2}`),
