@@ -8,11 +8,23 @@ import (
 	"strings"
 )
 
-// WriteActionsCSV writes actions.csv: one row per ranked Action, in rank order.
+// bom is the UTF-8 byte order mark that starts every CSV download: without it Excel on
+// Windows reads the file in the local code page and garbles every non-ASCII character.
+// Other spreadsheets and CSV readers skip it (Go's encoding/csv keeps it in the first
+// header cell).
+const bom = "\ufeff"
+
+// WriteActionsCSV writes actions.csv: one row per ranked Action, in rank order, after
+// the byte order mark. share_percent is the share of the analysed conversations as a
+// percentage with at most one decimal (27 or 4.3), the number the page rounds to a
+// whole percent; report.json keeps the fraction.
 func WriteActionsCSV(w io.Writer, r Report) error {
+	if _, err := io.WriteString(w, bom); err != nil {
+		return fmt.Errorf("report: actions.csv: %w", err)
+	}
 	cw := csv.NewWriter(w)
 	write := func(cells ...string) { _ = cw.Write(neutralise(cells)) }
-	write("rank", "type", "category", "title", "conversations", "share_of_analysed", "priority_score",
+	write("rank", "type", "category", "title", "conversations", "share_percent", "priority_score",
 		"prevalence_term", "severity_term", "confidence_term", "severity", "confidence",
 		"problem", "recommendation", "expected_impact", "fix_location", "evidence")
 	for _, a := range r.Actions {
@@ -25,7 +37,7 @@ func WriteActionsCSV(w io.Writer, r Report) error {
 			quotes[i] = fmt.Sprintf("%s turn %d: %s", conversationName(q.ConversationID, q.ConversationSeq), q.Turn, q.Quote)
 		}
 		p := a.PriorityParts
-		write(strconv.Itoa(a.Rank), a.Type, a.Category, a.Title, strconv.Itoa(a.Conversations), num(a.Share),
+		write(strconv.Itoa(a.Rank), a.Type, a.Category, a.Title, strconv.Itoa(a.Conversations), percentNum(a.Share),
 			num(a.PriorityScore), num(p.PrevalenceTerm), num(p.SeverityTerm), num(p.ConfidenceTerm),
 			num(a.Severity), num(a.Confidence), a.Problem, strings.Join(steps, "\n"), a.ExpectedImpact,
 			a.FixLocation, strings.Join(quotes, "\n"))
@@ -39,8 +51,11 @@ func WriteActionsCSV(w io.Writer, r Report) error {
 
 // WriteFindingsCSV writes findings.csv: one row per finding with its conversation,
 // the turn and quote of its first piece of evidence, and any further evidence in
-// more_evidence.
+// more_evidence. It starts with the byte order mark, like actions.csv.
 func WriteFindingsCSV(w io.Writer, r Report) error {
+	if _, err := io.WriteString(w, bom); err != nil {
+		return fmt.Errorf("report: findings.csv: %w", err)
+	}
 	cw := csv.NewWriter(w)
 	write := func(cells ...string) { _ = cw.Write(neutralise(cells)) }
 	write("conversation_seq", "conversation_id", "finding_idx", "type", "category", "title", "description",
@@ -85,6 +100,11 @@ func neutralise(cells []string) []string {
 // num formats a score or share compactly: no exponent, at most four decimals.
 func num(f float64) string {
 	return strconv.FormatFloat(roundTo(f, 4), 'f', -1, 64)
+}
+
+// percentNum formats a share 0..1 as a percentage number with at most one decimal.
+func percentNum(share float64) string {
+	return strconv.FormatFloat(roundTo(share*100, 1), 'f', -1, 64)
 }
 
 // conversationName is how a conversation is named in text: its export id, or its

@@ -92,6 +92,11 @@ func TestDownloadsAgreeWithReportJSON(t *testing.T) {
 		require.Equal(t, strconv.Itoa(a.Rank), rows[i+1][0])
 		require.Equal(t, a.Title, rows[i+1][3])
 		require.Equal(t, strconv.Itoa(a.Conversations), rows[i+1][4])
+		require.Equal(t, "share_percent", rows[0][5])
+		share, err := strconv.ParseFloat(rows[i+1][5], 64)
+		require.NoError(t, err)
+		require.InDelta(t, a.Share*100, share, 0.05, "the share is a percentage")
+		require.Equal(t, report.Percent(a.Share), report.Percent(share/100), "it rounds to what the page shows")
 	}
 	require.Contains(t, actions.String(), `'=HYPERLINK`, "a cell starting with = is neutralised")
 
@@ -169,9 +174,13 @@ func TestRunningTaskReport(t *testing.T) {
 	require.Len(t, r.Actions, 2)
 }
 
+// readCSV checks a CSV download starts with the UTF-8 byte order mark Excel needs and
+// parses what follows it.
 func readCSV(t *testing.T, b []byte) [][]string {
 	t.Helper()
-	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	rest, ok := bytes.CutPrefix(b, []byte("\ufeff"))
+	require.True(t, ok, "a CSV download starts with a UTF-8 byte order mark")
+	rows, err := csv.NewReader(bytes.NewReader(rest)).ReadAll()
 	require.NoError(t, err)
 	return rows
 }
