@@ -43,5 +43,5 @@ func (s *Server) taskProgress(c echo.Context) error {
 	}
 	c.Response().Header().Set("HX-Retarget", "#task-page")
 	c.Response().Header().Set("HX-Reswap", "outerHTML")
-	return render(c, http.StatusOK, pages.TaskBody(pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c)}))
+	return render(c, http.StatusOK, pages.TaskBody(pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c), MinConversations: s.deps.Config.MinConversations}))
 }

@@ -21,6 +21,6 @@ func (s *Server) taskShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c)}
+	v := pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c), MinConversations: s.deps.Config.MinConversations}
 	return renderPage(c, http.StatusOK, pages.TaskShow(s.page(c, r.Task.Title), v), pages.TaskBody(v))
 }

@@ -1,11 +1,13 @@
 package pages_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
 )
@@ -132,4 +134,37 @@ func TestTaskPageSumsUpTheTopIssues(t *testing.T) {
 		_, open := cards.Eq(i).Find(`[data-testid="action-evidence-fold"]`).Attr("open")
 		require.Equal(t, i < 3, open, "card %d", i+1)
 	}
+}
+
+// While a task waits or runs, "How this diagnosis ran" says nothing the next poll
+// would contradict; offline analysis says no model is used.
+func TestRunDetailsWhileNotFinished(t *testing.T) {
+	t.Parallel()
+	running := sampleReport("running")
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: running}))
+	require.Equal(t, "No model used (offline analysis).", strings.TrimSpace(testid(doc, "usage").Text()))
+	require.Zero(t, testid(doc, "attempt").Length(), "no verdict on attempts before the end")
+
+	pending := sampleReport("pending")
+	pending.Analysis, pending.Task.Attempt, pending.Task.StartedAt = report.Analysis{}, 0, nil
+	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: pending}))
+	require.Equal(t, "Chosen when the diagnosis starts.", testid(doc, "analyzer").Text())
+	require.Equal(t, "Counted as the diagnosis runs.", strings.TrimSpace(testid(doc, "usage").Text()))
+}
+
+// A canceled task is a neutral notice, not an error; a task with too few usable
+// conversations says how many are needed and offers no re-run that cannot help.
+func TestTaskPageCanceledAndInsufficient(t *testing.T) {
+	t.Parallel()
+	canceled := sampleReport("canceled")
+	canceled.Task.Error = "canceled by its owner"
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: canceled, MinConversations: 5}))
+	require.Equal(t, "Canceled by its owner.", testid(doc, "task-canceled").Text())
+	require.Zero(t, testid(doc, "task-error").Length())
+	require.Equal(t, 1, testid(doc, "rerun").Length())
+
+	few := sampleReport("insufficient_data")
+	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: few, MinConversations: 5}))
+	require.Zero(t, testid(doc, "rerun").Length())
+	require.Contains(t, testid(doc, "insufficient-hint").Text(), "upload at least 5 usable conversations")
 }

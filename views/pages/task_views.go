@@ -29,8 +29,9 @@ type TaskRow struct {
 // TaskView is the task page: the report as stored so far, and the CSRF token its
 // forms carry.
 type TaskView struct {
-	Report    report.Report
-	CSRFToken string
+	Report           report.Report
+	CSRFToken        string
+	MinConversations int // the fewest usable conversations a diagnosis needs, said when there were too few
 }
 
 // ConversationView is one conversation of a task.
