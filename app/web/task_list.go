@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -30,7 +31,7 @@ func (s *Server) taskList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := pages.TaskListView{Paged: after != nil, Tasks: make([]pages.TaskRow, len(page.Tasks))}
+	v := pages.TaskListView{Paged: after != nil, Tasks: make([]pages.TaskRow, len(page.Tasks)), Now: time.Now()}
 	for i, t := range page.Tasks {
 		v.Tasks[i] = pages.TaskRow{
 			Progress: components.Progress{TaskID: t.ID.String(), Status: t.Status, Stage: t.Stage,

@@ -58,3 +58,28 @@ func TestTaskListRowsPollOnlyWhileRunning(t *testing.T) {
 	require.Equal(t, v.OlderURL, older.AttrOr("href", ""))
 	require.Zero(t, testid(doc, "newest").Length(), "the first page has no link to itself")
 }
+
+// Upload times read relative to now, to the second on hover; a title that is the file
+// name is not followed by the file name again.
+func TestTaskListTimesAndFileNames(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	v := pages.TaskListView{Now: now, Tasks: []pages.TaskRow{
+		{Title: "export.jsonl", SourceFilename: "export.jsonl", CreatedAt: now.Add(-42 * time.Second),
+			Progress: components.Progress{TaskID: "11111111-1111-1111-1111-111111111111", Status: "completed"}},
+		{Title: "March bot", SourceFilename: "march.jsonl", CreatedAt: now.Add(-2*time.Minute - 5*time.Second),
+			Progress: components.Progress{TaskID: "22222222-2222-2222-2222-222222222222", Status: "completed"}},
+		{Title: "Old", CreatedAt: now.Add(-48 * time.Hour),
+			Progress: components.Progress{TaskID: "33333333-3333-3333-3333-333333333333", Status: "completed"}},
+	}}
+	doc, _ := render(t, pages.TaskList(page, v))
+	times := testid(doc, "task-uploaded")
+	require.Equal(t, "42 s ago", times.Eq(0).Text())
+	require.Equal(t, "1 Mar 2025, 09:59:18 UTC", times.Eq(0).AttrOr("title", ""))
+	require.Equal(t, "2 min ago", times.Eq(1).Text())
+	require.Equal(t, "27 Feb 2025, 10:00 UTC", times.Eq(2).Text())
+
+	rows := testid(doc, "task-row")
+	require.NotContains(t, rows.Eq(0).Find("td").First().Find(".muted").Text(), "export.jsonl")
+	require.Contains(t, rows.Eq(1).Find("td").First().Text(), "march.jsonl")
+}

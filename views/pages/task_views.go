@@ -11,8 +11,9 @@ import (
 // TaskListView is one page of the owner's tasks, newest first.
 type TaskListView struct {
 	Tasks    []TaskRow
-	OlderURL string // the next (older) page; empty on the last page
-	Paged    bool   // this is not the first page, so link back to the newest
+	OlderURL string    // the next (older) page; empty on the last page
+	Paged    bool      // this is not the first page, so link back to the newest
+	Now      time.Time // what upload times are shown relative to
 }
 
 // TaskRow is one task in the list.
