@@ -12,14 +12,20 @@ import (
 	"github.com/google/uuid"
 )
 
-const countTaskUnit = `-- name: CountTaskUnit :execrows
-UPDATE analysis_task
-SET progress_done = progress_done + 1,
-    llm_calls = llm_calls + $1,
-    prompt_tokens = prompt_tokens + $2,
-    completion_tokens = completion_tokens + $3,
-    isolated = isolated + $4
-WHERE id = $5 AND owner_user_id = $6 AND attempt = $7 AND status = 'running'
+const countTaskUnit = `-- name: CountTaskUnit :one
+WITH counted AS (
+    UPDATE analysis_task
+    SET progress_done = progress_done + 1,
+        llm_calls = llm_calls + $1,
+        prompt_tokens = prompt_tokens + $2,
+        completion_tokens = completion_tokens + $3,
+        isolated = isolated + $4
+    WHERE id = $5 AND owner_user_id = $6 AND attempt = $7 AND status = 'running'
+    RETURNING cancel_requested_at
+)
+SELECT count(*)::int AS counted,
+       coalesce(bool_or(cancel_requested_at IS NOT NULL), false)::boolean AS cancel_requested
+FROM counted
 `
 
 type CountTaskUnitParams struct {
@@ -32,11 +38,17 @@ type CountTaskUnitParams struct {
 	Attempt          int32
 }
 
-// One finished unit other than a stored diagnosis (StoreConversationDiagnosis counts
+type CountTaskUnitRow struct {
+	Counted         int32
+	CancelRequested bool
+}
+
+// One finished unit other than a stored diagnosis (StoreConversationDiagnoses counts
 // those): the stage's progress, the task's model spend and, for a conversation that
-// could not be diagnosed, the isolated count.
-func (q *Queries) CountTaskUnit(ctx context.Context, db DBTX, arg CountTaskUnitParams) (int64, error) {
-	result, err := db.Exec(ctx, countTaskUnit,
+// could not be diagnosed, the isolated count. cancel_requested tells the worker, as a
+// heartbeat would, that the owner asked the task to stop.
+func (q *Queries) CountTaskUnit(ctx context.Context, db DBTX, arg CountTaskUnitParams) (CountTaskUnitRow, error) {
+	row := db.QueryRow(ctx, countTaskUnit,
 		arg.Calls,
 		arg.PromptTokens,
 		arg.CompletionTokens,
@@ -45,10 +57,9 @@ func (q *Queries) CountTaskUnit(ctx context.Context, db DBTX, arg CountTaskUnitP
 		arg.OwnerUserID,
 		arg.Attempt,
 	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+	var i CountTaskUnitRow
+	err := row.Scan(&i.Counted, &i.CancelRequested)
+	return i, err
 }
 
 const setTaskFunnel = `-- name: SetTaskFunnel :execrows

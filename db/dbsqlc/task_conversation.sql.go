@@ -363,13 +363,21 @@ func (q *Queries) SkipAllConversations(ctx context.Context, db DBTX, arg SkipAll
 	return result.RowsAffected(), nil
 }
 
-const storeConversationDiagnosis = `-- name: StoreConversationDiagnosis :one
-WITH conv AS (
+const storeConversationDiagnoses = `-- name: StoreConversationDiagnoses :one
+WITH input AS (
+    SELECT unnest($1::int[]) AS seq, unnest($2::text[])::jsonb AS diagnosis,
+           unnest($3::text[]) AS pass, unnest($4::int[]) AS calls,
+           unnest($5::bigint[]) AS prompt_tokens,
+           unnest($6::bigint[]) AS completion_tokens
+), conv AS (
     UPDATE task_conversation c
-    SET diagnosis = $1, diagnosis_status = 'done', diagnosis_pass = $2,
-        diagnosis_error = '', diagnosed_at = coalesce($3::timestamptz, now())
-    WHERE c.task_id = $4 AND c.owner_user_id = $5 AND c.seq = $6 AND c.diagnosis_status = 'pending'
-    RETURNING c.task_id, c.owner_user_id, c.seq
+    SET diagnosis = input.diagnosis, diagnosis_status = 'done', diagnosis_pass = input.pass,
+        diagnosis_error = '', diagnosed_at = coalesce($7::timestamptz, now())
+    FROM input
+    WHERE c.task_id = $8 AND c.owner_user_id = $9 AND c.seq = input.seq
+      AND c.diagnosis_status = 'pending'
+    RETURNING c.task_id, c.owner_user_id, c.seq, input.diagnosis, input.pass, input.calls,
+              input.prompt_tokens, input.completion_tokens
 ), findings AS (
     INSERT INTO task_finding (task_id, owner_user_id, conversation_seq, idx, type, category, title,
                               description, severity, confidence, priority_score, evidence)
@@ -377,65 +385,79 @@ WITH conv AS (
            f.value ->> 'category', f.value ->> 'title', coalesce(f.value ->> 'description', ''),
            (f.value ->> 'severity')::int, (f.value ->> 'confidence')::real,
            (f.value ->> 'priorityScore')::real, coalesce(f.value -> 'evidence', '[]'::jsonb)
-    FROM conv, jsonb_array_elements($1::jsonb -> 'findings') WITH ORDINALITY AS f(value, ord)
+    FROM conv, jsonb_array_elements(conv.diagnosis -> 'findings') WITH ORDINALITY AS f(value, ord)
     RETURNING 1
+), totals AS (
+    SELECT count(*)::int AS stored, coalesce(sum(calls), 0)::int AS calls,
+           coalesce(sum(prompt_tokens), 0)::bigint AS prompt_tokens,
+           coalesce(sum(completion_tokens), 0)::bigint AS completion_tokens,
+           (count(*) FILTER (WHERE pass = 'first_pass'))::int AS first_pass_valid,
+           (count(*) FILTER (WHERE pass = 'repaired'))::int AS repaired
+    FROM conv
 ), counted AS (
     UPDATE analysis_task t
-    SET progress_done = t.progress_done + 1,
-        llm_calls = t.llm_calls + $7,
-        prompt_tokens = t.prompt_tokens + $8,
-        completion_tokens = t.completion_tokens + $9,
-        first_pass_valid = t.first_pass_valid + $10,
-        repaired = t.repaired + $11
-    WHERE t.id = $4 AND t.owner_user_id = $5 AND t.attempt = $12 AND t.status = 'running'
-      AND EXISTS (SELECT FROM conv)
-    RETURNING 1
+    SET progress_done = t.progress_done + totals.stored,
+        llm_calls = t.llm_calls + totals.calls,
+        prompt_tokens = t.prompt_tokens + totals.prompt_tokens,
+        completion_tokens = t.completion_tokens + totals.completion_tokens,
+        first_pass_valid = t.first_pass_valid + totals.first_pass_valid,
+        repaired = t.repaired + totals.repaired
+    FROM totals
+    WHERE t.id = $8 AND t.owner_user_id = $9 AND t.attempt = $10 AND t.status = 'running'
+      AND totals.stored > 0
+    RETURNING t.cancel_requested_at
 )
-SELECT (SELECT count(*) FROM conv)::int AS stored, (SELECT count(*) FROM findings)::int AS findings,
-       (SELECT count(*) FROM counted)::int AS counted
+SELECT (SELECT stored FROM totals) AS stored, (SELECT count(*) FROM findings)::int AS findings,
+       (SELECT count(*) FROM counted)::int AS counted,
+       coalesce((SELECT bool_or(cancel_requested_at IS NOT NULL) FROM counted), false)::boolean AS cancel_requested
 `
 
-type StoreConversationDiagnosisParams struct {
-	Diagnosis        json.RawMessage
-	DiagnosisPass    *string
+type StoreConversationDiagnosesParams struct {
+	Seqs             []int32
+	Diagnoses        []string
+	Passes           []string
+	Calls            []int32
+	PromptTokens     []int64
+	CompletionTokens []int64
 	Now              *time.Time
 	TaskID           uuid.UUID
 	OwnerUserID      int64
-	Seq              int32
-	Calls            int32
-	PromptTokens     int64
-	CompletionTokens int64
-	FirstPassValid   int32
-	Repaired         int32
 	Attempt          int32
 }
 
-type StoreConversationDiagnosisRow struct {
-	Stored   int32
-	Findings int32
-	Counted  int32
+type StoreConversationDiagnosesRow struct {
+	Stored          int32
+	Findings        int32
+	Counted         int32
+	CancelRequested bool
 }
 
-// A diagnosed conversation's checkpoint in one statement: its diagnosis, its findings
-// (from the diagnosis's findings array, idx their position, evidence marked verified)
-// and the task's counters — progress, model spend and how the answer became valid.
-// Only a conversation still pending is stored, so a checkpoint is never written twice.
-func (q *Queries) StoreConversationDiagnosis(ctx context.Context, db DBTX, arg StoreConversationDiagnosisParams) (StoreConversationDiagnosisRow, error) {
-	row := db.QueryRow(ctx, storeConversationDiagnosis,
-		arg.Diagnosis,
-		arg.DiagnosisPass,
-		arg.Now,
-		arg.TaskID,
-		arg.OwnerUserID,
-		arg.Seq,
+// The checkpoint of a group of diagnosed conversations in one statement: each one's
+// diagnosis (one element of each array per conversation), its findings (from the
+// diagnosis's findings array, idx their position, evidence marked verified) and the
+// task's counters — progress, model spend and how the answers became valid — counted
+// from the conversations stored. Only a conversation still pending is stored, so a
+// checkpoint is never written twice. cancel_requested tells the worker, as a heartbeat
+// would, that the owner asked the task to stop.
+func (q *Queries) StoreConversationDiagnoses(ctx context.Context, db DBTX, arg StoreConversationDiagnosesParams) (StoreConversationDiagnosesRow, error) {
+	row := db.QueryRow(ctx, storeConversationDiagnoses,
+		arg.Seqs,
+		arg.Diagnoses,
+		arg.Passes,
 		arg.Calls,
 		arg.PromptTokens,
 		arg.CompletionTokens,
-		arg.FirstPassValid,
-		arg.Repaired,
+		arg.Now,
+		arg.TaskID,
+		arg.OwnerUserID,
 		arg.Attempt,
 	)
-	var i StoreConversationDiagnosisRow
-	err := row.Scan(&i.Stored, &i.Findings, &i.Counted)
+	var i StoreConversationDiagnosesRow
+	err := row.Scan(
+		&i.Stored,
+		&i.Findings,
+		&i.Counted,
+		&i.CancelRequested,
+	)
 	return i, err
 }

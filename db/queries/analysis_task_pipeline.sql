@@ -22,14 +22,21 @@ UPDATE analysis_task
 SET stage = @stage, progress_done = @progress_done, progress_total = @progress_total
 WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
 
--- name: CountTaskUnit :execrows
--- One finished unit other than a stored diagnosis (StoreConversationDiagnosis counts
+-- name: CountTaskUnit :one
+-- One finished unit other than a stored diagnosis (StoreConversationDiagnoses counts
 -- those): the stage's progress, the task's model spend and, for a conversation that
--- could not be diagnosed, the isolated count.
-UPDATE analysis_task
-SET progress_done = progress_done + 1,
-    llm_calls = llm_calls + @calls,
-    prompt_tokens = prompt_tokens + @prompt_tokens,
-    completion_tokens = completion_tokens + @completion_tokens,
-    isolated = isolated + @isolated
-WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
+-- could not be diagnosed, the isolated count. cancel_requested tells the worker, as a
+-- heartbeat would, that the owner asked the task to stop.
+WITH counted AS (
+    UPDATE analysis_task
+    SET progress_done = progress_done + 1,
+        llm_calls = llm_calls + @calls,
+        prompt_tokens = prompt_tokens + @prompt_tokens,
+        completion_tokens = completion_tokens + @completion_tokens,
+        isolated = isolated + @isolated
+    WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running'
+    RETURNING cancel_requested_at
+)
+SELECT count(*)::int AS counted,
+       coalesce(bool_or(cancel_requested_at IS NOT NULL), false)::boolean AS cancel_requested
+FROM counted;

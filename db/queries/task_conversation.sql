@@ -81,17 +81,28 @@ SET selected = true, diagnosis_status = 'pending'
 FROM (SELECT unnest(@seqs::int[]) AS seq) AS v
 WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = v.seq;
 
--- name: StoreConversationDiagnosis :one
--- A diagnosed conversation's checkpoint in one statement: its diagnosis, its findings
--- (from the diagnosis's findings array, idx their position, evidence marked verified)
--- and the task's counters — progress, model spend and how the answer became valid.
--- Only a conversation still pending is stored, so a checkpoint is never written twice.
-WITH conv AS (
+-- name: StoreConversationDiagnoses :one
+-- The checkpoint of a group of diagnosed conversations in one statement: each one's
+-- diagnosis (one element of each array per conversation), its findings (from the
+-- diagnosis's findings array, idx their position, evidence marked verified) and the
+-- task's counters — progress, model spend and how the answers became valid — counted
+-- from the conversations stored. Only a conversation still pending is stored, so a
+-- checkpoint is never written twice. cancel_requested tells the worker, as a heartbeat
+-- would, that the owner asked the task to stop.
+WITH input AS (
+    SELECT unnest(@seqs::int[]) AS seq, unnest(@diagnoses::text[])::jsonb AS diagnosis,
+           unnest(@passes::text[]) AS pass, unnest(@calls::int[]) AS calls,
+           unnest(@prompt_tokens::bigint[]) AS prompt_tokens,
+           unnest(@completion_tokens::bigint[]) AS completion_tokens
+), conv AS (
     UPDATE task_conversation c
-    SET diagnosis = @diagnosis, diagnosis_status = 'done', diagnosis_pass = @diagnosis_pass,
+    SET diagnosis = input.diagnosis, diagnosis_status = 'done', diagnosis_pass = input.pass,
         diagnosis_error = '', diagnosed_at = coalesce(sqlc.narg('now')::timestamptz, now())
-    WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = @seq AND c.diagnosis_status = 'pending'
-    RETURNING c.task_id, c.owner_user_id, c.seq
+    FROM input
+    WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = input.seq
+      AND c.diagnosis_status = 'pending'
+    RETURNING c.task_id, c.owner_user_id, c.seq, input.diagnosis, input.pass, input.calls,
+              input.prompt_tokens, input.completion_tokens
 ), findings AS (
     INSERT INTO task_finding (task_id, owner_user_id, conversation_seq, idx, type, category, title,
                               description, severity, confidence, priority_score, evidence)
@@ -99,19 +110,28 @@ WITH conv AS (
            f.value ->> 'category', f.value ->> 'title', coalesce(f.value ->> 'description', ''),
            (f.value ->> 'severity')::int, (f.value ->> 'confidence')::real,
            (f.value ->> 'priorityScore')::real, coalesce(f.value -> 'evidence', '[]'::jsonb)
-    FROM conv, jsonb_array_elements(@diagnosis::jsonb -> 'findings') WITH ORDINALITY AS f(value, ord)
+    FROM conv, jsonb_array_elements(conv.diagnosis -> 'findings') WITH ORDINALITY AS f(value, ord)
     RETURNING 1
+), totals AS (
+    SELECT count(*)::int AS stored, coalesce(sum(calls), 0)::int AS calls,
+           coalesce(sum(prompt_tokens), 0)::bigint AS prompt_tokens,
+           coalesce(sum(completion_tokens), 0)::bigint AS completion_tokens,
+           (count(*) FILTER (WHERE pass = 'first_pass'))::int AS first_pass_valid,
+           (count(*) FILTER (WHERE pass = 'repaired'))::int AS repaired
+    FROM conv
 ), counted AS (
     UPDATE analysis_task t
-    SET progress_done = t.progress_done + 1,
-        llm_calls = t.llm_calls + @calls,
-        prompt_tokens = t.prompt_tokens + @prompt_tokens,
-        completion_tokens = t.completion_tokens + @completion_tokens,
-        first_pass_valid = t.first_pass_valid + @first_pass_valid,
-        repaired = t.repaired + @repaired
+    SET progress_done = t.progress_done + totals.stored,
+        llm_calls = t.llm_calls + totals.calls,
+        prompt_tokens = t.prompt_tokens + totals.prompt_tokens,
+        completion_tokens = t.completion_tokens + totals.completion_tokens,
+        first_pass_valid = t.first_pass_valid + totals.first_pass_valid,
+        repaired = t.repaired + totals.repaired
+    FROM totals
     WHERE t.id = @task_id AND t.owner_user_id = @owner_user_id AND t.attempt = @attempt AND t.status = 'running'
-      AND EXISTS (SELECT FROM conv)
-    RETURNING 1
+      AND totals.stored > 0
+    RETURNING t.cancel_requested_at
 )
-SELECT (SELECT count(*) FROM conv)::int AS stored, (SELECT count(*) FROM findings)::int AS findings,
-       (SELECT count(*) FROM counted)::int AS counted;
+SELECT (SELECT stored FROM totals) AS stored, (SELECT count(*) FROM findings)::int AS findings,
+       (SELECT count(*) FROM counted)::int AS counted,
+       coalesce((SELECT bool_or(cancel_requested_at IS NOT NULL) FROM counted), false)::boolean AS cancel_requested;

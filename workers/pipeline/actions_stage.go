@@ -26,10 +26,11 @@ type candidate struct {
 // actions writes an Action for every candidate cluster (DESIGN.md §5 step 6),
 // ActionConcurrency calls at a time. Each candidate is a unit: its Action, or its
 // failure, is stored with what it cost as one checkpoint, and the heartbeat is
-// refreshed after it whatever happened. A failed call does not stop the others. When
-// all have settled, the written Actions are ranked 1..N in candidate order and the
-// failures become warnings in candidate order, in one transaction that also moves the
-// task to the finishing stage. The only error a call can end the stage with is a
+// refreshed after it whatever happened: by the checkpoint's fenced transaction, or by
+// a heartbeat when nothing could be stored. A failed call does not stop the others.
+// When all have settled, the written Actions are ranked 1..N in candidate order and
+// the failures become warnings in candidate order, in one transaction that also moves
+// the task to the finishing stage. The only error a call can end the stage with is a
 // heartbeat (or a checkpoint) that cannot be persisted. A resumed task skips the
 // candidates already stored, and the whole stage once it was ranked.
 func (r *run) actions(ctx context.Context, clusters []Cluster) error {
@@ -82,7 +83,8 @@ func (r *run) actionCheckpoints(ctx context.Context) ([]dbsqlc.ListActionCheckpo
 // is stopping) or a write that cannot be persisted returns an error.
 func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 	r.lease.Unit(fmt.Sprintf("cluster %d %q", c.cluster.Idx, c.cluster.Title))
-	defer r.heartbeat(ctx, &err)
+	stored := false
+	defer func() { r.unitEnded(ctx, stored, &err) }()
 	brief, err := r.brief(ctx, c.cluster)
 	if err != nil {
 		return err
@@ -105,12 +107,25 @@ func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 	} else if row.Action, err = json.Marshal(a); err != nil {
 		return fmt.Errorf("pipeline: Action for cluster %d: %w", c.cluster.Idx, err)
 	}
-	return r.inTx(ctx, fmt.Sprintf("Action for cluster %d", c.cluster.Idx), func(tx pgx.Tx) error {
+	cancel := false
+	if err := r.inTx(ctx, fmt.Sprintf("Action for cluster %d", c.cluster.Idx), func(tx pgx.Tx) error {
 		if err := r.q.InsertTaskAction(ctx, tx, row); err != nil {
 			return err
 		}
-		return r.countUnit(ctx, tx, StageActions, res.Usage, false)
-	})
+		if err := r.addUsage(ctx, tx, StageActions, res.Usage); err != nil {
+			return err
+		}
+		requested, err := r.countUnit(ctx, tx, res.Usage, false)
+		cancel = requested
+		return err
+	}); err != nil {
+		return err
+	}
+	stored = true
+	if cancel {
+		return r.lease.Heartbeat(ctx)
+	}
+	return nil
 }
 
 // brief is what the analyzer is told about a cluster: its figures, a few distinct

@@ -176,23 +176,27 @@ func waitPeak(ctx context.Context, peak *atomic.Int32, want int) error {
 	return nil
 }
 
-// TestHeartbeatThatCannotBePersistedFailsTheTask breaks the heartbeat (and only it)
-// once the Actions start: the refresh after the first cluster fails, that error
-// escapes, and the worker fails the task with a sentence for its owner.
+// TestHeartbeatThatCannotBePersistedFailsTheTask breaks every statement that refreshes
+// the heartbeat — the fenced touch that begins each checkpoint, and the heartbeat
+// itself — once the second Action call starts: the refresh after that cluster fails
+// (its checkpoint, then the heartbeat of a unit that stored nothing), the error
+// escapes, and the worker fails the task with a sentence for its owner. The first
+// cluster's checkpoint was stored before.
 func TestHeartbeatThatCannotBePersistedFailsTheTask(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	id := b.uploadSample(t)
 	p := offlineProbe()
-	var broken atomic.Bool
+	var calls atomic.Int32
 	p.onAction = func(ctx context.Context, _ analyzer.ClusterBrief) error {
-		if broken.CompareAndSwap(false, true) {
-			// A fault injected for the test: the fenced heartbeat statement fails as a
-			// full disk would; the checkpoints and the task's end still work.
+		if calls.Add(1) == 2 {
+			// A fault injected for the test: refreshing the heartbeat fails as a full
+			// disk would; the task's end still works.
 			_, err := b.pool.Exec(context.Background(), `
 				CREATE FUNCTION test_fail_heartbeat() RETURNS trigger LANGUAGE plpgsql AS $$
 				BEGIN
-					IF current_query() LIKE '-- name: HeartbeatTask %' THEN
+					IF current_query() LIKE '-- name: HeartbeatTask %'
+						OR current_query() LIKE '-- name: TouchTaskLease %' THEN
 						RAISE EXCEPTION 'could not extend file: No space left on device';
 					END IF;
 					RETURN NEW;
@@ -203,7 +207,7 @@ func TestHeartbeatThatCannotBePersistedFailsTheTask(t *testing.T) {
 		}
 		return nil
 	}
-	// The periodic heartbeat is minutes away: the one after the unit is what fails.
+	// The periodic heartbeat is minutes away: the refresh after the unit is what fails.
 	w := workers.New(b.pool, pipeline.New(b.pool, p, pipeline.Options{ActionConcurrency: 1}),
 		workers.Config{Stale: 10 * time.Minute}, testLogger(t))
 	w.Start(context.Background())
@@ -211,9 +215,9 @@ func TestHeartbeatThatCannotBePersistedFailsTheTask(t *testing.T) {
 	task := b.waitTerminal(t, id, time.Minute)
 	require.Equal(t, "failed", task.Status)
 	require.Contains(t, task.Error, "could not be saved")
-	require.Equal(t, 1, p.actionCalls(), "no cluster starts after the heartbeat failed")
+	require.Equal(t, 2, p.actionCalls(), "no cluster starts after the refresh failed")
 	rows := b.report(t, id)
-	require.Len(t, rows.Actions, 1, "the finished unit's checkpoint was stored before the heartbeat")
+	require.Len(t, rows.Actions, 1, "the first cluster's checkpoint was stored; the second's failed with its refresh")
 	require.Equal(t, 1.0, counter(w.Metrics().HeartbeatFailures))
 }
 

@@ -17,10 +17,13 @@ import (
 )
 
 // stageClock is a slog.Handler that keeps when each task entered each stage, from the
-// worker's "stage" records, and when it was claimed and finished.
+// worker's "stage" records, and when it was claimed and finished. finished receives
+// one value per finished task, so the benchmark waits without polling the database
+// alongside the work it measures.
 type stageClock struct {
-	mu     sync.Mutex
-	events []stageEvent
+	mu       sync.Mutex
+	events   []stageEvent
+	finished chan struct{}
 }
 
 type stageEvent struct {
@@ -52,6 +55,9 @@ func (c *stageClock) Handle(_ context.Context, r slog.Record) error {
 		c.events = append(c.events, stageEvent{at: r.Time, stage: name})
 		c.mu.Unlock()
 	}
+	if name == "finished" {
+		c.finished <- struct{}{}
+	}
 	return nil
 }
 
@@ -79,29 +85,47 @@ func (c *stageClock) durations() (map[string]time.Duration, time.Duration) {
 }
 
 // runTasks runs n tasks over the sample with a, one after the other on one worker,
-// and returns the time of each stage and claim to finish, per task.
-func runTasks(b *testing.B, a analyzer.Analyzer, opt pipeline.Options, n int) (map[string]time.Duration, time.Duration) {
+// and returns the time of each stage and claim to finish per task, and the
+// statements and round trips the worker sent per task.
+func runTasks(b *testing.B, a analyzer.Analyzer, opt pipeline.Options, n int) (map[string]time.Duration, time.Duration, taskStatements) {
 	bb := setup(b)
-	clock := &stageClock{}
+	clock := &stageClock{finished: make(chan struct{}, 1)}
 	logger := slog.New(clock)
-	w := workers.New(bb.pool, pipeline.New(bb.pool, a, opt), workers.Config{}, logger)
+	counter := &statementCounter{}
+	pool := countedPool(b, bb.url, counter)
+	w := workers.New(pool, pipeline.New(pool, a, opt), workers.Config{}, logger)
 	w.Start(context.Background())
 	b.Cleanup(func() { require.NoError(b, w.Stop(context.Background())) })
 	for range n {
 		id := bb.uploadSample(b)
-		task := bb.waitTerminal(b, id, 5*time.Minute)
+		select {
+		case <-clock.finished:
+		case <-time.After(5 * time.Minute):
+			b.Fatal("the task did not finish")
+		}
+		task := bb.task(b, id)
 		require.Equal(b, "completed", task.Status, task.Error)
 	}
 	stages, total := clock.durations()
 	for s := range stages {
 		stages[s] /= time.Duration(n)
 	}
-	return stages, total / time.Duration(n)
+	sent := taskStatements{
+		statements: float64(counter.statements.Load()) / float64(n),
+		roundTrips: float64(counter.roundTrips.Load()) / float64(n),
+	}
+	return stages, total / time.Duration(n), sent
 }
 
-// reportTimes reports claim to finish and each stage's time per task.
-func reportTimes(b *testing.B, stages map[string]time.Duration, total time.Duration) {
+// taskStatements is what the worker sent the database per task.
+type taskStatements struct{ statements, roundTrips float64 }
+
+// reportTimes reports claim to finish, each stage's time and the statements sent, per
+// task.
+func reportTimes(b *testing.B, stages map[string]time.Duration, total time.Duration, sent taskStatements) {
 	b.ReportMetric(float64(total.Microseconds())/1000, "ms/task")
+	b.ReportMetric(sent.statements, "statements/task")
+	b.ReportMetric(sent.roundTrips, "roundtrips/task")
 	b.ReportMetric(100/total.Seconds(), "conversations/s")
 	for _, s := range []string{"claimed", pipeline.StageQuality, pipeline.StageRisk, pipeline.StageDiagnosis,
 		pipeline.StageClustering, pipeline.StageActions, pipeline.StageFinishing} {
@@ -112,8 +136,8 @@ func reportTimes(b *testing.B, stages map[string]time.Duration, total time.Durat
 // BenchmarkOfflineSample measures the offline analysis of the 100 sample conversations
 // end to end, claim to finish, on the real worker and PostgreSQL. See BENCHMARKS.md.
 func BenchmarkOfflineSample(b *testing.B) {
-	stages, total := runTasks(b, offline.New(offline.Options{}), pipeline.Options{}, b.N)
-	reportTimes(b, stages, total)
+	stages, total, sent := runTasks(b, offline.New(offline.Options{}), pipeline.Options{}, b.N)
+	reportTimes(b, stages, total, sent)
 }
 
 // BenchmarkOfflineSampleInMemory is the analysis work of BenchmarkOfflineSample
@@ -152,7 +176,7 @@ func BenchmarkOfflineSampleInMemory(b *testing.B) {
 func BenchmarkLLMSample(b *testing.B) {
 	const latency = 200 * time.Millisecond
 	b.StopTimer()
-	offStages, offTotal := runTasks(b, offline.New(offline.Options{}), pipeline.Options{}, 3)
+	offStages, offTotal, _ := runTasks(b, offline.New(offline.Options{}), pipeline.Options{}, 3)
 	offModel := offStages[pipeline.StageDiagnosis] + offStages[pipeline.StageActions]
 	b.StartTimer()
 
@@ -161,8 +185,8 @@ func BenchmarkLLMSample(b *testing.B) {
 		r.Delay = latency
 		return r
 	})
-	stages, total := runTasks(b, a, pipeline.Options{DiagnosisConcurrency: 4, ActionConcurrency: 4}, b.N)
-	reportTimes(b, stages, total)
+	stages, total, sent := runTasks(b, a, pipeline.Options{DiagnosisConcurrency: 4, ActionConcurrency: 4}, b.N)
+	reportTimes(b, stages, total, sent)
 	calls := srv.Stats().Completions / b.N
 	ideal := time.Duration(calls)*latency/4 + offTotal - offModel
 	b.ReportMetric(float64(calls), "calls/task")

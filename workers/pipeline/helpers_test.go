@@ -35,6 +35,7 @@ var samplePath = filepath.Join("..", "..", "testdata", "airline-100.jsonl")
 // user who owns the tasks.
 type bundle struct {
 	pool  *pgxpool.Pool
+	url   string // the database's URL, for a pool of a test's own
 	store *store.Store
 	owner store.Owner
 	q     *dbsqlc.Queries
@@ -42,11 +43,11 @@ type bundle struct {
 
 func setup(tb testing.TB) *bundle {
 	tb.Helper()
-	pool, _ := dbtest.Isolated(tb)
+	pool, url := dbtest.Isolated(tb)
 	q := dbsqlc.New()
 	user, err := q.UpsertUser(context.Background(), pool, dbsqlc.UpsertUserParams{Provider: "test", ProviderUserID: "owner"})
 	require.NoError(tb, err)
-	return &bundle{pool: pool, store: store.New(pool), owner: store.NewOwner(user.ID), q: q}
+	return &bundle{pool: pool, url: url, store: store.New(pool), owner: store.NewOwner(user.ID), q: q}
 }
 
 // uploadSample creates a task from the sample file as an upload does: parsed with

@@ -101,12 +101,10 @@ func (r *run) setStage(ctx context.Context, tx pgx.Tx, stage string, done, total
 	return err
 }
 
-// countUnit adds a finished unit of stage to the task's progress and spend (and to
-// the isolated count when isolated), and its spend to the stage's usage row, inside tx.
-func (r *run) countUnit(ctx context.Context, tx pgx.Tx, stage string, usage analyzer.Usage, isolated bool) error {
-	if err := r.addUsage(ctx, tx, stage, usage); err != nil {
-		return err
-	}
+// countUnit adds a finished unit to the task's progress and spend (and to the isolated
+// count when isolated) inside tx, and reports whether the owner asked to cancel. The
+// unit's spend goes to its stage's usage row separately (addUsage).
+func (r *run) countUnit(ctx context.Context, tx pgx.Tx, usage analyzer.Usage, isolated bool) (bool, error) {
 	p := dbsqlc.CountTaskUnitParams{
 		Calls: int32(usage.Calls), PromptTokens: int64(usage.PromptTokens), CompletionTokens: int64(usage.CompletionTokens),
 		ID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt,
@@ -114,12 +112,12 @@ func (r *run) countUnit(ctx context.Context, tx pgx.Tx, stage string, usage anal
 	if isolated {
 		p.Isolated = 1
 	}
-	_, err := r.q.CountTaskUnit(ctx, tx, p)
-	return err
+	row, err := r.q.CountTaskUnit(ctx, tx, p)
+	return row.CancelRequested, err
 }
 
-// addUsage adds a unit's model spend to its stage's usage row inside tx; a unit that
-// cost nothing (the offline analyzer) writes no row.
+// addUsage adds model spend to a stage's usage row inside tx; a unit that cost nothing
+// (the offline analyzer) writes no row.
 func (r *run) addUsage(ctx context.Context, tx pgx.Tx, stage string, u analyzer.Usage) error {
 	if u == (analyzer.Usage{}) {
 		return nil
@@ -130,10 +128,17 @@ func (r *run) addUsage(ctx context.Context, tx pgx.Tx, stage string, u analyzer.
 	})
 }
 
-// heartbeat refreshes the lease after a finished unit. Its error — a heartbeat that
-// cannot be persisted, a lost lease, a cancel — replaces a nil *err, so it is never
-// swallowed; call it deferred, like a finally.
-func (r *run) heartbeat(ctx context.Context, err *error) {
+// unitEnded is a unit's finally (DESIGN.md §4: every finished unit refreshes the
+// heartbeat). A stored unit is a heartbeat: its checkpoint's transaction began with the
+// fenced touch of the task row, which refreshed heartbeat_at, and the checkpoint
+// reports a cancel request as the heartbeat does. So the lease is beaten here only
+// when the unit stored nothing. The heartbeat's error — one that cannot be persisted,
+// a lost lease, a cancel — replaces a nil *err, so it is never swallowed; call it
+// deferred.
+func (r *run) unitEnded(ctx context.Context, stored bool, err *error) {
+	if stored {
+		return
+	}
 	if hb := r.lease.Heartbeat(ctx); hb != nil && *err == nil {
 		*err = hb
 	}
