@@ -9,11 +9,14 @@ import (
 )
 
 // WriteMarkdown writes report.md: the report as a document a PM can paste into a
-// wiki or a doc. Every text that came from the upload or the analyzer is escaped, so
-// it reads as text and can never become a link, an image or HTML.
+// wiki or a doc, opening with a few lines that sum it up. Every text that came from the
+// upload or the analyzer reads as text and can never become a link, an image or HTML:
+// quotes of the conversations are code spans, which Markdown shows verbatim, and other
+// texts (titles, problems, steps) are backslash-escaped.
 func WriteMarkdown(w io.Writer, r Report) error {
 	b := bufio.NewWriter(w)
 	m := mdWriter{b}
+	m.inShort(r)
 	m.header(r)
 	m.actions(r)
 	m.clusters(r)
@@ -31,10 +34,43 @@ type mdWriter struct{ w *bufio.Writer }
 
 func (m mdWriter) p(format string, args ...any) { fmt.Fprintf(m.w, format+"\n", args...) }
 
+// topActions is how many Actions the opening lines name.
+const topActions = 3
+
+// inShort writes the title and the lines a PM pastes into a chat or a status update:
+// how many conversations were uploaded, kept and diagnosed, and the first Actions by rank
+// with their share.
+func (m mdWriter) inShort(r Report) {
+	m.p("# %s", mdText(r.Task.Title))
+	m.p("")
+	pop := r.Population
+	line := fmt.Sprintf("**In short:** %s uploaded, %d kept after the quality checks, %d diagnosed.",
+		plural(pop.Uploaded, "conversation", "conversations"), pop.Kept, pop.Analysed)
+	if !r.Task.Terminal {
+		line += " The diagnosis is still running; these figures will change."
+	}
+	switch n := len(r.Actions); {
+	case n == 0:
+		m.p("%s No Actions yet.", line)
+	case n <= topActions:
+		m.p("%s %s:", line, plural(n, "Action", "Actions"))
+	default:
+		m.p("%s Top %d of %d Actions:", line, topActions, n)
+	}
+	m.p("")
+	for i, a := range r.Actions {
+		if i == topActions {
+			break
+		}
+		m.p("%d. [%s] %s — %s of diagnosed conversations", a.Rank, a.Type, mdText(a.Title), Percent(a.Share))
+	}
+	if len(r.Actions) > 0 {
+		m.p("")
+	}
+}
+
 func (m mdWriter) header(r Report) {
 	t := r.Task
-	m.p("# %s", mdText(t.Title))
-	m.p("")
 	m.p("Checkup diagnosis · %s · %s · generated %s", StatusLabel(t.Status), analysisLabel(r.Analysis), mdTime(r.GeneratedAt))
 	m.p("")
 	if e := StatusExplanation(t.Status); e != "" {
@@ -49,7 +85,7 @@ func (m mdWriter) header(r Report) {
 		m.p("This diagnosis is still running (%s, %d of %d done); the figures below will change.", StageLabel(t.Stage), t.ProgressDone, t.ProgressTotal)
 		m.p("")
 	}
-	m.p("## Summary")
+	m.p("## In numbers")
 	m.p("")
 	pop := r.Population
 	m.p("- Conversations uploaded: %d; kept after the quality checks: %d; analysed: %d.", pop.Uploaded, pop.Kept, pop.Analysed)
@@ -117,9 +153,16 @@ func (m mdWriter) actions(r Report) {
 	}
 }
 
+// quote writes a quote of a conversation as a block quote whose lines are code spans:
+// the words show exactly as they were said, markup included, and nothing in them is
+// interpreted.
 func (m mdWriter) quote(text string) {
 	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
-		m.p("> %s", mdLine(line))
+		if line = strings.TrimRight(line, " \t\r"); strings.TrimSpace(line) == "" {
+			m.p(">")
+			continue
+		}
+		m.p("> %s", codeSpan(line))
 	}
 }
 
@@ -153,7 +196,7 @@ func (m mdWriter) risks(r Report) {
 	for _, k := range rs.Kinds {
 		m.p("- %s: %d conversations, %d flags", RiskKindLabel(k.Kind), k.Conversations, k.Flags)
 		for _, e := range k.Examples {
-			m.p("  - conversation %s, turn %d: %s", mdText(conversationName(e.ConversationID, e.Seq)), e.Turn, mdText(e.Quote))
+			m.p("  - conversation %s, turn %d: %s", mdText(conversationName(e.ConversationID, e.Seq)), e.Turn, inlineQuote(e.Quote))
 		}
 	}
 	m.p("")
@@ -245,23 +288,34 @@ func mdText(s string) string {
 	return mdEscape(strings.Join(strings.Fields(s), " "))
 }
 
-// mdLine escapes one line that starts a block (a line of a quote): besides mdText's
-// escapes, a leading list marker or heading sign is escaped too.
-func mdLine(s string) string {
-	s = mdEscape(strings.TrimRight(s, " \t\r"))
-	trimmed := strings.TrimLeft(s, " ")
-	if trimmed == "" {
-		return s
+// inlineQuote renders a quote inside a line: a code span of its words on one line.
+func inlineQuote(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return `""`
 	}
-	switch trimmed[0] {
-	case '-', '+', '=':
-		return `\` + trimmed
+	return codeSpan(s)
+}
+
+// codeSpan renders one line of text (no line breaks) as a Markdown code span, which
+// shows its content verbatim: the backtick fence is longer than any run of backticks in
+// the text, and a space pads each side when the text starts or ends with a backtick or
+// a space, since Markdown strips one padding space from each side.
+func codeSpan(s string) string {
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
 	}
-	if i := strings.IndexFunc(trimmed, func(r rune) bool { return r < '0' || r > '9' }); i > 0 &&
-		(trimmed[i] == '.' || trimmed[i] == ')') {
-		return trimmed[:i] + `\` + trimmed[i:]
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") {
+		s = " " + s + " "
 	}
-	return trimmed
+	return fence + s + fence
 }
 
 var mdEscaper = strings.NewReplacer(

@@ -12,6 +12,9 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/renderer/html"
 
 	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/app/report/reporttest"
@@ -145,10 +148,42 @@ func TestMarkdownEscapesUploadedText(t *testing.T) {
 	var md bytes.Buffer
 	require.NoError(t, report.WriteMarkdown(&md, b.build(t)))
 	text := md.String()
-	require.NotContains(t, text, "<script>")
-	require.NotContains(t, text, "<b>")
 	require.Contains(t, text, `\[link\](http://evil)`, "brackets escaped: no link")
-	require.Contains(t, text, `\<script\>alert(1)\</script\>`)
+	require.Contains(t, text, `# Bot \<script\>alert(1)\</script\>`, "a title is escaped")
+	require.Contains(t, text, "> `"+reporttest.XSS+"`", "a quote is a code span, shown verbatim")
+
+	// Rendered by a CommonMark renderer that lets raw HTML through, as some wikis do,
+	// the hostile text is still only text.
+	page := renderMarkdown(t, text)
+	require.NotContains(t, page, "<script")
+	require.NotContains(t, page, "<b>")
+	require.NotContains(t, page, "<a ")
+	require.Contains(t, page, "<code>&lt;script&gt;alert(1)&lt;/script&gt;&lt;b&gt;bold&lt;/b&gt;</code>")
+	require.Contains(t, page, "Bot &lt;script&gt;alert(1)&lt;/script&gt;")
+}
+
+func TestMarkdownOpensWithSummary(t *testing.T) {
+	t.Parallel()
+	b := setup(t, reporttest.Task{})
+	r := b.build(t)
+	var md bytes.Buffer
+	require.NoError(t, report.WriteMarkdown(&md, r))
+
+	lines := strings.Split(md.String(), "\n")
+	require.Equal(t, "**In short:** 7 conversations uploaded, 6 kept after the quality checks, 5 diagnosed. 2 Actions:", lines[2])
+	for i, a := range r.Actions {
+		require.True(t, strings.HasPrefix(lines[4+i], strconv.Itoa(a.Rank)+". ["+a.Type+"] "), lines[4+i])
+		require.True(t, strings.HasSuffix(lines[4+i], " — "+report.Percent(a.Share)+" of diagnosed conversations"), lines[4+i])
+	}
+}
+
+// renderMarkdown renders GitHub-flavoured Markdown to HTML with raw HTML allowed.
+func renderMarkdown(t *testing.T, md string) string {
+	t.Helper()
+	var out bytes.Buffer
+	g := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(html.WithUnsafe()))
+	require.NoError(t, g.Convert([]byte(md), &out))
+	return out.String()
 }
 
 func TestReportIsOwnerScoped(t *testing.T) {

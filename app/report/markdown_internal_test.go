@@ -1,0 +1,40 @@
+package report
+
+import (
+	"bytes"
+	stdhtml "html"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/renderer/html"
+)
+
+func TestCodeSpanIsVerbatim(t *testing.T) {
+	t.Parallel()
+	g := goldmark.New(goldmark.WithRendererOptions(html.WithUnsafe()))
+	for _, s := range []string{
+		"plain words",
+		"<script>alert(1)</script>",
+		"use `rm -rf` here",
+		"``double`` and `single`",
+		"`starts with a backtick",
+		"ends with a backtick`",
+		"```",
+		" leading space",
+		"trailing space ",
+		"  both  ",
+		`\*not emphasis\* [not](a link) <b>&amp;</b>`,
+	} {
+		var out bytes.Buffer
+		require.NoError(t, g.Convert([]byte("> "+codeSpan(s)), &out), s)
+		page := out.String()
+		require.Equal(t, 1, strings.Count(page, "<code>"), "%q: one code span in %s", s, page)
+		start := strings.Index(page, "<code>") + len("<code>")
+		end := strings.Index(page, "</code>")
+		require.Equal(t, s, stdhtml.UnescapeString(page[start:end]), "%q shows verbatim", s)
+		require.NotContains(t, page, "<b>")
+		require.NotContains(t, page, "<script")
+	}
+}
