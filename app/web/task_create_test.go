@@ -294,6 +294,25 @@ func TestDuplicateIdsAreRenamedAndWarned(t *testing.T) {
 	require.Contains(t, page.Text(), `duplicate conversation id "same" renamed to "same-3"`)
 }
 
+// TestEmptyConversationIsKeptAndWarned: a session with no messages is stored, with a
+// warning, instead of refusing the file.
+func TestEmptyConversationIsKeptAndWarned(t *testing.T) {
+	t.Parallel()
+	b := setupUpload(t, dbtest.Pool(t), 0, ingest.Limits{})
+	c := b.user(t)
+	conv := `{"id": "full", "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}` + "\n"
+	resp := upload(t, c, filePart("sessions.jsonl", []byte(conv+`{"id": "idle", "messages": []}`+"\n")))
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode, authtest.Body(t, resp))
+	id := taskLocation.FindStringSubmatch(resp.Header.Get("Location"))[1]
+
+	var scope, message string
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT scope, message FROM task_warning WHERE task_id = $1 ORDER BY id LIMIT 1`, id).
+		Scan(&scope, &message))
+	require.Equal(t, "line 2", scope)
+	require.Equal(t, `conversation "idle" has no messages; it is kept and set aside by the quality checks`, message)
+	require.Equal(t, stored{Tasks: 1, Conversations: 2, Warnings: 1}, storedFor(t, b.pool, c.User.ID))
+}
+
 // TestUploadWithHTMX: htmx gets the form's panel alone with the errors (status 422),
 // and on success a redirect it follows itself.
 func TestUploadWithHTMX(t *testing.T) {
