@@ -20,8 +20,9 @@ type Summary struct {
 	Messages      int
 	// DecompressedBytes is the size of the text after un-gzipping.
 	DecompressedBytes int64
-	// Warnings are things changed on the way in (a duplicate id renamed), first
-	// MaxProblems of them; MoreWarnings counts the rest.
+	// Warnings are things changed or worth knowing on the way in (a duplicate id
+	// renamed, a conversation with no messages kept), first MaxProblems of them;
+	// MoreWarnings counts the rest.
 	Warnings     []string
 	MoreWarnings int
 }
