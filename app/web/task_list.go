@@ -37,7 +37,7 @@ func (s *Server) taskList(c echo.Context) error {
 			Progress: components.Progress{TaskID: t.ID.String(), Status: t.Status, Stage: t.Stage,
 				Done: int(t.ProgressDone), Total: int(t.ProgressTotal), Attempt: int(t.Attempt), LostCount: int(t.LostCount)},
 			Title: t.Title, Conversations: int(t.ConversationCount), Isolated: int(t.Isolated),
-			CreatedAt: t.CreatedAt, FinishedAt: t.FinishedAt, SourceFilename: t.SourceFilename,
+			CreatedAt: t.CreatedAt, FinishedAt: t.FinishedAt, SourceFilename: t.SourceFilename, Rerun: t.Rerun,
 		}
 	}
 	if page.Next != nil {

@@ -124,7 +124,7 @@ func (q *Queries) GetAnalysisTask(ctx context.Context, db DBTX, arg GetAnalysisT
 
 const listAnalysisTasks = `-- name: ListAnalysisTasks :many
 SELECT id, title, status, stage, progress_done, progress_total, attempt, lost_count,
-       conversation_count, isolated, created_at, finished_at, source_filename
+       conversation_count, isolated, created_at, finished_at, source_filename, (rerun_of IS NOT NULL)::boolean AS rerun
 FROM analysis_task
 WHERE owner_user_id = $1
   AND ($2::timestamptz IS NULL
@@ -154,6 +154,7 @@ type ListAnalysisTasksRow struct {
 	CreatedAt         time.Time
 	FinishedAt        *time.Time
 	SourceFilename    string
+	Rerun             bool
 }
 
 // The owner's tasks newest first, keyset-paginated on (created_at, id): pass the last
@@ -186,6 +187,7 @@ func (q *Queries) ListAnalysisTasks(ctx context.Context, db DBTX, arg ListAnalys
 			&i.CreatedAt,
 			&i.FinishedAt,
 			&i.SourceFilename,
+			&i.Rerun,
 		); err != nil {
 			return nil, err
 		}

@@ -13,7 +13,7 @@ FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id;
 -- The owner's tasks newest first, keyset-paginated on (created_at, id): pass the last
 -- row of the previous page, or nulls for the first page.
 SELECT id, title, status, stage, progress_done, progress_total, attempt, lost_count,
-       conversation_count, isolated, created_at, finished_at, source_filename
+       conversation_count, isolated, created_at, finished_at, source_filename, (rerun_of IS NOT NULL)::boolean AS rerun
 FROM analysis_task
 WHERE owner_user_id = @owner_user_id
   AND (sqlc.narg('before_created_at')::timestamptz IS NULL

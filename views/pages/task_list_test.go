@@ -83,3 +83,17 @@ func TestTaskListTimesAndFileNames(t *testing.T) {
 	require.NotContains(t, rows.Eq(0).Find("td").First().Find(".muted").Text(), "export.jsonl")
 	require.Contains(t, rows.Eq(1).Find("td").First().Text(), "march.jsonl")
 }
+
+func TestTaskListMarksReruns(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	doc, _ := render(t, pages.TaskList(page,
+		pages.TaskListView{Now: now, Tasks: []pages.TaskRow{
+			{Title: "March bot", CreatedAt: now, Progress: components.Progress{TaskID: "a", Status: "completed"}, Rerun: true},
+			{Title: "March bot", CreatedAt: now.Add(-time.Hour), Progress: components.Progress{TaskID: "b", Status: "completed"}},
+		}}))
+	rows := testid(doc, "task-row")
+	require.Equal(t, 2, rows.Length())
+	require.Equal(t, 1, rows.Eq(0).Find(`[data-testid="rerun-mark"]`).Length())
+	require.Equal(t, 0, rows.Eq(1).Find(`[data-testid="rerun-mark"]`).Length())
+}

@@ -25,6 +25,7 @@ type TaskRow struct {
 	CreatedAt      time.Time
 	FinishedAt     *time.Time
 	SourceFilename string
+	Rerun          bool // a re-run of an earlier diagnosis of the same conversations
 }
 
 // TaskView is the task page: the report as stored so far, and the CSRF token its
