@@ -43,7 +43,7 @@ func NormalizeDiagnosis(d Diagnosis, turns int) Diagnosis {
 func normalizeFinding(f Finding, turns int) Finding {
 	f.Type = FindingType(strings.ToUpper(strings.TrimSpace(string(f.Type))))
 	f.Category = normalizeEnum(f.Category)
-	if !slices.Contains(Categories, f.Category) {
+	if !slices.Contains(Categories(), f.Category) {
 		f.Category = "other"
 	}
 	f.Title = normalizeText(f.Title, MaxTitleRunes)

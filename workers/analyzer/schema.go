@@ -9,19 +9,24 @@ const (
 	TypeAction FindingType = "ACTION"
 )
 
-// Categories is the fixed vocabulary a finding's category must come from.
-var Categories = []string{
-	"tool_error", "false_success_claim", "unconfirmed_write", "policy_violation",
-	"repetition", "user_repeats", "user_frustration", "human_handoff", "refusal",
-	"unresolved", "knowledge_gap", "long_conversation", "personal_data",
-	"prompt_injection", "harmful_content", "other",
+// Categories is the fixed vocabulary a finding's category must come from. The
+// vocabularies are functions returning a fresh slice, so no caller can change them.
+func Categories() []string {
+	return []string{
+		"tool_error", "false_success_claim", "unconfirmed_write", "policy_violation",
+		"repetition", "user_repeats", "user_frustration", "human_handoff", "refusal",
+		"unresolved", "knowledge_gap", "long_conversation", "personal_data",
+		"prompt_injection", "harmful_content", "other",
+	}
 }
 
 // Outcomes is the vocabulary of a conversation's outcome.
-var Outcomes = []string{"resolved", "partially_resolved", "unresolved", "escalated", "abandoned"}
+func Outcomes() []string {
+	return []string{"resolved", "partially_resolved", "unresolved", "escalated", "abandoned"}
+}
 
 // FixLocations is where an Action says the fix belongs.
-var FixLocations = []string{"prompt", "tool", "policy", "knowledge", "product"}
+func FixLocations() []string { return []string{"prompt", "tool", "policy", "knowledge", "product"} }
 
 // Evidence points at a turn of the conversation and quotes it. Verified is set by the
 // pipeline, never by the analyzer: true when the quote is found in that turn.

@@ -175,7 +175,7 @@ func TestDiagnoseNormalisesWithoutRepair(t *testing.T) {
 			require.Equal(t, "resolved", res.Value.Outcome)
 			f := res.Value.Findings[0]
 			require.Equal(t, analyzer.TypeAction, f.Type)
-			require.Contains(t, analyzer.Categories, f.Category)
+			require.Contains(t, analyzer.Categories(), f.Category)
 			require.LessOrEqual(t, f.Severity, 5)
 			require.LessOrEqual(t, f.Confidence, 1.0)
 			require.LessOrEqual(t, f.PriorityScore, 100.0)

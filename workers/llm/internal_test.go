@@ -36,10 +36,10 @@ func TestSchemaEnumsMatchVocabularies(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, json.Unmarshal(s.raw, v))
 	}
-	require.Equal(t, analyzer.Outcomes, d.Properties.Outcome.Enum)
-	require.Equal(t, analyzer.Categories, d.Properties.Findings.Items.Properties.Category.Enum)
+	require.Equal(t, analyzer.Outcomes(), d.Properties.Outcome.Enum)
+	require.Equal(t, analyzer.Categories(), d.Properties.Findings.Items.Properties.Category.Enum)
 	require.Equal(t, []string{string(analyzer.TypeRisk), string(analyzer.TypeAction)}, d.Properties.Findings.Items.Properties.Type.Enum)
-	require.Equal(t, analyzer.FixLocations, a.Properties.FixLocation.Enum)
+	require.Equal(t, analyzer.FixLocations(), a.Properties.FixLocation.Enum)
 }
 
 // TestSchemasAreStrict checks the rules strict mode imposes: every object requires

@@ -53,9 +53,9 @@ type systemData struct {
 
 func newSystemData(s *schema, inline bool) systemData {
 	d := systemData{
-		Categories:   analyzer.Categories,
-		Outcomes:     analyzer.Outcomes,
-		FixLocations: analyzer.FixLocations,
+		Categories:   analyzer.Categories(),
+		Outcomes:     analyzer.Outcomes(),
+		FixLocations: analyzer.FixLocations(),
 		SchemaName:   s.name,
 	}
 	if inline {

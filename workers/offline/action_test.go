@@ -43,13 +43,13 @@ func TestWriteActionEveryCategory(t *testing.T) {
 	t.Parallel()
 	a := New(Options{})
 	titlesSeen := map[string]bool{}
-	for _, cat := range analyzer.Categories {
+	for _, cat := range analyzer.Categories() {
 		for _, title := range []string{"Some cluster", ruleAbusiveAgent.spec().title, ruleRepeatedMessage.spec().title, ruleHumanIgnored.spec().title} {
 			r, err := a.WriteAction(context.Background(), brief(cat, title))
 			require.NoError(t, err)
 			act := r.Value
 			require.NotEmpty(t, act.Title, cat)
-			require.Contains(t, analyzer.FixLocations, act.FixLocation, cat)
+			require.Contains(t, analyzer.FixLocations(), act.FixLocation, cat)
 			require.NotEmpty(t, act.Problem)
 			require.NotEmpty(t, act.ExpectedImpact)
 			require.GreaterOrEqual(t, len(act.Recommendation), 2, cat)

@@ -44,12 +44,12 @@ func diagnose(t *testing.T, a *Analyzer, msgs ...transcript.Message) analyzer.Di
 // against the turn it cites.
 func requireValid(t testing.TB, conv transcript.Conversation, d analyzer.Diagnosis) {
 	t.Helper()
-	require.Contains(t, analyzer.Outcomes, d.Outcome)
+	require.Contains(t, analyzer.Outcomes(), d.Outcome)
 	require.NotEmpty(t, d.Summary)
 	require.NotNil(t, d.Findings)
 	for _, f := range d.Findings {
 		require.Contains(t, []analyzer.FindingType{analyzer.TypeRisk, analyzer.TypeAction}, f.Type)
-		require.Contains(t, analyzer.Categories, f.Category)
+		require.Contains(t, analyzer.Categories(), f.Category)
 		require.NotEmpty(t, f.Title)
 		require.NotEmpty(t, f.Description)
 		require.LessOrEqual(t, utf8.RuneCountInString(f.Description), 600)

@@ -5,7 +5,7 @@ import "fmt"
 // playbook is the template of an Action for one kind of problem.
 type playbook struct {
 	title  string
-	fix    string // one of analyzer.FixLocations
+	fix    string // one of analyzer.FixLocations()
 	impact string
 	steps  func(example string) []string // example is a quoted piece of evidence, or ""
 	// test is the regression-test step, a format taking the example's place

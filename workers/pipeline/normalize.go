@@ -20,8 +20,8 @@ import (
 func NormalizeDiagnosis(d analyzer.Diagnosis, conv transcript.Conversation) (analyzer.Diagnosis, error) {
 	d = analyzer.NormalizeDiagnosis(d, len(conv.Messages))
 	var errs []error
-	if !slices.Contains(analyzer.Outcomes, d.Outcome) {
-		errs = append(errs, fmt.Errorf("outcome %q is not one of %s", d.Outcome, strings.Join(analyzer.Outcomes, ", ")))
+	if !slices.Contains(analyzer.Outcomes(), d.Outcome) {
+		errs = append(errs, fmt.Errorf("outcome %q is not one of %s", d.Outcome, strings.Join(analyzer.Outcomes(), ", ")))
 	}
 	for i := range d.Findings {
 		f := &d.Findings[i]
@@ -60,8 +60,8 @@ func VerifyQuote(conv transcript.Conversation, e analyzer.Evidence) bool {
 func NormalizeAction(a analyzer.Action) (analyzer.Action, error) {
 	a = analyzer.NormalizeAction(a)
 	var errs []error
-	if !slices.Contains(analyzer.FixLocations, a.FixLocation) {
-		errs = append(errs, fmt.Errorf("fixLocation %q is not one of %s", a.FixLocation, strings.Join(analyzer.FixLocations, ", ")))
+	if !slices.Contains(analyzer.FixLocations(), a.FixLocation) {
+		errs = append(errs, fmt.Errorf("fixLocation %q is not one of %s", a.FixLocation, strings.Join(analyzer.FixLocations(), ", ")))
 	}
 	if a.Title == "" || a.Problem == "" {
 		errs = append(errs, errors.New("the title or the problem is empty"))
