@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"hash"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -255,52 +254,51 @@ func (q *QualityChecker) Funnel() Funnel {
 // contentHash identifies a conversation's content for duplicate detection: roles,
 // whitespace-collapsed case-folded text and tool calls (arguments compacted), in order.
 // System prompts are left out — agents share one, and it would make every
-// conversation look alike — and so are ids, which exports regenerate.
+// conversation look alike — and so are ids, which exports regenerate. The hashed bytes
+// are gathered in one buffer and hashed at once.
 func contentHash(conv transcript.Conversation) [sha256.Size]byte {
-	h := sha256.New()
+	var buf []byte
 	var compact bytes.Buffer
 	for _, m := range conv.Messages {
 		if m.Role == transcript.RoleSystem {
 			continue
 		}
-		h.Write([]byte(m.Role))
-		h.Write([]byte{0x1f})
-		writeFolded(h, m.Content)
+		buf = append(buf, m.Role...)
+		buf = append(buf, 0x1f)
+		buf = appendFolded(buf, m.Content)
 		for _, tc := range m.ToolCalls {
-			h.Write([]byte{0x1e})
-			h.Write([]byte(tc.Name))
-			h.Write([]byte{0x1f})
+			buf = append(buf, 0x1e)
+			buf = append(buf, tc.Name...)
+			buf = append(buf, 0x1f)
 			compact.Reset()
 			if json.Compact(&compact, []byte(tc.Arguments)) == nil {
-				h.Write(compact.Bytes())
+				buf = append(buf, compact.Bytes()...)
 			} else {
-				writeFolded(h, tc.Arguments)
+				buf = appendFolded(buf, tc.Arguments)
 			}
 		}
-		h.Write([]byte{0x1d})
+		buf = append(buf, 0x1d)
 	}
-	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
-	return sum
+	return sha256.Sum256(buf)
 }
 
-// writeFolded writes the folded, trimmed form of s to h without building it first.
-func writeFolded(h hash.Hash, s string) {
-	var buf [4]byte
+// appendFolded appends the folded, trimmed form of s to buf.
+func appendFolded(buf []byte, s string) []byte {
 	pending := false
 	started := false
-	for _, r := range s {
-		f := foldRune(r)
+	for i := 0; i < len(s); {
+		f, size := foldAt(s, i)
+		i += size
 		if f == ' ' {
 			pending = started
 			continue
 		}
 		if pending {
-			h.Write([]byte{' '})
+			buf = append(buf, ' ')
 			pending = false
 		}
 		started = true
-		n := utf8.EncodeRune(buf[:], f)
-		h.Write(buf[:n])
+		buf = utf8.AppendRune(buf, f)
 	}
+	return buf
 }

@@ -139,6 +139,9 @@ func (s *RiskScreener) phraseFlag(flags []RiskFlag, kind string, turn int, f Fol
 
 func (s *RiskScreener) findHumanRequest(f Folded) (Match, bool) {
 	mt, ok := s.human.Find(f)
+	if !mentionsHumanVerb(f.Text) {
+		return mt, ok
+	}
 	if loc := s.humanVerb.FindStringIndex(f.Text); loc != nil {
 		start, end := f.Span(loc[0], loc[1])
 		if !ok || start < mt.Start {
@@ -146,6 +149,13 @@ func (s *RiskScreener) findHumanRequest(f Folded) (Match, bool) {
 		}
 	}
 	return mt, ok
+}
+
+// mentionsHumanVerb reports whether folded text has one of the verbs humanVerb starts
+// with: without one the expression cannot match, and most turns are spared running it.
+func mentionsHumanVerb(text string) bool {
+	return strings.Contains(text, "speak") || strings.Contains(text, "talk") ||
+		strings.Contains(text, "connect") || strings.Contains(text, "transfer")
 }
 
 // findToolError reports whether a tool result reads as an error, with the span that says

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode"
@@ -8,24 +9,47 @@ import (
 )
 
 // Folded is a text prepared for phrase matching: lower-cased, full-width ASCII narrowed,
-// curly quotes straightened and whitespace runs collapsed to one space. It remembers
-// where every folded byte came from, so a match found in the folded text is quoted
-// from the original — quotes stay exact substrings of what the conversation said.
+// curly quotes straightened and whitespace runs collapsed to one space. A match found
+// in the folded text is quoted from the original (Span), so quotes stay exact
+// substrings of what the conversation said.
 type Folded struct {
 	Orig string // the text as written
 	Text string // the folded text that phrases and patterns are matched against
-	pos  []int  // pos[i] is the byte offset in Orig of the rune that produced Text[i]; pos[len(Text)] = len(Orig)
 }
 
-// Fold prepares s for matching. It works rune by rune, so CJK text, emoji and
-// mixed scripts never split inside a character.
-func Fold(s string) Folded {
-	var b strings.Builder
-	b.Grow(len(s))
-	pos := make([]int, 0, len(s)+1)
+// Fold prepares s for matching. It works rune by rune, so CJK text, emoji and mixed
+// scripts never split inside a character; ASCII, most of what agents and tools write,
+// takes a byte at a time. Text is s itself when folding changes nothing.
+func Fold(s string) Folded { return Folded{Orig: s, Text: FoldString(s)} }
+
+// FoldString returns only the folded form of s, for hashing and comparisons that never
+// quote back.
+func FoldString(s string) string {
+	if folded(s) {
+		return s
+	}
+	buf := make([]byte, 0, len(s)+utf8.UTFMax)
 	space := false
-	for i, r := range s {
-		f := foldRune(r)
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			i++
+			switch {
+			case 'A' <= c && c <= 'Z':
+				c += 'a' - 'A'
+			case asciiSpace(c):
+				if space {
+					continue
+				}
+				space = true
+				buf = append(buf, ' ')
+				continue
+			}
+			space = false
+			buf = append(buf, c)
+			continue
+		}
+		f, size := foldAt(s, i)
+		i += size
 		if f == ' ' {
 			if space {
 				continue
@@ -34,19 +58,51 @@ func Fold(s string) Folded {
 		} else {
 			space = false
 		}
-		n := b.Len()
-		b.WriteRune(f)
-		for range b.Len() - n {
-			pos = append(pos, i)
-		}
+		buf = utf8.AppendRune(buf, f)
 	}
-	pos = append(pos, len(s))
-	return Folded{Orig: s, Text: b.String(), pos: pos}
+	return string(buf)
 }
 
-// FoldString returns only the folded form of s, for hashing and comparisons that never
-// quote back.
-func FoldString(s string) string { return Fold(s).Text }
+// folded reports whether folding leaves s as it is: ASCII without capitals, without
+// whitespace other than single spaces.
+func folded(s string) bool {
+	space := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') || asciiSpace(c) && c != ' ':
+			return false
+		case c == ' ':
+			if space {
+				return false
+			}
+			space = true
+		default:
+			space = false
+		}
+	}
+	return true
+}
+
+// foldAt folds the rune that starts at byte i of s, returning it and the bytes it took.
+func foldAt(s string, i int) (rune, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		switch {
+		case 'A' <= c && c <= 'Z':
+			return rune(c + 'a' - 'A'), 1
+		case asciiSpace(c):
+			return ' ', 1
+		}
+		return rune(c), 1
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	return foldRune(r), size
+}
+
+// asciiSpace is unicode.IsSpace for ASCII bytes.
+func asciiSpace(c byte) bool {
+	return c == ' ' || ('\t' <= c && c <= '\r')
+}
 
 // foldRune maps one rune to its matching form. It is a one-rune-to-one-rune mapping so
 // positions can be carried back to the original text.
@@ -68,9 +124,49 @@ func foldRune(r rune) rune {
 	return unicode.ToLower(r)
 }
 
-// Span converts a byte range of f.Text into the byte range of f.Orig it came from.
+// Span converts a byte range of f.Text into the byte range of f.Orig it came from: a
+// folded byte maps to the start of the rune that produced it, and the end of Text to
+// the end of Orig. It folds Orig again up to end, which is cheaper than keeping the
+// map for every text when only matches are quoted.
 func (f Folded) Span(start, end int) (int, int) {
-	return f.pos[start], f.pos[end]
+	if f.Text == f.Orig { // folding changed nothing: the same offsets, at rune starts
+		return runeStart(f.Orig, start), runeStart(f.Orig, end)
+	}
+	from := -1
+	out := 0 // bytes of Text produced so far
+	space := false
+	for i := 0; i < len(f.Orig); {
+		r, size := foldAt(f.Orig, i)
+		if r == ' ' {
+			if space {
+				i += size
+				continue
+			}
+			space = true
+		} else {
+			space = false
+		}
+		out += utf8.RuneLen(r)
+		if from < 0 && start < out {
+			from = i
+		}
+		if end < out {
+			return from, i
+		}
+		i += size
+	}
+	if from < 0 {
+		from = len(f.Orig)
+	}
+	return from, len(f.Orig)
+}
+
+// runeStart moves offset i of s back to the start of the rune it falls in.
+func runeStart(s string, i int) int {
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
 }
 
 // Match is where a phrase was found, as byte offsets into the original text.
@@ -90,11 +186,22 @@ type phrase struct {
 // does not match inside "book"; CJK phrases match anywhere, as CJK has no spaces.
 type PhraseSet struct {
 	phrases []phrase
+	index   *phraseIndex
+}
+
+// phraseIndex finds the phrases of a set in one pass over a text, trying at each
+// position only the phrases that can start there.
+type phraseIndex struct {
+	// pairs has bit a<<8|b set when a phrase begins with the bytes a, b (a phrase of
+	// one byte a sets every b): most positions of a text are passed over on one bit.
+	pairs [1 << 16 / 64]uint64
+	// byFirst lists the phrases that begin with each byte, longest first.
+	byFirst [256][]int32
 }
 
 // NewPhraseSet builds a PhraseSet from natural-language phrases.
 func NewPhraseSet(phrases ...string) PhraseSet {
-	ps := PhraseSet{phrases: make([]phrase, 0, len(phrases))}
+	ps := PhraseSet{phrases: make([]phrase, 0, len(phrases)), index: &phraseIndex{}}
 	for _, p := range phrases {
 		t := FoldString(strings.TrimSpace(p))
 		if t == "" {
@@ -102,7 +209,17 @@ func NewPhraseSet(phrases ...string) PhraseSet {
 		}
 		first, _ := utf8.DecodeRuneInString(t)
 		last, _ := utf8.DecodeLastRuneInString(t)
+		ps.index.byFirst[t[0]] = append(ps.index.byFirst[t[0]], int32(len(ps.phrases)))
+		for b := range 256 {
+			if len(t) == 1 || t[1] == byte(b) {
+				k := uint(t[0])<<8 | uint(b)
+				ps.index.pairs[k/64] |= 1 << (k % 64)
+			}
+		}
 		ps.phrases = append(ps.phrases, phrase{text: t, boundLeft: isWordRune(first), boundRt: isWordRune(last)})
+	}
+	for _, list := range ps.index.byFirst {
+		slices.SortStableFunc(list, func(a, b int32) int { return len(ps.phrases[b].text) - len(ps.phrases[a].text) })
 	}
 	return ps
 }
@@ -111,62 +228,59 @@ func NewPhraseSet(phrases ...string) PhraseSet {
 // scripts written with spaces. Han, Hiragana, Katakana and Hangul are not, so CJK phrases
 // need no boundary.
 func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_'
+	}
 	if unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
 		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) {
 		return false
 	}
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // Find returns the earliest match of any phrase in f (the longest one when two start
 // at the same place).
 func (ps PhraseSet) Find(f Folded) (Match, bool) {
-	best, bestEnd, found := -1, -1, ""
-	for _, p := range ps.phrases {
-		i := indexBounded(f.Text, p)
-		if i < 0 {
-			continue
-		}
-		end := i + len(p.text)
-		if best < 0 || i < best || (i == best && end > bestEnd) {
-			best, bestEnd, found = i, end, p.text
-		}
-	}
-	if best < 0 {
+	start, p := ps.find(f.Text)
+	if p == nil {
 		return Match{}, false
 	}
-	s, e := f.Span(best, bestEnd)
-	return Match{Start: s, End: e, Phrase: found}, true
+	s, e := f.Span(start, start+len(p.text))
+	return Match{Start: s, End: e, Phrase: p.text}, true
 }
 
 // Contains reports whether any phrase occurs in f.
 func (ps PhraseSet) Contains(f Folded) bool {
-	for _, p := range ps.phrases {
-		if indexBounded(f.Text, p) >= 0 {
-			return true
-		}
-	}
-	return false
+	_, p := ps.find(f.Text)
+	return p != nil
 }
 
-// indexBounded finds p in text, skipping hits that break a word boundary p requires.
-func indexBounded(text string, p phrase) int {
-	off := 0
-	for {
-		i := strings.Index(text[off:], p.text)
-		if i < 0 {
-			return -1
-		}
-		i += off
-		end := i + len(p.text)
-		okLeft := !p.boundLeft || i == 0 || !isWordRune(lastRune(text[:i]))
-		okRight := !p.boundRt || end == len(text) || !isWordRune(firstRune(text[end:]))
-		if okLeft && okRight {
-			return i
-		}
-		_, size := utf8.DecodeRuneInString(text[i:])
-		off = i + size
+// find finds the earliest match in text that keeps the word boundaries its phrase
+// requires, the longest at that position, and returns its offset and phrase.
+func (ps PhraseSet) find(text string) (int, *phrase) {
+	if ps.index == nil {
+		return -1, nil
 	}
+	for i := 0; i < len(text); i++ {
+		if i+1 < len(text) {
+			if k := uint(text[i])<<8 | uint(text[i+1]); ps.index.pairs[k/64]&(1<<(k%64)) == 0 {
+				continue
+			}
+		}
+		for _, k := range ps.index.byFirst[text[i]] {
+			p := &ps.phrases[k]
+			if !strings.HasPrefix(text[i:], p.text) {
+				continue
+			}
+			end := i + len(p.text)
+			okLeft := !p.boundLeft || i == 0 || !isWordRune(lastRune(text[:i]))
+			okRight := !p.boundRt || end == len(text) || !isWordRune(firstRune(text[end:]))
+			if okLeft && okRight {
+				return i, p
+			}
+		}
+	}
+	return -1, nil
 }
 
 func firstRune(s string) rune { r, _ := utf8.DecodeRuneInString(s); return r }
@@ -250,19 +364,69 @@ type ShingleSet []uint64
 
 // Shingles returns the bigram set of s after folding.
 func Shingles(s string) ShingleSet {
-	rs := []rune(FoldString(s))
-	if len(rs) < 2 {
-		if len(rs) == 1 {
-			return ShingleSet{uint64(rs[0])}
+	t := FoldString(s)
+	n := utf8.RuneCountInString(t)
+	if n < 2 {
+		if n == 1 {
+			r, _ := utf8.DecodeRuneInString(t)
+			return ShingleSet{uint64(r)}
 		}
 		return nil
 	}
-	set := make([]uint64, 0, len(rs)-1)
-	for i := 1; i < len(rs); i++ {
-		set = append(set, uint64(rs[i-1])<<32|uint64(rs[i]))
+	if n >= latin1Min && latin1(t) {
+		return latin1Shingles(t)
+	}
+	set := make([]uint64, 0, n-1)
+	prev := rune(-1)
+	for _, r := range t {
+		if prev >= 0 {
+			set = append(set, uint64(prev)<<32|uint64(r))
+		}
+		prev = r
 	}
 	slices.Sort(set)
 	return ShingleSet(slices.Compact(set))
+}
+
+// latin1Min is the fewest runes for which latin1Shingles beats sorting: it reads its
+// whole 8 KiB set back, whatever the length of the text.
+const latin1Min = 256
+
+// latin1 reports whether every rune of s is below U+0100.
+func latin1(s string) bool {
+	for _, r := range s {
+		if r > 0xFF {
+			return false
+		}
+	}
+	return true
+}
+
+// latin1Shingles is Shingles for a text of runes below U+0100: each bigram has one bit
+// in a 64 Kbit set, read back in order, so no sort is needed.
+func latin1Shingles(t string) ShingleSet {
+	var seen [1 << 16 / 64]uint64
+	count := 0
+	prev := rune(-1)
+	for _, r := range t {
+		if prev >= 0 {
+			k := prev<<8 | r
+			if seen[k/64]&(1<<(k%64)) == 0 {
+				seen[k/64] |= 1 << (k % 64)
+				count++
+			}
+		}
+		prev = r
+	}
+	set := make(ShingleSet, 0, count)
+	for w, word := range seen {
+		for word != 0 {
+			k := uint64(w*64 + bits.TrailingZeros64(word))
+			set = append(set, k>>8<<32|k&0xFF)
+			word &= word - 1
+		}
+	}
+	return set
 }
 
 // Jaccard returns |a∩b| / |a∪b|, 1 for two empty sets.

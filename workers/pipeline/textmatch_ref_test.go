@@ -1,0 +1,207 @@
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// The plain implementations the fast ones in textmatch.go and qc.go must agree with:
+// fold rune by rune keeping the map of every byte, search one phrase at a time, sort
+// every bigram set, hash the folded text rune by rune. Risk flags, content hashes and
+// the offline analyzer's findings (whose quality is measured) depend on them, so the
+// fast paths are checked against these on the sample's texts and on random text.
+
+func refFold(s string) (string, []int) {
+	var b strings.Builder
+	pos := make([]int, 0, len(s)+1)
+	space := false
+	for i, r := range s {
+		f := foldRune(r)
+		if f == ' ' {
+			if space {
+				continue
+			}
+			space = true
+		} else {
+			space = false
+		}
+		n := b.Len()
+		b.WriteRune(f)
+		for range b.Len() - n {
+			pos = append(pos, i)
+		}
+	}
+	return b.String(), append(pos, len(s))
+}
+
+func refFind(ps PhraseSet, text string) (int, int, bool) {
+	best, bestEnd := -1, -1
+	for _, p := range ps.phrases {
+		off := 0
+		for {
+			i := strings.Index(text[off:], p.text)
+			if i < 0 {
+				break
+			}
+			i += off
+			end := i + len(p.text)
+			okLeft := !p.boundLeft || i == 0 || !isWordRune(lastRune(text[:i]))
+			okRight := !p.boundRt || end == len(text) || !isWordRune(firstRune(text[end:]))
+			if okLeft && okRight {
+				if best < 0 || i < best || (i == best && end > bestEnd) {
+					best, bestEnd = i, end
+				}
+				break
+			}
+			off = i + len(string(firstRune(text[i:])))
+		}
+	}
+	return best, bestEnd, best >= 0
+}
+
+func refShingles(s string) ShingleSet {
+	t, _ := refFold(s)
+	rs := []rune(t)
+	if len(rs) < 2 {
+		if len(rs) == 1 {
+			return ShingleSet{uint64(rs[0])}
+		}
+		return nil
+	}
+	set := make([]uint64, 0, len(rs)-1)
+	for i := 1; i < len(rs); i++ {
+		set = append(set, uint64(rs[i-1])<<32|uint64(rs[i]))
+	}
+	slices.Sort(set)
+	return ShingleSet(slices.Compact(set))
+}
+
+func refFoldedTrimmed(s string) string {
+	t, _ := refFold(s)
+	return strings.TrimSpace(t)
+}
+
+// refContentHash is contentHash written plainly.
+func refContentHash(conv transcript.Conversation) [sha256.Size]byte {
+	h := sha256.New()
+	for _, m := range conv.Messages {
+		if m.Role == transcript.RoleSystem {
+			continue
+		}
+		h.Write([]byte(string(m.Role) + "\x1f" + refFoldedTrimmed(m.Content)))
+		for _, tc := range m.ToolCalls {
+			h.Write([]byte("\x1e" + tc.Name + "\x1f"))
+			var compact bytes.Buffer
+			if json.Compact(&compact, []byte(tc.Arguments)) != nil {
+				compact.Reset()
+				compact.WriteString(refFoldedTrimmed(tc.Arguments))
+			}
+			h.Write(compact.Bytes())
+		}
+		h.Write([]byte{0x1d})
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// textCorpus is every message and tool call of the sample, and random strings over an
+// alphabet of capitals, whitespace runs, full-width and curly characters, CJK, emoji,
+// characters whose lower case is longer, and invalid UTF-8.
+func textCorpus(t *testing.T) ([]string, []transcript.Conversation) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "airline-100.jsonl"))
+	require.NoError(t, err)
+	defer f.Close()
+	var texts []string
+	var convs []transcript.Conversation
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var c struct {
+			Messages []struct {
+				Role      transcript.Role `json:"role"`
+				Content   string          `json:"content"`
+				ToolCalls []struct {
+					ID       string `json:"id"`
+					Function struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"messages"`
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
+		var conv transcript.Conversation
+		for _, m := range c.Messages {
+			msg := transcript.Message{Role: m.Role, Content: m.Content}
+			for _, tc := range m.ToolCalls {
+				msg.ToolCalls = append(msg.ToolCalls, transcript.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+				texts = append(texts, tc.Function.Arguments)
+			}
+			conv.Messages = append(conv.Messages, msg)
+			texts = append(texts, m.Content)
+		}
+		convs = append(convs, conv)
+	}
+	require.NoError(t, sc.Err())
+	require.Len(t, convs, 100)
+	alphabet := []string{"a", "B", "z", "Q", "0", " ", "  ", "\t", "\n\n", "\r\n", "\v", "\f", "not found", "NOT", "\u00a0", "\u3000", "Ｈ", "ｏ", "’", "“", "。", "、",
+		"好", "人工", "😀", "É", "é", "İ", "Ⱥ", "\xff", "\xe5\xa5", "ok", "OK", "I'm", "error", "ERROR", "_", "-", "'"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 3000 {
+		var b strings.Builder
+		for range r.IntN(60) {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		texts = append(texts, b.String())
+	}
+	return texts, convs
+}
+
+func TestFastTextMatchAgreesWithReference(t *testing.T) {
+	t.Parallel()
+	texts, convs := textCorpus(t)
+	s := NewRiskScreener()
+	sets := []PhraseSet{s.injection, s.harmful, s.human, s.refusal, s.toolError,
+		NewPhraseSet("ok", "a", "I’m unable to", "转人工", "error", "not", "not found", "é", "ⱥ b")}
+	for _, text := range texts {
+		want, pos := refFold(text)
+		f := Fold(text)
+		require.Equal(t, want, f.Text, "%q", text)
+		require.Equal(t, want, FoldString(text))
+		for i := 0; i <= len(want); i += 1 + i/8 {
+			for _, j := range []int{i, min(i+3, len(want)), len(want)} {
+				a, b := f.Span(i, j)
+				require.Equal(t, [2]int{pos[i], pos[j]}, [2]int{a, b}, "Span(%d, %d) of %q", i, j, text)
+			}
+		}
+		for _, ps := range sets {
+			start, end, ok := refFind(ps, f.Text)
+			m, found := ps.Find(f)
+			require.Equal(t, ok, found, "%q", text)
+			require.Equal(t, ok, ps.Contains(f))
+			if ok {
+				require.Equal(t, [2]int{pos[start], pos[end]}, [2]int{m.Start, m.End}, "%q", text)
+			}
+		}
+		require.Equal(t, refShingles(text), Shingles(text), "%q", text)
+		long := strings.Repeat(text+" ", 300/(len(text)+1)+1)
+		require.Equal(t, refShingles(long), Shingles(long), "the bit set of long Latin-1 texts")
+	}
+	for _, c := range convs {
+		require.Equal(t, refContentHash(c), contentHash(c))
+	}
+}
