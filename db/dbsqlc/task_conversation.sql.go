@@ -364,19 +364,19 @@ func (q *Queries) SkipAllConversations(ctx context.Context, db DBTX, arg SkipAll
 }
 
 const storeConversationDiagnoses = `-- name: StoreConversationDiagnoses :one
-WITH input AS (
-    SELECT unnest($1::int[]) AS seq, unnest($2::text[])::jsonb AS diagnosis,
+WITH input AS MATERIALIZED (
+    SELECT unnest($1::int[]) AS seq, unnest($2::text[]) AS diagnosis,
            unnest($3::text[]) AS pass, unnest($4::int[]) AS calls,
            unnest($5::bigint[]) AS prompt_tokens,
            unnest($6::bigint[]) AS completion_tokens
 ), conv AS (
     UPDATE task_conversation c
-    SET diagnosis = input.diagnosis, diagnosis_status = 'done', diagnosis_pass = input.pass,
+    SET diagnosis = input.diagnosis::jsonb, diagnosis_status = 'done', diagnosis_pass = input.pass,
         diagnosis_error = '', diagnosed_at = coalesce($7::timestamptz, now())
     FROM input
     WHERE c.task_id = $8 AND c.owner_user_id = $9 AND c.seq = input.seq
       AND c.diagnosis_status = 'pending'
-    RETURNING c.task_id, c.owner_user_id, c.seq, input.diagnosis, input.pass, input.calls,
+    RETURNING c.task_id, c.owner_user_id, c.seq, c.diagnosis, input.pass, input.calls,
               input.prompt_tokens, input.completion_tokens
 ), findings AS (
     INSERT INTO task_finding (task_id, owner_user_id, conversation_seq, idx, type, category, title,
@@ -439,6 +439,9 @@ type StoreConversationDiagnosesRow struct {
 // from the conversations stored. Only a conversation still pending is stored, so a
 // checkpoint is never written twice. cancel_requested tells the worker, as a heartbeat
 // would, that the owner asked the task to stop.
+//
+// The input is MATERIALIZED: inlined, a generic plan may read it again for every row
+// of the task, parsing every diagnosis each time.
 func (q *Queries) StoreConversationDiagnoses(ctx context.Context, db DBTX, arg StoreConversationDiagnosesParams) (StoreConversationDiagnosesRow, error) {
 	row := db.QueryRow(ctx, storeConversationDiagnoses,
 		arg.Seqs,

@@ -89,19 +89,22 @@ WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = v.se
 -- from the conversations stored. Only a conversation still pending is stored, so a
 -- checkpoint is never written twice. cancel_requested tells the worker, as a heartbeat
 -- would, that the owner asked the task to stop.
-WITH input AS (
-    SELECT unnest(@seqs::int[]) AS seq, unnest(@diagnoses::text[])::jsonb AS diagnosis,
+--
+-- The input is MATERIALIZED: inlined, a generic plan may read it again for every row
+-- of the task, parsing every diagnosis each time.
+WITH input AS MATERIALIZED (
+    SELECT unnest(@seqs::int[]) AS seq, unnest(@diagnoses::text[]) AS diagnosis,
            unnest(@passes::text[]) AS pass, unnest(@calls::int[]) AS calls,
            unnest(@prompt_tokens::bigint[]) AS prompt_tokens,
            unnest(@completion_tokens::bigint[]) AS completion_tokens
 ), conv AS (
     UPDATE task_conversation c
-    SET diagnosis = input.diagnosis, diagnosis_status = 'done', diagnosis_pass = input.pass,
+    SET diagnosis = input.diagnosis::jsonb, diagnosis_status = 'done', diagnosis_pass = input.pass,
         diagnosis_error = '', diagnosed_at = coalesce(sqlc.narg('now')::timestamptz, now())
     FROM input
     WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = input.seq
       AND c.diagnosis_status = 'pending'
-    RETURNING c.task_id, c.owner_user_id, c.seq, input.diagnosis, input.pass, input.calls,
+    RETURNING c.task_id, c.owner_user_id, c.seq, c.diagnosis, input.pass, input.calls,
               input.prompt_tokens, input.completion_tokens
 ), findings AS (
     INSERT INTO task_finding (task_id, owner_user_id, conversation_seq, idx, type, category, title,

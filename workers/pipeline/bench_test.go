@@ -3,7 +3,6 @@ package pipeline_test
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,128 +15,50 @@ import (
 	"github.com/checkup-dev/checkup/workers/pipeline"
 )
 
-// stageClock is a slog.Handler that keeps when each task entered each stage, from the
-// worker's "stage" records, and when it was claimed and finished. finished receives
-// one value per finished task, so the benchmark waits without polling the database
-// alongside the work it measures.
-type stageClock struct {
-	mu       sync.Mutex
-	events   []stageEvent
-	finished chan struct{}
-}
-
-type stageEvent struct {
-	at    time.Time
-	stage string // a stage, or "claimed" / "finished"
-}
-
-func (c *stageClock) Enabled(context.Context, slog.Level) bool { return true }
-func (c *stageClock) WithAttrs([]slog.Attr) slog.Handler       { return c }
-func (c *stageClock) WithGroup(string) slog.Handler            { return c }
-
-func (c *stageClock) Handle(_ context.Context, r slog.Record) error {
-	name := ""
-	switch r.Message {
-	case "task claimed":
-		name = "claimed"
-	case "task finished":
-		name = "finished"
-	case "stage":
-		r.Attrs(func(a slog.Attr) bool {
-			if a.Key == "stage" {
-				name = a.Value.String()
-			}
-			return true
-		})
-	}
-	if name != "" {
-		c.mu.Lock()
-		c.events = append(c.events, stageEvent{at: r.Time, stage: name})
-		c.mu.Unlock()
-	}
-	if name == "finished" {
-		c.finished <- struct{}{}
-	}
-	return nil
-}
-
-// durations returns how long each stage took, summed over the tasks, and claim to
-// finish in total; call it when no task runs.
-func (c *stageClock) durations() (map[string]time.Duration, time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	stages := map[string]time.Duration{}
-	var total time.Duration
-	var claimed time.Time
-	for i, e := range c.events {
-		switch e.stage {
-		case "claimed":
-			claimed = e.at
-		case "finished":
-			total += e.at.Sub(claimed)
-		}
-		if e.stage != "finished" && i+1 < len(c.events) {
-			stages[e.stage] += c.events[i+1].at.Sub(e.at)
-		}
-	}
-	c.events = nil
-	return stages, total
-}
-
-// runTasks runs n tasks over the sample with a, one after the other on one worker,
-// and returns the time of each stage and claim to finish per task, and the
-// statements and round trips the worker sent per task.
-func runTasks(b *testing.B, a analyzer.Analyzer, opt pipeline.Options, n int) (map[string]time.Duration, time.Duration, taskStatements) {
+// runTasks runs one warm-up task and then n tasks over the sample with a, one after
+// the other on one worker, and returns what each of the n took.
+func runTasks(b *testing.B, a analyzer.Analyzer, opt pipeline.Options, n int) taskFigures {
 	bb := setup(b)
-	clock := &stageClock{finished: make(chan struct{}, 1)}
-	logger := slog.New(clock)
-	counter := &statementCounter{}
-	pool := countedPool(b, bb.url, counter)
-	w := workers.New(pool, pipeline.New(pool, a, opt), workers.Config{}, logger)
+	meter := newTaskMeter()
+	pool := countedPool(b, bb.url, meter.statementsSent)
+	w := workers.New(pool, pipeline.New(pool, a, opt), workers.Config{}, slog.New(meter))
 	w.Start(context.Background())
 	b.Cleanup(func() { require.NoError(b, w.Stop(context.Background())) })
-	for range n {
+	for i := range n + 1 {
 		id := bb.uploadSample(b)
 		select {
-		case <-clock.finished:
+		case <-meter.finished:
 		case <-time.After(5 * time.Minute):
 			b.Fatal("the task did not finish")
 		}
 		task := bb.task(b, id)
 		require.Equal(b, "completed", task.Status, task.Error)
+		if i == 0 {
+			meter.reset() // the warm-up opened the pool's connections and prepared its statements
+		}
 	}
-	stages, total := clock.durations()
-	for s := range stages {
-		stages[s] /= time.Duration(n)
-	}
-	sent := taskStatements{
-		statements: float64(counter.statements.Load()) / float64(n),
-		roundTrips: float64(counter.roundTrips.Load()) / float64(n),
-	}
-	return stages, total / time.Duration(n), sent
+	return meter.figures()
 }
 
-// taskStatements is what the worker sent the database per task.
-type taskStatements struct{ statements, roundTrips float64 }
-
-// reportTimes reports claim to finish, each stage's time and the statements sent, per
-// task.
-func reportTimes(b *testing.B, stages map[string]time.Duration, total time.Duration, sent taskStatements) {
-	b.ReportMetric(float64(total.Microseconds())/1000, "ms/task")
-	b.ReportMetric(sent.statements, "statements/task")
-	b.ReportMetric(sent.roundTrips, "roundtrips/task")
-	b.ReportMetric(100/total.Seconds(), "conversations/s")
+// reportFigures reports claim to finish, each stage's time, the CPU used and the statements
+// sent, per task.
+func reportFigures(b *testing.B, f taskFigures) {
+	b.ReportMetric(float64(f.total.Microseconds())/1000, "ms/task")
+	b.ReportMetric(100/f.total.Seconds(), "conversations/s")
+	b.ReportMetric(float64(f.goCPU.Microseconds())/1000, "go-cpu-ms/task")
+	b.ReportMetric(float64(f.pgCPU.Microseconds())/1000, "pg-cpu-ms/task")
+	b.ReportMetric(f.statements, "statements/task")
+	b.ReportMetric(f.roundTrips, "roundtrips/task")
 	for _, s := range []string{"claimed", pipeline.StageQuality, pipeline.StageRisk, pipeline.StageDiagnosis,
 		pipeline.StageClustering, pipeline.StageActions, pipeline.StageFinishing} {
-		b.ReportMetric(float64(stages[s].Microseconds())/1000, s+"-ms")
+		b.ReportMetric(float64(f.stages[s].Microseconds())/1000, s+"-ms")
 	}
 }
 
 // BenchmarkOfflineSample measures the offline analysis of the 100 sample conversations
 // end to end, claim to finish, on the real worker and PostgreSQL. See BENCHMARKS.md.
 func BenchmarkOfflineSample(b *testing.B) {
-	stages, total, sent := runTasks(b, offline.New(offline.Options{}), pipeline.Options{}, b.N)
-	reportTimes(b, stages, total, sent)
+	reportFigures(b, runTasks(b, offline.New(offline.Options{}), pipeline.Options{}, b.N))
 }
 
 // BenchmarkOfflineSampleInMemory is the analysis work of BenchmarkOfflineSample
@@ -176,8 +97,8 @@ func BenchmarkOfflineSampleInMemory(b *testing.B) {
 func BenchmarkLLMSample(b *testing.B) {
 	const latency = 200 * time.Millisecond
 	b.StopTimer()
-	offStages, offTotal, _ := runTasks(b, offline.New(offline.Options{}), pipeline.Options{}, 3)
-	offModel := offStages[pipeline.StageDiagnosis] + offStages[pipeline.StageActions]
+	off := runTasks(b, offline.New(offline.Options{}), pipeline.Options{}, 3)
+	offModel := off.stages[pipeline.StageDiagnosis] + off.stages[pipeline.StageActions]
 	b.StartTimer()
 
 	a, srv := llmAnalyzer(b, func(req llmtest.Request, _ int) llmtest.Reply {
@@ -185,11 +106,11 @@ func BenchmarkLLMSample(b *testing.B) {
 		r.Delay = latency
 		return r
 	})
-	stages, total, sent := runTasks(b, a, pipeline.Options{DiagnosisConcurrency: 4, ActionConcurrency: 4}, b.N)
-	reportTimes(b, stages, total, sent)
-	calls := srv.Stats().Completions / b.N
-	ideal := time.Duration(calls)*latency/4 + offTotal - offModel
+	llmRun := runTasks(b, a, pipeline.Options{DiagnosisConcurrency: 4, ActionConcurrency: 4}, b.N)
+	reportFigures(b, llmRun)
+	calls := srv.Stats().Completions / (b.N + 1)
+	ideal := time.Duration(calls)*latency/4 + off.total - offModel
 	b.ReportMetric(float64(calls), "calls/task")
 	b.ReportMetric(float64(ideal.Microseconds())/1000, "ideal-ms")
-	b.ReportMetric(total.Seconds()/ideal.Seconds(), "wall/ideal")
+	b.ReportMetric(llmRun.total.Seconds()/ideal.Seconds(), "wall/ideal")
 }
