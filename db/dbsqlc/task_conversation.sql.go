@@ -259,6 +259,40 @@ func (q *Queries) ListKeptRiskFlags(ctx context.Context, db DBTX, arg ListKeptRi
 	return items, nil
 }
 
+const listSeqsToDiagnose = `-- name: ListSeqsToDiagnose :many
+SELECT seq
+FROM task_conversation
+WHERE task_id = $1 AND owner_user_id = $2 AND selected AND diagnosis_status = 'pending'
+ORDER BY seq
+`
+
+type ListSeqsToDiagnoseParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+// The seqs of the conversations selected for diagnosis and not finished yet, in upload
+// order, for a run that still holds their transcripts decoded from its quality pass.
+func (q *Queries) ListSeqsToDiagnose(ctx context.Context, db DBTX, arg ListSeqsToDiagnoseParams) ([]int32, error) {
+	rows, err := db.Query(ctx, listSeqsToDiagnose, arg.TaskID, arg.OwnerUserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []int32
+	for rows.Next() {
+		var seq int32
+		if err := rows.Scan(&seq); err != nil {
+			return nil, err
+		}
+		items = append(items, seq)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const selectConversations = `-- name: SelectConversations :execrows
 UPDATE task_conversation c
 SET selected = true, diagnosis_status = 'pending'

@@ -34,6 +34,14 @@ WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq > @after_seq
 ORDER BY seq
 LIMIT @max_rows;
 
+-- name: ListSeqsToDiagnose :many
+-- The seqs of the conversations selected for diagnosis and not finished yet, in upload
+-- order, for a run that still holds their transcripts decoded from its quality pass.
+SELECT seq
+FROM task_conversation
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND selected AND diagnosis_status = 'pending'
+ORDER BY seq;
+
 -- name: CountConversationDiagnoses :one
 -- How far diagnosis got: conversations selected, and how many of them are diagnosed
 -- or isolated.

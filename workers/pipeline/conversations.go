@@ -16,10 +16,35 @@ import (
 // a page's writes are one fenced statement instead of one transaction per row.
 const pageSize = 500
 
+// keptBudget bounds the transcripts a run keeps decoded from its quality pass for
+// diagnosis, in bytes of their stored JSON: a task this small (some hundreds of
+// conversations) is read and decoded once, a larger one is read again page by page.
+const keptBudget = 8 << 20
+
 // storedConversation is a conversation read back from task_conversation.
 type storedConversation struct {
 	seq  int32
 	conv transcript.Conversation
+	size int // the length of its stored messages JSON
+}
+
+// keptConversations are the kept conversations of a task, decoded by the quality pass
+// and held for diagnosis while they fit in keptBudget.
+type keptConversations struct {
+	bySeq map[int32]storedConversation
+	size  int
+}
+
+// add keeps c, or drops every conversation kept so far once they no longer fit all.
+func (k *keptConversations) add(c storedConversation) {
+	if k.bySeq == nil {
+		return
+	}
+	if k.size += c.size; k.size > keptBudget {
+		k.bySeq = nil
+		return
+	}
+	k.bySeq[c.seq] = c
 }
 
 // name is how warnings and logs refer to a conversation: its id, or its position.
@@ -31,7 +56,7 @@ func (c storedConversation) name() string {
 }
 
 func decodeConversation(seq int32, id string, messages string) (storedConversation, error) {
-	c := storedConversation{seq: seq, conv: transcript.Conversation{ID: id}}
+	c := storedConversation{seq: seq, conv: transcript.Conversation{ID: id}, size: len(messages)}
 	if err := json.Unmarshal([]byte(messages), &c.conv.Messages); err != nil {
 		return c, fmt.Errorf("pipeline: conversation %d: messages: %w", seq, err)
 	}
@@ -71,8 +96,12 @@ func (r *run) conversationPages(ctx context.Context) iter.Seq2[[]storedConversat
 }
 
 // conversationsToDiagnose yields, one by one, the selected conversations not yet
-// diagnosed or isolated, reading a page at a time.
+// diagnosed or isolated: from the run's kept conversations when the quality pass held
+// them all, otherwise read a page at a time.
 func (r *run) conversationsToDiagnose(ctx context.Context) iter.Seq2[storedConversation, error] {
+	if r.kept != nil && r.kept.bySeq != nil {
+		return r.keptToDiagnose(ctx)
+	}
 	return func(yield func(storedConversation, error) bool) {
 		after := int32(0)
 		for {
@@ -93,6 +122,28 @@ func (r *run) conversationsToDiagnose(ctx context.Context) iter.Seq2[storedConve
 				}
 			}
 			after = rows[len(rows)-1].Seq
+		}
+	}
+}
+
+// keptToDiagnose yields the selected conversations not finished yet from the
+// conversations the quality pass kept decoded, reading only their seqs.
+func (r *run) keptToDiagnose(ctx context.Context) iter.Seq2[storedConversation, error] {
+	return func(yield func(storedConversation, error) bool) {
+		seqs, err := r.q.ListSeqsToDiagnose(ctx, r.p.pool, dbsqlc.ListSeqsToDiagnoseParams{TaskID: r.id, OwnerUserID: r.owner})
+		if err != nil {
+			yield(storedConversation{}, fmt.Errorf("pipeline: read conversations to diagnose: %w", err))
+			return
+		}
+		for _, seq := range seqs {
+			c, ok := r.kept.bySeq[seq]
+			if !ok {
+				yield(c, fmt.Errorf("pipeline: conversation %d is selected for diagnosis but was not kept by the quality checks", seq))
+				return
+			}
+			if !yield(c, nil) {
+				return
+			}
 		}
 	}
 }

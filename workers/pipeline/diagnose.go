@@ -34,6 +34,7 @@ func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRo
 	if cerr := ck.close(); err == nil {
 		err = cerr
 	}
+	r.kept = nil // no later stage reads transcripts
 	if err != nil {
 		return counts, err
 	}

@@ -14,9 +14,10 @@ import (
 // quality runs the quality checks over every conversation in upload order (DESIGN.md
 // §5 step 1) and screens each kept one for risks (step 2) in the same pass, so every
 // transcript is read and decoded once for both. Each page's verdicts and flags are
-// stored in one fenced transaction, and the funnel on the task at the end. A task
-// whose funnel is stored already (an earlier attempt got past this pass) reuses it;
-// both checks are deterministic, so an attempt that stopped halfway simply redoes them.
+// stored in one fenced transaction, and the funnel on the task at the end. The kept
+// conversations stay decoded for diagnosis while they fit in keptBudget. A task whose
+// funnel is stored already (an earlier attempt got past this pass) reuses it; both
+// checks are deterministic, so an attempt that stopped halfway simply redoes them.
 func (r *run) quality(ctx context.Context) (Funnel, error) {
 	f, err := r.checkQuality(ctx)
 	r.funnel = f
@@ -36,6 +37,7 @@ func (r *run) checkQuality(ctx context.Context) (Funnel, error) {
 		return Funnel{}, err
 	}
 	checker := NewQualityChecker(r.p.opt.QC)
+	r.kept = &keptConversations{bySeq: map[int32]storedConversation{}}
 	done := 0
 	for page, err := range r.conversationPages(ctx) {
 		if err != nil {
@@ -52,6 +54,7 @@ func (r *run) checkQuality(ctx context.Context) (Funnel, error) {
 			if v.Status != QCKept {
 				continue
 			}
+			r.kept.add(c)
 			raw, err := json.Marshal(r.p.screener.Screen(c.conv))
 			if err != nil {
 				return Funnel{}, fmt.Errorf("pipeline: risk flags: %w", err)

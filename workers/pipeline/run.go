@@ -28,6 +28,9 @@ type run struct {
 	funnel Funnel
 	// analysed is the number of diagnosed conversations, the denominator of prevalence.
 	analysed int
+	// kept holds the kept conversations decoded by this run's quality pass, for
+	// diagnosis, when they fit (see keptBudget); nil when the pass was not run.
+	kept *keptConversations
 }
 
 func newRun(p *Pipeline, lease *workers.Lease) *run {
