@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -19,22 +20,31 @@ import (
 
 // interrupt runs the task with p on a worker that is stopped gracefully once stopWhen
 // reports true (checked before each analyzer call): the units in flight finish and are
-// stored, no new one starts, and the task is handed back.
+// stored, no new one starts, and the task is handed back. A call that finds stopWhen
+// true waits until the worker drains, so no unit starts after it however fast the
+// units are.
 func (b *bundle) interrupt(t *testing.T, id uuid.UUID, p *probe, stopWhen func() bool) {
 	t.Helper()
-	w := workers.New(b.pool, pipeline.New(b.pool, p, pipeline.Options{}), workers.Config{}, testLogger(t))
+	draining := &drainSignal{Handler: testLogger(t).Handler(), drained: make(chan struct{}), once: &sync.Once{}}
+	w := workers.New(b.pool, pipeline.New(b.pool, p, pipeline.Options{}), workers.Config{}, slog.New(draining))
 	stopped := make(chan struct{})
 	var once sync.Once
 	stop := func() {
-		if stopWhen() {
-			once.Do(func() {
-				go func() {
-					defer close(stopped)
-					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-					defer cancel()
-					require.NoError(t, w.Stop(ctx))
-				}()
-			})
+		if !stopWhen() {
+			return
+		}
+		once.Do(func() {
+			go func() {
+				defer close(stopped)
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				require.NoError(t, w.Stop(ctx))
+			}()
+		})
+		select {
+		case <-draining.drained:
+		case <-time.After(time.Minute):
+			t.Error("the worker did not drain")
 		}
 	}
 	p.onDiagnose = func(context.Context, transcript.Conversation) error { stop(); return nil }
@@ -46,6 +56,29 @@ func (b *bundle) interrupt(t *testing.T, id uuid.UUID, p *probe, stopWhen func()
 		t.Fatal("the worker did not stop")
 	}
 	require.Equal(t, "pending", b.task(t, id).Status, "handed back")
+}
+
+// drainSignal passes the worker's records on and closes drained when the worker says
+// it is draining: it starts no new unit from then on.
+type drainSignal struct {
+	slog.Handler
+	drained chan struct{}
+	once    *sync.Once // shared by the handlers derived with WithAttrs
+}
+
+func (d *drainSignal) Handle(ctx context.Context, r slog.Record) error {
+	if strings.HasPrefix(r.Message, "shutting down: no new unit starts") {
+		d.once.Do(func() { close(d.drained) })
+	}
+	return d.Handler.Handle(ctx, r)
+}
+
+func (d *drainSignal) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &drainSignal{Handler: d.Handler.WithAttrs(attrs), drained: d.drained, once: d.once}
+}
+
+func (d *drainSignal) WithGroup(name string) slog.Handler {
+	return &drainSignal{Handler: d.Handler.WithGroup(name), drained: d.drained, once: d.once}
 }
 
 // resultOf is what a finished task stored, without ids, for comparing two runs.
