@@ -13,11 +13,12 @@ import (
 
 // quality runs the quality checks over every conversation in upload order (DESIGN.md
 // §5 step 1) and screens each kept one for risks (step 2) in the same pass, so every
-// transcript is read and decoded once for both. Each page's verdicts and flags are
-// stored in one fenced transaction, and the funnel on the task at the end. The kept
-// conversations stay decoded for diagnosis while they fit in keptBudget. A task whose
-// funnel is stored already (an earlier attempt got past this pass) reuses it; both
-// checks are deterministic, so an attempt that stopped halfway simply redoes them.
+// transcript is read and decoded once for both. The verdicts and flags of each
+// pageSize conversations are stored in one fenced transaction, the last ones with the
+// funnel on the task. The kept conversations stay decoded for diagnosis while they fit
+// in keptBudget. A task whose funnel is stored already (an earlier attempt got past
+// this pass) reuses it; both checks are deterministic, so an attempt that stopped
+// halfway simply redoes them.
 func (r *run) quality(ctx context.Context) (Funnel, error) {
 	f, err := r.checkQuality(ctx)
 	r.funnel = f
@@ -38,41 +39,35 @@ func (r *run) checkQuality(ctx context.Context) (Funnel, error) {
 	}
 	checker := NewQualityChecker(r.p.opt.QC)
 	r.kept = &keptConversations{bySeq: map[int32]storedConversation{}}
+	w := r.newQualityWrites()
 	done := 0
-	for page, err := range r.conversationPages(ctx) {
+	for page, err := range r.screenedPages(ctx) {
 		if err != nil {
 			return Funnel{}, err
 		}
-		verdicts := dbsqlc.SetConversationQualityParams{TaskID: r.id, OwnerUserID: r.owner}
-		flags := dbsqlc.SetConversationRiskFlagsParams{TaskID: r.id, OwnerUserID: r.owner}
 		for _, c := range page {
 			v := checker.Check(c.conv)
-			verdicts.Seqs = append(verdicts.Seqs, c.seq)
-			verdicts.QcStatuses = append(verdicts.QcStatuses, string(v.Status))
-			verdicts.QcReasons = append(verdicts.QcReasons, v.Reason)
-			verdicts.ContentHashes = append(verdicts.ContentHashes, v.ContentHash)
+			w.verdicts.Seqs = append(w.verdicts.Seqs, c.seq)
+			w.verdicts.QcStatuses = append(w.verdicts.QcStatuses, string(v.Status))
+			w.verdicts.QcReasons = append(w.verdicts.QcReasons, v.Reason)
+			w.verdicts.ContentHashes = append(w.verdicts.ContentHashes, v.ContentHash)
 			if v.Status != QCKept {
 				continue
 			}
-			r.kept.add(c)
-			raw, err := json.Marshal(r.p.screener.Screen(c.conv))
+			r.kept.add(c.storedConversation)
+			raw, err := json.Marshal(c.flags)
 			if err != nil {
 				return Funnel{}, fmt.Errorf("pipeline: risk flags: %w", err)
 			}
-			flags.Seqs = append(flags.Seqs, c.seq)
-			flags.Flags = append(flags.Flags, string(raw))
+			w.flags.Seqs = append(w.flags.Seqs, c.seq)
+			w.flags.Flags = append(w.flags.Flags, string(raw))
 		}
 		done += len(page)
-		if err := r.inTx(ctx, "quality verdicts and risk flags", func(tx pgx.Tx) error {
-			if _, err := r.q.SetConversationQuality(ctx, tx, verdicts); err != nil {
-				return err
+		if len(w.verdicts.Seqs) >= pageSize {
+			if err := r.storeQuality(ctx, w, done, max(total, done), nil); err != nil {
+				return Funnel{}, err
 			}
-			if _, err := r.q.SetConversationRiskFlags(ctx, tx, flags); err != nil {
-				return err
-			}
-			return r.setStage(ctx, tx, StageQuality, done, max(total, done))
-		}); err != nil {
-			return Funnel{}, err
+			w = r.newQualityWrites()
 		}
 	}
 	funnel := checker.Funnel()
@@ -80,13 +75,48 @@ func (r *run) checkQuality(ctx context.Context) (Funnel, error) {
 	if err != nil {
 		return Funnel{}, fmt.Errorf("pipeline: funnel: %w", err)
 	}
-	err = r.inTx(ctx, "funnel", func(tx pgx.Tx) error {
+	return funnel, r.storeQuality(ctx, w, done, max(total, done), raw)
+}
+
+// qualityWrites are the verdicts and risk flags of the conversations checked since the
+// last store.
+type qualityWrites struct {
+	verdicts dbsqlc.SetConversationQualityParams
+	flags    dbsqlc.SetConversationRiskFlagsParams
+}
+
+func (r *run) newQualityWrites() qualityWrites {
+	return qualityWrites{
+		verdicts: dbsqlc.SetConversationQualityParams{TaskID: r.id, OwnerUserID: r.owner},
+		flags:    dbsqlc.SetConversationRiskFlagsParams{TaskID: r.id, OwnerUserID: r.owner},
+	}
+}
+
+// storeQuality stores w and the progress in one fenced transaction, with the funnel
+// when the pass is over (funnel is not nil).
+func (r *run) storeQuality(ctx context.Context, w qualityWrites, done, total int, funnel []byte) error {
+	return r.inTx(ctx, "quality verdicts and risk flags", func(tx pgx.Tx) error {
+		if len(w.verdicts.Seqs) > 0 {
+			if _, err := r.q.SetConversationQuality(ctx, tx, w.verdicts); err != nil {
+				return err
+			}
+		}
+		if len(w.flags.Seqs) > 0 {
+			if _, err := r.q.SetConversationRiskFlags(ctx, tx, w.flags); err != nil {
+				return err
+			}
+		}
+		if err := r.setStage(ctx, tx, StageQuality, done, total); err != nil {
+			return err
+		}
+		if funnel == nil {
+			return nil
+		}
 		_, err := r.q.SetTaskFunnel(ctx, tx, dbsqlc.SetTaskFunnelParams{
-			Funnel: raw, ID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt,
+			Funnel: funnel, ID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt,
 		})
 		return err
 	})
-	return funnel, err
 }
 
 // insufficient is the end of a task with too few usable conversations.
