@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"iter"
 	"strconv"
@@ -64,7 +63,8 @@ func (c storedConversation) name() string {
 
 func decodeConversation(seq int32, id string, messages string) (storedConversation, error) {
 	c := storedConversation{seq: seq, conv: transcript.Conversation{ID: id}, size: len(messages)}
-	if err := json.Unmarshal([]byte(messages), &c.conv.Messages); err != nil {
+	var err error
+	if c.conv.Messages, err = decodeMessages(messages); err != nil {
 		return c, fmt.Errorf("pipeline: conversation %d: messages: %w", seq, err)
 	}
 	return c, nil
