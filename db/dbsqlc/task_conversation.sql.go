@@ -295,20 +295,21 @@ func (q *Queries) ListSeqsToDiagnose(ctx context.Context, db DBTX, arg ListSeqsT
 
 const selectConversations = `-- name: SelectConversations :execrows
 UPDATE task_conversation c
-SET selected = true, diagnosis_status = 'pending'
-FROM (SELECT unnest($3::int[]) AS seq) AS v
-WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq = v.seq
+SET selected = c.seq = ANY(coalesce($1::int[], '{}')),
+    diagnosis_status = CASE WHEN c.seq = ANY(coalesce($1::int[], '{}')) THEN 'pending' ELSE 'skipped' END
+WHERE c.task_id = $2 AND c.owner_user_id = $3
 `
 
 type SelectConversationsParams struct {
+	Seqs        []int32
 	TaskID      uuid.UUID
 	OwnerUserID int64
-	Seqs        []int32
 }
 
-// Selects the conversations to diagnose: pending again, the rest stays skipped.
+// Records the diagnosis sample: the conversations in @seqs are selected and pending,
+// every other one is skipped.
 func (q *Queries) SelectConversations(ctx context.Context, db DBTX, arg SelectConversationsParams) (int64, error) {
-	result, err := db.Exec(ctx, selectConversations, arg.TaskID, arg.OwnerUserID, arg.Seqs)
+	result, err := db.Exec(ctx, selectConversations, arg.Seqs, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
 		return 0, err
 	}
@@ -370,27 +371,6 @@ func (q *Queries) SetConversationRiskFlags(ctx context.Context, db DBTX, arg Set
 		arg.Seqs,
 		arg.Flags,
 	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
-}
-
-const skipAllConversations = `-- name: SkipAllConversations :execrows
-UPDATE task_conversation
-SET selected = false, diagnosis_status = 'skipped'
-WHERE task_id = $1 AND owner_user_id = $2
-`
-
-type SkipAllConversationsParams struct {
-	TaskID      uuid.UUID
-	OwnerUserID int64
-}
-
-// The first half of recording the diagnosis sample: nothing selected, everything
-// skipped. SelectConversations then selects the sample, in the same transaction.
-func (q *Queries) SkipAllConversations(ctx context.Context, db DBTX, arg SkipAllConversationsParams) (int64, error) {
-	result, err := db.Exec(ctx, skipAllConversations, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
 		return 0, err
 	}

@@ -75,19 +75,13 @@ SET risk_flags = v.flags::jsonb
 FROM (SELECT unnest(@seqs::int[]) AS seq, unnest(@flags::text[]) AS flags) AS v
 WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = v.seq;
 
--- name: SkipAllConversations :execrows
--- The first half of recording the diagnosis sample: nothing selected, everything
--- skipped. SelectConversations then selects the sample, in the same transaction.
-UPDATE task_conversation
-SET selected = false, diagnosis_status = 'skipped'
-WHERE task_id = @task_id AND owner_user_id = @owner_user_id;
-
 -- name: SelectConversations :execrows
--- Selects the conversations to diagnose: pending again, the rest stays skipped.
+-- Records the diagnosis sample: the conversations in @seqs are selected and pending,
+-- every other one is skipped.
 UPDATE task_conversation c
-SET selected = true, diagnosis_status = 'pending'
-FROM (SELECT unnest(@seqs::int[]) AS seq) AS v
-WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = v.seq;
+SET selected = c.seq = ANY(coalesce(@seqs::int[], '{}')),
+    diagnosis_status = CASE WHEN c.seq = ANY(coalesce(@seqs::int[], '{}')) THEN 'pending' ELSE 'skipped' END
+WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id;
 
 -- name: StoreConversationDiagnoses :one
 -- The checkpoint of a group of diagnosed conversations in one statement: each one's

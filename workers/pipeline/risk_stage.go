@@ -51,9 +51,6 @@ func (r *run) risk(ctx context.Context) error {
 		return fmt.Errorf("pipeline: risk summary: %w", err)
 	}
 	return r.inTx(ctx, "diagnosis sample", func(tx pgx.Tx) error {
-		if _, err := r.q.SkipAllConversations(ctx, tx, dbsqlc.SkipAllConversationsParams{TaskID: r.id, OwnerUserID: r.owner}); err != nil {
-			return err
-		}
 		if _, err := r.q.SelectConversations(ctx, tx, dbsqlc.SelectConversationsParams{
 			TaskID: r.id, OwnerUserID: r.owner, Seqs: chosen,
 		}); err != nil {
