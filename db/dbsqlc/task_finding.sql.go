@@ -13,23 +13,31 @@ import (
 )
 
 const listClusterExamples = `-- name: ListClusterExamples :many
-SELECT f.conversation_seq, c.external_id, f.idx, f.title, f.description, f.evidence
-FROM task_finding f
-JOIN task_conversation c
-  ON c.task_id = f.task_id AND c.owner_user_id = f.owner_user_id AND c.seq = f.conversation_seq
-WHERE f.task_id = $1 AND f.owner_user_id = $2 AND f.cluster_idx = $3
-ORDER BY (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC, f.conversation_seq, f.idx
-LIMIT $4
+WITH ranked AS (
+    SELECT f.cluster_idx, f.conversation_seq, c.external_id, f.idx, f.title, f.description, f.evidence,
+           row_number() OVER (PARTITION BY f.cluster_idx
+                              ORDER BY (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC,
+                                       f.conversation_seq, f.idx) AS n
+    FROM task_finding f
+    JOIN task_conversation c
+      ON c.task_id = f.task_id AND c.owner_user_id = f.owner_user_id AND c.seq = f.conversation_seq
+    WHERE f.task_id = $2 AND f.owner_user_id = $3 AND f.cluster_idx = ANY($4::int[])
+)
+SELECT cluster_idx::int AS cluster_idx, conversation_seq, external_id, idx, title, description, evidence
+FROM ranked
+WHERE n <= $1::bigint
+ORDER BY cluster_idx, n
 `
 
 type ListClusterExamplesParams struct {
+	MaxRows     int64
 	TaskID      uuid.UUID
 	OwnerUserID int64
-	ClusterIdx  *int32
-	MaxRows     int32
+	ClusterIdxs []int32
 }
 
 type ListClusterExamplesRow struct {
+	ClusterIdx      int32
 	ConversationSeq int32
 	ExternalID      string
 	Idx             int32
@@ -38,14 +46,15 @@ type ListClusterExamplesRow struct {
 	Evidence        json.RawMessage
 }
 
-// The findings a cluster's Action is written from: at most @max_rows, those with a
-// verified quote first, then the most urgent, with their conversation's external id.
+// The findings the Actions of the clusters @cluster_idxs are written from, cluster by
+// cluster: for each at most @max_rows, those with a verified quote first, then the most
+// urgent, with their conversation's external id.
 func (q *Queries) ListClusterExamples(ctx context.Context, db DBTX, arg ListClusterExamplesParams) ([]ListClusterExamplesRow, error) {
 	rows, err := db.Query(ctx, listClusterExamples,
+		arg.MaxRows,
 		arg.TaskID,
 		arg.OwnerUserID,
-		arg.ClusterIdx,
-		arg.MaxRows,
+		arg.ClusterIdxs,
 	)
 	if err != nil {
 		return nil, err
@@ -55,6 +64,7 @@ func (q *Queries) ListClusterExamples(ctx context.Context, db DBTX, arg ListClus
 	for rows.Next() {
 		var i ListClusterExamplesRow
 		if err := rows.Scan(
+			&i.ClusterIdx,
 			&i.ConversationSeq,
 			&i.ExternalID,
 			&i.Idx,

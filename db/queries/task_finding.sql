@@ -31,12 +31,20 @@ WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id
   AND f.conversation_seq = v.seq AND f.idx = v.idx;
 
 -- name: ListClusterExamples :many
--- The findings a cluster's Action is written from: at most @max_rows, those with a
--- verified quote first, then the most urgent, with their conversation's external id.
-SELECT f.conversation_seq, c.external_id, f.idx, f.title, f.description, f.evidence
-FROM task_finding f
-JOIN task_conversation c
-  ON c.task_id = f.task_id AND c.owner_user_id = f.owner_user_id AND c.seq = f.conversation_seq
-WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id AND f.cluster_idx = @cluster_idx
-ORDER BY (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC, f.conversation_seq, f.idx
-LIMIT @max_rows;
+-- The findings the Actions of the clusters @cluster_idxs are written from, cluster by
+-- cluster: for each at most @max_rows, those with a verified quote first, then the most
+-- urgent, with their conversation's external id.
+WITH ranked AS (
+    SELECT f.cluster_idx, f.conversation_seq, c.external_id, f.idx, f.title, f.description, f.evidence,
+           row_number() OVER (PARTITION BY f.cluster_idx
+                              ORDER BY (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC,
+                                       f.conversation_seq, f.idx) AS n
+    FROM task_finding f
+    JOIN task_conversation c
+      ON c.task_id = f.task_id AND c.owner_user_id = f.owner_user_id AND c.seq = f.conversation_seq
+    WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id AND f.cluster_idx = ANY(@cluster_idxs::int[])
+)
+SELECT cluster_idx::int AS cluster_idx, conversation_seq, external_id, idx, title, description, evidence
+FROM ranked
+WHERE n <= @max_rows::bigint
+ORDER BY cluster_idx, n;

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -17,10 +18,12 @@ const briefExamples = 5
 // briefDescriptions is how many distinct finding descriptions a brief carries.
 const briefDescriptions = 3
 
-// candidate is a cluster chosen for an Action, with its candidate index.
+// candidate is a cluster chosen for an Action, with its candidate index and what the
+// analyzer is told about it.
 type candidate struct {
 	index   int
 	cluster Cluster
+	brief   analyzer.ClusterBrief
 }
 
 // actions writes an Action for every candidate cluster (DESIGN.md §5 step 6),
@@ -56,6 +59,9 @@ func (r *run) actions(ctx context.Context, clusters []Cluster) error {
 			pending = append(pending, candidate{index: i, cluster: c})
 		}
 	}
+	if err := r.briefs(ctx, pending); err != nil {
+		return err
+	}
 	if err := r.lease.Progress(ctx, StageActions, len(done), len(selected)); err != nil {
 		return err
 	}
@@ -85,11 +91,7 @@ func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 	r.lease.Unit(fmt.Sprintf("cluster %d %q", c.cluster.Idx, c.cluster.Title))
 	stored := false
 	defer func() { r.unitEnded(ctx, stored, &err) }()
-	brief, err := r.brief(ctx, c.cluster)
-	if err != nil {
-		return err
-	}
-	res, aerr := r.p.analyzer.WriteAction(ctx, brief)
+	res, aerr := r.p.analyzer.WriteAction(ctx, c.brief)
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
@@ -128,29 +130,39 @@ func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 	return nil
 }
 
-// brief is what the analyzer is told about a cluster: its figures, a few distinct
-// descriptions and its best evidence (verified quotes first).
-func (r *run) brief(ctx context.Context, c Cluster) (analyzer.ClusterBrief, error) {
+// briefs sets what the analyzer is told about each candidate: its cluster's figures,
+// a few distinct descriptions and its best evidence (verified quotes first), read for
+// all of them in one query.
+func (r *run) briefs(ctx context.Context, cands []candidate) error {
+	if len(cands) == 0 {
+		return nil
+	}
+	idxs := make([]int32, len(cands))
+	byCluster := make(map[int]*analyzer.ClusterBrief, len(cands))
+	for i := range cands {
+		c := cands[i].cluster
+		idxs[i] = int32(c.Idx)
+		cands[i].brief = analyzer.ClusterBrief{
+			Type: c.Type, Category: c.Category, Title: c.Title, Descriptions: []string{}, Examples: []analyzer.Example{},
+			ConversationCount: c.Conversations(), AnalysedCount: r.analysed,
+			Severity: c.Severity, Confidence: c.Confidence, PriorityScore: c.PriorityScore,
+		}
+		byCluster[c.Idx] = &cands[i].brief
+	}
 	rows, err := r.q.ListClusterExamples(ctx, r.p.pool, dbsqlc.ListClusterExamplesParams{
-		TaskID: r.id, OwnerUserID: r.owner, ClusterIdx: ptr(int32(c.Idx)), MaxRows: briefExamples,
+		TaskID: r.id, OwnerUserID: r.owner, ClusterIdxs: idxs, MaxRows: briefExamples,
 	})
 	if err != nil {
-		return analyzer.ClusterBrief{}, fmt.Errorf("pipeline: examples of cluster %d: %w", c.Idx, err)
+		return fmt.Errorf("pipeline: examples of the clusters: %w", err)
 	}
-	b := analyzer.ClusterBrief{
-		Type: c.Type, Category: c.Category, Title: c.Title, Descriptions: []string{}, Examples: []analyzer.Example{},
-		ConversationCount: c.Conversations(), AnalysedCount: r.analysed,
-		Severity: c.Severity, Confidence: c.Confidence, PriorityScore: c.PriorityScore,
-	}
-	seen := map[string]bool{}
 	for _, row := range rows {
-		if row.Description != "" && !seen[row.Description] && len(b.Descriptions) < briefDescriptions {
-			seen[row.Description] = true
+		b := byCluster[int(row.ClusterIdx)]
+		if row.Description != "" && !slices.Contains(b.Descriptions, row.Description) && len(b.Descriptions) < briefDescriptions {
 			b.Descriptions = append(b.Descriptions, row.Description)
 		}
 		var ev []analyzer.Evidence
 		if err := json.Unmarshal(row.Evidence, &ev); err != nil {
-			return b, fmt.Errorf("pipeline: evidence of finding %d/%d: %w", row.ConversationSeq, row.Idx, err)
+			return fmt.Errorf("pipeline: evidence of finding %d/%d: %w", row.ConversationSeq, row.Idx, err)
 		}
 		if len(ev) == 0 {
 			continue
@@ -166,8 +178,10 @@ func (r *run) brief(ctx context.Context, c Cluster) (analyzer.ClusterBrief, erro
 			ConversationID: row.ExternalID, Seq: int(row.ConversationSeq), Turn: pick.Turn, Quote: pick.Quote, FindingTitle: row.Title,
 		})
 	}
-	b.Examples = distinctQuotesFirst(b.Examples)
-	return b, nil
+	for i := range cands {
+		cands[i].brief.Examples = distinctQuotesFirst(cands[i].brief.Examples)
+	}
+	return nil
 }
 
 // distinctQuotesFirst moves the examples that repeat an earlier example's quote to the
@@ -185,8 +199,6 @@ func distinctQuotesFirst(examples []analyzer.Example) []analyzer.Example {
 	}
 	return append(fresh, repeats...)
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // rankActions ranks the written Actions and turns the failures into warnings, both in
 // candidate order, in one transaction that also moves the task to finishing.
