@@ -88,8 +88,9 @@ func (ck *checkpointer) failed() error {
 }
 
 // write stores the checkpoints handed over until the queue is closed, all that are
-// waiting in each transaction. After an error it stores nothing more and answers
-// every unit with that error, so none waits forever.
+// waiting in each transaction. After an error (a panic included: this goroutine is
+// beyond the worker's recover) it stores nothing more and answers every unit with
+// that error, so none waits forever.
 func (ck *checkpointer) write() {
 	defer close(ck.done)
 	group := make([]diagnosisCheckpoint, 0, maxPending)
@@ -109,7 +110,7 @@ func (ck *checkpointer) write() {
 		}
 		err := ck.failed()
 		if err == nil {
-			if err = ck.r.storeCheckpoints(ck.ctx, group); err != nil {
+			if err = protect(ck.store, group); err != nil {
 				ck.mu.Lock()
 				ck.err = err
 				ck.mu.Unlock()
@@ -121,6 +122,10 @@ func (ck *checkpointer) write() {
 			}
 		}
 	}
+}
+
+func (ck *checkpointer) store(group []diagnosisCheckpoint) error {
+	return ck.r.storeCheckpoints(ck.ctx, group)
 }
 
 // storeCheckpoints writes a group of finished conversations in one fenced transaction:

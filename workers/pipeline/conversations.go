@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"iter"
 	"strconv"
-	"sync"
-	"sync/atomic"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/workers/transcript"
@@ -17,10 +15,6 @@ import (
 // being held whole, and a page's writes are one fenced statement instead of one
 // transaction per row.
 const pageSize = 500
-
-// readPage is how many conversations the quality pass reads at a time: small enough
-// that the next page is read while the current one is decoded and checked.
-const readPage = 50
 
 // keptBudget bounds the transcripts a run keeps decoded from its quality pass for
 // diagnosis, in bytes of their stored JSON: a task this small (some hundreds of
@@ -68,102 +62,6 @@ func decodeConversation(seq int32, id string, messages string) (storedConversati
 		return c, fmt.Errorf("pipeline: conversation %d: messages: %w", seq, err)
 	}
 	return c, nil
-}
-
-// screenedPages yields the task's conversations page by page in upload order, each
-// decoded and screened for risks (RiskScreener.Screen). A goroutine reads the next page
-// while the current one is decoded and screened on screenWorkers goroutines, so
-// PostgreSQL and both cores work at once.
-func (r *run) screenedPages(ctx context.Context) iter.Seq2[[]screenedConversation, error] {
-	return func(yield func([]screenedConversation, error) bool) {
-		ctx, cancel := context.WithCancel(ctx)
-		pages := make(chan rowPage, 1)
-		go r.readPages(ctx, pages)
-		defer func() {
-			cancel()
-			for range pages { // the reader has returned once pages is closed
-			}
-		}()
-		for p := range pages {
-			if p.err != nil {
-				yield(nil, p.err)
-				return
-			}
-			screened, err := r.screenPage(p.rows)
-			if !yield(screened, err) || err != nil {
-				return
-			}
-		}
-	}
-}
-
-// screenWorkers is how many goroutines decode and screen a page of the quality pass.
-const screenWorkers = 2
-
-// screenedConversation is a conversation of the quality pass with its risk flags.
-type screenedConversation struct {
-	storedConversation
-	flags []RiskFlag
-}
-
-// screenPage decodes and screens rows on screenWorkers goroutines, keeping their order.
-func (r *run) screenPage(rows []dbsqlc.ListConversationsAfterRow) ([]screenedConversation, error) {
-	out := make([]screenedConversation, len(rows))
-	errs := make([]error, len(rows))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range screenWorkers {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(rows); i = int(next.Add(1) - 1) {
-				c, err := decodeConversation(rows[i].Seq, rows[i].ExternalID, rows[i].Messages)
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				out[i] = screenedConversation{storedConversation: c, flags: r.p.screener.Screen(c.conv)}
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// rowPage is one page of stored conversations, or the error that ended them.
-type rowPage struct {
-	rows []dbsqlc.ListConversationsAfterRow
-	err  error
-}
-
-// readPages sends the task's conversations to pages, readPage at a time, and closes
-// it after the last page, an error, or once ctx ends.
-func (r *run) readPages(ctx context.Context, pages chan<- rowPage) {
-	defer close(pages)
-	after := int32(0)
-	for {
-		rows, err := r.q.ListConversationsAfter(ctx, r.p.pool, dbsqlc.ListConversationsAfterParams{
-			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, MaxRows: readPage,
-		})
-		if err != nil {
-			err = fmt.Errorf("pipeline: read conversations: %w", err)
-		}
-		if err == nil && len(rows) == 0 {
-			return
-		}
-		select {
-		case pages <- rowPage{rows: rows, err: err}:
-		case <-ctx.Done():
-			return
-		}
-		if err != nil {
-			return
-		}
-		after = rows[len(rows)-1].Seq
-	}
 }
 
 // conversationsToDiagnose yields, one by one, the selected conversations not yet

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"math/bits"
 	"slices"
 	"strings"
 	"unicode"
@@ -357,98 +356,3 @@ func ClipQuote(s string, maxRunes int) string {
 	}
 	return strings.TrimSpace(s[:cut])
 }
-
-// ShingleSet is the sorted set of rune bigrams of a folded text, the unit of text
-// similarity: it needs no word segmentation, so it compares Chinese as well as English.
-type ShingleSet []uint64
-
-// Shingles returns the bigram set of s after folding.
-func Shingles(s string) ShingleSet {
-	t := FoldString(s)
-	n := utf8.RuneCountInString(t)
-	if n < 2 {
-		if n == 1 {
-			r, _ := utf8.DecodeRuneInString(t)
-			return ShingleSet{uint64(r)}
-		}
-		return nil
-	}
-	if n >= latin1Min && latin1(t) {
-		return latin1Shingles(t)
-	}
-	set := make([]uint64, 0, n-1)
-	prev := rune(-1)
-	for _, r := range t {
-		if prev >= 0 {
-			set = append(set, uint64(prev)<<32|uint64(r))
-		}
-		prev = r
-	}
-	slices.Sort(set)
-	return ShingleSet(slices.Compact(set))
-}
-
-// latin1Min is the fewest runes for which latin1Shingles beats sorting: it reads its
-// whole 8 KiB set back, whatever the length of the text.
-const latin1Min = 256
-
-// latin1 reports whether every rune of s is below U+0100.
-func latin1(s string) bool {
-	for _, r := range s {
-		if r > 0xFF {
-			return false
-		}
-	}
-	return true
-}
-
-// latin1Shingles is Shingles for a text of runes below U+0100: each bigram has one bit
-// in a 64 Kbit set, read back in order, so no sort is needed.
-func latin1Shingles(t string) ShingleSet {
-	var seen [1 << 16 / 64]uint64
-	count := 0
-	prev := rune(-1)
-	for _, r := range t {
-		if prev >= 0 {
-			k := prev<<8 | r
-			if seen[k/64]&(1<<(k%64)) == 0 {
-				seen[k/64] |= 1 << (k % 64)
-				count++
-			}
-		}
-		prev = r
-	}
-	set := make(ShingleSet, 0, count)
-	for w, word := range seen {
-		for word != 0 {
-			k := uint64(w*64 + bits.TrailingZeros64(word))
-			set = append(set, k>>8<<32|k&0xFF)
-			word &= word - 1
-		}
-	}
-	return set
-}
-
-// Jaccard returns |a∩b| / |a∪b|, 1 for two empty sets.
-func (a ShingleSet) Jaccard(b ShingleSet) float64 {
-	if len(a) == 0 && len(b) == 0 {
-		return 1
-	}
-	inter, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			inter++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
-}
-
-// Similarity is the Jaccard similarity of the bigram sets of a and b, 0..1.
-func Similarity(a, b string) float64 { return Shingles(a).Jaccard(Shingles(b)) }
