@@ -155,3 +155,36 @@ func TestResumeSkipsFinishedUnits(t *testing.T) {
 		})
 	}
 }
+
+// relabelled is an analyzer that says it is another model, as an instance with other
+// settings would.
+type relabelled struct {
+	*probe
+	info analyzer.Info
+}
+
+func (r relabelled) Info() analyzer.Info { return r.info }
+
+// A run resumed by an instance with another analyzer says so in a warning, since the
+// report then mixes the two; a resume with the same analyzer says nothing.
+func TestResumeWithAnotherAnalyzerWarns(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	id := b.uploadSample(t)
+	first := offlineProbe()
+	b.interrupt(t, id, first, func() bool { return first.diagnoses() >= 10 })
+
+	other := relabelled{probe: offlineProbe(), info: analyzer.Info{Name: "llm", Label: "LLM analysis", Model: "test-model", PromptVersion: "v9"}}
+	task := b.runTask(t, id, other, pipeline.Options{})
+	require.Equal(t, "completed", task.Status, task.Error)
+	require.Equal(t, "test-model", storedConfig(t, task).Analyzer.Model)
+	var mixed []string
+	for _, w := range b.report(t, id).Warnings {
+		if w.Scope == "analyzer" {
+			mixed = append(mixed, w.Message)
+		}
+	}
+	require.Len(t, mixed, 1)
+	require.Contains(t, mixed[0], "LLM analysis, test-model, prompts v9")
+	require.Contains(t, mixed[0], "offline analysis")
+}

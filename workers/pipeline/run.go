@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -38,15 +39,20 @@ func newRun(p *Pipeline, lease *workers.Lease) *run {
 }
 
 // start reads what earlier attempts stored and writes the TaskConfig this run works
-// with; on a task's first attempt it also repeats the corrected settings as warnings.
+// with. On the task's first run it also repeats the corrected settings as warnings;
+// when a run resumes on an instance with another analyzer, a warning says the report
+// mixes the two.
 func (r *run) start(ctx context.Context) error {
 	state, err := r.q.GetAnalysisTask(ctx, r.p.pool, dbsqlc.GetAnalysisTaskParams{ID: r.id, OwnerUserID: r.owner})
 	if err != nil {
 		return fmt.Errorf("pipeline: read task: %w", err)
 	}
 	r.state = state
+	var earlier TaskConfig
+	_ = json.Unmarshal(state.Config, &earlier) // an empty or unknown config means no run started
+	info := r.p.analyzer.Info()
 	cfg, err := json.Marshal(TaskConfig{
-		Analyzer:             r.p.analyzer.Info(),
+		Analyzer:             info,
 		DiagnosisConcurrency: r.p.opt.DiagnosisConcurrency,
 		ActionConcurrency:    r.p.opt.ActionConcurrency,
 		MaxDiagnosed:         r.p.opt.MaxDiagnosed,
@@ -61,8 +67,13 @@ func (r *run) start(ctx context.Context) error {
 		}); err != nil {
 			return err
 		}
-		if r.lease.Task.Attempt > 1 {
-			return nil
+		if earlier.Analyzer.Name != "" {
+			if earlier.Analyzer == info {
+				return nil
+			}
+			return r.warn(ctx, tx, "settings", "analyzer", fmt.Sprintf(
+				"This diagnosis was resumed by an instance with a different analyzer (%s); what was done before used %s, so the results mix the two.",
+				describe(info), describe(earlier.Analyzer)))
 		}
 		for _, w := range r.p.warnings {
 			if err := r.warn(ctx, tx, "settings", settingName(w), w); err != nil {
@@ -71,6 +82,18 @@ func (r *run) start(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// describe names an analyzer for a warning: its label, model and prompt version.
+func describe(a analyzer.Info) string {
+	parts := []string{cmp.Or(a.Label, a.Name)}
+	if a.Model != "" {
+		parts = append(parts, a.Model)
+	}
+	if a.PromptVersion != "" {
+		parts = append(parts, "prompts "+a.PromptVersion)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // settingName is the variable a setting warning is about ("ACTION_CONCURRENCY=9 …").
