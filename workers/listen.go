@@ -81,7 +81,12 @@ func (w *Worker) listenOnce(ctx context.Context, connected func()) error {
 		return fmt.Errorf("workers: listen: %w", err)
 	}
 	connected()
-	w.wakeUp() // a task created while nobody listened is claimed now
+	// What was notified while nobody listened is caught up now: a task created then is
+	// claimed, and the running task beats at once, seeing a cancel requested then.
+	w.wakeUp()
+	if l := w.current.Load(); l != nil {
+		l.wake()
+	}
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
