@@ -1,11 +1,8 @@
 package llm_test
 
 import (
-	"bufio"
 	"cmp"
 	"context"
-	"encoding/json"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -16,53 +13,11 @@ import (
 	"github.com/checkup-dev/checkup/workers/llm"
 	"github.com/checkup-dev/checkup/workers/llm/llmtest"
 	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
 
-// readSample reads testdata/airline-100.jsonl into conversations. Its metadata (the
-// ground-truth label) is not read: analysis must never see it.
-func readSample(t testing.TB) []transcript.Conversation {
-	t.Helper()
-	f, err := os.Open("../../testdata/airline-100.jsonl")
-	require.NoError(t, err)
-	defer f.Close()
-	var convs []transcript.Conversation
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var line struct {
-			ID       string `json:"conversation_id"`
-			Messages []struct {
-				Role       string  `json:"role"`
-				Content    *string `json:"content"`
-				Name       string  `json:"name"`
-				ToolCallID string  `json:"tool_call_id"`
-				ToolCalls  []struct {
-					ID       string `json:"id"`
-					Function struct {
-						Name      string `json:"name"`
-						Arguments string `json:"arguments"`
-					} `json:"function"`
-				} `json:"tool_calls"`
-			} `json:"messages"`
-		}
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &line))
-		conv := transcript.Conversation{ID: line.ID}
-		for _, m := range line.Messages {
-			msg := transcript.Message{Role: transcript.Role(m.Role), Name: m.Name, ToolCallID: m.ToolCallID}
-			if m.Content != nil {
-				msg.Content = *m.Content
-			}
-			for _, c := range m.ToolCalls {
-				msg.ToolCalls = append(msg.ToolCalls, transcript.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
-			}
-			conv.Messages = append(conv.Messages, msg)
-		}
-		convs = append(convs, conv)
-	}
-	require.NoError(t, sc.Err())
-	require.Len(t, convs, 100)
-	return convs
-}
+// readSample reads testdata/airline-100.jsonl, without its ground-truth metadata.
+func readSample(t testing.TB) []transcript.Conversation { return transcripttest.Sample(t) }
 
 type bundle struct {
 	srv *llmtest.Server

@@ -1,11 +1,7 @@
 package offline
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -13,6 +9,7 @@ import (
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
 
 // sampleConv is one conversation of testdata/airline-100.jsonl with its ground-truth
@@ -22,52 +19,13 @@ type sampleConv struct {
 	success bool
 }
 
-// loadSample reads the OpenAI-format sample export.
+// loadSample reads the sample export with its labels, for scoring only.
 func loadSample(t testing.TB) []sampleConv {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "airline-100.jsonl"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = f.Close() })
-	type line struct {
-		ID       string `json:"conversation_id"`
-		Messages []struct {
-			Role       transcript.Role `json:"role"`
-			Content    *string         `json:"content"`
-			Name       string          `json:"name"`
-			ToolCallID string          `json:"tool_call_id"`
-			ToolCalls  []struct {
-				ID       string `json:"id"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"messages"`
-		Metadata struct {
-			Success bool `json:"success"`
-		} `json:"metadata"`
-	}
 	var out []sampleConv
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 8<<20)
-	for sc.Scan() {
-		var l line
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &l))
-		c := transcript.Conversation{ID: l.ID}
-		for _, m := range l.Messages {
-			msg := transcript.Message{Role: m.Role, Name: m.Name, ToolCallID: m.ToolCallID}
-			if m.Content != nil {
-				msg.Content = *m.Content
-			}
-			for _, tc := range m.ToolCalls {
-				msg.ToolCalls = append(msg.ToolCalls, transcript.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
-			}
-			c.Messages = append(c.Messages, msg)
-		}
-		out = append(out, sampleConv{conv: c, success: l.Metadata.Success})
+	for _, l := range transcripttest.LabelledSample(t) {
+		out = append(out, sampleConv{conv: l.Conversation, success: l.Success})
 	}
-	require.NoError(t, sc.Err())
-	require.Len(t, out, 100)
 	return out
 }
 

@@ -1,16 +1,13 @@
 package pipeline
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
 
 func conv(msgs ...transcript.Message) transcript.Conversation {
@@ -194,49 +191,5 @@ func equalBools(a, b []bool) bool {
 	return len(a) == len(b)
 }
 
-// loadSample reads testdata/airline-100.jsonl, an OpenAI-format export, into
-// transcripts. Metadata is left out: nothing under test may see the labels.
-func loadSample(t *testing.T) []transcript.Conversation {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "airline-100.jsonl"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = f.Close() })
-	type line struct {
-		ID       string `json:"conversation_id"`
-		Messages []struct {
-			Role       transcript.Role `json:"role"`
-			Content    *string         `json:"content"`
-			Name       string          `json:"name"`
-			ToolCallID string          `json:"tool_call_id"`
-			ToolCalls  []struct {
-				ID       string `json:"id"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"messages"`
-	}
-	var convs []transcript.Conversation
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 8<<20)
-	for sc.Scan() {
-		var l line
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &l))
-		c := transcript.Conversation{ID: l.ID}
-		for _, m := range l.Messages {
-			msg := transcript.Message{Role: m.Role, Name: m.Name, ToolCallID: m.ToolCallID}
-			if m.Content != nil {
-				msg.Content = *m.Content
-			}
-			for _, tc := range m.ToolCalls {
-				msg.ToolCalls = append(msg.ToolCalls, transcript.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
-			}
-			c.Messages = append(c.Messages, msg)
-		}
-		convs = append(convs, c)
-	}
-	require.NoError(t, sc.Err())
-	require.Len(t, convs, 100)
-	return convs
-}
+// loadSample reads testdata/airline-100.jsonl, without its ground-truth metadata.
+func loadSample(t *testing.T) []transcript.Conversation { return transcripttest.Sample(t) }

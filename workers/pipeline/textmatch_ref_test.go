@@ -1,13 +1,10 @@
 package pipeline
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
 
 // The plain implementations the fast ones in textmatch.go and qc.go must agree with:
@@ -122,42 +120,16 @@ func refContentHash(conv transcript.Conversation) [sha256.Size]byte {
 // characters whose lower case is longer, and invalid UTF-8.
 func textCorpus(t *testing.T) ([]string, []transcript.Conversation) {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "airline-100.jsonl"))
-	require.NoError(t, err)
-	defer f.Close()
+	convs := transcripttest.Sample(t)
 	var texts []string
-	var convs []transcript.Conversation
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var c struct {
-			Messages []struct {
-				Role      transcript.Role `json:"role"`
-				Content   string          `json:"content"`
-				ToolCalls []struct {
-					ID       string `json:"id"`
-					Function struct {
-						Name      string `json:"name"`
-						Arguments string `json:"arguments"`
-					} `json:"function"`
-				} `json:"tool_calls"`
-			} `json:"messages"`
-		}
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &c))
-		var conv transcript.Conversation
-		for _, m := range c.Messages {
-			msg := transcript.Message{Role: m.Role, Content: m.Content}
+	for _, conv := range convs {
+		for _, m := range conv.Messages {
 			for _, tc := range m.ToolCalls {
-				msg.ToolCalls = append(msg.ToolCalls, transcript.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
-				texts = append(texts, tc.Function.Arguments)
+				texts = append(texts, tc.Arguments)
 			}
-			conv.Messages = append(conv.Messages, msg)
 			texts = append(texts, m.Content)
 		}
-		convs = append(convs, conv)
 	}
-	require.NoError(t, sc.Err())
-	require.Len(t, convs, 100)
 	alphabet := []string{"a", "B", "z", "Q", "0", " ", "  ", "\t", "\n\n", "\r\n", "\v", "\f", "not found", "NOT", "\u00a0", "\u3000", "Ｈ", "ｏ", "’", "“", "。", "、",
 		"好", "人工", "😀", "É", "é", "İ", "Ⱥ", "\xff", "\xe5\xa5", "ok", "OK", "I'm", "error", "ERROR", "_", "-", "'"}
 	r := rand.New(rand.NewPCG(3, 4))
