@@ -17,15 +17,9 @@ func clusterQuotes(rows []dbsqlc.ListTaskClusterEvidenceRow) (map[int][]Quote, e
 		if err := json.Unmarshal(row.Evidence, &ev); err != nil {
 			return nil, fmt.Errorf("report: evidence of finding %d/%d: %w", row.ConversationSeq, row.Idx, err)
 		}
-		if len(ev) == 0 {
+		pick, ok := analyzer.BestEvidence(ev)
+		if !ok {
 			continue
-		}
-		pick := ev[0]
-		for _, e := range ev {
-			if e.Verified {
-				pick = e
-				break
-			}
 		}
 		idx := int(row.ClusterIdx)
 		if len(quotes[idx]) >= quotesPerAction {

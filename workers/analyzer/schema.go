@@ -86,3 +86,17 @@ type Action struct {
 	ExpectedImpact string   `json:"expectedImpact"`
 	FixLocation    string   `json:"fixLocation"`
 }
+
+// BestEvidence is the evidence a finding is shown by: its first verified quote, or its
+// first quote when none was verified; false when it has none.
+func BestEvidence(ev []Evidence) (Evidence, bool) {
+	if len(ev) == 0 {
+		return Evidence{}, false
+	}
+	for _, e := range ev {
+		if e.Verified {
+			return e, true
+		}
+	}
+	return ev[0], true
+}

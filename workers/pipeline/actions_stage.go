@@ -164,15 +164,9 @@ func (r *run) briefs(ctx context.Context, cands []candidate) error {
 		if err := json.Unmarshal(row.Evidence, &ev); err != nil {
 			return fmt.Errorf("pipeline: evidence of finding %d/%d: %w", row.ConversationSeq, row.Idx, err)
 		}
-		if len(ev) == 0 {
+		pick, ok := analyzer.BestEvidence(ev)
+		if !ok {
 			continue
-		}
-		pick := ev[0]
-		for _, e := range ev {
-			if e.Verified {
-				pick = e
-				break
-			}
 		}
 		b.Examples = append(b.Examples, analyzer.Example{
 			ConversationID: row.ExternalID, Seq: int(row.ConversationSeq), Turn: pick.Turn, Quote: pick.Quote, FindingTitle: row.Title,

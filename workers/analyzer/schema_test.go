@@ -1,0 +1,19 @@
+package analyzer
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestBestEvidence(t *testing.T) {
+	t.Parallel()
+	_, ok := BestEvidence(nil)
+	require.False(t, ok)
+	first, verified := Evidence{Turn: 1, Quote: "a"}, Evidence{Turn: 2, Quote: "b", Verified: true}
+	got, ok := BestEvidence([]Evidence{first, verified})
+	require.True(t, ok)
+	require.Equal(t, verified, got, "a verified quote first")
+	got, _ = BestEvidence([]Evidence{first, {Turn: 3, Quote: "c"}})
+	require.Equal(t, first, got, "else the first")
+}
