@@ -125,12 +125,20 @@ func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
 	return families
 }
 
-// sample finds the metric of family name whose labels include want.
+// sample finds the metric of family name whose labels include want, failing the test
+// when there is none.
 func sample(t *testing.T, families map[string]*dto.MetricFamily, name string, want map[string]string) *dto.Metric {
 	t.Helper()
-	fam, ok := families[name]
+	_, ok := families[name]
 	require.True(t, ok, "no metric %s", name)
-	for _, m := range fam.GetMetric() {
+	m := find(families, name, want)
+	require.NotNil(t, m, "no %s with labels %v", name, want)
+	return m
+}
+
+// find returns the metric of family name whose labels include want, or nil.
+func find(families map[string]*dto.MetricFamily, name string, want map[string]string) *dto.Metric {
+	for _, m := range families[name].GetMetric() {
 		match := true
 		for k, v := range want {
 			found := false
@@ -143,7 +151,6 @@ func sample(t *testing.T, families map[string]*dto.MetricFamily, name string, wa
 			return m
 		}
 	}
-	t.Fatalf("no %s with labels %v", name, want)
 	return nil
 }
 
@@ -157,7 +164,11 @@ func TestMetricsAfterATask(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	resp.Body.Close()
 
-	f := scrape(t, b.url)
+	// A request is counted once its response is written, so a scrape right after it
+	// may come first: scrape until the page's request shows.
+	f := scrapeUntil(t, b.url, func(f map[string]*dto.MetricFamily) bool {
+		return find(f, "checkup_http_requests_total", map[string]string{"route": "/tasks/:id"}) != nil
+	})
 
 	require.EqualValues(t, 1, sample(t, f, "checkup_tasks", map[string]string{"status": status}).GetGauge().GetValue())
 	require.Zero(t, sample(t, f, "checkup_tasks", map[string]string{"status": "running"}).GetGauge().GetValue())
@@ -193,9 +204,25 @@ func TestMetricsAfterATask(t *testing.T) {
 	require.Contains(t, f, "go_goroutines")
 	require.Contains(t, f, "process_resident_memory_bytes")
 
-	again := scrape(t, b.url)
-	require.EqualValues(t, 1, sample(t, again, "checkup_http_requests_total", map[string]string{"route": "/metrics", "status": "200"}).GetCounter().GetValue(),
-		"the first scrape is counted under its route")
+	again := scrapeUntil(t, b.url, func(f map[string]*dto.MetricFamily) bool {
+		return find(f, "checkup_http_requests_total", map[string]string{"route": "/metrics", "status": "200"}) != nil
+	})
+	require.Positive(t, sample(t, again, "checkup_http_requests_total", map[string]string{"route": "/metrics", "status": "200"}).GetCounter().GetValue(),
+		"the scrapes are counted under their route")
+}
+
+// scrapeUntil scrapes until ready holds, failing the test after a deadline.
+func scrapeUntil(t *testing.T, url string, ready func(map[string]*dto.MetricFamily) bool) map[string]*dto.MetricFamily {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		f := scrape(t, url)
+		if ready(f) {
+			return f
+		}
+		require.True(t, time.Now().Before(deadline), "the metrics never showed what was waited for")
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func TestScrapeWithTheDatabaseDownServesTheRestQuickly(t *testing.T) {
