@@ -42,6 +42,7 @@ type AnalysisTask struct {
 	SourceFormat      string
 	SourceBytes       int64
 	RerunOf           *uuid.UUID
+	LabelField        string
 }
 
 type AppUser struct {
@@ -100,6 +101,7 @@ type TaskConversation struct {
 	DiagnosisPass   *string
 	DiagnosisError  string
 	DiagnosedAt     *time.Time
+	Label           *string
 }
 
 type TaskFinding struct {

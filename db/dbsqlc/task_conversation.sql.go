@@ -82,7 +82,7 @@ func (q *Queries) FirstConversationError(ctx context.Context, db DBTX, arg First
 }
 
 const getTaskConversation = `-- name: GetTaskConversation :one
-SELECT task_id, owner_user_id, seq, external_id, messages, metadata, message_count, content_hash, qc_status, qc_reason, risk_flags, selected, diagnosis, diagnosis_status, diagnosis_pass, diagnosis_error, diagnosed_at FROM task_conversation
+SELECT task_id, owner_user_id, seq, external_id, messages, metadata, message_count, content_hash, qc_status, qc_reason, risk_flags, selected, diagnosis, diagnosis_status, diagnosis_pass, diagnosis_error, diagnosed_at, label FROM task_conversation
 WHERE task_id = $1 AND owner_user_id = $2 AND seq = $3
 `
 
@@ -113,6 +113,7 @@ func (q *Queries) GetTaskConversation(ctx context.Context, db DBTX, arg GetTaskC
 		&i.DiagnosisPass,
 		&i.DiagnosisError,
 		&i.DiagnosedAt,
+		&i.Label,
 	)
 	return i, err
 }

@@ -25,8 +25,10 @@ const (
 // so that only real mistakes are left for schema validation and the one repair:
 // enum spelling ("action" → "ACTION", "Tool Error" → "tool_error", an unknown
 // category → "other"), severity clamped to 1..5, confidence to 0..1, priorityScore to
-// 0..100, text trimmed and cut to the Max*Runes limits, and evidence dropped when its
-// turn is outside 1..turns (the conversation's length) or its quote is empty. An
+// 0..100, failureScore to 0..1, a failedTurn outside 1..turns to 0, text trimmed and
+// cut to the Max*Runes limits, an expected finding without its policy sentence made
+// unexpected, and evidence dropped when its turn is outside 1..turns (the
+// conversation's length) or its quote is empty. An
 // unknown type or outcome is kept as written: guessing it would hide a wrong answer.
 // Evidence.Verified is left alone; the pipeline sets it. d is not modified.
 func NormalizeDiagnosis(d Diagnosis, turns int) Diagnosis {
@@ -37,6 +39,10 @@ func NormalizeDiagnosis(d Diagnosis, turns int) Diagnosis {
 		findings = append(findings, normalizeFinding(f, turns))
 	}
 	d.Findings = findings
+	d.FailureScore = normalizeRange(d.FailureScore, 0, 1)
+	if d.FailedTurn < 1 || d.FailedTurn > turns {
+		d.FailedTurn = 0
+	}
 	return d
 }
 
@@ -51,6 +57,13 @@ func normalizeFinding(f Finding, turns int) Finding {
 	f.Severity = min(max(f.Severity, 1), 5)
 	f.Confidence = normalizeRange(f.Confidence, 0, 1)
 	f.PriorityScore = normalizeRange(f.PriorityScore, 0, 100)
+	f.Policy = normalizeText(f.Policy, MaxDescriptionRunes)
+	if f.Policy == "" {
+		f.Expected = false
+	}
+	if !f.Expected {
+		f.Policy = ""
+	}
 	evidence := make([]Evidence, 0, len(f.Evidence))
 	for _, e := range f.Evidence {
 		e.Quote = normalizeText(e.Quote, MaxQuoteRunes)

@@ -46,13 +46,23 @@ type Finding struct {
 	Confidence    float64     `json:"confidence"` // 0..1
 	Evidence      []Evidence  `json:"evidence"`
 	PriorityScore float64     `json:"priorityScore"` // 0..100
+	// Expected marks behaviour the agent's own policy (its system prompt) calls for, such
+	// as a refusal the policy requires: shown apart, never an Action, and never counted
+	// towards the conversation's severity or failure score. Policy quotes the sentence
+	// of the policy it follows; it is set exactly when Expected is.
+	Expected bool   `json:"expected"`
+	Policy   string `json:"policy"`
 }
 
-// Diagnosis is an analyzer's reading of one conversation.
+// Diagnosis is an analyzer's reading of one conversation. FailureScore is its estimate,
+// 0..1, that the conversation failed the user (0.5 and above reads as failed), and
+// FailedTurn the turn where things went wrong, 0 when nothing did.
 type Diagnosis struct {
-	Outcome  string    `json:"outcome"`
-	Summary  string    `json:"summary"`
-	Findings []Finding `json:"findings"`
+	Outcome      string    `json:"outcome"`
+	Summary      string    `json:"summary"`
+	Findings     []Finding `json:"findings"`
+	FailureScore float64   `json:"failureScore"`
+	FailedTurn   int       `json:"failedTurn"`
 }
 
 // Example is one piece of evidence a cluster carries into its Action.

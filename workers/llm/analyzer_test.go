@@ -44,7 +44,7 @@ func TestRequestCarriesStrictSchemaAndZeroTemperature(t *testing.T) {
 	require.NoError(t, json.Unmarshal(rf.Schema, &schema))
 	require.Equal(t, "object", schema.Type)
 	require.False(t, *schema.AdditionalProperties)
-	require.ElementsMatch(t, []string{"outcome", "summary", "findings"}, schema.Required)
+	require.ElementsMatch(t, []string{"outcome", "summary", "findings", "failureScore", "failedTurn"}, schema.Required)
 
 	require.Equal(t, "system", req.Messages[0].Role)
 	require.Equal(t, conv.ID, req.Conversation())
@@ -188,7 +188,7 @@ func TestDiagnoseRepairsMissingFields(t *testing.T) {
 	t.Parallel()
 	b := setup(t, func(req llmtest.Request, n int) llmtest.Reply {
 		if n == 1 {
-			return llmtest.Reply{Content: `{"outcome":"resolved","findings":[]}`}
+			return llmtest.Reply{Content: `{"outcome":"resolved","findings":[],"failureScore":0,"failedTurn":0}`}
 		}
 		return llmtest.Valid(req)
 	}, llm.Config{})

@@ -112,14 +112,14 @@ func TestParseAnswerReportsProblems(t *testing.T) {
 	require.NoError(t, err)
 	norm := func(d analyzer.Diagnosis) analyzer.Diagnosis { return analyzer.NormalizeDiagnosis(d, 5) }
 
-	_, problems := parseAnswer(`{"outcome":"resolved","summary":"s","findings":[{"type":"ACTION","category":"other","title":"t","description":"d","severity":"high","confidence":1,"evidence":[],"priorityScore":1}]}`, s, norm)
+	_, problems := parseAnswer(`{"outcome":"resolved","summary":"s","findings":[{"type":"ACTION","category":"other","title":"t","description":"d","severity":"high","confidence":1,"evidence":[],"priorityScore":1,"expected":false,"policy":""}],"failureScore":0,"failedTurn":0}`, s, norm)
 	require.Equal(t, []string{"at /findings/0/severity: got string, want integer"}, problems)
 
-	_, problems = parseAnswer(`{"outcome":"fine","summary":"s","findings":[]}`, s, norm)
+	_, problems = parseAnswer(`{"outcome":"fine","summary":"s","findings":[],"failureScore":0,"failedTurn":0}`, s, norm)
 	require.Len(t, problems, 1)
 	require.Contains(t, problems[0], "at /outcome: value must be one of")
 
-	d, problems := parseAnswer(`{"outcome":"Resolved","summary":"s","findings":[],"extra":true}`, s, norm)
+	d, problems := parseAnswer(`{"outcome":"Resolved","summary":"s","findings":[],"failureScore":0,"failedTurn":0,"extra":true}`, s, norm)
 	require.Nil(t, problems, "unknown properties are dropped, not repaired")
 	require.Equal(t, "resolved", d.Outcome)
 }

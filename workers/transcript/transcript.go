@@ -42,12 +42,26 @@ type Message struct {
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 }
 
+// Label is the outcome an export recorded for a conversation (a success flag, a
+// reward, a resolution, CSAT, thumbs), read at upload. It scores the diagnosis and
+// splits its clusters; it is never analysis input.
+type Label string
+
+// The labels a conversation may carry; LabelNone when the export has none for it.
+const (
+	LabelNone      Label = ""
+	LabelFailed    Label = "failed"
+	LabelSucceeded Label = "succeeded"
+)
+
 // Conversation is one exported conversation. ID is the export's own id when it had
-// one; Metadata is kept verbatim and never used as analysis input.
+// one; Metadata is kept verbatim and never used as analysis input, and Label is the
+// outcome read from it (or from a CSV column).
 type Conversation struct {
 	ID       string          `json:"id"`
 	Messages []Message       `json:"messages"`
 	Metadata json.RawMessage `json:"metadata,omitempty"`
+	Label    Label           `json:"label,omitempty"`
 }
 
 // Turn returns the message with 1-based turn number n, and false when there is none.

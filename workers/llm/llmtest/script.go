@@ -108,9 +108,11 @@ func Hang() Reply { return Reply{Hang: true} }
 // The answer shapes as a model writes them (no "verified": that is the pipeline's).
 type (
 	diagnosis struct {
-		Outcome  string    `json:"outcome"`
-		Summary  string    `json:"summary"`
-		Findings []finding `json:"findings"`
+		Outcome      string    `json:"outcome"`
+		Summary      string    `json:"summary"`
+		Findings     []finding `json:"findings"`
+		FailureScore float64   `json:"failureScore"`
+		FailedTurn   int       `json:"failedTurn"`
 	}
 	finding struct {
 		Type          string     `json:"type"`
@@ -121,6 +123,8 @@ type (
 		Confidence    float64    `json:"confidence"`
 		Evidence      []evidence `json:"evidence"`
 		PriorityScore float64    `json:"priorityScore"`
+		Expected      bool       `json:"expected"`
+		Policy        string     `json:"policy"`
 	}
 	evidence struct {
 		Turn  int    `json:"turn"`
@@ -143,7 +147,7 @@ func validJSON(req Request) string {
 }
 
 func validDiagnosis(req Request) diagnosis {
-	d := diagnosis{Outcome: "resolved", Summary: "The agent handled the request.", Findings: []finding{}}
+	d := diagnosis{Outcome: "resolved", Summary: "The agent handled the request.", Findings: []finding{}, FailureScore: 0.2}
 	for _, pick := range []struct {
 		ok              func(Turn) bool
 		category, title string
