@@ -137,7 +137,7 @@ func buildAnalysis(raw json.RawMessage) (Analysis, error) {
 	}, nil
 }
 
-// decodeFunnel reads the stored pipeline.Funnel ({"steps": [...]}).
+// decodeFunnel reads the stored quality.Funnel ({"steps": [...]}).
 func decodeFunnel(raw json.RawMessage) ([]FunnelStep, error) {
 	var f struct {
 		Steps []FunnelStep `json:"steps"`

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkup-dev/checkup/workers/cluster"
+	"github.com/checkup-dev/checkup/workers/quality"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/report"
@@ -26,14 +29,14 @@ func TestReadsThePipelinesStoredShapes(t *testing.T) {
 	}
 	cfg := pipeline.TaskConfig{Analyzer: analyzer.Info{Name: "llm", Label: "LLM analysis", Model: "gpt-x", PromptVersion: "p3"},
 		DiagnosisConcurrency: 3, ActionConcurrency: 2, MaxDiagnosed: 500, MinConversations: 5}
-	funnel := pipeline.Funnel{Steps: []pipeline.FunnelStep{
+	funnel := quality.Funnel{Steps: []quality.FunnelStep{
 		{Step: "uploaded", Label: "Uploaded", Remaining: 10},
-		{Step: "empty", Label: "Empty", Removed: 2, Remaining: 8, Reasons: []pipeline.FunnelReason{{Reason: "no user message", Count: 2}}},
+		{Step: "empty", Label: "Empty", Removed: 2, Remaining: 8, Reasons: []quality.FunnelReason{{Reason: "no user message", Count: 2}}},
 		{Step: "kept", Label: "Kept", Remaining: 8},
 	}}
 	risk := pipeline.RiskSummary{Screened: 8, Flagged: 1, Selected: 8, Kinds: []pipeline.RiskKindSummary{
 		{Kind: "refusal", Conversations: 1, Flags: 2, Examples: []pipeline.RiskExample{{ConversationID: "c1", Seq: 1, Turn: 3, Quote: "I can't"}}}}}
-	parts := pipeline.PriorityParts{Prevalence: 0.25, PrevalenceTerm: 10, Severity: 3, SeverityTerm: 24, Confidence: 0.5, ConfidenceTerm: 10, Formula: "f"}
+	parts := cluster.PriorityParts{Prevalence: 0.25, PrevalenceTerm: 10, Severity: 3, SeverityTerm: 24, Confidence: 0.5, ConfidenceTerm: 10, Formula: "f"}
 	rank := int32(1)
 	rows := store.ReportRows{
 		Task: dbsqlc.AnalysisTask{Status: "completed", Config: raw(cfg), Funnel: raw(funnel), RiskSummary: raw(risk)},

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
-	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 )
 
 // WriteAction writes a cluster's Action from the template of its category (see
@@ -26,13 +26,13 @@ func (a *Analyzer) WriteAction(ctx context.Context, brief analyzer.ClusterBrief)
 	if len(brief.Examples) > 0 {
 		ex := brief.Examples[0]
 		ref = exampleRef(ex)
-		quote = quoted(pipeline.ClipQuote(ex.Quote, 160))
+		quote = quoted(textmatch.ClipQuote(ex.Quote, 160))
 	}
 
 	var problem strings.Builder
 	fmt.Fprintf(&problem, "%s %s.", strings.TrimSuffix(brief.Title, "."), howOften(brief))
 	if len(brief.Descriptions) > 0 {
-		fmt.Fprintf(&problem, " %s", pipeline.ClipQuote(brief.Descriptions[0], 300))
+		fmt.Fprintf(&problem, " %s", textmatch.ClipQuote(brief.Descriptions[0], 300))
 	}
 	if ref != "" {
 		fmt.Fprintf(&problem, " Example: %s, %s.", ref, quote)

@@ -5,7 +5,8 @@ import (
 	"strings"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
-	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/risk"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 )
 
 // maxQuote caps evidence quotes, in runes.
@@ -105,7 +106,7 @@ func (r ruleID) finding(description string, confidence float64, evidence ...anal
 		Type:          s.typ,
 		Category:      s.category,
 		Title:         s.title,
-		Description:   pipeline.ClipQuote(description, 600),
+		Description:   textmatch.ClipQuote(description, 600),
 		Severity:      s.severity,
 		Confidence:    confidence,
 		Evidence:      evidence,
@@ -125,7 +126,7 @@ func (v *view) quoteTurn(turn int) analyzer.Evidence {
 }
 
 // quoteMatch quotes the sentence around a match in a turn's content.
-func (v *view) quoteMatch(turn int, m pipeline.Match) analyzer.Evidence {
+func (v *view) quoteMatch(turn int, m textmatch.Match) analyzer.Evidence {
 	return analyzer.Evidence{Turn: turn, Quote: sentenceQuote(v.msg(turn).Content, m.Start, m.End, maxQuote)}
 }
 
@@ -141,13 +142,13 @@ func (v *view) widen(turn int, quote string) string {
 }
 
 // quoteFlag quotes a risk flag as the sentence around its own quote.
-func (v *view) quoteFlag(f pipeline.RiskFlag) analyzer.Evidence {
+func (v *view) quoteFlag(f risk.Flag) analyzer.Evidence {
 	return analyzer.Evidence{Turn: f.Turn, Quote: v.widen(f.Turn, f.Quote)}
 }
 
 // quoteCall quotes a tool call as name(arguments), clipped.
 func quoteCall(c call) analyzer.Evidence {
-	return analyzer.Evidence{Turn: c.turn, Quote: pipeline.ClipQuote(c.text, maxQuote)}
+	return analyzer.Evidence{Turn: c.turn, Quote: textmatch.ClipQuote(c.text, maxQuote)}
 }
 
 // quoteResult quotes the error in a failed call's result.

@@ -1,77 +1,77 @@
 package offline
 
-import "github.com/checkup-dev/checkup/workers/pipeline"
+import "github.com/checkup-dev/checkup/workers/textmatch"
 
 // markers are the phrase lists the rules look for, English and Chinese side by side.
 // They are matched on folded text (case, width and whitespace folded), so each phrase
 // is written once in its natural form.
 type markers struct {
-	confirm      pipeline.PhraseSet // the user explicitly agrees
-	negation     pipeline.PhraseSet // ...unless the message opens with one of these
-	successClaim pipeline.PhraseSet // the assistant says something was done
-	failureAck   pipeline.PhraseSet // the assistant admits a problem
-	frustration  pipeline.PhraseSet
-	restate      pipeline.PhraseSet // the user has to repeat or correct a request
-	leaving      pipeline.PhraseSet // the user leaves without the request done
-	closing      pipeline.PhraseSet // a polite close: thanks, bye, that's all
-	closingAsk   pipeline.PhraseSet // "anything else?" — a question that closes, not one left open
-	handoffText  pipeline.PhraseSet // the assistant says it transfers now (not an offer)
-	knowledgeGap pipeline.PhraseSet
+	confirm      textmatch.PhraseSet // the user explicitly agrees
+	negation     textmatch.PhraseSet // ...unless the message opens with one of these
+	successClaim textmatch.PhraseSet // the assistant says something was done
+	failureAck   textmatch.PhraseSet // the assistant admits a problem
+	frustration  textmatch.PhraseSet
+	restate      textmatch.PhraseSet // the user has to repeat or correct a request
+	leaving      textmatch.PhraseSet // the user leaves without the request done
+	closing      textmatch.PhraseSet // a polite close: thanks, bye, that's all
+	closingAsk   textmatch.PhraseSet // "anything else?" — a question that closes, not one left open
+	handoffText  textmatch.PhraseSet // the assistant says it transfers now (not an offer)
+	knowledgeGap textmatch.PhraseSet
 }
 
 func newMarkers() markers {
 	return markers{
-		confirm: pipeline.NewPhraseSet(
+		confirm: textmatch.NewPhraseSet(
 			"yes", "yeah", "yep", "yup", "confirm", "confirmed", "go ahead", "proceed", "please do", "sure", "ok", "okay",
 			"sounds good", "looks good", "that's correct", "that is correct", "correct", "do it", "agreed", "absolutely",
 			"确认", "好的", "是的", "可以", "没问题", "同意", "确定", "对的", "行吧", "好吧", "办吧", "就这样",
 		),
-		negation: pipeline.NewPhraseSet("no", "not", "don't", "do not", "wait", "hold on", "不", "别", "等等", "等一下"),
-		successClaim: pipeline.NewPhraseSet(
+		negation: textmatch.NewPhraseSet("no", "not", "don't", "do not", "wait", "hold on", "不", "别", "等等", "等一下"),
+		successClaim: textmatch.NewPhraseSet(
 			"successfully", "has been booked", "has been updated", "has been cancelled", "has been canceled",
 			"has been changed", "has been processed", "has been modified", "has been added", "has been refunded",
 			"has been issued", "have been updated", "have been processed", "have been added", "have been booked",
 			"is confirmed", "is now confirmed", "is complete", "is now complete", "all set", "i've booked", "i have booked",
 			"i've updated", "i have updated", "成功", "已为您", "已经为您", "已完成", "办理好了", "已取消", "已退款", "已修改", "已预订",
 		),
-		failureAck: pipeline.NewPhraseSet(
+		failureAck: textmatch.NewPhraseSet(
 			"unfortunately", "error", "unable", "couldn't", "could not", "wasn't able", "was not able", "failed",
 			"not enough", "issue", "problem", "sorry", "not available", "insufficient", "did not go through", "didn't go through",
 			"抱歉", "失败", "无法", "未能", "错误", "不足", "问题", "没有成功",
 		),
-		frustration: pipeline.NewPhraseSet(
+		frustration: textmatch.NewPhraseSet(
 			"this is ridiculous", "ridiculous", "again?!", "useless", "frustrat", "frustrating", "frustrated", "annoying",
 			"unacceptable", "waste of time", "wasting my time", "terrible", "going in circles", "not helpful", "what the hell",
 			"are you kidding", "seriously?", "fed up", "so disappointed", "very disappointed", "i give up",
 			"太慢了", "没用", "气死", "无语", "垃圾", "烦死", "什么破", "太差", "浪费时间", "失望", "搞什么",
 		),
-		restate: pipeline.NewPhraseSet(
+		restate: textmatch.NewPhraseSet(
 			"as i said", "as i mentioned", "like i said", "i already told", "i already said", "i already mentioned",
 			"i already gave", "i already provided", "i've already", "not what i asked", "that's not what i", "you misunderstood",
 			"some confusion", "mix-up", "mixup", "misunderstanding", "i said", "i repeat",
 			"我已经说过", "我说过了", "我刚才说", "不是这个意思", "你理解错了", "再说一遍", "我再说一次",
 		),
-		leaving: pipeline.NewPhraseSet(
+		leaving: textmatch.NewPhraseSet(
 			"i'll get back to you", "get back to you", "i'll reach out once", "i'll contact you", "i'll come back",
 			"never mind", "nevermind", "forget it", "i'll look elsewhere", "i'll try elsewhere", "hold off", "think about it",
 			"consider my options", "won't be able to proceed", "i'll just stick with", "i'll try reaching out",
 			"contact customer service", "i'll try to find it", "once i have", "reach out soon",
 			"算了", "不用了", "再说吧", "我再考虑", "以后再说", "我再想想",
 		),
-		closing: pipeline.NewPhraseSet(
+		closing: textmatch.NewPhraseSet(
 			"thank", "thanks", "bye", "goodbye", "that's all", "that is all", "all set", "have a great", "have a good",
 			"you too", "appreciate", "谢谢", "感谢", "再见", "拜拜", "没有了", "就这些",
 		),
-		closingAsk: pipeline.NewPhraseSet(
+		closingAsk: textmatch.NewPhraseSet(
 			"anything else", "any other questions", "any more questions", "any further questions", "further assistance",
 			"还有其他", "还有什么", "其他问题",
 		),
-		handoffText: pipeline.NewPhraseSet(
+		handoffText: textmatch.NewPhraseSet(
 			"i'll transfer you", "i will transfer you", "i'm transferring you", "i am transferring you", "transferring you to",
 			"let me transfer you", "i have transferred you", "i've transferred you", "i'll connect you with", "i will connect you with",
 			"为您转接", "正在转接", "转接人工", "帮您转人工", "为您转人工",
 		),
-		knowledgeGap: pipeline.NewPhraseSet(
+		knowledgeGap: textmatch.NewPhraseSet(
 			"i don't have access to", "i do not have access to", "i don't have information", "i do not have information",
 			"i don't have any information", "i'm not sure", "i am not sure", "i don't know", "no information about",
 			"我不清楚", "我不知道", "没有相关信息", "无法查询", "查不到",

@@ -40,9 +40,9 @@
 // the marker (and the sentences after it on its line, while they fit), or, when the
 // sentence is too long, a cut between words around the marker.
 //
-// Offline imports pipeline for risk screening and text matching, so its findings agree
-// with the risk flags; pipeline must therefore never import offline (it receives an
-// analyzer.Analyzer).
+// Offline builds on the risk screening (workers/risk) and text matching
+// (workers/textmatch) the pipeline uses, so its findings agree with the risk flags; it
+// never imports the pipeline it plugs into, which receives it as an analyzer.Analyzer.
 package offline
 
 import (
@@ -51,7 +51,7 @@ import (
 	"fmt"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
-	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/risk"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -66,14 +66,14 @@ type Options struct {
 // concurrent use.
 type Analyzer struct {
 	opt    Options
-	screen *pipeline.RiskScreener
+	screen *risk.Screener
 	m      markers
 }
 
 // New builds an offline analyzer.
 func New(opt Options) *Analyzer {
 	opt.LongTurns = cmp.Or(opt.LongTurns, 40)
-	return &Analyzer{opt: opt, screen: pipeline.NewRiskScreener(), m: newMarkers()}
+	return &Analyzer{opt: opt, screen: risk.NewScreener(), m: newMarkers()}
 }
 
 // Info names the analyzer in the task's config and the report.

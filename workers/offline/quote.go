@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 )
 
 // sentenceQuote quotes text[start:end] as a reader would want it: the whole sentence
@@ -18,10 +18,10 @@ func sentenceQuote(text string, start, end, maxRunes int) string {
 		// Open at the sentence's start and cut at a word after the match, if the
 		// match survives the cut.
 		lead := len(text[s:e]) - len(strings.TrimLeftFunc(text[s:e], unicode.IsSpace))
-		if q := pipeline.ClipQuote(text[s:e], maxRunes); s+lead+len(q) >= end {
+		if q := textmatch.ClipQuote(text[s:e], maxRunes); s+lead+len(q) >= end {
 			return q
 		}
-		return pipeline.QuoteAround(text, start, end, maxRunes)
+		return textmatch.QuoteAround(text, start, end, maxRunes)
 	}
 	for e < len(text) && text[e] != '\n' {
 		next := sentenceEnd(text, e)

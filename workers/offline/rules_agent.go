@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
-	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/risk"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -35,7 +35,7 @@ func (a *Analyzer) handoffTurn(v *view) (int, analyzer.Evidence, float64) {
 // declined the request is an out-of-scope request passed on as designed (severity 1);
 // any other is severity 2.
 func (a *Analyzer) handoff(v *view) []analyzer.Finding {
-	asked := v.flagsOf(pipeline.RiskHumanRequest)
+	asked := v.flagsOf(risk.KindHumanRequest)
 	turn, ev, confidence := a.handoffTurn(v)
 	if turn == 0 {
 		if len(asked) == 0 {
@@ -58,7 +58,7 @@ func (a *Analyzer) handoff(v *view) []analyzer.Finding {
 			failed++
 		}
 	}
-	for _, r := range v.flagsOf(pipeline.RiskRefusal) {
+	for _, r := range v.flagsOf(risk.KindRefusal) {
 		refused = refused || r.Turn < turn
 	}
 	switch {
@@ -77,7 +77,7 @@ func (a *Analyzer) handoff(v *view) []analyzer.Finding {
 // refusals are policy working as intended; the cluster tells the PM how often users
 // ask for something the agent cannot do.
 func (a *Analyzer) refusals(v *view) []analyzer.Finding {
-	flags := v.flagsOf(pipeline.RiskRefusal)
+	flags := v.flagsOf(risk.KindRefusal)
 	if len(flags) == 0 {
 		return nil
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
-	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -84,5 +84,5 @@ func (v *view) lastTurn() int {
 // lastParagraph is the last non-blank line of s, clipped: where an open question sits.
 func lastParagraph(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return pipeline.ClipQuote(lines[len(lines)-1], maxQuote)
+	return textmatch.ClipQuote(lines[len(lines)-1], maxQuote)
 }

@@ -6,12 +6,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
-	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // Thresholds of the repetition rules. Similarity is the Jaccard similarity of rune
-// bigrams (pipeline.Similarity), which works on Chinese as well as English. Short
+// bigrams (textmatch.Similarity), which works on Chinese as well as English. Short
 // messages ("Thank you!") repeat naturally and are not compared; length is measured in
 // textWeight, where a CJK character counts as two.
 const (
@@ -60,7 +60,7 @@ func (a *Analyzer) userRepeats(v *view) []analyzer.Finding {
 func (v *view) similarPair(role transcript.Role, minWeight int, threshold float64) (earlier, later int, sim float64) {
 	type seen struct {
 		turn, runes int
-		sh          pipeline.ShingleSet // built on first comparison
+		sh          textmatch.ShingleSet // built on first comparison
 	}
 	var prev []*seen
 	for turn := 1; turn <= len(v.conv.Messages); turn++ {
@@ -74,10 +74,10 @@ func (v *view) similarPair(role transcript.Role, minWeight int, threshold float6
 				continue
 			}
 			if p.sh == nil {
-				p.sh = pipeline.Shingles(v.fold(p.turn).Text)
+				p.sh = textmatch.Shingles(v.fold(p.turn).Text)
 			}
 			if cur.sh == nil {
-				cur.sh = pipeline.Shingles(text)
+				cur.sh = textmatch.Shingles(text)
 			}
 			if s := p.sh.Jaccard(cur.sh); s >= threshold {
 				return p.turn, turn, s

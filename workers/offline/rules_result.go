@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
-	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -64,7 +64,7 @@ func (v *view) quoteField(turn int, d fieldMismatch) analyzer.Evidence {
 			if strings.HasPrefix(text[end:], `"`) {
 				end++
 			}
-			return analyzer.Evidence{Turn: turn, Quote: pipeline.ClipQuote(text[start:end], maxQuote)}
+			return analyzer.Evidence{Turn: turn, Quote: textmatch.ClipQuote(text[start:end], maxQuote)}
 		}
 		off = start + len(key)
 	}

@@ -6,7 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
-	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/risk"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -17,7 +18,7 @@ import (
 // value itself, so the report does not copy the data; the description names the value
 // masked. Only a turn that consists of the value alone is quoted as is.
 func (a *Analyzer) personalData(v *view) []analyzer.Finding {
-	flags := v.flagsOf(pipeline.RiskPersonalData)
+	flags := v.flagsOf(risk.KindPersonalData)
 	if len(flags) == 0 {
 		return nil
 	}
@@ -57,15 +58,15 @@ func contextOf(text string, start, end int) string {
 	if q := strings.TrimSpace(before); q != "" {
 		return q
 	}
-	if q := pipeline.ClipQuote(strings.SplitN(text[end:], "\n", 2)[0], 80); q != "" {
+	if q := textmatch.ClipQuote(strings.SplitN(text[end:], "\n", 2)[0], 80); q != "" {
 		return q
 	}
-	return pipeline.ClipQuote(text[start:end], maxQuote)
+	return textmatch.ClipQuote(text[start:end], maxQuote)
 }
 
 // injection reports attempts to override the agent's instructions.
 func (a *Analyzer) injection(v *view) []analyzer.Finding {
-	flags := v.flagsOf(pipeline.RiskPromptInjection)
+	flags := v.flagsOf(risk.KindPromptInjection)
 	if len(flags) == 0 {
 		return nil
 	}
@@ -78,7 +79,7 @@ func (a *Analyzer) injection(v *view) []analyzer.Finding {
 func (a *Analyzer) abuse(v *view) []analyzer.Finding {
 	var out []analyzer.Finding
 	done := map[transcript.Role]bool{}
-	for _, f := range v.flagsOf(pipeline.RiskHarmfulContent) {
+	for _, f := range v.flagsOf(risk.KindHarmfulContent) {
 		role := v.role(f.Turn)
 		if done[role] {
 			continue

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
-	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -108,7 +108,7 @@ func (v *view) recovered(c call, turn int) bool {
 // quoted puts a quote from the conversation in typographic quotes for a description,
 // shortened to 80 runes (the evidence carries the full quote).
 func quoted(s string) string {
-	c := pipeline.ClipQuote(s, 80)
+	c := textmatch.ClipQuote(s, 80)
 	if c != strings.TrimSpace(s) {
 		c += "…"
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
-	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -89,7 +89,7 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 }
 
 // confirms reports whether a user turn explicitly agrees.
-func (a *Analyzer) confirms(f pipeline.Folded) bool {
+func (a *Analyzer) confirms(f textmatch.Folded) bool {
 	if _, ok := a.m.confirm.Find(f); !ok {
 		return false
 	}

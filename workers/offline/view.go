@@ -4,7 +4,8 @@ import (
 	"strings"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
-	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/risk"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -25,19 +26,19 @@ type call struct {
 // their results, and the risk screen, whose tool_error flags mark the failed calls.
 type view struct {
 	conv   transcript.Conversation
-	folded []pipeline.Folded // per message; zero for tool results and system turns
+	folded []textmatch.Folded // per message; zero for tool results and system turns
 	calls  []call
-	flags  []pipeline.RiskFlag
+	flags  []risk.Flag
 }
 
 func (a *Analyzer) newView(conv transcript.Conversation) *view {
-	v := &view{conv: conv, folded: make([]pipeline.Folded, len(conv.Messages))}
+	v := &view{conv: conv, folded: make([]textmatch.Folded, len(conv.Messages))}
 	var pending []int // indices into v.calls still waiting for a result
 	for i, m := range conv.Messages {
 		turn := i + 1
 		switch m.Role {
 		case transcript.RoleUser, transcript.RoleAssistant:
-			v.folded[i] = pipeline.Fold(m.Content)
+			v.folded[i] = textmatch.Fold(m.Content)
 			for _, tc := range m.ToolCalls {
 				pending = append(pending, len(v.calls))
 				v.calls = append(v.calls, call{
@@ -63,7 +64,7 @@ func (a *Analyzer) newView(conv transcript.Conversation) *view {
 		}
 	}
 	v.flags = a.screen.Screen(conv)
-	for _, f := range v.flagsOf(pipeline.RiskToolError) {
+	for _, f := range v.flagsOf(risk.KindToolError) {
 		for i := range v.calls {
 			if v.calls[i].resultTurn == f.Turn {
 				v.calls[i].failed, v.calls[i].errQuote = true, v.widen(f.Turn, f.Quote)
@@ -74,7 +75,7 @@ func (a *Analyzer) newView(conv transcript.Conversation) *view {
 }
 
 func (v *view) msg(turn int) transcript.Message { return v.conv.Messages[turn-1] }
-func (v *view) fold(turn int) pipeline.Folded   { return v.folded[turn-1] }
+func (v *view) fold(turn int) textmatch.Folded  { return v.folded[turn-1] }
 
 // hasText reports whether a turn says something in words.
 func (v *view) hasText(turn int) bool { return strings.TrimSpace(v.msg(turn).Content) != "" }
@@ -94,8 +95,8 @@ func (v *view) turns() int {
 }
 
 // flagsOf returns the risk flags of one kind.
-func (v *view) flagsOf(kind string) []pipeline.RiskFlag {
-	var out []pipeline.RiskFlag
+func (v *view) flagsOf(kind string) []risk.Flag {
+	var out []risk.Flag
 	for _, f := range v.flags {
 		if f.Kind == kind {
 			out = append(out, f)

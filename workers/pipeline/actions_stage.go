@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/checkup-dev/checkup/workers/cluster"
+	"github.com/checkup-dev/checkup/workers/textmatch"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
@@ -22,7 +25,7 @@ const briefDescriptions = 3
 // analyzer is told about it.
 type candidate struct {
 	index   int
-	cluster Cluster
+	cluster cluster.Cluster
 	brief   analyzer.ClusterBrief
 }
 
@@ -36,11 +39,11 @@ type candidate struct {
 // the task to the finishing stage. The only error a call can end the stage with is a
 // heartbeat (or a checkpoint) that cannot be persisted. A resumed task skips the
 // candidates already stored, and the whole stage once it was ranked.
-func (r *run) actions(ctx context.Context, clusters []Cluster) error {
+func (r *run) actions(ctx context.Context, clusters []cluster.Cluster) error {
 	if r.state.Stage == StageFinishing {
 		return nil
 	}
-	selected := SelectCandidates(clusters)
+	selected := cluster.SelectCandidates(clusters)
 	stored, err := r.actionCheckpoints(ctx)
 	if err != nil {
 		return err
@@ -104,7 +107,7 @@ func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 		TaskID: r.id, OwnerUserID: r.owner,
 	}
 	if aerr != nil {
-		row.Status, row.Error = "failed", ClipQuote(aerr.Error(), errorRunes)
+		row.Status, row.Error = "failed", textmatch.ClipQuote(aerr.Error(), errorRunes)
 		r.lease.Logger().Warn("Action failed", "stage", StageActions, "unit", c.cluster.Title, "err", aerr)
 	} else if row.Action, err = json.Marshal(a); err != nil {
 		return fmt.Errorf("pipeline: Action for cluster %d: %w", c.cluster.Idx, err)
@@ -196,16 +199,16 @@ func distinctQuotesFirst(examples []analyzer.Example) []analyzer.Example {
 
 // rankActions ranks the written Actions and turns the failures into warnings, both in
 // candidate order, in one transaction that also moves the task to finishing.
-func (r *run) rankActions(ctx context.Context, selected []Cluster) error {
+func (r *run) rankActions(ctx context.Context, selected []cluster.Cluster) error {
 	stored, err := r.actionCheckpoints(ctx)
 	if err != nil {
 		return err
 	}
-	results := make([]ActionResult, len(stored))
+	results := make([]cluster.ActionResult, len(stored))
 	for i, s := range stored {
-		results[i] = ActionResult{CandidateIndex: int(s.CandidateIndex), ClusterIdx: int(s.ClusterIdx), Written: s.Status == "done", Error: s.Error}
+		results[i] = cluster.ActionResult{CandidateIndex: int(s.CandidateIndex), ClusterIdx: int(s.ClusterIdx), Written: s.Status == "done", Error: s.Error}
 	}
-	ranked := AssignRanks(results)
+	ranked := cluster.AssignRanks(results)
 	params := dbsqlc.SetTaskActionRanksParams{TaskID: r.id, OwnerUserID: r.owner}
 	for _, a := range ranked {
 		if a.Written {

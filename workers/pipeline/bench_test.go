@@ -6,6 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkup-dev/checkup/workers/cluster"
+	"github.com/checkup-dev/checkup/workers/quality"
+	"github.com/checkup-dev/checkup/workers/risk"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/workers"
@@ -68,12 +72,12 @@ func BenchmarkOfflineSample(b *testing.B) {
 func BenchmarkOfflineSampleInMemory(b *testing.B) {
 	convs := sample(b)
 	a := offline.New(offline.Options{})
-	screener := pipeline.NewRiskScreener()
+	screener := risk.NewScreener()
 	for b.Loop() {
-		checker := pipeline.NewQualityChecker(pipeline.QCOptions{})
-		var refs []pipeline.FindingRef
+		checker := quality.NewChecker(quality.Options{})
+		var refs []cluster.FindingRef
 		for seq, c := range convs {
-			if checker.Check(c).Status != pipeline.QCKept {
+			if checker.Check(c).Status != quality.Kept {
 				continue
 			}
 			screener.Screen(c)
@@ -82,11 +86,11 @@ func BenchmarkOfflineSampleInMemory(b *testing.B) {
 			d, err := pipeline.NormalizeDiagnosis(res.Value, c)
 			require.NoError(b, err)
 			for i, f := range d.Findings {
-				refs = append(refs, pipeline.FindingRef{Seq: seq + 1, Idx: i, Type: f.Type, Category: f.Category,
+				refs = append(refs, cluster.FindingRef{Seq: seq + 1, Idx: i, Type: f.Type, Category: f.Category,
 					Title: f.Title, Severity: f.Severity, Confidence: f.Confidence})
 			}
 		}
-		pipeline.BuildClusters(refs, len(convs))
+		cluster.Build(refs, len(convs))
 	}
 	b.ReportMetric(float64(len(convs)*b.N)/b.Elapsed().Seconds(), "conversations/s")
 }

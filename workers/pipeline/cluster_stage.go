@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/checkup-dev/checkup/workers/cluster"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
@@ -19,7 +21,7 @@ const assignBatch = 5000
 // earlier attempt are reused as they are, so a resumed task's Actions refer to the
 // same clusters. Either way the clusters are returned as stored, so a fresh run and a
 // resumed one select the same Action candidates.
-func (r *run) cluster(ctx context.Context) ([]Cluster, error) {
+func (r *run) cluster(ctx context.Context) ([]cluster.Cluster, error) {
 	stored, err := r.storedClusters(ctx)
 	if err != nil || len(stored) > 0 {
 		return stored, err
@@ -30,7 +32,7 @@ func (r *run) cluster(ctx context.Context) ([]Cluster, error) {
 	return r.storedClusters(ctx)
 }
 
-func (r *run) storedClusters(ctx context.Context) ([]Cluster, error) {
+func (r *run) storedClusters(ctx context.Context) ([]cluster.Cluster, error) {
 	rows, err := r.q.ListTaskClusters(ctx, r.p.pool, dbsqlc.ListTaskClustersParams{TaskID: r.id, OwnerUserID: r.owner})
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: read clusters: %w", err)
@@ -46,14 +48,14 @@ func (r *run) buildClusters(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("pipeline: read findings: %w", err)
 	}
-	refs := make([]FindingRef, len(rows))
+	refs := make([]cluster.FindingRef, len(rows))
 	for i, row := range rows {
-		refs[i] = FindingRef{
+		refs[i] = cluster.FindingRef{
 			Seq: int(row.ConversationSeq), Idx: int(row.Idx), Type: analyzer.FindingType(row.Type),
 			Category: row.Category, Title: row.Title, Severity: int(row.Severity), Confidence: float64(row.Confidence),
 		}
 	}
-	clusters := BuildClusters(refs, r.analysed)
+	clusters := cluster.Build(refs, r.analysed)
 	raw, err := json.Marshal(clusterRows(clusters))
 	if err != nil {
 		return fmt.Errorf("pipeline: clusters: %w", err)
@@ -70,7 +72,7 @@ func (r *run) buildClusters(ctx context.Context) error {
 }
 
 // assignFindings records each finding's cluster, a batch per statement.
-func (r *run) assignFindings(ctx context.Context, tx pgx.Tx, clusters []Cluster) error {
+func (r *run) assignFindings(ctx context.Context, tx pgx.Tx, clusters []cluster.Cluster) error {
 	p := dbsqlc.SetFindingClustersParams{TaskID: r.id, OwnerUserID: r.owner}
 	flush := func() error {
 		if len(p.Seqs) == 0 {
@@ -97,20 +99,20 @@ func (r *run) assignFindings(ctx context.Context, tx pgx.Tx, clusters []Cluster)
 
 // clusterRow is one element of the JSON array InsertTaskClusters reads.
 type clusterRow struct {
-	Idx              int           `json:"idx"`
-	Type             string        `json:"type"`
-	Category         string        `json:"category"`
-	Title            string        `json:"title"`
-	ConversationSeqs []int         `json:"conversation_seqs"`
-	FindingCount     int           `json:"finding_count"`
-	Prevalence       float64       `json:"prevalence"`
-	Severity         float64       `json:"severity"`
-	Confidence       float64       `json:"confidence"`
-	PriorityScore    float64       `json:"priority_score"`
-	PriorityParts    PriorityParts `json:"priority_parts"`
+	Idx              int                   `json:"idx"`
+	Type             string                `json:"type"`
+	Category         string                `json:"category"`
+	Title            string                `json:"title"`
+	ConversationSeqs []int                 `json:"conversation_seqs"`
+	FindingCount     int                   `json:"finding_count"`
+	Prevalence       float64               `json:"prevalence"`
+	Severity         float64               `json:"severity"`
+	Confidence       float64               `json:"confidence"`
+	PriorityScore    float64               `json:"priority_score"`
+	PriorityParts    cluster.PriorityParts `json:"priority_parts"`
 }
 
-func clusterRows(clusters []Cluster) []clusterRow {
+func clusterRows(clusters []cluster.Cluster) []clusterRow {
 	rows := make([]clusterRow, len(clusters))
 	for i, c := range clusters {
 		rows[i] = clusterRow{
@@ -124,10 +126,10 @@ func clusterRows(clusters []Cluster) []clusterRow {
 
 // clustersFromRows reads stored clusters back, in idx order. Their findings are not
 // needed after clustering and are left out.
-func clustersFromRows(rows []dbsqlc.TaskCluster) ([]Cluster, error) {
-	clusters := make([]Cluster, len(rows))
+func clustersFromRows(rows []dbsqlc.TaskCluster) ([]cluster.Cluster, error) {
+	clusters := make([]cluster.Cluster, len(rows))
 	for _, row := range rows {
-		var parts PriorityParts
+		var parts cluster.PriorityParts
 		if err := json.Unmarshal(row.PriorityParts, &parts); err != nil {
 			return nil, fmt.Errorf("pipeline: priority parts of cluster %d: %w", row.Idx, err)
 		}
@@ -138,7 +140,7 @@ func clustersFromRows(rows []dbsqlc.TaskCluster) ([]Cluster, error) {
 		for i, s := range row.ConversationSeqs {
 			seqs[i] = int(s)
 		}
-		clusters[row.Idx] = Cluster{
+		clusters[row.Idx] = cluster.Cluster{
 			Idx: int(row.Idx), Type: analyzer.FindingType(row.Type), Category: row.Category, Title: row.Title,
 			ConversationSeqs: seqs, FindingCount: int(row.FindingCount), Prevalence: float64(row.Prevalence),
 			Severity: float64(row.Severity), Confidence: float64(row.Confidence),

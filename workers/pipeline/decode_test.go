@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
 
 // requireDecodesLikeUnmarshal checks that decodeMessages gives json.Unmarshal's result
@@ -47,7 +48,7 @@ func jsonbText(t *testing.T, v any) string {
 
 func TestDecodeMessagesLikeUnmarshal(t *testing.T) {
 	t.Parallel()
-	texts, convs := textCorpus(t)
+	texts, convs := transcripttest.TextCorpus(t)
 	for _, c := range convs {
 		s := jsonbText(t, c.Messages)
 		msgs, ok := readMessages(s)

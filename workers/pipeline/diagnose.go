@@ -6,6 +6,7 @@ import (
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 )
 
 // errorRunes caps an analyzer error stored on a conversation or in a warning.
@@ -82,7 +83,7 @@ func (r *run) diagnoseOne(ctx context.Context, ck *checkpointer, c storedConvers
 			cp.pass = analyzer.PassFirst
 		}
 	} else {
-		cp.isolated = ClipQuote(aerr.Error(), errorRunes)
+		cp.isolated = textmatch.ClipQuote(aerr.Error(), errorRunes)
 		r.lease.Logger().Warn("conversation isolated", "stage", StageDiagnosis, "unit", c.name(), "err", aerr)
 	}
 	handed = true

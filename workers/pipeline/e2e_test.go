@@ -7,6 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkup-dev/checkup/workers/cluster"
+	"github.com/checkup-dev/checkup/workers/quality"
+	"github.com/checkup-dev/checkup/workers/risk"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/report"
@@ -36,21 +40,21 @@ func TestSampleEndToEnd(t *testing.T) {
 	require.Equal(t, 5, cfg.MinConversations)
 
 	rows := b.report(t, id)
-	var funnel pipeline.Funnel
+	var funnel quality.Funnel
 	require.NoError(t, json.Unmarshal(task.Funnel, &funnel))
 	require.Equal(t, 100, funnel.Uploaded())
 	require.Equal(t, "kept", funnel.Steps[len(funnel.Steps)-1].Step)
 	kept := funnel.Kept()
 	require.Positive(t, kept)
 
-	var risk pipeline.RiskSummary
-	require.NoError(t, json.Unmarshal(task.RiskSummary, &risk))
-	require.Equal(t, kept, risk.Screened)
-	require.Positive(t, risk.Flagged)
-	require.Equal(t, kept, risk.Selected, "no budget: every kept conversation is diagnosed")
+	var summary pipeline.RiskSummary
+	require.NoError(t, json.Unmarshal(task.RiskSummary, &summary))
+	require.Equal(t, kept, summary.Screened)
+	require.Positive(t, summary.Flagged)
+	require.Equal(t, kept, summary.Selected, "no budget: every kept conversation is diagnosed")
 	flagged := 0
 	for _, c := range rows.Conversations {
-		var flags []pipeline.RiskFlag
+		var flags []risk.Flag
 		require.NoError(t, json.Unmarshal(c.RiskFlags, &flags))
 		if len(flags) > 0 {
 			flagged++
@@ -62,7 +66,7 @@ func TestSampleEndToEnd(t *testing.T) {
 			require.Equal(t, "skipped", c.DiagnosisStatus)
 		}
 	}
-	require.Equal(t, risk.Flagged, flagged)
+	require.Equal(t, summary.Flagged, flagged)
 	require.Equal(t, int32(kept), task.FirstPassValid)
 	require.Zero(t, task.Repaired+task.Isolated)
 	require.Equal(t, kept, p.diagnoses(), "one analyzer call per kept conversation")
@@ -74,7 +78,7 @@ func TestSampleEndToEnd(t *testing.T) {
 	}
 	ranked := requireRanked(t, rows.Actions)
 	require.NotEmpty(t, ranked)
-	require.Len(t, rows.Actions, len(pipeline.SelectCandidates(clustersOf(rows.Clusters))))
+	require.Len(t, rows.Actions, len(cluster.SelectCandidates(clustersOf(rows.Clusters))))
 	require.Equal(t, len(rows.Actions), p.actionCalls())
 
 	// Every evidence quote the Actions show is in its turn of the transcript: offline
@@ -114,14 +118,14 @@ func TestSampleEndToEnd(t *testing.T) {
 	require.Contains(t, rep.Actions[0].PriorityParts.Formula, "priorityScore")
 }
 
-func clustersOf(rows []dbsqlc.TaskCluster) []pipeline.Cluster {
-	out := make([]pipeline.Cluster, len(rows))
+func clustersOf(rows []dbsqlc.TaskCluster) []cluster.Cluster {
+	out := make([]cluster.Cluster, len(rows))
 	for i, r := range rows {
 		seqs := make([]int, len(r.ConversationSeqs))
 		for j, s := range r.ConversationSeqs {
 			seqs[j] = int(s)
 		}
-		out[i] = pipeline.Cluster{Idx: int(r.Idx), Type: analyzer.FindingType(r.Type), Title: r.Title,
+		out[i] = cluster.Cluster{Idx: int(r.Idx), Type: analyzer.FindingType(r.Type), Title: r.Title,
 			PriorityScore: float64(r.PriorityScore), ConversationSeqs: seqs}
 	}
 	return out
@@ -140,7 +144,7 @@ func TestTooFewConversationsEndInsufficientData(t *testing.T) {
 	require.Equal(t, "insufficient_data", task.Status)
 	require.Contains(t, task.Error, "Only 4 of the 5 uploaded conversations")
 	require.Zero(t, p.diagnoses()+p.actionCalls(), "no analyzer call")
-	var funnel pipeline.Funnel
+	var funnel quality.Funnel
 	require.NoError(t, json.Unmarshal(task.Funnel, &funnel))
 	require.Equal(t, 4, funnel.Kept())
 }
@@ -203,7 +207,7 @@ func TestBudgetDiagnosesFlaggedAndASample(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	convs := sample(t)
-	screener := pipeline.NewRiskScreener()
+	screener := risk.NewScreener()
 	var clean []transcript.Conversation
 	for _, c := range convs {
 		if len(screener.Screen(c)) == 0 {

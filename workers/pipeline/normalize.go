@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -50,8 +51,8 @@ func VerifyQuote(conv transcript.Conversation, e analyzer.Evidence) bool {
 	if !ok {
 		return false
 	}
-	quote := strings.TrimSpace(FoldString(e.Quote))
-	return quote != "" && strings.Contains(FoldString(analyzer.TurnText(msg)), quote)
+	quote := strings.TrimSpace(textmatch.FoldString(e.Quote))
+	return quote != "" && strings.Contains(textmatch.FoldString(analyzer.TurnText(msg)), quote)
 }
 
 // NormalizeAction prepares a written Action for storage: analyzer.NormalizeAction

@@ -3,8 +3,8 @@
 // clusters, ranked Actions and the task's end. Pipeline is the workers.Handler that
 // runs those stages on a claimed task; every finished unit is a checkpoint written in
 // the lease's transaction, so a task that is taken over or handed back resumes where
-// it stopped. The pure parts (QualityChecker, RiskScreener, BuildClusters,
-// SelectCandidates, AssignRanks) are usable and tested on their own.
+// it stopped. The pure parts (quality.Checker, risk.Screener, cluster.Build,
+// cluster.SelectCandidates, cluster.AssignRanks) are usable and tested on their own.
 package pipeline
 
 import (
@@ -12,6 +12,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/checkup-dev/checkup/workers/quality"
+	"github.com/checkup-dev/checkup/workers/risk"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -55,7 +58,7 @@ type Options struct {
 	// its owner sees why it ran as it did.
 	SettingWarnings []string
 	// QC tunes the quality checks.
-	QC QCOptions
+	QC quality.Options
 }
 
 // withDefaults fills the unset options and corrects invalid ones, returning a warning
@@ -93,7 +96,7 @@ type Pipeline struct {
 	analyzer analyzer.Analyzer
 	opt      Options
 	warnings []string // the corrected settings, repeated on every task
-	screener *RiskScreener
+	screener *risk.Screener
 	q        *dbsqlc.Queries
 }
 
@@ -106,7 +109,7 @@ func New(pool *pgxpool.Pool, a analyzer.Analyzer, opt Options) *Pipeline {
 	opt, warnings := opt.withDefaults()
 	return &Pipeline{
 		pool: pool, analyzer: a, opt: opt, warnings: warnings,
-		screener: NewRiskScreener(), q: dbsqlc.New(),
+		screener: risk.NewScreener(), q: dbsqlc.New(),
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/workers/risk"
 )
 
 // readPage is how many conversations the quality pass reads at a time: small enough
@@ -15,7 +16,7 @@ import (
 const readPage = 50
 
 // screenedPages yields the task's conversations page by page in upload order, each
-// decoded and screened for risks (RiskScreener.Screen). A goroutine reads the next page
+// decoded and screened for risks (risk.Screener.Screen). A goroutine reads the next page
 // while the current one is decoded and screened on screenWorkers goroutines, so
 // PostgreSQL and both cores work at once.
 func (r *run) screenedPages(ctx context.Context) iter.Seq2[[]screenedConversation, error] {
@@ -55,7 +56,7 @@ const screenWorkers = 2
 // screenedConversation is a conversation of the quality pass with its risk flags.
 type screenedConversation struct {
 	storedConversation
-	flags []RiskFlag
+	flags []risk.Flag
 }
 
 // screenPage decodes and screens rows on screenWorkers goroutines, keeping their order.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/checkup-dev/checkup/workers/quality"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
@@ -19,31 +21,31 @@ import (
 // in keptBudget. A task whose funnel is stored already (an earlier attempt got past
 // this pass) reuses it; both checks are deterministic, so an attempt that stopped
 // halfway simply redoes them.
-func (r *run) quality(ctx context.Context) (Funnel, error) {
+func (r *run) quality(ctx context.Context) (quality.Funnel, error) {
 	f, err := r.checkQuality(ctx)
 	r.funnel = f
 	return f, err
 }
 
-func (r *run) checkQuality(ctx context.Context) (Funnel, error) {
+func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	if len(r.state.Funnel) > 0 && string(r.state.Funnel) != "null" {
-		var f Funnel
+		var f quality.Funnel
 		if err := json.Unmarshal(r.state.Funnel, &f); err != nil {
-			return Funnel{}, fmt.Errorf("pipeline: stored funnel: %w", err)
+			return quality.Funnel{}, fmt.Errorf("pipeline: stored funnel: %w", err)
 		}
 		return f, nil
 	}
 	total := int(r.lease.Task.ConversationCount)
 	if err := r.lease.Progress(ctx, StageQuality, 0, total); err != nil {
-		return Funnel{}, err
+		return quality.Funnel{}, err
 	}
-	checker := NewQualityChecker(r.p.opt.QC)
+	checker := quality.NewChecker(r.p.opt.QC)
 	r.kept = &keptConversations{bySeq: map[int32]storedConversation{}}
 	w := r.newQualityWrites()
 	done := 0
 	for page, err := range r.screenedPages(ctx) {
 		if err != nil {
-			return Funnel{}, err
+			return quality.Funnel{}, err
 		}
 		for _, c := range page {
 			v := checker.Check(c.conv)
@@ -51,13 +53,13 @@ func (r *run) checkQuality(ctx context.Context) (Funnel, error) {
 			w.verdicts.QcStatuses = append(w.verdicts.QcStatuses, string(v.Status))
 			w.verdicts.QcReasons = append(w.verdicts.QcReasons, v.Reason)
 			w.verdicts.ContentHashes = append(w.verdicts.ContentHashes, v.ContentHash)
-			if v.Status != QCKept {
+			if v.Status != quality.Kept {
 				continue
 			}
 			r.kept.add(c.storedConversation)
 			raw, err := json.Marshal(c.flags)
 			if err != nil {
-				return Funnel{}, fmt.Errorf("pipeline: risk flags: %w", err)
+				return quality.Funnel{}, fmt.Errorf("pipeline: risk flags: %w", err)
 			}
 			w.flags.Seqs = append(w.flags.Seqs, c.seq)
 			w.flags.Flags = append(w.flags.Flags, string(raw))
@@ -65,7 +67,7 @@ func (r *run) checkQuality(ctx context.Context) (Funnel, error) {
 		done += len(page)
 		if len(w.verdicts.Seqs) >= pageSize {
 			if err := r.storeQuality(ctx, w, done, max(total, done), nil); err != nil {
-				return Funnel{}, err
+				return quality.Funnel{}, err
 			}
 			w = r.newQualityWrites()
 		}
@@ -73,7 +75,7 @@ func (r *run) checkQuality(ctx context.Context) (Funnel, error) {
 	funnel := checker.Funnel()
 	raw, err := json.Marshal(funnel)
 	if err != nil {
-		return Funnel{}, fmt.Errorf("pipeline: funnel: %w", err)
+		return quality.Funnel{}, fmt.Errorf("pipeline: funnel: %w", err)
 	}
 	return funnel, r.storeQuality(ctx, w, done, max(total, done), raw)
 }
@@ -120,7 +122,7 @@ func (r *run) storeQuality(ctx context.Context, w qualityWrites, done, total int
 }
 
 // insufficient is the end of a task with too few usable conversations.
-func insufficient(f Funnel, min int) workers.Outcome {
+func insufficient(f quality.Funnel, min int) workers.Outcome {
 	return workers.Outcome{
 		Status: workers.InsufficientData,
 		Error: fmt.Sprintf("Only %d of the %d uploaded conversations passed the quality checks; at least %d are needed (MIN_CONVERSATIONS). See the funnel for the reasons.",

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/checkup-dev/checkup/workers/risk"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
@@ -33,7 +35,7 @@ func (r *run) risk(ctx context.Context) error {
 	sum := newRiskSummarizer()
 	flagged := make([]bool, len(rows))
 	for i, row := range rows {
-		var flags []RiskFlag
+		var flags []risk.Flag
 		if err := json.Unmarshal(row.RiskFlags, &flags); err != nil {
 			return fmt.Errorf("pipeline: risk flags of conversation %d: %w", row.Seq, err)
 		}
@@ -75,7 +77,7 @@ func newRiskSummarizer() *riskSummarizer {
 	return &riskSummarizer{kinds: map[string]*RiskKindSummary{}}
 }
 
-func (s *riskSummarizer) add(id string, seq int32, flags []RiskFlag) {
+func (s *riskSummarizer) add(id string, seq int32, flags []risk.Flag) {
 	s.screened++
 	if len(flags) > 0 {
 		s.flagged++
@@ -99,10 +101,10 @@ func (s *riskSummarizer) add(id string, seq int32, flags []RiskFlag) {
 	}
 }
 
-// summary returns the summary in RiskKinds order, kinds with no flag left out.
+// summary returns the summary in risk.Kinds order, kinds with no flag left out.
 func (s *riskSummarizer) summary(selected int) RiskSummary {
 	out := RiskSummary{Screened: s.screened, Flagged: s.flagged, Selected: selected, Kinds: []RiskKindSummary{}}
-	for _, kind := range RiskKinds() {
+	for _, kind := range risk.Kinds() {
 		if k := s.kinds[kind]; k != nil {
 			out.Kinds = append(out.Kinds, *k)
 		}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/checkup-dev/checkup/workers/quality"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
@@ -26,7 +28,7 @@ type run struct {
 	// state is the task row read at the start of the run: what earlier attempts stored.
 	state dbsqlc.AnalysisTask
 	// funnel is the population the quality stage defined (or an earlier attempt did).
-	funnel Funnel
+	funnel quality.Funnel
 	// analysed is the number of diagnosed conversations, the denominator of prevalence.
 	analysed int
 	// kept holds the kept conversations decoded by this run's quality pass, for

@@ -10,7 +10,7 @@ type RiskSummary struct {
 	Screened int               `json:"screened"` // conversations screened (the kept population)
 	Flagged  int               `json:"flagged"`  // conversations with at least one flag
 	Selected int               `json:"selected"` // conversations chosen for diagnosis
-	Kinds    []RiskKindSummary `json:"kinds"`    // in RiskKinds order, kinds with no flag left out
+	Kinds    []RiskKindSummary `json:"kinds"`    // in risk.Kinds order, kinds with no flag left out
 }
 
 // RiskKindSummary counts one kind of flag.
@@ -27,18 +27,6 @@ type RiskExample struct {
 	Seq            int    `json:"seq"`
 	Turn           int    `json:"turn"`
 	Quote          string `json:"quote"`
-}
-
-// PriorityParts is stored in task_cluster.priority_parts: every input and term of a
-// cluster's priorityScore, so the page can show how the score was reached.
-type PriorityParts struct {
-	Prevalence     float64 `json:"prevalence"` // share of analysed conversations, 0..1
-	PrevalenceTerm float64 `json:"prevalence_term"`
-	Severity       float64 `json:"severity"` // mean severity, 1..5
-	SeverityTerm   float64 `json:"severity_term"`
-	Confidence     float64 `json:"confidence"` // mean confidence, 0..1
-	ConfidenceTerm float64 `json:"confidence_term"`
-	Formula        string  `json:"formula"`
 }
 
 // TaskConfig is stored in analysis_task.config by the worker when a run starts: which

@@ -1,24 +1,36 @@
-// Package transcripttest reads the sample export shipped in testdata/ for the tests
-// of packages that must not depend on the upload parser (the analyzers, the
+// Package transcripttest reads the labelled sample exports shipped in testdata/ for the
+// tests of packages that must not depend on the upload parser (the analyzers, the
 // pipeline's pure stages).
 package transcripttest
 
 import (
 	"bufio"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
-// Labelled is a sample conversation with the export's ground-truth label. The label
-// is for scoring a diagnosis only: nothing under test may see it.
+// The labelled sets in testdata/, by file name.
+const (
+	Airline = "airline-100.jsonl" // 100 conversations, 31 succeeded
+	Retail  = "retail-50.jsonl"   // 50 conversations, 36 succeeded, failing steps annotated
+)
+
+// Labelled is a sample conversation with the export's ground truth. The truth is for
+// scoring a diagnosis only: nothing under test may see it, so the conversation carries
+// neither metadata nor label.
 type Labelled struct {
 	Conversation transcript.Conversation
 	Success      bool
+	// FailureSteps are the turns (1-based, the system prompt is turn 1) where an
+	// annotator saw the agent go wrong; set for the retail set's failures only.
+	FailureSteps []int
 }
 
 // Sample reads testdata/airline-100.jsonl into transcripts, without their metadata.
@@ -32,12 +44,21 @@ func Sample(tb testing.TB) []transcript.Conversation {
 	return convs
 }
 
-// LabelledSample reads testdata/airline-100.jsonl with each conversation's
-// metadata.success, kept apart from the transcript.
+// LabelledSample reads testdata/airline-100.jsonl with its ground truth kept apart.
 func LabelledSample(tb testing.TB) []Labelled {
 	tb.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	f, err := os.Open(filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "airline-100.jsonl"))
+	out := LabelledSet(tb, Airline)
+	if len(out) != 100 {
+		tb.Fatalf("transcripttest: the sample has %d conversations, want 100", len(out))
+	}
+	return out
+}
+
+// LabelledSet reads one of the labelled sets in testdata/ with its ground truth kept
+// apart from the transcripts.
+func LabelledSet(tb testing.TB, name string) []Labelled {
+	tb.Helper()
+	f, err := os.Open(Path(name))
 	if err != nil {
 		tb.Fatalf("transcripttest: %v", err)
 	}
@@ -48,17 +69,49 @@ func LabelledSample(tb testing.TB) []Labelled {
 	for sc.Scan() {
 		var l line
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			tb.Fatalf("transcripttest: line %d: %v", len(out)+1, err)
+			tb.Fatalf("transcripttest: %s line %d: %v", name, len(out)+1, err)
 		}
-		out = append(out, Labelled{Conversation: l.conversation(), Success: l.Metadata.Success})
+		out = append(out, Labelled{Conversation: l.conversation(), Success: l.Metadata.Success, FailureSteps: l.Metadata.FailureSteps})
 	}
 	if err := sc.Err(); err != nil {
 		tb.Fatalf("transcripttest: %v", err)
 	}
-	if len(out) != 100 {
-		tb.Fatalf("transcripttest: the sample has %d conversations, want 100", len(out))
-	}
 	return out
+}
+
+// Path is where a file of testdata/ is.
+func Path(name string) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", name)
+}
+
+// TextCorpus is every message and tool call of the airline sample, and random strings
+// over an alphabet of capitals, whitespace runs, full-width and curly characters, CJK,
+// emoji, characters whose lower case is longer, and invalid UTF-8: the texts fast
+// paths of text handling are checked against plain implementations on.
+func TextCorpus(tb testing.TB) ([]string, []transcript.Conversation) {
+	tb.Helper()
+	convs := Sample(tb)
+	var texts []string
+	for _, conv := range convs {
+		for _, m := range conv.Messages {
+			for _, tc := range m.ToolCalls {
+				texts = append(texts, tc.Arguments)
+			}
+			texts = append(texts, m.Content)
+		}
+	}
+	alphabet := []string{"a", "B", "z", "Q", "0", " ", "  ", "\t", "\n\n", "\r\n", "\v", "\f", "not found", "NOT", "\u00a0", "\u3000", "Ｈ", "ｏ", "’", "“", "。", "、",
+		"好", "人工", "😀", "É", "é", "İ", "Ⱥ", "\xff", "\xe5\xa5", "ok", "OK", "I'm", "error", "ERROR", "_", "-", "'"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 3000 {
+		var b strings.Builder
+		for range r.IntN(60) {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		texts = append(texts, b.String())
+	}
+	return texts, convs
 }
 
 // line is one conversation of the OpenAI-format export.
@@ -78,7 +131,8 @@ type line struct {
 		} `json:"tool_calls"`
 	} `json:"messages"`
 	Metadata struct {
-		Success bool `json:"success"`
+		Success      bool  `json:"success"`
+		FailureSteps []int `json:"failure_steps"`
 	} `json:"metadata"`
 }
 

@@ -1,4 +1,7 @@
-package pipeline
+// Package quality defines a task's population before any model is called (DESIGN.md
+// §5 step 1): each conversation is kept or set aside as malformed, empty, too short or a
+// duplicate of an earlier one, and the funnel counts them with their reasons.
+package quality
 
 import (
 	"bytes"
@@ -8,26 +11,26 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/checkup-dev/checkup/workers/textmatch"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
-// QCStatus is the quality-check verdict on one conversation: kept, or the first step of
+// Status is the quality-check verdict on one conversation: kept, or the first step of
 // the funnel that removed it.
-type QCStatus string
+type Status string
 
 // The funnel steps, in the order they are applied.
 const (
-	QCMalformed QCStatus = "malformed" // the transcript contradicts itself (see QualityChecker)
-	QCEmpty     QCStatus = "empty"     // no user or no assistant turn
-	QCTooShort  QCStatus = "too_short" // fewer than MinTurns user and assistant turns
-	QCDuplicate QCStatus = "duplicate" // same normalised content as an earlier conversation
-	QCKept      QCStatus = "kept"      // part of the analysed population
+	Malformed Status = "malformed" // the transcript contradicts itself (see Checker)
+	Empty     Status = "empty"     // no user or no assistant turn
+	TooShort  Status = "too_short" // fewer than MinTurns user and assistant turns
+	Duplicate Status = "duplicate" // same normalised content as an earlier conversation
+	Kept      Status = "kept"      // part of the analysed population
 )
 
-// QCOptions tunes the quality checks. Zero values take the defaults.
-type QCOptions struct {
+// Options tunes the quality checks. Zero values take the defaults.
+type Options struct {
 	// MinTurns is the fewest user plus assistant turns a kept conversation has
 	// (default 2). An assistant turn counts when it has text or tool calls.
 	MinTurns int
@@ -38,18 +41,18 @@ type QCOptions struct {
 	MaxInvalidArgsShare float64
 }
 
-func (o QCOptions) withDefaults() QCOptions {
+func (o Options) withDefaults() Options {
 	o.MinTurns = cmp.Or(o.MinTurns, 2)
 	o.MaxInvalidArgsShare = cmp.Or(o.MaxInvalidArgsShare, 0.5)
 	return o
 }
 
-// QCVerdict is what quality checks decided about one conversation, stored with it.
+// Verdict is what quality checks decided about one conversation, stored with it.
 // ContentHash is set for every conversation, kept or not.
-type QCVerdict struct {
-	Status      QCStatus `json:"status"`
-	Reason      string   `json:"reason"` // a sentence for people, empty when kept
-	ContentHash []byte   `json:"content_hash"`
+type Verdict struct {
+	Status      Status `json:"status"`
+	Reason      string `json:"reason"` // a sentence for people, empty when kept
+	ContentHash []byte `json:"content_hash"`
 }
 
 // FunnelReason counts the conversations one step removed for one reason.
@@ -60,7 +63,7 @@ type FunnelReason struct {
 
 // FunnelStep is one step of the population funnel.
 type FunnelStep struct {
-	Step      string         `json:"step"` // "uploaded", a QCStatus, or "kept"
+	Step      string         `json:"step"` // "uploaded", a Status, or "kept"
 	Label     string         `json:"label"`
 	Removed   int            `json:"removed"`   // conversations this step removed
 	Remaining int            `json:"remaining"` // conversations left after it
@@ -91,7 +94,7 @@ func (f Funnel) Kept() int {
 	return f.Steps[len(f.Steps)-1].Remaining
 }
 
-// QualityChecker applies the quality checks to conversations one at a time, so an
+// Checker applies the quality checks to conversations one at a time, so an
 // upload of any size can be streamed through it; it keeps only the content hashes of
 // kept conversations. Verdicts depend on input order (the first of duplicates is kept)
 // and nothing else. Not safe for concurrent use.
@@ -100,26 +103,26 @@ func (f Funnel) Kept() int {
 // name, a tool result answers a tool_call_id no earlier tool call had (or, without an
 // id, comes before any tool call), or more than MaxInvalidArgsShare of its tool calls
 // have arguments that are not valid JSON.
-type QualityChecker struct {
-	opt     QCOptions
+type Checker struct {
+	opt     Options
 	first   map[[sha256.Size]byte]string // content hash → name of the kept conversation
 	checked int
-	removed map[QCStatus]map[string]int // status → generic reason → count
+	removed map[Status]map[string]int // status → generic reason → count
 }
 
-// NewQualityChecker starts an empty funnel.
-func NewQualityChecker(opt QCOptions) *QualityChecker {
-	return &QualityChecker{
+// NewChecker starts an empty funnel.
+func NewChecker(opt Options) *Checker {
+	return &Checker{
 		opt:     opt.withDefaults(),
 		first:   map[[sha256.Size]byte]string{},
-		removed: map[QCStatus]map[string]int{},
+		removed: map[Status]map[string]int{},
 	}
 }
 
-// CheckQuality runs the quality checks over a whole upload held in memory.
-func CheckQuality(convs []transcript.Conversation, opt QCOptions) ([]QCVerdict, Funnel) {
-	q := NewQualityChecker(opt)
-	verdicts := make([]QCVerdict, len(convs))
+// Check runs the quality checks over a whole upload held in memory.
+func Check(convs []transcript.Conversation, opt Options) ([]Verdict, Funnel) {
+	q := NewChecker(opt)
+	verdicts := make([]Verdict, len(convs))
 	for i, c := range convs {
 		verdicts[i] = q.Check(c)
 	}
@@ -127,14 +130,14 @@ func CheckQuality(convs []transcript.Conversation, opt QCOptions) ([]QCVerdict, 
 }
 
 // Check decides about the next conversation in upload order.
-func (q *QualityChecker) Check(conv transcript.Conversation) QCVerdict {
+func (q *Checker) Check(conv transcript.Conversation) Verdict {
 	q.checked++
 	sum := contentHash(conv)
-	v := QCVerdict{Status: QCKept, ContentHash: sum[:]}
+	v := Verdict{Status: Kept, ContentHash: sum[:]}
 	status, generic, reason := q.classify(conv)
-	if status == QCKept {
+	if status == Kept {
 		if name, dup := q.first[sum]; dup {
-			status, generic, reason = QCDuplicate, "same content as an earlier conversation", "duplicate of "+name
+			status, generic, reason = Duplicate, "same content as an earlier conversation", "duplicate of "+name
 		} else {
 			name := "conversation #" + fmt.Sprint(q.checked)
 			if conv.ID != "" {
@@ -143,7 +146,7 @@ func (q *QualityChecker) Check(conv transcript.Conversation) QCVerdict {
 			q.first[sum] = name
 		}
 	}
-	if status != QCKept {
+	if status != Kept {
 		if q.removed[status] == nil {
 			q.removed[status] = map[string]int{}
 		}
@@ -155,9 +158,9 @@ func (q *QualityChecker) Check(conv transcript.Conversation) QCVerdict {
 
 // classify applies the malformed, empty and too-short checks; it returns the status,
 // a generic reason for the funnel and a specific one for the conversation.
-func (q *QualityChecker) classify(conv transcript.Conversation) (QCStatus, string, string) {
+func (q *Checker) classify(conv transcript.Conversation) (Status, string, string) {
 	if generic, reason := malformed(conv, q.opt.MaxInvalidArgsShare); generic != "" {
-		return QCMalformed, generic, reason
+		return Malformed, generic, reason
 	}
 	users, assistants := 0, 0
 	for _, m := range conv.Messages {
@@ -170,14 +173,14 @@ func (q *QualityChecker) classify(conv transcript.Conversation) (QCStatus, strin
 	}
 	switch {
 	case users == 0:
-		return QCEmpty, "no user message", "the conversation has no user message"
+		return Empty, "no user message", "the conversation has no user message"
 	case assistants == 0:
-		return QCEmpty, "no assistant message", "the conversation has no assistant message"
+		return Empty, "no assistant message", "the conversation has no assistant message"
 	case users+assistants < q.opt.MinTurns:
-		return QCTooShort, fmt.Sprintf("fewer than %d user or assistant turns", q.opt.MinTurns),
+		return TooShort, fmt.Sprintf("fewer than %d user or assistant turns", q.opt.MinTurns),
 			fmt.Sprintf("only %d user or assistant turns (minimum %d)", users+assistants, q.opt.MinTurns)
 	}
-	return QCKept, "", ""
+	return Kept, "", ""
 }
 
 // malformed returns a generic and a specific reason when the transcript contradicts
@@ -222,17 +225,17 @@ func malformed(conv transcript.Conversation, maxInvalidShare float64) (string, s
 }
 
 // Funnel returns the funnel of everything checked so far.
-func (q *QualityChecker) Funnel() Funnel {
+func (q *Checker) Funnel() Funnel {
 	steps := []FunnelStep{{Step: "uploaded", Label: "Uploaded", Remaining: q.checked}}
 	remaining := q.checked
 	for _, s := range []struct {
-		status QCStatus
+		status Status
 		label  string
 	}{
-		{QCMalformed, "Malformed"},
-		{QCEmpty, "Empty"},
-		{QCTooShort, "Too short"},
-		{QCDuplicate, "Duplicate"},
+		{Malformed, "Malformed"},
+		{Empty, "Empty"},
+		{TooShort, "Too short"},
+		{Duplicate, "Duplicate"},
 	} {
 		step := FunnelStep{Step: string(s.status), Label: s.label}
 		for reason, n := range q.removed[s.status] {
@@ -247,7 +250,7 @@ func (q *QualityChecker) Funnel() Funnel {
 		step.Remaining = remaining
 		steps = append(steps, step)
 	}
-	steps = append(steps, FunnelStep{Step: string(QCKept), Label: "Kept", Remaining: remaining})
+	steps = append(steps, FunnelStep{Step: string(Kept), Label: "Kept", Remaining: remaining})
 	return Funnel{Steps: steps}
 }
 
@@ -265,7 +268,7 @@ func contentHash(conv transcript.Conversation) [sha256.Size]byte {
 		}
 		buf = append(buf, m.Role...)
 		buf = append(buf, 0x1f)
-		buf = appendFolded(buf, m.Content)
+		buf = textmatch.AppendFold(buf, m.Content)
 		for _, tc := range m.ToolCalls {
 			buf = append(buf, 0x1e)
 			buf = append(buf, tc.Name...)
@@ -274,31 +277,10 @@ func contentHash(conv transcript.Conversation) [sha256.Size]byte {
 			if json.Compact(&compact, []byte(tc.Arguments)) == nil {
 				buf = append(buf, compact.Bytes()...)
 			} else {
-				buf = appendFolded(buf, tc.Arguments)
+				buf = textmatch.AppendFold(buf, tc.Arguments)
 			}
 		}
 		buf = append(buf, 0x1d)
 	}
 	return sha256.Sum256(buf)
-}
-
-// appendFolded appends the folded, trimmed form of s to buf.
-func appendFolded(buf []byte, s string) []byte {
-	pending := false
-	started := false
-	for i := 0; i < len(s); {
-		f, size := foldAt(s, i)
-		i += size
-		if f == ' ' {
-			pending = started
-			continue
-		}
-		if pending {
-			buf = append(buf, ' ')
-			pending = false
-		}
-		started = true
-		buf = utf8.AppendRune(buf, f)
-	}
-	return buf
 }

@@ -1,8 +1,10 @@
-package pipeline
+package cluster
 
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/checkup-dev/checkup/workers/textmatch"
 
 	"github.com/stretchr/testify/require"
 
@@ -11,9 +13,9 @@ import (
 
 func TestClusterTitleThresholdExamples(t *testing.T) {
 	t.Parallel()
-	require.GreaterOrEqual(t, Similarity("Tool call returns an error", "tool call returned an error"), ClusterTitleThreshold)
-	require.Less(t, Similarity("User asks for a human", "User repeats the request"), ClusterTitleThreshold)
-	require.GreaterOrEqual(t, Similarity("用户要求转人工客服", "用户要求转人工"), ClusterTitleThreshold)
+	require.GreaterOrEqual(t, textmatch.Similarity("Tool call returns an error", "tool call returned an error"), TitleThreshold)
+	require.Less(t, textmatch.Similarity("User asks for a human", "User repeats the request"), TitleThreshold)
+	require.GreaterOrEqual(t, textmatch.Similarity("用户要求转人工客服", "用户要求转人工"), TitleThreshold)
 }
 
 func TestBuildClusters(t *testing.T) {
@@ -28,7 +30,7 @@ func TestBuildClusters(t *testing.T) {
 		{Seq: 3, Idx: 0, Type: action, Category: "repetition", Title: "Tool call returns an error", Severity: 1, Confidence: 0.5},
 		{Seq: 3, Idx: 1, Type: action, Category: "tool_error", Title: "Tool call returns an error", Severity: 2, Confidence: 0.9},
 	}
-	clusters := BuildClusters(findings, 4)
+	clusters := Build(findings, 4)
 	require.Len(t, clusters, 4)
 	var tool Cluster
 	for i, c := range clusters {
@@ -56,9 +58,9 @@ func TestBuildClusters(t *testing.T) {
 	for range 20 {
 		shuffled := append([]FindingRef(nil), findings...)
 		rand.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-		require.Equal(t, clusters, BuildClusters(shuffled, 4))
+		require.Equal(t, clusters, Build(shuffled, 4))
 	}
-	require.Empty(t, BuildClusters(nil, 0))
+	require.Empty(t, Build(nil, 0))
 }
 
 func TestPriority(t *testing.T) {

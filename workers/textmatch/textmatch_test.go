@@ -1,4 +1,4 @@
-package pipeline
+package textmatch
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,9 @@
-package pipeline
+// Package textmatch is the Unicode-correct text handling every analysis stage shares:
+// folding for case-, width- and whitespace-insensitive phrase matching (English and
+// Chinese alike, with word boundaries only where the script has them), quotes cut at
+// rune and word boundaries that stay exact substrings of the text, and rune-bigram
+// similarity that works on CJK text without spaces.
+package textmatch
 
 import (
 	"slices"
@@ -355,4 +360,26 @@ func ClipQuote(s string, maxRunes int) string {
 		}
 	}
 	return strings.TrimSpace(s[:cut])
+}
+
+// AppendFold appends the folded, trimmed form of s to buf (runs of white space
+// become one space) without building the folded string; content hashes use it.
+func AppendFold(buf []byte, s string) []byte {
+	pending := false
+	started := false
+	for i := 0; i < len(s); {
+		f, size := foldAt(s, i)
+		i += size
+		if f == ' ' {
+			pending = started
+			continue
+		}
+		if pending {
+			buf = append(buf, ' ')
+			pending = false
+		}
+		started = true
+		buf = utf8.AppendRune(buf, f)
+	}
+	return buf
 }

@@ -1,9 +1,11 @@
-package pipeline
+package risk
 
 import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/checkup-dev/checkup/workers/textmatch"
 )
 
 // Personal data shown by the assistant: the detectors, their check digits (Luhn for
@@ -47,11 +49,11 @@ type PIIMatch struct {
 // (international, mainland China mobile, US), payment card numbers passing Luhn,
 // mainland resident ID numbers with a valid check character, and US social security
 // numbers.
-func (s *RiskScreener) PersonalData(text string) []PIIMatch {
-	return s.personalData(Fold(text))
+func (s *Screener) PersonalData(text string) []PIIMatch {
+	return s.personalData(textmatch.Fold(text))
 }
 
-func (s *RiskScreener) personalData(f Folded) []PIIMatch {
+func (s *Screener) personalData(f textmatch.Folded) []PIIMatch {
 	var found []PIIMatch
 	run := longestDigitRun(f.Text)
 	for _, d := range s.pii {
@@ -74,13 +76,13 @@ func (s *RiskScreener) personalData(f Folded) []PIIMatch {
 }
 
 // screenPII returns one personal_data flag per kind of data found in an assistant turn.
-func (s *RiskScreener) screenPII(turn int, f Folded) []RiskFlag {
-	var flags []RiskFlag
+func (s *Screener) screenPII(turn int, f textmatch.Folded) []Flag {
+	var flags []Flag
 	seen := map[string]bool{}
 	for _, m := range s.personalData(f) {
 		if !seen[m.Detail] {
 			seen[m.Detail] = true
-			flags = append(flags, RiskFlag{Kind: RiskPersonalData, Turn: turn, Quote: m.Masked, Detail: m.Detail})
+			flags = append(flags, Flag{Kind: KindPersonalData, Turn: turn, Quote: m.Masked, Detail: m.Detail})
 		}
 	}
 	return flags

@@ -1,68 +1,71 @@
-package pipeline
+// Package risk is the deterministic risk screening of a conversation (DESIGN.md §5 step
+// 2): personal data shown by the assistant, prompt injection, harmful content, requests
+// for a human, refusals and tool errors, in English and Chinese. Screening needs no
+// model; its flags decide which conversations a capped budget must diagnose, and the
+// offline analyzer builds its findings on them.
+package risk
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/checkup-dev/checkup/workers/textmatch"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // The kinds of risk flag. They are stored with each conversation and shown in the
 // risk summary; a flagged conversation is always diagnosed, whatever the budget.
 const (
-	RiskPersonalData    = "personal_data"    // the assistant showed an email, phone, card, ID or SSN
-	RiskPromptInjection = "prompt_injection" // the user tried to override the agent's instructions
-	RiskHarmfulContent  = "harmful_content"  // insults or threats, by either side
-	RiskHumanRequest    = "human_request"    // the user asked for a person
-	RiskRefusal         = "refusal"          // the assistant declined the request
-	RiskToolError       = "tool_error"       // a tool answered with an error
+	KindPersonalData    = "personal_data"    // the assistant showed an email, phone, card, ID or SSN
+	KindPromptInjection = "prompt_injection" // the user tried to override the agent's instructions
+	KindHarmfulContent  = "harmful_content"  // insults or threats, by either side
+	KindHumanRequest    = "human_request"    // the user asked for a person
+	KindRefusal         = "refusal"          // the assistant declined the request
+	KindToolError       = "tool_error"       // a tool answered with an error
 )
 
-// RiskKinds returns the risk flag vocabulary in display order.
-func RiskKinds() []string {
-	return []string{RiskPersonalData, RiskPromptInjection, RiskHarmfulContent, RiskHumanRequest, RiskRefusal, RiskToolError}
+// Kinds returns the risk flag vocabulary in display order.
+func Kinds() []string {
+	return []string{KindPersonalData, KindPromptInjection, KindHarmfulContent, KindHumanRequest, KindRefusal, KindToolError}
 }
 
 // quoteRunes caps flag quotes: enough to recognise the turn in a list.
 const quoteRunes = 160
 
-// RiskFlag is one deterministic observation about a conversation. Quote is an exact
+// Flag is one deterministic observation about a conversation. Quote is an exact
 // substring of the turn's content, except for personal_data, whose quote is the
 // matched value with most of it masked (j***@example.com, **** **** **** 4242) so the
 // risk summary does not spread the data it warns about. Detail names what was matched
 // for personal_data ("payment card number") and is empty otherwise.
-type RiskFlag struct {
+type Flag struct {
 	Kind   string `json:"kind"`
 	Turn   int    `json:"turn"`
 	Quote  string `json:"quote"`
 	Detail string `json:"detail,omitempty"`
 }
 
-// RiskScreener holds the compiled patterns and word lists of risk screening. Build one
-// with NewRiskScreener and share it: it is read-only and safe for concurrent use.
-type RiskScreener struct {
+// Screener holds the compiled patterns and word lists of risk screening. Build one
+// with NewScreener and share it: it is read-only and safe for concurrent use.
+type Screener struct {
 	pii        []piiDetector
-	injection  PhraseSet
-	harmful    PhraseSet
-	human      PhraseSet
+	injection  textmatch.PhraseSet
+	harmful    textmatch.PhraseSet
+	human      textmatch.PhraseSet
 	humanVerb  *regexp.Regexp
-	refusal    PhraseSet
-	toolError  PhraseSet
+	refusal    textmatch.PhraseSet
+	toolError  textmatch.PhraseSet
 	httpStatus *regexp.Regexp
 }
 
-// NewRiskScreener compiles the screening rules. The word lists are deliberately short
+// NewScreener compiles the screening rules. The word lists are deliberately short
 // and cover English and Chinese alike; they flag conversations for attention, they do
 // not judge them.
-func NewRiskScreener() *RiskScreener {
-	return &RiskScreener{
+func NewScreener() *Screener {
+	return &Screener{
 		pii: newPIIDetectors(),
-		injection: NewPhraseSet(
+		injection: textmatch.NewPhraseSet(
 			"ignore previous instructions", "ignore all previous instructions", "ignore the previous instructions",
 			"ignore your instructions", "ignore all instructions", "ignore the above", "disregard previous instructions",
 			"disregard your instructions", "disregard all previous", "forget your instructions", "forget all previous instructions",
@@ -71,23 +74,23 @@ func NewRiskScreener() *RiskScreener {
 			"忽略之前的指令", "忽略以上指令", "忽略上面的指令", "忽略所有指令", "忽略你的指令", "忽略之前的所有",
 			"你现在是一个", "从现在开始你是", "你现在扮演", "系统提示词", "系统提示", "越狱", "开发者模式", "不受任何限制",
 		),
-		harmful: NewPhraseSet(
+		harmful: textmatch.NewPhraseSet(
 			"idiot", "stupid", "moron", "shut up", "kill you", "i will hurt you", "i'll hurt you", "you will regret",
 			"白痴", "蠢货", "废物", "去死", "杀了你", "闭嘴", "弄死你",
 		),
-		human: NewPhraseSet(
+		human: textmatch.NewPhraseSet(
 			"human agent", "real person", "live agent", "a real human", "customer service representative",
 			"supervisor", "higher-up", "escalate", "escalation", "someone else i can", "someone else i could",
 			"转人工", "人工客服", "找人工", "人工服务", "真人", "投诉",
 		),
 		humanVerb: regexp.MustCompile(`\b(?:speak|speaking|talk|talking|connect|transfer)\b[^.?!\n]{0,40}?\b(?:human|agent|representative|manager|supervisor|person|someone)\b`),
-		refusal: NewPhraseSet(
+		refusal: textmatch.NewPhraseSet(
 			"i'm sorry, but i can't", "i'm sorry, but i cannot", "i am sorry, but i cannot", "i'm sorry, but i'm unable",
 			"i cannot help", "i can't help with", "i can't assist", "i cannot assist", "i'm unable to", "i am unable to",
 			"i'm not able to", "i am not able to", "i'm not allowed to", "i am not allowed to", "i can't do that", "i cannot do that",
 			"无法帮您", "无法为您", "抱歉，我不能", "抱歉，我无法", "很抱歉，我无法", "我不能帮", "不能为您", "无能为力", "爱莫能助",
 		),
-		toolError: NewPhraseSet(
+		toolError: textmatch.NewPhraseSet(
 			"error", "exception", "not found", "failed", "failure", "invalid", "denied", "unauthorized", "forbidden",
 			"timed out", "timeout", "unavailable", "traceback",
 			"错误", "失败", "异常", "不存在", "未找到", "超时", "无效",
@@ -100,8 +103,8 @@ func NewRiskScreener() *RiskScreener {
 // the assistant's words, prompt injection and requests for a human in the user's,
 // harmful content from either, refusals by the assistant and tool results that are
 // errors. At most one flag per kind and turn (per kind of data for personal_data).
-func (s *RiskScreener) Screen(conv transcript.Conversation) []RiskFlag {
-	var flags []RiskFlag
+func (s *Screener) Screen(conv transcript.Conversation) []Flag {
+	var flags []Flag
 	for i, m := range conv.Messages {
 		turn := i + 1
 		if strings.TrimSpace(m.Content) == "" {
@@ -109,35 +112,35 @@ func (s *RiskScreener) Screen(conv transcript.Conversation) []RiskFlag {
 		}
 		switch m.Role {
 		case transcript.RoleUser:
-			f := Fold(m.Content)
-			flags = s.phraseFlag(flags, RiskPromptInjection, turn, f, s.injection)
-			flags = s.phraseFlag(flags, RiskHarmfulContent, turn, f, s.harmful)
+			f := textmatch.Fold(m.Content)
+			flags = s.phraseFlag(flags, KindPromptInjection, turn, f, s.injection)
+			flags = s.phraseFlag(flags, KindHarmfulContent, turn, f, s.harmful)
 			if mt, ok := s.findHumanRequest(f); ok {
-				flags = append(flags, RiskFlag{Kind: RiskHumanRequest, Turn: turn, Quote: QuoteAround(m.Content, mt.Start, mt.End, quoteRunes)})
+				flags = append(flags, Flag{Kind: KindHumanRequest, Turn: turn, Quote: textmatch.QuoteAround(m.Content, mt.Start, mt.End, quoteRunes)})
 			}
 		case transcript.RoleAssistant:
-			f := Fold(m.Content)
+			f := textmatch.Fold(m.Content)
 			flags = append(flags, s.screenPII(turn, f)...)
-			flags = s.phraseFlag(flags, RiskHarmfulContent, turn, f, s.harmful)
-			flags = s.phraseFlag(flags, RiskRefusal, turn, f, s.refusal)
+			flags = s.phraseFlag(flags, KindHarmfulContent, turn, f, s.harmful)
+			flags = s.phraseFlag(flags, KindRefusal, turn, f, s.refusal)
 		case transcript.RoleTool:
 			if mt, ok := s.findToolError(m.Content); ok {
-				flags = append(flags, RiskFlag{Kind: RiskToolError, Turn: turn, Quote: QuoteAround(m.Content, mt.Start, mt.End, quoteRunes)})
+				flags = append(flags, Flag{Kind: KindToolError, Turn: turn, Quote: textmatch.QuoteAround(m.Content, mt.Start, mt.End, quoteRunes)})
 			}
 		}
 	}
 	return flags
 }
 
-func (s *RiskScreener) phraseFlag(flags []RiskFlag, kind string, turn int, f Folded, ps PhraseSet) []RiskFlag {
+func (s *Screener) phraseFlag(flags []Flag, kind string, turn int, f textmatch.Folded, ps textmatch.PhraseSet) []Flag {
 	mt, ok := ps.Find(f)
 	if !ok {
 		return flags
 	}
-	return append(flags, RiskFlag{Kind: kind, Turn: turn, Quote: QuoteAround(f.Orig, mt.Start, mt.End, quoteRunes)})
+	return append(flags, Flag{Kind: kind, Turn: turn, Quote: textmatch.QuoteAround(f.Orig, mt.Start, mt.End, quoteRunes)})
 }
 
-func (s *RiskScreener) findHumanRequest(f Folded) (Match, bool) {
+func (s *Screener) findHumanRequest(f textmatch.Folded) (textmatch.Match, bool) {
 	mt, ok := s.human.Find(f)
 	if !mentionsHumanVerb(f.Text) {
 		return mt, ok
@@ -145,7 +148,7 @@ func (s *RiskScreener) findHumanRequest(f Folded) (Match, bool) {
 	if loc := s.humanVerb.FindStringIndex(f.Text); loc != nil {
 		start, end := f.Span(loc[0], loc[1])
 		if !ok || start < mt.Start {
-			return Match{Start: start, End: end}, true
+			return textmatch.Match{Start: start, End: end}, true
 		}
 	}
 	return mt, ok
@@ -164,24 +167,24 @@ func mentionsHumanVerb(text string) bool {
 // mentioning "invalid" stays clean. Plain text is an error when its first 300
 // characters — where tools put a status — contain an error word (EN or ZH) or an HTTP
 // 4xx/5xx status; a long document mentioning an error further down is not one.
-func (s *RiskScreener) findToolError(content string) (Match, bool) {
+func (s *Screener) findToolError(content string) (textmatch.Match, bool) {
 	trimmed := strings.TrimSpace(content)
 	if trimmed == "" {
-		return Match{}, false
+		return textmatch.Match{}, false
 	}
 	if trimmed[0] == '{' || trimmed[0] == '[' {
 		if trimmed[0] == '{' && looksLikeErrorObject(trimmed) {
 			start := strings.Index(content, trimmed)
-			return Match{Start: start, End: start + len(trimmed), Phrase: "error"}, true
+			return textmatch.Match{Start: start, End: start + len(trimmed), Phrase: "error"}, true
 		}
 		if json.Valid([]byte(trimmed)) {
-			return Match{}, false
+			return textmatch.Match{}, false
 		}
 	}
-	f := Fold(runePrefix(content, 300))
+	f := textmatch.Fold(runePrefix(content, 300))
 	if loc := s.httpStatus.FindStringIndex(f.Text); loc != nil {
 		start, end := f.Span(loc[0], loc[1])
-		return Match{Start: start, End: end, Phrase: f.Text[loc[0]:loc[1]]}, true
+		return textmatch.Match{Start: start, End: end, Phrase: f.Text[loc[0]:loc[1]]}, true
 	}
 	return s.toolError.Find(f)
 }
@@ -231,45 +234,4 @@ func isJSONEmpty(v json.RawMessage) bool {
 		return true
 	}
 	return false
-}
-
-// SelectForDiagnosis decides which conversations are diagnosed when MAX_DIAGNOSED caps
-// the budget. flagged[i] says whether the conversation at position i (its seq in
-// upload order) has risk flags. Every flagged conversation is selected — even when
-// they alone exceed the budget, because a risk must never go unread to save money —
-// and the remaining room is filled with unflagged conversations in the order of
-// sha256(taskID + ":" + i): a sample that is deterministic for a task (a resumed or
-// taken-over task picks the same ones) and different between tasks. budget <= 0 means
-// no cap: everything is selected.
-func SelectForDiagnosis(taskID string, flagged []bool, budget int) []bool {
-	selected := make([]bool, len(flagged))
-	var rest []int
-	for i, f := range flagged {
-		if f {
-			selected[i] = true
-		} else {
-			rest = append(rest, i)
-		}
-	}
-	room := len(rest)
-	if budget > 0 {
-		room = min(room, budget-(len(flagged)-len(rest)))
-	}
-	if room <= 0 {
-		return selected
-	}
-	if room < len(rest) {
-		keys := make(map[int][32]byte, len(rest))
-		for _, i := range rest {
-			keys[i] = sha256.Sum256([]byte(taskID + ":" + strconv.Itoa(i)))
-		}
-		slices.SortFunc(rest, func(a, b int) int {
-			ka, kb := keys[a], keys[b]
-			return bytes.Compare(ka[:], kb[:])
-		})
-	}
-	for _, i := range rest[:room] {
-		selected[i] = true
-	}
-	return selected
 }

@@ -1,4 +1,4 @@
-package pipeline
+package quality
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
 
 func named(id string, msgs ...transcript.Message) transcript.Conversation {
@@ -30,23 +31,23 @@ func TestCheckQualityFunnel(t *testing.T) {
 		named("", sys, user("Change my flight"), assistant("Sure, which one?"), user("The one on Friday")),
 		named("", sys, user("Change my flight"), assistant("Sure, which one?"), user("the one on friday")),
 	}
-	verdicts, funnel := CheckQuality(convs, QCOptions{})
+	verdicts, funnel := Check(convs, Options{})
 
 	want := []struct {
-		status QCStatus
+		status Status
 		reason string
 	}{
-		{QCKept, ""},
-		{QCDuplicate, "duplicate of ok1"},
-		{QCKept, ""},
-		{QCDuplicate, "duplicate of ok2"},
-		{QCMalformed, `the tool result at turn 4 answers tool call "nope", which no earlier turn made`},
-		{QCMalformed, `turn 2 has the unknown role "bot"`},
-		{QCMalformed, "1 of 1 tool calls have arguments that are not valid JSON"},
-		{QCEmpty, "the conversation has no user message"},
-		{QCEmpty, "the conversation has no assistant message"},
-		{QCKept, ""},
-		{QCDuplicate, "duplicate of conversation #10"},
+		{Kept, ""},
+		{Duplicate, "duplicate of ok1"},
+		{Kept, ""},
+		{Duplicate, "duplicate of ok2"},
+		{Malformed, `the tool result at turn 4 answers tool call "nope", which no earlier turn made`},
+		{Malformed, `turn 2 has the unknown role "bot"`},
+		{Malformed, "1 of 1 tool calls have arguments that are not valid JSON"},
+		{Empty, "the conversation has no user message"},
+		{Empty, "the conversation has no assistant message"},
+		{Kept, ""},
+		{Duplicate, "duplicate of conversation #10"},
 	}
 	require.Len(t, verdicts, len(want))
 	for i, w := range want {
@@ -80,8 +81,8 @@ func TestCheckQualityFunnel(t *testing.T) {
 func TestCheckQualityTooShortAndThresholds(t *testing.T) {
 	t.Parallel()
 	short := named("s", user("hi"), assistant("hello"))
-	v, f := CheckQuality([]transcript.Conversation{short}, QCOptions{MinTurns: 3})
-	require.Equal(t, QCTooShort, v[0].Status)
+	v, f := Check([]transcript.Conversation{short}, Options{MinTurns: 3})
+	require.Equal(t, TooShort, v[0].Status)
 	require.Equal(t, "only 2 user or assistant turns (minimum 3)", v[0].Reason)
 	require.Equal(t, 0, f.Kept())
 
@@ -91,20 +92,20 @@ func TestCheckQualityTooShortAndThresholds(t *testing.T) {
 		call("b", "f", `{}`), tool("b", "x"),
 		call("c", "f", ""), tool("c", "x"),
 		assistant("done"))
-	v, _ = CheckQuality([]transcript.Conversation{mixed}, QCOptions{})
-	require.Equal(t, QCKept, v[0].Status)
+	v, _ = Check([]transcript.Conversation{mixed}, Options{})
+	require.Equal(t, Kept, v[0].Status)
 
 	// Exports without tool_call_id are accepted once a tool call was made.
 	noIDs := named("n", user("hi"), call("", "f", `{}`), tool("", "x"), assistant("done"))
-	v, _ = CheckQuality([]transcript.Conversation{noIDs}, QCOptions{})
-	require.Equal(t, QCKept, v[0].Status)
+	v, _ = Check([]transcript.Conversation{noIDs}, Options{})
+	require.Equal(t, Kept, v[0].Status)
 }
 
-func TestQualityCheckerStreamsLikeBatch(t *testing.T) {
+func TestCheckerStreamsLikeBatch(t *testing.T) {
 	t.Parallel()
-	convs := loadSample(t)
-	batch, funnel := CheckQuality(convs, QCOptions{})
-	q := NewQualityChecker(QCOptions{})
+	convs := transcripttest.Sample(t)
+	batch, funnel := Check(convs, Options{})
+	q := NewChecker(Options{})
 	for i, c := range convs {
 		require.Equal(t, batch[i], q.Check(c))
 	}

@@ -1,4 +1,8 @@
-package pipeline
+// Package cluster turns a task's findings into issue clusters and decides which get an
+// Action (DESIGN.md §5 steps 5 and 6): deterministic grouping by type, category and
+// title similarity, the documented priorityScore, candidate selection in two pools and
+// gap-free ranks. Everything here is a pure function of its input.
+package cluster
 
 import (
 	"cmp"
@@ -6,14 +10,15 @@ import (
 	"slices"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 )
 
-// ClusterTitleThreshold is the title similarity (Similarity: Jaccard of rune bigrams,
+// TitleThreshold is the title similarity (textmatch.Similarity: Jaccard of rune bigrams,
 // 0..1) at or above which a finding joins a cluster of its type and category. At 0.5
 // "Tool call returns an error" and "tool call returned an error" (0.81) go together,
 // and so do 用户要求转人工客服 and 用户要求转人工 (0.75), while "User asks for a human"
 // and "User repeats the request" (0.15) stay apart.
-const ClusterTitleThreshold = 0.5
+const TitleThreshold = 0.5
 
 // PriorityFormula is how a cluster's priorityScore (0–100) is computed from its
 // prevalence (share of analysed conversations, 0–1), mean severity (1–5) and mean
@@ -70,17 +75,17 @@ func Priority(prevalence, severity, confidence float64) (float64, PriorityParts)
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
 
-// BuildClusters groups findings deterministically (DESIGN.md §5 step 5): by type and
+// Build groups findings deterministically (DESIGN.md §5 step 5): by type and
 // category, then by title. Findings are taken in (Seq, Idx) order; a finding whose
 // folded title was seen before joins that title's cluster; otherwise it joins the
 // cluster of its group whose first title is most similar to its own, when that
-// similarity reaches ClusterTitleThreshold (the earlier cluster on a tie), or starts a
+// similarity reaches TitleThreshold (the earlier cluster on a tie), or starts a
 // new one. Comparing with a cluster's first title, not a moving centre, keeps the
 // result independent of how large clusters grow. analysed is the number of diagnosed
 // conversations, the denominator of prevalence. Clusters come back most urgent first
 // (priorityScore, then conversations, then type, category and title), Idx numbered in
 // that order.
-func BuildClusters(findings []FindingRef, analysed int) []Cluster {
+func Build(findings []FindingRef, analysed int) []Cluster {
 	sorted := slices.Clone(findings)
 	slices.SortStableFunc(sorted, func(a, b FindingRef) int {
 		return cmp.Or(cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.Idx, b.Idx))
@@ -139,8 +144,8 @@ func typeRank(t analyzer.FindingType) int {
 type titleGroup struct {
 	byTitle  map[string]*building // folded title → its cluster
 	clusters []*building
-	seeds    []ShingleSet       // the bigrams of each cluster's first title
-	index    map[uint64][]int32 // bigram → positions in clusters
+	seeds    []textmatch.ShingleSet // the bigrams of each cluster's first title
+	index    map[uint64][]int32     // bigram → positions in clusters
 }
 
 func newTitleGroup() *titleGroup {
@@ -149,11 +154,11 @@ func newTitleGroup() *titleGroup {
 
 // place returns the cluster title belongs in, making one with create when none fits.
 func (g *titleGroup) place(title string, create func() *building) *building {
-	folded := FoldString(title)
+	folded := textmatch.FoldString(title)
 	if b, ok := g.byTitle[folded]; ok {
 		return b
 	}
-	sh := Shingles(title)
+	sh := textmatch.Shingles(title)
 	best, bestSim := -1, 0.0
 	if len(sh) > 0 {
 		shared := map[int32]int{}
@@ -164,7 +169,7 @@ func (g *titleGroup) place(title string, create func() *building) *building {
 		}
 		for pos, inter := range shared {
 			sim := float64(inter) / float64(len(sh)+len(g.seeds[pos])-inter)
-			if sim >= ClusterTitleThreshold && (sim > bestSim || (sim == bestSim && int(pos) < best)) {
+			if sim >= TitleThreshold && (sim > bestSim || (sim == bestSim && int(pos) < best)) {
 				best, bestSim = int(pos), sim
 			}
 		}
@@ -229,4 +234,16 @@ func (b *building) finish(analysed int) Cluster {
 	}
 	c.PriorityScore, c.Parts = Priority(c.Prevalence, c.Severity, c.Confidence)
 	return c
+}
+
+// PriorityParts is stored in task_cluster.priority_parts: every input and term of a
+// cluster's priorityScore, so the page can show how the score was reached.
+type PriorityParts struct {
+	Prevalence     float64 `json:"prevalence"` // share of analysed conversations, 0..1
+	PrevalenceTerm float64 `json:"prevalence_term"`
+	Severity       float64 `json:"severity"` // mean severity, 1..5
+	SeverityTerm   float64 `json:"severity_term"`
+	Confidence     float64 `json:"confidence"` // mean confidence, 0..1
+	ConfidenceTerm float64 `json:"confidence_term"`
+	Formula        string  `json:"formula"`
 }

@@ -1,21 +1,16 @@
-package pipeline
+package textmatch
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/json"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkup-dev/checkup/workers/transcript"
 	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
 
-// The plain implementations the fast ones in textmatch.go and qc.go must agree with:
+// The plain implementations the fast ones in textmatch.go and shingles.go must agree with:
 // fold rune by rune keeping the map of every byte, search one phrase at a time, sort
 // every bigram set, hash the folded text rune by rune. Risk flags, content hashes and
 // the offline analyzer's findings (whose quality is measured) depend on them, so the
@@ -86,68 +81,14 @@ func refShingles(s string) ShingleSet {
 	return ShingleSet(slices.Compact(set))
 }
 
-func refFoldedTrimmed(s string) string {
-	t, _ := refFold(s)
-	return strings.TrimSpace(t)
-}
-
-// refContentHash is contentHash written plainly.
-func refContentHash(conv transcript.Conversation) [sha256.Size]byte {
-	h := sha256.New()
-	for _, m := range conv.Messages {
-		if m.Role == transcript.RoleSystem {
-			continue
-		}
-		h.Write([]byte(string(m.Role) + "\x1f" + refFoldedTrimmed(m.Content)))
-		for _, tc := range m.ToolCalls {
-			h.Write([]byte("\x1e" + tc.Name + "\x1f"))
-			var compact bytes.Buffer
-			if json.Compact(&compact, []byte(tc.Arguments)) != nil {
-				compact.Reset()
-				compact.WriteString(refFoldedTrimmed(tc.Arguments))
-			}
-			h.Write(compact.Bytes())
-		}
-		h.Write([]byte{0x1d})
-	}
-	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
-	return sum
-}
-
-// textCorpus is every message and tool call of the sample, and random strings over an
-// alphabet of capitals, whitespace runs, full-width and curly characters, CJK, emoji,
-// characters whose lower case is longer, and invalid UTF-8.
-func textCorpus(t *testing.T) ([]string, []transcript.Conversation) {
-	t.Helper()
-	convs := transcripttest.Sample(t)
-	var texts []string
-	for _, conv := range convs {
-		for _, m := range conv.Messages {
-			for _, tc := range m.ToolCalls {
-				texts = append(texts, tc.Arguments)
-			}
-			texts = append(texts, m.Content)
-		}
-	}
-	alphabet := []string{"a", "B", "z", "Q", "0", " ", "  ", "\t", "\n\n", "\r\n", "\v", "\f", "not found", "NOT", "\u00a0", "\u3000", "Ｈ", "ｏ", "’", "“", "。", "、",
-		"好", "人工", "😀", "É", "é", "İ", "Ⱥ", "\xff", "\xe5\xa5", "ok", "OK", "I'm", "error", "ERROR", "_", "-", "'"}
-	r := rand.New(rand.NewPCG(3, 4))
-	for range 3000 {
-		var b strings.Builder
-		for range r.IntN(60) {
-			b.WriteString(alphabet[r.IntN(len(alphabet))])
-		}
-		texts = append(texts, b.String())
-	}
-	return texts, convs
-}
-
 func TestFastTextMatchAgreesWithReference(t *testing.T) {
 	t.Parallel()
-	texts, convs := textCorpus(t)
-	s := NewRiskScreener()
-	sets := []PhraseSet{s.injection, s.harmful, s.human, s.refusal, s.toolError,
+	texts, _ := transcripttest.TextCorpus(t)
+	sets := []PhraseSet{
+		NewPhraseSet("ignore previous instructions", "system prompt", "忽略之前的指令", "越狱", "without any restrictions"),
+		NewPhraseSet("human agent", "real person", "转人工", "人工客服", "supervisor"),
+		NewPhraseSet("i'm unable to", "i cannot", "unable", "无法为您", "不能"),
+		NewPhraseSet("error", "not found", "failed", "错误", "失败"),
 		NewPhraseSet("ok", "a", "I’m unable to", "转人工", "error", "not", "not found", "é", "ⱥ b")}
 	for _, text := range texts {
 		want, pos := refFold(text)
@@ -172,8 +113,5 @@ func TestFastTextMatchAgreesWithReference(t *testing.T) {
 		require.Equal(t, refShingles(text), Shingles(text), "%q", text)
 		long := strings.Repeat(text+" ", 300/(len(text)+1)+1)
 		require.Equal(t, refShingles(long), Shingles(long), "the bit set of long Latin-1 texts")
-	}
-	for _, c := range convs {
-		require.Equal(t, refContentHash(c), contentHash(c))
 	}
 }
