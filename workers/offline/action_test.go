@@ -74,6 +74,9 @@ func TestWriteActionTitlesAreDistinct(t *testing.T) {
 	a := New(Options{})
 	seen := map[string]ruleID{}
 	for r := ruleFalseSuccess; r <= ruleLong; r++ {
+		if r.expected() {
+			continue // expected behaviour never becomes an Action
+		}
 		act, err := a.WriteAction(context.Background(), brief(r.spec().category, r.spec().title))
 		require.NoError(t, err)
 		prev, dup := seen[act.Value.Title]

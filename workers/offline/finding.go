@@ -36,6 +36,8 @@ const (
 	ruleHandoff
 	ruleHumanIgnored
 	ruleRefusal
+	ruleExpectedRefusal
+	ruleExpectedHandoff
 	ruleKnowledgeGap
 	ruleLong
 )
@@ -80,7 +82,7 @@ func (r ruleID) spec() spec {
 	case ruleFrustration:
 		return spec{action, "user_frustration", "User expresses frustration", 3, 0.7}
 	case ruleUnanswered:
-		return spec{action, "unresolved", "Conversation ends without a reply to the user", 3, 0.8}
+		return spec{action, "unresolved", "Conversation ends without a reply to the user", 4, 0.8}
 	case ruleAbandoned:
 		return spec{action, "unresolved", "User leaves without the request being completed", 3, 0.6}
 	case ruleHandoff:
@@ -89,12 +91,19 @@ func (r ruleID) spec() spec {
 		return spec{action, "human_handoff", "User asks for a human but is not transferred", 3, 0.7}
 	case ruleRefusal:
 		return spec{action, "refusal", "Agent declines the user's request", 2, 0.6}
+	case ruleExpectedRefusal:
+		return spec{action, "refusal", "Agent declines a request its policy rules out", 1, 0.7}
+	case ruleExpectedHandoff:
+		return spec{action, "human_handoff", "Agent hands off as its policy says", 1, 0.8}
 	case ruleKnowledgeGap:
 		return spec{action, "knowledge_gap", "Agent lacks the information to answer", 2, 0.5}
 	default: // ruleLong
-		return spec{action, "long_conversation", "Conversation is unusually long", 2, 0.8}
+		return spec{action, "long_conversation", "Conversation is unusually long", 3, 0.8}
 	}
 }
+
+// expected reports whether r reports behaviour the agent's policy calls for.
+func (r ruleID) expected() bool { return r == ruleExpectedRefusal || r == ruleExpectedHandoff }
 
 // finding builds a finding of rule r. confidence 0 takes the rule's default.
 func (r ruleID) finding(description string, confidence float64, evidence ...analyzer.Evidence) analyzer.Finding {

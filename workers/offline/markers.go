@@ -7,6 +7,7 @@ import "github.com/checkup-dev/checkup/workers/textmatch"
 // is written once in its natural form.
 type markers struct {
 	confirm      textmatch.PhraseSet // the user explicitly agrees
+	assent       textmatch.PhraseSet // the user goes along without saying yes
 	negation     textmatch.PhraseSet // ...unless the message opens with one of these
 	successClaim textmatch.PhraseSet // the assistant says something was done
 	failureAck   textmatch.PhraseSet // the assistant admits a problem
@@ -17,6 +18,7 @@ type markers struct {
 	closingAsk   textmatch.PhraseSet // "anything else?" — a question that closes, not one left open
 	handoffText  textmatch.PhraseSet // the assistant says it transfers now (not an offer)
 	knowledgeGap textmatch.PhraseSet
+	decline      textmatch.PhraseSet // the assistant says something cannot be done
 }
 
 func newMarkers() markers {
@@ -25,6 +27,10 @@ func newMarkers() markers {
 			"yes", "yeah", "yep", "yup", "confirm", "confirmed", "go ahead", "proceed", "please do", "sure", "ok", "okay",
 			"sounds good", "looks good", "that's correct", "that is correct", "correct", "do it", "agreed", "absolutely",
 			"确认", "好的", "是的", "可以", "没问题", "同意", "确定", "对的", "行吧", "好吧", "办吧", "就这样",
+		),
+		assent: textmatch.NewPhraseSet(
+			"works", "perfect", "great", "sounds", "let's", "go with", "continue", "please", "i'd like", "i would like",
+			"i want", "fine", "alright", "all right", "that's all", "use the", "行", "可以", "好", "麻烦", "请", "就用",
 		),
 		negation: textmatch.NewPhraseSet("no", "not", "don't", "do not", "wait", "hold on", "不", "别", "等等", "等一下"),
 		successClaim: textmatch.NewPhraseSet(
@@ -75,6 +81,12 @@ func newMarkers() markers {
 			"i don't have access to", "i do not have access to", "i don't have information", "i do not have information",
 			"i don't have any information", "i'm not sure", "i am not sure", "i don't know", "no information about",
 			"我不清楚", "我不知道", "没有相关信息", "无法查询", "查不到",
+		),
+		decline: textmatch.NewPhraseSet(
+			"unable to", "i can't", "i cannot", "cannot be", "can't be", "can not be", "not able to", "not possible",
+			"not allowed", "not permitted", "not eligible", "is not eligible", "unfortunately", "i'm afraid", "against our policy",
+			"according to our policy", "per our policy", "policy does not", "policy doesn't", "only be", "is not refundable",
+			"无法", "不能", "不可以", "不支持", "不符合", "抱歉", "很遗憾", "根据规定", "按照规定",
 		),
 	}
 }

@@ -68,12 +68,13 @@ type Analyzer struct {
 	opt    Options
 	screen *risk.Screener
 	m      markers
+	pm     policyMarkers
 }
 
 // New builds an offline analyzer.
 func New(opt Options) *Analyzer {
 	opt.LongTurns = cmp.Or(opt.LongTurns, 40)
-	return &Analyzer{opt: opt, screen: risk.NewScreener(), m: newMarkers()}
+	return &Analyzer{opt: opt, screen: risk.NewScreener(), m: newMarkers(), pm: newPolicyMarkers()}
 }
 
 // Info names the analyzer in the task's config and the report.
@@ -106,8 +107,12 @@ func (a *Analyzer) Diagnose(ctx context.Context, conv transcript.Conversation) (
 		findings = []analyzer.Finding{}
 	}
 	out := outcome(handoffTurn > 0, end, findings)
+	score := failureScore(findings)
 	return analyzer.Result[analyzer.Diagnosis]{
-		Value: analyzer.Diagnosis{Outcome: out, Summary: summary(v, out, findings), Findings: findings},
-		Pass:  analyzer.PassFirst,
+		Value: analyzer.Diagnosis{
+			Outcome: out, Summary: summary(v, out, findings), Findings: findings,
+			FailureScore: score, FailedTurn: failedTurn(v, findings, score),
+		},
+		Pass: analyzer.PassFirst,
 	}, nil
 }

@@ -2,9 +2,12 @@ package offline
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/risk"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -30,10 +33,12 @@ func (a *Analyzer) handoffTurn(v *view) (int, analyzer.Evidence, float64) {
 }
 
 // handoff reports a transfer to a human, with the user's request for one as evidence
-// when there was one, and a request for a human that was never honoured. A handoff
-// after failed tool calls is the agent giving up (severity 3); one after the agent
-// declined the request is an out-of-scope request passed on as designed (severity 1);
-// any other is severity 2.
+// when there was one, and a request for a human that was never honoured. A handoff the
+// policy calls for — the policy says when to transfer, and the agent had said it cannot
+// do what was asked, or names that sentence's case — is expected behaviour, reported
+// apart with the sentence. Any other handoff after failed tool calls is the agent giving
+// up (severity 3); one after the agent declined the request is an out-of-scope request
+// passed on (severity 1); any other is severity 2.
 func (a *Analyzer) handoff(v *view) []analyzer.Finding {
 	asked := v.flagsOf(risk.KindHumanRequest)
 	turn, ev, confidence := a.handoffTurn(v)
@@ -45,6 +50,13 @@ func (a *Analyzer) handoff(v *view) []analyzer.Finding {
 			asked[0].Turn, quoted(asked[0].Quote))
 		return []analyzer.Finding{ruleHumanIgnored.finding(desc, 0, v.quoteFlag(asked[0]))}
 	}
+	declined := slices.ContainsFunc(v.declines, func(d decline) bool { return d.turn < turn })
+	if rule, ok := v.handoffRule(turn, declined); ok {
+		desc := fmt.Sprintf("The agent hands the conversation to a person at turn %d, as its policy says: %s.", turn, quoted(rule.text))
+		f := ruleExpectedHandoff.finding(desc, confidence, ev)
+		f.Expected, f.Policy = true, rule.text
+		return []analyzer.Finding{f}
+	}
 	evidence := []analyzer.Evidence{ev}
 	desc := fmt.Sprintf("The agent hands the conversation to a human at turn %d.", turn)
 	if len(asked) > 0 {
@@ -52,44 +64,127 @@ func (a *Analyzer) handoff(v *view) []analyzer.Finding {
 		desc += fmt.Sprintf(" The user had asked for one at turn %d: %s.", asked[0].Turn, quoted(asked[0].Quote))
 	}
 	f := ruleHandoff.finding(desc, confidence, evidence...)
-	failed, refused := 0, false
+	failed := 0
 	for _, c := range v.calls {
 		if c.failed && c.resultTurn < turn {
 			failed++
 		}
 	}
-	for _, r := range v.flagsOf(risk.KindRefusal) {
-		refused = refused || r.Turn < turn
-	}
 	switch {
 	case failed > 0:
 		f.Severity = 3
 		f.Description += fmt.Sprintf(" %d of its tool calls had failed before: the agent gave up.", failed)
-	case refused:
+	case declined:
 		f.Severity = 1
-		f.Description += " The agent had declined the request first: an out-of-scope request passed on as intended."
+		f.Description += " The agent had declined the request first: an out-of-scope request passed on."
 	}
 	f.PriorityScore = priority(f.Severity, f.Confidence)
 	return []analyzer.Finding{f}
 }
 
-// refusals reports the agent declining requests ("I'm unable to", "无法为您"). Many
-// refusals are policy working as intended; the cluster tells the PM how often users
-// ask for something the agent cannot do.
+// handoffRule returns the policy sentence a handoff at turn follows: the policy's rule on
+// transfers, when the agent had declined the request before (the policy's "cannot be
+// handled" case) or the handoff's own words and the user's request name that rule.
+func (v *view) handoffRule(turn int, declined bool) (policyRule, bool) {
+	if declined {
+		return v.policy.first(transfers)
+	}
+	texts := []string{analyzer.TurnText(v.msg(turn))}
+	for t := turn - 1; t >= 1; t-- {
+		if v.role(t) == transcript.RoleUser {
+			texts = append(texts, v.msg(t).Content)
+			break
+		}
+	}
+	return v.policy.match(transfers, texts...)
+}
+
+// findDeclines lists the assistant turns that turn a request down ("I'm unable to",
+// "this fare cannot be changed", "无法为您"), each with the restriction of the policy it
+// follows, found by the terms the declining sentence shares with the policy's sentences
+// (policy.match).
+func (a *Analyzer) findDeclines(v *view) []decline {
+	refused := map[int]risk.Flag{}
+	for _, f := range v.flagsOf(risk.KindRefusal) {
+		refused[f.Turn] = f
+	}
+	var out []decline
+	for turn := 1; turn <= len(v.conv.Messages); turn++ {
+		if v.role(turn) != transcript.RoleAssistant {
+			continue
+		}
+		m, ok := a.m.decline.Find(v.fold(turn))
+		if f, flagged := refused[turn]; flagged && !ok {
+			if i := strings.Index(v.msg(turn).Content, f.Quote); i >= 0 {
+				m, ok = textmatch.Match{Start: i, End: i + len(f.Quote)}, true
+			}
+		}
+		if !ok {
+			continue
+		}
+		d := decline{turn: turn, match: m}
+		// The sentence that declines names what is declined; the rest of the reply and
+		// the user's words speak of much else.
+		content := v.msg(turn).Content
+		said := content[sentenceStart(content, m.Start):sentenceEnd(content, m.End)]
+		d.rule, d.byRule = v.policy.match(restricts, said)
+		out = append(out, d)
+	}
+	return out
+}
+
+// refusals reports the agent declining requests. A refusal the policy calls for is
+// expected behaviour: it is reported apart, with the policy sentence it follows, and
+// counts neither towards the conversation's severity nor its failure score. Refusals no
+// sentence of the policy calls for are a finding: the cluster tells the PM how often
+// users ask for something the agent will not do.
 func (a *Analyzer) refusals(v *view) []analyzer.Finding {
-	flags := v.flagsOf(risk.KindRefusal)
-	if len(flags) == 0 {
-		return nil
+	var byRule, other []decline
+	for _, d := range v.declines {
+		if d.byRule {
+			byRule = append(byRule, d)
+		} else if len(v.flagsOf(risk.KindRefusal)) > 0 && v.refusalFlagged(d.turn) {
+			other = append(other, d)
+		}
 	}
-	desc := fmt.Sprintf("The agent declines at turn %d: %s.", flags[0].Turn, quoted(flags[0].Quote))
-	if len(flags) > 1 {
-		desc += fmt.Sprintf(" It declines %d times in this conversation.", len(flags))
+	var out []analyzer.Finding
+	if len(byRule) > 0 {
+		d := byRule[0]
+		ev := v.quoteMatch(d.turn, d.match)
+		desc := fmt.Sprintf("At turn %d the agent declines as its policy says: %s. The policy: %s.", d.turn, quoted(ev.Quote), quoted(d.rule.text))
+		f := ruleExpectedRefusal.finding(desc, 0, ev)
+		f.Expected, f.Policy = true, d.rule.text
+		out = append(out, f)
 	}
-	var ev []analyzer.Evidence
-	for _, f := range flags[:min(len(flags), 3)] {
-		ev = append(ev, v.quoteFlag(f))
+	if len(other) > 0 {
+		d := other[0]
+		ev := v.quoteMatch(d.turn, d.match)
+		desc := fmt.Sprintf("The agent declines at turn %d: %s.", d.turn, quoted(ev.Quote))
+		if len(other) > 1 {
+			desc += fmt.Sprintf(" It declines %d times in this conversation.", len(other))
+		}
+		if len(v.policy.rules) > 0 {
+			desc += " No sentence of the agent's policy calls for it."
+		}
+		evidence := []analyzer.Evidence{ev}
+		for _, o := range other[1:min(len(other), 3)] {
+			evidence = append(evidence, v.quoteMatch(o.turn, o.match))
+		}
+		out = append(out, ruleRefusal.finding(desc, 0, evidence...))
 	}
-	return []analyzer.Finding{ruleRefusal.finding(desc, 0, ev...)}
+	return out
+}
+
+// refusalFlagged reports whether risk screening flagged a turn as a refusal: a turn
+// that only says "unfortunately" is a decline the policy may explain, not a refusal
+// worth a finding of its own.
+func (v *view) refusalFlagged(turn int) bool {
+	for _, f := range v.flagsOf(risk.KindRefusal) {
+		if f.Turn == turn {
+			return true
+		}
+	}
+	return false
 }
 
 // knowledgeGaps reports the agent saying it does not know or cannot find something

@@ -21,7 +21,9 @@ const (
 // ending classifies the last turns. A conversation handed to a human ends closed (the
 // handoff rule covers it). Otherwise it is unanswered when it stops on a tool call or
 // result, or on a user message that is not a goodbye; abandoned when the user's last
-// two turns defer or give up ("I'll get back to you", "never mind", "算了") or when the
+// two turns defer or give up ("I'll get back to you", "never mind", "算了") — unless the
+// agent had just declined as its policy says, which leaves the user nothing to wait for
+// — or when the
 // agent's last message leaves a question open ("Which flight would you like?", but not
 // "Anything else?") that the user never answers.
 func (a *Analyzer) ending(v *view, handedOff bool) ([]analyzer.Finding, ending) {
@@ -37,6 +39,9 @@ func (a *Analyzer) ending(v *view, handedOff bool) ([]analyzer.Finding, ending) 
 		}
 		seen++
 		if m, ok := a.m.leaving.Find(v.fold(turn)); ok {
+			if v.declinedByPolicy(turn) {
+				return nil, endClosed // the policy ruled the request out: leaving is what is left
+			}
 			ev := v.quoteMatch(turn, m)
 			desc := fmt.Sprintf("The user leaves at turn %d without the request done: %s.", turn, quoted(ev.Quote))
 			return []analyzer.Finding{ruleAbandoned.finding(desc, 0, ev)}, endAbandoned
@@ -65,6 +70,17 @@ func (a *Analyzer) ending(v *view, handedOff bool) ([]analyzer.Finding, ending) 
 		}
 	}
 	return nil, endClosed
+}
+
+// declinedByPolicy reports whether the agent's last decline before turn followed a
+// sentence of its policy.
+func (v *view) declinedByPolicy(turn int) bool {
+	for i := len(v.declines) - 1; i >= 0; i-- {
+		if d := v.declines[i]; d.turn < turn {
+			return d.byRule
+		}
+	}
+	return false
 }
 
 // lastTurn is the last turn that is not a system prompt or an empty user or assistant

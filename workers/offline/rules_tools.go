@@ -2,6 +2,7 @@ package offline
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
@@ -9,15 +10,21 @@ import (
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
-// toolErrors reports the failed tool calls of a conversation in one finding; a failed
-// write (a booking, a refund) makes it severity 3.
+// toolErrors reports the failed tool calls of a conversation in one finding. Its
+// severity says what the failure cost: 1 when every failed tool later succeeded (the
+// agent recovered), 2 when one never did, 3 when that one was a write (a change the
+// user asked for that did not happen).
 func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 	var failed []call
-	writes := false
-	for _, c := range v.calls {
-		if c.failed {
-			failed = append(failed, c)
-			writes = writes || c.write
+	unrecovered, writeLost := 0, false
+	for i, c := range v.calls {
+		if !c.failed {
+			continue
+		}
+		failed = append(failed, c)
+		if !slices.ContainsFunc(v.calls[i+1:], func(d call) bool { return d.name == c.name && !d.failed && d.resultTurn > 0 }) {
+			unrecovered++
+			writeLost = writeLost || c.write
 		}
 	}
 	if len(failed) == 0 {
@@ -31,13 +38,29 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 			ev = append(ev, quoteResult(c))
 		}
 	}
-	desc := fmt.Sprintf("%d of %d tool calls failed: %s.", len(failed), len(v.calls), strings.Join(parts, "; "))
+	desc := fmt.Sprintf("%s failed: %s.", countOf(len(failed), len(v.calls), "tool call", "tool calls"), strings.Join(parts, "; "))
 	f := ruleToolError.finding(desc, 0, ev...)
-	if writes {
+	switch {
+	case writeLost:
 		f.Severity = 3
-		f.PriorityScore = priority(f.Severity, f.Confidence)
+		f.Description += " A change that failed was never made."
+	case unrecovered > 0:
+		f.Description += fmt.Sprintf(" %s never succeeded afterwards.", countOf(unrecovered, len(failed), "failed tool", "failed tools"))
+	default:
+		f.Severity = 1
+		f.Description += " Each failed tool succeeded on a later call."
 	}
+	f.PriorityScore = priority(f.Severity, f.Confidence)
 	return []analyzer.Finding{f}
+}
+
+// countOf says "1 of 9 tool calls" or "3 of 9 tool calls".
+func countOf(n, of int, one, many string) string {
+	noun := many
+	if of == 1 {
+		noun = one
+	}
+	return fmt.Sprintf("%d of %d %s", n, of, noun)
 }
 
 // retriedFailures reports a tool call repeated with the same arguments after it had

@@ -9,10 +9,16 @@ import (
 
 // frustration reports user turns with frustration markers ("this is ridiculous",
 // "going in circles", "太慢了", "没用"); confidence rises to 0.85 when it happens twice.
+// Only what the user says after the agent's first reply counts: frustration the user
+// brings to the conversation is not the agent's doing.
 func (a *Analyzer) frustration(v *view) []analyzer.Finding {
 	var ev []analyzer.Evidence
+	replied := false
 	for turn := 1; turn <= len(v.conv.Messages); turn++ {
-		if v.role(turn) != transcript.RoleUser {
+		if v.role(turn) == transcript.RoleAssistant && v.hasText(turn) {
+			replied = true
+		}
+		if v.role(turn) != transcript.RoleUser || !replied {
 			continue
 		}
 		if m, ok := a.m.frustration.Find(v.fold(turn)); ok {

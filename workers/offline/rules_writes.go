@@ -2,6 +2,7 @@ package offline
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
@@ -15,17 +16,18 @@ type unconfirmedWrite struct {
 	lastUser int  // the user's last turn before the call, 0 when none
 	retry    bool // the user had confirmed, but an earlier write failed and the agent retried
 	failed   call // that earlier write, when retry
+	assent   bool // the user's last turn agrees without saying yes ("That works, use PayPal")
 }
 
-// unconfirmedWrites reports write tool calls (see isWriteTool) made without an
-// explicit yes from the user. A write is confirmed when a user turn after the agent's
-// last message in words — the one that should have described the action — contains
-// an explicit agreement ("yes", "go ahead", "确认", "好的") and does not open with a
-// negation ("no", "wait", "不"). One confirmation covers the writes that follow it until
-// one fails: a write retried after a failure with changed arguments, without going
-// back to the user, is unconfirmed too — the user agreed to other details.
-func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
-	var found []unconfirmedWrite
+// writeConsent returns the writes (see isWriteTool) the user had not explicitly agreed
+// to. A write is confirmed when a user turn after the agent's last message in words —
+// the one that should have described the action — contains an explicit agreement
+// ("yes", "go ahead", "确认", "好的") and does not open with a negation ("no", "wait",
+// "不"). One confirmation covers the writes that follow it until one fails: a write
+// retried after a failure with changed arguments, without going back to the user, is
+// unconfirmed too — the user agreed to other details.
+func (a *Analyzer) writeConsent(v *view) []unconfirmedWrite {
+	var unconfirmed []unconfirmedWrite
 	confirmed := false
 	lastUser := 0
 	var failedWrite *call
@@ -46,9 +48,10 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 				}
 				switch {
 				case !confirmed:
-					found = append(found, unconfirmedWrite{call: c, lastUser: lastUser})
+					assent := lastUser > 0 && a.m.assent.Contains(v.fold(lastUser))
+					unconfirmed = append(unconfirmed, unconfirmedWrite{call: c, lastUser: lastUser, assent: assent})
 				case failedWrite != nil && !sameArgs(failedWrite.args, c.args):
-					found = append(found, unconfirmedWrite{call: c, lastUser: lastUser, retry: true, failed: *failedWrite})
+					unconfirmed = append(unconfirmed, unconfirmedWrite{call: c, lastUser: lastUser, retry: true, failed: *failedWrite})
 				}
 				if c.failed {
 					failedWrite = &v.calls[next]
@@ -59,6 +62,15 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 			}
 		}
 	}
+	return unconfirmed
+}
+
+// unconfirmedWrites reports the writes made without an explicit yes (writeConsent):
+// severity 4 when the user had not agreed at all or the agent changed the details after a
+// failure, 2 when the user's last words agreed without the explicit yes a policy asks
+// for ("That works, use PayPal").
+func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
+	found := a.writeConsent(v)
 	if len(found) == 0 {
 		return nil
 	}
@@ -81,11 +93,19 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		}
 		desc += fmt.Sprintf(" %d unconfirmed writes in all: %s.", len(found), strings.Join(names, ", "))
 	}
+	if rule, ok := v.policy.first(confirms); ok {
+		desc += fmt.Sprintf(" The policy: %s.", quoted(rule.text))
+	}
 	ev := []analyzer.Evidence{quoteCall(first.call)}
 	if first.lastUser > 0 {
 		ev = append(ev, v.quoteTurn(first.lastUser))
 	}
-	return []analyzer.Finding{ruleUnconfirmedWrite.finding(desc, 0, ev...)}
+	f := ruleUnconfirmedWrite.finding(desc, 0, ev...)
+	if !slices.ContainsFunc(found, func(w unconfirmedWrite) bool { return !w.assent || w.retry }) {
+		f.Severity, f.Confidence = 2, 0.5
+		f.PriorityScore = priority(f.Severity, f.Confidence)
+	}
+	return []analyzer.Finding{f}
 }
 
 // confirms reports whether a user turn explicitly agrees.

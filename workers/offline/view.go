@@ -29,6 +29,18 @@ type view struct {
 	folded []textmatch.Folded // per message; zero for tool results and system turns
 	calls  []call
 	flags  []risk.Flag
+	policy policy
+	// declines are the assistant turns that say something cannot be done, with the
+	// policy sentence each follows when the policy rules the request out.
+	declines []decline
+}
+
+// decline is an assistant turn that turns a request down.
+type decline struct {
+	turn   int
+	match  textmatch.Match // where it says so, in the turn's content
+	rule   policyRule      // the policy sentence it follows
+	byRule bool            // false when no sentence of the policy calls for it
 }
 
 func (a *Analyzer) newView(conv transcript.Conversation) *view {
@@ -64,6 +76,8 @@ func (a *Analyzer) newView(conv transcript.Conversation) *view {
 		}
 	}
 	v.flags = a.screen.Screen(conv)
+	v.policy = a.pm.readPolicy(conv)
+	v.declines = a.findDeclines(v)
 	for _, f := range v.flagsOf(risk.KindToolError) {
 		for i := range v.calls {
 			if v.calls[i].resultTurn == f.Turn {

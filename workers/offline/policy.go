@@ -1,0 +1,202 @@
+package offline
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/checkup-dev/checkup/workers/textmatch"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// policy is the agent's stated policy: the sentences of the conversation's system
+// prompt, each with the terms it speaks of and the kinds of rule it states. It is what
+// tells a refusal or a handoff the agent was told to make from one it was not.
+type policy struct {
+	rules []policyRule
+	// df counts, per term, the rules that use it: a term most rules share ("user",
+	// "order") says little about which rule a reply follows.
+	df map[string]int
+}
+
+// policyRule is one sentence of the policy.
+type policyRule struct {
+	text  string
+	terms map[string]bool
+	kind  ruleKind
+}
+
+// ruleKind is what a policy sentence asks for; a sentence can ask for several things.
+type ruleKind uint8
+
+const (
+	restricts ruleKind = 1 << iota // something the agent must not do, or only under a condition
+	transfers                      // when to hand the conversation to a person
+	confirms                       // an explicit confirmation before acting
+)
+
+// policyMarkers are the phrases that give a sentence its kinds, English and Chinese.
+type policyMarkers struct {
+	restricts, transfers, confirms textmatch.PhraseSet
+}
+
+func newPolicyMarkers() policyMarkers {
+	return policyMarkers{
+		restricts: textmatch.NewPhraseSet(
+			"cannot", "can not", "can't", "could not", "not allowed", "not permitted", "must not", "should not", "may not",
+			"do not", "don't", "never", "only if", "only be", "can only", "at most", "no more than", "not eligible", "deny",
+			"refuse", "decline", "is not possible", "are not", "is not", "not refundable", "not be",
+			"不能", "不可", "不得", "禁止", "不允许", "只能", "仅限", "拒绝", "无法", "不支持", "不予",
+		),
+		transfers: textmatch.NewPhraseSet(
+			"transfer", "human agent", "escalate", "hand off", "handoff", "live agent", "a person",
+			"转人工", "人工客服", "转接", "人工服务",
+		),
+		confirms: textmatch.NewPhraseSet("confirmation", "confirm", "explicit", "确认"),
+	}
+}
+
+// maxPolicyRunes bounds how much of a system prompt is read as policy.
+const maxPolicyRunes = 40_000
+
+// readPolicy splits the conversation's system prompts into sentences: one per line, and
+// within a line at sentence ends, with list markers dropped. Headings and fragments of
+// fewer than four terms are not rules.
+func (m policyMarkers) readPolicy(conv transcript.Conversation) policy {
+	p := policy{df: map[string]int{}}
+	read := 0
+	for _, msg := range conv.Messages {
+		if msg.Role != transcript.RoleSystem || read > maxPolicyRunes {
+			continue
+		}
+		read += utf8.RuneCountInString(msg.Content)
+		for _, line := range strings.Split(msg.Content, "\n") {
+			line = strings.TrimSpace(line)
+			if strings.HasPrefix(line, "#") {
+				continue
+			}
+			line = strings.TrimLeft(line, "-*•·0123456789.) ")
+			for _, sentence := range sentences(line) {
+				p.add(m, sentence)
+			}
+		}
+	}
+	return p
+}
+
+func (p *policy) add(m policyMarkers, sentence string) {
+	terms := contentTerms(sentence)
+	if len(terms) < 4 {
+		return
+	}
+	f := textmatch.Fold(sentence)
+	var kind ruleKind
+	if m.restricts.Contains(f) {
+		kind |= restricts
+	}
+	if m.transfers.Contains(f) {
+		kind |= transfers
+	}
+	if m.confirms.Contains(f) {
+		kind |= confirms
+	}
+	p.rules = append(p.rules, policyRule{text: sentence, terms: terms, kind: kind})
+	for t := range terms {
+		p.df[t]++
+	}
+}
+
+// sentences splits a line at sentence ends ("." "!" "?" followed by a space, and the
+// Chinese stops), keeping each sentence's own punctuation.
+func sentences(line string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(line); {
+		end := sentenceEnd(line, i)
+		if end <= i {
+			break
+		}
+		if s := strings.TrimSpace(line[start:end]); s != "" {
+			out = append(out, s)
+		}
+		start, i = end, end
+	}
+	if s := strings.TrimSpace(line[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// contentTerms is the set of stemmed terms of s that are neither function words nor the
+// words that make a sentence a restriction ("cannot", "only"), which say that something
+// is ruled out but not what.
+func contentTerms(s string) map[string]bool {
+	terms := map[string]bool{}
+	for _, t := range textmatch.Terms(s) {
+		if textmatch.Stopword(t) || restrictionWord(t) {
+			continue
+		}
+		terms[textmatch.Stem(t)] = true
+	}
+	return terms
+}
+
+// restrictionWord reports whether a folded term only says that something is ruled out.
+func restrictionWord(t string) bool {
+	switch t {
+	case "cannot", "can", "t", "never", "only", "deny", "denied", "refuse", "decline", "allowed", "permitted",
+		"unable", "unfortunately", "possible", "eligible", "sorry", "afraid", "policy":
+		return true
+	}
+	return false
+}
+
+// minSpecificTerms is how many terms a reply must share with a policy sentence, each used
+// by few of the policy's sentences, for the reply to follow that sentence: one shared
+// word is chance, two specific ones ("basic economy", "gift card") name the rule.
+const minSpecificTerms = 2
+
+// match returns the rule of the given kind that the texts speak of most specifically:
+// the one sharing the most terms used by at most a quarter of the policy's sentences
+// (and by at most three, in a short policy), with at least minSpecificTerms of them.
+func (p policy) match(kind ruleKind, texts ...string) (policyRule, bool) {
+	if len(p.rules) == 0 {
+		return policyRule{}, false
+	}
+	said := map[string]bool{}
+	for _, t := range texts {
+		for term := range contentTerms(t) {
+			said[term] = true
+		}
+	}
+	specific := max(len(p.rules)/4, 3)
+	best, bestShared := -1, 0
+	for i, r := range p.rules {
+		if r.kind&kind == 0 {
+			continue
+		}
+		shared := 0
+		for term := range r.terms {
+			if said[term] && p.df[term] <= specific {
+				shared++
+			}
+		}
+		if shared > bestShared {
+			best, bestShared = i, shared
+		}
+	}
+	if best < 0 || bestShared < minSpecificTerms {
+		return policyRule{}, false
+	}
+	return p.rules[best], true
+}
+
+// first returns the first rule of a kind, for a rule that applies whatever the request
+// (when to hand over, whether to confirm).
+func (p policy) first(kind ruleKind) (policyRule, bool) {
+	for _, r := range p.rules {
+		if r.kind&kind != 0 {
+			return r, true
+		}
+	}
+	return policyRule{}, false
+}
