@@ -12,6 +12,9 @@ import (
 // maxQuote caps evidence quotes, in runes.
 const maxQuote = 200
 
+// maxDescription caps a finding's description, in runes.
+const maxDescription = 600
+
 // ruleID names one offline rule. Each rule has one fixed title, so findings of the
 // same rule cluster together across conversations.
 type ruleID int
@@ -29,6 +32,7 @@ const (
 	ruleUnapplied
 	ruleRetryFailing
 	ruleRepeatedMessage
+	ruleRepeatedCall
 	ruleUserRepeats
 	ruleFrustration
 	ruleUnanswered
@@ -77,6 +81,8 @@ func (r ruleID) spec() spec {
 		return spec{action, "repetition", "Agent retries a failing tool call unchanged", 3, 0.9}
 	case ruleRepeatedMessage:
 		return spec{action, "repetition", "Agent repeats the same message", 2, 0.8}
+	case ruleRepeatedCall:
+		return spec{action, "repetition", "Agent repeats a lookup it already made", 2, 0.8}
 	case ruleUserRepeats:
 		return spec{action, "user_repeats", "User has to repeat or correct their request", 3, 0.6}
 	case ruleFrustration:
@@ -115,7 +121,7 @@ func (r ruleID) finding(description string, confidence float64, evidence ...anal
 		Type:          s.typ,
 		Category:      s.category,
 		Title:         s.title,
-		Description:   textmatch.ClipQuote(description, 600),
+		Description:   textmatch.ClipQuote(description, maxDescription),
 		Severity:      s.severity,
 		Confidence:    confidence,
 		Evidence:      evidence,

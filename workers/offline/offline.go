@@ -95,7 +95,7 @@ func (a *Analyzer) Diagnose(ctx context.Context, conv transcript.Conversation) (
 	var findings []analyzer.Finding
 	for _, rule := range []func(*view) []analyzer.Finding{
 		a.falseSuccess, a.unappliedWrites, a.unconfirmedWrites, a.personalData, a.injection, a.abuse,
-		a.toolErrors, a.retriedFailures, a.repeatedMessages, a.userRepeats, a.frustration,
+		a.toolErrors, a.retriedFailures, a.repeatedCalls, a.repeatedMessages, a.userRepeats, a.frustration,
 	} {
 		findings = append(findings, rule(v)...)
 	}
@@ -106,12 +106,15 @@ func (a *Analyzer) Diagnose(ctx context.Context, conv transcript.Conversation) (
 	if findings == nil {
 		findings = []analyzer.Finding{}
 	}
+	softenAfterPolicy(v, findings)
 	out := outcome(handoffTurn > 0, end, findings)
 	score := failureScore(findings)
+	failed := failedTurn(v, findings)
+	capCitations(failed, findings)
 	return analyzer.Result[analyzer.Diagnosis]{
 		Value: analyzer.Diagnosis{
 			Outcome: out, Summary: summary(v, out, findings), Findings: findings,
-			FailureScore: score, FailedTurn: failedTurn(v, findings, score),
+			FailureScore: score, FailedTurn: failed,
 		},
 		Pass: analyzer.PassFirst,
 	}, nil

@@ -110,6 +110,16 @@ func playbookFor(category, title string) playbook {
 			},
 		}
 	case "repetition":
+		if title == ruleRepeatedCall.spec().title {
+			return playbook{
+				title: "Keep the agent from looking up what it already knows", fix: "prompt",
+				impact: "The agent answers from what it has already read instead of calling the same tool again, which saves turns and avoids answers built on a lost thread.",
+				steps: fixed(
+					"Add to the system prompt: “Before calling a tool, check whether an earlier call in this conversation already returned what you need; reuse it.”",
+					"Keep tool results the agent needs later in its context (or a summary of them) instead of letting them scroll out.",
+				),
+			}
+		}
 		if title == ruleRepeatedMessage.spec().title {
 			return playbook{
 				title: "Stop the agent from repeating itself", fix: "prompt",

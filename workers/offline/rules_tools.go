@@ -81,6 +81,26 @@ func (a *Analyzer) retriedFailures(v *view) []analyzer.Finding {
 	return nil
 }
 
+// repeatedCalls reports a lookup the agent had already made and that had answered: the
+// same tool with the same arguments again. The agent has lost track of what it knows,
+// which costs turns and often precedes a wrong answer. Writes and failed calls are left
+// to the rules on confirmation and retries.
+func (a *Analyzer) repeatedCalls(v *view) []analyzer.Finding {
+	for i, c := range v.calls {
+		if c.write || c.handoff || c.failed || c.resultTurn == 0 {
+			continue
+		}
+		for _, d := range v.calls[i+1:] {
+			if d.name == c.name && sameArgs(d.args, c.args) && !d.failed {
+				desc := fmt.Sprintf("The agent called %s at turn %d with the same arguments it had used at turn %d, whose result it already had.",
+					c.name, d.turn, c.turn)
+				return []analyzer.Finding{ruleRepeatedCall.finding(desc, 0, quoteCall(d), quoteCall(c))}
+			}
+		}
+	}
+	return nil
+}
+
 // sameArgs compares tool arguments ignoring whitespace, so {"a": 1} equals {"a":1}.
 func sameArgs(a, b string) bool {
 	return strings.Join(strings.Fields(a), "") == strings.Join(strings.Fields(b), "")

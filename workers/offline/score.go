@@ -1,10 +1,12 @@
 package offline
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 )
 
 // failureWeight is how strongly one finding of a severity speaks for a failed
@@ -40,12 +42,13 @@ func failureScore(findings []analyzer.Finding) float64 {
 	return math.Round((1-ok)*1000) / 1000
 }
 
-// failedTurn is where things went wrong. In a conversation estimated failed that changed
-// data, it is the last change the agent made — what the conversation left behind — unless
-// a finding cites a write; otherwise the earliest turn cited by the most severe finding
-// that is not expected behaviour; 0 when there is none.
-func failedTurn(v *view, findings []analyzer.Finding, score float64) int {
-	if score >= analyzer.FailedThreshold {
+// failedTurn is where things went wrong. In a conversation with a problem of severity 2
+// or more that changed data, it is the last change the agent made: what the
+// conversation left behind, and where a wrong outcome is decided. Otherwise it is the
+// earliest turn cited by the most severe finding that is not expected behaviour; 0 when
+// there is none.
+func failedTurn(v *view, findings []analyzer.Finding) int {
+	if analyzer.MaxSeverity(analyzer.Diagnosis{Findings: findings}) >= 2 {
 		last := 0
 		for _, c := range v.calls {
 			if c.write {
@@ -79,4 +82,73 @@ func worstTurn(findings []analyzer.Finding) int {
 		turns = append(turns, e.Turn)
 	}
 	return slices.Min(turns)
+}
+
+// softenAfterPolicy lowers by one the severity of friction — the user frustrated,
+// repeating themselves, the conversation running long, the agent saying the same thing
+// again — that follows a refusal the agent's policy calls for: a user pushing against
+// the policy is the policy at work, not the agent failing them.
+func softenAfterPolicy(v *view, findings []analyzer.Finding) {
+	first := 0
+	for _, d := range v.declines {
+		if d.byRule {
+			first = d.turn
+			break
+		}
+	}
+	if first == 0 {
+		return
+	}
+	for i, f := range findings {
+		switch f.Category {
+		case "user_frustration", "user_repeats", "long_conversation":
+		case "repetition":
+			if f.Title != ruleRepeatedMessage.spec().title {
+				continue
+			}
+		default:
+			continue
+		}
+		if f.Expected || len(f.Evidence) == 0 || f.Evidence[0].Turn < first || f.Severity <= 1 {
+			continue
+		}
+		findings[i].Severity--
+		findings[i].Description = textmatch.ClipQuote(f.Description+fmt.Sprintf(" It follows the agent declining at turn %d as its policy says.", first), maxDescription)
+		findings[i].PriorityScore = priority(findings[i].Severity, f.Confidence)
+	}
+}
+
+// maxCitedTurns is how many turns a diagnosis points the reader at, at most: enough to
+// show where things went wrong, few enough to read.
+const maxCitedTurns = 5
+
+// capCitations keeps the turns a diagnosis cites (analyzer.CitedTurns) to
+// maxCitedTurns: the failed turn first, then the evidence of findings from the most
+// severe down. Evidence at a turn already cited is always kept. A finding none of whose
+// turns fits is left without evidence; its description still quotes what happened.
+func capCitations(failed int, findings []analyzer.Finding) {
+	cited := map[int]bool{}
+	if failed > 0 {
+		cited[failed] = true
+	}
+	order := make([]int, 0, len(findings))
+	for i, f := range findings {
+		if !f.Expected {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return findings[b].Severity - findings[a].Severity })
+	for _, i := range order {
+		var kept []analyzer.Evidence
+		for _, e := range findings[i].Evidence {
+			if cited[e.Turn] || len(cited) < maxCitedTurns {
+				cited[e.Turn] = true
+				kept = append(kept, e)
+			}
+		}
+		if kept == nil {
+			kept = []analyzer.Evidence{}
+		}
+		findings[i].Evidence = kept
+	}
 }
