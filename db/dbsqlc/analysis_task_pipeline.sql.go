@@ -87,6 +87,32 @@ func (q *Queries) SetTaskFunnel(ctx context.Context, db DBTX, arg SetTaskFunnelP
 	return result.RowsAffected(), nil
 }
 
+const setTaskLabelCheck = `-- name: SetTaskLabelCheck :execrows
+UPDATE analysis_task SET label_check = $1
+WHERE id = $2 AND owner_user_id = $3 AND attempt = $4 AND status = 'running'
+`
+
+type SetTaskLabelCheckParams struct {
+	LabelCheck  json.RawMessage
+	ID          uuid.UUID
+	OwnerUserID int64
+	Attempt     int32
+}
+
+// How the analysis agrees with the outcome labels, stored with the clusters.
+func (q *Queries) SetTaskLabelCheck(ctx context.Context, db DBTX, arg SetTaskLabelCheckParams) (int64, error) {
+	result, err := db.Exec(ctx, setTaskLabelCheck,
+		arg.LabelCheck,
+		arg.ID,
+		arg.OwnerUserID,
+		arg.Attempt,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const setTaskRiskSummary = `-- name: SetTaskRiskSummary :execrows
 UPDATE analysis_task SET risk_summary = $1
 WHERE id = $2 AND owner_user_id = $3 AND attempt = $4 AND status = 'running'

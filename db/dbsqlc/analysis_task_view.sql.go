@@ -75,7 +75,7 @@ func (q *Queries) GetAnalysisProgress(ctx context.Context, db DBTX, arg GetAnaly
 
 const getAnalysisTask = `-- name: GetAnalysisTask :one
 
-SELECT id, owner_user_id, title, status, stage, progress_done, progress_total, attempt, lost_count, lease_owner, created_at, claimed_at, heartbeat_at, finished_at, cancel_requested_at, error, config, funnel, risk_summary, llm_calls, prompt_tokens, completion_tokens, first_pass_valid, repaired, isolated, conversation_count, source_filename, source_format, source_bytes, rerun_of, label_field FROM analysis_task WHERE id = $1 AND owner_user_id = $2
+SELECT id, owner_user_id, title, status, stage, progress_done, progress_total, attempt, lost_count, lease_owner, created_at, claimed_at, heartbeat_at, finished_at, cancel_requested_at, error, config, funnel, risk_summary, llm_calls, prompt_tokens, completion_tokens, first_pass_valid, repaired, isolated, conversation_count, source_filename, source_format, source_bytes, rerun_of, label_field, label_check FROM analysis_task WHERE id = $1 AND owner_user_id = $2
 `
 
 type GetAnalysisTaskParams struct {
@@ -119,6 +119,7 @@ func (q *Queries) GetAnalysisTask(ctx context.Context, db DBTX, arg GetAnalysisT
 		&i.SourceBytes,
 		&i.RerunOf,
 		&i.LabelField,
+		&i.LabelCheck,
 	)
 	return i, err
 }

@@ -43,6 +43,7 @@ type AnalysisTask struct {
 	SourceBytes       int64
 	RerunOf           *uuid.UUID
 	LabelField        string
+	LabelCheck        json.RawMessage
 }
 
 type AppUser struct {
@@ -81,6 +82,16 @@ type TaskCluster struct {
 	Confidence       float32
 	PriorityScore    float32
 	PriorityParts    json.RawMessage
+	Expected         bool
+	LabelFailed      int32
+	LabelSucceeded   int32
+	LabelUnlabelled  int32
+	FailureRateIn    *float32
+	FailureRateOut   *float32
+	FailureLift      *float32
+	ExcessFailures   *float32
+	PValue           *float64
+	QValue           *float64
 }
 
 type TaskConversation struct {
@@ -102,6 +113,24 @@ type TaskConversation struct {
 	DiagnosisError  string
 	DiagnosedAt     *time.Time
 	Label           *string
+	FailureScore    *float32
+	FailedTurn      *int32
+}
+
+type TaskDriver struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Idx         int32
+	Kind        string
+	Feature     string
+	Failed      int32
+	Succeeded   int32
+	RateWith    float32
+	RateWithout float32
+	Lift        float32
+	PValue      float64
+	QValue      float64
+	ExampleSeqs []int32
 }
 
 type TaskFinding struct {
@@ -118,6 +147,8 @@ type TaskFinding struct {
 	PriorityScore   float32
 	Evidence        json.RawMessage
 	ClusterIdx      *int32
+	Expected        bool
+	Policy          string
 }
 
 type TaskUsage struct {

@@ -14,13 +14,22 @@ import (
 
 const insertTaskClusters = `-- name: InsertTaskClusters :exec
 INSERT INTO task_cluster (task_id, owner_user_id, idx, type, category, title, conversation_seqs,
-                          finding_count, prevalence, severity, confidence, priority_score, priority_parts)
+                          finding_count, prevalence, severity, confidence, priority_score, priority_parts,
+                          expected, label_failed, label_succeeded, label_unlabelled, failure_rate_in,
+                          failure_rate_out, failure_lift, excess_failures, p_value, q_value)
 SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.value ->> 'category',
        c.value ->> 'title',
        ARRAY(SELECT s::int FROM jsonb_array_elements_text(c.value -> 'conversation_seqs') AS s),
        (c.value ->> 'finding_count')::int, (c.value ->> 'prevalence')::real,
        (c.value ->> 'severity')::real, (c.value ->> 'confidence')::real,
-       (c.value ->> 'priority_score')::real, c.value -> 'priority_parts'
+       (c.value ->> 'priority_score')::real, c.value -> 'priority_parts',
+       coalesce((c.value ->> 'expected')::boolean, false),
+       coalesce((c.value -> 'outcomes' ->> 'failed')::int, 0),
+       coalesce((c.value -> 'outcomes' ->> 'succeeded')::int, 0),
+       coalesce((c.value -> 'outcomes' ->> 'unlabelled')::int, 0),
+       (c.value -> 'outcomes' ->> 'failure_rate_in')::real, (c.value -> 'outcomes' ->> 'failure_rate_out')::real,
+       (c.value -> 'outcomes' ->> 'failure_lift')::real, (c.value -> 'outcomes' ->> 'excess_failures')::real,
+       (c.value -> 'outcomes' ->> 'p_value')::double precision, (c.value -> 'outcomes' ->> 'q_value')::double precision
 FROM analysis_task t, jsonb_array_elements($1::jsonb) AS c(value)
 WHERE t.id = $2 AND t.owner_user_id = $3
 `
@@ -38,7 +47,7 @@ func (q *Queries) InsertTaskClusters(ctx context.Context, db DBTX, arg InsertTas
 }
 
 const listTaskClusters = `-- name: ListTaskClusters :many
-SELECT task_id, owner_user_id, idx, type, category, title, conversation_seqs, finding_count, prevalence, severity, confidence, priority_score, priority_parts FROM task_cluster
+SELECT task_id, owner_user_id, idx, type, category, title, conversation_seqs, finding_count, prevalence, severity, confidence, priority_score, priority_parts, expected, label_failed, label_succeeded, label_unlabelled, failure_rate_in, failure_rate_out, failure_lift, excess_failures, p_value, q_value FROM task_cluster
 WHERE task_id = $1 AND owner_user_id = $2
 ORDER BY priority_score DESC, idx
 `
@@ -72,6 +81,16 @@ func (q *Queries) ListTaskClusters(ctx context.Context, db DBTX, arg ListTaskClu
 			&i.Confidence,
 			&i.PriorityScore,
 			&i.PriorityParts,
+			&i.Expected,
+			&i.LabelFailed,
+			&i.LabelSucceeded,
+			&i.LabelUnlabelled,
+			&i.FailureRateIn,
+			&i.FailureRateOut,
+			&i.FailureLift,
+			&i.ExcessFailures,
+			&i.PValue,
+			&i.QValue,
 		); err != nil {
 			return nil, err
 		}

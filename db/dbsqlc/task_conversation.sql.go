@@ -41,6 +41,33 @@ func (q *Queries) CountConversationDiagnoses(ctx context.Context, db DBTX, arg C
 	return i, err
 }
 
+const countConversationLabels = `-- name: CountConversationLabels :one
+SELECT (count(*) FILTER (WHERE label = 'failed'))::int AS failed,
+       (count(*) FILTER (WHERE label = 'succeeded'))::int AS succeeded,
+       (count(*) FILTER (WHERE label IS NULL))::int AS unlabelled
+FROM task_conversation
+WHERE task_id = $1 AND owner_user_id = $2 AND qc_status = 'kept'
+`
+
+type CountConversationLabelsParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+type CountConversationLabelsRow struct {
+	Failed     int32
+	Succeeded  int32
+	Unlabelled int32
+}
+
+// How many of a task's kept conversations carry each outcome label.
+func (q *Queries) CountConversationLabels(ctx context.Context, db DBTX, arg CountConversationLabelsParams) (CountConversationLabelsRow, error) {
+	row := db.QueryRow(ctx, countConversationLabels, arg.TaskID, arg.OwnerUserID)
+	var i CountConversationLabelsRow
+	err := row.Scan(&i.Failed, &i.Succeeded, &i.Unlabelled)
+	return i, err
+}
+
 const firstConversationError = `-- name: FirstConversationError :many
 SELECT external_id, diagnosis_error
 FROM task_conversation
@@ -82,7 +109,7 @@ func (q *Queries) FirstConversationError(ctx context.Context, db DBTX, arg First
 }
 
 const getTaskConversation = `-- name: GetTaskConversation :one
-SELECT task_id, owner_user_id, seq, external_id, messages, metadata, message_count, content_hash, qc_status, qc_reason, risk_flags, selected, diagnosis, diagnosis_status, diagnosis_pass, diagnosis_error, diagnosed_at, label FROM task_conversation
+SELECT task_id, owner_user_id, seq, external_id, messages, metadata, message_count, content_hash, qc_status, qc_reason, risk_flags, selected, diagnosis, diagnosis_status, diagnosis_pass, diagnosis_error, diagnosed_at, label, failure_score, failed_turn FROM task_conversation
 WHERE task_id = $1 AND owner_user_id = $2 AND seq = $3
 `
 
@@ -114,8 +141,50 @@ func (q *Queries) GetTaskConversation(ctx context.Context, db DBTX, arg GetTaskC
 		&i.DiagnosisError,
 		&i.DiagnosedAt,
 		&i.Label,
+		&i.FailureScore,
+		&i.FailedTurn,
 	)
 	return i, err
+}
+
+const listConversationOutcomes = `-- name: ListConversationOutcomes :many
+SELECT seq, label, failure_score
+FROM task_conversation
+WHERE task_id = $1 AND owner_user_id = $2 AND diagnosis_status = 'done'
+ORDER BY seq
+`
+
+type ListConversationOutcomesParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+type ListConversationOutcomesRow struct {
+	Seq          int32
+	Label        *string
+	FailureScore *float32
+}
+
+// Every diagnosed conversation's outcome label and failure score, in upload order: what
+// splits the clusters by outcome and checks the analysis against the labels.
+func (q *Queries) ListConversationOutcomes(ctx context.Context, db DBTX, arg ListConversationOutcomesParams) ([]ListConversationOutcomesRow, error) {
+	rows, err := db.Query(ctx, listConversationOutcomes, arg.TaskID, arg.OwnerUserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListConversationOutcomesRow
+	for rows.Next() {
+		var i ListConversationOutcomesRow
+		if err := rows.Scan(&i.Seq, &i.Label, &i.FailureScore); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const listConversationsAfter = `-- name: ListConversationsAfter :many
@@ -260,6 +329,68 @@ func (q *Queries) ListKeptRiskFlags(ctx context.Context, db DBTX, arg ListKeptRi
 	return items, nil
 }
 
+const listLabelledConversationsAfter = `-- name: ListLabelledConversationsAfter :many
+SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags,
+       ARRAY(SELECT DISTINCT f.category FROM task_finding f
+             WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id
+               AND f.conversation_seq = c.seq AND NOT f.expected
+             ORDER BY f.category)::text[] AS categories
+FROM task_conversation c
+WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq > $3
+  AND c.diagnosis_status = 'done' AND c.label IS NOT NULL
+ORDER BY c.seq
+LIMIT $4
+`
+
+type ListLabelledConversationsAfterParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	AfterSeq    int32
+	MaxRows     int32
+}
+
+type ListLabelledConversationsAfterRow struct {
+	Seq        int32
+	Label      *string
+	Messages   string
+	RiskFlags  json.RawMessage
+	Categories []string
+}
+
+// One page of the diagnosed conversations that carry an outcome label, in upload order,
+// with their risk flags and the categories of their findings that are not expected
+// behaviour: what the search for failure drivers reads.
+func (q *Queries) ListLabelledConversationsAfter(ctx context.Context, db DBTX, arg ListLabelledConversationsAfterParams) ([]ListLabelledConversationsAfterRow, error) {
+	rows, err := db.Query(ctx, listLabelledConversationsAfter,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.AfterSeq,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListLabelledConversationsAfterRow
+	for rows.Next() {
+		var i ListLabelledConversationsAfterRow
+		if err := rows.Scan(
+			&i.Seq,
+			&i.Label,
+			&i.Messages,
+			&i.RiskFlags,
+			&i.Categories,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listSeqsToDiagnose = `-- name: ListSeqsToDiagnose :many
 SELECT seq
 FROM task_conversation
@@ -387,7 +518,9 @@ WITH input AS MATERIALIZED (
 ), conv AS (
     UPDATE task_conversation c
     SET diagnosis = input.diagnosis::jsonb, diagnosis_status = 'done', diagnosis_pass = input.pass,
-        diagnosis_error = '', diagnosed_at = coalesce($7::timestamptz, now())
+        diagnosis_error = '', diagnosed_at = coalesce($7::timestamptz, now()),
+        failure_score = (input.diagnosis::jsonb ->> 'failureScore')::real,
+        failed_turn = coalesce((input.diagnosis::jsonb ->> 'failedTurn')::int, 0)
     FROM input
     WHERE c.task_id = $8 AND c.owner_user_id = $9 AND c.seq = input.seq
       AND c.diagnosis_status = 'pending'
@@ -395,11 +528,12 @@ WITH input AS MATERIALIZED (
               input.prompt_tokens, input.completion_tokens
 ), findings AS (
     INSERT INTO task_finding (task_id, owner_user_id, conversation_seq, idx, type, category, title,
-                              description, severity, confidence, priority_score, evidence)
+                              description, severity, confidence, priority_score, evidence, expected, policy)
     SELECT conv.task_id, conv.owner_user_id, conv.seq, (f.ord - 1)::int, f.value ->> 'type',
            f.value ->> 'category', f.value ->> 'title', coalesce(f.value ->> 'description', ''),
            (f.value ->> 'severity')::int, (f.value ->> 'confidence')::real,
-           (f.value ->> 'priorityScore')::real, coalesce(f.value -> 'evidence', '[]'::jsonb)
+           (f.value ->> 'priorityScore')::real, coalesce(f.value -> 'evidence', '[]'::jsonb),
+           coalesce((f.value ->> 'expected')::boolean, false), coalesce(f.value ->> 'policy', '')
     FROM conv, jsonb_array_elements(conv.diagnosis -> 'findings') WITH ORDINALITY AS f(value, ord)
     RETURNING 1
 ), totals AS (

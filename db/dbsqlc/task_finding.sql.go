@@ -83,7 +83,7 @@ func (q *Queries) ListClusterExamples(ctx context.Context, db DBTX, arg ListClus
 }
 
 const listConversationFindings = `-- name: ListConversationFindings :many
-SELECT task_id, owner_user_id, conversation_seq, idx, type, category, title, description, severity, confidence, priority_score, evidence, cluster_idx FROM task_finding
+SELECT task_id, owner_user_id, conversation_seq, idx, type, category, title, description, severity, confidence, priority_score, evidence, cluster_idx, expected, policy FROM task_finding
 WHERE task_id = $1 AND owner_user_id = $2 AND conversation_seq = $3
 ORDER BY idx
 `
@@ -117,6 +117,8 @@ func (q *Queries) ListConversationFindings(ctx context.Context, db DBTX, arg Lis
 			&i.PriorityScore,
 			&i.Evidence,
 			&i.ClusterIdx,
+			&i.Expected,
+			&i.Policy,
 		); err != nil {
 			return nil, err
 		}
@@ -129,7 +131,10 @@ func (q *Queries) ListConversationFindings(ctx context.Context, db DBTX, arg Lis
 }
 
 const listFindingsForClustering = `-- name: ListFindingsForClustering :many
-SELECT f.conversation_seq, f.idx, f.type, f.category, f.title, f.severity, f.confidence
+SELECT f.conversation_seq, f.idx, f.type, f.category, f.title, f.severity, f.confidence, f.expected,
+       CASE WHEN row_number() OVER (PARTITION BY f.type, f.category, f.expected, f.title
+                                    ORDER BY f.conversation_seq, f.idx) = 1
+            THEN f.description ELSE '' END::text AS description
 FROM task_finding f
 JOIN task_conversation c
   ON c.task_id = f.task_id AND c.owner_user_id = f.owner_user_id AND c.seq = f.conversation_seq
@@ -150,10 +155,13 @@ type ListFindingsForClusteringRow struct {
 	Title           string
 	Severity        int32
 	Confidence      float32
+	Expected        bool
+	Description     string
 }
 
 // What clustering reads of every finding of the diagnosed conversations, in a stable
-// order: no descriptions or evidence, so a large task stays small in memory.
+// order: no evidence, and the description only of the first finding with each title,
+// so a large task stays small in memory.
 func (q *Queries) ListFindingsForClustering(ctx context.Context, db DBTX, arg ListFindingsForClusteringParams) ([]ListFindingsForClusteringRow, error) {
 	rows, err := db.Query(ctx, listFindingsForClustering, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
@@ -171,6 +179,8 @@ func (q *Queries) ListFindingsForClustering(ctx context.Context, db DBTX, arg Li
 			&i.Title,
 			&i.Severity,
 			&i.Confidence,
+			&i.Expected,
+			&i.Description,
 		); err != nil {
 			return nil, err
 		}
@@ -183,7 +193,7 @@ func (q *Queries) ListFindingsForClustering(ctx context.Context, db DBTX, arg Li
 }
 
 const listTaskFindings = `-- name: ListTaskFindings :many
-SELECT f.task_id, f.owner_user_id, f.conversation_seq, f.idx, f.type, f.category, f.title, f.description, f.severity, f.confidence, f.priority_score, f.evidence, f.cluster_idx, c.external_id
+SELECT f.task_id, f.owner_user_id, f.conversation_seq, f.idx, f.type, f.category, f.title, f.description, f.severity, f.confidence, f.priority_score, f.evidence, f.cluster_idx, f.expected, f.policy, c.external_id
 FROM task_finding f
 JOIN task_conversation c ON c.task_id = f.task_id AND c.seq = f.conversation_seq AND c.owner_user_id = f.owner_user_id
 WHERE f.task_id = $1 AND f.owner_user_id = $2
@@ -209,6 +219,8 @@ type ListTaskFindingsRow struct {
 	PriorityScore   float32
 	Evidence        json.RawMessage
 	ClusterIdx      *int32
+	Expected        bool
+	Policy          string
 	ExternalID      string
 }
 
@@ -236,6 +248,8 @@ func (q *Queries) ListTaskFindings(ctx context.Context, db DBTX, arg ListTaskFin
 			&i.PriorityScore,
 			&i.Evidence,
 			&i.ClusterIdx,
+			&i.Expected,
+			&i.Policy,
 			&i.ExternalID,
 		); err != nil {
 			return nil, err

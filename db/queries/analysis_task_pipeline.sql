@@ -12,6 +12,11 @@ WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND sta
 UPDATE analysis_task SET funnel = @funnel
 WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
 
+-- name: SetTaskLabelCheck :execrows
+-- How the analysis agrees with the outcome labels, stored with the clusters.
+UPDATE analysis_task SET label_check = @label_check
+WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
+
 -- name: SetTaskRiskSummary :execrows
 UPDATE analysis_task SET risk_summary = @risk_summary
 WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';

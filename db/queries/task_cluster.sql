@@ -7,12 +7,21 @@ ORDER BY priority_score DESC, idx;
 -- name: InsertTaskClusters :exec
 -- A task's issue clusters, from a JSON array of rows (see pipeline.clusterRow).
 INSERT INTO task_cluster (task_id, owner_user_id, idx, type, category, title, conversation_seqs,
-                          finding_count, prevalence, severity, confidence, priority_score, priority_parts)
+                          finding_count, prevalence, severity, confidence, priority_score, priority_parts,
+                          expected, label_failed, label_succeeded, label_unlabelled, failure_rate_in,
+                          failure_rate_out, failure_lift, excess_failures, p_value, q_value)
 SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.value ->> 'category',
        c.value ->> 'title',
        ARRAY(SELECT s::int FROM jsonb_array_elements_text(c.value -> 'conversation_seqs') AS s),
        (c.value ->> 'finding_count')::int, (c.value ->> 'prevalence')::real,
        (c.value ->> 'severity')::real, (c.value ->> 'confidence')::real,
-       (c.value ->> 'priority_score')::real, c.value -> 'priority_parts'
+       (c.value ->> 'priority_score')::real, c.value -> 'priority_parts',
+       coalesce((c.value ->> 'expected')::boolean, false),
+       coalesce((c.value -> 'outcomes' ->> 'failed')::int, 0),
+       coalesce((c.value -> 'outcomes' ->> 'succeeded')::int, 0),
+       coalesce((c.value -> 'outcomes' ->> 'unlabelled')::int, 0),
+       (c.value -> 'outcomes' ->> 'failure_rate_in')::real, (c.value -> 'outcomes' ->> 'failure_rate_out')::real,
+       (c.value -> 'outcomes' ->> 'failure_lift')::real, (c.value -> 'outcomes' ->> 'excess_failures')::real,
+       (c.value -> 'outcomes' ->> 'p_value')::double precision, (c.value -> 'outcomes' ->> 'q_value')::double precision
 FROM analysis_task t, jsonb_array_elements(@clusters::jsonb) AS c(value)
 WHERE t.id = @task_id AND t.owner_user_id = @owner_user_id;

@@ -102,7 +102,9 @@ WITH input AS MATERIALIZED (
 ), conv AS (
     UPDATE task_conversation c
     SET diagnosis = input.diagnosis::jsonb, diagnosis_status = 'done', diagnosis_pass = input.pass,
-        diagnosis_error = '', diagnosed_at = coalesce(sqlc.narg('now')::timestamptz, now())
+        diagnosis_error = '', diagnosed_at = coalesce(sqlc.narg('now')::timestamptz, now()),
+        failure_score = (input.diagnosis::jsonb ->> 'failureScore')::real,
+        failed_turn = coalesce((input.diagnosis::jsonb ->> 'failedTurn')::int, 0)
     FROM input
     WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = input.seq
       AND c.diagnosis_status = 'pending'
@@ -110,11 +112,12 @@ WITH input AS MATERIALIZED (
               input.prompt_tokens, input.completion_tokens
 ), findings AS (
     INSERT INTO task_finding (task_id, owner_user_id, conversation_seq, idx, type, category, title,
-                              description, severity, confidence, priority_score, evidence)
+                              description, severity, confidence, priority_score, evidence, expected, policy)
     SELECT conv.task_id, conv.owner_user_id, conv.seq, (f.ord - 1)::int, f.value ->> 'type',
            f.value ->> 'category', f.value ->> 'title', coalesce(f.value ->> 'description', ''),
            (f.value ->> 'severity')::int, (f.value ->> 'confidence')::real,
-           (f.value ->> 'priorityScore')::real, coalesce(f.value -> 'evidence', '[]'::jsonb)
+           (f.value ->> 'priorityScore')::real, coalesce(f.value -> 'evidence', '[]'::jsonb),
+           coalesce((f.value ->> 'expected')::boolean, false), coalesce(f.value ->> 'policy', '')
     FROM conv, jsonb_array_elements(conv.diagnosis -> 'findings') WITH ORDINALITY AS f(value, ord)
     RETURNING 1
 ), totals AS (
@@ -140,3 +143,34 @@ WITH input AS MATERIALIZED (
 SELECT (SELECT stored FROM totals) AS stored, (SELECT count(*) FROM findings)::int AS findings,
        (SELECT count(*) FROM counted)::int AS counted,
        coalesce((SELECT bool_or(cancel_requested_at IS NOT NULL) FROM counted), false)::boolean AS cancel_requested;
+
+-- name: ListConversationOutcomes :many
+-- Every diagnosed conversation's outcome label and failure score, in upload order: what
+-- splits the clusters by outcome and checks the analysis against the labels.
+SELECT seq, label, failure_score
+FROM task_conversation
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND diagnosis_status = 'done'
+ORDER BY seq;
+
+-- name: CountConversationLabels :one
+-- How many of a task's kept conversations carry each outcome label.
+SELECT (count(*) FILTER (WHERE label = 'failed'))::int AS failed,
+       (count(*) FILTER (WHERE label = 'succeeded'))::int AS succeeded,
+       (count(*) FILTER (WHERE label IS NULL))::int AS unlabelled
+FROM task_conversation
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND qc_status = 'kept';
+
+-- name: ListLabelledConversationsAfter :many
+-- One page of the diagnosed conversations that carry an outcome label, in upload order,
+-- with their risk flags and the categories of their findings that are not expected
+-- behaviour: what the search for failure drivers reads.
+SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags,
+       ARRAY(SELECT DISTINCT f.category FROM task_finding f
+             WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id
+               AND f.conversation_seq = c.seq AND NOT f.expected
+             ORDER BY f.category)::text[] AS categories
+FROM task_conversation c
+WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq > @after_seq
+  AND c.diagnosis_status = 'done' AND c.label IS NOT NULL
+ORDER BY c.seq
+LIMIT @max_rows;

@@ -13,8 +13,12 @@ ORDER BY idx;
 
 -- name: ListFindingsForClustering :many
 -- What clustering reads of every finding of the diagnosed conversations, in a stable
--- order: no descriptions or evidence, so a large task stays small in memory.
-SELECT f.conversation_seq, f.idx, f.type, f.category, f.title, f.severity, f.confidence
+-- order: no evidence, and the description only of the first finding with each title,
+-- so a large task stays small in memory.
+SELECT f.conversation_seq, f.idx, f.type, f.category, f.title, f.severity, f.confidence, f.expected,
+       CASE WHEN row_number() OVER (PARTITION BY f.type, f.category, f.expected, f.title
+                                    ORDER BY f.conversation_seq, f.idx) = 1
+            THEN f.description ELSE '' END::text AS description
 FROM task_finding f
 JOIN task_conversation c
   ON c.task_id = f.task_id AND c.owner_user_id = f.owner_user_id AND c.seq = f.conversation_seq

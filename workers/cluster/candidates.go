@@ -14,13 +14,19 @@ const MaxActionCandidates = 10
 // SelectCandidates chooses the clusters that get an Action (DESIGN.md §5 step 6): all
 // RISK clusters, then, separately, the MaxActionCandidates ACTION clusters with the
 // highest priorityScore — each kind ranked in its own pool, so a RISK cluster never
-// takes an ACTION cluster's place. Within a pool the order is priorityScore, then
-// conversations covered, then cluster index, lowest first, so equal scores always come
-// out in the same order. A candidate's position in the result is its candidate index,
-// which its Action keeps whatever order the calls finish in. It is a pure function.
+// takes an ACTION cluster's place. When the clusters carry outcome labels, the ACTION
+// pool is ranked by the failures each explains instead (ExcessFormula), so the first
+// Action is the problem that cost most resolved conversations. Within a pool ties go by
+// priorityScore, then conversations covered, then cluster index, lowest first, so equal
+// scores always come out in the same order. Expected behaviour is never a candidate. A
+// candidate's position in the result is its candidate index, which its Action keeps
+// whatever order the calls finish in. It is a pure function.
 func SelectCandidates(clusters []Cluster) []Cluster {
 	var risks, actions []Cluster
 	for _, c := range clusters {
+		if c.Expected {
+			continue
+		}
 		switch c.Type {
 		case analyzer.TypeRisk:
 			risks = append(risks, c)
@@ -36,7 +42,11 @@ func SelectCandidates(clusters []Cluster) []Cluster {
 		)
 	}
 	slices.SortFunc(risks, byPriority)
-	slices.SortFunc(actions, byPriority)
+	if labelled(actions) {
+		slices.SortFunc(actions, byExplainedFailures)
+	} else {
+		slices.SortFunc(actions, byPriority)
+	}
 	return append(risks, actions[:min(len(actions), MaxActionCandidates)]...)
 }
 

@@ -36,6 +36,11 @@ type FindingRef struct {
 	Title      string
 	Severity   int
 	Confidence float64
+	// Expected marks behaviour the agent's policy calls for; it clusters apart.
+	Expected bool
+	// Description may be left empty for all but one finding of each title: merging
+	// compares what the first description of a cluster says.
+	Description string
 }
 
 // FindingKey addresses a stored finding.
@@ -55,6 +60,11 @@ type Cluster struct {
 	PriorityScore    float64
 	Parts            PriorityParts
 	Findings         []FindingKey // its findings, in (Seq, Idx) order
+	// Expected clusters hold behaviour the agent's policy calls for: listed apart, never
+	// an Action.
+	Expected bool
+	// Outcomes is the cluster's split by the uploaded outcome labels; nil without labels.
+	Outcomes *Outcomes
 }
 
 // Conversations is the number of conversations the cluster covers.
@@ -75,13 +85,14 @@ func Priority(prevalence, severity, confidence float64) (float64, PriorityParts)
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
 
-// Build groups findings deterministically (DESIGN.md §5 step 5): by type and
-// category, then by title. Findings are taken in (Seq, Idx) order; a finding whose
-// folded title was seen before joins that title's cluster; otherwise it joins the
-// cluster of its group whose first title is most similar to its own, when that
-// similarity reaches TitleThreshold (the earlier cluster on a tie), or starts a
-// new one. Comparing with a cluster's first title, not a moving centre, keeps the
-// result independent of how large clusters grow. analysed is the number of diagnosed
+// Build groups findings deterministically (DESIGN.md §5 step 5): by type, category and
+// whether they are expected behaviour, then by title. Findings are taken in (Seq, Idx)
+// order; a finding whose folded title was seen before joins that title's cluster;
+// otherwise it joins the cluster of its group whose first title is most similar to its
+// own, when that similarity reaches TitleThreshold (the earlier cluster on a tie), or
+// starts a new one. Comparing with a cluster's first title, not a moving centre, keeps
+// the result independent of how large clusters grow. Clusters of one group that say the
+// same in other words are then merged (mergeNearDuplicates). analysed is the number of diagnosed
 // conversations, the denominator of prevalence. Clusters come back most urgent first
 // (priorityScore, then conversations, then type, category and title), Idx numbered in
 // that order.
@@ -90,28 +101,24 @@ func Build(findings []FindingRef, analysed int) []Cluster {
 	slices.SortStableFunc(sorted, func(a, b FindingRef) int {
 		return cmp.Or(cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.Idx, b.Idx))
 	})
-	type groupKey struct {
-		typ      analyzer.FindingType
-		category string
-	}
 	groups := map[groupKey]*titleGroup{}
 	var all []*building
 	for _, f := range sorted {
-		key := groupKey{f.Type, f.Category}
+		key := groupKey{f.Type, f.Category, f.Expected}
 		g := groups[key]
 		if g == nil {
 			g = newTitleGroup()
 			groups[key] = g
 		}
 		b := g.place(f.Title, func() *building {
-			nb := &building{typ: f.Type, category: f.Category, titles: map[string]int{}}
+			nb := &building{key: key, titles: map[string]int{}}
 			all = append(all, nb)
 			return nb
 		})
 		b.add(f)
 	}
 	clusters := make([]Cluster, 0, len(all))
-	for _, b := range all {
+	for _, b := range mergeNearDuplicates(all) {
 		clusters = append(clusters, b.finish(analysed))
 	}
 	// Stable: clusters equal on every key keep their creation order.
@@ -190,10 +197,17 @@ func (g *titleGroup) place(title string, create func() *building) *building {
 	return b
 }
 
+// groupKey is what findings must share to cluster together.
+type groupKey struct {
+	typ      analyzer.FindingType
+	category string
+	expected bool
+}
+
 // building is a cluster while its findings are added.
 type building struct {
-	typ        analyzer.FindingType
-	category   string
+	key        groupKey
+	desc       string         // the first description seen, for merging
 	titles     map[string]int // title → findings with it
 	titleOrder []string       // titles in first-seen order, for ties
 	findings   []FindingKey
@@ -205,6 +219,9 @@ type building struct {
 func (b *building) add(f FindingRef) {
 	if b.titles[f.Title] == 0 {
 		b.titleOrder = append(b.titleOrder, f.Title)
+	}
+	if b.desc == "" {
+		b.desc = f.Description
 	}
 	b.titles[f.Title]++
 	b.findings = append(b.findings, FindingKey{f.Seq, f.Idx})
@@ -228,8 +245,8 @@ func (b *building) finish(analysed int) Cluster {
 		prevalence = min(float64(len(b.seqs))/float64(analysed), 1)
 	}
 	c := Cluster{
-		Type: b.typ, Category: b.category, Title: title, ConversationSeqs: b.seqs,
-		FindingCount: len(b.findings), Prevalence: prevalence,
+		Type: b.key.typ, Category: b.key.category, Title: title, ConversationSeqs: b.seqs,
+		FindingCount: len(b.findings), Prevalence: prevalence, Expected: b.key.expected,
 		Severity: b.severity / n, Confidence: b.confidence / n, Findings: b.findings,
 	}
 	c.PriorityScore, c.Parts = Priority(c.Prevalence, c.Severity, c.Confidence)

@@ -49,7 +49,9 @@ func newMarkers() markers {
 			"this is ridiculous", "ridiculous", "again?!", "useless", "frustrat", "frustrating", "frustrated", "annoying",
 			"unacceptable", "waste of time", "wasting my time", "terrible", "going in circles", "not helpful", "what the hell",
 			"are you kidding", "seriously?", "fed up", "so disappointed", "very disappointed", "i give up",
+			"file a complaint", "make a complaint", "complain", "not satisfied", "unhappy with",
 			"太慢了", "没用", "气死", "无语", "垃圾", "烦死", "什么破", "太差", "浪费时间", "失望", "搞什么",
+			"投诉", "差评", "不满意", "太不负责",
 		),
 		restate: textmatch.NewPhraseSet(
 			"as i said", "as i mentioned", "like i said", "i already told", "i already said", "i already mentioned",

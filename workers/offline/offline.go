@@ -62,19 +62,19 @@ type Options struct {
 	LongTurns int
 }
 
-// Analyzer is the offline analyzer. It holds only read-only rules and is safe for
-// concurrent use.
+// Analyzer is the offline analyzer. It holds read-only rules and a cache of parsed
+// policies, and is safe for concurrent use.
 type Analyzer struct {
-	opt    Options
-	screen *risk.Screener
-	m      markers
-	pm     policyMarkers
+	opt      Options
+	screen   *risk.Screener
+	m        markers
+	policies *policyCache
 }
 
 // New builds an offline analyzer.
 func New(opt Options) *Analyzer {
 	opt.LongTurns = cmp.Or(opt.LongTurns, 40)
-	return &Analyzer{opt: opt, screen: risk.NewScreener(), m: newMarkers(), pm: newPolicyMarkers()}
+	return &Analyzer{opt: opt, screen: risk.NewScreener(), m: newMarkers(), policies: newPolicyCache()}
 }
 
 // Info names the analyzer in the task's config and the report.

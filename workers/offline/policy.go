@@ -1,7 +1,9 @@
 package offline
 
 import (
+	"crypto/sha256"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/checkup-dev/checkup/workers/textmatch"
@@ -57,6 +59,49 @@ func newPolicyMarkers() policyMarkers {
 
 // maxPolicyRunes bounds how much of a system prompt is read as policy.
 const maxPolicyRunes = 40_000
+
+// policyCacheSize is how many distinct policies an analyzer keeps parsed. Most
+// conversations of a task share one system prompt, so a handful serves a whole task.
+const policyCacheSize = 32
+
+// policyCache keeps parsed policies by the hash of their system prompts. Policies are
+// read-only once parsed, so one can serve concurrent diagnoses.
+type policyCache struct {
+	mu      sync.Mutex
+	parsed  map[[sha256.Size]byte]policy
+	markers policyMarkers
+}
+
+func newPolicyCache() *policyCache {
+	return &policyCache{parsed: map[[sha256.Size]byte]policy{}, markers: newPolicyMarkers()}
+}
+
+// policyOf returns the conversation's policy, parsing its system prompts on first sight.
+func (c *policyCache) policyOf(conv transcript.Conversation) policy {
+	h := sha256.New()
+	for _, m := range conv.Messages {
+		if m.Role == transcript.RoleSystem {
+			h.Write([]byte(m.Content))
+			h.Write([]byte{0})
+		}
+	}
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	c.mu.Lock()
+	p, ok := c.parsed[key]
+	c.mu.Unlock()
+	if ok {
+		return p
+	}
+	p = c.markers.readPolicy(conv)
+	c.mu.Lock()
+	if len(c.parsed) >= policyCacheSize {
+		clear(c.parsed)
+	}
+	c.parsed[key] = p
+	c.mu.Unlock()
+	return p
+}
 
 // readPolicy splits the conversation's system prompts into sentences: one per line, and
 // within a line at sentence ends, with list markers dropped. Headings and fragments of

@@ -76,7 +76,7 @@ func (a *Analyzer) newView(conv transcript.Conversation) *view {
 		}
 	}
 	v.flags = a.screen.Screen(conv)
-	v.policy = a.pm.readPolicy(conv)
+	v.policy = a.policies.policyOf(conv)
 	v.declines = a.findDeclines(v)
 	for _, f := range v.flagsOf(risk.KindToolError) {
 		for i := range v.calls {

@@ -53,12 +53,31 @@ func (r *run) buildClusters(ctx context.Context) error {
 		refs[i] = cluster.FindingRef{
 			Seq: int(row.ConversationSeq), Idx: int(row.Idx), Type: analyzer.FindingType(row.Type),
 			Category: row.Category, Title: row.Title, Severity: int(row.Severity), Confidence: float64(row.Confidence),
+			Expected: row.Expected, Description: row.Description,
 		}
 	}
 	clusters := cluster.Build(refs, r.analysed)
+	outcomes, err := r.outcomes(ctx)
+	if err != nil {
+		return err
+	}
+	cluster.SplitByOutcome(clusters, outcomes.labels)
 	raw, err := json.Marshal(clusterRows(clusters))
 	if err != nil {
 		return fmt.Errorf("pipeline: clusters: %w", err)
+	}
+	var check, driversRaw []byte
+	if outcomes.labelled() {
+		if check, err = json.Marshal(outcomes.check()); err != nil {
+			return fmt.Errorf("pipeline: label check: %w", err)
+		}
+		found, err := r.drivers(ctx)
+		if err != nil {
+			return err
+		}
+		if driversRaw, err = json.Marshal(driverRows(found)); err != nil {
+			return fmt.Errorf("pipeline: drivers: %w", err)
+		}
 	}
 	return r.inTx(ctx, "clusters", func(tx pgx.Tx) error {
 		if err := r.q.InsertTaskClusters(ctx, tx, dbsqlc.InsertTaskClustersParams{Clusters: raw, TaskID: r.id, OwnerUserID: r.owner}); err != nil {
@@ -66,6 +85,16 @@ func (r *run) buildClusters(ctx context.Context) error {
 		}
 		if err := r.assignFindings(ctx, tx, clusters); err != nil {
 			return err
+		}
+		if check != nil {
+			if _, err := r.q.SetTaskLabelCheck(ctx, tx, dbsqlc.SetTaskLabelCheckParams{
+				LabelCheck: check, ID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt,
+			}); err != nil {
+				return err
+			}
+			if err := r.q.InsertTaskDrivers(ctx, tx, dbsqlc.InsertTaskDriversParams{Drivers: driversRaw, TaskID: r.id, OwnerUserID: r.owner}); err != nil {
+				return err
+			}
 		}
 		return r.setStage(ctx, tx, StageClustering, 1, 1)
 	})
@@ -99,6 +128,8 @@ func (r *run) assignFindings(ctx context.Context, tx pgx.Tx, clusters []cluster.
 
 // clusterRow is one element of the JSON array InsertTaskClusters reads.
 type clusterRow struct {
+	Expected         bool              `json:"expected"`
+	Outcomes         *cluster.Outcomes `json:"outcomes,omitempty"`
 	Idx              int                   `json:"idx"`
 	Type             string                `json:"type"`
 	Category         string                `json:"category"`
@@ -119,6 +150,7 @@ func clusterRows(clusters []cluster.Cluster) []clusterRow {
 			Idx: c.Idx, Type: string(c.Type), Category: c.Category, Title: c.Title,
 			ConversationSeqs: c.ConversationSeqs, FindingCount: c.FindingCount, Prevalence: c.Prevalence,
 			Severity: c.Severity, Confidence: c.Confidence, PriorityScore: c.PriorityScore, PriorityParts: c.Parts,
+			Expected: c.Expected, Outcomes: c.Outcomes,
 		}
 	}
 	return rows
@@ -144,8 +176,28 @@ func clustersFromRows(rows []dbsqlc.TaskCluster) ([]cluster.Cluster, error) {
 			Idx: int(row.Idx), Type: analyzer.FindingType(row.Type), Category: row.Category, Title: row.Title,
 			ConversationSeqs: seqs, FindingCount: int(row.FindingCount), Prevalence: float64(row.Prevalence),
 			Severity: float64(row.Severity), Confidence: float64(row.Confidence),
-			PriorityScore: float64(row.PriorityScore), Parts: parts,
+			PriorityScore: float64(row.PriorityScore), Parts: parts, Expected: row.Expected,
+			Outcomes: storedOutcomes(row),
 		}
 	}
 	return clusters, nil
+}
+
+// storedOutcomes reads a stored cluster's outcome split back; nil when the task had no
+// labels.
+func storedOutcomes(row dbsqlc.TaskCluster) *cluster.Outcomes {
+	if row.QValue == nil {
+		return nil
+	}
+	f := func(v *float32) float64 {
+		if v == nil {
+			return 0
+		}
+		return float64(*v)
+	}
+	return &cluster.Outcomes{
+		Failed: int(row.LabelFailed), Succeeded: int(row.LabelSucceeded), Unlabelled: int(row.LabelUnlabelled),
+		FailureRateIn: f(row.FailureRateIn), FailureRateOut: f(row.FailureRateOut), FailureLift: f(row.FailureLift),
+		ExcessFailures: f(row.ExcessFailures), PValue: *row.PValue, QValue: *row.QValue,
+	}
 }

@@ -61,7 +61,11 @@ func (s *Screener) personalData(f textmatch.Folded) []PIIMatch {
 			continue
 		}
 		for _, loc := range d.re.FindAllStringIndex(f.Text, -1) {
-			if d.valid != nil && !d.valid(digitsOf(f.Text[loc[0]:loc[1]])) {
+			digits := digitsOf(f.Text[loc[0]:loc[1]])
+			if d.valid != nil && !d.valid(digits) {
+				continue
+			}
+			if d.detail == "phone number" && (serviceNumber(digits) || maskedBefore(f.Text[:loc[0]])) {
 				continue
 			}
 			start, end := f.Span(loc[0], loc[1])
@@ -73,6 +77,30 @@ func (s *Screener) personalData(f textmatch.Folded) []PIIMatch {
 	}
 	slices.SortFunc(found, func(a, b PIIMatch) int { return a.Start - b.Start })
 	return found
+}
+
+// serviceNumber reports whether phone digits are a company's service line rather than a
+// person's: mainland 400 and 800 numbers, and North American toll-free numbers.
+func serviceNumber(digits string) bool {
+	d := strings.TrimPrefix(digits, "86")
+	if len(d) == 10 && (strings.HasPrefix(d, "400") || strings.HasPrefix(d, "800")) {
+		return true
+	}
+	d = strings.TrimPrefix(digits, "1")
+	if len(d) == 10 {
+		switch d[:3] {
+		case "800", "833", "844", "855", "866", "877", "888":
+			return true
+		}
+	}
+	return false
+}
+
+// maskedBefore reports whether the text before a match ends in masking ("*** *** " or
+// "xxxx-"): the digits that follow are the visible end of a value already hidden.
+func maskedBefore(before string) bool {
+	t := strings.TrimRight(before, " -.")
+	return strings.HasSuffix(t, "*") || strings.HasSuffix(t, "xxx") || strings.HasSuffix(t, "•")
 }
 
 // screenPII returns one personal_data flag per kind of data found in an assistant turn.

@@ -69,10 +69,11 @@ func NewScreener() *Screener {
 			"ignore previous instructions", "ignore all previous instructions", "ignore the previous instructions",
 			"ignore your instructions", "ignore all instructions", "ignore the above", "disregard previous instructions",
 			"disregard your instructions", "disregard all previous", "forget your instructions", "forget all previous instructions",
-			"you are now dan", "do anything now", "jailbreak", "developer mode", "system prompt",
+			"you are now dan", "do anything now", "jailbreak mode", "jailbreak prompt", "enter developer mode",
+			"you are in developer mode", "your system prompt", "reveal your system prompt", "show me your system prompt",
 			"reveal your instructions", "print your instructions", "act as if you have no restrictions", "without any restrictions",
 			"忽略之前的指令", "忽略以上指令", "忽略上面的指令", "忽略所有指令", "忽略你的指令", "忽略之前的所有",
-			"你现在是一个", "从现在开始你是", "你现在扮演", "系统提示词", "系统提示", "越狱", "开发者模式", "不受任何限制",
+			"你现在是一个", "从现在开始你是", "你现在扮演", "系统提示词", "你的提示词", "越狱模式", "你进入开发者模式", "不受任何限制",
 		),
 		harmful: textmatch.NewPhraseSet(
 			"idiot", "stupid", "moron", "shut up", "kill you", "i will hurt you", "i'll hurt you", "you will regret",
@@ -81,7 +82,7 @@ func NewScreener() *Screener {
 		human: textmatch.NewPhraseSet(
 			"human agent", "real person", "live agent", "a real human", "customer service representative",
 			"supervisor", "higher-up", "escalate", "escalation", "someone else i can", "someone else i could",
-			"转人工", "人工客服", "找人工", "人工服务", "真人", "投诉",
+			"转人工", "人工客服", "找人工", "人工服务", "真人",
 		),
 		humanVerb: regexp.MustCompile(`\b(?:speak|speaking|talk|talking|connect|transfer)\b[^.?!\n]{0,40}?\b(?:human|agent|representative|manager|supervisor|person|someone)\b`),
 		refusal: textmatch.NewPhraseSet(
@@ -113,7 +114,9 @@ func (s *Screener) Screen(conv transcript.Conversation) []Flag {
 		switch m.Role {
 		case transcript.RoleUser:
 			f := textmatch.Fold(m.Content)
-			flags = s.phraseFlag(flags, KindPromptInjection, turn, f, s.injection)
+			if mt, ok := s.injection.Find(f); ok && !negated(f.Orig, mt.Start) {
+				flags = append(flags, Flag{Kind: KindPromptInjection, Turn: turn, Quote: textmatch.QuoteAround(m.Content, mt.Start, mt.End, quoteRunes)})
+			}
 			flags = s.phraseFlag(flags, KindHarmfulContent, turn, f, s.harmful)
 			if mt, ok := s.findHumanRequest(f); ok {
 				flags = append(flags, Flag{Kind: KindHumanRequest, Turn: turn, Quote: textmatch.QuoteAround(m.Content, mt.Start, mt.End, quoteRunes)})
@@ -130,6 +133,20 @@ func (s *Screener) Screen(conv transcript.Conversation) []Flag {
 		}
 	}
 	return flags
+}
+
+// negated reports whether the words just before text[at:] deny it ("I did not", "我没有"):
+// a user saying their phone is not jailbroken is not trying to jailbreak the agent.
+func negated(text string, at int) bool {
+	before := []rune(text[:at])
+	before = before[max(0, len(before)-12):]
+	f := textmatch.FoldString(string(before))
+	for _, n := range []string{"not ", "n't ", "never ", "no ", "没有", "没", "不是", "未", "并未", "从未"} {
+		if strings.HasSuffix(strings.TrimRight(f, " "), strings.TrimSpace(n)) || strings.HasSuffix(f, n) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Screener) phraseFlag(flags []Flag, kind string, turn int, f textmatch.Folded, ps textmatch.PhraseSet) []Flag {

@@ -1,0 +1,145 @@
+package cluster
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/checkup-dev/checkup/workers/textmatch"
+)
+
+// MergeThreshold is the Dice overlap of terms (2·shared / (terms of one + terms of the
+// other), over stemmed content words, and character pairs in Chinese) at or above which
+// two clusters of one group say the same thing: their titles, stripped of ids and
+// numbers, or their first descriptions. "Booking 1001 changed without the agent
+// confirming" and "Agent did not confirm booking 1002" share 4 of 5 and 4 terms (0.89);
+// 用户要求转人工但未转接 and 用户多次要求转人工未被转接 share 6 of 10 and 12 pairs (0.55); "User
+// asks for a human" and "User repeats the request" share 1 of 3 and 3 (0.33).
+const MergeThreshold = 0.5
+
+// minDescriptionTerms is how many terms a description needs before it is compared:
+// shorter ones share terms by chance.
+const minDescriptionTerms = 5
+
+// mergeNearDuplicates merges, within each group, clusters whose titles or first
+// descriptions are near-duplicates (MergeThreshold), so findings a model titled in many
+// words make one cluster, not one per wording. Clusters are taken in the order they were
+// made; each joins the earliest cluster before it that it is a near-duplicate of, so the
+// result is deterministic. An inverted index from term to clusters keeps the comparisons
+// to clusters that share a term.
+func mergeNearDuplicates(all []*building) []*building {
+	type profile struct {
+		title, desc map[string]bool
+	}
+	profiles := make([]profile, len(all))
+	for i, b := range all {
+		profiles[i] = profile{title: signature(b.titleOrder[0]), desc: signature(b.desc)}
+	}
+	root := make([]int, len(all))
+	index := map[groupKey]map[string][]int{} // term → the clusters (roots) whose profile has it
+	for i, b := range all {
+		root[i] = i
+		terms := index[b.key]
+		if terms == nil {
+			terms = map[string][]int{}
+			index[b.key] = terms
+		}
+		candidates := map[int]bool{}
+		for t := range profiles[i].title {
+			for _, j := range terms[t] {
+				candidates[j] = true
+			}
+		}
+		for t := range profiles[i].desc {
+			for _, j := range terms[t] {
+				candidates[j] = true
+			}
+		}
+		order := make([]int, 0, len(candidates))
+		for j := range candidates {
+			order = append(order, j)
+		}
+		slices.Sort(order)
+		for _, j := range order {
+			if dice(profiles[i].title, profiles[j].title) >= MergeThreshold ||
+				(len(profiles[i].desc) >= minDescriptionTerms && len(profiles[j].desc) >= minDescriptionTerms &&
+					dice(profiles[i].desc, profiles[j].desc) >= MergeThreshold) {
+				root[i] = j
+				break
+			}
+		}
+		if root[i] != i {
+			all[root[i]].absorb(b)
+			continue
+		}
+		for t := range profiles[i].title {
+			terms[t] = append(terms[t], i)
+		}
+		for t := range profiles[i].desc {
+			terms[t] = append(terms[t], i)
+		}
+	}
+	out := make([]*building, 0, len(all))
+	for i, b := range all {
+		if root[i] == i {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// signature is the set of stemmed content terms of s without the words that differ
+// between conversations (ids, numbers and anything with a digit or an underscore) and
+// the parties every finding speaks of ("agent", "user"), which tell no two problems
+// apart.
+func signature(s string) map[string]bool {
+	terms := map[string]bool{}
+	for _, t := range textmatch.Terms(s) {
+		if textmatch.Stopword(t) || party(t) || strings.ContainsFunc(t, func(r rune) bool { return unicode.IsDigit(r) || r == '_' }) {
+			continue
+		}
+		terms[textmatch.Stem(t)] = true
+	}
+	return terms
+}
+
+// party reports whether a term names a side of the conversation.
+func party(t string) bool {
+	switch t {
+	case "agent", "agents", "user", "users", "assistant", "customer", "customers", "bot", "conversation":
+		return true
+	}
+	return false
+}
+
+// dice is the Dice coefficient of two term sets: 2·|a∩b| / (|a|+|b|).
+func dice(a, b map[string]bool) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	inter := 0
+	for t := range a {
+		if b[t] {
+			inter++
+		}
+	}
+	return 2 * float64(inter) / float64(len(a)+len(b))
+}
+
+// absorb adds o's findings to b, keeping findings and conversations in Seq order.
+func (b *building) absorb(o *building) {
+	for _, t := range o.titleOrder {
+		if b.titles[t] == 0 {
+			b.titleOrder = append(b.titleOrder, t)
+		}
+		b.titles[t] += o.titles[t]
+	}
+	b.findings = append(b.findings, o.findings...)
+	slices.SortFunc(b.findings, func(x, y FindingKey) int { return cmp.Or(cmp.Compare(x.Seq, y.Seq), cmp.Compare(x.Idx, y.Idx)) })
+	b.seqs = append(b.seqs, o.seqs...)
+	slices.Sort(b.seqs)
+	b.seqs = slices.Compact(b.seqs)
+	b.severity += o.severity
+	b.confidence += o.confidence
+}

@@ -1,0 +1,95 @@
+package cluster
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/workers/analyzer"
+)
+
+func TestNearDuplicateTitlesMerge(t *testing.T) {
+	t.Parallel()
+	action := analyzer.TypeAction
+	var findings []FindingRef
+	// Four ways a model titles two problems, each with an id of the conversation in it.
+	titles := []string{
+		"Agent did not confirm booking %d before changing it",
+		"Booking %d changed without the agent confirming",
+		"Tool get_order_%d returns an error",
+		"Error returned by tool get_order_%d",
+	}
+	for seq := 1; seq <= 40; seq++ {
+		category := "unconfirmed_write"
+		if seq%4 >= 2 {
+			category = "tool_error"
+		}
+		findings = append(findings, FindingRef{
+			Seq: seq, Type: action, Category: category, Title: fmt.Sprintf(titles[seq%4], 1000+seq),
+			Severity: 3, Confidence: 0.8,
+		})
+	}
+	clusters := Build(findings, 40)
+	require.Len(t, clusters, 2, "one cluster per problem, not one per wording or id")
+	for _, c := range clusters {
+		require.Equal(t, 20, c.Conversations())
+	}
+
+	// Descriptions that say the same merge titles that do not.
+	byDesc := Build([]FindingRef{
+		{Seq: 1, Type: action, Category: "other", Title: "Slow answer", Description: "The agent took many turns to look up the order status the user asked for."},
+		{Seq: 2, Type: action, Category: "other", Title: "Order lookup detour", Description: "The agent took many turns to look up the order status the user had asked for."},
+		{Seq: 3, Type: action, Category: "other", Title: "Wrong refund amount", Description: "The refund the agent promised differs from what the tool returned."},
+	}, 3)
+	require.Len(t, byDesc, 2)
+
+	// Chinese titles without spaces merge by their character pairs.
+	zh := Build([]FindingRef{
+		{Seq: 1, Type: action, Category: "human_handoff", Title: "用户要求转人工但未转接"},
+		{Seq: 2, Type: action, Category: "human_handoff", Title: "用户多次要求转人工未被转接"},
+		{Seq: 3, Type: action, Category: "human_handoff", Title: "退款金额计算错误"},
+	}, 3)
+	require.Len(t, zh, 2)
+}
+
+func TestExpectedClustersApart(t *testing.T) {
+	t.Parallel()
+	action := analyzer.TypeAction
+	clusters := Build([]FindingRef{
+		{Seq: 1, Type: action, Category: "refusal", Title: "Agent declines the request", Severity: 2, Confidence: 0.6},
+		{Seq: 2, Type: action, Category: "refusal", Title: "Agent declines the request", Severity: 1, Confidence: 0.7, Expected: true},
+		{Seq: 3, Type: action, Category: "refusal", Title: "Agent declines the request", Severity: 1, Confidence: 0.7, Expected: true},
+	}, 3)
+	require.Len(t, clusters, 2)
+	var expected Cluster
+	for _, c := range clusters {
+		if c.Expected {
+			expected = c
+		}
+	}
+	require.Equal(t, []int{2, 3}, expected.ConversationSeqs)
+	for _, c := range SelectCandidates(clusters) {
+		require.False(t, c.Expected, "expected behaviour is never an Action")
+	}
+}
+
+func TestDistinctProblemsStayApart(t *testing.T) {
+	t.Parallel()
+	action := analyzer.TypeAction
+	titles := map[string][]string{
+		"repetition":    {"Agent repeats the same message", "Agent retries a failing tool call unchanged", "Agent repeats a lookup it already made"},
+		"tool_error":    {"Tool call returns an error", "Tool result does not match the requested change"},
+		"unresolved":    {"Conversation ends without a reply to the user", "User leaves without the request being completed"},
+		"human_handoff": {"Conversation is handed off to a human agent", "User asks for a human but is not transferred"},
+	}
+	var findings []FindingRef
+	seq := 0
+	for category, ts := range titles {
+		for _, title := range ts {
+			seq++
+			findings = append(findings, FindingRef{Seq: seq, Type: action, Category: category, Title: title, Severity: 2, Confidence: 0.8})
+		}
+	}
+	require.Len(t, Build(findings, seq), seq)
+}

@@ -1,0 +1,242 @@
+// Package drivers searches a task's labelled conversations for what is over-represented
+// among the failed ones (DESIGN.md §9): each tool called, each tool that returned an
+// error, each kind of finding, how long the conversation was and how many turns the
+// user took (by quartile of the task), and the words and word pairs of the user's and
+// the agent's turns. Every feature gets a two-sided Fisher exact test; the q-values of
+// Benjamini–Hochberg, within each kind of feature, correct for the many features tried,
+// so a driver is a finding the data supports, not the luck of many comparisons. Each
+// kind is its own family so that the thousands of words tried do not drown the dozen
+// tools. The search is deterministic: the same conversations in any order give the same
+// drivers.
+package drivers
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/checkup-dev/checkup/workers/stats"
+)
+
+// The kinds of feature.
+const (
+	KindTool       = "tool"        // the agent called this tool
+	KindToolError  = "tool_error"  // this tool returned an error
+	KindCategory   = "category"    // a finding of this category (expected behaviour aside)
+	KindLength     = "length"      // the conversation's length, by quartile of the task
+	KindUserTurns  = "user_turns"  // how many turns the user took, by quartile
+	KindUserWords  = "user_words"  // a word or word pair the user wrote
+	KindAgentWords = "agent_words" // a word or word pair the agent wrote
+)
+
+// Thresholds of the search.
+const (
+	// MaxQ is the highest q-value a driver may have.
+	MaxQ = 0.05
+	// MinFailed is how many failed conversations must have a driver.
+	MinFailed = 3
+	// minSupport is how many conversations must have a feature for it to be tested at
+	// all: a filter that does not look at the labels, so the correction stays valid.
+	// Words must also be in one labelled conversation in wordSupport.
+	minSupport  = 3
+	wordSupport = 20
+	// MaxDrivers is how many drivers a task keeps, the strongest first.
+	MaxDrivers = 25
+	// maxExamples is how many failed conversations a driver names.
+	maxExamples = 3
+	// maxFeatures bounds the features counted at once; past it, features seen in one
+	// conversation only are dropped, so memory stays bounded on any upload (a feature
+	// first seen early and dropped can be undercounted by one).
+	maxFeatures = 200_000
+)
+
+// Feature is one thing a conversation has.
+type Feature struct {
+	Kind string `json:"kind"`
+	Name string `json:"feature"`
+}
+
+// Conversation is what the search reads of one labelled conversation.
+type Conversation struct {
+	Seq       int
+	Failed    bool
+	Turns     int // messages other than the system prompt
+	UserTurns int
+	Features  []Feature // duplicates are counted once
+}
+
+// Driver is a feature over-represented among the failed conversations.
+type Driver struct {
+	Feature
+	Failed      int     `json:"failed"`    // failed conversations with the feature
+	Succeeded   int     `json:"succeeded"` // successful conversations with it
+	RateWith    float64 `json:"rate_with"`
+	RateWithout float64 `json:"rate_without"`
+	Lift        float64 `json:"lift"`
+	PValue      float64 `json:"p_value"`
+	QValue      float64 `json:"q_value"`
+	Examples    []int   `json:"example_seqs"` // failed conversations with it, in upload order
+}
+
+// Search counts features one conversation at a time, so a large task streams through
+// it; Drivers gives the result once every conversation was added.
+type Search struct {
+	counts            map[Feature]*count
+	failed, succeeded int
+	lengths           []lengthOf // per conversation, for the quartiles
+}
+
+type count struct {
+	failed, succeeded int
+	examples          []int
+}
+
+type lengthOf struct {
+	seq, turns, userTurns int
+	failed                bool
+}
+
+// New starts a search.
+func New() *Search { return &Search{counts: map[Feature]*count{}} }
+
+// Add counts one labelled conversation. Conversations must come in upload order for
+// the examples to be the first ones.
+func (s *Search) Add(c Conversation) {
+	if c.Failed {
+		s.failed++
+	} else {
+		s.succeeded++
+	}
+	s.lengths = append(s.lengths, lengthOf{c.Seq, c.Turns, c.UserTurns, c.Failed})
+	seen := make(map[Feature]bool, len(c.Features))
+	for _, f := range c.Features {
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		s.count(f, c.Seq, c.Failed)
+	}
+	if len(s.counts) > maxFeatures {
+		for f, n := range s.counts {
+			if n.failed+n.succeeded <= 1 {
+				delete(s.counts, f)
+			}
+		}
+	}
+}
+
+func (s *Search) count(f Feature, seq int, failed bool) {
+	n := s.counts[f]
+	if n == nil {
+		n = &count{}
+		s.counts[f] = n
+	}
+	if failed {
+		n.failed++
+		if len(n.examples) < maxExamples {
+			n.examples = append(n.examples, seq)
+		}
+	} else {
+		n.succeeded++
+	}
+}
+
+// Drivers tests every feature seen in at least minSupport conversations (words: also in
+// one labelled conversation in wordSupport) and returns
+// those over-represented among failures with q ≤ MaxQ and at least MinFailed failed
+// conversations, strongest first (q-value, then lift, then kind and name), at most
+// MaxDrivers. It returns nil when there are no failed or no successful conversations.
+func (s *Search) Drivers() []Driver {
+	if s.failed == 0 || s.succeeded == 0 {
+		return nil
+	}
+	s.addQuartiles(KindLength, func(l lengthOf) int { return l.turns }, "turns")
+	s.addQuartiles(KindUserTurns, func(l lengthOf) int { return l.userTurns }, "user turns")
+	var tested []Driver
+	words := max(minSupport, (s.failed+s.succeeded)/wordSupport)
+	for f, n := range s.counts {
+		support := minSupport
+		if f.Kind == KindUserWords || f.Kind == KindAgentWords {
+			support = words
+		}
+		if n.failed+n.succeeded < support {
+			continue
+		}
+		t := stats.Table{
+			FailedWith: n.failed, SucceededWith: n.succeeded,
+			FailedWithout: s.failed - n.failed, SucceededWithout: s.succeeded - n.succeeded,
+		}
+		tested = append(tested, Driver{
+			Feature: f, Failed: n.failed, Succeeded: n.succeeded,
+			RateWith: t.RateWith(), RateWithout: t.RateWithout(), Lift: t.Lift(),
+			PValue: stats.FisherExact(t), Examples: slices.Clone(n.examples),
+		})
+	}
+	// A fixed order before the correction, so ties among p-values rank the same way.
+	sort.Slice(tested, func(i, j int) bool { return less(tested[i].Feature, tested[j].Feature) })
+	var out []Driver
+	for start := 0; start < len(tested); {
+		end := start
+		for end < len(tested) && tested[end].Kind == tested[start].Kind {
+			end++
+		}
+		family := tested[start:end]
+		ps := make([]float64, len(family))
+		for i, d := range family {
+			ps[i] = d.PValue
+		}
+		for i, q := range stats.BenjaminiHochberg(ps) {
+			d := family[i]
+			d.QValue = q
+			if q <= MaxQ && d.Failed >= MinFailed && d.RateWith > d.RateWithout {
+				out = append(out, d)
+			}
+		}
+		start = end
+	}
+	slices.SortFunc(out, func(a, b Driver) int {
+		return cmp.Or(cmp.Compare(a.QValue, b.QValue), cmp.Compare(b.Lift, a.Lift), compare(a.Feature, b.Feature))
+	})
+	return out[:min(len(out), MaxDrivers)]
+}
+
+// addQuartiles counts the quartile of every conversation's measure as a feature named
+// by its range ("turns 31–58"). Quartile bounds come from the task's own
+// distribution, so a long conversation means long for this agent.
+func (s *Search) addQuartiles(kind string, measure func(lengthOf) int, unit string) {
+	if len(s.lengths) < 4 {
+		return
+	}
+	values := make([]int, len(s.lengths))
+	for i, l := range s.lengths {
+		values[i] = measure(l)
+	}
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	bounds := [3]int{sorted[len(sorted)/4], sorted[len(sorted)/2], sorted[3*len(sorted)/4]}
+	name := func(q int) string {
+		lo, hi := sorted[0], sorted[len(sorted)-1]
+		if q > 0 {
+			lo = bounds[q-1] + 1
+		}
+		if q < 3 {
+			hi = bounds[q]
+		}
+		if lo >= hi {
+			return fmt.Sprintf("%s %d (quartile %d)", unit, hi, q+1)
+		}
+		return fmt.Sprintf("%s %d–%d (quartile %d)", unit, lo, hi, q+1)
+	}
+	for i, l := range s.lengths {
+		q := 0
+		for q < 3 && values[i] > bounds[q] {
+			q++
+		}
+		s.count(Feature{Kind: kind, Name: name(q)}, l.seq, l.failed)
+	}
+}
+
+func less(a, b Feature) bool { return compare(a, b) < 0 }
+
+func compare(a, b Feature) int { return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name)) }

@@ -1,0 +1,125 @@
+package drivers
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/workers/offline"
+	"github.com/checkup-dev/checkup/workers/risk"
+	"github.com/checkup-dev/checkup/workers/stats"
+	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
+)
+
+func TestSearchFindsAnOverRepresentedFeature(t *testing.T) {
+	t.Parallel()
+	s := New()
+	// 40 conversations, 20 failed; "cancel" in 12 failed and 2 successful ones, "hello"
+	// everywhere, "rare" in two failed ones only.
+	for seq := 1; seq <= 40; seq++ {
+		failed := seq <= 20
+		c := Conversation{Seq: seq, Failed: failed, Turns: 10 + seq%7, UserTurns: 3, Features: []Feature{{KindUserWords, "hello"}}}
+		if (failed && seq <= 12) || seq == 21 || seq == 22 {
+			c.Features = append(c.Features, Feature{KindTool, "cancel"}, Feature{KindTool, "cancel"})
+		}
+		if seq == 1 || seq == 2 {
+			c.Features = append(c.Features, Feature{KindUserWords, "rare"})
+		}
+		s.Add(c)
+	}
+	got := s.Drivers()
+	require.Len(t, got, 1)
+	d := got[0]
+	require.Equal(t, Feature{KindTool, "cancel"}, d.Feature)
+	require.Equal(t, 12, d.Failed)
+	require.Equal(t, 2, d.Succeeded)
+	want := stats.FisherExact(stats.Table{FailedWith: 12, SucceededWith: 2, FailedWithout: 8, SucceededWithout: 18})
+	require.InDelta(t, want, d.PValue, 1e-12)
+	require.LessOrEqual(t, d.QValue, MaxQ)
+	require.InDelta(t, 12.0/14, d.RateWith, 1e-12)
+	require.InDelta(t, 8.0/26, d.RateWithout, 1e-12)
+	require.InDelta(t, (12.0/14)/0.5, d.Lift, 1e-12)
+	require.Equal(t, []int{1, 2, 3}, d.Examples)
+
+	require.Nil(t, New().Drivers(), "nothing labelled, nothing found")
+}
+
+func TestDriversAreDeterministic(t *testing.T) {
+	t.Parallel()
+	convs := make([]Conversation, 0, 60)
+	for seq := 1; seq <= 60; seq++ {
+		var fs []Feature
+		for k := 0; k < 5; k++ {
+			if (seq*7+k*3)%5 < 2 {
+				fs = append(fs, Feature{KindAgentWords, fmt.Sprintf("w%d", k)})
+			}
+		}
+		convs = append(convs, Conversation{Seq: seq, Failed: seq%3 == 0, Turns: seq % 11, UserTurns: seq % 4, Features: fs})
+	}
+	a, b := New(), New()
+	for _, c := range convs {
+		a.Add(c)
+	}
+	for _, c := range convs {
+		b.Add(c)
+	}
+	require.Equal(t, a.Drivers(), b.Drivers())
+}
+
+// TestDriversOnTheSample runs the search as the pipeline does on the labelled sets:
+// offline findings and risk flags, labels from the ground truth.
+func TestDriversOnTheSample(t *testing.T) {
+	t.Parallel()
+	a := offline.New(offline.Options{})
+	screen := risk.NewScreener()
+	for _, set := range []string{transcripttest.Airline, transcripttest.Retail} {
+		s := New()
+		for i, l := range transcripttest.LabelledSet(t, set) {
+			d, err := a.Diagnose(context.Background(), l.Conversation)
+			require.NoError(t, err)
+			var cats []string
+			for _, f := range d.Value.Findings {
+				if !f.Expected {
+					cats = append(cats, f.Category)
+				}
+			}
+			var errTurns []int
+			for _, f := range screen.Screen(l.Conversation) {
+				if f.Kind == risk.KindToolError {
+					errTurns = append(errTurns, f.Turn)
+				}
+			}
+			s.Add(Extract(i+1, !l.Success, l.Conversation, errTurns, cats))
+		}
+		for _, d := range s.Drivers() {
+			require.GreaterOrEqual(t, d.Failed, MinFailed)
+			require.LessOrEqual(t, d.QValue, MaxQ)
+			require.Greater(t, d.RateWith, d.RateWithout)
+			t.Logf("%s: %s %q failed %d succeeded %d lift %.2f q %.4f", set, d.Kind, d.Name, d.Failed, d.Succeeded, d.Lift, d.QValue)
+		}
+	}
+}
+
+func TestExtract(t *testing.T) {
+	t.Parallel()
+	conv := transcript.Conversation{Messages: []transcript.Message{
+		{Role: transcript.RoleSystem, Content: "policy"},
+		{Role: transcript.RoleUser, Content: "Please cancel order W123, it is broken"},
+		{Role: transcript.RoleAssistant, ToolCalls: []transcript.ToolCall{{ID: "a", Name: "cancel_order"}}},
+		{Role: transcript.RoleTool, ToolCallID: "a", Content: "Error: not found"},
+		{Role: transcript.RoleAssistant, Content: "我无法取消订单"},
+	}}
+	c := Extract(7, true, conv, []int{4}, []string{"tool_error"})
+	require.Equal(t, 4, c.Turns)
+	require.Equal(t, 1, c.UserTurns)
+	require.Contains(t, c.Features, Feature{KindTool, "cancel_order"})
+	require.Contains(t, c.Features, Feature{KindToolError, "cancel_order"})
+	require.Contains(t, c.Features, Feature{KindCategory, "tool_error"})
+	require.Contains(t, c.Features, Feature{KindUserWords, "cancel"})
+	require.Contains(t, c.Features, Feature{KindUserWords, "cancel order"})
+	require.Contains(t, c.Features, Feature{KindAgentWords, "取消"})
+	require.NotContains(t, c.Features, Feature{KindUserWords, "w123"}, "ids are not words")
+}

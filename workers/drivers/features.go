@@ -1,0 +1,93 @@
+package drivers
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/checkup-dev/checkup/workers/textmatch"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// maxWordFeatures bounds the word features one conversation contributes per side: a
+// very long conversation says no more about its outcome than its first few thousand
+// words do.
+const maxWordFeatures = 400
+
+// Extract lists the features of one labelled conversation: the tools it called, the
+// tools whose results were errors (errorTurns are the turns of those results, as risk
+// screening flags them), the categories of its findings, and the words and word pairs
+// of each side. Words are folded, function words and anything with a digit or an
+// underscore (ids, amounts) left out; Chinese counts by character pairs.
+func Extract(seq int, failed bool, conv transcript.Conversation, errorTurns []int, categories []string) Conversation {
+	c := Conversation{Seq: seq, Failed: failed}
+	tools := map[string]string{} // tool call id → tool name
+	var pending []string         // tool names in call order, for results without ids
+	errored := map[int]bool{}
+	for _, t := range errorTurns {
+		errored[t] = true
+	}
+	user, agent := map[string]bool{}, map[string]bool{}
+	for i, m := range conv.Messages {
+		if m.Role != transcript.RoleSystem {
+			c.Turns++
+		}
+		switch m.Role {
+		case transcript.RoleUser:
+			c.UserTurns++
+			addWords(user, m.Content)
+		case transcript.RoleAssistant:
+			addWords(agent, m.Content)
+			for _, tc := range m.ToolCalls {
+				c.Features = append(c.Features, Feature{KindTool, tc.Name})
+				tools[tc.ID] = tc.Name
+				pending = append(pending, tc.Name)
+			}
+		case transcript.RoleTool:
+			name := m.Name
+			if n, ok := tools[m.ToolCallID]; ok && m.ToolCallID != "" {
+				name = n
+			} else if name == "" && len(pending) > 0 {
+				name = pending[0]
+			}
+			if len(pending) > 0 {
+				pending = pending[1:]
+			}
+			if errored[i+1] && name != "" {
+				c.Features = append(c.Features, Feature{KindToolError, name})
+			}
+		}
+	}
+	for _, cat := range categories {
+		c.Features = append(c.Features, Feature{KindCategory, cat})
+	}
+	c.Features = appendWords(c.Features, KindUserWords, user)
+	c.Features = appendWords(c.Features, KindAgentWords, agent)
+	return c
+}
+
+// addWords adds the words and adjacent word pairs of text to set, up to maxWordFeatures.
+func addWords(set map[string]bool, text string) {
+	prev := ""
+	for _, t := range textmatch.Terms(text) {
+		if len(set) >= maxWordFeatures {
+			return
+		}
+		if textmatch.Stopword(t) || strings.ContainsFunc(t, func(r rune) bool { return unicode.IsDigit(r) || r == '_' }) || len([]rune(t)) < 2 {
+			prev = ""
+			continue
+		}
+		w := t
+		set[w] = true
+		if prev != "" {
+			set[prev+" "+w] = true
+		}
+		prev = w
+	}
+}
+
+func appendWords(fs []Feature, kind string, set map[string]bool) []Feature {
+	for w := range set {
+		fs = append(fs, Feature{kind, w})
+	}
+	return fs
+}

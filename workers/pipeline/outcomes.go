@@ -1,0 +1,156 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/drivers"
+	"github.com/checkup-dev/checkup/workers/risk"
+	"github.com/checkup-dev/checkup/workers/stats"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// analysedOutcomes are the outcome labels and failure scores of the diagnosed
+// conversations.
+type analysedOutcomes struct {
+	labels map[int]transcript.Label
+	scores map[int]float64
+}
+
+func (r *run) outcomes(ctx context.Context) (analysedOutcomes, error) {
+	rows, err := r.q.ListConversationOutcomes(ctx, r.p.pool, dbsqlc.ListConversationOutcomesParams{TaskID: r.id, OwnerUserID: r.owner})
+	if err != nil {
+		return analysedOutcomes{}, fmt.Errorf("pipeline: read outcome labels: %w", err)
+	}
+	o := analysedOutcomes{labels: make(map[int]transcript.Label, len(rows)), scores: make(map[int]float64, len(rows))}
+	for _, row := range rows {
+		l := transcript.LabelNone
+		if row.Label != nil {
+			l = transcript.Label(*row.Label)
+		}
+		o.labels[int(row.Seq)] = l
+		if row.FailureScore != nil {
+			o.scores[int(row.Seq)] = float64(*row.FailureScore)
+		}
+	}
+	return o, nil
+}
+
+// labelled reports whether any diagnosed conversation carries a label.
+func (o analysedOutcomes) labelled() bool {
+	for _, l := range o.labels {
+		if l != transcript.LabelNone {
+			return true
+		}
+	}
+	return false
+}
+
+// LabelCheck is stored in analysis_task.label_check: how well the diagnosis agrees with
+// the outcome labels the upload carried, for any analyzer and model. A conversation is
+// flagged when its failure score estimates it failed (analyzer.FailedThreshold).
+type LabelCheck struct {
+	Labelled       int      `json:"labelled"`
+	Failed         int      `json:"failed"`
+	Succeeded      int      `json:"succeeded"`
+	AUROC          *float64 `json:"auroc"`           // of failure_score against failure; nil when one class is empty
+	FailedFlagged  *float64 `json:"failed_flagged"`  // share of failed conversations flagged
+	SucceededClean *float64 `json:"succeeded_clean"` // share of successful ones not flagged
+}
+
+// check compares the failure scores with the labels.
+func (o analysedOutcomes) check() LabelCheck {
+	var c LabelCheck
+	var scores []float64
+	var failed []bool
+	flagged, clean := 0, 0
+	for seq, l := range o.labels {
+		if l == transcript.LabelNone {
+			continue
+		}
+		s := o.scores[seq]
+		fail := l == transcript.LabelFailed
+		scores, failed = append(scores, s), append(failed, fail)
+		c.Labelled++
+		switch {
+		case fail:
+			c.Failed++
+			if s >= analyzer.FailedThreshold {
+				flagged++
+			}
+		case s < analyzer.FailedThreshold:
+			c.Succeeded++
+			clean++
+		default:
+			c.Succeeded++
+		}
+	}
+	share := func(n, of int) *float64 {
+		if of == 0 {
+			return nil
+		}
+		v := math.Round(1e4*float64(n)/float64(of)) / 1e4
+		return &v
+	}
+	c.FailedFlagged, c.SucceededClean = share(flagged, c.Failed), share(clean, c.Succeeded)
+	if c.Failed > 0 && c.Succeeded > 0 {
+		v := math.Round(1e4*stats.AUROC(scores, failed)) / 1e4
+		c.AUROC = &v
+	}
+	return c
+}
+
+// drivers reads every labelled, diagnosed conversation a page at a time and searches
+// them for failure drivers.
+func (r *run) drivers(ctx context.Context) ([]drivers.Driver, error) {
+	search := drivers.New()
+	after := int32(0)
+	for {
+		rows, err := r.q.ListLabelledConversationsAfter(ctx, r.p.pool, dbsqlc.ListLabelledConversationsAfterParams{
+			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, MaxRows: pageSize,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: read labelled conversations: %w", err)
+		}
+		if len(rows) == 0 {
+			return search.Drivers(), nil
+		}
+		for _, row := range rows {
+			msgs, err := decodeMessages(row.Messages)
+			if err != nil {
+				return nil, fmt.Errorf("pipeline: conversation %d: messages: %w", row.Seq, err)
+			}
+			var flags []risk.Flag
+			if err := json.Unmarshal(row.RiskFlags, &flags); err != nil {
+				return nil, fmt.Errorf("pipeline: conversation %d: risk flags: %w", row.Seq, err)
+			}
+			var errTurns []int
+			for _, f := range flags {
+				if f.Kind == risk.KindToolError {
+					errTurns = append(errTurns, f.Turn)
+				}
+			}
+			failed := row.Label != nil && *row.Label == string(transcript.LabelFailed)
+			search.Add(drivers.Extract(int(row.Seq), failed, transcript.Conversation{Messages: msgs}, errTurns, row.Categories))
+		}
+		after = rows[len(rows)-1].Seq
+	}
+}
+
+// driverRow is one element of the JSON array InsertTaskDrivers reads.
+type driverRow struct {
+	Idx int `json:"idx"`
+	drivers.Driver
+}
+
+func driverRows(found []drivers.Driver) []driverRow {
+	rows := make([]driverRow, len(found))
+	for i, d := range found {
+		rows[i] = driverRow{Idx: i, Driver: d}
+	}
+	return rows
+}
