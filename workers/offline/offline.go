@@ -94,7 +94,7 @@ func (a *Analyzer) Diagnose(ctx context.Context, conv transcript.Conversation) (
 
 	var findings []analyzer.Finding
 	for _, rule := range []func(*view) []analyzer.Finding{
-		a.falseSuccess, a.unappliedWrites, a.unconfirmedWrites, a.personalData, a.injection, a.abuse,
+		a.falseSuccess, a.unappliedWrites, a.unconfirmedWrites, a.unauthenticated, a.personalData, a.injection, a.abuse,
 		a.toolErrors, a.retriedFailures, a.repeatedCalls, a.repeatedMessages, a.userRepeats, a.frustration,
 	} {
 		findings = append(findings, rule(v)...)

@@ -31,14 +31,16 @@ type policyRule struct {
 type ruleKind uint8
 
 const (
-	restricts ruleKind = 1 << iota // something the agent must not do, or only under a condition
-	transfers                      // when to hand the conversation to a person
-	confirms                       // an explicit confirmation before acting
+	restricts     ruleKind = 1 << iota // something the agent must not do, or only under a condition
+	transfers                          // when to hand the conversation to a person
+	confirms                           // an explicit confirmation before acting
+	authenticates                      // the user's identity is to be verified first
 )
 
 // policyMarkers are the phrases that give a sentence its kinds, English and Chinese.
 type policyMarkers struct {
 	restricts, transfers, confirms textmatch.PhraseSet
+	identity, first                textmatch.PhraseSet // together: authenticates
 }
 
 func newPolicyMarkers() policyMarkers {
@@ -54,6 +56,9 @@ func newPolicyMarkers() policyMarkers {
 			"转人工", "人工客服", "转接", "人工服务",
 		),
 		confirms: textmatch.NewPhraseSet("confirmation", "confirm", "explicit", "确认"),
+		identity: textmatch.NewPhraseSet("authenticate", "authentication", "verify the user", "verify their identity",
+			"verify the identity", "user identity", "身份验证", "验证身份", "核实身份", "核验身份"),
+		first: textmatch.NewPhraseSet("first", "beginning", "before", "start of", "首先", "之前", "开始"),
 	}
 }
 
@@ -143,6 +148,9 @@ func (p *policy) add(m policyMarkers, sentence string) {
 	}
 	if m.confirms.Contains(f) {
 		kind |= confirms
+	}
+	if m.identity.Contains(f) && m.first.Contains(f) {
+		kind |= authenticates
 	}
 	p.rules = append(p.rules, policyRule{text: sentence, terms: terms, kind: kind})
 	for t := range terms {

@@ -1,0 +1,44 @@
+package offline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/checkup-dev/checkup/workers/analyzer"
+)
+
+// Rules that hold the agent to procedures its own policy states. Each fires only when
+// the policy says so, and quotes the sentence it holds the agent to.
+
+// unauthenticated reports a tool call made before the user's identity was verified,
+// when the policy asks to authenticate the user first. A tool verifies identity when
+// its name says so (see isIdentityTool).
+func (a *Analyzer) unauthenticated(v *view) []analyzer.Finding {
+	rule, ok := v.policy.first(authenticates)
+	if !ok {
+		return nil
+	}
+	for _, c := range v.calls {
+		if isIdentityTool(c.name) {
+			return nil
+		}
+		if c.handoff {
+			continue
+		}
+		desc := fmt.Sprintf("At turn %d the agent called %s before verifying who the user is. The policy: %s.", c.turn, c.name, quoted(rule.text))
+		return []analyzer.Finding{ruleUnauthenticated.finding(desc, 0, quoteCall(c))}
+	}
+	return nil
+}
+
+// isIdentityTool recognises a tool that looks up or verifies who the user is:
+// authenticate_user, verify_identity, find_user_id_by_email, lookupUser, login.
+func isIdentityTool(name string) bool {
+	n := strings.ToLower(name)
+	for _, k := range []string{"auth", "verif", "identif", "login", "find_user", "lookup_user", "finduser", "lookupuser"} {
+		if strings.Contains(n, k) {
+			return true
+		}
+	}
+	return false
+}
