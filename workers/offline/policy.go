@@ -193,11 +193,14 @@ func contentTerms(s string) map[string]bool {
 	return terms
 }
 
-// restrictionWord reports whether a folded term only says that something is ruled out.
+// restrictionWord reports whether a folded term only says what kind of rule a sentence
+// is — that something is ruled out, or that the user is passed to a person — not what
+// the rule is about.
 func restrictionWord(t string) bool {
 	switch t {
 	case "cannot", "can", "t", "never", "only", "deny", "denied", "refuse", "decline", "allowed", "permitted",
-		"unable", "unfortunately", "possible", "eligible", "sorry", "afraid", "policy":
+		"unable", "unfortunately", "possible", "eligible", "sorry", "afraid", "policy",
+		"transfer", "transferred", "human", "agent", "agents", "person", "escalate", "handoff", "hand", "live":
 		return true
 	}
 	return false

@@ -84,12 +84,16 @@ func (a *Analyzer) handoff(v *view) []analyzer.Finding {
 
 // handoffRule returns the policy sentence a handoff at turn follows: the policy's rule on
 // transfers, when the agent had declined the request before (the policy's "cannot be
-// handled" case) or the handoff's own words and the user's request name that rule.
+// handled" case), or a rule on transfers that the handoff's own reason (its arguments)
+// and the user's request name.
 func (v *view) handoffRule(turn int, declined bool) (policyRule, bool) {
 	if declined {
 		return v.policy.first(transfers)
 	}
-	texts := []string{analyzer.TurnText(v.msg(turn))}
+	var texts []string
+	for _, tc := range v.msg(turn).ToolCalls {
+		texts = append(texts, tc.Arguments)
+	}
 	for t := turn - 1; t >= 1; t-- {
 		if v.role(t) == transcript.RoleUser {
 			texts = append(texts, v.msg(t).Content)

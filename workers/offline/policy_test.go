@@ -1,0 +1,111 @@
+package offline
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/workers/analyzer"
+)
+
+// A short policy in the shape agents are given: what the agent may do, what it must
+// refuse and when it hands over.
+const shopPolicy = `# Store policy
+
+- You can help users cancel pending orders or return delivered items.
+- Gift cards cannot be refunded or exchanged for cash.
+- An order can only be cancelled while its status is pending.
+- You should transfer the user to a human agent if and only if the request cannot be handled within the scope of your actions.
+- Before taking consequential actions, list the action details and obtain explicit user confirmation (yes).
+- At the beginning of the conversation, you have to authenticate the user identity by locating their user id via email.`
+
+func TestRefusalThePolicyRequiresIsExpected(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	d := diagnose(t, a, sys(shopPolicy), u("Can I get my gift card refunded as cash?"),
+		as("I'm sorry, but I can't do that: gift cards cannot be refunded or exchanged for cash."), u("Oh well, thanks."))
+	refusals := only(d, "refusal")
+	require.Len(t, refusals, 1)
+	f := refusals[0]
+	require.True(t, f.Expected)
+	require.Equal(t, "Gift cards cannot be refunded or exchanged for cash.", f.Policy)
+	require.Contains(t, f.Description, "as its policy says")
+	require.Zero(t, analyzer.MaxSeverity(d), "expected behaviour never raises the severity")
+	require.Zero(t, d.FailureScore)
+	require.NotContains(t, analyzer.CitedTurns(d), 3, "nor is it where things went wrong")
+}
+
+func TestRefusalNoPolicySentenceCallsForIsAFinding(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	d := diagnose(t, a, sys(shopPolicy), u("Can you tell me when my order ships?"),
+		as("I'm sorry, but I can't help with shipping dates."), u("That's odd. Bye."))
+	refusals := only(d, "refusal")
+	require.Len(t, refusals, 1)
+	require.False(t, refusals[0].Expected)
+	require.Empty(t, refusals[0].Policy)
+	require.Contains(t, refusals[0].Description, "No sentence of the agent's policy calls for it.")
+	require.Equal(t, 2, analyzer.MaxSeverity(d))
+
+	// Without any policy a refusal is a finding as before.
+	bare := diagnose(t, a, u("Can I get my gift card refunded as cash?"), as("I'm sorry, but I can't do that."), u("ok"))
+	require.False(t, only(bare, "refusal")[0].Expected)
+}
+
+func TestHandoffThePolicyCallsForIsExpected(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	d := diagnose(t, a, sys(shopPolicy), u("I want to sue you over my broken lamp."),
+		as("I'm unable to help with legal matters; that is outside what I can handle."), u("Then get me someone."),
+		toolCall("t1", "transfer_to_human_agents", `{"summary":"legal complaint"}`), res("t1", "Transfer successful"))
+	handoffs := only(d, "human_handoff")
+	require.Len(t, handoffs, 1)
+	require.True(t, handoffs[0].Expected)
+	require.Contains(t, handoffs[0].Policy, "transfer the user to a human agent")
+
+	// A handoff with no decline before it, and nothing the policy names, is a finding.
+	d = diagnose(t, a, sys(shopPolicy), u("Where is my order W1?"),
+		toolCall("t1", "transfer_to_human_agents", `{"summary":"order status"}`), res("t1", "Transfer successful"))
+	require.False(t, only(d, "human_handoff")[0].Expected)
+}
+
+func TestLeavingAfterAPolicyRefusalIsNotAbandonment(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	d := diagnose(t, a, sys(shopPolicy), u("Refund my gift card in cash please."),
+		as("Unfortunately gift cards cannot be refunded or exchanged for cash."), u("Never mind then, I'll look elsewhere."))
+	require.Empty(t, only(d, "unresolved"))
+	d = diagnose(t, a, sys(shopPolicy), u("Cancel order W1 please."), as("Could you confirm the order id?"), u("Never mind, I'll come back."))
+	require.Len(t, only(d, "unresolved"), 1)
+}
+
+func TestActingBeforeAuthenticationBreaksAPolicyThatAsksForIt(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	early := diagnose(t, a, sys(shopPolicy), u("How many lamps do you sell?"),
+		toolCall("c1", "list_products", `{}`), res("c1", `{"lamps": 3}`), as("We sell 3 lamps."), u("Thanks"))
+	f := only(early, "policy_violation")
+	require.Len(t, f, 1)
+	require.Equal(t, 3, f[0].Evidence[0].Turn)
+	require.Contains(t, f[0].Description, "authenticate the user identity")
+
+	verified := diagnose(t, a, sys(shopPolicy), u("How many lamps do you sell? I'm ann@example.com"),
+		toolCall("c1", "find_user_id_by_email", `{"email":"ann@example.com"}`), res("c1", "ann_1"),
+		toolCall("c2", "list_products", `{}`), res("c2", `{"lamps": 3}`), as("We sell 3 lamps."), u("Thanks"))
+	require.Empty(t, only(verified, "policy_violation"))
+
+	noRule := diagnose(t, a, sys("You are a helpful store assistant."), u("How many lamps?"),
+		toolCall("c1", "list_products", `{}`), res("c1", `{"lamps": 3}`), as("3."), u("Thanks"))
+	require.Empty(t, only(noRule, "policy_violation"), "only a policy that asks for it is held against the agent")
+}
+
+func TestPolicyIsReadInChinese(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	policy := "你是商城客服。\n- 礼品卡不能退款或兑换现金。\n- 如果用户的请求超出你的处理范围，请转人工客服。"
+	d := diagnose(t, a, sys(policy), u("礼品卡可以退款吗？"), as("抱歉，礼品卡不能退款或兑换现金。"), u("好吧"))
+	refusals := only(d, "refusal")
+	require.Len(t, refusals, 1)
+	require.True(t, refusals[0].Expected)
+	require.Equal(t, "礼品卡不能退款或兑换现金。", refusals[0].Policy)
+}
