@@ -23,7 +23,7 @@ func TestSplitByOutcome(t *testing.T) {
 	}
 	clusters := []Cluster{
 		{Idx: 0, Type: analyzer.TypeAction, ConversationSeqs: []int{1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 21}}, // 8 failed, 2 succeeded
-		{Idx: 1, Type: analyzer.TypeAction, ConversationSeqs: []int{9, 13, 14}},                           // 1 failed, 2 succeeded
+		{Idx: 1, Type: analyzer.TypeAction, ConversationSeqs: []int{9, 13, 14}},                          // 1 failed, 2 succeeded
 	}
 	SplitByOutcome(clusters, labels)
 	o := clusters[0].Outcomes

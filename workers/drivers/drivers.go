@@ -239,4 +239,6 @@ func (s *Search) addQuartiles(kind string, measure func(lengthOf) int, unit stri
 
 func less(a, b Feature) bool { return compare(a, b) < 0 }
 
-func compare(a, b Feature) int { return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name)) }
+func compare(a, b Feature) int {
+	return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
+}

@@ -128,8 +128,8 @@ func (r *run) assignFindings(ctx context.Context, tx pgx.Tx, clusters []cluster.
 
 // clusterRow is one element of the JSON array InsertTaskClusters reads.
 type clusterRow struct {
-	Expected         bool              `json:"expected"`
-	Outcomes         *cluster.Outcomes `json:"outcomes,omitempty"`
+	Expected         bool                  `json:"expected"`
+	Outcomes         *cluster.Outcomes     `json:"outcomes,omitempty"`
 	Idx              int                   `json:"idx"`
 	Type             string                `json:"type"`
 	Category         string                `json:"category"`
