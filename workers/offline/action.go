@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
@@ -38,7 +40,7 @@ func (a *Analyzer) WriteAction(ctx context.Context, brief analyzer.ClusterBrief)
 		fmt.Fprintf(&problem, " Example: %s, %s.", ref, quote)
 	}
 
-	steps := pb.steps(quote)
+	steps := pb.steps(factsOf(brief, quote))
 	if ref != "" {
 		test := cmp.Or(pb.test, "Add a regression test from %s: replay the conversation up to that turn and assert the corrected behaviour.")
 		steps = append(steps, fmt.Sprintf(test, ref))
@@ -59,6 +61,50 @@ func (a *Analyzer) WriteAction(ctx context.Context, brief analyzer.ClusterBrief)
 		},
 		Pass: analyzer.PassFirst,
 	}, nil
+}
+
+// toolCallQuote finds a tool call quoted as name(arguments), as analyzer.TurnText
+// renders it.
+var toolCallQuote = regexp.MustCompile(`(?m)^([A-Za-z_][A-Za-z0-9_.\-]*)\(`)
+
+// askedField finds the field an unapplied write's description names ("asked for cabin
+// “economy”").
+var askedField = regexp.MustCompile(`asked for (\S+) “`)
+
+// factsOf gathers what a template is filled with from the cluster's own evidence: the
+// tools its quotes call and the fields its descriptions name, in order of first sight.
+func factsOf(brief analyzer.ClusterBrief, example string) facts {
+	f := facts{example: example, tools: "the tool", fields: "every field you set"}
+	var tools, fields []string
+	for _, ex := range brief.Examples {
+		for _, m := range toolCallQuote.FindAllStringSubmatch(ex.Quote, -1) {
+			if !slices.Contains(tools, m[1]) {
+				tools = append(tools, m[1])
+			}
+		}
+	}
+	for _, d := range brief.Descriptions {
+		for _, m := range askedField.FindAllStringSubmatch(d, -1) {
+			if !slices.Contains(fields, m[1]) {
+				fields = append(fields, m[1])
+			}
+		}
+	}
+	if len(tools) > 0 {
+		f.tools = andList(tools[:min(len(tools), 3)])
+	}
+	if len(fields) > 0 {
+		f.fields = andList(fields[:min(len(fields), 3)])
+	}
+	return f
+}
+
+// andList joins names as "a", "a and b" or "a, b and c".
+func andList(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // howOften says how often a cluster occurs: "in 23 of 92 analysed conversations (25%)".

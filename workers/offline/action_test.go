@@ -125,3 +125,24 @@ func TestWriteActionHonoursContext(t *testing.T) {
 	_, err := New(Options{}).WriteAction(ctx, brief("tool_error", "x"))
 	require.ErrorIs(t, err, context.Canceled)
 }
+
+// TestActionTextsSpeakOfTheClustersOwnTools: templates are filled with the tools and
+// fields the cluster's evidence names, so an Action reads right for any agent.
+func TestActionTextsSpeakOfTheClustersOwnTools(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	b := brief("unconfirmed_write", ruleUnconfirmedWrite.spec().title)
+	b.Examples = []analyzer.Example{{ConversationID: "c1", Seq: 1, Turn: 5, Quote: `return_items({"order_id":"#W1"})`}}
+	r, err := a.WriteAction(context.Background(), b)
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(r.Value.Recommendation, " "), "Before calling return_items, list the exact details")
+
+	b = brief("false_success_claim", ruleUnappliedClaim.spec().title)
+	b.Descriptions = []string{"update_plan at turn 9 asked for tier “gold”, but its result at turn 10 reports tier “silver”; at turn 11 the agent told the user the change was done."}
+	b.Examples = []analyzer.Example{{ConversationID: "c2", Seq: 2, Turn: 10, Quote: `"tier": "silver"`}, {ConversationID: "c2", Seq: 2, Turn: 9, Quote: `update_plan({"tier":"gold"})`}}
+	r, err = a.WriteAction(context.Background(), b)
+	require.NoError(t, err)
+	steps := strings.Join(r.Value.Recommendation, " ")
+	require.Contains(t, steps, "compare the record update_plan returns with what you asked for (tier)")
+	require.NotContains(t, strings.ToLower(steps+r.Value.ExpectedImpact), "flight")
+}

@@ -2,12 +2,20 @@ package offline
 
 import "fmt"
 
+// facts are what an Action's template is filled with from the cluster itself, so the
+// text speaks of the agent's own tools and fields, not of any one domain.
+type facts struct {
+	example string // a quoted piece of evidence, or ""
+	tools   string // the tools the cluster's evidence calls ("update_order and refund"), or a generic phrase
+	fields  string // the fields its findings name ("tier"), or a generic phrase
+}
+
 // playbook is the template of an Action for one kind of problem.
 type playbook struct {
 	title  string
 	fix    string // one of analyzer.FixLocations()
 	impact string
-	steps  func(example string) []string // example is a quoted piece of evidence, or ""
+	steps  func(f facts) []string
 	// test is the regression-test step, a format taking the example's place
 	// ("conversation X, turn 12"); empty for the default replay-up-to-that-turn test.
 	test string
@@ -23,16 +31,18 @@ func playbookFor(category, title string) playbook {
 		if title == ruleUnappliedClaim.spec().title {
 			return playbook{
 				title: "Make the agent check that a change took effect before confirming it", fix: "prompt",
-				impact: "Users stop being told that a change went through when the returned record shows it did not, so they do not travel on the wrong cabin, date or flight.",
-				steps: fixed(
-					"Add to the system prompt: “After a change, compare the record the tool returns with what you asked for (cabin, flights, dates, amounts). If they differ, tell the user the change did not take effect; never confirm it.”",
-					"Make write tools fail with an error when they cannot apply a requested field, instead of returning the unchanged record as a success.",
-				),
+				impact: "Users stop being told that a change went through when the returned record shows it did not, so they do not rely on a change that never happened.",
+				steps: func(f facts) []string {
+					return []string{
+						fmt.Sprintf("Add to the system prompt: “After a change, compare the record %s returns with what you asked for (%s). If they differ, tell the user the change did not take effect; never confirm it.”", f.tools, f.fields),
+						fmt.Sprintf("Make %s fail with an error when it cannot apply a requested field, instead of returning the unchanged record as a success.", f.tools),
+					}
+				},
 			}
 		}
 		return playbook{
 			title: "Make the agent check tool results before confirming success", fix: "prompt",
-			impact: "Users stop being told that bookings, changes or refunds went through when they did not — the most damaging kind of mistake, because nobody notices until it is too late.",
+			impact: "Users stop being told that changes went through when they did not — the most damaging kind of mistake, because nobody notices until it is too late.",
 			steps: fixed(
 				"Add to the system prompt: “Before you tell the user an action succeeded, read the tool result. If it reports an error, say what failed and what you will do next. Never confirm an action the tool did not complete.”",
 				"Make every write tool return an explicit status (\"status\": \"ok\" or \"error\" with a message), so success and failure cannot be confused.",
@@ -41,12 +51,27 @@ func playbookFor(category, title string) playbook {
 	case "unconfirmed_write":
 		return playbook{
 			title: "Require an explicit yes before every change to the user's data", fix: "tool",
-			impact: "No booking, change, cancellation or payment happens without the user agreeing to its exact details, which removes a policy breach and the disputes it causes.",
-			steps: fixed(
-				"Add to the system prompt: “Before any booking, change, cancellation or payment, list the exact details and ask: Shall I go ahead? (yes/no). Act only on an explicit yes.”",
-				"When a write fails and the details change (another payment method, another flight), ask for a new confirmation before retrying.",
-				"Enforce it in the tool layer: reject a write call unless the user's last turn is an explicit confirmation of a summary the agent showed.",
-			),
+			impact: "No change to the user's data happens without the user agreeing to its exact details, which removes a policy breach and the disputes it causes.",
+			steps: func(f facts) []string {
+				return []string{
+					fmt.Sprintf("Add to the system prompt: “Before calling %s, list the exact details and ask: Shall I go ahead? (yes/no). Act only on an explicit yes.”", f.tools),
+					"When a change fails and its details change (another payment method, another item), ask for a new confirmation before retrying.",
+					fmt.Sprintf("Enforce it in the tool layer: reject a call to %s unless the user's last turn is an explicit confirmation of a summary the agent showed.", f.tools),
+				}
+			},
+		}
+	case "policy_violation":
+		if title == ruleUnauthenticated.spec().title {
+			return playbook{
+				title: "Verify who the user is before anything else", fix: "prompt",
+				impact: "No account data is read or changed for someone whose identity was not checked, as the agent's policy requires.",
+				steps: func(f facts) []string {
+					return []string{
+						fmt.Sprintf("Make identity verification the agent's first step in the system prompt, before %s or any other lookup, and say what to ask for.", f.tools),
+						"Enforce it in the tool layer: tools other than the identity lookup refuse to run until the user has been verified in this conversation.",
+					}
+				},
+			}
 		}
 	case "personal_data":
 		return playbook{
@@ -101,9 +126,9 @@ func playbookFor(category, title string) playbook {
 		return playbook{
 			title: "Fix the tool calls that fail most often", fix: "tool",
 			impact: "Fewer failed calls means fewer retries, shorter conversations and fewer wrong confirmations after a failure.",
-			steps: func(example string) []string {
+			steps: func(f facts) []string {
 				return []string{
-					fmt.Sprintf("Group this cluster's errors by message (for example %s) and fix the most frequent cause in the tool or in the agent's input.", orSo(example)),
+					fmt.Sprintf("Group this cluster's errors by message (for example %s) and fix the most frequent cause in the tool or in the agent's input.", orSo(f.example)),
 					"Return errors that tell the agent what to do next (which field is wrong, the allowed values, the amount missing) and document them in the tool description.",
 					"Have the agent look up or calculate values (prices, balances, availability) with tools before a write, so the write succeeds the first time.",
 				}
@@ -151,9 +176,9 @@ func playbookFor(category, title string) playbook {
 		return playbook{
 			title: "Reduce what frustrates users", fix: "product",
 			impact: "Fewer frustrated users and fewer escalations and complaints.",
-			steps: func(example string) []string {
+			steps: func(f facts) []string {
 				return []string{
-					fmt.Sprintf("Read the turns just before the frustration (for example %s) and fix what the agent failed to do there.", orSo(example)),
+					fmt.Sprintf("Read the turns just before the frustration (for example %s) and fix what the agent failed to do there.", orSo(f.example)),
 					"Add to the system prompt: when the user is frustrated, acknowledge it, summarise what is known and offer the fastest path, including a human.",
 					"Track the share of conversations with frustration markers after the fix.",
 				}
@@ -212,9 +237,9 @@ func playbookFor(category, title string) playbook {
 		return playbook{
 			title: "Fill the agent's knowledge gaps", fix: "knowledge",
 			impact: "The agent answers questions it now cannot, without a handoff.",
-			steps: func(example string) []string {
+			steps: func(f facts) []string {
 				return []string{
-					fmt.Sprintf("Add the missing facts (see %s) to the agent's knowledge base or to tool outputs.", orSo(example)),
+					fmt.Sprintf("Add the missing facts (see %s) to the agent's knowledge base or to tool outputs.", orSo(f.example)),
 					"Instruct the agent to say what it can check instead of “I don't know”.",
 				}
 			},
@@ -239,9 +264,9 @@ func playbookFor(category, title string) playbook {
 	}
 }
 
-// fixed returns a steps function that ignores the example.
-func fixed(steps ...string) func(string) []string {
-	return func(string) []string { return append([]string(nil), steps...) }
+// fixed returns a steps function that needs none of the cluster's facts.
+func fixed(steps ...string) func(facts) []string {
+	return func(facts) []string { return append([]string(nil), steps...) }
 }
 
 // orSo returns the example, or a pointer to the cluster's examples when there is none.
