@@ -14,6 +14,12 @@ import (
 // repair: the pipeline isolates that unit and goes on.
 var ErrInvalidOutput = errors.New("analyzer: output invalid after repair")
 
+// ErrUnavailable marks a unit that failed because the model provider is down or
+// throttling (server errors, rate limits, refused connections, timeouts), not because
+// of anything in the unit: the pipeline pauses the task's model work until a Probe
+// succeeds and then does the unit again, instead of isolating it.
+var ErrUnavailable = errors.New("analyzer: model provider unavailable")
+
 // Info describes an analyzer for the task's stored config and the report.
 type Info struct {
 	Name          string `json:"analyzer"`       // "offline" or "llm"
@@ -44,11 +50,13 @@ func (u Usage) Add(o Usage) Usage {
 }
 
 // Result is a valid answer with what it cost. Usage is set on errors too, so spend on
-// isolated units is still counted.
+// isolated units is still counted. Adjusted counts what the analyzer changed to make
+// the unit fit its limits and the database.
 type Result[T any] struct {
-	Value T
-	Pass  Pass
-	Usage Usage
+	Value    T
+	Pass     Pass
+	Usage    Usage
+	Adjusted Adjustments
 }
 
 // Analyzer reads conversations and writes Actions. Implementations must be safe for
@@ -58,4 +66,11 @@ type Analyzer interface {
 	Info() Info
 	Diagnose(ctx context.Context, conv transcript.Conversation) (Result[Diagnosis], error)
 	WriteAction(ctx context.Context, brief ClusterBrief) (Result[Action], error)
+}
+
+// Prober is an Analyzer whose provider can be down for a while. Probe makes one cheap
+// call and returns nil once the provider answers again, with what the call cost; the
+// pipeline calls it while a task waits out an outage.
+type Prober interface {
+	Probe(ctx context.Context) (Usage, error)
 }

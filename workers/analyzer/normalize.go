@@ -19,6 +19,11 @@ const (
 	MaxStepRunes        = 400
 	// MaxSteps caps an Action's recommendation list; a longer list is not read.
 	MaxSteps = 8
+	// MaxFindings and MaxEvidence are the most findings a model's diagnosis may give
+	// and the most evidence items per finding (the LLM schema's maxItems); the LLM
+	// analyzer drops the rest and counts them in Adjustments.
+	MaxFindings = 8
+	MaxEvidence = 3
 )
 
 // NormalizeDiagnosis fixes what can be fixed mechanically in an analyzer's diagnosis,

@@ -17,10 +17,17 @@ import (
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
-// ErrUnavailable reports that the model could not be reached: every one of
-// Config.MaxTries tries ended in a rate limit, a server error, a timeout or a broken
-// connection. It isolates the unit like any other error that is not a context error.
-var ErrUnavailable = errors.New("llm: model unavailable")
+// ErrUnavailable is analyzer.ErrUnavailable: the provider is down or throttling. A
+// call ends with it when every one of Config.MaxTries tries ended in a rate limit, a
+// server error, a timeout or a broken or refused connection, or at once when a rate
+// limit asks for more than longRetryAfter. The pipeline then pauses the task's model
+// work behind its circuit breaker instead of isolating the unit.
+var ErrUnavailable = analyzer.ErrUnavailable
+
+// longRetryAfter is the longest Retry-After a call waits out itself; a rate limit that
+// asks for more is an outage, waited out by the pipeline's circuit breaker, which holds
+// every unit of the task and probes, rather than by each call on its own.
+const longRetryAfter = 30 * time.Second
 
 // maxRetryAfter caps the wait a Retry-After header can impose.
 const maxRetryAfter = 2 * time.Minute
@@ -56,6 +63,9 @@ func (a *Analyzer) complete(ctx context.Context, stage string, repair bool, s *s
 			return "", analyzer.Usage{}, fmt.Errorf("llm: %s: %w after %d tries: %v", stage, ErrUnavailable, try, err)
 		}
 		wait := retryAfter(resp.Header(), time.Now())
+		if wait > longRetryAfter {
+			return "", analyzer.Usage{}, fmt.Errorf("llm: %s: %w: the provider asks to wait %s: %v", stage, ErrUnavailable, wait, err)
+		}
 		if wait == 0 {
 			wait = a.backoff(try)
 		}

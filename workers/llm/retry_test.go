@@ -188,3 +188,82 @@ func TestCancelDuringBackoff(t *testing.T) {
 		t.Fatal("Diagnose kept sleeping after the cancellation")
 	}
 }
+
+// TestLongRetryAfterIsAnOutage: a rate limit that asks for minutes is not waited out
+// inside the call: the call ends at once as unavailable, for the pipeline's breaker.
+func TestLongRetryAfterIsAnOutage(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(llmtest.Request, int) llmtest.Reply { return llmtest.RateLimited("120") }, llm.Config{})
+
+	start := time.Now()
+	_, err := b.a.Diagnose(context.Background(), readSample(t)[0])
+
+	require.ErrorIs(t, err, analyzer.ErrUnavailable)
+	require.ErrorContains(t, err, "the provider asks to wait 2m0s")
+	require.Less(t, time.Since(start), 10*time.Second)
+	require.Equal(t, 1, b.srv.Stats().Requests)
+}
+
+// TestOutagesAreUnavailableAndAnswersAreNot: what the provider's state causes (5xx
+// after every retry, a refused connection) is analyzer.ErrUnavailable; an answer that
+// stays invalid is not.
+func TestOutagesAreUnavailableAndAnswersAreNot(t *testing.T) {
+	t.Parallel()
+	down := setup(t, func(llmtest.Request, int) llmtest.Reply { return llmtest.ServiceUnavailable() }, llm.Config{MaxTries: 2})
+	_, err := down.a.Diagnose(context.Background(), readSample(t)[0])
+	require.ErrorIs(t, err, analyzer.ErrUnavailable)
+	require.NotErrorIs(t, err, analyzer.ErrInvalidOutput)
+
+	gone := setup(t, nil, llm.Config{MaxTries: 2})
+	gone.srv.Close()
+	_, err = gone.a.Diagnose(context.Background(), readSample(t)[0])
+	require.ErrorIs(t, err, analyzer.ErrUnavailable, "connection refused")
+
+	invalid := setup(t, func(llmtest.Request, int) llmtest.Reply { return llmtest.InvalidJSON() }, llm.Config{})
+	_, err = invalid.a.Diagnose(context.Background(), readSample(t)[0])
+	require.ErrorIs(t, err, analyzer.ErrInvalidOutput)
+	require.NotErrorIs(t, err, analyzer.ErrUnavailable)
+}
+
+// TestProbe: one call, no retries; unavailable while the provider is down, nil with
+// its cost once it answers, and nil when it answers with an error of the request.
+func TestProbe(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	reply := llmtest.ServiceUnavailable()
+	set := func(r llmtest.Reply) {
+		mu.Lock()
+		defer mu.Unlock()
+		reply = r
+	}
+	b := setup(t, func(req llmtest.Request, _ int) llmtest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if reply.Status == 0 {
+			return llmtest.Valid(req)
+		}
+		return reply
+	}, llm.Config{})
+
+	_, err := b.a.Probe(context.Background())
+	require.ErrorIs(t, err, analyzer.ErrUnavailable)
+	require.Equal(t, 1, b.srv.Stats().Requests, "a probe is not retried")
+
+	set(llmtest.RateLimited("1"))
+	_, err = b.a.Probe(context.Background())
+	require.ErrorIs(t, err, analyzer.ErrUnavailable)
+
+	set(llmtest.Reply{Status: http.StatusUnauthorized, Content: "bad key"})
+	usage, err := b.a.Probe(context.Background())
+	require.NoError(t, err, "the provider answers: the units meet the error themselves")
+	require.Zero(t, usage)
+
+	set(llmtest.Reply{})
+	usage, err = b.a.Probe(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, usage.Calls)
+	requireCounted(t, b.srv, usage)
+	req := b.srv.Requests()[3]
+	require.Empty(t, req.ResponseFormat.Type, "a probe asks for no schema")
+	require.Len(t, req.Messages, 1)
+}

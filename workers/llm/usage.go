@@ -12,11 +12,14 @@ import (
 const (
 	StageDiagnose = "diagnose"
 	StageAction   = "action"
+	// StageProbe is the one-word call that tests whether the provider answers again
+	// after an outage (Analyzer.Probe).
+	StageProbe = "probe"
 )
 
 // Call is one HTTP call to the model, as an Observer sees it.
 type Call struct {
-	// Stage is StageDiagnose or StageAction.
+	// Stage is StageDiagnose, StageAction or StageProbe.
 	Stage string
 	// Repair is true for the one repair call of a unit.
 	Repair bool
