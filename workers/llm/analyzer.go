@@ -42,6 +42,11 @@ type Config struct {
 	JSONMode string
 	// Timeout bounds one HTTP call (default 60s); a call that runs out is retried.
 	Timeout time.Duration
+	// MaxPromptChars caps the characters of one request's messages, its repair
+	// included (default DefaultMaxPromptChars, at least MinMaxPromptChars): a longer
+	// transcript loses turns from its middle, marked in the prompt and counted in the
+	// Result's Adjustments.
+	MaxPromptChars int
 	// MaxTries bounds the tries of one call, the first included (default 4).
 	MaxTries int
 	// BackoffBase and BackoffMax shape the wait between tries (defaults 500ms, 20s);
@@ -58,6 +63,7 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	c.JSONMode = cmp.Or(c.JSONMode, JSONModeSchema)
 	c.Timeout = cmp.Or(c.Timeout, 60*time.Second)
+	c.MaxPromptChars = cmp.Or(c.MaxPromptChars, DefaultMaxPromptChars)
 	c.MaxTries = cmp.Or(c.MaxTries, 4)
 	c.BackoffBase = cmp.Or(c.BackoffBase, 500*time.Millisecond)
 	c.BackoffMax = cmp.Or(c.BackoffMax, 20*time.Second)
@@ -80,6 +86,9 @@ func (c Config) validate() error {
 	}
 	if c.Timeout < 0 || c.MaxTries < 0 || c.BackoffBase < 0 || c.BackoffMax < 0 {
 		errs = append(errs, errors.New("timeout, tries and backoff cannot be negative"))
+	}
+	if c.MaxPromptChars < MinMaxPromptChars {
+		errs = append(errs, fmt.Errorf("prompt cap %d is below %d characters", c.MaxPromptChars, MinMaxPromptChars))
 	}
 	if c.BackoffBase > c.BackoffMax {
 		errs = append(errs, fmt.Errorf("backoff base %s exceeds backoff max %s", c.BackoffBase, c.BackoffMax))
@@ -109,7 +118,7 @@ func New(cfg Config) (*Analyzer, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	p, err := loadPrompts()
+	p, err := loadPrompts(cfg.MaxPromptChars)
 	if err != nil {
 		return nil, err
 	}
@@ -131,28 +140,26 @@ func (a *Analyzer) Info() analyzer.Info {
 
 // Diagnose reads one conversation. An answer that stays invalid after the one repair
 // is an error wrapping analyzer.ErrInvalidOutput; a model that cannot be reached, one
-// wrapping ErrUnavailable; a cancelled ctx, one wrapping ctx.Err().
+// wrapping ErrUnavailable; a cancelled ctx, one wrapping ctx.Err(). The Result's
+// Adjustments count the turns left out of the prompt and what was removed from the
+// answer.
 func (a *Analyzer) Diagnose(ctx context.Context, conv transcript.Conversation) (analyzer.Result[analyzer.Diagnosis], error) {
 	inline := a.cfg.JSONMode == JSONModeObject
-	msgs, err := a.prompts.diagnose(conv, a.diagnosis, inline)
+	msgs, adj, err := a.prompts.diagnose(conv, a.diagnosis, inline)
 	if err != nil {
 		return analyzer.Result[analyzer.Diagnosis]{}, err
 	}
 	turns := len(conv.Messages)
-	return run(ctx, a, unit[analyzer.Diagnosis]{
+	res, err := run(ctx, a, unit[analyzer.Diagnosis]{
 		stage:    StageDiagnose,
 		schema:   a.diagnosis,
 		messages: msgs,
-		normalize: func(d analyzer.Diagnosis) analyzer.Diagnosis {
-			d = analyzer.NormalizeDiagnosis(d, turns)
-			for i := range d.Findings {
-				for j := range d.Findings[i].Evidence {
-					d.Findings[i].Evidence[j].Verified = false // the pipeline's to set
-				}
-			}
-			return d
+		normalize: func(d analyzer.Diagnosis) (analyzer.Diagnosis, analyzer.Adjustments) {
+			return normalizeDiagnosis(d, turns)
 		},
 	})
+	res.Adjusted = res.Adjusted.Add(adj)
+	return res, err
 }
 
 // WriteAction writes the Action for one issue cluster, with the same errors as
@@ -164,9 +171,11 @@ func (a *Analyzer) WriteAction(ctx context.Context, brief analyzer.ClusterBrief)
 		return analyzer.Result[analyzer.Action]{}, err
 	}
 	return run(ctx, a, unit[analyzer.Action]{
-		stage:     StageAction,
-		schema:    a.action,
-		messages:  msgs,
-		normalize: analyzer.NormalizeAction,
+		stage:    StageAction,
+		schema:   a.action,
+		messages: msgs,
+		normalize: func(act analyzer.Action) (analyzer.Action, analyzer.Adjustments) {
+			return analyzer.NormalizeAction(act), analyzer.Adjustments{}
+		},
 	})
 }

@@ -11,6 +11,29 @@ import (
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
+// TestSchemaItemLimitsMatchNormalisation: the maxItems the model is told are the
+// limits normalisation enforces.
+func TestSchemaItemLimitsMatchNormalisation(t *testing.T) {
+	t.Parallel()
+	var d struct {
+		Properties struct {
+			Findings struct {
+				MaxItems int
+				Items    struct {
+					Properties struct {
+						Evidence struct{ MaxItems int }
+					}
+				}
+			}
+		}
+	}
+	s, err := loadSchema(schemaDiagnosis)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(s.raw, &d))
+	require.Equal(t, analyzer.MaxFindings, d.Properties.Findings.MaxItems)
+	require.Equal(t, analyzer.MaxEvidence, d.Properties.Findings.Items.Properties.Evidence.MaxItems)
+}
+
 func TestSchemaEnumsMatchVocabularies(t *testing.T) {
 	t.Parallel()
 	var d struct {
@@ -50,6 +73,7 @@ func TestSchemasAreStrict(t *testing.T) {
 	allowed := map[string]bool{
 		"type": true, "description": true, "properties": true, "required": true,
 		"additionalProperties": true, "items": true, "enum": true, "minimum": true, "maximum": true,
+		"maxItems": true,
 	}
 	var walk func(path string, node map[string]any)
 	walk = func(path string, node map[string]any) {
@@ -110,16 +134,16 @@ func TestParseAnswerReportsProblems(t *testing.T) {
 	t.Parallel()
 	s, err := loadSchema(schemaDiagnosis)
 	require.NoError(t, err)
-	norm := func(d analyzer.Diagnosis) analyzer.Diagnosis { return analyzer.NormalizeDiagnosis(d, 5) }
+	norm := func(d analyzer.Diagnosis) (analyzer.Diagnosis, analyzer.Adjustments) { return normalizeDiagnosis(d, 5) }
 
-	_, problems := parseAnswer(`{"outcome":"resolved","summary":"s","findings":[{"type":"ACTION","category":"other","title":"t","description":"d","severity":"high","confidence":1,"evidence":[],"priorityScore":1,"expected":false,"policy":""}],"failureScore":0,"failedTurn":0}`, s, norm)
+	_, _, problems := parseAnswer(`{"outcome":"resolved","summary":"s","findings":[{"type":"ACTION","category":"other","title":"t","description":"d","severity":"high","confidence":1,"evidence":[],"priorityScore":1,"expected":false,"policy":""}],"failureScore":0,"failedTurn":0}`, s, norm)
 	require.Equal(t, []string{"at /findings/0/severity: got string, want integer"}, problems)
 
-	_, problems = parseAnswer(`{"outcome":"fine","summary":"s","findings":[],"failureScore":0,"failedTurn":0}`, s, norm)
+	_, _, problems = parseAnswer(`{"outcome":"fine","summary":"s","findings":[],"failureScore":0,"failedTurn":0}`, s, norm)
 	require.Len(t, problems, 1)
 	require.Contains(t, problems[0], "at /outcome: value must be one of")
 
-	d, problems := parseAnswer(`{"outcome":"Resolved","summary":"s","findings":[],"failureScore":0,"failedTurn":0,"extra":true}`, s, norm)
+	d, _, problems := parseAnswer(`{"outcome":"Resolved","summary":"s","findings":[],"failureScore":0,"failedTurn":0,"extra":true}`, s, norm)
 	require.Nil(t, problems, "unknown properties are dropped, not repaired")
 	require.Equal(t, "resolved", d.Outcome)
 }

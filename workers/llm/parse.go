@@ -8,42 +8,102 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
 // maxObjectStarts bounds how many "{" extractJSON tries before giving up on an answer.
 const maxObjectStarts = 20
 
 // parseAnswer turns a model's answer into a valid T, or says what is wrong with it in
-// lines a repair call can send back. Steps: find the JSON object (extractJSON); note
-// required properties it lacks (decoding would silently zero them); decode into T,
-// dropping unknown properties; normalise; validate the normalised value against s.
-func parseAnswer[T any](answer string, s *schema, normalize func(T) T) (T, []string) {
+// lines a repair call can send back. Steps: remove U+0000 (removeNULs); find the JSON
+// object (extractJSON); note required properties it lacks (decoding would silently
+// zero them); decode into T, dropping unknown properties; normalise; validate the
+// normalised value against s. The Adjustments count the NULs removed and what
+// normalisation dropped.
+func parseAnswer[T any](answer string, s *schema, normalize func(T) (T, analyzer.Adjustments)) (T, analyzer.Adjustments, []string) {
 	var v T
+	var adj analyzer.Adjustments
+	adj.RemovedNULs = strings.Count(answer, "\x00")
+	answer = strings.ReplaceAll(answer, "\x00", "")
 	raw, err := extractJSON(answer)
 	if err != nil {
-		return v, []string{err.Error()}
+		return v, adj, []string{err.Error()}
 	}
+	raw, nuls, err := removeNULs(raw)
+	if err != nil {
+		return v, adj, []string{"the answer is not valid JSON: " + err.Error()}
+	}
+	adj.RemovedNULs += nuls
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return v, []string{"the answer is not valid JSON: " + err.Error()}
+		return v, adj, []string{"the answer is not valid JSON: " + err.Error()}
 	}
 	problems := s.violations(inst, true)
 	if err := json.Unmarshal(raw, &v); err != nil {
 		if all := s.violations(inst, false); len(all) > 0 {
-			return v, all
+			return v, adj, all
 		}
-		return v, []string{"the answer does not fit the schema: " + err.Error()}
+		return v, adj, []string{"the answer does not fit the schema: " + err.Error()}
 	}
-	v = normalize(v)
+	v, dropped := normalize(v)
+	adj = adj.Add(dropped)
 	inst, err = instanceOf(v)
 	if err != nil {
-		return v, []string{err.Error()}
+		return v, adj, []string{err.Error()}
 	}
 	problems = append(problems, s.violations(inst, false)...)
 	if len(problems) > 0 {
-		return v, problems
+		return v, adj, problems
 	}
-	return v, nil
+	return v, adj, nil
+}
+
+// removeNULs removes U+0000 from the strings and keys of the JSON value raw, and
+// counts them: PostgreSQL stores NUL neither in text nor, written \u0000, in jsonb, and
+// one in a model's answer must cost neither its unit nor the task. raw is returned as
+// it is when it has none.
+func removeNULs(raw json.RawMessage) (json.RawMessage, int, error) {
+	if !bytes.Contains(raw, []byte(`\u0000`)) {
+		return raw, 0, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return raw, 0, err
+	}
+	n := 0
+	v = withoutNULs(v, &n)
+	if n == 0 {
+		return raw, 0, nil
+	}
+	out, err := json.Marshal(v)
+	return out, n, err
+}
+
+// withoutNULs returns v with U+0000 removed from its strings and keys, adding their
+// number to n.
+func withoutNULs(v any, n *int) any {
+	clean := func(s string) string {
+		*n += strings.Count(s, "\x00")
+		return strings.ReplaceAll(s, "\x00", "")
+	}
+	switch v := v.(type) {
+	case string:
+		return clean(v)
+	case []any:
+		for i, e := range v {
+			v[i] = withoutNULs(e, n)
+		}
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[clean(k)] = withoutNULs(e, n)
+		}
+		return out
+	}
+	return v
 }
 
 // extractJSON finds the JSON object in a model's answer: the answer itself, or the

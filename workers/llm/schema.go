@@ -16,7 +16,10 @@ import (
 // schemaFiles holds the JSON Schemas of the answers, kept next to the Go types they
 // describe (analyzer.Diagnosis, analyzer.Action). They are written for strict mode:
 // every object lists all its properties as required and forbids others, and nothing
-// beyond what strict mode accepts is used (text lengths are cut by normalisation).
+// beyond what strict mode accepts is used. OpenAI's strict mode accepts minimum,
+// maximum and maxItems (not for fine-tuned models); normalisation enforces them
+// anyway, for json_object mode and for servers that ignore them, and cuts text
+// lengths, which the schemas leave out.
 //
 //go:embed schemas/*.json
 var schemaFiles embed.FS

@@ -132,6 +132,9 @@ var (
 	turnLine         = regexp.MustCompile(`^\[(\d+)\] ([a-z]+)(?:\([^)]*\))?(?:: (.*))?`)
 )
 
+// continuation starts a further line of a turn's text in the transcript block.
+const continuation = "    | "
+
 // Conversation returns the conversation id from the user message's
 // "Conversation: ID" line, or "" when there is none.
 func (r Request) Conversation() string {
@@ -141,13 +144,42 @@ func (r Request) Conversation() string {
 	return ""
 }
 
-// Turns parses the transcript in the user message: a turn starts on a line
+// Policy returns the agent's policy as the diagnosis prompt shows it: the text of its
+// POLICY block, or "" when there is none.
+func (r Request) Policy() string { return block(r.User(), "POLICY") }
+
+// Transcript returns the text of the user message's TRANSCRIPT block, or "".
+func (r Request) Transcript() string { return block(r.User(), "TRANSCRIPT") }
+
+// block returns the lines between "<<<BEGIN NAME fence>>>" and the line
+// "<<<END NAME fence>>>" with the same fence, or "" when s has no such block.
+func block(s, name string) string {
+	begin := "<<<BEGIN " + name + " "
+	i := strings.Index(s, begin)
+	if i < 0 || (i > 0 && s[i-1] != '\n') {
+		return ""
+	}
+	rest := s[i+len(begin):]
+	fence, body, ok := strings.Cut(rest, ">>>\n")
+	if !ok {
+		return ""
+	}
+	end := "\n<<<END " + name + " " + fence + ">>>"
+	j := strings.Index(body, end)
+	if j < 0 {
+		return ""
+	}
+	return body[:j]
+}
+
+// Turns parses the transcript block of the user message: a turn starts on a line
 // "[N] role: text" or "[N] tool(name): text" (a tool-call line "[N] assistant → tool
-// ..." has no text), and the lines up to the next turn continue its text. Markers of
-// omitted turns ("[… ") are not turns.
+// ..." has no text); its further lines, which start with "    | ", continue its text,
+// and tool-call lines ("    → tool ...") follow it. Markers of omitted turns ("[… ")
+// are not turns.
 func (r Request) Turns() []Turn {
 	var turns []Turn
-	for line := range strings.Lines(r.User()) {
+	for line := range strings.Lines(r.Transcript()) {
 		line = strings.TrimSuffix(line, "\n")
 		if m := turnLine.FindStringSubmatch(line); m != nil {
 			n, _ := strconv.Atoi(m[1])
@@ -155,7 +187,7 @@ func (r Request) Turns() []Turn {
 			continue
 		}
 		if len(turns) > 0 && !strings.HasPrefix(line, "[… ") {
-			turns[len(turns)-1].Text += "\n" + line
+			turns[len(turns)-1].Text += "\n" + strings.TrimPrefix(line, continuation)
 		}
 	}
 	return turns

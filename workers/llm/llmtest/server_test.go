@@ -15,12 +15,15 @@ import (
 	"github.com/checkup-dev/checkup/workers/llm/llmtest"
 )
 
-const transcriptPrompt = "Conversation: conv-7\nTurns: 4\n\n" +
-	"[1] system: Be kind.\n" +
-	"[2] user: I want to fly to Oslo.\nNext Tuesday, please.\n" +
+const transcriptPrompt = "The agent's policy:\n<<<BEGIN POLICY 0123456789abcdef>>>\nBe kind.\n[9] user: not a turn\n<<<END POLICY 0123456789abcdef>>>\n\n" +
+	"Conversation: conv-7\nTurns: 5 (1 left out below)\n\n" +
+	"<<<BEGIN TRANSCRIPT fedcba9876543210>>>\n" +
+	"[1] system: (the agent's policy, shown above)\n" +
+	"[2] user: I want to fly to Oslo.\n    | Next Tuesday, please.\n" +
 	"[3] assistant → tool book({\"to\": \"OSL\"})\n" +
 	"[… turn 4 omitted …]\n" +
-	"[5] tool(book): Error: no seats left"
+	"[5] tool(book): Error: no seats left\n" +
+	"<<<END TRANSCRIPT fedcba9876543210>>>"
 
 func body(t *testing.T, extra map[string]any) []byte {
 	t.Helper()
@@ -108,8 +111,9 @@ func TestAnswersInWireFormatAndRecords(t *testing.T) {
 	require.Zero(t, *r.Temperature)
 	require.False(t, r.Repair())
 	require.Equal(t, "conv-7", r.Conversation())
+	require.Equal(t, "Be kind.\n[9] user: not a turn", r.Policy())
 	require.Equal(t, []llmtest.Turn{
-		{N: 1, Role: "system", Text: "Be kind."},
+		{N: 1, Role: "system", Text: "(the agent's policy, shown above)"},
 		{N: 2, Role: "user", Text: "I want to fly to Oslo.\nNext Tuesday, please."},
 		{N: 3, Role: "assistant"},
 		{N: 5, Role: "tool", Text: "Error: no seats left"},
