@@ -28,6 +28,7 @@ func newHandler(pool *pgxpool.Pool, cfg config.Config, observe llm.Observer, log
 		DiagnosisConcurrency: cfg.DiagnosisConcurrency,
 		ActionConcurrency:    cfg.ActionConcurrency,
 		SettingWarnings:      cfg.Corrected,
+		OutageMax:            cfg.LLMOutageMax,
 	}), nil
 }
 

@@ -38,6 +38,7 @@ type Config struct {
 	OpenAIModel   string        // OPENAI_MODEL
 	LLMJSONMode   string        // LLM_JSON_MODE: schema or object
 	LLMTimeout    time.Duration // LLM_TIMEOUT_MS
+	LLMOutageMax  time.Duration // LLM_OUTAGE_MAX_MS
 
 	GitHubClientID     string   // GITHUB_CLIENT_ID
 	GitHubClientSecret string   // GITHUB_CLIENT_SECRET

@@ -52,6 +52,7 @@ func settings(cfg *Config) []Setting {
 		{"OPENAI_MODEL", "gpt-4o-mini", "model name for diagnosis and Actions", false, text(&cfg.OpenAIModel)},
 		{"LLM_JSON_MODE", "schema", "schema (strict JSON Schema) or object (for servers without schema support)", false, oneOf(&cfg.LLMJSONMode, "schema", "object")},
 		{"LLM_TIMEOUT_MS", "60000", "timeout of one LLM call in ms", false, millis(&cfg.LLMTimeout, 100, 3_600_000)},
+		{"LLM_OUTAGE_MAX_MS", "900000", "how long a task waits for a model provider that does not answer before it fails, in ms", false, millis(&cfg.LLMOutageMax, 1000, 86_400_000)},
 		{"GITHUB_CLIENT_ID", "", "GitHub OAuth app client id (enables GitHub sign-in)", false, text(&cfg.GitHubClientID)},
 		{"GITHUB_CLIENT_SECRET", "", "GitHub OAuth app client secret", true, text(&cfg.GitHubClientSecret)},
 		{"GOOGLE_CLIENT_ID", "", "Google OAuth client id (enables Google sign-in)", false, text(&cfg.GoogleClientID)},

@@ -104,7 +104,7 @@ func buildTask(t dbsqlc.AnalysisTask) Task {
 		Error: t.Error, ProgressDone: int(t.ProgressDone), ProgressTotal: int(t.ProgressTotal),
 		Attempt: int(t.Attempt), LostCount: int(t.LostCount), Resumed: t.LostCount > 0 || t.Attempt > 1,
 		CreatedAt: t.CreatedAt.UTC(), StartedAt: utc(t.ClaimedAt), FinishedAt: utc(t.FinishedAt),
-		CancelRequestedAt: utc(t.CancelRequestedAt), SourceFilename: t.SourceFilename,
+		CancelRequestedAt: utc(t.CancelRequestedAt), ProviderDownSince: utc(t.ProviderDownSince), SourceFilename: t.SourceFilename,
 		SourceFormat: t.SourceFormat, SourceBytes: t.SourceBytes, ConversationCount: int(t.ConversationCount),
 	}
 	if t.RerunOf != nil {

@@ -53,6 +53,7 @@ type Task struct {
 	StartedAt         *time.Time `json:"started_at"`
 	FinishedAt        *time.Time `json:"finished_at"`
 	CancelRequestedAt *time.Time `json:"cancel_requested_at"`
+	ProviderDownSince *time.Time `json:"provider_down_since"`
 	SourceFilename    string     `json:"source_filename"`
 	SourceFormat      string     `json:"source_format"`
 	SourceBytes       int64      `json:"source_bytes"`

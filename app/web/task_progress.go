@@ -29,7 +29,7 @@ func (s *Server) taskProgress(c echo.Context) error {
 	p := components.Progress{
 		TaskID: row.ID.String(), Status: row.Status, Stage: row.Stage, Done: int(row.ProgressDone),
 		Total: int(row.ProgressTotal), Attempt: int(row.Attempt), LostCount: int(row.LostCount),
-		Error: row.Error, CancelRequested: row.CancelRequestedAt != nil,
+		Error: row.Error, CancelRequested: row.CancelRequestedAt != nil, ProviderDownSince: row.ProviderDownSince,
 	}
 	if c.QueryParam("view") == "row" {
 		return render(c, http.StatusOK, components.TaskRowProgress(p))

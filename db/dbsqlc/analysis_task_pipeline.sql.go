@@ -8,6 +8,7 @@ package dbsqlc
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -103,6 +104,33 @@ type SetTaskLabelCheckParams struct {
 func (q *Queries) SetTaskLabelCheck(ctx context.Context, db DBTX, arg SetTaskLabelCheckParams) (int64, error) {
 	result, err := db.Exec(ctx, setTaskLabelCheck,
 		arg.LabelCheck,
+		arg.ID,
+		arg.OwnerUserID,
+		arg.Attempt,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const setTaskProviderDown = `-- name: SetTaskProviderDown :execrows
+UPDATE analysis_task SET provider_down_since = $1::timestamptz
+WHERE id = $2 AND owner_user_id = $3 AND attempt = $4 AND status = 'running'
+`
+
+type SetTaskProviderDownParams struct {
+	Since       *time.Time
+	ID          uuid.UUID
+	OwnerUserID int64
+	Attempt     int32
+}
+
+// Since when the model provider has not answered, NULL once it answers again: the task
+// page says the task waits for it.
+func (q *Queries) SetTaskProviderDown(ctx context.Context, db DBTX, arg SetTaskProviderDownParams) (int64, error) {
+	result, err := db.Exec(ctx, setTaskProviderDown,
+		arg.Since,
 		arg.ID,
 		arg.OwnerUserID,
 		arg.Attempt,

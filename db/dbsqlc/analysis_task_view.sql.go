@@ -32,7 +32,7 @@ func (q *Queries) DeleteAnalysisTask(ctx context.Context, db DBTX, arg DeleteAna
 
 const getAnalysisProgress = `-- name: GetAnalysisProgress :one
 SELECT id, status, stage, progress_done, progress_total, attempt, lost_count, error,
-       cancel_requested_at, finished_at
+       cancel_requested_at, finished_at, provider_down_since
 FROM analysis_task WHERE id = $1 AND owner_user_id = $2
 `
 
@@ -52,6 +52,7 @@ type GetAnalysisProgressRow struct {
 	Error             string
 	CancelRequestedAt *time.Time
 	FinishedAt        *time.Time
+	ProviderDownSince *time.Time
 }
 
 // What the polling fragment shows: a primary-key lookup, nothing else.
@@ -69,13 +70,14 @@ func (q *Queries) GetAnalysisProgress(ctx context.Context, db DBTX, arg GetAnaly
 		&i.Error,
 		&i.CancelRequestedAt,
 		&i.FinishedAt,
+		&i.ProviderDownSince,
 	)
 	return i, err
 }
 
 const getAnalysisTask = `-- name: GetAnalysisTask :one
 
-SELECT id, owner_user_id, title, status, stage, progress_done, progress_total, attempt, lost_count, lease_owner, created_at, claimed_at, heartbeat_at, finished_at, cancel_requested_at, error, config, funnel, risk_summary, llm_calls, prompt_tokens, completion_tokens, first_pass_valid, repaired, isolated, conversation_count, source_filename, source_format, source_bytes, rerun_of, label_field, label_check FROM analysis_task WHERE id = $1 AND owner_user_id = $2
+SELECT id, owner_user_id, title, status, stage, progress_done, progress_total, attempt, lost_count, lease_owner, created_at, claimed_at, heartbeat_at, finished_at, cancel_requested_at, error, config, funnel, risk_summary, llm_calls, prompt_tokens, completion_tokens, first_pass_valid, repaired, isolated, conversation_count, source_filename, source_format, source_bytes, rerun_of, label_field, provider_down_since, label_check FROM analysis_task WHERE id = $1 AND owner_user_id = $2
 `
 
 type GetAnalysisTaskParams struct {
@@ -119,6 +121,7 @@ func (q *Queries) GetAnalysisTask(ctx context.Context, db DBTX, arg GetAnalysisT
 		&i.SourceBytes,
 		&i.RerunOf,
 		&i.LabelField,
+		&i.ProviderDownSince,
 		&i.LabelCheck,
 	)
 	return i, err

@@ -43,6 +43,7 @@ type AnalysisTask struct {
 	SourceBytes       int64
 	RerunOf           *uuid.UUID
 	LabelField        string
+	ProviderDownSince *time.Time
 	LabelCheck        json.RawMessage
 }
 

@@ -21,6 +21,12 @@ WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND sta
 UPDATE analysis_task SET risk_summary = @risk_summary
 WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
 
+-- name: SetTaskProviderDown :execrows
+-- Since when the model provider has not answered, NULL once it answers again: the task
+-- page says the task waits for it.
+UPDATE analysis_task SET provider_down_since = sqlc.narg('since')::timestamptz
+WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
+
 -- name: SetTaskStage :execrows
 -- The stage and its progress, written with the checkpoint that reached it.
 UPDATE analysis_task

@@ -6,7 +6,7 @@ SELECT * FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id;
 -- name: GetAnalysisProgress :one
 -- What the polling fragment shows: a primary-key lookup, nothing else.
 SELECT id, status, stage, progress_done, progress_total, attempt, lost_count, error,
-       cancel_requested_at, finished_at
+       cancel_requested_at, finished_at, provider_down_since
 FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id;
 
 -- name: ListAnalysisTasks :many

@@ -1,6 +1,10 @@
 package components
 
-import "github.com/checkup-dev/checkup/app/report"
+import (
+	"time"
+
+	"github.com/checkup-dev/checkup/app/report"
+)
 
 // Progress is what the live progress shows about a task. The polling fragment fills it
 // from one indexed query; the full page from the report.
@@ -13,12 +17,16 @@ type Progress struct {
 	LostCount       int
 	Error           string
 	CancelRequested bool
+	// ProviderDownSince is set while the task's model calls wait for a provider that
+	// does not answer.
+	ProviderDownSince *time.Time
 }
 
 // ProgressOf takes the progress out of a report's task.
 func ProgressOf(t report.Task) Progress {
 	return Progress{TaskID: t.ID, Status: t.Status, Stage: t.Stage, Done: t.ProgressDone, Total: t.ProgressTotal,
-		Attempt: t.Attempt, LostCount: t.LostCount, Error: t.Error, CancelRequested: t.CancelRequestedAt != nil}
+		Attempt: t.Attempt, LostCount: t.LostCount, Error: t.Error, CancelRequested: t.CancelRequestedAt != nil,
+		ProviderDownSince: t.ProviderDownSince}
 }
 
 // Terminal reports whether the task has finished, so polling stops.

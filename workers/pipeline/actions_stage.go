@@ -88,15 +88,21 @@ func (r *run) actionCheckpoints(ctx context.Context) ([]dbsqlc.ListActionCheckpo
 }
 
 // writeAction is one candidate's unit. A failed call, or an answer that stays
-// invalid, is stored as the candidate's failure; only a context that ended (the task
-// is stopping) or a write that cannot be persisted returns an error.
+// invalid, is stored as the candidate's failure, but for a provider outage, which the
+// unit waits out (throughOutage); only a context that ended (the task is stopping), an
+// outage that lasted too long or a write that cannot be persisted returns an error.
 func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 	r.lease.Unit(fmt.Sprintf("cluster %d %q", c.cluster.Idx, c.cluster.Title))
 	stored := false
 	defer func() { r.unitEnded(ctx, stored, &err) }()
-	res, aerr := r.p.analyzer.WriteAction(ctx, c.brief)
+	res, aerr, stop := throughOutage(ctx, r.outage, StageActions, func() (analyzer.Result[analyzer.Action], error) {
+		return r.p.analyzer.WriteAction(ctx, c.brief)
+	})
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
+	}
+	if stop != nil {
+		return stop
 	}
 	var a analyzer.Action
 	if aerr == nil {

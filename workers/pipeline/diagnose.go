@@ -60,15 +60,21 @@ func (r *run) stopping(ctx context.Context) func() bool {
 }
 
 // diagnoseOne is one conversation's unit. An analyzer error while the task's context
-// is alive isolates the conversation and the task goes on; once the context has ended
-// the task is stopping and nothing is written. Its checkpoint goes to ck.
+// is alive isolates the conversation and the task goes on, but for a provider outage,
+// which the unit waits out (throughOutage); once the context has ended the task is
+// stopping and nothing is written. Its checkpoint goes to ck.
 func (r *run) diagnoseOne(ctx context.Context, ck *checkpointer, c storedConversation) (err error) {
 	r.lease.Unit("conversation " + c.name())
 	handed := false
 	defer func() { r.unitEnded(ctx, handed, &err) }()
-	res, aerr := r.p.analyzer.Diagnose(ctx, c.conv)
+	res, aerr, stop := throughOutage(ctx, r.outage, StageDiagnosis, func() (analyzer.Result[analyzer.Diagnosis], error) {
+		return r.p.analyzer.Diagnose(ctx, c.conv)
+	})
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
+	}
+	if stop != nil {
+		return stop
 	}
 	cp := diagnosisCheckpoint{conv: c, usage: res.Usage, pass: res.Pass}
 	var d analyzer.Diagnosis

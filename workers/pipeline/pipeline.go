@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/checkup-dev/checkup/workers/quality"
 	"github.com/checkup-dev/checkup/workers/risk"
@@ -59,7 +60,15 @@ type Options struct {
 	SettingWarnings []string
 	// QC tunes the quality checks.
 	QC quality.Options
+	// OutageMax is how long a task waits for a model provider that does not answer
+	// before it fails with that reason (LLM_OUTAGE_MAX_MS, default DefaultOutageMax);
+	// ProbeInterval is how often it asks meanwhile (default 10s). See outage.
+	OutageMax     time.Duration
+	ProbeInterval time.Duration
 }
+
+// DefaultOutageMax is how long a task waits out a provider outage by default.
+const DefaultOutageMax = 15 * time.Minute
 
 // withDefaults fills the unset options and corrects invalid ones, returning a warning
 // for each correction: the one place defaults live.
@@ -67,6 +76,8 @@ func (o Options) withDefaults() (Options, []string) {
 	warnings := append([]string(nil), o.SettingWarnings...)
 	o.MinConversations = max(cmp.Or(o.MinConversations, 5), 1)
 	o.MaxDiagnosed = max(o.MaxDiagnosed, 0)
+	o.OutageMax = cmp.Or(max(o.OutageMax, 0), DefaultOutageMax)
+	o.ProbeInterval = cmp.Or(max(o.ProbeInterval, 0), 10*time.Second)
 	var w string
 	if o.DiagnosisConcurrency, w = concurrency("DIAGNOSIS_CONCURRENCY", o.DiagnosisConcurrency); w != "" {
 		warnings = append(warnings, w)
@@ -123,6 +134,10 @@ func (p *Pipeline) Run(ctx context.Context, lease *workers.Lease) (workers.Outco
 		return workers.Outcome{}, r.stopped(ctx, err)
 	}
 	outcome, err := r.stages(ctx)
+	var down *providerDownError
+	if errors.As(err, &down) && ctx.Err() == nil {
+		return workers.Outcome{Status: workers.Failed, Error: down.sentence()}, nil
+	}
 	if err != nil {
 		return workers.Outcome{}, r.stopped(ctx, err)
 	}

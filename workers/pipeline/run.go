@@ -31,13 +31,17 @@ type run struct {
 	funnel quality.Funnel
 	// analysed is the number of diagnosed conversations, the denominator of prevalence.
 	analysed int
+	// outage pauses the model calls while the provider does not answer.
+	outage *outage
 	// kept holds the kept conversations decoded by this run's quality pass, for
 	// diagnosis, when they fit (see keptBudget); nil when the pass was not run.
 	kept *keptConversations
 }
 
 func newRun(p *Pipeline, lease *workers.Lease) *run {
-	return &run{p: p, lease: lease, q: p.q, id: lease.Task.ID, owner: lease.Task.Owner.UserID()}
+	r := &run{p: p, lease: lease, q: p.q, id: lease.Task.ID, owner: lease.Task.Owner.UserID()}
+	r.outage = newOutage(r)
+	return r
 }
 
 // start reads what earlier attempts stored and writes the TaskConfig this run works
@@ -66,6 +70,11 @@ func (r *run) start(ctx context.Context) error {
 	return r.inTx(ctx, "task config", func(tx pgx.Tx) error {
 		if _, err := r.q.SetTaskRunConfig(ctx, tx, dbsqlc.SetTaskRunConfigParams{
 			Config: cfg, ID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt,
+		}); err != nil {
+			return err
+		}
+		if _, err := r.q.SetTaskProviderDown(ctx, tx, dbsqlc.SetTaskProviderDownParams{ // an earlier attempt's wait
+			ID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt,
 		}); err != nil {
 			return err
 		}
