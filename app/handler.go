@@ -40,7 +40,8 @@ func newAnalyzer(cfg config.Config, observe llm.Observer, logger *slog.Logger) (
 	}
 	a, err := llm.New(llm.Config{
 		APIKey: cfg.OpenAIAPIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.OpenAIModel,
-		JSONMode: cfg.LLMJSONMode, Timeout: cfg.LLMTimeout, Logger: logger, Observer: observe,
+		JSONMode: cfg.LLMJSONMode, Timeout: cfg.LLMTimeout, MaxPromptChars: cfg.LLMMaxPromptChars,
+		Logger: logger, Observer: observe,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("the LLM analyzer cannot start (check the OPENAI_* and LLM_* settings): %w", err)

@@ -39,6 +39,8 @@ type Config struct {
 	LLMJSONMode   string        // LLM_JSON_MODE: schema or object
 	LLMTimeout    time.Duration // LLM_TIMEOUT_MS
 	LLMOutageMax  time.Duration // LLM_OUTAGE_MAX_MS
+	// LLMMaxPromptChars is LLM_MAX_PROMPT_CHARS.
+	LLMMaxPromptChars int
 
 	GitHubClientID     string   // GITHUB_CLIENT_ID
 	GitHubClientSecret string   // GITHUB_CLIENT_SECRET

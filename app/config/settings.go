@@ -53,6 +53,7 @@ func settings(cfg *Config) []Setting {
 		{"LLM_JSON_MODE", "schema", "schema (strict JSON Schema) or object (for servers without schema support)", false, oneOf(&cfg.LLMJSONMode, "schema", "object")},
 		{"LLM_TIMEOUT_MS", "60000", "timeout of one LLM call in ms", false, millis(&cfg.LLMTimeout, 100, 3_600_000)},
 		{"LLM_OUTAGE_MAX_MS", "900000", "how long a task waits for a model provider that does not answer before it fails, in ms", false, millis(&cfg.LLMOutageMax, 1000, 86_400_000)},
+		{"LLM_MAX_PROMPT_CHARS", "48000", "most characters one LLM request carries; longer conversations lose turns from the middle, marked and counted", false, integer(&cfg.LLMMaxPromptChars, 20_000, 2_000_000)},
 		{"GITHUB_CLIENT_ID", "", "GitHub OAuth app client id (enables GitHub sign-in)", false, text(&cfg.GitHubClientID)},
 		{"GITHUB_CLIENT_SECRET", "", "GitHub OAuth app client secret", true, text(&cfg.GitHubClientSecret)},
 		{"GOOGLE_CLIENT_ID", "", "Google OAuth client id (enables Google sign-in)", false, text(&cfg.GoogleClientID)},

@@ -119,17 +119,32 @@ func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 		return fmt.Errorf("pipeline: Action for cluster %d: %w", c.cluster.Idx, err)
 	}
 	cancel := false
-	if err := r.inTx(ctx, fmt.Sprintf("Action for cluster %d", c.cluster.Idx), func(tx pgx.Tx) error {
-		if err := r.q.InsertTaskAction(ctx, tx, row); err != nil {
+	write := func() error {
+		return r.inTx(ctx, fmt.Sprintf("Action for cluster %d", c.cluster.Idx), func(tx pgx.Tx) error {
+			if err := r.q.InsertTaskAction(ctx, tx, row); err != nil {
+				return err
+			}
+			if row.Status == "done" && res.Adjusted.Any() {
+				if err := r.warn(ctx, tx, StageActions, fmt.Sprintf("cluster %d", c.cluster.Idx),
+					fmt.Sprintf("The Action for the cluster %q: %s", c.cluster.Title, res.Adjusted)); err != nil {
+					return err
+				}
+			}
+			if err := r.addUsage(ctx, tx, StageActions, res.Usage); err != nil {
+				return err
+			}
+			requested, err := r.countUnit(ctx, tx, res.Usage, false)
+			cancel = requested
 			return err
-		}
-		if err := r.addUsage(ctx, tx, StageActions, res.Usage); err != nil {
-			return err
-		}
-		requested, err := r.countUnit(ctx, tx, res.Usage, false)
-		cancel = requested
-		return err
-	}); err != nil {
+		})
+	}
+	err = write()
+	if why, refused := refusedValue(err); refused && row.Status == "done" {
+		r.lease.Logger().Warn("Action failed: it cannot be stored", "stage", StageActions, "unit", c.cluster.Title, "err", err)
+		row.Status, row.Action, row.Error = "failed", nil, "the database refused to store it ("+why+")"
+		err = write()
+	}
+	if err != nil {
 		return err
 	}
 	stored = true

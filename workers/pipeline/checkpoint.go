@@ -25,6 +25,7 @@ type diagnosisCheckpoint struct {
 	pass      analyzer.Pass
 	usage     analyzer.Usage
 	isolated  string // why it could not be diagnosed, when isolated
+	adjusted  analyzer.Adjustments
 	// stored receives the result of the transaction that wrote this checkpoint; nil for
 	// a unit that cost no model call, which does not wait for it.
 	stored chan error
@@ -124,8 +125,27 @@ func (ck *checkpointer) write() {
 	}
 }
 
+// store writes group. When the database refuses a value of it (text it cannot store,
+// such as U+0000), the group is written one checkpoint at a time, and each refused
+// diagnosis is stored as its conversation's isolation instead: one unit's answer never
+// fails the task.
 func (ck *checkpointer) store(group []diagnosisCheckpoint) error {
-	return ck.r.storeCheckpoints(ck.ctx, group)
+	err := ck.r.storeCheckpoints(ck.ctx, group)
+	if _, refused := refusedValue(err); !refused {
+		return err
+	}
+	for _, c := range group {
+		err := ck.r.storeCheckpoints(ck.ctx, []diagnosisCheckpoint{c})
+		if why, refused := refusedValue(err); refused && c.diagnosis != nil {
+			ck.r.lease.Logger().Warn("conversation isolated: its diagnosis cannot be stored", "stage", StageDiagnosis, "unit", c.conv.name(), "err", err)
+			c.diagnosis, c.isolated = nil, "the database refused to store its diagnosis ("+why+")"
+			err = ck.r.storeCheckpoints(ck.ctx, []diagnosisCheckpoint{c})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // storeCheckpoints writes a group of finished conversations in one fenced transaction:
@@ -164,6 +184,15 @@ func (r *run) storeCheckpoints(ctx context.Context, group []diagnosisCheckpoint)
 				return fmt.Errorf("%d of %d conversations were not pending diagnosis any more", len(done.Seqs)-int(row.Stored), len(done.Seqs))
 			}
 			cancel = row.CancelRequested
+		}
+		for _, c := range group {
+			if c.diagnosis == nil || !c.adjusted.Any() {
+				continue
+			}
+			if err := r.warn(ctx, tx, StageDiagnosis, "conversation "+c.conv.name(),
+				fmt.Sprintf("Conversation %s: %s", c.conv.name(), c.adjusted)); err != nil {
+				return err
+			}
 		}
 		for _, c := range group {
 			if c.diagnosis != nil {

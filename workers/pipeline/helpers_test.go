@@ -181,6 +181,10 @@ type probe struct {
 	// instead of calling next.
 	onDiagnose func(ctx context.Context, conv transcript.Conversation) error
 	onAction   func(ctx context.Context, brief analyzer.ClusterBrief) error
+	// changeDiagnosis and changeAction, when set, change what the analyzer answered, as an
+	// analyzer that does not clean its output would answer.
+	changeDiagnosis func(conv transcript.Conversation, d *analyzer.Diagnosis)
+	changeAction    func(a *analyzer.Action)
 
 	mu          sync.Mutex
 	diagnosed   map[string]int // conversation id → calls
@@ -219,7 +223,11 @@ func (p *probe) Diagnose(ctx context.Context, conv transcript.Conversation) (ana
 			return analyzer.Result[analyzer.Diagnosis]{}, err
 		}
 	}
-	return p.next.Diagnose(ctx, conv)
+	res, err := p.next.Diagnose(ctx, conv)
+	if err == nil && p.changeDiagnosis != nil {
+		p.changeDiagnosis(conv, &res.Value)
+	}
+	return res, err
 }
 
 func (p *probe) WriteAction(ctx context.Context, brief analyzer.ClusterBrief) (analyzer.Result[analyzer.Action], error) {
@@ -237,7 +245,11 @@ func (p *probe) WriteAction(ctx context.Context, brief analyzer.ClusterBrief) (a
 			return analyzer.Result[analyzer.Action]{}, err
 		}
 	}
-	return p.next.WriteAction(ctx, brief)
+	res, err := p.next.WriteAction(ctx, brief)
+	if err == nil && p.changeAction != nil {
+		p.changeAction(&res.Value)
+	}
+	return res, err
 }
 
 // diagnoses returns the number of Diagnose calls.

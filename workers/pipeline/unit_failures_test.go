@@ -1,0 +1,96 @@
+package pipeline_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/llm/llmtest"
+	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// TestLLMAnswersWithNULsComplete: a model that puts \u0000 into every text field of
+// every 5th answer, diagnoses and Actions alike, no longer fails the task: the NULs
+// are removed, nothing is isolated, and each unit they touched says how many were
+// removed in a warning.
+func TestLLMAnswersWithNULsComplete(t *testing.T) {
+	t.Parallel()
+	a, srv := llmAnalyzer(t, func(req llmtest.Request, _ int) llmtest.Reply {
+		if req.Seq%5 == 0 {
+			return llmtest.WithNULs(req)
+		}
+		return llmtest.Valid(req)
+	})
+	b := setup(t)
+	id := b.uploadSample(t)
+	task := b.runTask(t, id, a, pipeline.Options{DiagnosisConcurrency: 4})
+	require.Equal(t, "completed", task.Status, task.Error)
+	require.Zero(t, task.Isolated)
+	b.requireUsageCounted(t, task, srv)
+
+	warned := 0
+	for _, w := range b.warnings(t, id) {
+		require.Contains(t, w.Message, "U+0000 characters, which cannot be stored, were removed from the model's answer", w.Message)
+		warned++
+	}
+	require.Equal(t, srv.Stats().Requests/5, warned, "one warning per answer with NULs")
+	rows := b.report(t, id)
+	for _, f := range rows.Findings {
+		require.NotContains(t, f.Title+f.Description, "\x00")
+	}
+}
+
+// TestUnstorableDiagnosisIsolatesItsConversation: an analyzer whose answers hold text
+// PostgreSQL refuses (here U+0000, which the LLM analyzer removes but another analyzer
+// may not) costs those conversations and Actions, each with a warning, never the task.
+func TestUnstorableDiagnosisIsolatesItsConversation(t *testing.T) {
+	t.Parallel()
+	convs := sample(t)
+	bad := map[string]bool{}
+	for i, c := range convs {
+		if i%5 == 0 {
+			bad[c.ID] = true
+		}
+	}
+	p := offlineProbe()
+	p.changeDiagnosis = func(conv transcript.Conversation, d *analyzer.Diagnosis) {
+		if bad[conv.ID] {
+			d.Summary += "\x00"
+		}
+	}
+	p.changeAction = func(a *analyzer.Action) { a.Title += "\x00" }
+	b := setup(t)
+	id := b.uploadSample(t)
+	task := b.runTask(t, id, p, pipeline.Options{DiagnosisConcurrency: 4})
+	require.Equal(t, "partial", task.Status, task.Error)
+	require.Equal(t, int32(len(bad)), task.Isolated)
+
+	isolated := map[string]bool{}
+	for _, c := range b.report(t, id).Conversations {
+		if c.DiagnosisStatus == "isolated" {
+			isolated[c.ExternalID] = true
+			require.Contains(t, c.DiagnosisError, "the database refused to store its diagnosis")
+		}
+	}
+	require.Equal(t, bad, isolated)
+	actionWarnings := 0
+	for _, w := range b.warnings(t, id) {
+		switch w.Stage {
+		case pipeline.StageDiagnosis:
+			require.True(t, bad[strings.TrimPrefix(w.Scope, "conversation ")], w.Scope)
+		case pipeline.StageActions:
+			require.Contains(t, w.Message, "could not be written: the database refused to store it")
+			actionWarnings++
+		}
+	}
+	require.Positive(t, actionWarnings)
+	rows := b.report(t, id)
+	for _, a := range rows.Actions {
+		require.Equal(t, "failed", a.Status)
+		require.True(t, a.Action == nil || json.Valid(a.Action))
+	}
+}
