@@ -56,16 +56,28 @@ func parallel[T any](n int, items iter.Seq2[T, error], stop func() bool, do func
 	return first
 }
 
-// protect calls do, turning a panic into an error: a unit runs on a goroutine of its
-// own, beyond the worker's recover, and one bad conversation must not take the process
-// (and the web server it lives in) down.
+// protect calls do, turning a panic into a *panicError: a unit runs on a goroutine of
+// its own, beyond the worker's recover, and one bad conversation must not take the
+// process (and the web server it lives in) down.
 func protect[T any](do func(T) error, item T) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("pipeline: internal error (%v)\n%s", r, debug.Stack())
+			err = &panicError{value: r, stack: debug.Stack()}
 		}
 	}()
 	return do(item)
+}
+
+// panicError is a recovered panic. Its message, which reaches the task's owner (the
+// task's error, its page, report.md), names the panic in a sentence; the stack is for
+// the server's log only (Pipeline.Run logs it).
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (e *panicError) Error() string {
+	return fmt.Sprintf("pipeline: internal error (%v); the details are in the server's log", e.value)
 }
 
 // sliceItems yields the elements of s, for parallel.

@@ -91,5 +91,10 @@ func TestParallelTurnsAPanicIntoAnError(t *testing.T) {
 		}
 		return nil
 	})
-	require.ErrorContains(t, err, "internal error (bad conversation)")
+	require.ErrorContains(t, err, "internal error (bad conversation); the details are in the server's log")
+	require.NotContains(t, err.Error(), "goroutine", "the stack never reaches the owner")
+	require.NotContains(t, err.Error(), ".go:")
+	var pe *panicError
+	require.ErrorAs(t, err, &pe)
+	require.Contains(t, string(pe.stack), "parallel_test.go", "the stack is kept for the log")
 }

@@ -134,6 +134,9 @@ func (p *Pipeline) Run(ctx context.Context, lease *workers.Lease) (workers.Outco
 		return workers.Outcome{}, r.stopped(ctx, err)
 	}
 	outcome, err := r.stages(ctx)
+	if pe := (*panicError)(nil); errors.As(err, &pe) {
+		lease.Logger().Error("the task stopped on a panic", "panic", pe.value, "stack", string(pe.stack))
+	}
 	var down *providerDownError
 	if errors.As(err, &down) && ctx.Err() == nil {
 		return workers.Outcome{Status: workers.Failed, Error: down.sentence()}, nil
