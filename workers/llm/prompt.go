@@ -36,8 +36,8 @@ const (
 const (
 	maxBriefDescriptions = 8
 	maxBriefExamples     = 10
-	// maxBriefIDRunes bounds a conversation id quoted in a prompt.
-	maxBriefIDRunes = 200
+	// maxIDRunes bounds a conversation id quoted in a prompt.
+	maxIDRunes = 200
 )
 
 // Limits of a repair call, which repeats the prompt with the rejected answer and what
@@ -111,7 +111,7 @@ func (p *prompts) diagnose(conv transcript.Conversation, s *schema, inline bool)
 	policy, policyTurns := policyOf(conv)
 	// The frame is measured with the longest values the transcript's part can take.
 	data := diagnoseData{
-		ID: oneLine(conv.ID, maxBriefIDRunes), PolicyFence: fence(""), Fence: fence(""),
+		ID: oneLine(conv.ID, maxIDRunes), PolicyFence: fence(""), Fence: fence(""),
 		rendered: rendered{Turns: len(conv.Messages), Omitted: len(conv.Messages)},
 	}
 	frame, err := p.render("diagnose_user", data)
@@ -157,7 +157,7 @@ func (p *prompts) action(brief analyzer.ClusterBrief, s *schema, inline bool) ([
 	examples := brief.Examples[:min(len(brief.Examples), maxBriefExamples)]
 	brief.Examples = make([]analyzer.Example, len(examples))
 	for i, e := range examples {
-		e.ConversationID = oneLine(e.ConversationID, maxBriefIDRunes)
+		e.ConversationID = oneLine(e.ConversationID, maxIDRunes)
 		e.FindingTitle = oneLine(e.FindingTitle, analyzer.MaxTitleRunes)
 		e.Quote = oneLine(e.Quote, analyzer.MaxQuoteRunes)
 		brief.Examples[i] = e
