@@ -163,3 +163,23 @@ func TestLLMCancelWhileCallsHang(t *testing.T) {
 	t.Logf("canceled %s after the request", elapsed.Round(time.Millisecond))
 	require.Zero(t, task.FirstPassValid+task.Repaired+task.Isolated, "no hanging call was counted as a result")
 }
+
+// TestLLMNearDuplicateTitlesMakeOneClusterEach: a model that words four problems in
+// sixteen ways, with descriptions naming each conversation, yields four clusters and at
+// most four Actions, not one per wording.
+func TestLLMNearDuplicateTitlesMakeOneClusterEach(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	id := b.uploadSample(t)
+	a, _ := llmAnalyzer(t, func(req llmtest.Request, _ int) llmtest.Reply { return llmtest.NearDuplicates(req) })
+	task := b.runTask(t, id, a, pipeline.Options{DiagnosisConcurrency: 4, ActionConcurrency: 4})
+	require.Equal(t, "completed", task.Status, task.Error)
+	rows := b.report(t, id)
+	require.Len(t, rows.Clusters, len(llmtest.DuplicateProblems()))
+	require.LessOrEqual(t, len(requireRanked(t, rows.Actions)), len(llmtest.DuplicateProblems()))
+	seen := map[string]bool{}
+	for _, c := range rows.Clusters {
+		require.False(t, seen[c.Category], "one cluster per problem: %s", c.Category)
+		seen[c.Category] = true
+	}
+}
