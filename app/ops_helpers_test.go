@@ -170,7 +170,7 @@ func (o *ops) checkReport(t *testing.T, addr string, id uuid.UUID) report.Report
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	var r report.Report
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&r))
-	require.Equal(t, "completed", r.Task.Status, "task %s: %s", id, r.Task.Error)
+	require.EqualValues(t, "completed", r.Task.Status, "task %s: %s", id, r.Task.Error)
 	require.Positive(t, r.Population.Kept)
 	require.Equal(t, r.Population.Kept, r.Population.Analysed, "every kept conversation analysed")
 	require.NotEmpty(t, r.Findings)

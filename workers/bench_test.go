@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/internal/testhandler"
 )
@@ -34,7 +35,7 @@ func BenchmarkWakeLatency(b *testing.B) {
 	started := make(chan time.Time, 1)
 	h := handlerFunc(func(context.Context, *workers.Lease) (workers.Outcome, error) {
 		started <- time.Now()
-		return workers.Outcome{Status: workers.Completed}, nil
+		return workers.Outcome{Status: taskstate.Completed}, nil
 	})
 	bd.startWorker(b, h, workers.Config{Poll: time.Hour})
 	var latencies []time.Duration

@@ -75,7 +75,7 @@ func TestChaos(t *testing.T) {
 			task = b.task(t, id)
 			return task.FinishedAt != nil
 		})
-		require.Equal(t, "completed", task.Status, task.Error)
+		require.EqualValues(t, "completed", task.Status, task.Error)
 		lost += int(task.LostCount)
 		b.units(t, id).doneOnce(t)
 	}

@@ -134,7 +134,7 @@ func (b *bundle) waitStatus(tb testing.TB, id uuid.UUID, timeout time.Duration, 
 	var task dbsqlc.AnalysisTask
 	waitFor(tb, timeout, "status "+status, func() bool {
 		task = b.task(tb, id)
-		return task.Status == status
+		return string(task.Status) == status
 	})
 	return task
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
 )
 
 // Lease is a worker's hold on one claimed task, valid while its fencing token
@@ -29,7 +30,7 @@ type Lease struct {
 	started  time.Time
 
 	mu    sync.Mutex
-	stage string
+	stage taskstate.Stage
 	unit  string
 }
 
@@ -91,7 +92,7 @@ func (l *Lease) beat(ctx, caller context.Context) error {
 
 // Progress records the stage and how many of its units are done; it is a heartbeat
 // as well. The standalone worker prints each new stage.
-func (l *Lease) Progress(ctx context.Context, stage string, done, total int) error {
+func (l *Lease) Progress(ctx context.Context, stage taskstate.Stage, done, total int) error {
 	n, err := l.w.q.SetTaskProgress(ctx, l.w.pool, dbsqlc.SetTaskProgressParams{
 		ID: l.Task.ID, OwnerUserID: l.Task.Owner.UserID(), Attempt: l.Task.Attempt, Now: l.w.now(),
 		Stage: stage, ProgressDone: int32(done), ProgressTotal: int32(total),
@@ -142,7 +143,7 @@ func (l *Lease) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
 
 // Warn stores a warning shown to the task's owner (a unit that failed, something
 // changed on the way), fenced like every write, and logs it.
-func (l *Lease) Warn(ctx context.Context, stage, scope, message string) error {
+func (l *Lease) Warn(ctx context.Context, stage taskstate.Stage, scope, message string) error {
 	err := l.InTx(ctx, func(tx pgx.Tx) error {
 		return l.w.q.InsertTaskWarning(ctx, tx, dbsqlc.InsertTaskWarningParams{
 			TaskID: l.Task.ID, OwnerUserID: l.Task.Owner.UserID(), Stage: stage, Scope: scope, Message: message,
@@ -210,7 +211,7 @@ func (l *Lease) wake() {
 	}
 }
 
-func (l *Lease) currentStage() string {
+func (l *Lease) currentStage() taskstate.Stage {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.stage

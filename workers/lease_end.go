@@ -5,14 +5,15 @@ import (
 	"time"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
 )
 
 // finish ends the task with a terminal status, fenced: a lease lost in the meantime
 // writes nothing. It returns the status, or "" when nothing was written.
-func (l *Lease) finish(ctx context.Context, status Status, message string) string {
+func (l *Lease) finish(ctx context.Context, status taskstate.Status, message string) taskstate.Status {
 	n, err := l.w.q.FinishTask(ctx, l.w.pool, dbsqlc.FinishTaskParams{
 		ID: l.Task.ID, OwnerUserID: l.Task.Owner.UserID(), Attempt: l.Task.Attempt, Now: l.w.now(),
-		Status: string(status), Error: message,
+		Status: status, Error: message,
 	})
 	if err != nil {
 		l.logger.Error("could not save the task's end; another worker takes it over once its heartbeat is stale",
@@ -25,12 +26,12 @@ func (l *Lease) finish(ctx context.Context, status Status, message string) strin
 	elapsed := time.Since(l.started)
 	l.w.cfg.Metrics.TaskDuration.WithLabelValues(string(status)).Observe(elapsed.Seconds())
 	l.logger.Info("task finished", "status", status, "duration", elapsed.Round(time.Millisecond), "message", message)
-	return string(status)
+	return status
 }
 
 // handBack makes the task pending again for another worker to resume at once, fenced;
 // the attempt (fencing token) stays consumed and lost_count is not touched.
-func (l *Lease) handBack(ctx context.Context, afterFailure bool) string {
+func (l *Lease) handBack(ctx context.Context, afterFailure bool) taskstate.Status {
 	var lost int32
 	if afterFailure {
 		lost = 1
@@ -48,12 +49,12 @@ func (l *Lease) handBack(ctx context.Context, afterFailure bool) string {
 	}
 	l.w.cfg.Metrics.HandBacks.Inc()
 	l.logger.Info("task handed back for another worker to resume", l.logAttrs()...)
-	return "pending"
+	return taskstate.Pending
 }
 
 // leaseLost records that another worker holds the task now, or that it ended
 // elsewhere: this worker has written, and writes, nothing more.
-func (l *Lease) leaseLost() string {
+func (l *Lease) leaseLost() taskstate.Status {
 	l.lost.Store(true)
 	l.w.cfg.Metrics.LostLeases.Inc()
 	l.logger.Warn("lease lost: another worker took the task over, or it ended elsewhere; nothing more is written",

@@ -13,6 +13,7 @@ import (
 
 	"github.com/checkup-dev/checkup/db"
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/internal/testhandler"
 )
@@ -47,7 +48,7 @@ func TestFencedOutWorkerWritesNothing(t *testing.T) {
 	require.Equal(t, map[int32]int{1: 2}, units.byAttempt, "nothing written after the takeover")
 	require.Equal(t, 3, units.pending)
 	task := b.task(t, id)
-	require.Equal(t, "running", task.Status)
+	require.EqualValues(t, "running", task.Status)
 	require.EqualValues(t, 2, task.Attempt)
 	require.Equal(t, "b", *task.LeaseOwner)
 }
@@ -85,7 +86,7 @@ func TestStopHandsTaskBackAfterGrace(t *testing.T) {
 	require.NoError(t, a.Stop(context.Background()))
 
 	task := b.task(t, id)
-	require.Equal(t, "pending", task.Status)
+	require.EqualValues(t, "pending", task.Status)
 	require.EqualValues(t, 1, task.Attempt)
 	require.Zero(t, task.LostCount)
 	require.Nil(t, task.LeaseOwner)
@@ -118,7 +119,7 @@ func TestStopLetsUnitInFlightFinish(t *testing.T) {
 	require.NoError(t, a.Stop(context.Background()))
 	units := b.units(t, id)
 	require.Equal(t, map[int32]int{1: 2}, units.byAttempt, "the unit in flight is stored, no new one starts")
-	require.Equal(t, "pending", b.task(t, id).Status)
+	require.EqualValues(t, "pending", b.task(t, id).Status)
 }
 
 func TestTaskLostTooOftenEndsFailed(t *testing.T) {
@@ -135,7 +136,7 @@ func TestTaskLostTooOftenEndsFailed(t *testing.T) {
 	var ran atomic.Bool
 	h := handlerFunc(func(context.Context, *workers.Lease) (workers.Outcome, error) {
 		ran.Store(true)
-		return workers.Outcome{Status: workers.Completed}, nil
+		return workers.Outcome{Status: taskstate.Completed}, nil
 	})
 	b.startWorker(t, h, workers.Config{Stale: time.Hour, Now: func() time.Time { return start.Add(6 * time.Hour) }})
 	task := b.waitStatus(t, id, 5*time.Second, "failed")
@@ -157,7 +158,7 @@ func TestHandlerErrorsFailTheTaskAndTheLoopGoesOn(t *testing.T) {
 		case panicking:
 			panic("boom")
 		}
-		return workers.Outcome{Status: workers.Partial, Error: "2 conversations isolated"}, nil
+		return workers.Outcome{Status: taskstate.Partial, Error: "2 conversations isolated"}, nil
 	})
 	b.startWorker(t, h, workers.Config{})
 	require.Contains(t, b.waitStatus(t, failing, 5*time.Second, "failed").Error, "the handler broke")
@@ -218,7 +219,7 @@ func TestWokenByNotifyNotByPolling(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	h := handlerFunc(func(context.Context, *workers.Lease) (workers.Outcome, error) {
-		return workers.Outcome{Status: workers.Completed}, nil
+		return workers.Outcome{Status: taskstate.Completed}, nil
 	})
 	// Polling once an hour, only the notifications can wake the worker in time; each
 	// task is created after the previous one is done, so the worker has gone idle.
@@ -234,7 +235,7 @@ func TestPollsWithoutListen(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	h := handlerFunc(func(context.Context, *workers.Lease) (workers.Outcome, error) {
-		return workers.Outcome{Status: workers.Completed}, nil
+		return workers.Outcome{Status: taskstate.Completed}, nil
 	})
 	b.startWorker(t, h, workers.Config{Poll: 50 * time.Millisecond, PollOnly: true})
 	id := b.createTask(t, 0, testhandler.Plan{})
@@ -245,7 +246,7 @@ func TestStartAndStopAreSafeTwice(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	h := handlerFunc(func(context.Context, *workers.Lease) (workers.Outcome, error) {
-		return workers.Outcome{Status: workers.Completed}, nil
+		return workers.Outcome{Status: taskstate.Completed}, nil
 	})
 	never := workers.New(b.pool, h, workers.Config{}, testLogger(t))
 	require.NoError(t, never.Stop(context.Background()), "stopping a worker never started")
@@ -269,7 +270,7 @@ func TestRunOne(t *testing.T) {
 	id := b.createTask(t, 2, testhandler.Plan{})
 	status, err := w.RunOne(ctx, id)
 	require.NoError(t, err)
-	require.Equal(t, "completed", status)
+	require.EqualValues(t, "completed", status)
 	b.units(t, id).doneOnce(t)
 
 	_, err = w.RunOne(ctx, id)

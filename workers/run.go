@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"runtime/debug"
 	"time"
 )
@@ -15,9 +16,9 @@ const settleTimeout = 10 * time.Second
 const canceledMessage = "Canceled by its owner."
 
 // run runs one claimed task to its end and settles it. It returns the task's status
-// afterwards: terminal, "pending" when handed back, "" when the lease was lost or the
+// afterwards: terminal, pending when handed back, "" when the lease was lost or the
 // end could not be saved (the task is then taken over once its heartbeat is stale).
-func (w *Worker) run(ctx context.Context, task Task) string {
+func (w *Worker) run(ctx context.Context, task Task) taskstate.Status {
 	w.recordClaim(task)
 	taskCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -27,10 +28,10 @@ func (w *Worker) run(ctx context.Context, task Task) string {
 	switch {
 	case task.LostCount >= int32(w.cfg.MaxAttempts):
 		lease.logger.Error("task failed: its worker was lost too often", "lost_count", task.LostCount, "stage", task.Stage)
-		return w.settleNow(ctx, lease, Failed, fmt.Sprintf(
+		return w.settleNow(ctx, lease, taskstate.Failed, fmt.Sprintf(
 			"Failed: worker lost %d times (TASK_MAX_ATTEMPTS); a task that keeps stopping its worker, or losing its database, is not run again.", task.LostCount))
 	case task.CancelRequested:
-		return w.settleNow(ctx, lease, Canceled, canceledMessage)
+		return w.settleNow(ctx, lease, taskstate.Canceled, canceledMessage)
 	}
 
 	w.current.Store(lease)
@@ -84,7 +85,7 @@ func (w *Worker) callHandler(ctx context.Context, lease *Lease) (outcome Outcome
 
 // settle writes how the task ended, judged by why its context ended (cause), then by
 // what the handler returned. Every error is logged here, once.
-func (w *Worker) settle(ctx context.Context, l *Lease, outcome Outcome, runErr, cause error) string {
+func (w *Worker) settle(ctx context.Context, l *Lease, outcome Outcome, runErr, cause error) taskstate.Status {
 	abrupt := ctx.Err() != nil // Start's context ended: no grace, hand the task back
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
@@ -93,7 +94,7 @@ func (w *Worker) settle(ctx context.Context, l *Lease, outcome Outcome, runErr, 
 	case l.lost.Load() || errors.Is(cause, ErrLeaseLost):
 		return l.leaseLost()
 	case errors.Is(cause, ErrCanceled):
-		return l.finish(ctx, Canceled, canceledMessage)
+		return l.finish(ctx, taskstate.Canceled, canceledMessage)
 	case errors.As(cause, &hb) && transient(hb.err), cause == nil && runErr != nil && transient(runErr):
 		err := runErr
 		if hb != nil {
@@ -103,8 +104,8 @@ func (w *Worker) settle(ctx context.Context, l *Lease, outcome Outcome, runErr, 
 		return l.handBack(ctx, true)
 	case errors.As(cause, &hb):
 		l.logger.Error("task stopped: its heartbeat could not be saved", append(l.logAttrs(), "err", hb.err)...)
-		return l.finish(ctx, Failed, "The task stopped because its progress could not be saved (a database error). Run it again.")
-	case runErr == nil && outcome.Status.terminal():
+		return l.finish(ctx, taskstate.Failed, "The task stopped because its progress could not be saved (a database error). Run it again.")
+	case runErr == nil && outcome.Status.Terminal():
 		return l.finish(ctx, outcome.Status, outcome.Error)
 	case w.isStopping() || abrupt:
 		return l.handBack(ctx, false)
@@ -113,11 +114,11 @@ func (w *Worker) settle(ctx context.Context, l *Lease, outcome Outcome, runErr, 
 		runErr = fmt.Errorf("workers: the handler returned no terminal status (%q)", outcome.Status)
 	}
 	l.logger.Error("task failed", append(l.logAttrs(), "err", runErr)...)
-	return l.finish(ctx, Failed, ownerMessage(runErr))
+	return l.finish(ctx, taskstate.Failed, ownerMessage(runErr))
 }
 
 // settleNow ends a task that is not run at all.
-func (w *Worker) settleNow(ctx context.Context, l *Lease, status Status, message string) string {
+func (w *Worker) settleNow(ctx context.Context, l *Lease, status taskstate.Status, message string) taskstate.Status {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
 	return l.finish(ctx, status, message)

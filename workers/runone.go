@@ -8,14 +8,15 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
 )
 
 // RunOne claims task id and runs it in the foreground, for `app worker --task ID`: to
 // reproduce a problem with one task. The task must be pending, or running with a stale
 // heartbeat (its worker was lost); otherwise RunOne refuses with a sentence saying why.
 // When ctx ends the task is drained and handed back as at Stop. It returns the status
-// the task ended with ("pending" when handed back).
-func (w *Worker) RunOne(ctx context.Context, id uuid.UUID) (string, error) {
+// the task ended with (pending when handed back).
+func (w *Worker) RunOne(ctx context.Context, id uuid.UUID) (taskstate.Status, error) {
 	w.tasks.Add(1)
 	defer w.tasks.Done()
 	base := context.WithoutCancel(ctx)
@@ -48,7 +49,7 @@ func (w *Worker) unclaimable(ctx context.Context, id uuid.UUID) error {
 	}
 	r := rows[0]
 	switch r.Status {
-	case "running":
+	case taskstate.Running:
 		owner := "another worker"
 		if r.LeaseOwner != nil {
 			owner = *r.LeaseOwner
@@ -56,7 +57,7 @@ func (w *Worker) unclaimable(ctx context.Context, id uuid.UUID) error {
 		age := time.Duration(r.HeartbeatAgeMs) * time.Millisecond
 		return fmt.Errorf("task %s is running on %s (attempt %d, heartbeat %s ago); it can be taken over once its heartbeat is older than TASK_STALE_MS (%s): stop that worker, or try again later",
 			id, owner, r.Attempt, age.Round(time.Millisecond), w.cfg.Stale)
-	case "pending":
+	case taskstate.Pending:
 		return fmt.Errorf("task %s was claimed by another worker just now; try again", id)
 	}
 	return fmt.Errorf("task %s has already ended (%s); re-run it from its page to run it again", id, r.Status)

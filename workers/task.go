@@ -10,6 +10,7 @@ import (
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/db/taskstate"
 )
 
 // Handler runs one claimed task; the diagnosis pipeline implements it. Run is called
@@ -29,28 +30,8 @@ type Handler interface {
 // Outcome is how a task ended, as the handler saw it. A nil error with an Outcome
 // finishes the task with that status; Error is the sentence shown to its owner.
 type Outcome struct {
-	Status Status
+	Status taskstate.Status // a terminal one (DESIGN.md §5 step 7)
 	Error  string
-}
-
-// Status is a terminal task status.
-type Status string
-
-// The terminal statuses a handler may return (DESIGN.md §5 step 7).
-const (
-	Completed        Status = "completed"
-	Partial          Status = "partial"
-	InsufficientData Status = "insufficient_data"
-	Failed           Status = "failed"
-	Canceled         Status = "canceled"
-)
-
-func (s Status) terminal() bool {
-	switch s {
-	case Completed, Partial, InsufficientData, Failed, Canceled:
-		return true
-	}
-	return false
 }
 
 var (
@@ -81,8 +62,8 @@ type Task struct {
 	ID    uuid.UUID
 	Owner store.Owner
 	Title string
-	// Stage is where an earlier attempt got to ("queued" on a first run).
-	Stage string
+	// Stage is where an earlier attempt got to (taskstate.Queued on a first run).
+	Stage taskstate.Stage
 	// Attempt is the lease's fencing token: every claim increments it and no claim
 	// ever reuses one, so a write carrying an older token matches no row.
 	Attempt int32

@@ -103,7 +103,7 @@ func (b *bundle) waitFinished(t *testing.T, id uuid.UUID) string {
 		task, err := store.New(b.pool).Task(context.Background(), id, b.client.Owner())
 		require.NoError(t, err)
 		if task.FinishedAt != nil {
-			return task.Status
+			return string(task.Status)
 		}
 		require.True(t, time.Now().Before(deadline), "the task did not finish; it is %s at %s", task.Status, task.Stage)
 		time.Sleep(20 * time.Millisecond)

@@ -9,11 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
 )
-
-// statuses is the task status vocabulary: every one is reported, zeros included, so a
-// series never vanishes when its last task moves on.
-var statuses = []string{"pending", "running", "completed", "partial", "insufficient_data", "failed", "canceled"}
 
 // taskCollector reports the tasks by status and the queue's depth, read with one
 // GROUP BY at scrape time: the numbers are the database's, the same whichever
@@ -51,15 +48,17 @@ func (c *taskCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.NewInvalidMetric(c.tasks, err)
 		return
 	}
-	counts := map[string]int64{}
+	counts := map[taskstate.Status]int64{}
 	var stale int64
 	for _, r := range rows {
 		counts[r.Status] = r.Tasks
 		stale += r.Stale
 	}
-	for _, s := range statuses {
-		ch <- prometheus.MustNewConstMetric(c.tasks, prometheus.GaugeValue, float64(counts[s]), s)
+	// Every status is reported, zeros included, so a series never vanishes when its
+	// last task moves on.
+	for _, s := range taskstate.Statuses() {
+		ch <- prometheus.MustNewConstMetric(c.tasks, prometheus.GaugeValue, float64(counts[s]), string(s))
 	}
-	ch <- prometheus.MustNewConstMetric(c.queue, prometheus.GaugeValue, float64(counts["pending"]), "pending")
+	ch <- prometheus.MustNewConstMetric(c.queue, prometheus.GaugeValue, float64(counts[taskstate.Pending]), string(taskstate.Pending))
 	ch <- prometheus.MustNewConstMetric(c.queue, prometheus.GaugeValue, float64(stale), "stale_running")
 }

@@ -100,7 +100,7 @@ func Build(rows store.ReportRows, now time.Time) (Report, error) {
 
 func buildTask(t dbsqlc.AnalysisTask) Task {
 	task := Task{
-		ID: t.ID.String(), Title: t.Title, Status: t.Status, Terminal: Terminal(t.Status), Stage: t.Stage,
+		ID: t.ID.String(), Title: t.Title, Status: t.Status, Terminal: t.Status.Terminal(), Stage: t.Stage,
 		Error: t.Error, ProgressDone: int(t.ProgressDone), ProgressTotal: int(t.ProgressTotal),
 		Attempt: int(t.Attempt), LostCount: int(t.LostCount), Resumed: t.LostCount > 0 || t.Attempt > 1,
 		CreatedAt: t.CreatedAt.UTC(), StartedAt: utc(t.ClaimedAt), FinishedAt: utc(t.FinishedAt),

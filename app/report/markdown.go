@@ -71,7 +71,7 @@ func (m mdWriter) inShort(r Report) {
 
 func (m mdWriter) header(r Report) {
 	t := r.Task
-	m.p("Checkup diagnosis · %s · %s · generated %s", StatusLabel(t.Status), analysisLabel(r.Analysis), mdTime(r.GeneratedAt))
+	m.p("Checkup diagnosis · %s · %s · generated %s", t.Status.Label(), analysisLabel(r.Analysis), mdTime(r.GeneratedAt))
 	m.p("")
 	if e := StatusExplanation(t.Status); e != "" {
 		m.p("%s", e)
@@ -82,7 +82,7 @@ func (m mdWriter) header(r Report) {
 		m.p("")
 	}
 	if !t.Terminal {
-		m.p("This diagnosis is still running (%s, %d of %d done); the figures below will change.", StageLabel(t.Stage), t.ProgressDone, t.ProgressTotal)
+		m.p("This diagnosis is still running (%s, %d of %d done); the figures below will change.", t.Stage.Label(), t.ProgressDone, t.ProgressTotal)
 		m.p("")
 	}
 	m.p("## In numbers")
@@ -231,7 +231,7 @@ func (m mdWriter) warnings(r Report) {
 		if w.Scope != "" {
 			scope = " (" + mdText(w.Scope) + ")"
 		}
-		m.p("- %s%s: %s", StageLabel(w.Stage), scope, mdText(w.Message))
+		m.p("- %s%s: %s", w.Stage.Label(), scope, mdText(w.Message))
 	}
 	if more := r.WarningCount - len(r.Warnings); more > 0 {
 		m.p("- … and %d more", more)

@@ -9,7 +9,11 @@
 // needs a new SchemaVersion.
 package report
 
-import "time"
+import (
+	"time"
+
+	"github.com/checkup-dev/checkup/db/taskstate"
+)
 
 // SchemaVersion is the version of report.json's schema, written as schema_version.
 const SchemaVersion = 1
@@ -38,27 +42,27 @@ type Report struct {
 
 // Task is the task's identity, state and source.
 type Task struct {
-	ID                string     `json:"id"`
-	Title             string     `json:"title"`
-	Status            string     `json:"status"`
-	Terminal          bool       `json:"terminal"`
-	Stage             string     `json:"stage"`
-	Error             string     `json:"error"`
-	ProgressDone      int        `json:"progress_done"`
-	ProgressTotal     int        `json:"progress_total"`
-	Attempt           int        `json:"attempt"`
-	LostCount         int        `json:"lost_count"`
-	Resumed           bool       `json:"resumed"`
-	CreatedAt         time.Time  `json:"created_at"`
-	StartedAt         *time.Time `json:"started_at"`
-	FinishedAt        *time.Time `json:"finished_at"`
-	CancelRequestedAt *time.Time `json:"cancel_requested_at"`
-	ProviderDownSince *time.Time `json:"provider_down_since"`
-	SourceFilename    string     `json:"source_filename"`
-	SourceFormat      string     `json:"source_format"`
-	SourceBytes       int64      `json:"source_bytes"`
-	ConversationCount int        `json:"conversation_count"`
-	RerunOf           string     `json:"rerun_of"`
+	ID                string           `json:"id"`
+	Title             string           `json:"title"`
+	Status            taskstate.Status `json:"status"`
+	Terminal          bool             `json:"terminal"`
+	Stage             taskstate.Stage  `json:"stage"`
+	Error             string           `json:"error"`
+	ProgressDone      int              `json:"progress_done"`
+	ProgressTotal     int              `json:"progress_total"`
+	Attempt           int              `json:"attempt"`
+	LostCount         int              `json:"lost_count"`
+	Resumed           bool             `json:"resumed"`
+	CreatedAt         time.Time        `json:"created_at"`
+	StartedAt         *time.Time       `json:"started_at"`
+	FinishedAt        *time.Time       `json:"finished_at"`
+	CancelRequestedAt *time.Time       `json:"cancel_requested_at"`
+	ProviderDownSince *time.Time       `json:"provider_down_since"`
+	SourceFilename    string           `json:"source_filename"`
+	SourceFormat      string           `json:"source_format"`
+	SourceBytes       int64            `json:"source_bytes"`
+	ConversationCount int              `json:"conversation_count"`
+	RerunOf           string           `json:"rerun_of"`
 }
 
 // Analysis says what produced the report. It is empty until a worker starts the task.
@@ -84,10 +88,10 @@ type Usage struct {
 
 // StageUsage is the spend of one stage.
 type StageUsage struct {
-	Stage            string `json:"stage"`
-	Calls            int    `json:"calls"`
-	PromptTokens     int64  `json:"prompt_tokens"`
-	CompletionTokens int64  `json:"completion_tokens"`
+	Stage            taskstate.Stage `json:"stage"`
+	Calls            int             `json:"calls"`
+	PromptTokens     int64           `json:"prompt_tokens"`
+	CompletionTokens int64           `json:"completion_tokens"`
 }
 
 // Reliability counts how the analyzer's answers became valid.
@@ -215,10 +219,10 @@ type Cluster struct {
 
 // Warning is something that went wrong without stopping the task.
 type Warning struct {
-	Stage     string    `json:"stage"`
-	Scope     string    `json:"scope"`
-	Message   string    `json:"message"`
-	CreatedAt time.Time `json:"created_at"`
+	Stage     taskstate.Stage `json:"stage"`
+	Scope     string          `json:"scope"`
+	Message   string          `json:"message"`
+	CreatedAt time.Time       `json:"created_at"`
 }
 
 // Finding is one problem the analyzer saw in one conversation.

@@ -58,7 +58,7 @@ func TestReportJSONFromStoredRows(t *testing.T) {
 
 	var r report.Report
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &r))
-	require.Equal(t, "completed", r.Task.Status)
+	require.EqualValues(t, "completed", r.Task.Status)
 	require.True(t, r.Task.Terminal)
 	require.True(t, r.Task.Resumed, "attempt 2 after a lost worker")
 	require.Len(t, r.Actions, b.inserted.Actions)
@@ -203,7 +203,7 @@ func TestRunningTaskReport(t *testing.T) {
 	require.NoError(t, err)
 	r, err := report.Build(rows, time.Now())
 	require.NoError(t, err)
-	require.Equal(t, "running", r.Task.Status)
+	require.EqualValues(t, "running", r.Task.Status)
 	require.False(t, r.Task.Terminal)
 	require.Empty(t, r.Findings, "the page read leaves findings out")
 	require.Len(t, r.Actions, 2)

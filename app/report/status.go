@@ -1,75 +1,27 @@
 package report
 
-import "strings"
+import (
+	"strings"
 
-// Terminal reports whether a task in status has finished for good: nothing will
-// change it any more, so pages stop polling.
-func Terminal(status string) bool {
-	switch status {
-	case "pending", "running":
-		return false
-	}
-	return true
-}
-
-// StatusLabel is a task status in words for people.
-func StatusLabel(status string) string {
-	switch status {
-	case "pending":
-		return "Waiting to start"
-	case "running":
-		return "Running"
-	case "completed":
-		return "Completed"
-	case "partial":
-		return "Completed with gaps"
-	case "insufficient_data":
-		return "Not enough data"
-	case "failed":
-		return "Failed"
-	case "canceled":
-		return "Canceled"
-	}
-	return humanize(status)
-}
+	"github.com/checkup-dev/checkup/db/taskstate"
+)
 
 // StatusExplanation is one sentence on what a status means for the reader, or empty
 // when the label says it all.
-func StatusExplanation(status string) string {
+func StatusExplanation(status taskstate.Status) string {
 	switch status {
-	case "pending":
+	case taskstate.Pending:
 		return "Waiting for a worker to pick it up; this usually takes a few seconds."
-	case "partial":
+	case taskstate.Partial:
 		return "Finished, but some conversations could not be diagnosed; they are left out of the results below."
-	case "insufficient_data":
+	case taskstate.InsufficientData:
 		return "Too few usable conversations were left after the quality checks to say anything reliable. Upload more conversations and start a new diagnosis."
-	case "failed":
+	case taskstate.Failed:
 		return "The diagnosis stopped because of an error."
-	case "canceled":
+	case taskstate.Canceled:
 		return "Canceled before it finished; whatever was done before is shown below."
 	}
 	return ""
-}
-
-// StageLabel is a pipeline stage (workers/pipeline's Stage names) in words for people.
-func StageLabel(stage string) string {
-	switch stage {
-	case "queued":
-		return "Queued"
-	case "quality":
-		return "Quality checks"
-	case "risk":
-		return "Risk screening"
-	case "diagnosis":
-		return "Diagnosing conversations"
-	case "clustering":
-		return "Grouping findings into issues"
-	case "actions":
-		return "Writing Actions"
-	case "finishing":
-		return "Finishing"
-	}
-	return humanize(stage)
 }
 
 // humanize turns an unknown identifier into words: "some_thing" → "Some thing".

@@ -75,7 +75,7 @@ func TestTaskPageInBrowser(t *testing.T) {
 	require.NoError(t, err)
 
 	r := downloadReport(t, ctx)
-	require.Equal(t, "completed", r.Task.Status)
+	require.EqualValues(t, "completed", r.Task.Status)
 	require.Len(t, r.Actions, len(ranks))
 	for i, a := range r.Actions {
 		require.Equal(t, ranks[i], itoa(a.Rank), "report.json ranks match the page")

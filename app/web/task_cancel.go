@@ -7,6 +7,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/web/flash"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/views/components"
 )
 
@@ -22,9 +23,9 @@ func (s *Server) taskCancel(c echo.Context) error {
 		return taskError(err)
 	}
 	switch status {
-	case "canceled":
+	case taskstate.Canceled:
 		flash.Set(c, "The diagnosis is canceled.")
-	case "running":
+	case taskstate.Running:
 		flash.Set(c, "Cancel requested: the diagnosis stops after the step in progress.")
 	default:
 		flash.Set(c, "This diagnosis had already finished, so there was nothing to cancel.")

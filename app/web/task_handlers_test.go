@@ -113,7 +113,7 @@ func TestProgressPollsUntilTerminalThenSwapsInResults(t *testing.T) {
 
 	var running report.Report
 	require.NoError(t, json.Unmarshal([]byte(authtest.Body(t, b.alice.Get(t, base+"/report.json"))), &running))
-	require.Equal(t, "running", running.Task.Status, "report.json is there while the task runs, with its status")
+	require.EqualValues(t, "running", running.Task.Status, "report.json is there while the task runs, with its status")
 	require.False(t, running.Task.Terminal)
 
 	_, err := b.pool.Exec(t.Context(), `UPDATE analysis_task SET status = 'completed', finished_at = now() WHERE id = $1`, task.ID)

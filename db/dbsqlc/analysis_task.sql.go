@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -75,7 +76,7 @@ type ClaimTaskRow struct {
 	ID                uuid.UUID
 	OwnerUserID       int64
 	Title             string
-	Stage             string
+	Stage             taskstate.Stage
 	Attempt           int32
 	LostCount         int32
 	Config            json.RawMessage
@@ -158,7 +159,7 @@ type ClaimTaskByIDRow struct {
 	ID                uuid.UUID
 	OwnerUserID       int64
 	Title             string
-	Stage             string
+	Stage             taskstate.Stage
 	Attempt           int32
 	LostCount         int32
 	Config            json.RawMessage
@@ -258,7 +259,7 @@ WHERE id = $4 AND owner_user_id = $5 AND attempt = $6 AND status = 'running'
 `
 
 type FinishTaskParams struct {
-	Status      string
+	Status      taskstate.Status
 	Error       string
 	Now         *time.Time
 	ID          uuid.UUID
@@ -389,7 +390,7 @@ type MaintenanceTaskStateParams struct {
 }
 
 type MaintenanceTaskStateRow struct {
-	Status         string
+	Status         taskstate.Status
 	LeaseOwner     *string
 	Attempt        int32
 	HeartbeatAgeMs int64
@@ -439,7 +440,7 @@ type RequestTaskCancelParams struct {
 }
 
 type RequestTaskCancelRow struct {
-	Status   string
+	Status   taskstate.Status
 	Notified string
 }
 
@@ -498,7 +499,7 @@ WHERE id = $5 AND owner_user_id = $6 AND attempt = $7 AND status = 'running'
 `
 
 type SetTaskProgressParams struct {
-	Stage         string
+	Stage         taskstate.Stage
 	ProgressDone  int32
 	ProgressTotal int32
 	Now           *time.Time

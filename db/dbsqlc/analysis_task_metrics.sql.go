@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -28,7 +29,7 @@ type MaintenanceTaskCountsParams struct {
 }
 
 type MaintenanceTaskCountsRow struct {
-	Status string
+	Status taskstate.Status
 	Tasks  int64
 	Stale  int64
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/google/uuid"
 )
 
@@ -204,7 +205,7 @@ WHERE id = $4 AND owner_user_id = $5 AND attempt = $6 AND status = 'running'
 `
 
 type SetTaskStageParams struct {
-	Stage         string
+	Stage         taskstate.Stage
 	ProgressDone  int32
 	ProgressTotal int32
 	ID            uuid.UUID

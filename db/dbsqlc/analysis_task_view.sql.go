@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/google/uuid"
 )
 
@@ -43,8 +44,8 @@ type GetAnalysisProgressParams struct {
 
 type GetAnalysisProgressRow struct {
 	ID                uuid.UUID
-	Status            string
-	Stage             string
+	Status            taskstate.Status
+	Stage             taskstate.Stage
 	ProgressDone      int32
 	ProgressTotal     int32
 	Attempt           int32
@@ -148,8 +149,8 @@ type ListAnalysisTasksParams struct {
 type ListAnalysisTasksRow struct {
 	ID                uuid.UUID
 	Title             string
-	Status            string
-	Stage             string
+	Status            taskstate.Status
+	Stage             taskstate.Stage
 	ProgressDone      int32
 	ProgressTotal     int32
 	Attempt           int32

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/google/uuid"
 )
 
@@ -15,8 +16,8 @@ type AnalysisTask struct {
 	ID                uuid.UUID
 	OwnerUserID       int64
 	Title             string
-	Status            string
-	Stage             string
+	Status            taskstate.Status
+	Stage             taskstate.Stage
 	ProgressDone      int32
 	ProgressTotal     int32
 	Attempt           int32
@@ -155,7 +156,7 @@ type TaskFinding struct {
 type TaskUsage struct {
 	TaskID           uuid.UUID
 	OwnerUserID      int64
-	Stage            string
+	Stage            taskstate.Stage
 	Calls            int32
 	PromptTokens     int64
 	CompletionTokens int64
@@ -165,7 +166,7 @@ type TaskWarning struct {
 	ID          int64
 	TaskID      uuid.UUID
 	OwnerUserID int64
-	Stage       string
+	Stage       taskstate.Stage
 	Scope       string
 	Message     string
 	CreatedAt   time.Time

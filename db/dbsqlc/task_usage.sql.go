@@ -8,6 +8,7 @@ package dbsqlc
 import (
 	"context"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/google/uuid"
 )
 
@@ -24,7 +25,7 @@ WHERE u.owner_user_id = excluded.owner_user_id
 `
 
 type AddTaskUsageParams struct {
-	Stage            string
+	Stage            taskstate.Stage
 	Calls            int32
 	PromptTokens     int64
 	CompletionTokens int64

@@ -8,6 +8,7 @@ package dbsqlc
 import (
 	"context"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/google/uuid"
 )
 
@@ -19,7 +20,7 @@ VALUES ($1, $2, $3, $4, $5)
 type InsertTaskWarningParams struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
-	Stage       string
+	Stage       taskstate.Stage
 	Scope       string
 	Message     string
 }

@@ -4,14 +4,15 @@ import (
 	"time"
 
 	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/db/taskstate"
 )
 
 // Progress is what the live progress shows about a task. The polling fragment fills it
 // from one indexed query; the full page from the report.
 type Progress struct {
 	TaskID          string
-	Status          string
-	Stage           string
+	Status          taskstate.Status
+	Stage           taskstate.Stage
 	Done, Total     int
 	Attempt         int
 	LostCount       int
@@ -30,7 +31,7 @@ func ProgressOf(t report.Task) Progress {
 }
 
 // Terminal reports whether the task has finished, so polling stops.
-func (p Progress) Terminal() bool { return report.Terminal(p.Status) }
+func (p Progress) Terminal() bool { return p.Status.Terminal() }
 
 // Percent is the share of the current stage done, 0..100.
 func (p Progress) Percent() int {

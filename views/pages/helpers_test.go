@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/views/layout"
 )
 
@@ -42,7 +43,7 @@ func sampleReport(status string) report.Report {
 	started := created.Add(time.Minute)
 	r := report.Report{
 		SchemaVersion: 1,
-		Task: report.Task{ID: taskID, Title: "Support bot, March", Status: status, Terminal: report.Terminal(status),
+		Task: report.Task{ID: taskID, Title: "Support bot, March", Status: taskstate.Status(status), Terminal: taskstate.Status(status).Terminal(),
 			Stage: "diagnosis", ProgressDone: 37, ProgressTotal: 100, Attempt: 1, CreatedAt: created, StartedAt: &started,
 			ConversationCount: 100, SourceFilename: "export.jsonl"},
 		Analysis:    report.Analysis{Analyzer: "offline", Label: "offline analysis", Offline: true},

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
 )
@@ -99,12 +100,12 @@ func TestTaskPageSaysWhenResumed(t *testing.T) {
 
 func TestProgressFragmentStopsPollingWhenTerminal(t *testing.T) {
 	t.Parallel()
-	for _, status := range []string{"completed", "partial", "insufficient_data", "failed", "canceled"} {
+	for _, status := range []taskstate.Status{taskstate.Completed, taskstate.Partial, taskstate.InsufficientData, taskstate.Failed, taskstate.Canceled} {
 		doc, _ := render(t, components.TaskProgress(components.Progress{TaskID: taskID, Status: status}))
 		require.Zero(t, doc.Find("[hx-trigger]").Length(), status)
 		require.Zero(t, doc.Find("[hx-get]").Length(), status)
 	}
-	for _, status := range []string{"pending", "running"} {
+	for _, status := range []taskstate.Status{taskstate.Pending, taskstate.Running} {
 		doc, _ := render(t, components.TaskProgress(components.Progress{TaskID: taskID, Status: status}))
 		require.Equal(t, "every 2s", testid(doc, "task-progress").AttrOr("hx-trigger", ""), status)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/cluster"
 	"github.com/checkup-dev/checkup/workers/textmatch"
 
@@ -40,7 +41,7 @@ type candidate struct {
 // heartbeat (or a checkpoint) that cannot be persisted. A resumed task skips the
 // candidates already stored, and the whole stage once it was ranked.
 func (r *run) actions(ctx context.Context, clusters []cluster.Cluster) error {
-	if r.state.Stage == StageFinishing {
+	if r.state.Stage == taskstate.Finishing {
 		return nil
 	}
 	selected := cluster.SelectCandidates(clusters)
@@ -65,7 +66,7 @@ func (r *run) actions(ctx context.Context, clusters []cluster.Cluster) error {
 	if err := r.briefs(ctx, pending); err != nil {
 		return err
 	}
-	if err := r.lease.Progress(ctx, StageActions, len(done), len(selected)); err != nil {
+	if err := r.lease.Progress(ctx, taskstate.Actions, len(done), len(selected)); err != nil {
 		return err
 	}
 	err = parallel(r.p.opt.ActionConcurrency, sliceItems(pending), r.stopping(ctx),
@@ -95,7 +96,7 @@ func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 	r.lease.Unit(fmt.Sprintf("cluster %d %q", c.cluster.Idx, c.cluster.Title))
 	stored := false
 	defer func() { r.unitEnded(ctx, stored, &err) }()
-	res, aerr, stop := throughOutage(ctx, r.outage, StageActions, func() (analyzer.Result[analyzer.Action], error) {
+	res, aerr, stop := throughOutage(ctx, r.outage, string(taskstate.Actions), func() (analyzer.Result[analyzer.Action], error) {
 		return r.p.analyzer.WriteAction(ctx, c.brief)
 	})
 	if ctx.Err() != nil {
@@ -114,7 +115,7 @@ func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 	}
 	if aerr != nil {
 		row.Status, row.Error = "failed", textmatch.ClipQuote(aerr.Error(), errorRunes)
-		r.lease.Logger().Warn("Action failed", "stage", StageActions, "unit", c.cluster.Title, "err", aerr)
+		r.lease.Logger().Warn("Action failed", "stage", taskstate.Actions, "unit", c.cluster.Title, "err", aerr)
 	} else if row.Action, err = json.Marshal(a); err != nil {
 		return fmt.Errorf("pipeline: Action for cluster %d: %w", c.cluster.Idx, err)
 	}
@@ -125,12 +126,12 @@ func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 				return err
 			}
 			if row.Status == "done" && res.Adjusted.Any() {
-				if err := r.warn(ctx, tx, StageActions, fmt.Sprintf("cluster %d", c.cluster.Idx),
+				if err := r.warn(ctx, tx, taskstate.Actions, fmt.Sprintf("cluster %d", c.cluster.Idx),
 					fmt.Sprintf("The Action for the cluster %q: %s", c.cluster.Title, res.Adjusted)); err != nil {
 					return err
 				}
 			}
-			if err := r.addUsage(ctx, tx, StageActions, res.Usage); err != nil {
+			if err := r.addUsage(ctx, tx, taskstate.Actions, res.Usage); err != nil {
 				return err
 			}
 			requested, err := r.countUnit(ctx, tx, res.Usage, false)
@@ -140,7 +141,7 @@ func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 	}
 	err = write()
 	if why, refused := refusedValue(err); refused && row.Status == "done" {
-		r.lease.Logger().Warn("Action failed: it cannot be stored", "stage", StageActions, "unit", c.cluster.Title, "err", err)
+		r.lease.Logger().Warn("Action failed: it cannot be stored", "stage", taskstate.Actions, "unit", c.cluster.Title, "err", err)
 		row.Status, row.Action, row.Error = "failed", nil, "the database refused to store it ("+why+")"
 		err = write()
 	}
@@ -249,12 +250,12 @@ func (r *run) rankActions(ctx context.Context, selected []cluster.Cluster) error
 				continue
 			}
 			c := selected[a.CandidateIndex]
-			if err := r.warn(ctx, tx, StageActions, fmt.Sprintf("cluster %d", c.Idx), fmt.Sprintf(
+			if err := r.warn(ctx, tx, taskstate.Actions, fmt.Sprintf("cluster %d", c.Idx), fmt.Sprintf(
 				"The Action for the %s cluster %q (%d conversations, %d findings) could not be written: %s",
 				c.Type, c.Title, c.Conversations(), c.FindingCount, a.Error)); err != nil {
 				return err
 			}
 		}
-		return r.setStage(ctx, tx, StageFinishing, 0, 1)
+		return r.setStage(ctx, tx, taskstate.Finishing, 0, 1)
 	})
 }

@@ -14,6 +14,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/pipeline"
@@ -44,7 +45,7 @@ func TestActionFailuresAreIsolated(t *testing.T) {
 		return nil
 	}
 	task := b.runTask(t, id, p, pipeline.Options{ActionConcurrency: 4})
-	require.Equal(t, "partial", task.Status)
+	require.EqualValues(t, "partial", task.Status)
 	rows := b.report(t, id)
 	require.Contains(t, task.Error, fmt.Sprintf("2 of %d Actions could not be written", len(rows.Actions)))
 
@@ -63,7 +64,7 @@ func TestActionFailuresAreIsolated(t *testing.T) {
 
 	var warned []string
 	for _, w := range b.warnings(t, id) {
-		if w.Stage == pipeline.StageActions {
+		if w.Stage == taskstate.Actions {
 			warned = append(warned, w.Message)
 		}
 	}
@@ -83,7 +84,7 @@ func TestActionRanksIgnoreCompletionOrder(t *testing.T) {
 	serial := setup(t)
 	serialID := serial.uploadSample(t)
 	sp := offlineProbe()
-	require.Equal(t, "completed", serial.runTask(t, serialID, sp, pipeline.Options{ActionConcurrency: 1}).Status)
+	require.EqualValues(t, "completed", serial.runTask(t, serialID, sp, pipeline.Options{ActionConcurrency: 1}).Status)
 
 	b := setup(t)
 	id := b.uploadSample(t)
@@ -99,7 +100,7 @@ func TestActionRanksIgnoreCompletionOrder(t *testing.T) {
 		return nil
 	}
 	task := b.runTask(t, id, p, pipeline.Options{ActionConcurrency: 4})
-	require.Equal(t, "completed", task.Status, task.Error)
+	require.EqualValues(t, "completed", task.Status, task.Error)
 	require.NotEqual(t, sp.completions, p.completions, "the calls finished in another order")
 	require.Equal(t, requireRanked(t, serial.report(t, serialID).Actions), requireRanked(t, b.report(t, id).Actions))
 	require.Equal(t, serial.resultOf(t, serialID), b.resultOf(t, id))
@@ -140,13 +141,13 @@ func TestConcurrencyCap(t *testing.T) {
 			task := b.runTask(t, id, p, pipeline.Options{
 				ActionConcurrency: tc.setting, DiagnosisConcurrency: tc.want, SettingWarnings: tc.corrected,
 			})
-			require.Equal(t, "completed", task.Status, task.Error)
+			require.EqualValues(t, "completed", task.Status, task.Error)
 			require.Equal(t, int32(tc.want), p.peak.Load(), "Action calls in flight")
 			require.Equal(t, int32(tc.want), p.diagPeak.Load(), "diagnosis calls in flight")
 			require.Equal(t, tc.want, storedConfig(t, task).ActionConcurrency)
 			var warnings []string
 			for _, w := range b.warnings(t, id) {
-				require.Equal(t, "settings", w.Stage)
+				require.EqualValues(t, "settings", w.Stage)
 				require.Equal(t, "ACTION_CONCURRENCY", w.Scope)
 				warnings = append(warnings, w.Message)
 			}
@@ -213,7 +214,7 @@ func TestHeartbeatThatCannotBePersistedFailsTheTask(t *testing.T) {
 	w.Start(context.Background())
 	t.Cleanup(func() { require.NoError(t, w.Stop(context.Background())) })
 	task := b.waitTerminal(t, id, time.Minute)
-	require.Equal(t, "failed", task.Status)
+	require.EqualValues(t, "failed", task.Status)
 	require.Contains(t, task.Error, "could not be saved")
 	require.Equal(t, 2, p.actionCalls(), "no cluster starts after the refresh failed")
 	rows := b.report(t, id)

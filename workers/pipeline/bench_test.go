@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/llm/llmtest"
@@ -36,7 +37,7 @@ func runTasks(b *testing.B, a analyzer.Analyzer, opt pipeline.Options, n int) ta
 			b.Fatal("the task did not finish")
 		}
 		task := bb.task(b, id)
-		require.Equal(b, "completed", task.Status, task.Error)
+		require.EqualValues(b, "completed", task.Status, task.Error)
 		if i == 0 {
 			meter.reset() // the warm-up opened the pool's connections and prepared its statements
 		}
@@ -53,8 +54,8 @@ func reportFigures(b *testing.B, f taskFigures) {
 	b.ReportMetric(float64(f.pgCPU.Microseconds())/1000, "pg-cpu-ms/task")
 	b.ReportMetric(f.statements, "statements/task")
 	b.ReportMetric(f.roundTrips, "roundtrips/task")
-	for _, s := range []string{"claimed", pipeline.StageQuality, pipeline.StageRisk, pipeline.StageDiagnosis,
-		pipeline.StageClustering, pipeline.StageActions, pipeline.StageFinishing} {
+	for _, s := range []string{"claimed", string(taskstate.Quality), string(taskstate.Risk), string(taskstate.Diagnosis),
+		string(taskstate.Clustering), string(taskstate.Actions), string(taskstate.Finishing)} {
 		b.ReportMetric(float64(f.stages[s].Microseconds())/1000, s+"-ms")
 	}
 }
@@ -102,7 +103,7 @@ func BenchmarkLLMSample(b *testing.B) {
 	const latency = 200 * time.Millisecond
 	b.StopTimer()
 	off := runTasks(b, offline.New(offline.Options{}), pipeline.Options{}, 3)
-	offModel := off.stages[pipeline.StageDiagnosis] + off.stages[pipeline.StageActions]
+	offModel := off.stages[string(taskstate.Diagnosis)] + off.stages[string(taskstate.Actions)]
 	b.StartTimer()
 
 	a, srv := llmAnalyzer(b, func(req llmtest.Request, _ int) llmtest.Reply {

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
@@ -137,7 +138,7 @@ func (ck *checkpointer) store(group []diagnosisCheckpoint) error {
 	for _, c := range group {
 		err := ck.r.storeCheckpoints(ck.ctx, []diagnosisCheckpoint{c})
 		if why, refused := refusedValue(err); refused && c.diagnosis != nil {
-			ck.r.lease.Logger().Warn("conversation isolated: its diagnosis cannot be stored", "stage", StageDiagnosis, "unit", c.conv.name(), "err", err)
+			ck.r.lease.Logger().Warn("conversation isolated: its diagnosis cannot be stored", "stage", taskstate.Diagnosis, "unit", c.conv.name(), "err", err)
 			c.diagnosis, c.isolated = nil, "the database refused to store its diagnosis ("+why+")"
 			err = ck.r.storeCheckpoints(ck.ctx, []diagnosisCheckpoint{c})
 		}
@@ -189,7 +190,7 @@ func (r *run) storeCheckpoints(ctx context.Context, group []diagnosisCheckpoint)
 			if c.diagnosis == nil || !c.adjusted.Any() {
 				continue
 			}
-			if err := r.warn(ctx, tx, StageDiagnosis, "conversation "+c.conv.name(),
+			if err := r.warn(ctx, tx, taskstate.Diagnosis, "conversation "+c.conv.name(),
 				fmt.Sprintf("Conversation %s: %s", c.conv.name(), c.adjusted)); err != nil {
 				return err
 			}
@@ -204,7 +205,7 @@ func (r *run) storeCheckpoints(ctx context.Context, group []diagnosisCheckpoint)
 			}
 			cancel = cancel || requested
 		}
-		return r.addUsage(ctx, tx, StageDiagnosis, usage)
+		return r.addUsage(ctx, tx, taskstate.Diagnosis, usage)
 	})
 	if err != nil {
 		return err
@@ -224,7 +225,7 @@ func (r *run) storeIsolation(ctx context.Context, tx pgx.Tx, c diagnosisCheckpoi
 	}); err != nil {
 		return false, err
 	}
-	if err := r.warn(ctx, tx, StageDiagnosis, "conversation "+c.conv.name(),
+	if err := r.warn(ctx, tx, taskstate.Diagnosis, "conversation "+c.conv.name(),
 		fmt.Sprintf("Conversation %s could not be diagnosed and is left out of the results: %s", c.conv.name(), c.isolated)); err != nil {
 		return false, err
 	}

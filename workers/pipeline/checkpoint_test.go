@@ -50,7 +50,7 @@ func TestCheckpointSeesCancel(t *testing.T) {
 			b.startWorker(t, pipeline.New(b.pool, p, pipeline.Options{DiagnosisConcurrency: 1, ActionConcurrency: 1}),
 				workers.Config{Stale: 10 * time.Minute})
 			task := b.waitTerminal(t, id, time.Minute)
-			require.Equal(t, "canceled", task.Status)
+			require.EqualValues(t, "canceled", task.Status)
 			require.Less(t, tc.calls(p), tc.all, "the cancel was seen before the stage's last unit")
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/cluster"
 
 	"github.com/jackc/pgx/v5"
@@ -41,7 +42,7 @@ func (r *run) storedClusters(ctx context.Context) ([]cluster.Cluster, error) {
 }
 
 func (r *run) buildClusters(ctx context.Context) error {
-	if err := r.lease.Progress(ctx, StageClustering, 0, 1); err != nil {
+	if err := r.lease.Progress(ctx, taskstate.Clustering, 0, 1); err != nil {
 		return err
 	}
 	rows, err := r.q.ListFindingsForClustering(ctx, r.p.pool, dbsqlc.ListFindingsForClusteringParams{TaskID: r.id, OwnerUserID: r.owner})
@@ -96,7 +97,7 @@ func (r *run) buildClusters(ctx context.Context) error {
 				return err
 			}
 		}
-		return r.setStage(ctx, tx, StageClustering, 1, 1)
+		return r.setStage(ctx, tx, taskstate.Clustering, 1, 1)
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/textmatch"
 )
@@ -24,7 +25,7 @@ func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRo
 	if err != nil {
 		return counts, err
 	}
-	if err := r.lease.Progress(ctx, StageDiagnosis, int(counts.Done+counts.Isolated), int(counts.Selected)); err != nil {
+	if err := r.lease.Progress(ctx, taskstate.Diagnosis, int(counts.Done+counts.Isolated), int(counts.Selected)); err != nil {
 		return counts, err
 	}
 	ck := r.startCheckpoints(ctx)
@@ -67,7 +68,7 @@ func (r *run) diagnoseOne(ctx context.Context, ck *checkpointer, c storedConvers
 	r.lease.Unit("conversation " + c.name())
 	handed := false
 	defer func() { r.unitEnded(ctx, handed, &err) }()
-	res, aerr, stop := throughOutage(ctx, r.outage, StageDiagnosis, func() (analyzer.Result[analyzer.Diagnosis], error) {
+	res, aerr, stop := throughOutage(ctx, r.outage, string(taskstate.Diagnosis), func() (analyzer.Result[analyzer.Diagnosis], error) {
 		return r.p.analyzer.Diagnose(ctx, c.conv)
 	})
 	if ctx.Err() != nil {
@@ -90,7 +91,7 @@ func (r *run) diagnoseOne(ctx context.Context, ck *checkpointer, c storedConvers
 		}
 	} else {
 		cp.isolated = textmatch.ClipQuote(aerr.Error(), errorRunes)
-		r.lease.Logger().Warn("conversation isolated", "stage", StageDiagnosis, "unit", c.name(), "err", aerr)
+		r.lease.Logger().Warn("conversation isolated", "stage", taskstate.Diagnosis, "unit", c.name(), "err", aerr)
 	}
 	handed = true
 	return ck.put(cp)

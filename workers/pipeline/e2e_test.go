@@ -15,6 +15,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/pipeline"
 	"github.com/checkup-dev/checkup/workers/transcript"
@@ -30,8 +31,8 @@ func TestSampleEndToEnd(t *testing.T) {
 	p := offlineProbe()
 	task := b.runTask(t, id, p, pipeline.Options{})
 
-	require.Equal(t, "completed", task.Status, task.Error)
-	require.Equal(t, pipeline.StageFinishing, task.Stage)
+	require.EqualValues(t, "completed", task.Status, task.Error)
+	require.EqualValues(t, taskstate.Finishing, task.Stage)
 	cfg := storedConfig(t, task)
 	require.Equal(t, "offline", cfg.Analyzer.Name)
 	require.Equal(t, "offline analysis", cfg.Analyzer.Label)
@@ -141,7 +142,7 @@ func TestTooFewConversationsEndInsufficientData(t *testing.T) {
 	id := b.upload(t, convs)
 	p := offlineProbe()
 	task := b.runTask(t, id, p, pipeline.Options{})
-	require.Equal(t, "insufficient_data", task.Status)
+	require.EqualValues(t, "insufficient_data", task.Status)
 	require.Contains(t, task.Error, "Only 4 of the 5 uploaded conversations")
 	require.Zero(t, p.diagnoses()+p.actionCalls(), "no analyzer call")
 	var funnel quality.Funnel
@@ -169,13 +170,13 @@ func TestIsolatedConversations(t *testing.T) {
 		return nil
 	}
 	task := b.runTask(t, id, p, pipeline.Options{})
-	require.Equal(t, "partial", task.Status)
+	require.EqualValues(t, "partial", task.Status)
 	require.Contains(t, task.Error, "4 of ")
 	require.Equal(t, int32(4), task.Isolated)
 
 	named := map[string]bool{}
 	for _, w := range b.warnings(t, id) {
-		if w.Stage == pipeline.StageDiagnosis {
+		if w.Stage == taskstate.Diagnosis {
 			named[strings.TrimPrefix(w.Scope, "conversation ")] = true
 			require.Contains(t, w.Message, "could not be diagnosed")
 		}
@@ -195,7 +196,7 @@ func TestNothingDiagnosedFails(t *testing.T) {
 	p := offlineProbe()
 	p.onDiagnose = func(context.Context, transcript.Conversation) error { return analyzer.ErrInvalidOutput }
 	task := b.runTask(t, id, p, pipeline.Options{})
-	require.Equal(t, "failed", task.Status)
+	require.EqualValues(t, "failed", task.Status)
 	require.Contains(t, task.Error, "None of the 6 conversations selected for diagnosis could be diagnosed")
 	require.Contains(t, task.Error, "output invalid")
 	require.Zero(t, p.actionCalls())
@@ -226,7 +227,7 @@ func TestBudgetDiagnosesFlaggedAndASample(t *testing.T) {
 	id := b.upload(t, upload)
 	p := offlineProbe()
 	task := b.runTask(t, id, p, pipeline.Options{MaxDiagnosed: 8})
-	require.Equal(t, "completed", task.Status, task.Error)
+	require.EqualValues(t, "completed", task.Status, task.Error)
 
 	var risk pipeline.RiskSummary
 	require.NoError(t, json.Unmarshal(task.RiskSummary, &risk))

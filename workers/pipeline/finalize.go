@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers"
 )
 
@@ -13,7 +14,7 @@ import (
 // partial when some conversations were isolated or some Actions could not be written
 // (the message counts both), completed otherwise. The worker writes the status.
 func (r *run) finish(ctx context.Context, counts dbsqlc.CountConversationDiagnosesRow) (workers.Outcome, error) {
-	if err := r.lease.Progress(ctx, StageFinishing, 1, 1); err != nil {
+	if err := r.lease.Progress(ctx, taskstate.Finishing, 1, 1); err != nil {
 		return workers.Outcome{}, err
 	}
 	actions, err := r.actionCheckpoints(ctx)
@@ -35,10 +36,10 @@ func (r *run) finish(ctx context.Context, counts dbsqlc.CountConversationDiagnos
 		problems = append(problems, fmt.Sprintf("%d of %d Actions could not be written", failed, len(actions)))
 	}
 	if len(problems) == 0 {
-		return workers.Outcome{Status: workers.Completed}, nil
+		return workers.Outcome{Status: taskstate.Completed}, nil
 	}
 	return workers.Outcome{
-		Status: workers.Partial,
+		Status: taskstate.Partial,
 		Error:  "Partly done: " + strings.Join(problems, "; ") + ". The warnings name each one.",
 	}, nil
 }
@@ -54,5 +55,5 @@ func (r *run) nothingDiagnosed(ctx context.Context, counts dbsqlc.CountConversat
 	if len(first) > 0 {
 		msg += fmt.Sprintf(" The first error (conversation %s): %s", first[0].ExternalID, first[0].DiagnosisError)
 	}
-	return workers.Outcome{Status: workers.Failed, Error: msg}, nil
+	return workers.Outcome{Status: taskstate.Failed, Error: msg}, nil
 }

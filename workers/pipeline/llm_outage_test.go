@@ -63,7 +63,7 @@ func TestLLMOutageIsWaitedOut(t *testing.T) {
 		waiting = b.task(t, id)
 		return waiting.ProviderDownSince != nil
 	})
-	require.Equal(t, "running", waiting.Status)
+	require.EqualValues(t, "running", waiting.Status)
 	require.Zero(t, waiting.Isolated)
 	beats := map[time.Time]bool{}
 	waitFor(t, 30*time.Second, "heartbeats during the outage", func() bool {
@@ -74,11 +74,11 @@ func TestLLMOutageIsWaitedOut(t *testing.T) {
 	})
 	paused := srv.Stats().Requests
 	waitFor(t, 30*time.Second, "probes during the outage", func() bool { return srv.Stats().Requests >= paused+3 })
-	require.Equal(t, "running", b.task(t, id).Status)
+	require.EqualValues(t, "running", b.task(t, id).Status)
 	down.Store(false)
 
 	task := b.waitTerminal(t, id, time.Minute)
-	require.Equal(t, "completed", task.Status, task.Error)
+	require.EqualValues(t, "completed", task.Status, task.Error)
 	require.Zero(t, task.Isolated)
 	require.Equal(t, int32(100), task.FirstPassValid)
 	require.Nil(t, task.ProviderDownSince, "the page stops saying it waits")
@@ -100,7 +100,7 @@ func TestLLMOutageLongerThanTheMaxFailsTheTask(t *testing.T) {
 	task := b.runTask(t, id, a, pipeline.Options{
 		DiagnosisConcurrency: 4, OutageMax: 300 * time.Millisecond, ProbeInterval: 20 * time.Millisecond,
 	})
-	require.Equal(t, "failed", task.Status)
+	require.EqualValues(t, "failed", task.Status)
 	require.Contains(t, task.Error, "The model provider did not answer from ")
 	require.Contains(t, task.Error, "for 300ms (LLM_OUTAGE_MAX_MS), so the diagnosis stopped. Run it again once the provider answers.")
 	require.GreaterOrEqual(t, time.Since(start), 300*time.Millisecond)
@@ -128,12 +128,12 @@ func TestLLMOutageOverAShutdownResumes(t *testing.T) {
 	defer cancel()
 	require.NoError(t, w.Stop(ctx))
 	handed := b.task(t, id)
-	require.Equal(t, "pending", handed.Status)
+	require.EqualValues(t, "pending", handed.Status)
 	require.Zero(t, handed.Isolated)
 
 	down.Store(false)
 	task := b.runTask(t, id, a, opt)
-	require.Equal(t, "completed", task.Status, task.Error)
+	require.EqualValues(t, "completed", task.Status, task.Error)
 	require.Zero(t, task.Isolated)
 	require.Equal(t, int32(100), task.FirstPassValid+task.Repaired)
 	require.Nil(t, task.ProviderDownSince)

@@ -30,7 +30,7 @@ func TestLLMLongConversationIsCutAndSaysSo(t *testing.T) {
 	b := setup(t)
 	id := b.upload(t, convs)
 	task := b.runTask(t, id, a, pipeline.Options{})
-	require.Equal(t, "completed", task.Status, task.Error)
+	require.EqualValues(t, "completed", task.Status, task.Error)
 
 	ws := b.warnings(t, id)
 	require.Len(t, ws, 1)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/llm"
@@ -44,14 +45,14 @@ func (b *bundle) requireUsageCounted(t *testing.T, task dbsqlc.AnalysisTask, srv
 	usage := b.report(t, task.ID).Usage
 	var calls int32
 	var prompt, completion int64
-	stages := map[string]bool{}
+	stages := map[taskstate.Stage]bool{}
 	for _, u := range usage {
 		stages[u.Stage] = true
 		calls += u.Calls
 		prompt += u.PromptTokens
 		completion += u.CompletionTokens
 	}
-	require.Equal(t, map[string]bool{pipeline.StageDiagnosis: true, pipeline.StageActions: true}, stages)
+	require.EqualValues(t, map[taskstate.Stage]bool{taskstate.Diagnosis: true, taskstate.Actions: true}, stages)
 	require.Equal(t, task.LlmCalls, calls)
 	require.Equal(t, task.PromptTokens, prompt)
 	require.Equal(t, task.CompletionTokens, completion)
@@ -66,7 +67,7 @@ func TestLLMTaskCompletes(t *testing.T) {
 	id := b.uploadSample(t)
 	a, srv := llmAnalyzer(t, nil)
 	task := b.runTask(t, id, a, pipeline.Options{DiagnosisConcurrency: 4, ActionConcurrency: 4})
-	require.Equal(t, "completed", task.Status, task.Error)
+	require.EqualValues(t, "completed", task.Status, task.Error)
 	require.Equal(t, int32(100), task.FirstPassValid)
 	cfg := storedConfig(t, task)
 	require.Equal(t, "llm", cfg.Analyzer.Name)
@@ -114,7 +115,7 @@ func TestLLMRepairAndIsolation(t *testing.T) {
 	b := setup(t)
 	id := b.uploadSample(t)
 	task := b.runTask(t, id, a, pipeline.Options{DiagnosisConcurrency: 4})
-	require.Equal(t, "partial", task.Status)
+	require.EqualValues(t, "partial", task.Status)
 	require.Contains(t, task.Error, "4 of 100 conversations could not be diagnosed")
 	require.Equal(t, int32(10), task.Repaired, "every invalid first answer was repaired")
 	require.Equal(t, int32(4), task.Isolated)
@@ -123,7 +124,7 @@ func TestLLMRepairAndIsolation(t *testing.T) {
 
 	named := map[string]bool{}
 	for _, w := range b.warnings(t, id) {
-		require.Equal(t, pipeline.StageDiagnosis, w.Stage, w.Message)
+		require.EqualValues(t, taskstate.Diagnosis, w.Stage, w.Message)
 		named[strings.TrimPrefix(w.Scope, "conversation ")] = true
 	}
 	require.Equal(t, isolated, named)
@@ -155,10 +156,10 @@ func TestLLMCancelWhileCallsHang(t *testing.T) {
 	start := time.Now()
 	status, err := b.store.CancelTask(context.Background(), id, b.owner)
 	require.NoError(t, err)
-	require.Equal(t, "running", status)
+	require.EqualValues(t, "running", status)
 	task := b.waitTerminal(t, id, 5*time.Second)
 	elapsed := time.Since(start)
-	require.Equal(t, "canceled", task.Status)
+	require.EqualValues(t, "canceled", task.Status)
 	require.Less(t, elapsed, time.Second)
 	t.Logf("canceled %s after the request", elapsed.Round(time.Millisecond))
 	require.Zero(t, task.FirstPassValid+task.Repaired+task.Isolated, "no hanging call was counted as a result")
@@ -173,7 +174,7 @@ func TestLLMNearDuplicateTitlesMakeOneClusterEach(t *testing.T) {
 	id := b.uploadSample(t)
 	a, _ := llmAnalyzer(t, func(req llmtest.Request, _ int) llmtest.Reply { return llmtest.NearDuplicates(req) })
 	task := b.runTask(t, id, a, pipeline.Options{DiagnosisConcurrency: 4, ActionConcurrency: 4})
-	require.Equal(t, "completed", task.Status, task.Error)
+	require.EqualValues(t, "completed", task.Status, task.Error)
 	rows := b.report(t, id)
 	require.Len(t, rows.Clusters, len(llmtest.DuplicateProblems()))
 	require.LessOrEqual(t, len(requireRanked(t, rows.Actions)), len(llmtest.DuplicateProblems()))

@@ -32,7 +32,7 @@ func TestPanicStackStaysInTheLog(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, w.Stop(context.Background())) })
 
 	task := b.waitTerminal(t, id, time.Minute)
-	require.Equal(t, "failed", task.Status)
+	require.EqualValues(t, "failed", task.Status)
 	require.Contains(t, task.Error, "internal error (bad conversation); the details are in the server's log")
 	require.NotContains(t, task.Error, "goroutine")
 	require.NotContains(t, task.Error, ".go:")

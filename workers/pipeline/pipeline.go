@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/quality"
 	"github.com/checkup-dev/checkup/workers/risk"
 
@@ -22,16 +23,6 @@ import (
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/analyzer"
-)
-
-// The stage names a task's progress shows, in the order they run.
-const (
-	StageQuality    = "quality"
-	StageRisk       = "risk"
-	StageDiagnosis  = "diagnosis"
-	StageClustering = "clustering"
-	StageActions    = "actions"
-	StageFinishing  = "finishing"
 )
 
 // Concurrency limits (DESIGN.md §5 steps 3 and 6): model calls in flight per task.
@@ -139,7 +130,7 @@ func (p *Pipeline) Run(ctx context.Context, lease *workers.Lease) (workers.Outco
 	}
 	var down *providerDownError
 	if errors.As(err, &down) && ctx.Err() == nil {
-		return workers.Outcome{Status: workers.Failed, Error: down.sentence()}, nil
+		return workers.Outcome{Status: taskstate.Failed, Error: down.sentence()}, nil
 	}
 	if err != nil {
 		return workers.Outcome{}, r.stopped(ctx, err)

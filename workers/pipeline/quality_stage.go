@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/quality"
 
 	"github.com/jackc/pgx/v5"
@@ -36,7 +37,7 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 		return f, nil
 	}
 	total := int(r.lease.Task.ConversationCount)
-	if err := r.lease.Progress(ctx, StageQuality, 0, total); err != nil {
+	if err := r.lease.Progress(ctx, taskstate.Quality, 0, total); err != nil {
 		return quality.Funnel{}, err
 	}
 	checker := quality.NewChecker(r.p.opt.QC)
@@ -108,7 +109,7 @@ func (r *run) storeQuality(ctx context.Context, w qualityWrites, done, total int
 				return err
 			}
 		}
-		if err := r.setStage(ctx, tx, StageQuality, done, total); err != nil {
+		if err := r.setStage(ctx, tx, taskstate.Quality, done, total); err != nil {
 			return err
 		}
 		if funnel == nil {
@@ -124,7 +125,7 @@ func (r *run) storeQuality(ctx context.Context, w qualityWrites, done, total int
 // insufficient is the end of a task with too few usable conversations.
 func insufficient(f quality.Funnel, min int) workers.Outcome {
 	return workers.Outcome{
-		Status: workers.InsufficientData,
+		Status: taskstate.InsufficientData,
 		Error: fmt.Sprintf("Only %d of the %d uploaded conversations passed the quality checks; at least %d are needed (MIN_CONVERSATIONS). See the funnel for the reasons.",
 			f.Kept(), f.Uploaded(), min),
 	}

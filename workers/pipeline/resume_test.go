@@ -55,7 +55,7 @@ func (b *bundle) interrupt(t *testing.T, id uuid.UUID, p *probe, stopWhen func()
 	case <-time.After(time.Minute):
 		t.Fatal("the worker did not stop")
 	}
-	require.Equal(t, "pending", b.task(t, id).Status, "handed back")
+	require.EqualValues(t, "pending", b.task(t, id).Status, "handed back")
 }
 
 // drainSignal passes the worker's records on and closes drained when the worker says
@@ -103,7 +103,7 @@ func TestResumeSkipsFinishedUnits(t *testing.T) {
 	t.Parallel()
 	clean := setup(t)
 	cleanID := clean.uploadSample(t)
-	require.Equal(t, "completed", clean.runTask(t, cleanID, offlineProbe(), pipeline.Options{}).Status)
+	require.EqualValues(t, "completed", clean.runTask(t, cleanID, offlineProbe(), pipeline.Options{}).Status)
 	want := clean.resultOf(t, cleanID)
 
 	for _, tc := range []struct {
@@ -141,7 +141,7 @@ func TestResumeSkipsFinishedUnits(t *testing.T) {
 
 			second := offlineProbe()
 			task := b.runTask(t, id, second, pipeline.Options{})
-			require.Equal(t, "completed", task.Status, task.Error)
+			require.EqualValues(t, "completed", task.Status, task.Error)
 			require.Equal(t, int32(2), task.Attempt)
 			require.Equal(t, 100-diagnosed, second.diagnoses(), "the resumed task skips the diagnosed conversations")
 			for conv, n := range second.diagnosed {
@@ -176,7 +176,7 @@ func TestResumeWithAnotherAnalyzerWarns(t *testing.T) {
 
 	other := relabelled{probe: offlineProbe(), info: analyzer.Info{Name: "llm", Label: "LLM analysis", Model: "test-model", PromptVersion: "v9"}}
 	task := b.runTask(t, id, other, pipeline.Options{})
-	require.Equal(t, "completed", task.Status, task.Error)
+	require.EqualValues(t, "completed", task.Status, task.Error)
 	require.Equal(t, "test-model", storedConfig(t, task).Analyzer.Model)
 	var mixed []string
 	for _, w := range b.report(t, id).Warnings {

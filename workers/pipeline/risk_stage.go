@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
 )
 
 // riskExamples is how many examples of each kind the risk summary keeps.
@@ -25,7 +26,7 @@ func (r *run) risk(ctx context.Context) error {
 		return nil
 	}
 	kept := r.funnel.Kept()
-	if err := r.lease.Progress(ctx, StageRisk, 0, kept); err != nil {
+	if err := r.lease.Progress(ctx, taskstate.Risk, 0, kept); err != nil {
 		return err
 	}
 	rows, err := r.q.ListKeptRiskFlags(ctx, r.p.pool, dbsqlc.ListKeptRiskFlagsParams{TaskID: r.id, OwnerUserID: r.owner})
@@ -63,7 +64,7 @@ func (r *run) risk(ctx context.Context) error {
 		}); err != nil {
 			return err
 		}
-		return r.setStage(ctx, tx, StageRisk, len(rows), len(rows))
+		return r.setStage(ctx, tx, taskstate.Risk, len(rows), len(rows))
 	})
 }
 

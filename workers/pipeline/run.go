@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
@@ -82,12 +83,12 @@ func (r *run) start(ctx context.Context) error {
 			if earlier.Analyzer == info {
 				return nil
 			}
-			return r.warn(ctx, tx, "settings", "analyzer", fmt.Sprintf(
+			return r.warn(ctx, tx, taskstate.Settings, "analyzer", fmt.Sprintf(
 				"This diagnosis was resumed by an instance with a different analyzer (%s); what was done before used %s, so the results mix the two.",
 				describe(info), describe(earlier.Analyzer)))
 		}
 		for _, w := range r.p.warnings {
-			if err := r.warn(ctx, tx, "settings", settingName(w), w); err != nil {
+			if err := r.warn(ctx, tx, taskstate.Settings, settingName(w), w); err != nil {
 				return err
 			}
 		}
@@ -122,7 +123,7 @@ func (r *run) inTx(ctx context.Context, what string, fn func(pgx.Tx) error) erro
 }
 
 // warn stores a warning for the task's owner inside tx.
-func (r *run) warn(ctx context.Context, tx pgx.Tx, stage, scope, message string) error {
+func (r *run) warn(ctx context.Context, tx pgx.Tx, stage taskstate.Stage, scope, message string) error {
 	return r.q.InsertTaskWarning(ctx, tx, dbsqlc.InsertTaskWarningParams{
 		TaskID: r.id, OwnerUserID: r.owner, Stage: stage, Scope: scope, Message: message,
 	})
@@ -130,7 +131,7 @@ func (r *run) warn(ctx context.Context, tx pgx.Tx, stage, scope, message string)
 
 // setStage records the stage and its progress inside tx, with the checkpoint that
 // reached it.
-func (r *run) setStage(ctx context.Context, tx pgx.Tx, stage string, done, total int) error {
+func (r *run) setStage(ctx context.Context, tx pgx.Tx, stage taskstate.Stage, done, total int) error {
 	_, err := r.q.SetTaskStage(ctx, tx, dbsqlc.SetTaskStageParams{
 		Stage: stage, ProgressDone: int32(done), ProgressTotal: int32(total),
 		ID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt,
@@ -155,7 +156,7 @@ func (r *run) countUnit(ctx context.Context, tx pgx.Tx, usage analyzer.Usage, is
 
 // addUsage adds model spend to a stage's usage row inside tx; a unit that cost nothing
 // (the offline analyzer) writes no row.
-func (r *run) addUsage(ctx context.Context, tx pgx.Tx, stage string, u analyzer.Usage) error {
+func (r *run) addUsage(ctx context.Context, tx pgx.Tx, stage taskstate.Stage, u analyzer.Usage) error {
 	if u == (analyzer.Usage{}) {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/llm/llmtest"
 	"github.com/checkup-dev/checkup/workers/pipeline"
@@ -28,7 +29,7 @@ func TestLLMAnswersWithNULsComplete(t *testing.T) {
 	b := setup(t)
 	id := b.uploadSample(t)
 	task := b.runTask(t, id, a, pipeline.Options{DiagnosisConcurrency: 4})
-	require.Equal(t, "completed", task.Status, task.Error)
+	require.EqualValues(t, "completed", task.Status, task.Error)
 	require.Zero(t, task.Isolated)
 	b.requireUsageCounted(t, task, srv)
 
@@ -66,7 +67,7 @@ func TestUnstorableDiagnosisIsolatesItsConversation(t *testing.T) {
 	b := setup(t)
 	id := b.uploadSample(t)
 	task := b.runTask(t, id, p, pipeline.Options{DiagnosisConcurrency: 4})
-	require.Equal(t, "partial", task.Status, task.Error)
+	require.EqualValues(t, "partial", task.Status, task.Error)
 	require.Equal(t, int32(len(bad)), task.Isolated)
 
 	isolated := map[string]bool{}
@@ -80,9 +81,9 @@ func TestUnstorableDiagnosisIsolatesItsConversation(t *testing.T) {
 	actionWarnings := 0
 	for _, w := range b.warnings(t, id) {
 		switch w.Stage {
-		case pipeline.StageDiagnosis:
+		case taskstate.Diagnosis:
 			require.True(t, bad[strings.TrimPrefix(w.Scope, "conversation ")], w.Scope)
-		case pipeline.StageActions:
+		case taskstate.Actions:
 			require.Contains(t, w.Message, "could not be written: the database refused to store it")
 			actionWarnings++
 		}
@@ -90,7 +91,7 @@ func TestUnstorableDiagnosisIsolatesItsConversation(t *testing.T) {
 	require.Positive(t, actionWarnings)
 	rows := b.report(t, id)
 	for _, a := range rows.Actions {
-		require.Equal(t, "failed", a.Status)
+		require.EqualValues(t, "failed", a.Status)
 		require.True(t, a.Action == nil || json.Valid(a.Action))
 	}
 }

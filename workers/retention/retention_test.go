@@ -17,6 +17,7 @@ import (
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -96,7 +97,7 @@ func (b *bundle) finish(t *testing.T, tk task, status string, at time.Time) {
 	t.Helper()
 	attempt := b.claim(t, tk, at.Add(-time.Hour))
 	n, err := b.q.FinishTask(context.Background(), b.pool, dbsqlc.FinishTaskParams{
-		Status: status, Now: &at, ID: tk.id, OwnerUserID: tk.owner.UserID(), Attempt: attempt,
+		Status: taskstate.Status(status), Now: &at, ID: tk.id, OwnerUserID: tk.owner.UserID(), Attempt: attempt,
 	})
 	require.NoError(t, err)
 	require.EqualValues(t, 1, n)

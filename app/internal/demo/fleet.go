@@ -27,6 +27,7 @@ import (
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/pglocal"
 	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/llm/llmtest"
 )
 
@@ -217,7 +218,7 @@ func (d *demo) task(ctx context.Context, id uuid.UUID) (dbsqlc.AnalysisTask, err
 
 // holderOf is the instance whose worker holds the task's lease: its id names the pid.
 func (d *demo) holderOf(t dbsqlc.AnalysisTask) *instance {
-	if t.LeaseOwner == nil || t.Status != "running" {
+	if t.LeaseOwner == nil || t.Status != taskstate.Running {
 		return nil
 	}
 	for _, inst := range d.instances {

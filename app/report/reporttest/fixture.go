@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
@@ -23,8 +24,8 @@ const XSS = `<script>alert(1)</script><b>bold</b>`
 // Task describes the task to insert. Zero values take the defaults of a finished,
 // offline diagnosis of six conversations.
 type Task struct {
-	Title  string // default "Support bot, March"
-	Status string // default "completed"
+	Title  string           // default "Support bot, March"
+	Status taskstate.Status // default completed
 }
 
 // Inserted is what the fixture wrote, for tests to compare with.
@@ -60,7 +61,7 @@ func Insert(tb testing.TB, db dbsqlc.DBTX, owner int64, spec Task) Inserted {
 	}
 	status := spec.Status
 	if status == "" {
-		status = "completed"
+		status = taskstate.Completed
 	}
 	exec := func(sql string, args ...any) {
 		tb.Helper()
@@ -70,7 +71,7 @@ func Insert(tb testing.TB, db dbsqlc.DBTX, owner int64, spec Task) Inserted {
 	}
 	id := uuid.New()
 	finished := "now()"
-	if status == "pending" || status == "running" {
+	if !status.Terminal() {
 		finished = "NULL"
 	}
 	exec(`INSERT INTO analysis_task (id, owner_user_id, title, status, stage, progress_done, progress_total,

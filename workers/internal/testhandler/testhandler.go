@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers"
 )
 
@@ -105,7 +106,7 @@ func (h *Handler) Run(ctx context.Context, lease *workers.Lease) (workers.Outcom
 			return workers.Outcome{}, err
 		}
 	}
-	return workers.Outcome{Status: workers.Completed}, nil
+	return workers.Outcome{Status: taskstate.Completed}, nil
 }
 
 // unit does one unit: the delay, then the checkpoint and its warning in one fenced

@@ -1,0 +1,101 @@
+// Package taskstate is the vocabulary of a task's life: its status (the queue's state
+// machine, DESIGN.md §3) and the stage it is in, with the words people read for them.
+// It sits at the bottom, beside the tables that store them, so the queries' callers,
+// the worker, the pipeline, the report, the metrics and the pages all speak the same
+// typed words.
+package taskstate
+
+// Status is analysis_task.status.
+type Status string
+
+// The statuses: a task is pending until a worker claims it, running while one holds
+// its lease, and then ends in one of the five terminal statuses.
+const (
+	Pending          Status = "pending"
+	Running          Status = "running"
+	Completed        Status = "completed"
+	Partial          Status = "partial"
+	InsufficientData Status = "insufficient_data"
+	Failed           Status = "failed"
+	Canceled         Status = "canceled"
+)
+
+// Statuses lists every status in the order of its life, for what reports each one
+// (the metrics report zeros too, so a series never vanishes).
+func Statuses() []Status {
+	return []Status{Pending, Running, Completed, Partial, InsufficientData, Failed, Canceled}
+}
+
+// Terminal reports whether s is one of the five ends of a task: nothing will change
+// it any more, so pages stop polling, and a handler must return one of them.
+func (s Status) Terminal() bool {
+	switch s {
+	case Completed, Partial, InsufficientData, Failed, Canceled:
+		return true
+	}
+	return false
+}
+
+// Label is the status in words for people.
+func (s Status) Label() string {
+	switch s {
+	case Pending:
+		return "Waiting to start"
+	case Running:
+		return "Running"
+	case Completed:
+		return "Completed"
+	case Partial:
+		return "Completed with gaps"
+	case InsufficientData:
+		return "Not enough data"
+	case Failed:
+		return "Failed"
+	case Canceled:
+		return "Canceled"
+	}
+	return string(s)
+}
+
+// Stage is where a task is (analysis_task.stage) and which stage a warning or a
+// model spend belongs to (task_warning.stage, task_usage.stage).
+type Stage string
+
+// The stages of the pipeline in the order they run, after Queued (not started yet);
+// Upload and Settings name the warnings left before any stage ran.
+const (
+	Queued     Stage = "queued"
+	Upload     Stage = "upload"
+	Settings   Stage = "settings"
+	Quality    Stage = "quality"
+	Risk       Stage = "risk"
+	Diagnosis  Stage = "diagnosis"
+	Clustering Stage = "clustering"
+	Actions    Stage = "actions"
+	Finishing  Stage = "finishing"
+)
+
+// Label is the stage in words for people.
+func (s Stage) Label() string {
+	switch s {
+	case Queued:
+		return "Queued"
+	case Upload:
+		return "Upload"
+	case Settings:
+		return "Settings"
+	case Quality:
+		return "Quality checks"
+	case Risk:
+		return "Risk screening"
+	case Diagnosis:
+		return "Diagnosing conversations"
+	case Clustering:
+		return "Grouping findings into issues"
+	case Actions:
+		return "Writing Actions"
+	case Finishing:
+		return "Finishing"
+	}
+	return string(s)
+}
