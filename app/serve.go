@@ -14,10 +14,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/config"
-	"github.com/checkup-dev/checkup/app/metrics"
 	"github.com/checkup-dev/checkup/app/web"
-	"github.com/checkup-dev/checkup/workers"
-	"github.com/checkup-dev/checkup/workers/retention"
 )
 
 // serve runs the dashboard until SIGINT or SIGTERM, then stops accepting requests,
@@ -43,26 +40,19 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	}
 	defer closeDB()
 	logger.LogAttrs(ctx, slog.LevelInfo, "configuration", config.Summary(cfg)...)
-	reg := metrics.New(pool, metrics.Config{Stale: cfg.TaskStale, Logger: logger})
-	housekeeping := retention.New(pool, retention.Config{Days: cfg.RetentionDays, Metrics: reg.Retention}, logger)
-	housekeeping.Start(ctx)
-	defer housekeeping.Stop()
-	var embedded *workers.Worker
-	if cfg.EmbeddedWorker {
-		wcfg := workerConfig(cfg, false)
-		wcfg.Metrics = reg.Worker
-		handler, err := newHandler(pool, cfg, reg.ObserveLLMCall, logger)
-		if err != nil {
-			listener.Close()
-			return err
-		}
-		embedded = workers.New(pool, handler, wcfg, logger)
-		embedded.Start(context.WithoutCancel(ctx))
-		defer stopWorker(embedded, cfg) // runs before closeDB; a no-op after the Stop below
+	svc, err := newServices(pool, cfg, logger, cfg.EmbeddedWorker, false)
+	if err != nil {
+		listener.Close()
+		return err
 	}
+	if err := svc.start(ctx); err != nil {
+		listener.Close()
+		return err
+	}
+	defer svc.stop() // runs before closeDB; a no-op after the stop below
 
 	srv := &http.Server{
-		Handler:           web.New(web.Deps{Config: cfg, Pool: pool, Logger: logger, Providers: providers, Metrics: reg}).Handler(),
+		Handler:           web.New(web.Deps{Config: cfg, Pool: pool, Logger: logger, Providers: providers, Metrics: svc.metrics}).Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
@@ -78,19 +68,15 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	logger.Info("shutting down")
 	// The worker stops claiming at once and drains while HTTP shuts down; both end
 	// before the deferred closeDB.
-	workerStopped := make(chan error, 1)
-	if embedded != nil {
-		go func() { workerStopped <- stopWorker(embedded, cfg) }()
-	} else {
-		workerStopped <- nil
-	}
+	stopped := make(chan error, 1)
+	go func() { stopped <- svc.stop() }()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace+5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		logger.Warn("http shutdown", "err", err)
 	}
-	if err := <-workerStopped; err != nil {
-		logger.Warn("worker shutdown", "err", err)
+	if err := <-stopped; err != nil {
+		logger.Warn("shutdown", "err", err)
 	}
 	return nil
 }

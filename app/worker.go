@@ -2,24 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/checkup-dev/checkup/app/config"
-	"github.com/checkup-dev/checkup/app/metrics"
-	"github.com/checkup-dev/checkup/workers"
-	"github.com/checkup-dev/checkup/workers/retention"
 )
-
-// stopMargin is added to SHUTDOWN_GRACE_MS when waiting for the worker to stop: the
-// time to hand the task back after the grace.
-const stopMargin = 15 * time.Second
 
 // worker runs the task worker without the web server, printing each task, stage, unit
 // and warning: the loop until SIGINT/SIGTERM, or with --task ID that one task in the
@@ -48,17 +39,12 @@ func worker(ctx context.Context, cfg config.Config, logger *slog.Logger, args []
 	}
 	defer closeDB()
 	logger.LogAttrs(ctx, slog.LevelInfo, "configuration", config.Summary(cfg)...)
-	reg := metrics.New(pool, metrics.Config{Stale: cfg.TaskStale, Logger: logger})
-	wcfg := workerConfig(cfg, true)
-	wcfg.Metrics = reg.Worker
-	handler, err := newHandler(pool, cfg, reg.ObserveLLMCall, logger)
+	svc, err := newServices(pool, cfg, logger, true, true)
 	if err != nil {
 		return err
 	}
-	w := workers.New(pool, handler, wcfg, logger)
-
 	if taskID != uuid.Nil {
-		status, err := w.RunOne(ctx, taskID)
+		status, err := svc.worker.RunOne(ctx, taskID)
 		if err != nil {
 			return err
 		}
@@ -66,45 +52,16 @@ func worker(ctx context.Context, cfg config.Config, logger *slog.Logger, args []
 		return nil
 	}
 	if cfg.MetricsAddr != "" {
-		stopMetrics, err := reg.Serve(cfg.MetricsAddr)
+		stopMetrics, err := svc.metrics.Serve(cfg.MetricsAddr)
 		if err != nil {
 			return err
 		}
 		defer stopMetrics()
 	}
-	housekeeping := retention.New(pool, retention.Config{Days: cfg.RetentionDays, Metrics: reg.Retention}, logger)
-	housekeeping.Start(ctx)
-	defer housekeeping.Stop()
-	w.Start(context.WithoutCancel(ctx))
-	logger.Info("worker started; waiting for tasks", "worker", w.ID())
+	if err := svc.start(ctx); err != nil {
+		return err
+	}
+	logger.Info("worker started; waiting for tasks", "worker", svc.worker.ID())
 	<-ctx.Done()
-	return stopWorker(w, cfg)
-}
-
-// stopWorker stops w gracefully (see workers.Worker.Stop), waiting at most the
-// shutdown grace and the time to hand the task back.
-func stopWorker(w *workers.Worker, cfg config.Config) error {
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace+stopMargin)
-	defer cancel()
-	if err := w.Stop(ctx); err != nil {
-		return errors.New("the worker did not stop in time; its task is taken over once its heartbeat is stale")
-	}
-	return nil
-}
-
-// workerConfig maps the settings onto the worker's configuration. talk prints every
-// stage, unit and warning (the standalone worker); the embedded one logs them at debug.
-func workerConfig(cfg config.Config, talk bool) workers.Config {
-	grace := cfg.ShutdownGrace
-	if grace == 0 {
-		grace = -1 // SHUTDOWN_GRACE_MS=0: hand the task back at once (zero is the worker's "default")
-	}
-	return workers.Config{
-		Poll:          cfg.WorkerPoll,
-		Stale:         cfg.TaskStale,
-		Heartbeat:     cfg.TaskHeartbeat,
-		MaxAttempts:   cfg.TaskMaxAttempts,
-		ShutdownGrace: grace,
-		Talk:          talk,
-	}
+	return svc.stop()
 }

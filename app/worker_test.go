@@ -15,22 +15,15 @@ import (
 	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/workers/workertest"
 )
 
 // newTask creates a pending task with one conversation.
 func newTask(t *testing.T, pool *pgxpool.Pool) (uuid.UUID, store.Owner) {
 	t.Helper()
-	ctx := context.Background()
-	user, err := dbsqlc.New().UpsertUser(ctx, pool, dbsqlc.UpsertUserParams{Provider: "test", ProviderUserID: "worker"})
-	require.NoError(t, err)
-	owner := store.NewOwner(user.ID)
-	id, err := store.New(pool).CreateTask(ctx, store.NewTask{
-		Title: "one",
-		Conversations: func(emit func(transcript.Conversation) error) (string, error) {
-			return "test", emit(transcript.Conversation{ID: "c1", Messages: []transcript.Message{{Role: transcript.RoleUser, Content: "hi"}}})
-		},
-	}, owner)
-	require.NoError(t, err)
+	owner := workertest.Owner(t, pool, "worker")
+	id := workertest.CreateTask(t, store.New(pool), owner, store.NewTask{Title: "one"}, []transcript.Conversation{
+		{ID: "c1", Messages: []transcript.Message{{Role: transcript.RoleUser, Content: "hi"}}}})
 	return id, owner
 }
 

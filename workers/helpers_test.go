@@ -19,7 +19,7 @@ import (
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/internal/testhandler"
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/workers/workertest"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
@@ -37,30 +37,14 @@ func setup(tb testing.TB) *bundle {
 	tb.Helper()
 	pool, url := dbtest.Isolated(tb)
 	q := dbsqlc.New()
-	user, err := q.UpsertUser(context.Background(), pool, dbsqlc.UpsertUserParams{Provider: "test", ProviderUserID: "owner"})
-	require.NoError(tb, err)
-	return &bundle{pool: pool, url: url, store: store.New(pool), owner: store.NewOwner(user.ID), q: q}
+	return &bundle{pool: pool, url: url, store: store.New(pool), owner: workertest.Owner(tb, pool, "owner"), q: q}
 }
 
 // createTask creates a pending task of units conversations that testhandler runs by plan.
 func (b *bundle) createTask(tb testing.TB, units int, plan testhandler.Plan) uuid.UUID {
 	tb.Helper()
-	id, err := b.store.CreateTask(context.Background(), store.NewTask{
-		Title:  fmt.Sprintf("%d units", units),
-		Config: plan.Config(),
-		Conversations: func(emit func(transcript.Conversation) error) (string, error) {
-			for i := range units {
-				if err := emit(transcript.Conversation{ID: fmt.Sprintf("c%d", i+1), Messages: []transcript.Message{
-					{Role: transcript.RoleUser, Content: "hello"}, {Role: transcript.RoleAssistant, Content: "hi"},
-				}}); err != nil {
-					return "", err
-				}
-			}
-			return "test", nil
-		},
-	}, b.owner)
-	require.NoError(tb, err)
-	return id
+	return workertest.CreateTask(tb, b.store, b.owner, store.NewTask{Title: fmt.Sprintf("%d units", units), Config: plan.Config()},
+		workertest.Conversations(units))
 }
 
 func (b *bundle) task(tb testing.TB, id uuid.UUID) dbsqlc.AnalysisTask {
@@ -117,16 +101,7 @@ func (r unitReport) doneOnce(tb testing.TB) {
 }
 
 // waitFor polls cond until it holds, failing the test after timeout.
-func waitFor(tb testing.TB, timeout time.Duration, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+var waitFor = workertest.WaitFor
 
 // waitStatus waits until the task has status and returns it.
 func (b *bundle) waitStatus(tb testing.TB, id uuid.UUID, timeout time.Duration, status string) dbsqlc.AnalysisTask {
@@ -142,14 +117,7 @@ func (b *bundle) waitStatus(tb testing.TB, id uuid.UUID, timeout time.Duration, 
 // startWorker starts an in-process worker that is stopped when the test ends.
 func (b *bundle) startWorker(tb testing.TB, handler workers.Handler, cfg workers.Config) *workers.Worker {
 	tb.Helper()
-	w := workers.New(b.pool, handler, cfg, testLogger(tb))
-	w.Start(context.Background())
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		require.NoError(tb, w.Stop(ctx))
-	})
-	return w
+	return workertest.StartWorker(tb, b.pool, handler, cfg, testLogger(tb))
 }
 
 // testLogger logs into the test's output (shown on failure or with -v); benchmarks

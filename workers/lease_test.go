@@ -16,6 +16,7 @@ import (
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/internal/testhandler"
+	"github.com/checkup-dev/checkup/workers/workertest"
 )
 
 // A worker paused mid-unit while another takes its task over (the clock is moved past
@@ -80,7 +81,7 @@ func TestStopHandsTaskBackAfterGrace(t *testing.T) {
 			close(started)
 		}
 	}
-	a := workers.New(b.pool, h, workers.Config{ShutdownGrace: 50 * time.Millisecond}, testLogger(t))
+	a := workers.New(b.pool, h, workertest.Complete(workers.Config{ShutdownGrace: 50 * time.Millisecond}), testLogger(t))
 	a.Start(context.Background())
 	<-started
 	require.NoError(t, a.Stop(context.Background()))
@@ -113,7 +114,7 @@ func TestStopLetsUnitInFlightFinish(t *testing.T) {
 			close(second)
 		}
 	}
-	a := workers.New(b.pool, h, workers.Config{ShutdownGrace: 10 * time.Second}, testLogger(t))
+	a := workers.New(b.pool, h, workertest.Complete(workers.Config{ShutdownGrace: 10 * time.Second}), testLogger(t))
 	a.Start(context.Background())
 	<-second
 	require.NoError(t, a.Stop(context.Background()))
@@ -248,10 +249,10 @@ func TestStartAndStopAreSafeTwice(t *testing.T) {
 	h := handlerFunc(func(context.Context, *workers.Lease) (workers.Outcome, error) {
 		return workers.Outcome{Status: taskstate.Completed}, nil
 	})
-	never := workers.New(b.pool, h, workers.Config{}, testLogger(t))
+	never := workers.New(b.pool, h, workertest.Complete(workers.Config{}), testLogger(t))
 	require.NoError(t, never.Stop(context.Background()), "stopping a worker never started")
 
-	w := workers.New(b.pool, h, workers.Config{}, testLogger(t))
+	w := workers.New(b.pool, h, workertest.Complete(workers.Config{}), testLogger(t))
 	w.Start(context.Background())
 	w.Start(context.Background())
 	id := b.createTask(t, 0, testhandler.Plan{})
@@ -265,7 +266,7 @@ func TestRunOne(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	w := workers.New(b.pool, testhandler.New(b.pool, "one"), workers.Config{ID: "one"}, testLogger(t))
+	w := workers.New(b.pool, testhandler.New(b.pool, "one"), workertest.Complete(workers.Config{ID: "one"}), testLogger(t))
 
 	id := b.createTask(t, 2, testhandler.Plan{})
 	status, err := w.RunOne(ctx, id)
@@ -297,7 +298,7 @@ func TestDroppedConnectionHandsTheTaskBack(t *testing.T) {
 	workerPool, err := db.Open(context.Background(), b.url+"&application_name=dropped-worker")
 	require.NoError(t, err)
 	t.Cleanup(workerPool.Close)
-	w := workers.New(workerPool, testhandler.New(workerPool, "a"), workers.Config{Stale: 5 * time.Second, Heartbeat: 50 * time.Millisecond}, testLogger(t))
+	w := workers.New(workerPool, testhandler.New(workerPool, "a"), workertest.Complete(workers.Config{Stale: 5 * time.Second, Heartbeat: 50 * time.Millisecond}), testLogger(t))
 	w.Start(context.Background())
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

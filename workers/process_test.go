@@ -33,7 +33,10 @@ func (b *bundle) fleet(tb testing.TB, settings ...string) *fleet {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("build testworker: %v\n%s", err, out)
 	}
-	return &fleet{bin: bin, env: append([]string{"DATABASE_URL=" + b.url, "LOG_LEVEL=info"}, settings...)}
+	// Every setting the test worker reads, then the test's own, which win.
+	env := []string{"DATABASE_URL=" + b.url, "WORKER_POLL_MS=2000", "TASK_STALE_MS=120000", "TASK_HEARTBEAT_MS=30000",
+		"TASK_MAX_ATTEMPTS=3", "SHUTDOWN_GRACE_MS=30000"}
+	return &fleet{bin: bin, env: append(env, settings...)}
 }
 
 func (f *fleet) start(tb testing.TB) *apptest.Process {

@@ -40,7 +40,6 @@ type Worker struct {
 // New returns a worker that runs handler on the tasks of pool's database. It does
 // nothing until Start (or RunOne).
 func New(pool *pgxpool.Pool, handler Handler, cfg Config, logger *slog.Logger) *Worker {
-	cfg = cfg.withDefaults()
 	return &Worker{
 		pool: pool, handler: handler, cfg: cfg, logger: logger.With("worker", cfg.ID),
 		q:        dbsqlc.New(),
@@ -58,8 +57,9 @@ func (w *Worker) Metrics() *Metrics { return w.cfg.Metrics }
 
 // Start starts the loop: the first claim is attempted at once. A second Start, or a
 // Start after Stop, does nothing. When ctx ends the loop stops abruptly (the task in
-// flight is cancelled and handed back); call Stop for a graceful shutdown.
-func (w *Worker) Start(ctx context.Context) {
+// flight is cancelled and handed back); call Stop for a graceful shutdown. It returns
+// at once, with no error: the loop reports its own, and retries.
+func (w *Worker) Start(ctx context.Context) error {
 	w.startOnce.Do(func() {
 		ctx, cancel := context.WithCancel(ctx)
 		listening := w.startListener(ctx)
@@ -69,6 +69,7 @@ func (w *Worker) Start(ctx context.Context) {
 			w.loop(ctx)
 		}()
 	})
+	return nil
 }
 
 // Stop shuts the worker down gracefully: it claims nothing more, tells the running

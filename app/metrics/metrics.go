@@ -24,7 +24,7 @@ import (
 // Config tunes Metrics.
 type Config struct {
 	// Stale is TASK_STALE_MS: a running task whose heartbeat is older counts as stale
-	// in the queue depth. Default 120 s.
+	// in the queue depth. Required: app/config fills it.
 	Stale time.Duration
 	// ScrapeTimeout bounds the task count query of one scrape, so a slow or absent
 	// database costs a scrape at most this long. Default 1 s.
@@ -34,7 +34,6 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	c.Stale = cmp.Or(c.Stale, 120*time.Second)
 	c.ScrapeTimeout = cmp.Or(c.ScrapeTimeout, time.Second)
 	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
 	return c

@@ -34,6 +34,7 @@ import (
 	"github.com/checkup-dev/checkup/workers/llm/llmtest"
 	"github.com/checkup-dev/checkup/workers/pipeline"
 	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/workers/workertest"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
@@ -59,14 +60,8 @@ func setup(t *testing.T) *bundle {
 	model := llmtest.New(t)
 	a, err := llm.New(llm.Config{BaseURL: model.URL(), Model: "test-model", Observer: m.ObserveLLMCall})
 	require.NoError(t, err)
-	w := workers.New(pool, pipeline.New(pool, a, pipeline.Options{}),
+	workertest.StartWorker(t, pool, pipeline.New(pool, a, pipeline.Options{}),
 		workers.Config{Poll: 50 * time.Millisecond, Metrics: m.Worker}, logger)
-	w.Start(context.Background())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		require.NoError(t, w.Stop(ctx))
-	})
 
 	srv := httptest.NewServer(web.New(web.Deps{Config: cfg, Pool: pool, Logger: logger, Metrics: m}).Handler())
 	t.Cleanup(srv.Close)
@@ -86,14 +81,13 @@ func (b *bundle) upload(t *testing.T, n int) uuid.UUID {
 		first.Write(lines.Bytes())
 		first.WriteByte('\n')
 	}
-	id, err := store.New(b.pool).CreateTask(context.Background(), store.NewTask{
-		Title: "metrics", Conversations: func(emit func(transcript.Conversation) error) (string, error) {
-			sum, err := ingest.Parse(&first, ingest.Limits{}, emit)
-			return sum.Format, err
-		},
-	}, b.client.Owner())
+	var convs []transcript.Conversation
+	_, err = ingest.Parse(&first, ingest.Limits{}, func(c transcript.Conversation) error {
+		convs = append(convs, c)
+		return nil
+	})
 	require.NoError(t, err)
-	return id
+	return workertest.CreateTask(t, store.New(b.pool), b.client.Owner(), store.NewTask{Title: "metrics"}, convs)
 }
 
 func (b *bundle) waitFinished(t *testing.T, id uuid.UUID) string {

@@ -61,8 +61,9 @@ type readCloser struct {
 }
 
 // createFromUpload reads the form and creates the task in one transaction: the fields
-// before the file, then the file through ingest into store.CreateTask's COPY, then the
-// fields after it. Any error rolls everything back.
+// before the file, then the file through ingest into the new task's COPY, then the
+// fields after it; only then is the task published to the workers. Any error, or a
+// panic, rolls everything back.
 func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, owner store.Owner) (uuid.UUID, ingest.Summary, error) {
 	part, err := form.nextFile()
 	if err != nil {
@@ -76,29 +77,30 @@ func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, owner s
 	if _, err := in.Peek(1); errors.Is(err, io.EOF) && form.filename == "" {
 		return uuid.Nil, ingest.Summary{}, errNoFile // a browser sends an empty, unnamed part when no file was chosen
 	}
-	lim := s.uploadLimits()
-	var sum ingest.Summary
-	id, err := s.store.CreateTask(ctx, store.NewTask{
-		Title:          form.taskTitle(),
-		SourceFilename: form.filename,
-		Conversations: func(emit func(transcript.Conversation) error) (string, error) {
-			var err error
-			if sum, err = ingest.Parse(in, lim, emit); err != nil {
-				return "", err
-			}
-			if _, err := io.Copy(io.Discard, in); err != nil {
-				return "", err
-			}
-			if err := form.rest(); err != nil {
-				return "", err
-			}
-			return sourceFormat(sum), form.checkTitle()
-		},
-		Finish: func() store.UploadEnd {
-			return store.UploadEnd{Title: form.taskTitle(), SourceBytes: file.n, Warnings: uploadWarnings(sum)}
-		},
-	}, owner)
-	return id, sum, err
+	task, err := s.store.BeginTask(ctx, owner, store.NewTask{Title: form.taskTitle(), SourceFilename: form.filename})
+	if err != nil {
+		return uuid.Nil, ingest.Summary{}, err
+	}
+	defer task.Rollback()
+	sum, err := ingest.Parse(in, s.uploadLimits(), func(c transcript.Conversation) error {
+		return task.Add(store.Conversation{ExternalID: c.ID, Messages: c.Messages, MessageCount: len(c.Messages),
+			Metadata: c.Metadata, Label: string(c.Label)})
+	})
+	if err != nil {
+		return uuid.Nil, sum, err
+	}
+	if _, err := io.Copy(io.Discard, in); err != nil {
+		return uuid.Nil, sum, err
+	}
+	if err := form.rest(); err != nil {
+		return uuid.Nil, sum, err
+	}
+	if err := form.checkTitle(); err != nil {
+		return uuid.Nil, sum, err
+	}
+	warnUpload(task, sum)
+	err = task.Publish(ctx, store.UploadEnd{Title: form.taskTitle(), Format: sourceFormat(sum), SourceBytes: file.n})
+	return task.ID(), sum, err
 }
 
 // uploadRefused answers a refused upload with the form, or passes a failure that is
@@ -172,19 +174,17 @@ func formatLabel(sum ingest.Summary) string {
 	return label
 }
 
-// uploadWarnings turns ingest's warnings ("line 17: duplicate conversation id ...")
-// into task warnings, the location as their scope, and counts the ones not listed.
-func uploadWarnings(sum ingest.Summary) []store.UploadWarning {
-	ws := make([]store.UploadWarning, 0, len(sum.Warnings)+1)
+// warnUpload records ingest's warnings ("line 17: duplicate conversation id ...") as
+// the task's, the location as their scope, and counts the ones not listed.
+func warnUpload(task *store.TaskUpload, sum ingest.Summary) {
 	for _, w := range sum.Warnings {
 		scope, msg, ok := strings.Cut(w, ": ")
 		if !ok {
 			scope, msg = "", w
 		}
-		ws = append(ws, store.UploadWarning{Scope: scope, Message: msg})
+		task.Warn(scope, msg)
 	}
 	if sum.MoreWarnings > 0 {
-		ws = append(ws, store.UploadWarning{Message: "and " + components.Plural(sum.MoreWarnings, "more change", "more changes") + " like these, not listed"})
+		task.Warn("", "and "+components.Plural(sum.MoreWarnings, "more change", "more changes")+" like these, not listed")
 	}
-	return ws
 }

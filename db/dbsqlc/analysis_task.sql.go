@@ -234,8 +234,8 @@ type CreateTaskParams struct {
 // writes of the worker that holds the lease. A fenced write carries
 // `id, owner_user_id, attempt, status = 'running'`: zero rows means the lease is lost
 // (taken over, finished or canceled) and the worker writes nothing more.
-// A new pending task. The caller copies its conversations and then runs
-// SetTaskConversationCount in the same transaction, which wakes the workers.
+// A new pending task. The caller copies its conversations, runs
+// SetTaskConversationCount and NotifyTaskPending in the same transaction, and commits.
 func (q *Queries) CreateTask(ctx context.Context, db DBTX, arg CreateTaskParams) (uuid.UUID, error) {
 	row := db.QueryRow(ctx, createTask,
 		arg.OwnerUserID,
@@ -422,6 +422,18 @@ func (q *Queries) MaintenanceTaskState(ctx context.Context, db DBTX, arg Mainten
 	return items, nil
 }
 
+const notifyTaskPending = `-- name: NotifyTaskPending :exec
+SELECT pg_notify('checkup_tasks', ($1::uuid)::text)
+`
+
+// Wakes the idle workers for task @id. A notification is delivered when its
+// transaction commits, so the transaction that creates a task sends it last: creating
+// the task and exposing it to the workers are one commit.
+func (q *Queries) NotifyTaskPending(ctx context.Context, db DBTX, id uuid.UUID) error {
+	_, err := db.Exec(ctx, notifyTaskPending, id)
+	return err
+}
+
 const requestTaskCancel = `-- name: RequestTaskCancel :one
 UPDATE analysis_task
 SET status = CASE WHEN status = 'pending' THEN 'canceled' ELSE status END,
@@ -458,9 +470,8 @@ func (q *Queries) RequestTaskCancel(ctx context.Context, db DBTX, arg RequestTas
 const setTaskConversationCount = `-- name: SetTaskConversationCount :execrows
 UPDATE analysis_task
 SET conversation_count = $1, source_format = $2,
-    title = $3, source_bytes = $4
-WHERE id = $5 AND owner_user_id = $6 AND status = 'pending'
-RETURNING pg_notify('checkup_tasks', id::text)::text AS notified
+    title = $3, source_bytes = $4, label_field = $5
+WHERE id = $6 AND owner_user_id = $7 AND status = 'pending'
 `
 
 type SetTaskConversationCountParams struct {
@@ -468,20 +479,21 @@ type SetTaskConversationCountParams struct {
 	SourceFormat      string
 	Title             string
 	SourceBytes       int64
+	LabelField        string
 	ID                uuid.UUID
 	OwnerUserID       int64
 }
 
-// Records what the upload held once its conversations are copied (with the title and
-// size, which a streamed upload knows only at its end), and wakes the idle workers: the
-// notification is delivered at commit, so creating a task and exposing it to workers
-// is one commit.
+// Records what the upload held once its conversations are copied, with what a
+// streamed upload knows only at its end: the title, the size and the field its
+// outcome labels came from.
 func (q *Queries) SetTaskConversationCount(ctx context.Context, db DBTX, arg SetTaskConversationCountParams) (int64, error) {
 	result, err := db.Exec(ctx, setTaskConversationCount,
 		arg.ConversationCount,
 		arg.SourceFormat,
 		arg.Title,
 		arg.SourceBytes,
+		arg.LabelField,
 		arg.ID,
 		arg.OwnerUserID,
 	)

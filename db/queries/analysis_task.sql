@@ -4,8 +4,8 @@
 -- (taken over, finished or canceled) and the worker writes nothing more.
 
 -- name: CreateTask :one
--- A new pending task. The caller copies its conversations and then runs
--- SetTaskConversationCount in the same transaction, which wakes the workers.
+-- A new pending task. The caller copies its conversations, runs
+-- SetTaskConversationCount and NotifyTaskPending in the same transaction, and commits.
 INSERT INTO analysis_task (owner_user_id, title, config, source_filename, source_format,
                            source_bytes, conversation_count)
 VALUES (@owner_user_id, @title, @config, @source_filename, @source_format,
@@ -13,15 +13,19 @@ VALUES (@owner_user_id, @title, @config, @source_filename, @source_format,
 RETURNING id;
 
 -- name: SetTaskConversationCount :execrows
--- Records what the upload held once its conversations are copied (with the title and
--- size, which a streamed upload knows only at its end), and wakes the idle workers: the
--- notification is delivered at commit, so creating a task and exposing it to workers
--- is one commit.
+-- Records what the upload held once its conversations are copied, with what a
+-- streamed upload knows only at its end: the title, the size and the field its
+-- outcome labels came from.
 UPDATE analysis_task
 SET conversation_count = @conversation_count, source_format = @source_format,
-    title = @title, source_bytes = @source_bytes
-WHERE id = @id AND owner_user_id = @owner_user_id AND status = 'pending'
-RETURNING pg_notify('checkup_tasks', id::text)::text AS notified;
+    title = @title, source_bytes = @source_bytes, label_field = @label_field
+WHERE id = @id AND owner_user_id = @owner_user_id AND status = 'pending';
+
+-- name: NotifyTaskPending :exec
+-- Wakes the idle workers for task @id. A notification is delivered when its
+-- transaction commits, so the transaction that creates a task sends it last: creating
+-- the task and exposing it to the workers are one commit.
+SELECT pg_notify('checkup_tasks', (@id::uuid)::text);
 
 -- name: ClaimTask :many
 -- owner-exempt: the worker takes the next task of any owner; the row it returns names the owner, and every later write is fenced by it.

@@ -19,6 +19,7 @@ import (
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/pipeline"
 	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/workers/workertest"
 )
 
 // TestActionFailuresAreIsolated: two clusters' Action calls fail, the later candidate
@@ -210,7 +211,7 @@ func TestHeartbeatThatCannotBePersistedFailsTheTask(t *testing.T) {
 	}
 	// The periodic heartbeat is minutes away: the refresh after the unit is what fails.
 	w := workers.New(b.pool, pipeline.New(b.pool, p, pipeline.Options{ActionConcurrency: 1}),
-		workers.Config{Stale: 10 * time.Minute}, testLogger(t))
+		workertest.Complete(workers.Config{Stale: 10 * time.Minute}), testLogger(t))
 	w.Start(context.Background())
 	t.Cleanup(func() { require.NoError(t, w.Stop(context.Background())) })
 	task := b.waitTerminal(t, id, time.Minute)

@@ -24,6 +24,7 @@ import (
 	"github.com/checkup-dev/checkup/workers/offline"
 	"github.com/checkup-dev/checkup/workers/pipeline"
 	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/workers/workertest"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
@@ -45,9 +46,7 @@ func setup(tb testing.TB) *bundle {
 	tb.Helper()
 	pool, url := dbtest.Isolated(tb)
 	q := dbsqlc.New()
-	user, err := q.UpsertUser(context.Background(), pool, dbsqlc.UpsertUserParams{Provider: "test", ProviderUserID: "owner"})
-	require.NoError(tb, err)
-	return &bundle{pool: pool, url: url, store: store.New(pool), owner: store.NewOwner(user.ID), q: q}
+	return &bundle{pool: pool, url: url, store: store.New(pool), owner: workertest.Owner(tb, pool, "owner"), q: q}
 }
 
 // uploadSample creates a task from the sample file as an upload does: parsed with
@@ -57,33 +56,19 @@ func (b *bundle) uploadSample(tb testing.TB) uuid.UUID {
 	f, err := os.Open(samplePath)
 	require.NoError(tb, err)
 	defer f.Close()
-	id, err := b.store.CreateTask(context.Background(), store.NewTask{
-		Title: "airline sample", SourceFilename: "airline-100.jsonl",
-		Conversations: func(emit func(transcript.Conversation) error) (string, error) {
-			sum, err := ingest.Parse(f, ingest.Limits{}, emit)
-			return sum.Format, err
-		},
-	}, b.owner)
+	var convs []transcript.Conversation
+	_, err = ingest.Parse(f, ingest.Limits{}, func(c transcript.Conversation) error {
+		convs = append(convs, c)
+		return nil
+	})
 	require.NoError(tb, err)
-	return id
+	return workertest.CreateTask(tb, b.store, b.owner, store.NewTask{Title: "airline sample", SourceFilename: "airline-100.jsonl"}, convs)
 }
 
 // upload creates a task from conversations.
 func (b *bundle) upload(tb testing.TB, convs []transcript.Conversation) uuid.UUID {
 	tb.Helper()
-	id, err := b.store.CreateTask(context.Background(), store.NewTask{
-		Title: "test",
-		Conversations: func(emit func(transcript.Conversation) error) (string, error) {
-			for _, c := range convs {
-				if err := emit(c); err != nil {
-					return "", err
-				}
-			}
-			return "test", nil
-		},
-	}, b.owner)
-	require.NoError(tb, err)
-	return id
+	return workertest.CreateTask(tb, b.store, b.owner, store.NewTask{Title: "test"}, convs)
 }
 
 // sample reads the sample's conversations, for tests that compare with the stored ones.
@@ -105,14 +90,7 @@ func sample(tb testing.TB) []transcript.Conversation {
 // startWorker starts a worker running p, stopped when the test ends.
 func (b *bundle) startWorker(tb testing.TB, p *pipeline.Pipeline, cfg workers.Config) *workers.Worker {
 	tb.Helper()
-	w := workers.New(b.pool, p, cfg, testLogger(tb))
-	w.Start(context.Background())
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		require.NoError(tb, w.Stop(ctx))
-	})
-	return w
+	return workertest.StartWorker(tb, b.pool, p, cfg, testLogger(tb))
 }
 
 // runTask runs the task to its end with a worker on a, and returns the task row.
@@ -141,16 +119,7 @@ func (b *bundle) waitTerminal(tb testing.TB, id uuid.UUID, timeout time.Duration
 }
 
 // waitFor polls cond until it holds, failing the test after timeout.
-func waitFor(tb testing.TB, timeout time.Duration, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
+var waitFor = workertest.WaitFor
 
 // report reads everything stored about the task.
 func (b *bundle) report(tb testing.TB, id uuid.UUID) store.ReportRows {

@@ -69,8 +69,9 @@ func New(pool *pgxpool.Pool, cfg Config, logger *slog.Logger) *Service {
 }
 
 // Start runs the first pass at once and then one every Config.Interval, until ctx
-// ends or Stop. With Config.Days 0 it does nothing. A second Start does nothing.
-func (s *Service) Start(ctx context.Context) {
+// ends or Stop. With Config.Days 0 it does nothing. A second Start does nothing. It
+// returns at once, with no error: a failed pass is logged and the next one tried.
+func (s *Service) Start(ctx context.Context) error {
 	s.startOnce.Do(func() {
 		if s.cfg.Days <= 0 {
 			close(s.done)
@@ -85,14 +86,21 @@ func (s *Service) Start(ctx context.Context) {
 			s.loop(ctx)
 		}()
 	})
+	return nil
 }
 
 // Stop ends the loop, cancelling a run in progress (the batches already deleted stay
-// deleted), and returns once it has returned. Safe to call twice, or without Start.
-func (s *Service) Stop() {
+// deleted), and returns once it has returned, or with ctx's error if ctx ends first.
+// Safe to call twice, or without Start.
+func (s *Service) Stop(ctx context.Context) error {
 	s.stopOnce.Do(s.stopNow)
 	s.startOnce.Do(func() { close(s.done) })
-	<-s.done
+	select {
+	case <-s.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (s *Service) loop(ctx context.Context) {

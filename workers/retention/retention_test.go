@@ -2,7 +2,6 @@ package retention
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -18,7 +17,7 @@ import (
 	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/db/taskstate"
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/workers/workertest"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
@@ -40,9 +39,7 @@ func setup(t *testing.T) *bundle {
 	pool, _ := dbtest.Isolated(t)
 	b := &bundle{pool: pool, store: store.New(pool), q: dbsqlc.New()}
 	for _, name := range []string{"ann", "bob"} {
-		u, err := b.q.UpsertUser(context.Background(), pool, dbsqlc.UpsertUserParams{Provider: "test", ProviderUserID: name})
-		require.NoError(t, err)
-		b.owners = append(b.owners, store.NewOwner(u.ID))
+		b.owners = append(b.owners, workertest.Owner(t, pool, name))
 	}
 	return b
 }
@@ -64,17 +61,7 @@ type task struct {
 func (b *bundle) create(t *testing.T, owner store.Owner, what string) task {
 	t.Helper()
 	ctx := context.Background()
-	id, err := b.store.CreateTask(ctx, store.NewTask{Title: what, Conversations: func(emit func(transcript.Conversation) error) (string, error) {
-		for i := range 3 {
-			if err := emit(transcript.Conversation{ID: fmt.Sprintf("c%d", i), Messages: []transcript.Message{
-				{Role: transcript.RoleUser, Content: "hello"}, {Role: transcript.RoleAssistant, Content: "hi"},
-			}}); err != nil {
-				return "", err
-			}
-		}
-		return "test", nil
-	}}, owner)
-	require.NoError(t, err)
+	id := workertest.CreateTask(t, b.store, owner, store.NewTask{Title: what}, workertest.Conversations(3))
 	require.NoError(t, b.q.InsertTaskWarning(ctx, b.pool, dbsqlc.InsertTaskWarningParams{
 		TaskID: id, OwnerUserID: owner.UserID(), Stage: "quality", Scope: "task", Message: "a child row",
 	}))
@@ -209,28 +196,29 @@ func TestStartRunsAtOnceAndStopIsSafeTwice(t *testing.T) {
 	old := b.create(t, b.owners[1], "finished long ago")
 	b.finish(t, old, "completed", time.Now().Add(-3*day))
 
+	ctx := context.Background()
 	off := b.service(t, Config{})
-	off.Start(context.Background())
-	off.Stop()
-	off.Stop()
+	require.NoError(t, off.Start(ctx))
+	require.NoError(t, off.Stop(ctx))
+	require.NoError(t, off.Stop(ctx))
 	require.True(t, b.exists(t, old), "RETENTION_DAYS=0 deletes nothing")
 
 	m := NewMetrics()
 	s := b.service(t, Config{Days: 2, Metrics: m})
-	s.Start(context.Background())
-	s.Start(context.Background())
+	require.NoError(t, s.Start(ctx))
+	require.NoError(t, s.Start(ctx))
 	deadline := time.Now().Add(10 * time.Second)
 	for value(m.DeletedTasks) < 1 {
 		require.True(t, time.Now().Before(deadline), "the first run deletes the old task")
 		time.Sleep(10 * time.Millisecond)
 	}
-	s.Stop()
-	s.Stop()
+	require.NoError(t, s.Stop(ctx))
+	require.NoError(t, s.Stop(ctx))
 	require.False(t, b.exists(t, old))
 
 	never := b.service(t, Config{Days: 2})
-	never.Stop()
-	never.Start(context.Background())
+	require.NoError(t, never.Stop(ctx))
+	require.NoError(t, never.Start(ctx))
 }
 
 func value(c prometheus.Counter) float64 {

@@ -1,0 +1,236 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
+)
+
+// NewTask is what an upload says about its task before its file is read.
+type NewTask struct {
+	Title          string
+	Config         json.RawMessage // analysis_task.config; empty means {}
+	SourceFilename string
+	SourceBytes    int64
+}
+
+// Conversation is one conversation of an upload as task_conversation stores it.
+type Conversation struct {
+	ExternalID string
+	// Messages is encoded to JSON on the COPY's goroutine, beside the parsing, so the
+	// parser never waits for it.
+	Messages     any
+	MessageCount int
+	Metadata     json.RawMessage // nil when the export had none
+	Label        string          // the outcome the export recorded: "failed", "succeeded" or "" for none
+}
+
+// UploadEnd is what an upload knows only once its file has been read to the end.
+type UploadEnd struct {
+	Title       string // replaces NewTask.Title when not empty
+	Format      string // analysis_task.source_format
+	SourceBytes int64  // replaces NewTask.SourceBytes when above zero
+	LabelField  string // the field the conversations' labels were read from; "" for none
+}
+
+// copyAhead is how many conversations may wait between the upload's parser and the
+// COPY: enough to keep both busy, few enough that memory stays small whatever the size
+// of the upload.
+const copyAhead = 64
+
+var conversationColumns = []string{"task_id", "owner_user_id", "seq", "external_id", "messages", "metadata", "message_count", "label"}
+
+// errRolledBack ends the COPY of an upload that is rolled back before Publish.
+var errRolledBack = errors.New("store: the upload was rolled back")
+
+// TaskUpload is a task being created from an upload, inside one transaction: the
+// conversations Add hands in stream into task_conversation through one COPY that runs
+// alongside the caller's parsing, numbered from 1 in the order added. Nothing is
+// visible to anyone, workers included, until Publish commits it; Rollback (deferred
+// by every caller) discards it. A TaskUpload is used by one goroutine.
+type TaskUpload struct {
+	s     *Store
+	tx    pgx.Tx
+	id    uuid.UUID
+	owner Owner
+	title string
+	bytes int64
+
+	src      *conversationSource
+	warnings []dbsqlc.InsertTaskWarningParams
+	copied   int32
+	copyErr  error
+	done     bool // published or rolled back
+}
+
+// BeginTask starts owner's new task and the COPY of its conversations. The caller adds
+// the conversations, then publishes the task or rolls it back.
+func (s *Store) BeginTask(ctx context.Context, owner Owner, task NewTask) (*TaskUpload, error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: begin task: %w", err)
+	}
+	config := task.Config
+	if len(config) == 0 {
+		config = json.RawMessage(`{}`)
+	}
+	id, err := s.q.CreateTask(ctx, tx, dbsqlc.CreateTaskParams{
+		OwnerUserID:    owner.UserID(),
+		Title:          task.Title,
+		Config:         config,
+		SourceFilename: task.SourceFilename,
+		SourceBytes:    task.SourceBytes,
+	})
+	if err != nil {
+		_ = tx.Rollback(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("store: begin task: %w", err)
+	}
+	u := &TaskUpload{s: s, tx: tx, id: id, owner: owner, title: task.Title, bytes: task.SourceBytes,
+		src: &conversationSource{task: id, owner: owner.UserID(), rows: make(chan Conversation, copyAhead), done: make(chan struct{})}}
+	go func() {
+		defer close(u.src.done)
+		n, err := tx.CopyFrom(ctx, pgx.Identifier{"task_conversation"}, conversationColumns, u.src)
+		u.copied, u.src.copyErr = int32(n), err
+	}()
+	return u, nil
+}
+
+// ID is the new task's id.
+func (u *TaskUpload) ID() uuid.UUID { return u.id }
+
+// Add hands one conversation to the COPY. It fails once the COPY has failed.
+func (u *TaskUpload) Add(c Conversation) error {
+	select {
+	case u.src.rows <- c:
+		return nil
+	case <-u.src.done:
+		return fmt.Errorf("store: copy conversations: %w", u.src.copyErr)
+	}
+}
+
+// Warn records something the upload changed on the way in (a duplicate conversation
+// id renamed, say), shown to the owner as a warning of stage upload, in order. scope
+// says where in the file ("line 17"), empty for the whole file.
+func (u *TaskUpload) Warn(scope, message string) {
+	u.warnings = append(u.warnings, dbsqlc.InsertTaskWarningParams{
+		TaskID: u.id, OwnerUserID: u.owner.UserID(), Stage: taskstate.Upload, Scope: scope, Message: message})
+}
+
+// endCopy closes the COPY, aborting it with abort when that is not nil, and waits for
+// it; the connection is then free for the transaction's next statement.
+func (u *TaskUpload) endCopy(abort error) error {
+	if u.done {
+		return nil
+	}
+	u.done = true
+	u.src.abort = abort // read by Err once rows is closed
+	close(u.src.rows)
+	<-u.src.done
+	if abort == nil && u.src.copyErr != nil {
+		return fmt.Errorf("store: copy conversations: %w", u.src.copyErr)
+	}
+	return nil
+}
+
+// Publish records what the upload learned at its end and the warnings, commits the
+// task with its conversations, and wakes the workers: the notification is delivered
+// at commit, so the task is claimed as soon as it is visible, and never visible
+// without its conversations.
+func (u *TaskUpload) Publish(ctx context.Context, end UploadEnd) error {
+	if u.done {
+		return errors.New("store: publish: the upload has ended already")
+	}
+	defer func() { _ = u.tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
+	if err := u.endCopy(nil); err != nil {
+		return err
+	}
+	q := u.s.q
+	for _, w := range u.warnings {
+		if err := q.InsertTaskWarning(ctx, u.tx, w); err != nil {
+			return fmt.Errorf("store: publish task: warning: %w", err)
+		}
+	}
+	if _, err := q.SetTaskConversationCount(ctx, u.tx, dbsqlc.SetTaskConversationCountParams{
+		ID: u.id, OwnerUserID: u.owner.UserID(), ConversationCount: u.copied, SourceFormat: end.Format,
+		Title: cmp.Or(end.Title, u.title), SourceBytes: cmp.Or(max(end.SourceBytes, 0), u.bytes), LabelField: end.LabelField,
+	}); err != nil {
+		return fmt.Errorf("store: publish task: count conversations: %w", err)
+	}
+	if err := q.NotifyTaskPending(ctx, u.tx, u.id); err != nil {
+		return fmt.Errorf("store: publish task: wake the workers: %w", err)
+	}
+	if err := u.tx.Commit(ctx); err != nil {
+		return fmt.Errorf("store: publish task: %w", err)
+	}
+	return nil
+}
+
+// Rollback discards the task and everything added to it. It does nothing after
+// Publish, so callers defer it right after BeginTask, which also covers a parser that
+// panics.
+func (u *TaskUpload) Rollback() {
+	if u.done {
+		return
+	}
+	_ = u.endCopy(errRolledBack)
+	_ = u.tx.Rollback(context.Background())
+}
+
+// conversationSource is the COPY's pgx.CopyFromSource: it takes the conversations Add
+// hands in through rows and numbers them. Values runs on the COPY's goroutine, so the
+// messages are encoded there, beside the parsing.
+type conversationSource struct {
+	task    uuid.UUID
+	owner   int64
+	rows    chan Conversation
+	done    chan struct{} // closed when the COPY has ended; copyErr is set then
+	copyErr error
+	abort   error // why the upload stopped; set before rows is closed
+	// On the COPY's goroutine: ended once rows is closed and drained.
+	ended bool
+	cur   Conversation
+	seq   int32
+}
+
+func (s *conversationSource) Next() bool {
+	c, ok := <-s.rows
+	if !ok {
+		s.ended = true
+		return false
+	}
+	s.cur = c
+	s.seq++
+	return true
+}
+
+func (s *conversationSource) Values() ([]any, error) {
+	messages, err := json.Marshal(s.cur.Messages)
+	if err != nil {
+		return nil, fmt.Errorf("conversation %q: %w", s.cur.ExternalID, err)
+	}
+	var metadata, label any
+	if len(s.cur.Metadata) > 0 {
+		metadata = s.cur.Metadata
+	}
+	if s.cur.Label != "" {
+		label = s.cur.Label
+	}
+	return []any{s.task, s.owner, s.seq, s.cur.ExternalID, messages, metadata, int32(s.cur.MessageCount), label}, nil
+}
+
+// Err is the reason the upload stopped, which makes pgx abort the COPY. pgx asks after
+// every chunk it sends; abort may be read only once rows is closed.
+func (s *conversationSource) Err() error {
+	if !s.ended {
+		return nil
+	}
+	return s.abort
+}
