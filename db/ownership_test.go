@@ -16,8 +16,6 @@ import (
 // starts with one of these AND it carries a line `-- owner-exempt: <reason>`.
 var ownerExemptPrefixes = []string{
 	"Claim",       // the worker's claim: it takes the next task of any owner, and every later write is fenced by the owner it returns
-	"Reap",        // the worker's recovery of tasks whose leases were lost, whoever owns them
-	"Release",     // the worker giving back tasks it holds across owners at shutdown
 	"Maintenance", // operator and housekeeping reads that must see every owner's tasks
 	"Purge",       // retention: deleting finished tasks (or expired rows) of every owner
 }

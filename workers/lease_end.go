@@ -30,7 +30,9 @@ func (l *Lease) finish(ctx context.Context, status taskstate.Status, message str
 }
 
 // handBack makes the task pending again for another worker to resume at once, fenced;
-// the attempt (fencing token) stays consumed and lost_count is not touched.
+// the attempt (fencing token) stays consumed. lost_count stays at a shutdown, and
+// counts one more after a database failure (afterFailure), so a task that keeps
+// failing that way cannot loop for ever.
 func (l *Lease) handBack(ctx context.Context, afterFailure bool) taskstate.Status {
 	var lost int32
 	if afterFailure {
