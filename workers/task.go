@@ -84,7 +84,7 @@ func (t Task) Resumed() bool { return t.Attempt > 1 }
 
 func taskFromClaim(r dbsqlc.ClaimTaskRow) Task {
 	t := Task{
-		ID: r.ID, Owner: store.NewOwner(r.OwnerUserID), Title: r.Title, Stage: r.Stage,
+		ID: r.ID, Owner: store.ClaimedOwner(r), Title: r.Title, Stage: r.Stage,
 		Attempt: r.Attempt, LostCount: r.LostCount, Config: r.Config,
 		ConversationCount: r.ConversationCount, CreatedAt: r.CreatedAt,
 		TookOver: r.TookOver, CancelRequested: r.CancelRequestedAt != nil,

@@ -15,12 +15,18 @@ import (
 // deliberately the same, so another user's task is a 404, never a 403.
 var ErrNotFound = errors.New("store: not found")
 
-// Owner is the signed-in user on whose behalf a query runs. Only app/auth makes one
-// from a session, so a handler cannot name an owner that did not sign in.
+// Owner is the user on whose behalf a query runs. There are two sound sources of one:
+// the signed-in user (User.Owner, which app/auth takes from the session), so a handler
+// cannot name an owner that did not sign in, and a claimed task (ClaimedOwner), whose
+// worker writes as the owner the claim read from the row.
 type Owner struct{ userID int64 }
 
-// NewOwner wraps a user id. Callers: app/auth (from the session) and tests.
+// NewOwner wraps a user id, for tests that sign a user up directly.
 func NewOwner(userID int64) Owner { return Owner{userID: userID} }
+
+// ClaimedOwner is the owner of the task a worker claimed, read from the claimed row:
+// every later write of the worker is scoped to it.
+func ClaimedOwner(row dbsqlc.ClaimTaskRow) Owner { return Owner{userID: row.OwnerUserID} }
 
 // UserID is the owner's app_user.id.
 func (o Owner) UserID() int64 { return o.userID }

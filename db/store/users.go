@@ -18,7 +18,7 @@ type User struct {
 }
 
 // Owner is the user as the owner of the tasks they create and read.
-func (u User) Owner() Owner { return NewOwner(u.ID) }
+func (u User) Owner() Owner { return Owner{userID: u.ID} }
 
 // Identity is what an identity provider (or the local sign-in) says about a person.
 // Provider and ProviderUserID identify them; the rest is refreshed at every sign-in.
