@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/checkup-dev/checkup/app/web/htmx"
 	"github.com/checkup-dev/checkup/db/store"
 )
 
@@ -92,12 +93,12 @@ func (a *Auth) touch(c echo.Context, hash []byte, lastSeen time.Time) {
 // sendToLogin answers a visitor who is not signed in on a private route.
 func sendToLogin(c echo.Context) error {
 	r := c.Request()
-	if r.Header.Get("HX-Request") == "true" {
+	if htmx.IsRequest(r) {
 		next := ""
-		if u, err := url.Parse(r.Header.Get("HX-Current-URL")); err == nil {
+		if u, err := url.Parse(r.Header.Get(htmx.HeaderCurrentURL)); err == nil {
 			next = safeNext(u.RequestURI())
 		}
-		c.Response().Header().Set("HX-Redirect", loginURL(next))
+		c.Response().Header().Set(htmx.HeaderRedirect, loginURL(next))
 		return c.String(http.StatusUnauthorized, "Your session has ended. Sign in again.")
 	}
 	next := ""

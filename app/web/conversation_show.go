@@ -54,7 +54,7 @@ func (s *Server) conversationError(c echo.Context, id uuid.UUID, seq int64, err 
 		return err
 	}
 	if _, terr := s.store.Task(c.Request().Context(), id, auth.OwnerFrom(c)); terr != nil {
-		return taskError(terr)
+		return terr
 	}
 	return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("There is no conversation %d in this diagnosis.", seq))
 }

@@ -8,16 +8,22 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/checkup-dev/checkup/app/web/htmx"
+	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/pages"
 )
 
 // handleError is the one place errors become responses: people get a sentence, the
-// log gets the error. A browser's page request gets the sentence inside the site's
+// log gets the error, and store.ErrNotFound is the 404 of a task that is not the
+// signed-in owner's. A browser's page request gets the sentence inside the site's
 // frame with a way back; htmx, downloads and other machine requests get it as plain
 // text, which is what they can show or log.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		err = errNoTask // a store read or change found no task of this owner's
 	}
 	code := http.StatusInternalServerError
 	msg := "Something went wrong on our side. Try again; if it keeps happening, tell whoever runs Checkup."
@@ -50,7 +56,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 // a file (a download, report.json, a static file) and accepting HTML.
 func wantsPage(c echo.Context) bool {
 	r := c.Request()
-	if r.Header.Get("HX-Request") == "true" || strings.Contains(path.Base(r.URL.Path), ".") {
+	if htmx.IsRequest(r) || strings.Contains(path.Base(r.URL.Path), ".") {
 		return false
 	}
 	return strings.Contains(r.Header.Get(echo.HeaderAccept), "text/html")

@@ -5,6 +5,8 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/app/web/htmx"
 )
 
 // render writes a templ component as the response. The page is rendered to memory
@@ -21,14 +23,13 @@ func render(c echo.Context, status int, component templ.Component) error {
 // isFragment reports whether htmx asked for a part of a page: an htmx request that is
 // not a boosted navigation (which wants the whole page).
 func isFragment(c echo.Context) bool {
-	h := c.Request().Header
-	return h.Get("HX-Request") == "true" && h.Get("HX-Boosted") != "true"
+	return htmx.IsFragment(c.Request())
 }
 
 // renderPage writes the full page for a normal request and fragment for an htmx one,
 // so one handler serves both and the page works without JavaScript.
 func renderPage(c echo.Context, status int, full, fragment templ.Component) error {
-	c.Response().Header().Add(echo.HeaderVary, "HX-Request")
+	c.Response().Header().Add(echo.HeaderVary, htmx.HeaderRequest)
 	if isFragment(c) {
 		return render(c, status, fragment)
 	}

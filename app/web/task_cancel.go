@@ -20,7 +20,7 @@ func (s *Server) taskCancel(c echo.Context) error {
 	}
 	status, err := s.store.CancelTask(c.Request().Context(), id, auth.OwnerFrom(c))
 	if err != nil {
-		return taskError(err)
+		return err
 	}
 	switch status {
 	case taskstate.Canceled:

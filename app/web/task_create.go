@@ -14,6 +14,7 @@ import (
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/app/web/flash"
+	"github.com/checkup-dev/checkup/app/web/htmx"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
@@ -45,7 +46,7 @@ func (s *Server) taskCreate(c echo.Context) error {
 	flash.Set(c, msg)
 	to := string(components.TaskURL(id.String()))
 	if isFragment(c) {
-		c.Response().Header().Set("HX-Redirect", to)
+		c.Response().Header().Set(htmx.HeaderRedirect, to)
 		return c.NoContent(http.StatusOK)
 	}
 	return c.Redirect(http.StatusSeeOther, to)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/web/flash"
+	"github.com/checkup-dev/checkup/app/web/htmx"
 	"github.com/checkup-dev/checkup/views/pages"
 )
 
@@ -24,12 +25,12 @@ func (s *Server) taskDelete(c echo.Context) error {
 	if c.FormValue("confirm") != "yes" {
 		t, err := s.store.Task(c.Request().Context(), id, owner)
 		if err != nil {
-			return taskError(err)
+			return err
 		}
 		return render(c, http.StatusOK, pages.TaskDeleteConfirm(s.page(c, "Delete "+t.Title), id.String(), t.Title))
 	}
 	if err := s.store.DeleteTask(c.Request().Context(), id, owner); err != nil {
-		return taskError(err)
+		return err
 	}
 	flash.Set(c, deletedMessage)
 	return c.Redirect(http.StatusSeeOther, "/tasks")
@@ -43,11 +44,11 @@ func (s *Server) taskDeleteHTMX(c echo.Context) error {
 		return err
 	}
 	if err := s.store.DeleteTask(c.Request().Context(), id, auth.OwnerFrom(c)); err != nil {
-		return taskError(err)
+		return err
 	}
 	flash.Set(c, deletedMessage)
 	if isFragment(c) {
-		c.Response().Header().Set("HX-Redirect", "/tasks")
+		c.Response().Header().Set(htmx.HeaderRedirect, "/tasks")
 		return c.NoContent(http.StatusOK)
 	}
 	return c.Redirect(http.StatusSeeOther, "/tasks")

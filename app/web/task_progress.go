@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/app/web/htmx"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
@@ -23,7 +24,7 @@ func (s *Server) taskProgress(c echo.Context) error {
 	}
 	row, err := s.store.TaskProgress(c.Request().Context(), id, auth.OwnerFrom(c))
 	if err != nil {
-		return taskError(err)
+		return err
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	p := components.Progress{
@@ -41,7 +42,7 @@ func (s *Server) taskProgress(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set("HX-Retarget", "#task-page")
-	c.Response().Header().Set("HX-Reswap", "outerHTML")
+	c.Response().Header().Set(htmx.HeaderRetarget, "#task-page")
+	c.Response().Header().Set(htmx.HeaderReswap, "outerHTML")
 	return render(c, http.StatusOK, pages.TaskBody(pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c), MinConversations: s.deps.Config.MinConversations}))
 }

@@ -19,7 +19,7 @@ func (s *Server) taskRerun(c echo.Context) error {
 	}
 	rerun, err := s.store.RerunTask(c.Request().Context(), id, auth.OwnerFrom(c))
 	if err != nil {
-		return taskError(err)
+		return err
 	}
 	flash.Set(c, "A new diagnosis of the same "+components.Plural(rerun.Conversations, "conversation", "conversations")+" has started.")
 	return c.Redirect(http.StatusSeeOther, string(components.TaskURL(rerun.ID.String())))

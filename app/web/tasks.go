@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
@@ -26,19 +25,11 @@ func taskID(c echo.Context) (uuid.UUID, error) {
 	return id, nil
 }
 
-// taskError turns store.ErrNotFound into the 404 and passes other errors on.
-func taskError(err error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return errNoTask
-	}
-	return err
-}
-
 // taskReport reads the signed-in owner's task and builds its report.
 func (s *Server) taskReport(c echo.Context, id uuid.UUID, detail store.ReportDetail) (report.Report, error) {
 	rows, err := s.store.TaskReport(c.Request().Context(), id, auth.OwnerFrom(c), detail)
 	if err != nil {
-		return report.Report{}, taskError(err)
+		return report.Report{}, err
 	}
 	return report.Build(rows, time.Now())
 }
