@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -54,11 +53,8 @@ func (s *Store) TaskReport(ctx context.Context, id uuid.UUID, owner Owner, detai
 			rows, err = s.readReport(ctx, tx, id, owner, detail)
 			return err
 		})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return ReportRows{}, ErrNotFound
-	}
 	if err != nil {
-		return ReportRows{}, fmt.Errorf("store: task report: %w", err)
+		return ReportRows{}, readError("task report", err)
 	}
 	return rows, nil
 }
@@ -101,6 +97,39 @@ func (s *Store) readReport(ctx context.Context, tx pgx.Tx, id uuid.UUID, owner O
 	}
 	if r.Conversations, err = s.q.ListTaskConversationSummaries(ctx, tx, dbsqlc.ListTaskConversationSummariesParams{TaskID: id, OwnerUserID: uid}); err != nil {
 		return r, fmt.Errorf("conversations: %w", err)
+	}
+	return r, nil
+}
+
+// ConversationRows is what the conversation page shows: the task it belongs to, the
+// conversation with its messages, and the findings made about it.
+type ConversationRows struct {
+	Task         dbsqlc.AnalysisTask
+	Conversation dbsqlc.TaskConversation
+	Findings     []dbsqlc.TaskFinding
+}
+
+// Conversation reads conversation seq of owner's task id in one read-only snapshot. A
+// task or conversation that does not exist, or a task of someone else, is ErrNotFound.
+func (s *Store) Conversation(ctx context.Context, id uuid.UUID, seq int32, owner Owner) (ConversationRows, error) {
+	var r ConversationRows
+	uid := owner.UserID()
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error {
+			var err error
+			if r.Task, err = s.q.GetAnalysisTask(ctx, tx, dbsqlc.GetAnalysisTaskParams{ID: id, OwnerUserID: uid}); err != nil {
+				return err
+			}
+			if r.Conversation, err = s.q.GetTaskConversation(ctx, tx, dbsqlc.GetTaskConversationParams{
+				TaskID: id, OwnerUserID: uid, Seq: seq}); err != nil {
+				return err
+			}
+			r.Findings, err = s.q.ListConversationFindings(ctx, tx, dbsqlc.ListConversationFindingsParams{
+				TaskID: id, OwnerUserID: uid, Seq: seq})
+			return err
+		})
+	if err != nil {
+		return ConversationRows{}, readError("conversation", err)
 	}
 	return r, nil
 }

@@ -2,11 +2,9 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
@@ -23,11 +21,8 @@ type Session struct {
 // ErrNotFound when there is none or it has expired.
 func (s *Store) SessionByHash(ctx context.Context, tokenHash []byte) (Session, error) {
 	row, err := s.q.GetSessionUser(ctx, s.pool, dbsqlc.GetSessionUserParams{TokenHash: tokenHash})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Session{}, ErrNotFound
-	}
 	if err != nil {
-		return Session{}, fmt.Errorf("store: session: %w", err)
+		return Session{}, readError("session", err)
 	}
 	return Session{User: userFrom(row.AppUser), ExpiresAt: row.ExpiresAt, LastSeenAt: row.LastSeenAt}, nil
 }

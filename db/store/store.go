@@ -1,11 +1,15 @@
-// Package store is the typed access to Checkup's tables for the web layer. Every
-// function that reads or changes a user's data takes an Owner, and passes it into the
-// query's WHERE clause: ownership is part of the query, not a check after it.
+// Package store is the typed access to Checkup's tables for the web layer and the
+// tests, one file per aggregate: users, sessions, tasks, a task's upload and a task's
+// report. Every function that reads or changes a user's data takes an Owner, and
+// passes it into the query's WHERE clause: ownership is part of the query, not a check
+// after it.
 package store
 
 import (
 	"errors"
+	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
@@ -39,3 +43,12 @@ type Store struct {
 
 // New returns a Store on pool.
 func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: dbsqlc.New()} }
+
+// readError is ErrNotFound for a read that found no row, and err named by what
+// otherwise.
+func readError(what string, err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrNotFound
+	}
+	return fmt.Errorf("store: %s: %w", what, err)
+}

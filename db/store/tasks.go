@@ -1,0 +1,149 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
+)
+
+// The task aggregate for its owner: reading one, its progress and the list, and the
+// owner's cancel, re-run and delete. Creating one from an upload is task_upload.go's.
+
+// Task reads owner's task row. A task that does not exist or belongs to someone else
+// is ErrNotFound.
+func (s *Store) Task(ctx context.Context, id uuid.UUID, owner Owner) (dbsqlc.AnalysisTask, error) {
+	t, err := s.q.GetAnalysisTask(ctx, s.pool, dbsqlc.GetAnalysisTaskParams{ID: id, OwnerUserID: owner.UserID()})
+	if err != nil {
+		return t, readError("task", err)
+	}
+	return t, nil
+}
+
+// TaskProgress reads what the polling fragment shows: one primary-key lookup, so the
+// pages can poll every two seconds without weighing on the database.
+func (s *Store) TaskProgress(ctx context.Context, id uuid.UUID, owner Owner) (dbsqlc.GetAnalysisProgressRow, error) {
+	row, err := s.q.GetAnalysisProgress(ctx, s.pool, dbsqlc.GetAnalysisProgressParams{ID: id, OwnerUserID: owner.UserID()})
+	if err != nil {
+		return row, readError("task progress", err)
+	}
+	return row, nil
+}
+
+// TaskCursor is the position after which the next page of a task list starts: the
+// (created_at, id) of the last task shown, which the list index is ordered by.
+type TaskCursor struct {
+	CreatedAt time.Time
+	ID        uuid.UUID
+}
+
+// String encodes the cursor for a URL: microseconds since the epoch (the precision
+// PostgreSQL keeps), an underscore and the task id.
+func (c TaskCursor) String() string {
+	return strconv.FormatInt(c.CreatedAt.UnixMicro(), 10) + "_" + c.ID.String()
+}
+
+// ErrBadCursor means a cursor did not come from TaskCursor.String.
+var ErrBadCursor = errors.New("store: bad task list cursor")
+
+// ParseTaskCursor decodes TaskCursor.String.
+func ParseTaskCursor(s string) (TaskCursor, error) {
+	micros, id, ok := strings.Cut(s, "_")
+	if !ok {
+		return TaskCursor{}, ErrBadCursor
+	}
+	us, err := strconv.ParseInt(micros, 10, 64)
+	if err != nil {
+		return TaskCursor{}, ErrBadCursor
+	}
+	u, err := uuid.Parse(id)
+	if err != nil {
+		return TaskCursor{}, ErrBadCursor
+	}
+	return TaskCursor{CreatedAt: time.UnixMicro(us).UTC(), ID: u}, nil
+}
+
+// TaskPage is one page of an owner's tasks, newest first. Next is nil on the last page.
+type TaskPage struct {
+	Tasks []dbsqlc.ListAnalysisTasksRow
+	Next  *TaskCursor
+}
+
+// ListTasks returns up to limit of owner's tasks created before after (nil for the
+// first page), newest first. It reads one row more than it shows to know whether an
+// older page exists.
+func (s *Store) ListTasks(ctx context.Context, owner Owner, after *TaskCursor, limit int) (TaskPage, error) {
+	arg := dbsqlc.ListAnalysisTasksParams{OwnerUserID: owner.UserID(), MaxRows: int32(limit + 1)}
+	if after != nil {
+		arg.BeforeCreatedAt, arg.BeforeID = &after.CreatedAt, &after.ID
+	}
+	rows, err := s.q.ListAnalysisTasks(ctx, s.pool, arg)
+	if err != nil {
+		return TaskPage{}, fmt.Errorf("store: list tasks: %w", err)
+	}
+	page := TaskPage{Tasks: rows}
+	if len(rows) > limit {
+		page.Tasks = rows[:limit]
+		last := page.Tasks[limit-1]
+		page.Next = &TaskCursor{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+	return page, nil
+}
+
+// CancelTask asks owner's task to stop and returns its status afterwards: a pending
+// task is canceled at once; a running one stays running until its worker, told
+// through a notification (or at its next heartbeat), stops and ends it canceled. A
+// finished task is left as it is and its status returned. A task that does not exist
+// or belongs to someone else is ErrNotFound.
+func (s *Store) CancelTask(ctx context.Context, id uuid.UUID, owner Owner) (taskstate.Status, error) {
+	row, err := s.q.RequestTaskCancel(ctx, s.pool, dbsqlc.RequestTaskCancelParams{ID: id, OwnerUserID: owner.UserID()})
+	if err == nil {
+		return row.Status, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return "", fmt.Errorf("store: cancel task: %w", err)
+	}
+	progress, err := s.TaskProgress(ctx, id, owner)
+	if err != nil {
+		return "", err
+	}
+	return progress.Status, nil
+}
+
+// Rerun is the task a re-run created.
+type Rerun struct {
+	ID            uuid.UUID
+	Conversations int
+}
+
+// RerunTask starts a new pending task for owner from the conversations of task id, and
+// wakes the workers, in one transaction. The results of the old task are left as they
+// are. A task that does not exist or belongs to someone else is ErrNotFound.
+func (s *Store) RerunTask(ctx context.Context, id uuid.UUID, owner Owner) (Rerun, error) {
+	row, err := s.q.RerunAnalysisTask(ctx, s.pool, dbsqlc.RerunAnalysisTaskParams{ID: id, OwnerUserID: owner.UserID()})
+	if err != nil {
+		return Rerun{}, readError("rerun task", err)
+	}
+	return Rerun{ID: row.ID, Conversations: int(row.Conversations)}, nil
+}
+
+// DeleteTask deletes owner's task and, through the foreign keys, everything stored
+// about it. A task that does not exist or belongs to someone else is ErrNotFound.
+func (s *Store) DeleteTask(ctx context.Context, id uuid.UUID, owner Owner) error {
+	n, err := s.q.DeleteAnalysisTask(ctx, s.pool, dbsqlc.DeleteAnalysisTaskParams{ID: id, OwnerUserID: owner.UserID()})
+	if err != nil {
+		return fmt.Errorf("store: delete task: %w", err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
