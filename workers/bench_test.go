@@ -180,6 +180,7 @@ func runPgbench(tb testing.TB, pgbench string, bd *bundle, clients int, d time.D
 	require.NoError(tb, err)
 	claim := strings.NewReplacer(
 		"sqlc.narg('now')::timestamptz", "NULL::timestamptz",
+		"sqlc.narg('id')::uuid", "NULL::uuid",
 		"@stale::interval", "'2 minutes'::interval",
 		"@worker", "'pgbench'",
 	).Replace(query(tb, string(src), "ClaimTask"))

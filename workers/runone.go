@@ -26,8 +26,8 @@ func (w *Worker) RunOne(ctx context.Context, id uuid.UUID) (taskstate.Status, er
 	stopOnEnd := context.AfterFunc(ctx, func() { w.stopOnce.Do(func() { close(w.stopping) }) })
 	defer stopOnEnd()
 
-	rows, err := w.q.ClaimTaskByID(ctx, w.pool, dbsqlc.ClaimTaskByIDParams{
-		ID: id, Worker: &w.cfg.ID, Now: w.now(), Stale: interval(w.cfg.Stale),
+	rows, err := w.q.ClaimTask(ctx, w.pool, dbsqlc.ClaimTaskParams{
+		ID: &id, Worker: &w.cfg.ID, Now: w.now(), Stale: interval(w.cfg.Stale),
 	})
 	if err != nil {
 		return "", fmt.Errorf("workers: claim task %s: %w", id, err)
@@ -35,7 +35,7 @@ func (w *Worker) RunOne(ctx context.Context, id uuid.UUID) (taskstate.Status, er
 	if len(rows) == 0 {
 		return "", w.unclaimable(ctx, id)
 	}
-	return w.run(base, taskFromClaim(dbsqlc.ClaimTaskRow(rows[0]))), nil
+	return w.run(base, taskFromClaim(rows[0])), nil
 }
 
 // unclaimable says why task id could not be claimed.

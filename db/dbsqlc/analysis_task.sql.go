@@ -46,8 +46,9 @@ const claimTask = `-- name: ClaimTask :many
 WITH candidate AS MATERIALIZED (
     SELECT id, status AS prior_status
     FROM analysis_task
-    WHERE status = 'pending'
-       OR (status = 'running' AND heartbeat_at < coalesce($2::timestamptz, now()) - $3::interval)
+    WHERE (status = 'pending'
+           OR (status = 'running' AND heartbeat_at < coalesce($2::timestamptz, now()) - $3::interval))
+      AND ($4::uuid IS NULL OR id = $4::uuid)
     ORDER BY created_at
     LIMIT 1
     FOR UPDATE SKIP LOCKED
@@ -70,6 +71,7 @@ type ClaimTaskParams struct {
 	Worker *string
 	Now    *time.Time
 	Stale  pgtype.Interval
+	ID     *uuid.UUID
 }
 
 type ClaimTaskRow struct {
@@ -87,13 +89,19 @@ type ClaimTaskRow struct {
 	TookOver          bool
 }
 
-// owner-exempt: the worker takes the next task of any owner; the row it returns names the owner, and every later write is fenced by it.
+// owner-exempt: the worker takes the next task of any owner, or with @id the task an operator named (`app worker --task ID`); the row it returns names the owner, and every later write is fenced by it.
 // The claim: the oldest task that is pending, or running with a heartbeat older than
-// @stale (its worker was lost). attempt becomes the lease's fencing token; a takeover
-// also counts one more lost worker. At most one row: :many so that "nothing to do" is
-// an empty result rather than an error.
+// @stale (its worker was lost); with @id, only that task, on the same terms. attempt
+// becomes the lease's fencing token; a takeover also counts one more lost worker. At
+// most one row: :many so that "nothing to do" is an empty result rather than an error.
+// The status condition keeps the scan on the claimable partial index either way.
 func (q *Queries) ClaimTask(ctx context.Context, db DBTX, arg ClaimTaskParams) ([]ClaimTaskRow, error) {
-	rows, err := db.Query(ctx, claimTask, arg.Worker, arg.Now, arg.Stale)
+	rows, err := db.Query(ctx, claimTask,
+		arg.Worker,
+		arg.Now,
+		arg.Stale,
+		arg.ID,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -101,92 +109,6 @@ func (q *Queries) ClaimTask(ctx context.Context, db DBTX, arg ClaimTaskParams) (
 	var items []ClaimTaskRow
 	for rows.Next() {
 		var i ClaimTaskRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.OwnerUserID,
-			&i.Title,
-			&i.Stage,
-			&i.Attempt,
-			&i.LostCount,
-			&i.Config,
-			&i.ConversationCount,
-			&i.CreatedAt,
-			&i.ClaimedAt,
-			&i.CancelRequestedAt,
-			&i.TookOver,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const claimTaskByID = `-- name: ClaimTaskByID :many
-WITH candidate AS MATERIALIZED (
-    SELECT a.id, a.status AS prior_status
-    FROM analysis_task a
-    WHERE a.id = $3
-      AND (a.status = 'pending'
-           OR (a.status = 'running' AND a.heartbeat_at < coalesce($2::timestamptz, now()) - $4::interval))
-    FOR UPDATE
-)
-UPDATE analysis_task t
-SET status = 'running',
-    attempt = t.attempt + 1,
-    lost_count = t.lost_count + CASE WHEN candidate.prior_status = 'running' THEN 1 ELSE 0 END,
-    lease_owner = $1,
-    claimed_at = coalesce($2::timestamptz, now()),
-    heartbeat_at = coalesce($2::timestamptz, now())
-FROM candidate
-WHERE t.id = candidate.id
-RETURNING t.id, t.owner_user_id, t.title, t.stage, t.attempt, t.lost_count, t.config,
-          t.conversation_count, t.created_at, t.claimed_at, t.cancel_requested_at,
-          (candidate.prior_status = 'running')::boolean AS took_over
-`
-
-type ClaimTaskByIDParams struct {
-	Worker *string
-	Now    *time.Time
-	ID     uuid.UUID
-	Stale  pgtype.Interval
-}
-
-type ClaimTaskByIDRow struct {
-	ID                uuid.UUID
-	OwnerUserID       int64
-	Title             string
-	Stage             taskstate.Stage
-	Attempt           int32
-	LostCount         int32
-	Config            json.RawMessage
-	ConversationCount int32
-	CreatedAt         time.Time
-	ClaimedAt         *time.Time
-	CancelRequestedAt *time.Time
-	TookOver          bool
-}
-
-// owner-exempt: `app worker --task ID` is an operator's command to reproduce one task, whoever owns it.
-// The claim of one named task, on the same terms as ClaimTask: pending, or running
-// with a stale heartbeat. It waits for a claimer that holds the row, then re-checks.
-func (q *Queries) ClaimTaskByID(ctx context.Context, db DBTX, arg ClaimTaskByIDParams) ([]ClaimTaskByIDRow, error) {
-	rows, err := db.Query(ctx, claimTaskByID,
-		arg.Worker,
-		arg.Now,
-		arg.ID,
-		arg.Stale,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []ClaimTaskByIDRow
-	for rows.Next() {
-		var i ClaimTaskByIDRow
 		if err := rows.Scan(
 			&i.ID,
 			&i.OwnerUserID,

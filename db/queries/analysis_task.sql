@@ -28,44 +28,21 @@ WHERE id = @id AND owner_user_id = @owner_user_id AND status = 'pending';
 SELECT pg_notify('checkup_tasks', (@id::uuid)::text);
 
 -- name: ClaimTask :many
--- owner-exempt: the worker takes the next task of any owner; the row it returns names the owner, and every later write is fenced by it.
+-- owner-exempt: the worker takes the next task of any owner, or with @id the task an operator named (`app worker --task ID`); the row it returns names the owner, and every later write is fenced by it.
 -- The claim: the oldest task that is pending, or running with a heartbeat older than
--- @stale (its worker was lost). attempt becomes the lease's fencing token; a takeover
--- also counts one more lost worker. At most one row: :many so that "nothing to do" is
--- an empty result rather than an error.
+-- @stale (its worker was lost); with @id, only that task, on the same terms. attempt
+-- becomes the lease's fencing token; a takeover also counts one more lost worker. At
+-- most one row: :many so that "nothing to do" is an empty result rather than an error.
+-- The status condition keeps the scan on the claimable partial index either way.
 WITH candidate AS MATERIALIZED (
     SELECT id, status AS prior_status
     FROM analysis_task
-    WHERE status = 'pending'
-       OR (status = 'running' AND heartbeat_at < coalesce(sqlc.narg('now')::timestamptz, now()) - @stale::interval)
+    WHERE (status = 'pending'
+           OR (status = 'running' AND heartbeat_at < coalesce(sqlc.narg('now')::timestamptz, now()) - @stale::interval))
+      AND (sqlc.narg('id')::uuid IS NULL OR id = sqlc.narg('id')::uuid)
     ORDER BY created_at
     LIMIT 1
     FOR UPDATE SKIP LOCKED
-)
-UPDATE analysis_task t
-SET status = 'running',
-    attempt = t.attempt + 1,
-    lost_count = t.lost_count + CASE WHEN candidate.prior_status = 'running' THEN 1 ELSE 0 END,
-    lease_owner = @worker,
-    claimed_at = coalesce(sqlc.narg('now')::timestamptz, now()),
-    heartbeat_at = coalesce(sqlc.narg('now')::timestamptz, now())
-FROM candidate
-WHERE t.id = candidate.id
-RETURNING t.id, t.owner_user_id, t.title, t.stage, t.attempt, t.lost_count, t.config,
-          t.conversation_count, t.created_at, t.claimed_at, t.cancel_requested_at,
-          (candidate.prior_status = 'running')::boolean AS took_over;
-
--- name: ClaimTaskByID :many
--- owner-exempt: `app worker --task ID` is an operator's command to reproduce one task, whoever owns it.
--- The claim of one named task, on the same terms as ClaimTask: pending, or running
--- with a stale heartbeat. It waits for a claimer that holds the row, then re-checks.
-WITH candidate AS MATERIALIZED (
-    SELECT a.id, a.status AS prior_status
-    FROM analysis_task a
-    WHERE a.id = @id
-      AND (a.status = 'pending'
-           OR (a.status = 'running' AND a.heartbeat_at < coalesce(sqlc.narg('now')::timestamptz, now()) - @stale::interval))
-    FOR UPDATE
 )
 UPDATE analysis_task t
 SET status = 'running',

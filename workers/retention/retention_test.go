@@ -71,8 +71,8 @@ func (b *bundle) create(t *testing.T, owner store.Owner, what string) task {
 // claim makes the task running, claimed at the given time.
 func (b *bundle) claim(t *testing.T, tk task, at time.Time) int32 {
 	t.Helper()
-	rows, err := b.q.ClaimTaskByID(context.Background(), b.pool, dbsqlc.ClaimTaskByIDParams{
-		Worker: new("test"), Now: &at, ID: tk.id, Stale: pgtype.Interval{Microseconds: time.Hour.Microseconds(), Valid: true},
+	rows, err := b.q.ClaimTask(context.Background(), b.pool, dbsqlc.ClaimTaskParams{
+		Worker: new("test"), Now: &at, ID: &tk.id, Stale: pgtype.Interval{Microseconds: time.Hour.Microseconds(), Valid: true},
 	})
 	require.NoError(t, err)
 	require.Len(t, rows, 1)
