@@ -133,6 +133,56 @@ func (q *Queries) ClaimTask(ctx context.Context, db DBTX, arg ClaimTaskParams) (
 	return items, nil
 }
 
+const countTaskUnit = `-- name: CountTaskUnit :one
+WITH counted AS (
+    UPDATE analysis_task
+    SET progress_done = progress_done + 1,
+        llm_calls = llm_calls + $1,
+        prompt_tokens = prompt_tokens + $2,
+        completion_tokens = completion_tokens + $3,
+        isolated = isolated + $4
+    WHERE id = $5 AND owner_user_id = $6 AND attempt = $7 AND status = 'running'
+    RETURNING cancel_requested_at
+)
+SELECT count(*)::int AS counted,
+       coalesce(bool_or(cancel_requested_at IS NOT NULL), false)::boolean AS cancel_requested
+FROM counted
+`
+
+type CountTaskUnitParams struct {
+	Calls            int32
+	PromptTokens     int64
+	CompletionTokens int64
+	Isolated         int32
+	ID               uuid.UUID
+	OwnerUserID      int64
+	Attempt          int32
+}
+
+type CountTaskUnitRow struct {
+	Counted         int32
+	CancelRequested bool
+}
+
+// One finished unit other than a stored diagnosis (StoreConversationDiagnoses counts
+// those): the stage's progress, the task's model spend and, for a conversation that
+// could not be diagnosed, the isolated count. cancel_requested tells the worker, as a
+// heartbeat would, that the owner asked the task to stop.
+func (q *Queries) CountTaskUnit(ctx context.Context, db DBTX, arg CountTaskUnitParams) (CountTaskUnitRow, error) {
+	row := db.QueryRow(ctx, countTaskUnit,
+		arg.Calls,
+		arg.PromptTokens,
+		arg.CompletionTokens,
+		arg.Isolated,
+		arg.ID,
+		arg.OwnerUserID,
+		arg.Attempt,
+	)
+	var i CountTaskUnitRow
+	err := row.Scan(&i.Counted, &i.CancelRequested)
+	return i, err
+}
+
 const createTask = `-- name: CreateTask :one
 
 INSERT INTO analysis_task (owner_user_id, title, config, source_filename, source_format,
@@ -173,6 +223,24 @@ func (q *Queries) CreateTask(ctx context.Context, db DBTX, arg CreateTaskParams)
 	return id, err
 }
 
+const deleteAnalysisTask = `-- name: DeleteAnalysisTask :execrows
+DELETE FROM analysis_task WHERE id = $1 AND owner_user_id = $2
+`
+
+type DeleteAnalysisTaskParams struct {
+	ID          uuid.UUID
+	OwnerUserID int64
+}
+
+// Deletes the task and, through the foreign keys, all its rows. Zero rows means 404.
+func (q *Queries) DeleteAnalysisTask(ctx context.Context, db DBTX, arg DeleteAnalysisTaskParams) (int64, error) {
+	result, err := db.Exec(ctx, deleteAnalysisTask, arg.ID, arg.OwnerUserID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const finishTask = `-- name: FinishTask :execrows
 UPDATE analysis_task
 SET status = $1, error = $2,
@@ -203,6 +271,103 @@ func (q *Queries) FinishTask(ctx context.Context, db DBTX, arg FinishTaskParams)
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const getAnalysisProgress = `-- name: GetAnalysisProgress :one
+SELECT id, status, stage, progress_done, progress_total, attempt, lost_count, error,
+       cancel_requested_at, finished_at, provider_down_since
+FROM analysis_task WHERE id = $1 AND owner_user_id = $2
+`
+
+type GetAnalysisProgressParams struct {
+	ID          uuid.UUID
+	OwnerUserID int64
+}
+
+type GetAnalysisProgressRow struct {
+	ID                uuid.UUID
+	Status            taskstate.Status
+	Stage             taskstate.Stage
+	ProgressDone      int32
+	ProgressTotal     int32
+	Attempt           int32
+	LostCount         int32
+	Error             string
+	CancelRequestedAt *time.Time
+	FinishedAt        *time.Time
+	ProviderDownSince *time.Time
+}
+
+// What the polling fragment shows: a primary-key lookup, nothing else.
+func (q *Queries) GetAnalysisProgress(ctx context.Context, db DBTX, arg GetAnalysisProgressParams) (GetAnalysisProgressRow, error) {
+	row := db.QueryRow(ctx, getAnalysisProgress, arg.ID, arg.OwnerUserID)
+	var i GetAnalysisProgressRow
+	err := row.Scan(
+		&i.ID,
+		&i.Status,
+		&i.Stage,
+		&i.ProgressDone,
+		&i.ProgressTotal,
+		&i.Attempt,
+		&i.LostCount,
+		&i.Error,
+		&i.CancelRequestedAt,
+		&i.FinishedAt,
+		&i.ProviderDownSince,
+	)
+	return i, err
+}
+
+const getAnalysisTask = `-- name: GetAnalysisTask :one
+
+SELECT id, owner_user_id, title, status, stage, progress_done, progress_total, attempt, lost_count, lease_owner, created_at, claimed_at, heartbeat_at, finished_at, cancel_requested_at, error, config, funnel, risk_summary, llm_calls, prompt_tokens, completion_tokens, first_pass_valid, repaired, isolated, conversation_count, source_filename, source_format, source_bytes, rerun_of, label_field, provider_down_since, label_check FROM analysis_task WHERE id = $1 AND owner_user_id = $2
+`
+
+type GetAnalysisTaskParams struct {
+	ID          uuid.UUID
+	OwnerUserID int64
+}
+
+// Owner-scoped reads and deletes of tasks for the pages and downloads.
+func (q *Queries) GetAnalysisTask(ctx context.Context, db DBTX, arg GetAnalysisTaskParams) (AnalysisTask, error) {
+	row := db.QueryRow(ctx, getAnalysisTask, arg.ID, arg.OwnerUserID)
+	var i AnalysisTask
+	err := row.Scan(
+		&i.ID,
+		&i.OwnerUserID,
+		&i.Title,
+		&i.Status,
+		&i.Stage,
+		&i.ProgressDone,
+		&i.ProgressTotal,
+		&i.Attempt,
+		&i.LostCount,
+		&i.LeaseOwner,
+		&i.CreatedAt,
+		&i.ClaimedAt,
+		&i.HeartbeatAt,
+		&i.FinishedAt,
+		&i.CancelRequestedAt,
+		&i.Error,
+		&i.Config,
+		&i.Funnel,
+		&i.RiskSummary,
+		&i.LlmCalls,
+		&i.PromptTokens,
+		&i.CompletionTokens,
+		&i.FirstPassValid,
+		&i.Repaired,
+		&i.Isolated,
+		&i.ConversationCount,
+		&i.SourceFilename,
+		&i.SourceFormat,
+		&i.SourceBytes,
+		&i.RerunOf,
+		&i.LabelField,
+		&i.ProviderDownSince,
+		&i.LabelCheck,
+	)
+	return i, err
 }
 
 const handBackTask = `-- name: HandBackTask :execrows
@@ -275,6 +440,83 @@ func (q *Queries) HeartbeatTask(ctx context.Context, db DBTX, arg HeartbeatTaskP
 	return i, err
 }
 
+const listAnalysisTasks = `-- name: ListAnalysisTasks :many
+SELECT id, title, status, stage, progress_done, progress_total, attempt, lost_count,
+       conversation_count, isolated, created_at, finished_at, source_filename, (rerun_of IS NOT NULL)::boolean AS rerun
+FROM analysis_task
+WHERE owner_user_id = $1
+  AND ($2::timestamptz IS NULL
+       OR (created_at, id) < ($2::timestamptz, $3::uuid))
+ORDER BY created_at DESC, id DESC
+LIMIT $4
+`
+
+type ListAnalysisTasksParams struct {
+	OwnerUserID     int64
+	BeforeCreatedAt *time.Time
+	BeforeID        *uuid.UUID
+	MaxRows         int32
+}
+
+type ListAnalysisTasksRow struct {
+	ID                uuid.UUID
+	Title             string
+	Status            taskstate.Status
+	Stage             taskstate.Stage
+	ProgressDone      int32
+	ProgressTotal     int32
+	Attempt           int32
+	LostCount         int32
+	ConversationCount int32
+	Isolated          int32
+	CreatedAt         time.Time
+	FinishedAt        *time.Time
+	SourceFilename    string
+	Rerun             bool
+}
+
+// The owner's tasks newest first, keyset-paginated on (created_at, id): pass the last
+// row of the previous page, or nulls for the first page.
+func (q *Queries) ListAnalysisTasks(ctx context.Context, db DBTX, arg ListAnalysisTasksParams) ([]ListAnalysisTasksRow, error) {
+	rows, err := db.Query(ctx, listAnalysisTasks,
+		arg.OwnerUserID,
+		arg.BeforeCreatedAt,
+		arg.BeforeID,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListAnalysisTasksRow
+	for rows.Next() {
+		var i ListAnalysisTasksRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Title,
+			&i.Status,
+			&i.Stage,
+			&i.ProgressDone,
+			&i.ProgressTotal,
+			&i.Attempt,
+			&i.LostCount,
+			&i.ConversationCount,
+			&i.Isolated,
+			&i.CreatedAt,
+			&i.FinishedAt,
+			&i.SourceFilename,
+			&i.Rerun,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const maintenanceListenCancels = `-- name: MaintenanceListenCancels :exec
 LISTEN checkup_cancel
 `
@@ -297,6 +539,52 @@ LISTEN checkup_tasks
 func (q *Queries) MaintenanceListenTasks(ctx context.Context, db DBTX) error {
 	_, err := db.Exec(ctx, maintenanceListenTasks)
 	return err
+}
+
+const maintenanceTaskCounts = `-- name: MaintenanceTaskCounts :many
+
+SELECT status,
+       count(*)::bigint AS tasks,
+       count(*) FILTER (WHERE status = 'running'
+                          AND heartbeat_at < coalesce($1::timestamptz, now()) - $2::interval)::bigint AS stale
+FROM analysis_task
+GROUP BY status
+`
+
+type MaintenanceTaskCountsParams struct {
+	Now   *time.Time
+	Stale pgtype.Interval
+}
+
+type MaintenanceTaskCountsRow struct {
+	Status taskstate.Status
+	Tasks  int64
+	Stale  int64
+}
+
+// What /metrics reads from the task table at scrape time.
+// owner-exempt: /metrics counts every owner's tasks by status for the operator; it returns counts, never a task.
+// Tasks by status, and among the running ones those whose heartbeat is older than
+// @stale: their worker is lost and they wait for a takeover, so with the pending ones
+// they are the queue's depth. One pass over the table.
+func (q *Queries) MaintenanceTaskCounts(ctx context.Context, db DBTX, arg MaintenanceTaskCountsParams) ([]MaintenanceTaskCountsRow, error) {
+	rows, err := db.Query(ctx, maintenanceTaskCounts, arg.Now, arg.Stale)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []MaintenanceTaskCountsRow
+	for rows.Next() {
+		var i MaintenanceTaskCountsRow
+		if err := rows.Scan(&i.Status, &i.Tasks, &i.Stale); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const maintenanceTaskState = `-- name: MaintenanceTaskState :many
@@ -356,6 +644,55 @@ func (q *Queries) NotifyTaskPending(ctx context.Context, db DBTX, id uuid.UUID) 
 	return err
 }
 
+const purgeFinishedTasks = `-- name: PurgeFinishedTasks :execrows
+DELETE FROM analysis_task
+WHERE id IN (
+    SELECT id
+    FROM analysis_task
+    WHERE finished_at < coalesce($1::timestamptz, now()) - make_interval(days => $2::int)
+      AND status IN ('completed', 'partial', 'insufficient_data', 'failed', 'canceled')
+    ORDER BY finished_at
+    LIMIT $3::int
+    FOR UPDATE SKIP LOCKED
+)
+`
+
+type PurgeFinishedTasksParams struct {
+	Now       *time.Time
+	Days      int32
+	BatchSize int32
+}
+
+// owner-exempt: retention deletes every owner's finished tasks older than RETENTION_DAYS; their child rows go with them by the cascade.
+// At most @batch_size tasks that finished more than @days days ago, oldest first (the
+// partial index on finished_at); a running or pending task has no finished_at and is
+// never touched. Rows locked by a concurrent delete are skipped, not waited for.
+func (q *Queries) PurgeFinishedTasks(ctx context.Context, db DBTX, arg PurgeFinishedTasksParams) (int64, error) {
+	result, err := db.Exec(ctx, purgeFinishedTasks, arg.Now, arg.Days, arg.BatchSize)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const purgeTryLock = `-- name: PurgeTryLock :one
+
+SELECT pg_try_advisory_xact_lock($1::bigint)::boolean AS locked
+`
+
+// Retention (RETENTION_DAYS): finished tasks older than the limit are deleted with
+// their rows, every owner's alike, in batches, by one instance at a time.
+// Takes the retention lock until the end of the transaction unless another instance
+// holds it; false means another instance is purging now. A transaction-level lock
+// cannot outlive its batch, even on a broken connection or behind PgBouncer in
+// transaction mode.
+func (q *Queries) PurgeTryLock(ctx context.Context, db DBTX, lockID int64) (bool, error) {
+	row := db.QueryRow(ctx, purgeTryLock, lockID)
+	var locked bool
+	err := row.Scan(&locked)
+	return locked, err
+}
+
 const requestTaskCancel = `-- name: RequestTaskCancel :one
 UPDATE analysis_task
 SET status = CASE WHEN status = 'pending' THEN 'canceled' ELSE status END,
@@ -386,6 +723,56 @@ func (q *Queries) RequestTaskCancel(ctx context.Context, db DBTX, arg RequestTas
 	row := db.QueryRow(ctx, requestTaskCancel, arg.Now, arg.ID, arg.OwnerUserID)
 	var i RequestTaskCancelRow
 	err := row.Scan(&i.Status, &i.Notified)
+	return i, err
+}
+
+const rerunAnalysisTask = `-- name: RerunAnalysisTask :one
+
+WITH source AS (
+    SELECT t.id, t.owner_user_id, t.title, t.conversation_count, t.source_filename, t.source_format, t.source_bytes,
+           t.label_field
+    FROM analysis_task t
+    WHERE t.id = $1 AND t.owner_user_id = $2
+), created AS (
+    INSERT INTO analysis_task (owner_user_id, title, conversation_count, source_filename,
+                               source_format, source_bytes, label_field, rerun_of)
+    SELECT s.owner_user_id, s.title, s.conversation_count, s.source_filename, s.source_format, s.source_bytes,
+           s.label_field, s.id
+    FROM source s
+    RETURNING id, owner_user_id
+), copied AS (
+    INSERT INTO task_conversation (task_id, owner_user_id, seq, external_id, messages, metadata, message_count, label)
+    SELECT created.id, tc.owner_user_id, tc.seq, tc.external_id, tc.messages, tc.metadata, tc.message_count, tc.label
+    FROM created
+    JOIN task_conversation tc ON tc.task_id = $1 AND tc.owner_user_id = created.owner_user_id
+    WHERE tc.owner_user_id = $2
+    RETURNING 1
+)
+SELECT created.id, (SELECT count(*) FROM copied)::int AS conversations,
+       pg_notify('checkup_tasks', created.id::text)::text AS notified
+FROM created
+`
+
+type RerunAnalysisTaskParams struct {
+	ID          uuid.UUID
+	OwnerUserID int64
+}
+
+type RerunAnalysisTaskRow struct {
+	ID            uuid.UUID
+	Conversations int32
+	Notified      string
+}
+
+// Re-running a task: a new pending task from the same conversations.
+// Creates a pending task with the source task's title, source and conversations, their
+// outcome labels included (not its results), and wakes the workers, in one statement
+// and so one transaction: the new task is never visible without its conversations. No
+// row means the source task does not exist for this owner.
+func (q *Queries) RerunAnalysisTask(ctx context.Context, db DBTX, arg RerunAnalysisTaskParams) (RerunAnalysisTaskRow, error) {
+	row := db.QueryRow(ctx, rerunAnalysisTask, arg.ID, arg.OwnerUserID)
+	var i RerunAnalysisTaskRow
+	err := row.Scan(&i.ID, &i.Conversations, &i.Notified)
 	return i, err
 }
 
@@ -425,6 +812,57 @@ func (q *Queries) SetTaskConversationCount(ctx context.Context, db DBTX, arg Set
 	return result.RowsAffected(), nil
 }
 
+const setTaskFunnel = `-- name: SetTaskFunnel :execrows
+UPDATE analysis_task SET funnel = $1
+WHERE id = $2 AND owner_user_id = $3 AND attempt = $4 AND status = 'running'
+`
+
+type SetTaskFunnelParams struct {
+	Funnel      json.RawMessage
+	ID          uuid.UUID
+	OwnerUserID int64
+	Attempt     int32
+}
+
+func (q *Queries) SetTaskFunnel(ctx context.Context, db DBTX, arg SetTaskFunnelParams) (int64, error) {
+	result, err := db.Exec(ctx, setTaskFunnel,
+		arg.Funnel,
+		arg.ID,
+		arg.OwnerUserID,
+		arg.Attempt,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const setTaskLabelCheck = `-- name: SetTaskLabelCheck :execrows
+UPDATE analysis_task SET label_check = $1
+WHERE id = $2 AND owner_user_id = $3 AND attempt = $4 AND status = 'running'
+`
+
+type SetTaskLabelCheckParams struct {
+	LabelCheck  json.RawMessage
+	ID          uuid.UUID
+	OwnerUserID int64
+	Attempt     int32
+}
+
+// How the analysis agrees with the outcome labels, stored with the clusters.
+func (q *Queries) SetTaskLabelCheck(ctx context.Context, db DBTX, arg SetTaskLabelCheckParams) (int64, error) {
+	result, err := db.Exec(ctx, setTaskLabelCheck,
+		arg.LabelCheck,
+		arg.ID,
+		arg.OwnerUserID,
+		arg.Attempt,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const setTaskProgress = `-- name: SetTaskProgress :execrows
 UPDATE analysis_task
 SET stage = $1, progress_done = $2, progress_total = $3,
@@ -449,6 +887,120 @@ func (q *Queries) SetTaskProgress(ctx context.Context, db DBTX, arg SetTaskProgr
 		arg.ProgressDone,
 		arg.ProgressTotal,
 		arg.Now,
+		arg.ID,
+		arg.OwnerUserID,
+		arg.Attempt,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const setTaskProviderDown = `-- name: SetTaskProviderDown :execrows
+UPDATE analysis_task SET provider_down_since = $1::timestamptz
+WHERE id = $2 AND owner_user_id = $3 AND attempt = $4 AND status = 'running'
+`
+
+type SetTaskProviderDownParams struct {
+	Since       *time.Time
+	ID          uuid.UUID
+	OwnerUserID int64
+	Attempt     int32
+}
+
+// Since when the model provider has not answered, NULL once it answers again: the task
+// page says the task waits for it.
+func (q *Queries) SetTaskProviderDown(ctx context.Context, db DBTX, arg SetTaskProviderDownParams) (int64, error) {
+	result, err := db.Exec(ctx, setTaskProviderDown,
+		arg.Since,
+		arg.ID,
+		arg.OwnerUserID,
+		arg.Attempt,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const setTaskRiskSummary = `-- name: SetTaskRiskSummary :execrows
+UPDATE analysis_task SET risk_summary = $1
+WHERE id = $2 AND owner_user_id = $3 AND attempt = $4 AND status = 'running'
+`
+
+type SetTaskRiskSummaryParams struct {
+	RiskSummary json.RawMessage
+	ID          uuid.UUID
+	OwnerUserID int64
+	Attempt     int32
+}
+
+func (q *Queries) SetTaskRiskSummary(ctx context.Context, db DBTX, arg SetTaskRiskSummaryParams) (int64, error) {
+	result, err := db.Exec(ctx, setTaskRiskSummary,
+		arg.RiskSummary,
+		arg.ID,
+		arg.OwnerUserID,
+		arg.Attempt,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const setTaskRunConfig = `-- name: SetTaskRunConfig :execrows
+
+UPDATE analysis_task SET config = $1
+WHERE id = $2 AND owner_user_id = $3 AND attempt = $4 AND status = 'running'
+`
+
+type SetTaskRunConfigParams struct {
+	Config      json.RawMessage
+	ID          uuid.UUID
+	OwnerUserID int64
+	Attempt     int32
+}
+
+// The diagnosis pipeline's writes to its task row. Each runs inside the lease's
+// transaction, after its fenced touch has locked the row, and is fenced again itself:
+// a worker that lost its lease changes nothing. None touches heartbeat_at; the
+// transaction's touch did.
+// The analyzer and limits this run works with (pipeline.TaskConfig).
+func (q *Queries) SetTaskRunConfig(ctx context.Context, db DBTX, arg SetTaskRunConfigParams) (int64, error) {
+	result, err := db.Exec(ctx, setTaskRunConfig,
+		arg.Config,
+		arg.ID,
+		arg.OwnerUserID,
+		arg.Attempt,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const setTaskStage = `-- name: SetTaskStage :execrows
+UPDATE analysis_task
+SET stage = $1, progress_done = $2, progress_total = $3
+WHERE id = $4 AND owner_user_id = $5 AND attempt = $6 AND status = 'running'
+`
+
+type SetTaskStageParams struct {
+	Stage         taskstate.Stage
+	ProgressDone  int32
+	ProgressTotal int32
+	ID            uuid.UUID
+	OwnerUserID   int64
+	Attempt       int32
+}
+
+// The stage and its progress, written with the checkpoint that reached it.
+func (q *Queries) SetTaskStage(ctx context.Context, db DBTX, arg SetTaskStageParams) (int64, error) {
+	result, err := db.Exec(ctx, setTaskStage,
+		arg.Stage,
+		arg.ProgressDone,
+		arg.ProgressTotal,
 		arg.ID,
 		arg.OwnerUserID,
 		arg.Attempt,

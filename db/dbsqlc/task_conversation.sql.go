@@ -147,6 +147,48 @@ func (q *Queries) GetTaskConversation(ctx context.Context, db DBTX, arg GetTaskC
 	return i, err
 }
 
+const listConversationCheckpoints = `-- name: ListConversationCheckpoints :many
+
+SELECT seq, diagnosis_status
+FROM task_conversation
+WHERE task_id = $1 AND owner_user_id = $2
+ORDER BY seq
+`
+
+type ListConversationCheckpointsParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+type ListConversationCheckpointsRow struct {
+	Seq             int32
+	DiagnosisStatus string
+}
+
+// A task's conversations as checkpoints: each diagnosis is stored as it completes, so a
+// task that is taken over or resumed skips the ones already done.
+// What a task has finished so far: each conversation's diagnosis status in upload
+// order, without its messages.
+func (q *Queries) ListConversationCheckpoints(ctx context.Context, db DBTX, arg ListConversationCheckpointsParams) ([]ListConversationCheckpointsRow, error) {
+	rows, err := db.Query(ctx, listConversationCheckpoints, arg.TaskID, arg.OwnerUserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListConversationCheckpointsRow
+	for rows.Next() {
+		var i ListConversationCheckpointsRow
+		if err := rows.Scan(&i.Seq, &i.DiagnosisStatus); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listConversationOutcomes = `-- name: ListConversationOutcomes :many
 SELECT seq, label, failure_score
 FROM task_conversation
@@ -423,6 +465,111 @@ func (q *Queries) ListSeqsToDiagnose(ctx context.Context, db DBTX, arg ListSeqsT
 		return nil, err
 	}
 	return items, nil
+}
+
+const listTaskConversationSummaries = `-- name: ListTaskConversationSummaries :many
+
+SELECT seq, external_id, message_count, qc_status, qc_reason, risk_flags, selected,
+       diagnosis_status, diagnosis_pass, diagnosis_error,
+       coalesce(diagnosis ->> 'outcome', '')::text AS outcome,
+       coalesce(diagnosis ->> 'summary', '')::text AS summary
+FROM task_conversation
+WHERE task_id = $1 AND owner_user_id = $2
+ORDER BY seq
+`
+
+type ListTaskConversationSummariesParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+type ListTaskConversationSummariesRow struct {
+	Seq             int32
+	ExternalID      string
+	MessageCount    int32
+	QcStatus        string
+	QcReason        string
+	RiskFlags       json.RawMessage
+	Selected        bool
+	DiagnosisStatus string
+	DiagnosisPass   *string
+	DiagnosisError  string
+	Outcome         string
+	Summary         string
+}
+
+// Owner-scoped reads of a task's conversations for the report, without their messages.
+// One line per conversation for report.json: its quality verdict, risk flags and the
+// outcome and summary of its diagnosis, in upload order. Messages stay in the table.
+func (q *Queries) ListTaskConversationSummaries(ctx context.Context, db DBTX, arg ListTaskConversationSummariesParams) ([]ListTaskConversationSummariesRow, error) {
+	rows, err := db.Query(ctx, listTaskConversationSummaries, arg.TaskID, arg.OwnerUserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListTaskConversationSummariesRow
+	for rows.Next() {
+		var i ListTaskConversationSummariesRow
+		if err := rows.Scan(
+			&i.Seq,
+			&i.ExternalID,
+			&i.MessageCount,
+			&i.QcStatus,
+			&i.QcReason,
+			&i.RiskFlags,
+			&i.Selected,
+			&i.DiagnosisStatus,
+			&i.DiagnosisPass,
+			&i.DiagnosisError,
+			&i.Outcome,
+			&i.Summary,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const saveConversationDiagnosis = `-- name: SaveConversationDiagnosis :execrows
+UPDATE task_conversation
+SET diagnosis = $1, diagnosis_status = $2,
+    diagnosis_pass = $3, diagnosis_error = $4,
+    diagnosed_at = coalesce($5::timestamptz, now())
+WHERE task_id = $6 AND owner_user_id = $7 AND seq = $8
+`
+
+type SaveConversationDiagnosisParams struct {
+	Diagnosis       json.RawMessage
+	DiagnosisStatus string
+	DiagnosisPass   *string
+	DiagnosisError  string
+	Now             *time.Time
+	TaskID          uuid.UUID
+	OwnerUserID     int64
+	Seq             int32
+}
+
+// Stores one conversation's diagnosis (or its isolation). Run it inside the lease's
+// transaction, so a worker that lost its lease cannot write it.
+func (q *Queries) SaveConversationDiagnosis(ctx context.Context, db DBTX, arg SaveConversationDiagnosisParams) (int64, error) {
+	result, err := db.Exec(ctx, saveConversationDiagnosis,
+		arg.Diagnosis,
+		arg.DiagnosisStatus,
+		arg.DiagnosisPass,
+		arg.DiagnosisError,
+		arg.Now,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.Seq,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const selectConversations = `-- name: SelectConversations :execrows

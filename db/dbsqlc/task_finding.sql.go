@@ -192,6 +192,78 @@ func (q *Queries) ListFindingsForClustering(ctx context.Context, db DBTX, arg Li
 	return items, nil
 }
 
+const listTaskClusterEvidence = `-- name: ListTaskClusterEvidence :many
+
+SELECT f.cluster_idx::int AS cluster_idx, f.conversation_seq, c.external_id, f.idx, f.title, f.evidence
+FROM (
+    SELECT q.cluster_idx, q.conversation_seq, q.idx, q.title, q.evidence, q.priority_score, q.verified, q.repeat,
+           row_number() OVER (
+               PARTITION BY q.cluster_idx
+               ORDER BY q.repeat, q.verified DESC, q.priority_score DESC, q.conversation_seq, q.idx) AS n
+    FROM (
+        SELECT tf.cluster_idx, tf.conversation_seq, tf.idx, tf.title, tf.evidence, tf.priority_score,
+               (tf.evidence @> '[{"verified": true}]') AS verified,
+               row_number() OVER (
+                   PARTITION BY tf.cluster_idx, tf.evidence -> 0 ->> 'quote'
+                   ORDER BY (tf.evidence @> '[{"verified": true}]') DESC, tf.priority_score DESC,
+                            tf.conversation_seq, tf.idx) AS repeat
+        FROM task_finding tf
+        WHERE tf.task_id = $1 AND tf.owner_user_id = $2 AND tf.cluster_idx IS NOT NULL
+    ) q
+) f
+JOIN task_conversation c
+  ON c.task_id = $1 AND c.owner_user_id = $2 AND c.seq = f.conversation_seq
+WHERE f.n <= $3::int
+ORDER BY f.cluster_idx, f.n
+`
+
+type ListTaskClusterEvidenceParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	PerCluster  int32
+}
+
+type ListTaskClusterEvidenceRow struct {
+	ClusterIdx      int32
+	ConversationSeq int32
+	ExternalID      string
+	Idx             int32
+	Title           string
+	Evidence        json.RawMessage
+}
+
+// Owner-scoped reads of a task's findings for the task page and the report.
+// The findings each cluster shows as its evidence: at most @per_cluster per cluster,
+// different quotes before repeats of one already shown (reruns of one scenario often
+// say the same thing word for word), then those with a verified quote, then the most
+// urgent, with their conversation's external id.
+func (q *Queries) ListTaskClusterEvidence(ctx context.Context, db DBTX, arg ListTaskClusterEvidenceParams) ([]ListTaskClusterEvidenceRow, error) {
+	rows, err := db.Query(ctx, listTaskClusterEvidence, arg.TaskID, arg.OwnerUserID, arg.PerCluster)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListTaskClusterEvidenceRow
+	for rows.Next() {
+		var i ListTaskClusterEvidenceRow
+		if err := rows.Scan(
+			&i.ClusterIdx,
+			&i.ConversationSeq,
+			&i.ExternalID,
+			&i.Idx,
+			&i.Title,
+			&i.Evidence,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listTaskFindings = `-- name: ListTaskFindings :many
 SELECT f.task_id, f.owner_user_id, f.conversation_seq, f.idx, f.type, f.category, f.title, f.description, f.severity, f.confidence, f.priority_score, f.evidence, f.cluster_idx, f.expected, f.policy, c.external_id
 FROM task_finding f

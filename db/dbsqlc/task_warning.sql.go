@@ -8,6 +8,7 @@ package dbsqlc
 import (
 	"context"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/google/uuid"
 )
 
@@ -26,6 +27,32 @@ func (q *Queries) CountTaskWarnings(ctx context.Context, db DBTX, arg CountTaskW
 	var count int64
 	err := row.Scan(&count)
 	return count, err
+}
+
+const insertTaskWarning = `-- name: InsertTaskWarning :exec
+INSERT INTO task_warning (task_id, owner_user_id, stage, scope, message)
+VALUES ($1, $2, $3, $4, $5)
+`
+
+type InsertTaskWarningParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Stage       taskstate.Stage
+	Scope       string
+	Message     string
+}
+
+// A warning shown to the task's owner: a unit that failed or something the worker
+// changed, with the stage and the unit (scope) it is about.
+func (q *Queries) InsertTaskWarning(ctx context.Context, db DBTX, arg InsertTaskWarningParams) error {
+	_, err := db.Exec(ctx, insertTaskWarning,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.Stage,
+		arg.Scope,
+		arg.Message,
+	)
+	return err
 }
 
 const listTaskWarnings = `-- name: ListTaskWarnings :many

@@ -145,3 +145,155 @@ LISTEN checkup_tasks;
 -- Subscribes a worker's dedicated connection to checkup_cancel, whose payload is the id
 -- of a running task whose owner asked it to stop.
 LISTEN checkup_cancel;
+
+-- The diagnosis pipeline's writes to its task row. Each runs inside the lease's
+-- transaction, after its fenced touch has locked the row, and is fenced again itself:
+-- a worker that lost its lease changes nothing. None touches heartbeat_at; the
+-- transaction's touch did.
+
+-- name: SetTaskRunConfig :execrows
+-- The analyzer and limits this run works with (pipeline.TaskConfig).
+UPDATE analysis_task SET config = @config
+WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
+
+-- name: SetTaskFunnel :execrows
+UPDATE analysis_task SET funnel = @funnel
+WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
+
+-- name: SetTaskLabelCheck :execrows
+-- How the analysis agrees with the outcome labels, stored with the clusters.
+UPDATE analysis_task SET label_check = @label_check
+WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
+
+-- name: SetTaskRiskSummary :execrows
+UPDATE analysis_task SET risk_summary = @risk_summary
+WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
+
+-- name: SetTaskProviderDown :execrows
+-- Since when the model provider has not answered, NULL once it answers again: the task
+-- page says the task waits for it.
+UPDATE analysis_task SET provider_down_since = sqlc.narg('since')::timestamptz
+WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
+
+-- name: SetTaskStage :execrows
+-- The stage and its progress, written with the checkpoint that reached it.
+UPDATE analysis_task
+SET stage = @stage, progress_done = @progress_done, progress_total = @progress_total
+WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
+
+-- name: CountTaskUnit :one
+-- One finished unit other than a stored diagnosis (StoreConversationDiagnoses counts
+-- those): the stage's progress, the task's model spend and, for a conversation that
+-- could not be diagnosed, the isolated count. cancel_requested tells the worker, as a
+-- heartbeat would, that the owner asked the task to stop.
+WITH counted AS (
+    UPDATE analysis_task
+    SET progress_done = progress_done + 1,
+        llm_calls = llm_calls + @calls,
+        prompt_tokens = prompt_tokens + @prompt_tokens,
+        completion_tokens = completion_tokens + @completion_tokens,
+        isolated = isolated + @isolated
+    WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running'
+    RETURNING cancel_requested_at
+)
+SELECT count(*)::int AS counted,
+       coalesce(bool_or(cancel_requested_at IS NOT NULL), false)::boolean AS cancel_requested
+FROM counted;
+
+-- Re-running a task: a new pending task from the same conversations.
+
+-- name: RerunAnalysisTask :one
+-- Creates a pending task with the source task's title, source and conversations, their
+-- outcome labels included (not its results), and wakes the workers, in one statement
+-- and so one transaction: the new task is never visible without its conversations. No
+-- row means the source task does not exist for this owner.
+WITH source AS (
+    SELECT t.id, t.owner_user_id, t.title, t.conversation_count, t.source_filename, t.source_format, t.source_bytes,
+           t.label_field
+    FROM analysis_task t
+    WHERE t.id = @id AND t.owner_user_id = @owner_user_id
+), created AS (
+    INSERT INTO analysis_task (owner_user_id, title, conversation_count, source_filename,
+                               source_format, source_bytes, label_field, rerun_of)
+    SELECT s.owner_user_id, s.title, s.conversation_count, s.source_filename, s.source_format, s.source_bytes,
+           s.label_field, s.id
+    FROM source s
+    RETURNING id, owner_user_id
+), copied AS (
+    INSERT INTO task_conversation (task_id, owner_user_id, seq, external_id, messages, metadata, message_count, label)
+    SELECT created.id, tc.owner_user_id, tc.seq, tc.external_id, tc.messages, tc.metadata, tc.message_count, tc.label
+    FROM created
+    JOIN task_conversation tc ON tc.task_id = @id AND tc.owner_user_id = created.owner_user_id
+    WHERE tc.owner_user_id = @owner_user_id
+    RETURNING 1
+)
+SELECT created.id, (SELECT count(*) FROM copied)::int AS conversations,
+       pg_notify('checkup_tasks', created.id::text)::text AS notified
+FROM created;
+
+-- Owner-scoped reads and deletes of tasks for the pages and downloads.
+
+-- name: GetAnalysisTask :one
+SELECT * FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id;
+
+-- name: GetAnalysisProgress :one
+-- What the polling fragment shows: a primary-key lookup, nothing else.
+SELECT id, status, stage, progress_done, progress_total, attempt, lost_count, error,
+       cancel_requested_at, finished_at, provider_down_since
+FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id;
+
+-- name: ListAnalysisTasks :many
+-- The owner's tasks newest first, keyset-paginated on (created_at, id): pass the last
+-- row of the previous page, or nulls for the first page.
+SELECT id, title, status, stage, progress_done, progress_total, attempt, lost_count,
+       conversation_count, isolated, created_at, finished_at, source_filename, (rerun_of IS NOT NULL)::boolean AS rerun
+FROM analysis_task
+WHERE owner_user_id = @owner_user_id
+  AND (sqlc.narg('before_created_at')::timestamptz IS NULL
+       OR (created_at, id) < (sqlc.narg('before_created_at')::timestamptz, sqlc.narg('before_id')::uuid))
+ORDER BY created_at DESC, id DESC
+LIMIT @max_rows;
+
+-- name: DeleteAnalysisTask :execrows
+-- Deletes the task and, through the foreign keys, all its rows. Zero rows means 404.
+DELETE FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id;
+
+-- What /metrics reads from the task table at scrape time.
+
+-- name: MaintenanceTaskCounts :many
+-- owner-exempt: /metrics counts every owner's tasks by status for the operator; it returns counts, never a task.
+-- Tasks by status, and among the running ones those whose heartbeat is older than
+-- @stale: their worker is lost and they wait for a takeover, so with the pending ones
+-- they are the queue's depth. One pass over the table.
+SELECT status,
+       count(*)::bigint AS tasks,
+       count(*) FILTER (WHERE status = 'running'
+                          AND heartbeat_at < coalesce(sqlc.narg('now')::timestamptz, now()) - @stale::interval)::bigint AS stale
+FROM analysis_task
+GROUP BY status;
+
+-- Retention (RETENTION_DAYS): finished tasks older than the limit are deleted with
+-- their rows, every owner's alike, in batches, by one instance at a time.
+
+-- name: PurgeTryLock :one
+-- Takes the retention lock until the end of the transaction unless another instance
+-- holds it; false means another instance is purging now. A transaction-level lock
+-- cannot outlive its batch, even on a broken connection or behind PgBouncer in
+-- transaction mode.
+SELECT pg_try_advisory_xact_lock(@lock_id::bigint)::boolean AS locked;
+
+-- name: PurgeFinishedTasks :execrows
+-- owner-exempt: retention deletes every owner's finished tasks older than RETENTION_DAYS; their child rows go with them by the cascade.
+-- At most @batch_size tasks that finished more than @days days ago, oldest first (the
+-- partial index on finished_at); a running or pending task has no finished_at and is
+-- never touched. Rows locked by a concurrent delete are skipped, not waited for.
+DELETE FROM analysis_task
+WHERE id IN (
+    SELECT id
+    FROM analysis_task
+    WHERE finished_at < coalesce(sqlc.narg('now')::timestamptz, now()) - make_interval(days => @days::int)
+      AND status IN ('completed', 'partial', 'insufficient_data', 'failed', 'canceled')
+    ORDER BY finished_at
+    LIMIT @batch_size::int
+    FOR UPDATE SKIP LOCKED
+);

@@ -174,3 +174,36 @@ WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq > @aft
   AND c.diagnosis_status = 'done' AND c.label IS NOT NULL
 ORDER BY c.seq
 LIMIT @max_rows;
+
+-- A task's conversations as checkpoints: each diagnosis is stored as it completes, so a
+-- task that is taken over or resumed skips the ones already done.
+
+-- name: ListConversationCheckpoints :many
+-- What a task has finished so far: each conversation's diagnosis status in upload
+-- order, without its messages.
+SELECT seq, diagnosis_status
+FROM task_conversation
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id
+ORDER BY seq;
+
+-- name: SaveConversationDiagnosis :execrows
+-- Stores one conversation's diagnosis (or its isolation). Run it inside the lease's
+-- transaction, so a worker that lost its lease cannot write it.
+UPDATE task_conversation
+SET diagnosis = @diagnosis, diagnosis_status = @diagnosis_status,
+    diagnosis_pass = sqlc.narg('diagnosis_pass'), diagnosis_error = @diagnosis_error,
+    diagnosed_at = coalesce(sqlc.narg('now')::timestamptz, now())
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq = @seq;
+
+-- Owner-scoped reads of a task's conversations for the report, without their messages.
+
+-- name: ListTaskConversationSummaries :many
+-- One line per conversation for report.json: its quality verdict, risk flags and the
+-- outcome and summary of its diagnosis, in upload order. Messages stay in the table.
+SELECT seq, external_id, message_count, qc_status, qc_reason, risk_flags, selected,
+       diagnosis_status, diagnosis_pass, diagnosis_error,
+       coalesce(diagnosis ->> 'outcome', '')::text AS outcome,
+       coalesce(diagnosis ->> 'summary', '')::text AS summary
+FROM task_conversation
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id
+ORDER BY seq;

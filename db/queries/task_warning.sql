@@ -7,3 +7,9 @@ LIMIT @max_rows;
 -- name: CountTaskWarnings :one
 SELECT count(*) FROM task_warning
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id;
+
+-- name: InsertTaskWarning :exec
+-- A warning shown to the task's owner: a unit that failed or something the worker
+-- changed, with the stage and the unit (scope) it is about.
+INSERT INTO task_warning (task_id, owner_user_id, stage, scope, message)
+VALUES (@task_id, @owner_user_id, @stage, @scope, @message);
