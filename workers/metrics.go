@@ -4,8 +4,8 @@ import "github.com/prometheus/client_golang/prometheus"
 
 // Metrics is what the worker records for /metrics: how often it claims, takes over,
 // loses leases and hands tasks back, how fast a new task is picked up, and how long
-// tasks take. Build it with NewMetrics and register it on the application's own
-// registry (never the global default one).
+// tasks take. Build it with NewMetrics; app/metrics registers its Collectors on the
+// application's own registry (never the global default one).
 type Metrics struct {
 	Claims            prometheus.Counter
 	Takeovers         prometheus.Counter
@@ -43,18 +43,8 @@ func NewMetrics() *Metrics {
 	}
 }
 
-// Collectors lists every metric, for registering them one by one.
+// Collectors lists every metric, for app/metrics to register.
 func (m *Metrics) Collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.Claims, m.Takeovers, m.LostLeases, m.HandBacks,
 		m.HeartbeatFailures, m.WakeLatency, m.TaskDuration}
-}
-
-// Register adds every metric to reg.
-func (m *Metrics) Register(reg prometheus.Registerer) error {
-	for _, c := range m.Collectors() {
-		if err := reg.Register(c); err != nil {
-			return err
-		}
-	}
-	return nil
 }

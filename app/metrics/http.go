@@ -29,7 +29,7 @@ func newHTTPMetrics() *httpMetrics {
 	}
 }
 
-func (m *httpMetrics) collectors() []prometheus.Collector {
+func (m *httpMetrics) Collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.requests, m.duration}
 }
 

@@ -44,7 +44,7 @@ func newLLMMetrics() *llmMetrics {
 	return m
 }
 
-func (m *llmMetrics) collectors() []prometheus.Collector {
+func (m *llmMetrics) Collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.calls, m.errors, m.retries, m.repairs, m.duration, m.tokens}
 }
 

@@ -71,11 +71,8 @@ func New(pool *pgxpool.Pool, cfg Config) *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		newTaskCollector(pool, cfg.Stale, cfg.ScrapeTimeout),
 	)
-	m.registry.MustRegister(m.Worker.Collectors()...)
-	m.registry.MustRegister(m.llm.collectors()...)
-	m.registry.MustRegister(m.http.collectors()...)
-	if err := m.Retention.Register(m.registry); err != nil {
-		panic(err)
+	for _, set := range []interface{ Collectors() []prometheus.Collector }{m.Worker, m.Retention, m.llm, m.http} {
+		m.registry.MustRegister(set.Collectors()...)
 	}
 	return m
 }

@@ -2,8 +2,8 @@ package retention
 
 import "github.com/prometheus/client_golang/prometheus"
 
-// Metrics is what retention records for /metrics. Build it with NewMetrics and
-// register it on the application's own registry.
+// Metrics is what retention records for /metrics. Build it with NewMetrics;
+// app/metrics registers its Collectors on the application's own registry.
 type Metrics struct {
 	// DeletedTasks counts the finished tasks deleted (their rows went with them).
 	DeletedTasks prometheus.Counter
@@ -30,12 +30,7 @@ func NewMetrics() *Metrics {
 	return m
 }
 
-// Register adds every metric to reg.
-func (m *Metrics) Register(reg prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{m.DeletedTasks, m.Runs} {
-		if err := reg.Register(c); err != nil {
-			return err
-		}
-	}
-	return nil
+// Collectors lists every metric, for app/metrics to register.
+func (m *Metrics) Collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.DeletedTasks, m.Runs}
 }
