@@ -60,7 +60,7 @@ func setup(t *testing.T) *bundle {
 	model := llmtest.New(t)
 	a, err := llm.New(llm.Config{BaseURL: model.URL(), Model: "test-model", Observer: m.ObserveLLMCall})
 	require.NoError(t, err)
-	workertest.StartWorker(t, pool, pipeline.New(pool, a, pipeline.Options{}),
+	workertest.StartWorker(t, pool, pipeline.New(pool, a, workertest.Options(pipeline.Options{})),
 		workers.Config{Poll: 50 * time.Millisecond, Metrics: m.Worker}, logger)
 
 	srv := httptest.NewServer(web.New(web.Deps{Config: cfg, Pool: pool, Logger: logger, Metrics: m}).Handler())

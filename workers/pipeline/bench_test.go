@@ -27,7 +27,7 @@ func runTasks(b *testing.B, a analyzer.Analyzer, opt pipeline.Options, n int) ta
 	bb := setup(b)
 	meter := newTaskMeter()
 	pool := countedPool(b, bb.url, meter.statementsSent)
-	w := workers.New(pool, pipeline.New(pool, a, opt), workertest.Complete(workers.Config{}), slog.New(meter))
+	w := workers.New(pool, pipeline.New(pool, a, workertest.Options(opt)), workertest.Complete(workers.Config{}), slog.New(meter))
 	w.Start(context.Background())
 	b.Cleanup(func() { require.NoError(b, w.Stop(context.Background())) })
 	for i := range n + 1 {

@@ -12,6 +12,7 @@ import (
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/pipeline"
 	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/workers/workertest"
 )
 
 // TestCheckpointSeesCancel: a stored unit is the task's heartbeat, so it must see a
@@ -47,7 +48,7 @@ func TestCheckpointSeesCancel(t *testing.T) {
 					require.NoError(t, err)
 				}
 			})
-			b.startWorker(t, pipeline.New(b.pool, p, pipeline.Options{DiagnosisConcurrency: 1, ActionConcurrency: 1}),
+			b.startWorker(t, pipeline.New(b.pool, p, workertest.Options(pipeline.Options{DiagnosisConcurrency: 1, ActionConcurrency: 1})),
 				workers.Config{Stale: 10 * time.Minute})
 			task := b.waitTerminal(t, id, time.Minute)
 			require.EqualValues(t, "canceled", task.Status)

@@ -96,7 +96,7 @@ func (b *bundle) startWorker(tb testing.TB, p *pipeline.Pipeline, cfg workers.Co
 // runTask runs the task to its end with a worker on a, and returns the task row.
 func (b *bundle) runTask(tb testing.TB, id uuid.UUID, a analyzer.Analyzer, opt pipeline.Options) dbsqlc.AnalysisTask {
 	tb.Helper()
-	b.startWorker(tb, pipeline.New(b.pool, a, opt), workers.Config{})
+	b.startWorker(tb, pipeline.New(b.pool, a, workertest.Options(opt)), workers.Config{})
 	return b.waitTerminal(tb, id, time.Minute)
 }
 

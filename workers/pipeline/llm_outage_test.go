@@ -13,6 +13,7 @@ import (
 	"github.com/checkup-dev/checkup/workers/llm"
 	"github.com/checkup-dev/checkup/workers/llm/llmtest"
 	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/workertest"
 )
 
 // outageScript answers validly until the request numbered from arrives, then 503 to
@@ -54,9 +55,9 @@ func TestLLMOutageIsWaitedOut(t *testing.T) {
 	a, srv := outageAnalyzer(t, outageScript(20, &down))
 	b := setup(t)
 	id := b.uploadSample(t)
-	b.startWorker(t, pipeline.New(b.pool, a, pipeline.Options{
+	b.startWorker(t, pipeline.New(b.pool, a, workertest.Options(pipeline.Options{
 		DiagnosisConcurrency: 4, OutageMax: time.Minute, ProbeInterval: 20 * time.Millisecond,
-	}), workers.Config{Heartbeat: 20 * time.Millisecond})
+	})), workers.Config{Heartbeat: 20 * time.Millisecond})
 
 	var waiting dbsqlc.AnalysisTask
 	waitFor(t, 30*time.Second, "the task to wait for the provider", func() bool {
@@ -121,7 +122,7 @@ func TestLLMOutageOverAShutdownResumes(t *testing.T) {
 	b := setup(t)
 	id := b.uploadSample(t)
 	opt := pipeline.Options{DiagnosisConcurrency: 4, OutageMax: time.Minute, ProbeInterval: 20 * time.Millisecond}
-	w := b.startWorker(t, pipeline.New(b.pool, a, opt), workers.Config{})
+	w := b.startWorker(t, pipeline.New(b.pool, a, workertest.Options(opt)), workers.Config{})
 	waitFor(t, 30*time.Second, "the task to wait for the provider", func() bool { return b.task(t, id).ProviderDownSince != nil })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

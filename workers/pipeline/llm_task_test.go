@@ -16,6 +16,7 @@ import (
 	"github.com/checkup-dev/checkup/workers/llm"
 	"github.com/checkup-dev/checkup/workers/llm/llmtest"
 	"github.com/checkup-dev/checkup/workers/pipeline"
+	"github.com/checkup-dev/checkup/workers/workertest"
 )
 
 // llmAnalyzer is the LLM analyzer pointed at an llmtest server running script.
@@ -148,7 +149,7 @@ func TestLLMCancelWhileCallsHang(t *testing.T) {
 	a, srv := llmAnalyzer(t, func(llmtest.Request, int) llmtest.Reply { return llmtest.Hang() })
 	b := setup(t)
 	id := b.uploadSample(t)
-	b.startWorker(t, pipeline.New(b.pool, a, pipeline.Options{DiagnosisConcurrency: 4}), workers.Config{})
+	b.startWorker(t, pipeline.New(b.pool, a, workertest.Options(pipeline.Options{DiagnosisConcurrency: 4})), workers.Config{})
 	done := make(chan struct{})
 	t.Cleanup(func() { close(done) })
 	require.True(t, srv.WaitRequests(done, 4), "four calls hang")

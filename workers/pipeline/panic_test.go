@@ -14,6 +14,7 @@ import (
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/pipeline"
 	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/workers/workertest"
 )
 
 // TestPanicStackStaysInTheLog: a unit that panics fails the task with a sentence
@@ -26,7 +27,7 @@ func TestPanicStackStaysInTheLog(t *testing.T) {
 	b := setup(t)
 	id := b.uploadSample(t)
 	var log syncBuffer
-	w := workers.New(b.pool, pipeline.New(b.pool, p, pipeline.Options{}), workers.Config{},
+	w := workers.New(b.pool, pipeline.New(b.pool, p, workertest.Options(pipeline.Options{})), workertest.Complete(workers.Config{}),
 		slog.New(slog.NewTextHandler(&log, nil)))
 	w.Start(context.Background())
 	t.Cleanup(func() { require.NoError(t, w.Stop(context.Background())) })

@@ -11,7 +11,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/checkup-dev/checkup/db/taskstate"
@@ -25,24 +24,17 @@ import (
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
-// Concurrency limits (DESIGN.md §5 steps 3 and 6): model calls in flight per task.
-const (
-	DefaultConcurrency = 2
-	MaxConcurrency     = 4
-)
-
-// Options tunes a Pipeline. Zero values take the defaults.
+// Options tunes a Pipeline. The fields are plain values: app/config fills them from
+// the settings and validates them, once.
 type Options struct {
 	// MinConversations is the fewest kept conversations a task needs; fewer end it
-	// insufficient_data before any analyzer call (default 5).
+	// insufficient_data before any analyzer call. At least 1.
 	MinConversations int
 	// MaxDiagnosed caps the conversations diagnosed: every flagged one plus a sample
 	// of the rest seeded by the task id. 0 diagnoses every kept conversation.
 	MaxDiagnosed int
 	// DiagnosisConcurrency and ActionConcurrency are the analyzer calls in flight per
-	// task, 1..MaxConcurrency (default DefaultConcurrency). A value outside the range
-	// runs with the default and leaves a warning on every task, rather than refusing
-	// to start.
+	// task, at least 1.
 	DiagnosisConcurrency int
 	ActionConcurrency    int
 	// SettingWarnings are settings corrected at start-up (config.Load's warnings, such
@@ -52,44 +44,15 @@ type Options struct {
 	// QC tunes the quality checks.
 	QC quality.Options
 	// OutageMax is how long a task waits for a model provider that does not answer
-	// before it fails with that reason (LLM_OUTAGE_MAX_MS, default DefaultOutageMax);
-	// ProbeInterval is how often it asks meanwhile (default 10s). See outage.
+	// before it fails with that reason (LLM_OUTAGE_MAX_MS); ProbeInterval is how often
+	// it asks meanwhile (zero: every 10 s, not a setting). See outage.
 	OutageMax     time.Duration
 	ProbeInterval time.Duration
 }
 
-// DefaultOutageMax is how long a task waits out a provider outage by default.
-const DefaultOutageMax = 15 * time.Minute
-
-// withDefaults fills the unset options and corrects invalid ones, returning a warning
-// for each correction: the one place defaults live.
-func (o Options) withDefaults() (Options, []string) {
-	warnings := append([]string(nil), o.SettingWarnings...)
-	o.MinConversations = max(cmp.Or(o.MinConversations, 5), 1)
-	o.MaxDiagnosed = max(o.MaxDiagnosed, 0)
-	o.OutageMax = cmp.Or(max(o.OutageMax, 0), DefaultOutageMax)
-	o.ProbeInterval = cmp.Or(max(o.ProbeInterval, 0), 10*time.Second)
-	var w string
-	if o.DiagnosisConcurrency, w = concurrency("DIAGNOSIS_CONCURRENCY", o.DiagnosisConcurrency); w != "" {
-		warnings = append(warnings, w)
-	}
-	if o.ActionConcurrency, w = concurrency("ACTION_CONCURRENCY", o.ActionConcurrency); w != "" {
-		warnings = append(warnings, w)
-	}
-	return o, warnings
-}
-
-// concurrency validates a concurrency setting: 0 means the default, 1..MaxConcurrency
-// is kept, anything else falls back to the default with a warning.
-func concurrency(name string, v int) (int, string) {
-	switch {
-	case v == 0:
-		return DefaultConcurrency, ""
-	case v < 1 || v > MaxConcurrency:
-		return DefaultConcurrency, fmt.Sprintf("%s=%d is outside 1..%d; ran with %d", name, v, MaxConcurrency, DefaultConcurrency)
-	}
-	return v, ""
-}
+// probeInterval is how often a task waiting out a provider outage asks whether the
+// provider answers again, unless Options.ProbeInterval says otherwise.
+const probeInterval = 10 * time.Second
 
 // Pipeline runs the diagnosis of a task. It implements workers.Handler and is safe
 // for concurrent use: everything about one task lives in that task's run.
@@ -108,9 +71,9 @@ var _ workers.Handler = (*Pipeline)(nil)
 // every write goes through the lease) and calls a for diagnoses and Actions. It logs
 // through each task's lease, with the task's id and attempt.
 func New(pool *pgxpool.Pool, a analyzer.Analyzer, opt Options) *Pipeline {
-	opt, warnings := opt.withDefaults()
+	opt.ProbeInterval = cmp.Or(opt.ProbeInterval, probeInterval)
 	return &Pipeline{
-		pool: pool, analyzer: a, opt: opt, warnings: warnings,
+		pool: pool, analyzer: a, opt: opt, warnings: opt.SettingWarnings,
 		screener: risk.NewScreener(), q: dbsqlc.New(),
 	}
 }

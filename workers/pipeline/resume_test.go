@@ -27,7 +27,7 @@ import (
 func (b *bundle) interrupt(t *testing.T, id uuid.UUID, p *probe, stopWhen func() bool) {
 	t.Helper()
 	draining := &drainSignal{Handler: testLogger(t).Handler(), drained: make(chan struct{}), once: &sync.Once{}}
-	w := workers.New(b.pool, pipeline.New(b.pool, p, pipeline.Options{}), workertest.Complete(workers.Config{}), slog.New(draining))
+	w := workers.New(b.pool, pipeline.New(b.pool, p, workertest.Options(pipeline.Options{})), workertest.Complete(workers.Config{}), slog.New(draining))
 	stopped := make(chan struct{})
 	var once sync.Once
 	stop := func() {

@@ -1,7 +1,7 @@
 // Package workertest is what the tests of the worker, the pipeline and their callers
-// share: a signed-up owner, tasks stored from transcripts as an upload stores them, a
-// complete worker configuration, a worker stopped at the test's end, and polling with
-// a deadline instead of sleeping.
+// share: a signed-up owner, tasks stored from transcripts as an upload stores them,
+// complete worker and pipeline options, a worker stopped at the test's end, and
+// polling with a deadline instead of sleeping.
 package workertest
 
 import (
@@ -18,6 +18,7 @@ import (
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/workers"
+	"github.com/checkup-dev/checkup/workers/pipeline"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -114,4 +115,14 @@ func WaitFor(tb testing.TB, timeout time.Duration, what string, cond func() bool
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// Options fills the pipeline options a test left zero with values tests rely on: the
+// product's come from app/config, and the pipeline itself has none.
+func Options(o pipeline.Options) pipeline.Options {
+	o.MinConversations = cmp.Or(o.MinConversations, 5)
+	o.DiagnosisConcurrency = cmp.Or(o.DiagnosisConcurrency, 2)
+	o.ActionConcurrency = cmp.Or(o.ActionConcurrency, 2)
+	o.OutageMax = cmp.Or(o.OutageMax, 15*time.Minute)
+	return o
 }
