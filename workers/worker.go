@@ -5,6 +5,9 @@
 // dies is taken over once its heartbeat is older than Config.Stale and resumed from
 // its checkpoints; at shutdown the task is handed back so another instance resumes it
 // at once. Every web instance embeds a Worker; `app worker` runs one alone.
+//
+// It imports nothing of app or views: it takes its settings as plain values (Config)
+// and reads and writes the task table through db/dbsqlc, in db/taskstate's words.
 package workers
 
 import (

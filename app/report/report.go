@@ -1,7 +1,8 @@
 // Package report is the report of one diagnosis, assembled from what is stored, and
 // the downloads written from it: report.json, actions.csv, findings.csv and report.md.
 // The task page renders the same Report, so the page and the downloads always show the
-// same ranks and counts.
+// same ranks and counts; the views import it, and it imports no view and nothing of
+// the web framework.
 //
 // Report is the schema of report.json. Its field names and meanings are a contract
 // with the scripts that read it (docs/report-json.md describes every field): adding a
