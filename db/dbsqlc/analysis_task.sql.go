@@ -43,15 +43,26 @@ func (q *Queries) ClaimNextStaleIn(ctx context.Context, db DBTX, arg ClaimNextSt
 }
 
 const claimTask = `-- name: ClaimTask :many
-WITH candidate AS MATERIALIZED (
+WITH next_task AS MATERIALIZED (
     SELECT id, status AS prior_status
     FROM analysis_task
-    WHERE (status = 'pending'
-           OR (status = 'running' AND heartbeat_at < coalesce($2::timestamptz, now()) - $3::interval))
-      AND ($4::uuid IS NULL OR id = $4::uuid)
+    WHERE $3::uuid IS NULL
+      AND (status = 'pending'
+           OR (status = 'running' AND heartbeat_at < coalesce($2::timestamptz, now()) - $4::interval))
     ORDER BY created_at
     LIMIT 1
     FOR UPDATE SKIP LOCKED
+), named_task AS MATERIALIZED (
+    SELECT id, status AS prior_status
+    FROM analysis_task
+    WHERE id = $3::uuid
+      AND (status = 'pending'
+           OR (status = 'running' AND heartbeat_at < coalesce($2::timestamptz, now()) - $4::interval))
+    FOR UPDATE
+), candidate AS (
+    SELECT id, prior_status FROM next_task
+    UNION ALL
+    SELECT id, prior_status FROM named_task
 )
 UPDATE analysis_task t
 SET status = 'running',
@@ -70,8 +81,8 @@ RETURNING t.id, t.owner_user_id, t.title, t.stage, t.attempt, t.lost_count, t.co
 type ClaimTaskParams struct {
 	Worker *string
 	Now    *time.Time
-	Stale  pgtype.Interval
 	ID     *uuid.UUID
+	Stale  pgtype.Interval
 }
 
 type ClaimTaskRow struct {
@@ -91,16 +102,19 @@ type ClaimTaskRow struct {
 
 // owner-exempt: the worker takes the next task of any owner, or with @id the task an operator named (`app worker --task ID`); the row it returns names the owner, and every later write is fenced by it.
 // The claim: the oldest task that is pending, or running with a heartbeat older than
-// @stale (its worker was lost); with @id, only that task, on the same terms. attempt
-// becomes the lease's fencing token; a takeover also counts one more lost worker. At
-// most one row: :many so that "nothing to do" is an empty result rather than an error.
-// The status condition keeps the scan on the claimable partial index either way.
+// @stale (its worker was lost); with @id, that one task on the same terms, waiting
+// for a claimer that holds its row and then re-checking. attempt becomes the lease's
+// fencing token; a takeover also counts one more lost worker. At most one row: :many
+// so that "nothing to do" is an empty result rather than an error. The two ways in
+// are two CTEs, each gated by whether @id is set: a filter on @id inside the next-task
+// scan would make PostgreSQL's generic plan look dearer than a custom one and replan
+// every claim.
 func (q *Queries) ClaimTask(ctx context.Context, db DBTX, arg ClaimTaskParams) ([]ClaimTaskRow, error) {
 	rows, err := db.Query(ctx, claimTask,
 		arg.Worker,
 		arg.Now,
-		arg.Stale,
 		arg.ID,
+		arg.Stale,
 	)
 	if err != nil {
 		return nil, err

@@ -30,19 +30,33 @@ SELECT pg_notify('checkup_tasks', (@id::uuid)::text);
 -- name: ClaimTask :many
 -- owner-exempt: the worker takes the next task of any owner, or with @id the task an operator named (`app worker --task ID`); the row it returns names the owner, and every later write is fenced by it.
 -- The claim: the oldest task that is pending, or running with a heartbeat older than
--- @stale (its worker was lost); with @id, only that task, on the same terms. attempt
--- becomes the lease's fencing token; a takeover also counts one more lost worker. At
--- most one row: :many so that "nothing to do" is an empty result rather than an error.
--- The status condition keeps the scan on the claimable partial index either way.
-WITH candidate AS MATERIALIZED (
+-- @stale (its worker was lost); with @id, that one task on the same terms, waiting
+-- for a claimer that holds its row and then re-checking. attempt becomes the lease's
+-- fencing token; a takeover also counts one more lost worker. At most one row: :many
+-- so that "nothing to do" is an empty result rather than an error. The two ways in
+-- are two CTEs, each gated by whether @id is set: a filter on @id inside the next-task
+-- scan would make PostgreSQL's generic plan look dearer than a custom one and replan
+-- every claim.
+WITH next_task AS MATERIALIZED (
     SELECT id, status AS prior_status
     FROM analysis_task
-    WHERE (status = 'pending'
+    WHERE sqlc.narg('id')::uuid IS NULL
+      AND (status = 'pending'
            OR (status = 'running' AND heartbeat_at < coalesce(sqlc.narg('now')::timestamptz, now()) - @stale::interval))
-      AND (sqlc.narg('id')::uuid IS NULL OR id = sqlc.narg('id')::uuid)
     ORDER BY created_at
     LIMIT 1
     FOR UPDATE SKIP LOCKED
+), named_task AS MATERIALIZED (
+    SELECT id, status AS prior_status
+    FROM analysis_task
+    WHERE id = sqlc.narg('id')::uuid
+      AND (status = 'pending'
+           OR (status = 'running' AND heartbeat_at < coalesce(sqlc.narg('now')::timestamptz, now()) - @stale::interval))
+    FOR UPDATE
+), candidate AS (
+    SELECT * FROM next_task
+    UNION ALL
+    SELECT * FROM named_task
 )
 UPDATE analysis_task t
 SET status = 'running',
