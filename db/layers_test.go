@@ -27,10 +27,13 @@ type layer struct {
 }
 
 // layers points every import down: db ← workers ← app/report ← views ← app/web,
-// app/auth (DESIGN.md §9).
+// app/auth (DESIGN.md §9); within workers the analyzers plug into the pipeline without
+// importing it.
 var layers = []layer{
 	{"db", []string{"app", "workers", "views"}, nil, "the tables and their queries sit at the bottom"},
 	{"workers", []string{"app", "views"}, nil, "the worker and the diagnosis run without the web layer"},
+	{"workers/offline", []string{"workers/pipeline"}, nil, "an analyzer plugs into the pipeline, it does not depend on it"},
+	{"workers/llm", []string{"workers/pipeline"}, nil, "an analyzer plugs into the pipeline, it does not depend on it"},
 	{"views", []string{"app"}, []string{"app/report"}, "pages render the report model and nothing else of the app"},
 	{"app/report", []string{"views", "github.com/labstack/echo"}, nil, "the report model knows no page and no web framework"},
 }
@@ -66,6 +69,8 @@ func TestLayerRulesCatchWhatTheyShould(t *testing.T) {
 		{"db", "app/config", true},
 		{"workers/internal/testworker", "app/config", true},
 		{"workers/pipeline", "db/store", false},
+		{"workers/offline", "workers/pipeline", true},
+		{"workers/offline", "workers/textmatch", false},
 		{"views/components", "app/report", false},
 		{"views/components", "app/reporting", true},
 		{"views/pages", "app/web", true},
