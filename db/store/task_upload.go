@@ -48,8 +48,12 @@ const copyAhead = 64
 
 var conversationColumns = []string{"task_id", "owner_user_id", "seq", "external_id", "messages", "metadata", "message_count", "label"}
 
-// errRolledBack ends the COPY of an upload that is rolled back before Publish.
-var errRolledBack = errors.New("store: the upload was rolled back")
+var (
+	// errRolledBack ends the COPY of an upload that is rolled back before Publish.
+	errRolledBack = errors.New("store: the upload was rolled back")
+	// errEnded refuses what comes after Publish or Rollback.
+	errEnded = errors.New("store: the upload has ended already")
+)
 
 // TaskUpload is a task being created from an upload, inside one transaction: the
 // conversations Add hands in stream into task_conversation through one COPY that runs
@@ -106,8 +110,12 @@ func (s *Store) BeginTask(ctx context.Context, owner Owner, task NewTask) (*Task
 // ID is the new task's id.
 func (u *TaskUpload) ID() uuid.UUID { return u.id }
 
-// Add hands one conversation to the COPY. It fails once the COPY has failed.
+// Add hands one conversation to the COPY. It fails once the COPY has failed, or the
+// upload has ended.
 func (u *TaskUpload) Add(c Conversation) error {
+	if u.done {
+		return errEnded
+	}
 	select {
 	case u.src.rows <- c:
 		return nil
@@ -146,7 +154,7 @@ func (u *TaskUpload) endCopy(abort error) error {
 // without its conversations.
 func (u *TaskUpload) Publish(ctx context.Context, end UploadEnd) error {
 	if u.done {
-		return errors.New("store: publish: the upload has ended already")
+		return errEnded
 	}
 	defer func() { _ = u.tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
 	if err := u.endCopy(nil); err != nil {

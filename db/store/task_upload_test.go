@@ -123,6 +123,7 @@ func TestRolledBackUploadStoresNothing(t *testing.T) {
 	u.Warn("", "w")
 	u.Rollback()
 	require.Error(t, u.Publish(ctx, store.UploadEnd{}), "a rolled-back upload cannot be published")
+	require.Error(t, u.Add(rows(1)[0]), "nor added to")
 
 	require.PanicsWithValue(t, "parser bug", func() {
 		u, err := s.BeginTask(ctx, owner, store.NewTask{Title: "t"})
