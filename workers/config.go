@@ -9,8 +9,9 @@ import (
 	"time"
 )
 
-// Config tunes a Worker. Every field is required (Now excepted): the settings' defaults
-// and their validation live in app/config, which fills them.
+// Config tunes a Worker. The worker has no defaults of its own: every duration and
+// count, the ID and Metrics must be set, and the settings' defaults and their checks
+// live in app/config, which fills them (workertest.Complete does for tests).
 type Config struct {
 	// ID names this worker in lease_owner; ProcessID gives one unique per process, so
 	// an operator can tell which instance holds a task.
