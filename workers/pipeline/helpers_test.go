@@ -53,16 +53,7 @@ func setup(tb testing.TB) *bundle {
 // app/ingest and stored with its conversations in one transaction.
 func (b *bundle) uploadSample(tb testing.TB) uuid.UUID {
 	tb.Helper()
-	f, err := os.Open(samplePath)
-	require.NoError(tb, err)
-	defer f.Close()
-	var convs []transcript.Conversation
-	_, err = ingest.Parse(f, ingest.Limits{}, func(c transcript.Conversation) error {
-		convs = append(convs, c)
-		return nil
-	})
-	require.NoError(tb, err)
-	return workertest.CreateTask(tb, b.store, b.owner, store.NewTask{Title: "airline sample", SourceFilename: "airline-100.jsonl"}, convs)
+	return workertest.CreateTask(tb, b.store, b.owner, store.NewTask{Title: "airline sample", SourceFilename: "airline-100.jsonl"}, sample(tb))
 }
 
 // upload creates a task from conversations.
