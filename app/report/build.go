@@ -32,6 +32,7 @@ func Build(rows store.ReportRows, now time.Time) (Report, error) {
 		Findings:      []Finding{},
 		Conversations: []Conversation{},
 		Funnel:        []FunnelStep{},
+		Drivers:       []Driver{},
 	}
 	var err error
 	if r.Analysis, err = buildAnalysis(t.Config); err != nil {
@@ -61,10 +62,22 @@ func Build(rows store.ReportRows, now time.Time) (Report, error) {
 	for _, w := range rows.Warnings {
 		r.Warnings = append(r.Warnings, Warning{Stage: w.Stage, Scope: w.Scope, Message: w.Message, CreatedAt: w.CreatedAt.UTC()})
 	}
+	r.Population.Labelled = Labelled{
+		Failed: int(rows.Labels.Failed), Succeeded: int(rows.Labels.Succeeded),
+		Unlabelled: int(rows.Labels.Unlabelled), Field: t.LabelField,
+	}
+	if len(t.LabelCheck) > 0 && string(t.LabelCheck) != "null" {
+		var lc LabelCheck
+		if err := json.Unmarshal(t.LabelCheck, &lc); err != nil {
+			return Report{}, fmt.Errorf("report: label check: %w", err)
+		}
+		r.LabelCheck = &lc
+	}
 	quotes, err := clusterQuotes(rows.Evidence)
 	if err != nil {
 		return Report{}, err
 	}
+	policies := clusterPolicies(rows.Evidence)
 	ranks := map[int]int{}
 	for _, a := range rows.Actions {
 		if err := r.addAction(a, quotes); err != nil {
@@ -74,12 +87,20 @@ func Build(rows store.ReportRows, now time.Time) (Report, error) {
 			ranks[int(a.ClusterIdx)] = int(*a.Rank)
 		}
 	}
+	splits := map[int]OutcomeSplit{}
 	for _, c := range rows.Clusters {
-		cl, err := buildCluster(c, ranks)
+		cl, err := buildCluster(c, ranks, policies)
 		if err != nil {
 			return Report{}, err
 		}
 		r.Clusters = append(r.Clusters, cl)
+		splits[cl.Idx] = cl.OutcomeSplit
+	}
+	for i := range r.Actions {
+		r.Actions[i].OutcomeSplit = splits[r.Actions[i].ClusterIdx]
+	}
+	for _, d := range rows.Drivers {
+		r.Drivers = append(r.Drivers, buildDriver(d))
 	}
 	for _, f := range rows.Findings {
 		fd, err := buildFinding(f, ranks)

@@ -3,6 +3,8 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/workers/analyzer"
@@ -74,7 +76,7 @@ func (r *Report) addAction(a dbsqlc.ListTaskActionsRow, quotes map[int][]Quote) 
 	return nil
 }
 
-func buildCluster(c dbsqlc.TaskCluster, ranks map[int]int) (Cluster, error) {
+func buildCluster(c dbsqlc.TaskCluster, ranks map[int]int, policies map[int][]string) (Cluster, error) {
 	parts, err := decodeParts(c.PriorityParts)
 	if err != nil {
 		return Cluster{}, err
@@ -83,12 +85,40 @@ func buildCluster(c dbsqlc.TaskCluster, ranks map[int]int) (Cluster, error) {
 	for i, s := range c.ConversationSeqs {
 		seqs[i] = int(s)
 	}
-	return Cluster{
+	cl := Cluster{
 		Idx: int(c.Idx), Type: c.Type, Category: c.Category, Title: c.Title,
 		Conversations: len(seqs), ConversationSeqs: seqs, FindingCount: int(c.FindingCount),
 		Prevalence: float64(c.Prevalence), Severity: float64(c.Severity), Confidence: float64(c.Confidence),
 		PriorityScore: float64(c.PriorityScore), PriorityParts: parts, ActionRank: ranks[int(c.Idx)],
-	}, nil
+		Expected: c.Expected, Policies: policies[int(c.Idx)],
+	}
+	if cl.Policies == nil {
+		cl.Policies = []string{}
+	}
+	cl.OutcomeSplit = outcomeSplit(c)
+	return cl, nil
+}
+
+// outcomeSplit reads a stored cluster's split by outcome label.
+func outcomeSplit(c dbsqlc.TaskCluster) OutcomeSplit {
+	if c.QValue == nil {
+		return OutcomeSplit{}
+	}
+	return OutcomeSplit{
+		LabelOutcomes: &LabelOutcomes{Failed: int(c.LabelFailed), Succeeded: int(c.LabelSucceeded), Unlabelled: int(c.LabelUnlabelled)},
+		FailureRateIn: float(c.FailureRateIn), FailureRateOut: float(c.FailureRateOut),
+		FailureLift: float(c.FailureLift), ExcessFailures: float(c.ExcessFailures),
+		PValue: c.PValue, QValue: c.QValue,
+	}
+}
+
+// float widens a stored real, keeping null.
+func float(v *float32) *float64 {
+	if v == nil {
+		return nil
+	}
+	f := math.Round(float64(*v)*1e4) / 1e4
+	return &f
 }
 
 func buildFinding(f dbsqlc.ListTaskFindingsRow, ranks map[int]int) (Finding, error) {
@@ -103,7 +133,7 @@ func buildFinding(f dbsqlc.ListTaskFindingsRow, ranks map[int]int) (Finding, err
 		ConversationSeq: int(f.ConversationSeq), ConversationID: f.ExternalID, Idx: int(f.Idx),
 		Type: f.Type, Category: f.Category, Title: f.Title, Description: f.Description,
 		Severity: int(f.Severity), Confidence: float64(f.Confidence), PriorityScore: float64(f.PriorityScore),
-		Evidence: ev,
+		Expected: f.Expected, Policy: f.Policy, Evidence: ev,
 	}
 	if f.ClusterIdx != nil {
 		idx := int(*f.ClusterIdx)
@@ -126,10 +156,52 @@ func buildConversation(c dbsqlc.ListTaskConversationSummariesRow) (Conversation,
 	conv := Conversation{
 		Seq: int(c.Seq), ID: c.ExternalID, Messages: int(c.MessageCount), QCStatus: c.QcStatus,
 		QCReason: c.QcReason, RiskFlags: flags, Selected: c.Selected, DiagnosisStatus: c.DiagnosisStatus,
-		DiagnosisError: c.DiagnosisError, Outcome: c.Outcome, Summary: c.Summary,
+		DiagnosisError: c.DiagnosisError, Outcome: c.Outcome, Summary: c.Summary, Label: c.Label,
+		FailureScore: float(c.FailureScore),
+	}
+	if c.FailedTurn != nil {
+		conv.FailedTurn = int(*c.FailedTurn)
+	}
+	if conv.FailureScore != nil {
+		conv.EstimatedOutcome = "succeeded"
+		if *conv.FailureScore >= analyzer.FailedThreshold {
+			conv.EstimatedOutcome = "failed"
+		}
 	}
 	if c.DiagnosisPass != nil {
 		conv.DiagnosisPass = *c.DiagnosisPass
 	}
 	return conv, nil
 }
+
+// clusterPolicies is, per cluster, the distinct policy sentences its evidence findings
+// follow (expected behaviour only has them), in the order they are shown.
+func clusterPolicies(rows []dbsqlc.ListTaskClusterEvidenceRow) map[int][]string {
+	out := map[int][]string{}
+	for _, row := range rows {
+		idx := int(row.ClusterIdx)
+		if row.Policy != "" && !slices.Contains(out[idx], row.Policy) {
+			out[idx] = append(out[idx], row.Policy)
+		}
+	}
+	return out
+}
+
+// buildDriver reads a stored failure driver.
+func buildDriver(d dbsqlc.ListTaskDriversRow) Driver {
+	out := Driver{
+		Feature: d.Feature, Kind: d.Kind, Failed: int(d.Failed), Succeeded: int(d.Succeeded),
+		RateWith: round4(float64(d.RateWith)), RateWithout: round4(float64(d.RateWithout)),
+		Lift: round4(float64(d.Lift)), PValue: d.PValue, QValue: d.QValue, Examples: []Ref{},
+	}
+	for i, s := range d.ExampleSeqs {
+		ref := Ref{Seq: int(s)}
+		if i < len(d.ExampleIds) {
+			ref.ID = d.ExampleIds[i]
+		}
+		out.Examples = append(out.Examples, ref)
+	}
+	return out
+}
+
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }

@@ -23,3 +23,42 @@ func roundTo(f float64, decimals int) float64 {
 	p := math.Pow(10, float64(decimals))
 	return math.Round(f*p) / p
 }
+
+// PValue formats a p- or q-value for people: two significant digits, and "< 0.001" below
+// that.
+func PValue(p float64) string {
+	if p < 0.001 {
+		return "< 0.001"
+	}
+	return strconv.FormatFloat(p, 'g', 2, 64)
+}
+
+// Lift formats a failure lift: "2.3×".
+func Lift(l float64) string { return strconv.FormatFloat(roundTo(l, 1), 'f', 1, 64) + "×" }
+
+// DriverKindLabel is the kind of a failure driver in words for people.
+func DriverKindLabel(kind string) string {
+	switch kind {
+	case "tool":
+		return "tool called"
+	case "tool_error":
+		return "tool returned an error"
+	case "category":
+		return "finding"
+	case "length":
+		return "conversation length"
+	case "user_turns":
+		return "user turns"
+	case "user_words":
+		return "the user wrote"
+	case "agent_words":
+		return "the agent wrote"
+	}
+	return humanize(kind)
+}
+
+// LabelFields lists the fields an export can carry an outcome label in, for a report
+// that has none.
+func LabelFields() string {
+	return "success, resolved or task_success (true/false), reward or score (0–1), outcome, status, label or resolution (resolved, failed, escalated…), csat, rating or satisfaction (1–5), thumbs or feedback (up/down)"
+}

@@ -19,7 +19,9 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	m.inShort(r)
 	m.header(r)
 	m.actions(r)
+	m.outcomes(r)
 	m.clusters(r)
+	m.expected(r)
 	m.risks(r)
 	m.population(r)
 	m.warnings(r)
@@ -122,6 +124,11 @@ func (m mdWriter) actions(r Report) {
 			a.Conversations, Percent(a.Share), Score(a.PriorityScore), Score(p.PrevalenceTerm), Score(p.SeverityTerm),
 			Score(p.ConfidenceTerm), mdText(FixLocationLabel(a.FixLocation)))
 		m.p("")
+		if o := a.LabelOutcomes; o != nil && a.FailureRateIn != nil && a.FailureRateOut != nil && a.ExcessFailures != nil && a.QValue != nil {
+			m.p("%d of its labelled conversations failed (%s, against %s of the others): it explains %s failures beyond what its size predicts (q %s).",
+				o.Failed, Percent(*a.FailureRateIn), Percent(*a.FailureRateOut), Score(*a.ExcessFailures), PValue(*a.QValue))
+			m.p("")
+		}
 		m.p("**Problem.** %s", mdText(a.Problem))
 		m.p("")
 		if len(a.Recommendation) > 0 {
@@ -167,21 +174,101 @@ func (m mdWriter) quote(text string) {
 }
 
 func (m mdWriter) clusters(r Report) {
-	if len(r.Clusters) == 0 {
+	var cs []Cluster
+	for _, c := range r.Clusters {
+		if !c.Expected {
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) == 0 {
 		return
 	}
+	labelled := cs[0].LabelOutcomes != nil
 	m.p("## Issue clusters")
 	m.p("")
-	m.p("| Type | Issue | Conversations | Share | Findings | Priority | Action |")
-	m.p("|---|---|---:|---:|---:|---:|---:|")
-	for _, c := range r.Clusters {
+	if labelled {
+		m.p("| Type | Issue | Conversations | Share | Failed / succeeded | Lift | q | Findings | Priority | Action |")
+		m.p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	} else {
+		m.p("| Type | Issue | Conversations | Share | Findings | Priority | Action |")
+		m.p("|---|---|---:|---:|---:|---:|---:|")
+	}
+	for _, c := range cs {
 		rank := "—"
 		if c.ActionRank > 0 {
 			rank = fmt.Sprintf("#%d", c.ActionRank)
 		}
-		m.p("| %s | %s | %d | %s | %d | %s | %s |", c.Type, mdText(c.Title), c.Conversations, Percent(c.Prevalence), c.FindingCount, Score(c.PriorityScore), rank)
+		split := ""
+		if o := c.LabelOutcomes; labelled && o != nil && c.FailureLift != nil && c.QValue != nil {
+			split = fmt.Sprintf(" %d / %d | %s | %s |", o.Failed, o.Succeeded, Lift(*c.FailureLift), PValue(*c.QValue))
+		} else if labelled {
+			split = " | | |"
+		}
+		m.p("| %s | %s | %d | %s |%s %d | %s | %s |", c.Type, mdText(c.Title), c.Conversations, Percent(c.Prevalence), split, c.FindingCount, Score(c.PriorityScore), rank)
 	}
 	m.p("")
+}
+
+// outcomes writes what the outcome labels say: the split, the agreement of the
+// analysis with them and the failure drivers; without labels, which field to add.
+func (m mdWriter) outcomes(r Report) {
+	if !r.Task.Terminal {
+		return
+	}
+	l := r.Population.Labelled
+	m.p("## What drives failed conversations")
+	m.p("")
+	if !l.Any() {
+		m.p("The upload carries no outcome per conversation. Add one of these fields to each conversation's metadata (or a CSV column) to see which problems cost resolved conversations: %s.", mdText(LabelFields()))
+		m.p("")
+		return
+	}
+	m.p("Outcome labels read from %s: %s failed, %s succeeded, %s without a label.", codeSpan(l.Field), plural(l.Failed, "conversation", "conversations"), plural(l.Succeeded, "conversation", "conversations"), plural(l.Unlabelled, "conversation", "conversations"))
+	m.p("")
+	if c := r.LabelCheck; c != nil && c.AUROC != nil && c.FailedFlagged != nil && c.SucceededClean != nil {
+		m.p("Agreement of this analysis with the labels: AUROC %.2f (0.5 is chance); %s of the failed conversations estimated failed, %s of the successful ones left clean.", *c.AUROC, Percent(*c.FailedFlagged), Percent(*c.SucceededClean))
+		m.p("")
+	}
+	if len(r.Drivers) == 0 {
+		m.p("Nothing is over-represented among the failed conversations with enough certainty (q ≤ 0.05 and at least 3 failed conversations).")
+		m.p("")
+		return
+	}
+	m.p("| Feature | Failed / succeeded | Failure rate with / without | Lift | q | Examples |")
+	m.p("|---|---:|---:|---:|---:|---|")
+	for _, d := range r.Drivers {
+		var ex []string
+		for _, e := range d.Examples {
+			ex = append(ex, mdText(conversationName(e.ID, e.Seq)))
+		}
+		m.p("| %s: %s | %d / %d | %s / %s | %s | %s | %s |", mdText(DriverKindLabel(d.Kind)), mdText(d.Feature), d.Failed, d.Succeeded,
+			Percent(d.RateWith), Percent(d.RateWithout), Lift(d.Lift), PValue(d.QValue), strings.Join(ex, ", "))
+	}
+	m.p("")
+}
+
+// expected lists the behaviour the agent's policy calls for, with the sentence it follows.
+func (m mdWriter) expected(r Report) {
+	first := true
+	for _, c := range r.Clusters {
+		if !c.Expected {
+			continue
+		}
+		if first {
+			m.p("## Expected behaviour")
+			m.p("")
+			m.p("What the agent did because its own policy says so: shown for review, never an Action.")
+			m.p("")
+			first = false
+		}
+		m.p("- %s — %s", mdText(c.Title), plural(c.Conversations, "conversation", "conversations"))
+		for _, policy := range c.Policies {
+			m.p("  - %s", inlineQuote(policy))
+		}
+	}
+	if !first {
+		m.p("")
+	}
 }
 
 func (m mdWriter) risks(r Report) {

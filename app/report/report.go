@@ -28,6 +28,8 @@ type Report struct {
 	Usage         Usage          `json:"usage"`
 	Reliability   Reliability    `json:"reliability"`
 	Population    Population     `json:"population"`
+	LabelCheck    *LabelCheck    `json:"label_check"`
+	Drivers       []Driver       `json:"drivers"`
 	Funnel        []FunnelStep   `json:"funnel"`
 	RiskSummary   *RiskSummary   `json:"risk_summary"`
 	Actions       []Action       `json:"actions"`
@@ -104,9 +106,55 @@ type Reliability struct {
 
 // Population is the size of each group of conversations the report talks about.
 type Population struct {
-	Uploaded int `json:"uploaded"`
-	Kept     int `json:"kept"`
-	Analysed int `json:"analysed"` // diagnosed with a valid answer: first-pass valid + repaired
+	Uploaded int      `json:"uploaded"`
+	Kept     int      `json:"kept"`
+	Analysed int      `json:"analysed"` // diagnosed with a valid answer: first-pass valid + repaired
+	Labelled Labelled `json:"labelled"`
+}
+
+// Labelled counts the kept conversations by the outcome label the upload carried, and
+// names the field it was read from ("metadata.success"; empty without labels).
+type Labelled struct {
+	Failed     int    `json:"failed"`
+	Succeeded  int    `json:"succeeded"`
+	Unlabelled int    `json:"unlabelled"`
+	Field      string `json:"field"`
+}
+
+// Any reports whether any conversation carries a label.
+func (l Labelled) Any() bool { return l.Failed+l.Succeeded > 0 }
+
+// LabelCheck is how well the diagnosis agrees with the outcome labels: the AUROC of the
+// failure score against failure, and the shares of failed conversations flagged (failure
+// score 0.5 or more) and of successful ones left clean. Fields are null when a class is
+// empty.
+type LabelCheck struct {
+	Labelled       int      `json:"labelled"`
+	Failed         int      `json:"failed"`
+	Succeeded      int      `json:"succeeded"`
+	AUROC          *float64 `json:"auroc"`
+	FailedFlagged  *float64 `json:"failed_flagged"`
+	SucceededClean *float64 `json:"succeeded_clean"`
+}
+
+// Driver is a feature over-represented among the failed conversations.
+type Driver struct {
+	Feature     string  `json:"feature"`
+	Kind        string  `json:"kind"`
+	Failed      int     `json:"failed"`
+	Succeeded   int     `json:"succeeded"`
+	RateWith    float64 `json:"rate_with"`
+	RateWithout float64 `json:"rate_without"`
+	Lift        float64 `json:"lift"`
+	PValue      float64 `json:"p_value"`
+	QValue      float64 `json:"q_value"`
+	Examples    []Ref   `json:"examples"`
+}
+
+// Ref points at one conversation.
+type Ref struct {
+	Seq int    `json:"seq"`
+	ID  string `json:"id"`
 }
 
 // FunnelStep is one step of the quality checks: how many conversations it removed and
@@ -180,6 +228,7 @@ type Action struct {
 	PriorityScore  float64       `json:"priority_score"`
 	PriorityParts  PriorityParts `json:"priority_parts"`
 	Evidence       []Quote       `json:"evidence"`
+	OutcomeSplit
 }
 
 // Quote is a piece of evidence: a quoted turn of a conversation.
@@ -216,6 +265,34 @@ type Cluster struct {
 	PriorityScore    float64       `json:"priority_score"`
 	PriorityParts    PriorityParts `json:"priority_parts"`
 	ActionRank       int           `json:"action_rank"` // 0 when no Action was written for it
+	// Expected clusters hold behaviour the agent's own policy calls for: listed apart and
+	// never an Action. Policies are the distinct policy sentences its shown findings
+	// follow.
+	Expected bool     `json:"expected"`
+	Policies []string `json:"policies"`
+	OutcomeSplit
+}
+
+// OutcomeSplit is a cluster's split by the outcome labels of its conversations, every
+// field null without labels: the failure rate inside and outside it, its lift (the rate
+// inside over the rate of all labelled conversations), the failures it explains beyond
+// what its size predicts, and a two-sided Fisher exact test with its
+// Benjamini–Hochberg q-value over the task's clusters. An Action carries its cluster's.
+type OutcomeSplit struct {
+	LabelOutcomes  *LabelOutcomes `json:"label_outcomes"`
+	FailureRateIn  *float64       `json:"failure_rate_in"`
+	FailureRateOut *float64       `json:"failure_rate_out"`
+	FailureLift    *float64       `json:"failure_lift"`
+	ExcessFailures *float64       `json:"excess_failures"`
+	PValue         *float64       `json:"p_value"`
+	QValue         *float64       `json:"q_value"`
+}
+
+// LabelOutcomes counts a cluster's conversations by outcome label.
+type LabelOutcomes struct {
+	Failed     int `json:"failed"`
+	Succeeded  int `json:"succeeded"`
+	Unlabelled int `json:"unlabelled"`
 }
 
 // Warning is something that went wrong without stopping the task.
@@ -238,6 +315,8 @@ type Finding struct {
 	Severity        int        `json:"severity"`
 	Confidence      float64    `json:"confidence"`
 	PriorityScore   float64    `json:"priority_score"`
+	Expected        bool       `json:"expected"`
+	Policy          string     `json:"policy"`
 	ClusterIdx      *int       `json:"cluster_idx"`
 	ActionRank      int        `json:"action_rank"` // 0 when its cluster has no Action
 	Evidence        []Evidence `json:"evidence"`
@@ -264,6 +343,14 @@ type Conversation struct {
 	DiagnosisError  string     `json:"diagnosis_error"`
 	Outcome         string     `json:"outcome"`
 	Summary         string     `json:"summary"`
+	// Label is the outcome the upload recorded ("failed" or "succeeded"), null without
+	// one. FailureScore is the diagnosis' estimate, 0..1, that the conversation failed
+	// (null until diagnosed); EstimatedOutcome reads it ("failed" from 0.5); FailedTurn
+	// is the turn where things went wrong, 0 when none.
+	Label            *string  `json:"label"`
+	FailureScore     *float64 `json:"failure_score"`
+	EstimatedOutcome string   `json:"estimated_outcome"`
+	FailedTurn       int      `json:"failed_turn"`
 }
 
 // RiskFlag is one deterministic risk observation on a turn.

@@ -72,7 +72,7 @@ func TestReportJSONFromStoredRows(t *testing.T) {
 	require.Len(t, r.Findings, b.inserted.Findings)
 	require.Len(t, r.Conversations, b.inserted.Conversations)
 	require.Len(t, r.Warnings, b.inserted.Warnings)
-	require.Equal(t, report.Population{Uploaded: 7, Kept: 6, Analysed: 5}, r.Population)
+	require.Equal(t, report.Population{Uploaded: 7, Kept: 6, Analysed: 5, Labelled: report.Labelled{Unlabelled: 6}}, r.Population)
 	require.True(t, r.Analysis.Offline)
 	require.Equal(t, "offline analysis", r.Analysis.Label)
 	require.NotNil(t, r.RiskSummary)

@@ -472,7 +472,8 @@ const listTaskConversationSummaries = `-- name: ListTaskConversationSummaries :m
 SELECT seq, external_id, message_count, qc_status, qc_reason, risk_flags, selected,
        diagnosis_status, diagnosis_pass, diagnosis_error,
        coalesce(diagnosis ->> 'outcome', '')::text AS outcome,
-       coalesce(diagnosis ->> 'summary', '')::text AS summary
+       coalesce(diagnosis ->> 'summary', '')::text AS summary,
+       label, failure_score, failed_turn
 FROM task_conversation
 WHERE task_id = $1 AND owner_user_id = $2
 ORDER BY seq
@@ -496,6 +497,9 @@ type ListTaskConversationSummariesRow struct {
 	DiagnosisError  string
 	Outcome         string
 	Summary         string
+	Label           *string
+	FailureScore    *float32
+	FailedTurn      *int32
 }
 
 // Owner-scoped reads of a task's conversations for the report, without their messages.
@@ -523,6 +527,9 @@ func (q *Queries) ListTaskConversationSummaries(ctx context.Context, db DBTX, ar
 			&i.DiagnosisError,
 			&i.Outcome,
 			&i.Summary,
+			&i.Label,
+			&i.FailureScore,
+			&i.FailedTurn,
 		); err != nil {
 			return nil, err
 		}

@@ -37,9 +37,14 @@ func (q *Queries) InsertTaskDrivers(ctx context.Context, db DBTX, arg InsertTask
 }
 
 const listTaskDrivers = `-- name: ListTaskDrivers :many
-SELECT task_id, owner_user_id, idx, kind, feature, failed, succeeded, rate_with, rate_without, lift, p_value, q_value, example_seqs FROM task_driver
-WHERE task_id = $1 AND owner_user_id = $2
-ORDER BY idx
+SELECT d.task_id, d.owner_user_id, d.idx, d.kind, d.feature, d.failed, d.succeeded, d.rate_with, d.rate_without, d.lift, d.p_value, d.q_value, d.example_seqs,
+       ARRAY(SELECT c.external_id FROM unnest(d.example_seqs) WITH ORDINALITY AS e(seq, ord)
+             JOIN task_conversation c
+               ON c.task_id = d.task_id AND c.owner_user_id = d.owner_user_id AND c.seq = e.seq
+             ORDER BY e.ord)::text[] AS example_ids
+FROM task_driver d
+WHERE d.task_id = $1 AND d.owner_user_id = $2
+ORDER BY d.idx
 `
 
 type ListTaskDriversParams struct {
@@ -47,16 +52,34 @@ type ListTaskDriversParams struct {
 	OwnerUserID int64
 }
 
-// A task's failure drivers, strongest first.
-func (q *Queries) ListTaskDrivers(ctx context.Context, db DBTX, arg ListTaskDriversParams) ([]TaskDriver, error) {
+type ListTaskDriversRow struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Idx         int32
+	Kind        string
+	Feature     string
+	Failed      int32
+	Succeeded   int32
+	RateWith    float32
+	RateWithout float32
+	Lift        float32
+	PValue      float64
+	QValue      float64
+	ExampleSeqs []int32
+	ExampleIds  []string
+}
+
+// A task's failure drivers, strongest first, with the external ids of their example
+// conversations in the order of example_seqs.
+func (q *Queries) ListTaskDrivers(ctx context.Context, db DBTX, arg ListTaskDriversParams) ([]ListTaskDriversRow, error) {
 	rows, err := db.Query(ctx, listTaskDrivers, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var items []TaskDriver
+	var items []ListTaskDriversRow
 	for rows.Next() {
-		var i TaskDriver
+		var i ListTaskDriversRow
 		if err := rows.Scan(
 			&i.TaskID,
 			&i.OwnerUserID,
@@ -71,6 +94,7 @@ func (q *Queries) ListTaskDrivers(ctx context.Context, db DBTX, arg ListTaskDriv
 			&i.PValue,
 			&i.QValue,
 			&i.ExampleSeqs,
+			&i.ExampleIds,
 		); err != nil {
 			return nil, err
 		}

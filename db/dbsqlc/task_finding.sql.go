@@ -194,14 +194,14 @@ func (q *Queries) ListFindingsForClustering(ctx context.Context, db DBTX, arg Li
 
 const listTaskClusterEvidence = `-- name: ListTaskClusterEvidence :many
 
-SELECT f.cluster_idx::int AS cluster_idx, f.conversation_seq, c.external_id, f.idx, f.title, f.evidence
+SELECT f.cluster_idx::int AS cluster_idx, f.conversation_seq, c.external_id, f.idx, f.title, f.evidence, f.policy
 FROM (
-    SELECT q.cluster_idx, q.conversation_seq, q.idx, q.title, q.evidence, q.priority_score, q.verified, q.repeat,
+    SELECT q.cluster_idx, q.conversation_seq, q.idx, q.title, q.evidence, q.priority_score, q.policy, q.verified, q.repeat,
            row_number() OVER (
                PARTITION BY q.cluster_idx
                ORDER BY q.repeat, q.verified DESC, q.priority_score DESC, q.conversation_seq, q.idx) AS n
     FROM (
-        SELECT tf.cluster_idx, tf.conversation_seq, tf.idx, tf.title, tf.evidence, tf.priority_score,
+        SELECT tf.cluster_idx, tf.conversation_seq, tf.idx, tf.title, tf.evidence, tf.priority_score, tf.policy,
                (tf.evidence @> '[{"verified": true}]') AS verified,
                row_number() OVER (
                    PARTITION BY tf.cluster_idx, tf.evidence -> 0 ->> 'quote'
@@ -230,6 +230,7 @@ type ListTaskClusterEvidenceRow struct {
 	Idx             int32
 	Title           string
 	Evidence        json.RawMessage
+	Policy          string
 }
 
 // Owner-scoped reads of a task's findings for the task page and the report.
@@ -253,6 +254,7 @@ func (q *Queries) ListTaskClusterEvidence(ctx context.Context, db DBTX, arg List
 			&i.Idx,
 			&i.Title,
 			&i.Evidence,
+			&i.Policy,
 		); err != nil {
 			return nil, err
 		}

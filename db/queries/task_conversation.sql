@@ -203,7 +203,8 @@ WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq = @seq;
 SELECT seq, external_id, message_count, qc_status, qc_reason, risk_flags, selected,
        diagnosis_status, diagnosis_pass, diagnosis_error,
        coalesce(diagnosis ->> 'outcome', '')::text AS outcome,
-       coalesce(diagnosis ->> 'summary', '')::text AS summary
+       coalesce(diagnosis ->> 'summary', '')::text AS summary,
+       label, failure_score, failed_turn
 FROM task_conversation
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id
 ORDER BY seq;

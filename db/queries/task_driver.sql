@@ -11,7 +11,13 @@ FROM analysis_task t, jsonb_array_elements(@drivers::jsonb) AS d(value)
 WHERE t.id = @task_id AND t.owner_user_id = @owner_user_id;
 
 -- name: ListTaskDrivers :many
--- A task's failure drivers, strongest first.
-SELECT * FROM task_driver
-WHERE task_id = @task_id AND owner_user_id = @owner_user_id
-ORDER BY idx;
+-- A task's failure drivers, strongest first, with the external ids of their example
+-- conversations in the order of example_seqs.
+SELECT d.*,
+       ARRAY(SELECT c.external_id FROM unnest(d.example_seqs) WITH ORDINALITY AS e(seq, ord)
+             JOIN task_conversation c
+               ON c.task_id = d.task_id AND c.owner_user_id = d.owner_user_id AND c.seq = e.seq
+             ORDER BY e.ord)::text[] AS example_ids
+FROM task_driver d
+WHERE d.task_id = @task_id AND d.owner_user_id = @owner_user_id
+ORDER BY d.idx;

@@ -60,14 +60,14 @@ ORDER BY cluster_idx, n;
 -- different quotes before repeats of one already shown (reruns of one scenario often
 -- say the same thing word for word), then those with a verified quote, then the most
 -- urgent, with their conversation's external id.
-SELECT f.cluster_idx::int AS cluster_idx, f.conversation_seq, c.external_id, f.idx, f.title, f.evidence
+SELECT f.cluster_idx::int AS cluster_idx, f.conversation_seq, c.external_id, f.idx, f.title, f.evidence, f.policy
 FROM (
     SELECT q.*,
            row_number() OVER (
                PARTITION BY q.cluster_idx
                ORDER BY q.repeat, q.verified DESC, q.priority_score DESC, q.conversation_seq, q.idx) AS n
     FROM (
-        SELECT tf.cluster_idx, tf.conversation_seq, tf.idx, tf.title, tf.evidence, tf.priority_score,
+        SELECT tf.cluster_idx, tf.conversation_seq, tf.idx, tf.title, tf.evidence, tf.priority_score, tf.policy,
                (tf.evidence @> '[{"verified": true}]') AS verified,
                row_number() OVER (
                    PARTITION BY tf.cluster_idx, tf.evidence -> 0 ->> 'quote'
