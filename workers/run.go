@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/checkup-dev/checkup/db/taskstate"
 	"runtime/debug"
 	"time"
+
+	"github.com/checkup-dev/checkup/db/taskstate"
 )
 
 // settleTimeout bounds the final write of a task (finish or hand-back), which runs on

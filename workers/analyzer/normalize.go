@@ -5,7 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/checkup-dev/checkup/workers/textmatch"
 )
 
 // Lengths, in runes, above which free text is cut by normalisation. They bound what a
@@ -112,16 +113,7 @@ func normalizeEnum(s string) string {
 
 // normalizeText trims s and cuts it to at most n runes, never inside a rune.
 func normalizeText(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for range n {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return strings.TrimSpace(s[:i])
+	return strings.TrimSpace(textmatch.Prefix(strings.TrimSpace(s), n))
 }
 
 // normalizeRange clamps v to lo..hi; NaN, which JSON cannot carry but Go code can

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/checkup-dev/checkup/workers/textmatch"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -248,12 +249,7 @@ func cut(s string, n int) string {
 	if total <= n {
 		return s
 	}
-	i := 0
-	for range n {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return fmt.Sprintf("%s …[%d more characters]", s[:i], total-n)
+	return fmt.Sprintf("%s …[%d more characters]", textmatch.Prefix(s, n), total-n)
 }
 
 // cutMiddle keeps the opening two thirds and the closing third of s within n runes,

@@ -198,23 +198,12 @@ func (s *Screener) findToolError(content string) (textmatch.Match, bool) {
 			return textmatch.Match{}, false
 		}
 	}
-	f := textmatch.Fold(runePrefix(content, 300))
+	f := textmatch.Fold(textmatch.Prefix(content, 300))
 	if loc := s.httpStatus.FindStringIndex(f.Text); loc != nil {
 		start, end := f.Span(loc[0], loc[1])
 		return textmatch.Match{Start: start, End: end, Phrase: f.Text[loc[0]:loc[1]]}, true
 	}
 	return s.toolError.Find(f)
-}
-
-// runePrefix returns the first n runes of s.
-func runePrefix(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
 }
 
 // looksLikeErrorObject checks the top-level keys of a JSON object for an error. It

@@ -341,6 +341,18 @@ func QuoteAround(text string, start, end, maxRunes int) string {
 	return strings.TrimSpace(text[left:right])
 }
 
+// Prefix returns the first n runes of s, cutting between runes, never inside one: the
+// one way every text in the product is shortened.
+func Prefix(s string, n int) string {
+	for i := range s {
+		if n <= 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
 // ClipQuote returns s trimmed, cut to at most maxRunes runes. The cut falls between
 // runes, never inside one, and in space-delimited text at the last word boundary, so
 // the result is always an exact substring of s.
@@ -349,11 +361,7 @@ func ClipQuote(s string, maxRunes int) string {
 	if utf8.RuneCountInString(s) <= maxRunes {
 		return s
 	}
-	cut := 0
-	for range maxRunes {
-		_, size := utf8.DecodeRuneInString(s[cut:])
-		cut += size
-	}
+	cut := len(Prefix(s, maxRunes))
 	if isWordRune(lastRune(s[:cut])) && isWordRune(firstRune(s[cut:])) {
 		if i := strings.LastIndexFunc(s[:cut], unicode.IsSpace); i > cut/2 {
 			cut = i

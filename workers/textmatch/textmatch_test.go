@@ -106,3 +106,12 @@ func TestSimilarity(t *testing.T) {
 	require.Greater(t, Similarity("您的航班已经改签成功，请查收确认邮件。", "您的航班已经改签成功，请查收确认短信。"), 0.7)
 	require.Less(t, Similarity("您的航班已经改签成功", "请问您要退票吗"), 0.2)
 }
+
+func TestPrefix(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "ab", Prefix("abc", 2))
+	require.Equal(t, "用户", Prefix("用户要求", 2))
+	require.Equal(t, "abc", Prefix("abc", 5))
+	require.Empty(t, Prefix("abc", 0))
+	require.Equal(t, "😀", Prefix("😀😀", 1), "never inside a rune")
+}

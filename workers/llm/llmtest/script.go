@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/checkup-dev/checkup/workers/textmatch"
 )
 
 // Reply is what the server does with one request. The zero Reply answers 200 with
@@ -185,14 +187,7 @@ func validAction() action {
 // firstLine returns the trimmed first line of s, cut to at most n runes.
 func firstLine(s string, n int) string {
 	line, _, _ := strings.Cut(s, "\n")
-	for i := range line {
-		if n == 0 {
-			line = line[:i]
-			break
-		}
-		n--
-	}
-	return strings.TrimSpace(line)
+	return strings.TrimSpace(textmatch.Prefix(line, n))
 }
 
 func mustJSON(v any) string {
