@@ -42,21 +42,17 @@ func failureScore(findings []analyzer.Finding) float64 {
 	return math.Round((1-ok)*1000) / 1000
 }
 
-// failedTurn is where things went wrong. In a conversation with a problem of severity 2
-// or more that changed data, it is the last change the agent made: what the
-// conversation left behind, and where a wrong outcome is decided. Otherwise it is the
-// earliest turn cited by the most severe finding that is not expected behaviour; 0 when
-// there is none.
+// failedTurn is where things first went wrong. In a conversation with a problem of
+// severity 2 or more that changed data, it is the first change the agent made: the
+// step that committed the conversation to its outcome. Otherwise it is the earliest
+// turn cited by the most severe finding that is not expected behaviour; 0 when there is
+// none.
 func failedTurn(v *view, findings []analyzer.Finding) int {
 	if analyzer.MaxSeverity(analyzer.Diagnosis{Findings: findings}) >= 2 {
-		last := 0
 		for _, c := range v.calls {
 			if c.write {
-				last = c.turn
+				return c.turn
 			}
-		}
-		if last > 0 {
-			return last
 		}
 	}
 	return worstTurn(findings)

@@ -126,7 +126,9 @@ func (v *view) flagsOf(kind string) []risk.Flag {
 func isWriteTool(name string) bool {
 	switch firstWord(name) {
 	case "book", "update", "cancel", "modify", "create", "delete", "remove", "send", "pay", "refund", "change",
-		"submit", "edit", "add", "purchase", "charge", "issue", "set", "upgrade", "downgrade", "transfer":
+		"submit", "edit", "add", "purchase", "charge", "issue", "set", "upgrade", "downgrade", "transfer",
+		"return", "exchange", "replace", "reschedule", "schedule", "register", "subscribe", "unsubscribe",
+		"approve", "reject", "assign", "reset", "activate", "deactivate", "close", "place", "apply", "redeem":
 		return !isHandoffTool(name)
 	}
 	return false
