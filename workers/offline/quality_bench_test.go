@@ -11,6 +11,7 @@ import (
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/stats"
 	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
+	"github.com/stretchr/testify/require"
 )
 
 // qualityFigures is how well the offline diagnosis of one labelled set agrees with its
@@ -136,5 +137,24 @@ func BenchmarkQuality(b *testing.B) {
 			}
 			fmt.Print(q.String())
 		})
+	}
+}
+
+// TestQualityDoesNotRegress holds the figures BENCHMARKS.md reports to a floor just
+// below them, so a rule change that makes the diagnosis worse on either set fails here
+// and has to say why.
+func TestQualityDoesNotRegress(t *testing.T) {
+	t.Parallel()
+	floors := map[string]struct{ auroc, flagged, clean, steps float64 }{
+		transcripttest.Airline: {0.63, 0.55, 0.65, 0},
+		transcripttest.Retail:  {0.76, 0.70, 0.70, 0.5},
+	}
+	for set, f := range floors {
+		q := measureQuality(t, set)
+		require.GreaterOrEqual(t, q.aurocFailureScore, f.auroc, "%s", q)
+		require.GreaterOrEqual(t, q.failedFlagged, f.flagged, "%s", q)
+		require.GreaterOrEqual(t, q.succeededClean, f.clean, "%s", q)
+		require.GreaterOrEqual(t, q.stepHits, f.steps, "%s", q)
+		require.LessOrEqual(t, q.maxCitedTurns, maxCitedTurns, "%s", q)
 	}
 }
