@@ -109,3 +109,12 @@ func TestPolicyIsReadInChinese(t *testing.T) {
 	require.True(t, refusals[0].Expected)
 	require.Equal(t, "礼品卡不能退款或兑换现金。", refusals[0].Policy)
 }
+
+func TestAShortAcknowledgementClosesAChat(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	d := diagnose(t, a, u("我的订单到哪了"), as("您的订单已发货，预计明天送达。"), u("好的"))
+	require.Empty(t, only(d, "unresolved"))
+	d = diagnose(t, a, u("我的订单到哪了"), as("您的订单已发货，预计明天送达。"), u("那如果明天还没到怎么办？"))
+	require.Len(t, only(d, "unresolved"), 1, "a question left hanging is no acknowledgement")
+}

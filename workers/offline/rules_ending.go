@@ -57,7 +57,7 @@ func (a *Analyzer) ending(v *view, handedOff bool) ([]analyzer.Finding, ending) 
 		desc := fmt.Sprintf("The conversation stops after the agent called %s at turn %d; the user never got an answer.", c.name, c.turn)
 		return []analyzer.Finding{ruleUnanswered.finding(desc, 0, quoteCall(c))}, endUnanswered
 	case m.Role == transcript.RoleUser:
-		if a.m.closing.Contains(v.fold(last)) {
+		if a.m.closing.Contains(v.fold(last)) || acknowledgement(v.fold(last).Text) {
 			return nil, endClosed
 		}
 		desc := fmt.Sprintf("The user's last message at turn %d got no reply.", last)
@@ -81,6 +81,13 @@ func (v *view) declinedByPolicy(turn int) bool {
 		}
 	}
 	return false
+}
+
+// acknowledgement reports whether a user's last message only acknowledges ("ok",
+// "好的", "got it 👍"): short and asking nothing, it closes a chat rather than waits for
+// a reply.
+func acknowledgement(folded string) bool {
+	return textWeight(folded) <= 12 && !strings.ContainsAny(folded, "?？吗呢")
 }
 
 // lastTurn is the last turn that is not a system prompt or an empty user or assistant
