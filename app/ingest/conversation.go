@@ -21,10 +21,10 @@ func (p *parser) begin(loc string) error {
 }
 
 // add finishes a converted conversation: it checks the per-conversation limits, settles
-// its id and hands it to emit unless the file already has problems. A conversation with
-// no messages is kept, with a warning: the quality checks set it aside as empty. A
-// non-nil error stops parsing.
-func (p *parser) add(loc string, c transcript.Conversation) error {
+// its id, reads its outcome label from cands and hands it to emit unless the file
+// already has problems. A conversation with no messages is kept, with a warning: the
+// quality checks set it aside as empty. A non-nil error stops parsing.
+func (p *parser) add(loc string, c transcript.Conversation, cands []labelCandidate) error {
 	if err := p.checkSize(loc, c.Messages); err != nil {
 		return err
 	}
@@ -38,6 +38,7 @@ func (p *parser) add(loc string, c transcript.Conversation) error {
 	if len(c.Messages) == 0 {
 		p.warn(loc, "conversation %s has no messages; it is kept and set aside by the quality checks", quote(c.ID))
 	}
+	c.Label = p.labels.read(loc, cands)
 	p.sum.Conversations++
 	p.sum.Messages += len(c.Messages)
 	if err := p.emit(c); err != nil {

@@ -36,7 +36,7 @@ func (p *parser) record(loc, container string, e *element) error {
 	if len(e.Metadata) > 0 && !bytes.Equal(e.Metadata, []byte("null")) {
 		c.Metadata = e.Metadata
 	}
-	return p.add(loc, c)
+	return p.add(loc, c, metadataCandidates("metadata.", c.Metadata))
 }
 
 // setFormat names the format after the first conversation read.

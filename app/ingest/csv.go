@@ -137,7 +137,7 @@ func (p *parser) emitCSV(l csvLayout, convs []*csvConv) error {
 			msgs[i] = c.msgs[i].msg
 		}
 		c.msgs = nil
-		if err := p.add(fmt.Sprintf("row %d", c.row), transcript.Conversation{ID: c.id, Messages: msgs}); err != nil {
+		if err := p.add(fmt.Sprintf("row %d", c.row), transcript.Conversation{ID: c.id, Messages: msgs}, nil); err != nil {
 			return err
 		}
 	}

@@ -25,6 +25,17 @@ type Summary struct {
 	// MoreWarnings counts the rest.
 	Warnings     []string
 	MoreWarnings int
+	// Labels are the outcome labels read from the conversations' metadata or a CSV
+	// column (see label.go for the fields and their precedence).
+	Labels Labels
+	// Skipped counts content the formats carry but the transcript has no place for,
+	// by kind ("thinking", "redacted_thinking", "image", ...); nil when nothing was
+	// skipped. A warning says the same.
+	Skipped map[string]int
+	// SpilledBytes is how much of the upload waited in a temporary file because it did
+	// not fit the in-memory budget (Limits.SpillBytes): CSV rows of interleaved
+	// conversations, trace spans spread over the file. 0 when everything fit.
+	SpilledBytes int64
 }
 
 // Parse reads one upload from r and calls emit with each valid conversation, in file
@@ -53,6 +64,8 @@ func Parse(r io.Reader, lim Limits, emit func(transcript.Conversation) error) (S
 	p.sum.Gzip = in.gzipped
 	err = p.parse(in)
 	p.sum.DecompressedBytes = in.count.n
+	p.labels.finish(p)
+	p.finishSkipped()
 	return p.sum, p.result(err)
 }
 
@@ -66,6 +79,8 @@ type parser struct {
 	more     int
 	ids      map[string]int // id -> next suffix to try if it comes again
 	records  int            // conversations met so far, valid or not
+	labels   labeller
+	skipped  skipCount
 }
 
 // parse sniffs the format and runs the matching reader.

@@ -124,11 +124,12 @@ func TestParseSampleGzip(t *testing.T) {
 // What a format cannot carry is dropped from the expectation: ShareGPT has no tool call
 // ids, and its observation turns have no tool_call_id or tool name (an assistant message
 // that both spoke and called a tool is written as a gpt turn and a function_call turn,
-// and joined again on reading). CSV carries everything but the metadata.
+// and joined again on reading). CSV carries everything but the metadata (and so the
+// labels read from it).
 func TestRoundTrip(t *testing.T) {
 	t.Parallel()
 	orig, _ := mustParse(t, readSample(t))
-	withoutMetadata := mapConvs(orig, func(c *transcript.Conversation) { c.Metadata = nil })
+	withoutMetadata := mapConvs(orig, func(c *transcript.Conversation) { c.Metadata, c.Label = nil, "" })
 	shareGPTLoss := mapConvs(orig, func(c *transcript.Conversation) {
 		for i := range c.Messages {
 			m := &c.Messages[i]
