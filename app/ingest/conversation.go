@@ -31,6 +31,9 @@ func (p *parser) add(loc string, c transcript.Conversation, cands []labelCandida
 	if hasNUL(&c) {
 		p.problem(loc, "the conversation contains a NUL character (U+0000), which cannot be stored; remove it")
 	}
+	if hasLoneSurrogate(c.Metadata) {
+		p.problem(loc, loneSurrogateMsg)
+	}
 	c.ID = p.settleID(loc, c.ID)
 	if len(p.problems) > 0 {
 		return nil

@@ -30,6 +30,10 @@ func (p *parser) parseDocument(r io.Reader, firstLine int) error {
 		// The decoder reads ahead by up to about twice its largest value so far; past
 		// this bound a value is certainly over the limit.
 		maxAhead: 4*int64(p.lim.MaxLineBytes) + bufSize,
+		surr:     &surrogates{},
+		onSurrogate: func(line int) {
+			p.problem(lineLoc(line), loneSurrogateMsg)
+		},
 	}
 	d := &doc{p: p, g: g, dec: json.NewDecoder(g)}
 	err := d.values()

@@ -32,6 +32,10 @@ type guard struct {
 	mark     int64
 	maxAhead int64
 	maxValue int
+
+	// For JSON text: lone surrogate escapes are reported by line to onSurrogate.
+	surr        *surrogates
+	onSurrogate func(line int)
 }
 
 // Read passes text through, failing with a *FileError at the first problem.
@@ -57,6 +61,16 @@ func (g *guard) Read(p []byte) (int, error) {
 func (g *guard) check(b []byte) error {
 	if i := g.badUTF8(b); i >= 0 {
 		return invalidUTF8(g.firstLine + g.lines + bytes.Count(b[:i], []byte{'\n'}))
+	}
+	if g.surr != nil {
+		for at := 0; at < len(b); {
+			i := g.surr.scan(b[at:])
+			if i < 0 {
+				break
+			}
+			g.onSurrogate(g.firstLine + g.lines + bytes.Count(b[:at+i], []byte{'\n'}))
+			at += i + 1
+		}
 	}
 	rest, base := b, g.off
 	for {

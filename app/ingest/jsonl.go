@@ -54,6 +54,10 @@ func (p *parser) jsonlLine(n int, line []byte) error {
 		p.problem(loc, "expected a JSON object (one conversation per line)")
 		return nil
 	}
+	if hasLoneSurrogate(line) {
+		p.problem(loc, loneSurrogateMsg)
+		return nil
+	}
 	var e element
 	if err := json.Unmarshal(line, &e); err != nil {
 		var syntax *json.SyntaxError
