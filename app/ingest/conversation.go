@@ -73,6 +73,21 @@ func (p *parser) messageTooLong(where string, n int) error {
 	return fileErr(ErrMessageTooLong, "The message at %s has %s characters, over the limit of %s characters per message.", where, countText(n), countText(p.lim.MaxMessageChars))
 }
 
+// conversationTooLarge is the error for a conversation whose text passes MaxLineBytes
+// in a format where no single line bounds it (CSV rows, trace spans).
+func (p *parser) conversationTooLarge(loc string) error {
+	return fileErr(ErrLineTooLong, "The conversation starting at %s is larger than the %s limit for one conversation.", loc, sizeText(int64(p.lim.MaxLineBytes)))
+}
+
+// messageBytes is the size of a message's text: content, name, ids and tool calls.
+func messageBytes(m *transcript.Message) int {
+	n := len(m.Content) + len(m.Name) + len(m.ToolCallID)
+	for _, tc := range m.ToolCalls {
+		n += len(tc.ID) + len(tc.Name) + len(tc.Arguments)
+	}
+	return n
+}
+
 // messageChars counts the characters of a message's content and tool-call arguments.
 // Byte lengths bound the count from above, so runes are only counted when needed.
 func messageChars(m *transcript.Message, limit int) int {

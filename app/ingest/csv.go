@@ -1,12 +1,11 @@
 package ingest
 
 import (
-	"cmp"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,11 +14,14 @@ import (
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
-// csvConv gathers the rows of one CSV conversation.
+// csvConv is what the CSV reader keeps about one conversation while its rows stream by;
+// the rows themselves wait in the spill.
 type csvConv struct {
-	id   string
-	row  int // the row where it first appears
-	msgs []csvMsg
+	id     string
+	row    int // the row where it first appears
+	rows   int
+	bytes  int
+	labels []string // the first non-empty cell of each label column
 }
 
 // csvMsg is one CSV row with its sort keys.
@@ -31,10 +33,11 @@ type csvMsg struct {
 
 // parseCSV reads a CSV file with one message per row. Rows of one conversation may be
 // anywhere in the file, so rows are grouped by conversation id in order of first
-// appearance and the conversations are emitted at the end: unlike the JSON formats, the
-// whole CSV is held in memory (bounded by MaxDecompressedBytes). When an order or time
-// column is present, each conversation's messages are sorted by it (order first, then
-// time; rows with equal keys keep their file order).
+// appearance and the conversations are emitted at the end. The rows wait in a spill:
+// in memory up to Limits.SpillBytes, then in a temporary file, so memory does not grow
+// with the file. When an order or time column is present, each conversation's messages
+// are sorted by it (order first, then time; rows with equal keys keep their file order).
+// The per-conversation limits are checked as rows arrive.
 func (p *parser) parseCSV(r io.Reader, s sniffed) error {
 	p.setFormat("csv")
 	sniffedLayout, _ := csvHeader(s.head)
@@ -51,8 +54,23 @@ func (p *parser) parseCSV(r io.Reader, s sniffed) error {
 	if msg := l.missing(); msg != "" {
 		return fileErr(ErrCSVHeader, "%s", msg)
 	}
-	convs := make(map[string]*csvConv)
-	var order []*csvConv
+	sp := newSpill(p.lim.SpillBytes, p.lim.TempDir)
+	defer sp.close()
+	index := make(map[string]uint32)
+	var convs []*csvConv
+	var buf []byte
+	conv := func(id string, row int) (*csvConv, uint32, error) {
+		if i, seen := index[id]; seen {
+			return convs[i], i, nil
+		}
+		if err := p.begin(fmt.Sprintf("row %d", row)); err != nil {
+			return nil, 0, err
+		}
+		c := &csvConv{id: id, row: row, labels: make([]string, len(l.labels))}
+		index[id] = uint32(len(convs))
+		convs = append(convs, c)
+		return c, uint32(len(convs) - 1), nil
+	}
 	for row := 2; ; row++ {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -68,15 +86,9 @@ func (p *parser) parseCSV(r io.Reader, s sniffed) error {
 			continue
 		}
 		if id, ok := sessionOnly(l, rec); ok {
-			if _, seen := convs[id]; seen {
-				continue
-			}
-			if err := p.begin(fmt.Sprintf("row %d", row)); err != nil {
+			if _, _, err := conv(id, row); err != nil {
 				return err
 			}
-			c := &csvConv{id: id, row: row}
-			convs[id] = c
-			order = append(order, c)
 			continue
 		}
 		id, m, ok := p.csvRow(l, rec, row)
@@ -86,22 +98,47 @@ func (p *parser) parseCSV(r io.Reader, s sniffed) error {
 		if !ok {
 			continue
 		}
-		c := convs[id]
-		if c == nil {
-			loc := fmt.Sprintf("row %d", row)
-			if err := p.begin(loc); err != nil {
-				return err
-			}
-			c = &csvConv{id: id, row: row}
-			convs[id] = c
-			order = append(order, c)
+		c, ci, err := conv(id, row)
+		if err != nil {
+			return err
 		}
-		if len(c.msgs) >= p.lim.MaxMessages {
+		if c.rows >= p.lim.MaxMessages {
 			return p.tooManyMessages(fmt.Sprintf("row %d (conversation %s)", row, quote(id)))
 		}
-		c.msgs = append(c.msgs, m)
+		c.rows++
+		if c.bytes += messageBytes(&m.msg); c.bytes > p.lim.MaxLineBytes {
+			return p.conversationTooLarge(fmt.Sprintf("row %d", c.row))
+		}
+		for j, col := range l.labels {
+			if c.labels[j] == "" && col.index < len(rec) {
+				c.labels[j] = cutText(strings.TrimSpace(rec[col.index]))
+			}
+		}
+		if len(p.problems) > 0 {
+			continue // the file is refused: its rows need not be kept
+		}
+		buf = appendMessage(buf[:0], &m.msg)
+		if err := sp.add(ci, m.order, timeKey(m.at), buf); err != nil {
+			return err
+		}
 	}
-	return p.emitCSV(l, order)
+	err = p.emitCSV(l, convs, sp)
+	p.sum.SpilledBytes += sp.spilled()
+	return err
+}
+
+// timeKey turns a row's time into a sort key: nanoseconds since 1970, clamped for dates
+// outside the years 1678–2262, 0 for no time.
+func timeKey(t time.Time) int64 {
+	switch {
+	case t.IsZero():
+		return 0
+	case t.Year() < 1678:
+		return math.MinInt64
+	case t.Year() > 2261:
+		return math.MaxInt64
+	}
+	return t.UnixNano()
 }
 
 // csvReadErr records a malformed row and lets reading go on; whole-file and read
@@ -115,33 +152,54 @@ func (p *parser) csvReadErr(firstLine int, err error) error {
 	return err
 }
 
-// emitCSV sorts and emits the gathered conversations, unless the file had problems.
-func (p *parser) emitCSV(l csvLayout, convs []*csvConv) error {
+// emitCSV reads the rows back grouped by conversation, in order of first appearance,
+// and emits the conversations, unless the file had problems. A conversation named only
+// by session rows has no rows in the spill and is emitted empty in its place.
+func (p *parser) emitCSV(l csvLayout, convs []*csvConv, sp *spill) error {
 	if len(p.problems) > 0 {
 		return nil
 	}
-	byOrder, byTime := l.cols[colOrder] >= 0, l.cols[colTime] >= 0
-	for _, c := range convs {
-		if byOrder || byTime {
-			slices.SortStableFunc(c.msgs, func(a, b csvMsg) int {
-				if byOrder {
-					if n := cmp.Compare(a.order, b.order); n != 0 {
-						return n
-					}
+	next := 0 // the next conversation to emit
+	var msgs []transcript.Message
+	flush := func(upTo int) error {
+		for ; next < upTo; next++ {
+			c := convs[next]
+			var cands []labelCandidate
+			for j, col := range l.labels {
+				if cand, ok := textCandidate(col.field, col.key, c.labels[j]); ok {
+					cands = append(cands, cand)
 				}
-				return a.at.Compare(b.at)
-			})
+			}
+			loc := fmt.Sprintf("row %d", c.row)
+			conv := transcript.Conversation{ID: c.id, Messages: p.csvToolCalls(loc, msgs)}
+			msgs = nil
+			if err := p.add(loc, conv, cands); err != nil {
+				return err
+			}
 		}
-		msgs := make([]transcript.Message, len(c.msgs))
-		for i := range c.msgs {
-			msgs[i] = c.msgs[i].msg
-		}
-		c.msgs = nil
-		if err := p.add(fmt.Sprintf("row %d", c.row), transcript.Conversation{ID: c.id, Messages: msgs}, nil); err != nil {
-			return err
-		}
+		return nil
 	}
-	return nil
+	err := sp.each(nil, func(group uint32, data []byte) error {
+		if int(group) >= next+1 {
+			// Conversations before this group are complete; the group's own rows follow.
+			if err := flush(int(group)); err != nil {
+				return err
+			}
+		}
+		d := decoder{b: data}
+		m := d.message()
+		if d.err != nil {
+			return d.err
+		}
+		msgs = append(msgs, m)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = flush(len(convs))
+	p.warnCSVRepairs()
+	return err
 }
 
 // csvRow converts one row; ok is false when it had problems (recorded).
@@ -175,15 +233,21 @@ func (p *parser) csvRow(l csvLayout, rec []string, row int) (id string, m csvMsg
 	m.msg = transcript.Message{Role: role, Content: text}
 	m.msg.Name, _ = cell(colName)
 	m.msg.ToolCallID, _ = cell(colToolCallID)
-	if raw, _ = cell(colToolCalls); strings.TrimSpace(raw) != "" {
-		var calls []oaToolCall
-		if err := json.Unmarshal([]byte(raw), &calls); err != nil {
-			bad("%s must be a JSON array of tool calls", quote(l.title(colToolCalls)))
-		} else if tcs, missing := convertCalls(calls); missing > 0 {
-			bad("tool call %d has no function name", missing)
-		} else {
-			m.msg.ToolCalls = tcs
-		}
+	toolName, _ := cell(colToolName)
+	toolName = strings.TrimSpace(toolName)
+	calls, problem := csvCalls(l, cell)
+	switch {
+	case problem != "":
+		bad("%s", problem)
+	case role == transcript.RoleAssistant && calls == nil && toolName != "":
+		// One call per row, in columns: the tool's name, its arguments and its id.
+		args, _ := cell(colArguments)
+		calls = []transcript.ToolCall{{ID: strings.TrimSpace(m.msg.ToolCallID), Name: toolName, Arguments: args}}
+	case role == transcript.RoleTool && m.msg.Name == "":
+		m.msg.Name = toolName
+	}
+	if calls != nil && role == transcript.RoleAssistant {
+		m.msg.ToolCalls, m.msg.ToolCallID = calls, ""
 	}
 	if l.cols[colOrder] >= 0 {
 		raw, _ = cell(colOrder)

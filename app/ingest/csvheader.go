@@ -18,8 +18,11 @@ const (
 	colOrder
 	colTime
 	colName
+	colToolName
 	colToolCallID
 	colToolCalls
+	colFunctionCall
+	colArguments
 	numColumns
 )
 
@@ -38,18 +41,32 @@ func (c column) names() []string {
 	case colTime:
 		return []string{"time", "timestamp", "created_at", "ts"}
 	case colName:
-		return []string{"name", "tool_name"}
+		return []string{"name"}
+	case colToolName:
+		return []string{"tool_name", "function_name", "tool"}
 	case colToolCallID:
-		return []string{"tool_call_id"}
+		return []string{"tool_call_id", "call_id"}
+	case colToolCalls:
+		return []string{"tool_calls"}
+	case colFunctionCall:
+		return []string{"function_call", "tool_call"}
 	}
-	return []string{"tool_calls"}
+	return []string{"arguments", "tool_arguments", "tool_args", "tool_input", "function_arguments", "args"}
 }
 
 // csvLayout is a CSV file's delimiter and where each field is; -1 marks an absent one.
 type csvLayout struct {
 	comma  rune
 	cols   [numColumns]int
-	titles []string // the header as written, for messages
+	titles []string   // the header as written, for messages
+	labels []labelCol // columns that hold an outcome label, in header order
+}
+
+// labelCol is a column whose title is an outcome field (success, csat, thumbs, ...).
+type labelCol struct {
+	index int
+	key   string // the outcome field it matched
+	field string // "column <title as written>"
 }
 
 // csvHeader reads the header line: it picks the delimiter (comma, semicolon or tab,
@@ -85,10 +102,20 @@ func newLayout(comma rune, fields []string) (l csvLayout, known bool) {
 	}
 	for i, f := range fields {
 		name := foldHeader(f)
+		taken := false
 		for c := range numColumns {
 			if l.cols[c] < 0 && slices.Contains(folded[c], name) {
 				l.cols[c] = i
-				known = true
+				known, taken = true, true
+			}
+		}
+		if taken {
+			continue
+		}
+		for _, k := range labelKeys() {
+			if name == foldHeader(k.name) {
+				l.labels = append(l.labels, labelCol{index: i, key: k.name, field: "column " + strings.TrimSpace(strings.TrimPrefix(f, "\ufeff"))})
+				break
 			}
 		}
 	}

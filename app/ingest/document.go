@@ -163,7 +163,7 @@ func (d *doc) conversations(open int, self *element) (int, error) {
 	if self.Conversations == nil {
 		self.Conversations = make([]turn, 0, 16)
 	}
-	wrapped := 0
+	wrapped, turnBytes := 0, 0
 	for d.dec.More() {
 		line, e, err := d.decodeElement()
 		if err != nil {
@@ -182,8 +182,19 @@ func (d *doc) conversations(open int, self *element) (int, error) {
 				return 0, err
 			}
 		default:
+			// A turn of the object's own conversation: the limits are checked as the
+			// turns arrive, not once they are all gathered.
 			if len(self.Conversations) >= d.p.lim.MaxMessages {
 				return 0, d.p.tooManyMessages(lineLoc(open))
+			}
+			n := e.turn.size()
+			if n > d.p.lim.MaxMessageChars {
+				if chars := e.turn.chars(); chars > d.p.lim.MaxMessageChars {
+					return 0, d.p.messageTooLong(loc, chars)
+				}
+			}
+			if turnBytes += n; turnBytes > d.p.lim.MaxLineBytes {
+				return 0, d.p.conversationTooLarge(lineLoc(open))
 			}
 			self.Conversations = append(self.Conversations, e.turn)
 		}

@@ -9,8 +9,9 @@ type Limits struct {
 	// MaxDecompressedBytes caps the text read after un-gzipping; reading stops as soon
 	// as it is passed, so a gzip bomb is never expanded in full.
 	MaxDecompressedBytes int64
-	// MaxLineBytes caps one JSONL or CSV line, and one conversation's JSON inside a JSON
-	// document, so no single record can make the parser buffer without bound.
+	// MaxLineBytes caps one JSONL or CSV line, one record (a conversation, a span, a
+	// run) inside a JSON document, and the text of one conversation in every format, so
+	// no single record can make the parser buffer without bound.
 	MaxLineBytes int
 	// MaxConversations caps the conversations in one file.
 	MaxConversations int
@@ -19,6 +20,11 @@ type Limits struct {
 	// MaxMessageChars caps the characters (Unicode code points) of one message: its
 	// content plus the arguments of its tool calls.
 	MaxMessageChars int
+	// SpillBytes is how much of an upload may wait in memory to be regrouped (CSV rows
+	// of interleaved conversations, trace spans spread over the file) before it is
+	// written to a temporary file in TempDir ("" for the system's, $TMPDIR).
+	SpillBytes int
+	TempDir    string
 }
 
 // DefaultLimits returns the limits used when the caller sets none: generous for real
@@ -30,6 +36,7 @@ func DefaultLimits() Limits {
 		MaxConversations:     50_000,
 		MaxMessages:          2_000,
 		MaxMessageChars:      200_000,
+		SpillBytes:           16 << 20,
 	}
 }
 
@@ -42,6 +49,8 @@ func (l Limits) withDefaults() Limits {
 		MaxConversations:     positive(l.MaxConversations, d.MaxConversations),
 		MaxMessages:          positive(l.MaxMessages, d.MaxMessages),
 		MaxMessageChars:      positive(l.MaxMessageChars, d.MaxMessageChars),
+		SpillBytes:           positive(l.SpillBytes, d.SpillBytes),
+		TempDir:              l.TempDir,
 	}
 }
 

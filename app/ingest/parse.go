@@ -72,15 +72,16 @@ func Parse(r io.Reader, lim Limits, emit func(transcript.Conversation) error) (S
 // parser holds the state shared by every format: limits, counts, the ids taken so far
 // and the problems found.
 type parser struct {
-	lim      Limits
-	emit     func(transcript.Conversation) error
-	sum      Summary
-	problems []string
-	more     int
-	ids      map[string]int // id -> next suffix to try if it comes again
-	records  int            // conversations met so far, valid or not
-	labels   labeller
-	skipped  skipCount
+	lim        Limits
+	emit       func(transcript.Conversation) error
+	sum        Summary
+	problems   []string
+	more       int
+	ids        map[string]int // id -> next suffix to try if it comes again
+	records    int            // conversations met so far, valid or not
+	labels     labeller
+	skipped    skipCount
+	csvRepairs csvRepairs
 }
 
 // parse sniffs the format and runs the matching reader.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 )
 
 // element is any JSON object the formats put where a conversation, or a ShareGPT turn,
@@ -64,6 +65,18 @@ type turn struct {
 	Value   content `json:"value"`
 	Role    string  `json:"role"`
 	Content content `json:"content"`
+}
+
+// size is the number of bytes of a turn's text, as decoded or as kept raw.
+func (t *turn) size() int {
+	return len(t.Value.text) + len(t.Value.raw) + len(t.Content.text) + len(t.Content.raw)
+}
+
+// chars counts the characters of a turn's text.
+func (t *turn) chars() int {
+	v, _ := t.Value.resolve()
+	c, _ := t.Content.resolve()
+	return utf8.RuneCountInString(v) + utf8.RuneCountInString(c)
 }
 
 // content is a message text that may be a JSON string, null, or an array of parts.
