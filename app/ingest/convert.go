@@ -15,8 +15,13 @@ func (p *parser) record(loc, container string, e *element) error {
 	var ok bool
 	switch {
 	case e.Messages != nil:
-		p.setFormat("openai-" + container)
-		c, ok = p.openai(loc, e)
+		if blocks, is := anthropicBlocks(e); is {
+			p.setFormat("anthropic-" + container)
+			c, ok = p.anthropic(loc, e, blocks)
+		} else {
+			p.setFormat("openai-" + container)
+			c, ok = p.openai(loc, e)
+		}
 	case e.Conversations != nil:
 		p.setFormat("sharegpt-" + container)
 		c, ok = p.sharegpt(loc, e)
@@ -39,9 +44,14 @@ func (p *parser) record(loc, container string, e *element) error {
 	return p.add(loc, c, metadataCandidates("metadata.", c.Metadata))
 }
 
-// setFormat names the format after the first conversation read.
+// setFormat names the format after the first conversation read. A conversation of
+// plain strings reads the same as OpenAI's and Anthropic's, so a file named OpenAI's by
+// its first conversations is renamed when a later one is plainly Anthropic's.
 func (p *parser) setFormat(name string) {
-	if p.sum.Format == "" {
+	switch {
+	case p.sum.Format == "":
+		p.sum.Format = name
+	case strings.HasPrefix(name, "anthropic-") && p.sum.Format == "openai-"+strings.TrimPrefix(name, "anthropic-"):
 		p.sum.Format = name
 	}
 }
