@@ -27,6 +27,24 @@ type block struct {
 	Response  json.RawMessage `json:"response"` // OTel tool_call_response
 	Result    json.RawMessage `json:"result"`
 	Source    json.RawMessage `json:"source"` // Anthropic image and document blocks
+
+	// Bedrock Converse blocks, as Strands and the AWS SDKs record them.
+	ToolUse    *converseCall   `json:"toolUse"`
+	ToolResult *converseResult `json:"toolResult"`
+}
+
+// converseCall is a Bedrock Converse toolUse block.
+type converseCall struct {
+	ToolUseID string          `json:"toolUseId"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+}
+
+// converseResult is a Bedrock Converse toolResult block.
+type converseResult struct {
+	ToolUseID string          `json:"toolUseId"`
+	Content   json.RawMessage `json:"content"`
+	Status    string          `json:"status"`
 }
 
 // blockKind is what a block becomes in the transcript.
@@ -41,8 +59,19 @@ const (
 
 // kind classifies a block by its type.
 func (b *block) kind() blockKind {
+	switch {
+	case b.ToolUse != nil:
+		return blockCall
+	case b.ToolResult != nil:
+		return blockResult
+	}
 	switch strings.ToLower(b.Type) {
-	case "text", "input_text", "output_text", "":
+	case "":
+		if b.Text == "" && len(b.Content) == 0 {
+			return blockSkip // an untyped block that is not text (a Bedrock image)
+		}
+		return blockText
+	case "text", "input_text", "output_text":
 		return blockText
 	case "refusal":
 		return blockText
@@ -167,7 +196,7 @@ func (x *expander) expand(role transcript.Role, blocks []block) []transcript.Mes
 			flush()
 			out = append(out, x.result(b))
 		default:
-			x.p.skip(x.loc, strings.ToLower(b.Type))
+			x.p.skip(x.loc, skipName(b.Type))
 		}
 	}
 	if !started && len(out) == 0 {
@@ -180,6 +209,9 @@ func (x *expander) expand(role transcript.Role, blocks []block) []transcript.Mes
 // call converts a call block and remembers its name for the result.
 func (x *expander) call(b *block) transcript.ToolCall {
 	call := transcript.ToolCall{ID: b.callID(), Name: b.Name, Arguments: b.arguments()}
+	if u := b.ToolUse; u != nil {
+		call = transcript.ToolCall{ID: u.ToolUseID, Name: u.Name, Arguments: argsText(u.Input)}
+	}
 	if call.ID != "" {
 		x.names[call.ID] = call.Name
 	}
@@ -190,6 +222,13 @@ func (x *expander) call(b *block) transcript.ToolCall {
 // is_error reads as an error in its text ("Error: ..."), which is where the analysis
 // looks for tool errors.
 func (x *expander) result(b *block) transcript.Message {
+	if r := b.ToolResult; r != nil {
+		m := transcript.Message{Role: transcript.RoleTool, ToolCallID: r.ToolUseID, Name: x.names[r.ToolUseID], Content: x.resultText(r.Content)}
+		if strings.EqualFold(r.Status, "error") {
+			m.Content = errorText(m.Content)
+		}
+		return m
+	}
 	id := b.callID()
 	m := transcript.Message{Role: transcript.RoleTool, ToolCallID: id, Name: x.names[id]}
 	switch {
@@ -222,9 +261,17 @@ func (x *expander) resultText(raw json.RawMessage) string {
 			texts = append(texts, blocks[i].text())
 			continue
 		}
-		x.p.skip(x.loc, strings.ToLower(blocks[i].Type))
+		x.p.skip(x.loc, skipName(blocks[i].Type))
 	}
 	return strings.Join(texts, "\n")
+}
+
+// skipName names a skipped block's kind for the count.
+func skipName(typ string) string {
+	if typ == "" {
+		return "untyped"
+	}
+	return cutText(strings.ToLower(typ))
 }
 
 // errorText makes a failed tool's result read as an error unless it already does.

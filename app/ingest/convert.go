@@ -8,9 +8,16 @@ import (
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
-// record turns one decoded conversation object into a conversation and adds it. Problems
-// are recorded against loc; the error is non-nil only when parsing must stop.
+// record turns one decoded object into a conversation and adds it, or hands a trace
+// export's record to the assembler. Problems are recorded against loc; the error is
+// non-nil only when parsing must stop.
 func (p *parser) record(loc, container string, e *element) error {
+	if shape := e.traceShape(); shape != noTrace && !e.isConversation() {
+		return p.traceItem(loc, container, shape, e)
+	}
+	if err := p.begin(loc); err != nil {
+		return err
+	}
 	var c transcript.Conversation
 	var ok bool
 	switch {
@@ -42,6 +49,15 @@ func (p *parser) record(loc, container string, e *element) error {
 		c.Metadata = e.Metadata
 	}
 	return p.add(loc, c, metadataCandidates("metadata.", c.Metadata))
+}
+
+// badRecord counts a record that could not be read as one and records why.
+func (p *parser) badRecord(loc, format string, args ...any) error {
+	if err := p.begin(loc); err != nil {
+		return err
+	}
+	p.problem(loc, format, args...)
+	return nil
 }
 
 // setFormat names the format after the first conversation read. A conversation of

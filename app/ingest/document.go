@@ -22,6 +22,17 @@ type doc struct {
 // parseDocument reads a JSON array of conversations, a {"conversations": [...]} wrapper,
 // or a single conversation object (pretty-printed), and any sequence of these.
 func (p *parser) parseDocument(r io.Reader, firstLine int) error {
+	d := p.newDoc(r, firstLine)
+	err := d.values()
+	if errors.Is(err, errStop) {
+		return nil
+	}
+	return err
+}
+
+// newDoc starts reading a JSON text through a guard that checks its encoding, locates
+// its lines and bounds how far the decoder may read ahead of the value it decodes.
+func (p *parser) newDoc(r io.Reader, firstLine int) *doc {
 	g := &guard{
 		r:         r,
 		firstLine: firstLine,
@@ -35,12 +46,7 @@ func (p *parser) parseDocument(r io.Reader, firstLine int) error {
 			p.problem(lineLoc(line), loneSurrogateMsg)
 		},
 	}
-	d := &doc{p: p, g: g, dec: json.NewDecoder(g)}
-	err := d.values()
-	if errors.Is(err, errStop) {
-		return nil
-	}
-	return err
+	return &doc{p: p, g: g, dec: json.NewDecoder(g)}
 }
 
 // values reads the top-level values one after another.
@@ -81,24 +87,28 @@ func (d *doc) array() error {
 			return err
 		}
 		loc := lineLoc(line)
-		if err := d.p.begin(loc); err != nil {
-			return err
-		}
-		if e != nil {
-			if err := d.p.record(loc, "json", e); err != nil {
+		if e == nil {
+			if err := d.p.begin(loc); err != nil { // a type mismatch, already recorded
 				return err
 			}
+			continue
+		}
+		if err := d.p.record(loc, "json", e); err != nil {
+			return err
 		}
 	}
 	return d.close()
 }
 
-// object reads a top-level object: either a wrapper whose "conversations" are whole
-// conversations, or one conversation itself (OpenAI "messages", or ShareGPT turns under
-// "conversations"), whose turns are gathered as they stream.
+// object reads a top-level object: a wrapper whose "conversations" are whole
+// conversations, one conversation itself (OpenAI or Anthropic "messages", or ShareGPT
+// turns under "conversations", gathered as they stream), a wrapper of trace records
+// ("data", "runs", "traces", "observations", "scores": a Langfuse or LangSmith export),
+// or one trace record (a Langfuse trace with its observations and scores).
 func (d *doc) object(open int) error {
 	var self element
-	wrapped := 0
+	wrapped, items := 0, 0
+	var rest []byte // the object's other keys, as a JSON object body
 	for d.dec.More() {
 		line := d.line()
 		tok, err := d.dec.Token()
@@ -123,8 +133,22 @@ func (d *doc) object(open int) error {
 			err = d.field(key, &self.Metadata)
 		case strings.EqualFold(key, "system"):
 			err = d.field(key, &self.System)
+		case isRecordList(key):
+			n, err := d.records()
+			if err != nil {
+				return err
+			}
+			items += n
+			if strings.EqualFold(key, "observations") && self.Observations == nil {
+				self.Observations = []json.RawMessage{} // a trace with its observations
+			}
 		default:
-			err = d.field(key, &skipValue{})
+			var raw json.RawMessage
+			if err = d.field(key, &raw); err == nil {
+				if rest, err = appendMember(rest, key, raw, d.p.lim.MaxLineBytes); err != nil {
+					err = d.g.valueTooLarge(d.g.mark)
+				}
+			}
 		}
 		if err != nil {
 			return err
@@ -133,6 +157,9 @@ func (d *doc) object(open int) error {
 	if err := d.close(); err != nil {
 		return err
 	}
+	if len(rest) > 0 {
+		_ = json.Unmarshal(append(append([]byte{'{'}, rest...), '}'), &self.traceRecord)
+	}
 	loc := lineLoc(open)
 	switch {
 	case wrapped > 0 && (len(self.Conversations) > 0 || self.Messages != nil):
@@ -140,11 +167,78 @@ func (d *doc) object(open int) error {
 		return nil
 	case wrapped > 0:
 		return nil
-	}
-	if err := d.p.begin(loc); err != nil {
-		return err
+	case items > 0 && !self.isConversation() && self.traceShape() == noTrace:
+		return nil // a wrapper of records, such as {"data": [...], "meta": {...}}
 	}
 	return d.p.record(loc, "json", &self)
+}
+
+// isRecordList reports whether a top-level key holds a list of trace records.
+func isRecordList(key string) bool {
+	for _, k := range []string{"data", "runs", "traces", "observations", "scores"} {
+		if strings.EqualFold(key, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// appendMember adds "key": raw to a JSON object body, up to limit bytes.
+func appendMember(body []byte, key string, raw json.RawMessage, limit int) ([]byte, error) {
+	k, _ := json.Marshal(key)
+	if len(body)+len(k)+len(raw)+2 > limit {
+		return body, errTooLarge
+	}
+	if len(body) > 0 {
+		body = append(body, ',')
+	}
+	body = append(append(append(body, k...), ':'), raw...)
+	return body, nil
+}
+
+// errTooLarge is appendMember's signal that the object passed the limit.
+var errTooLarge = errors.New("too large")
+
+// records streams a list of trace records. Entries that are not objects (the ids a
+// Langfuse trace lists instead of its observations) are skipped.
+func (d *doc) records() (int, error) {
+	line := d.line()
+	tok, err := d.dec.Token()
+	if err != nil {
+		return 0, d.fail(line, err)
+	}
+	if tok != json.Delim('[') {
+		return 0, d.skipRest(tok)
+	}
+	n := 0
+	for d.dec.More() {
+		start := d.start()
+		line := d.g.lineAt(start)
+		var raw json.RawMessage
+		if err := d.dec.Decode(&raw); err != nil {
+			return 0, d.fail(line, err)
+		}
+		if d.dec.InputOffset()-start > int64(d.p.lim.MaxLineBytes) {
+			return 0, d.g.valueTooLarge(start)
+		}
+		if len(raw) == 0 || raw[0] != '{' {
+			continue
+		}
+		var e element
+		loc := lineLoc(line)
+		if err := json.Unmarshal(raw, &e); err != nil {
+			if err := d.p.begin(loc); err != nil {
+				return 0, err
+			}
+			d.p.jsonProblem(loc, "", err)
+			continue
+		}
+		n++
+		if err := d.p.record(loc, "json", &e); err != nil {
+			return 0, err
+		}
+	}
+	return n, d.close()
 }
 
 // conversations streams the "conversations" array of a top-level object. Entries that
@@ -174,9 +268,6 @@ func (d *doc) conversations(open int, self *element) (int, error) {
 		case e == nil:
 			// A type mismatch, already recorded.
 		case e.isConversation():
-			if err := d.p.begin(loc); err != nil {
-				return 0, err
-			}
 			wrapped++
 			if err := d.p.record(loc, "json", e); err != nil {
 				return 0, err

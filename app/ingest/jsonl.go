@@ -47,23 +47,20 @@ func (p *parser) jsonlLine(n int, line []byte) error {
 		return invalidUTF8(n)
 	}
 	loc := lineLoc(n)
-	if err := p.begin(loc); err != nil {
-		return err
-	}
 	if line[0] != '{' {
-		p.problem(loc, "expected a JSON object (one conversation per line)")
-		return nil
+		return p.badRecord(loc, "expected a JSON object (one conversation per line)")
 	}
 	if hasLoneSurrogate(line) {
-		p.problem(loc, loneSurrogateMsg)
-		return nil
+		return p.badRecord(loc, "%s", loneSurrogateMsg)
 	}
 	var e element
 	if err := json.Unmarshal(line, &e); err != nil {
 		var syntax *json.SyntaxError
 		if errors.As(err, &syntax) {
-			p.problem(loc, "%s", notJSON(err, line, lead))
-			return nil
+			return p.badRecord(loc, "%s", notJSON(err, line, lead))
+		}
+		if err := p.begin(loc); err != nil {
+			return err
 		}
 		p.jsonProblem(loc, "", err)
 		return nil

@@ -82,6 +82,7 @@ type parser struct {
 	labels     labeller
 	skipped    skipCount
 	csvRepairs csvRepairs
+	asm        *assembler // the calls of a trace-format upload; nil for the others
 }
 
 // parse sniffs the format and runs the matching reader.
@@ -95,8 +96,21 @@ func (p *parser) parse(in *input) error {
 		err = p.parseJSONL(in.text, s)
 	case kindJSON:
 		err = p.parseDocument(s.reader(in.text), s.line)
+	case kindOTLP:
+		container := "json"
+		if s.jsonl {
+			container = "jsonl"
+		}
+		err = p.parseOTLP(s.reader(in.text), s.line, container)
 	default:
 		err = p.parseCSV(s.reader(in.text), s)
+	}
+	if p.asm != nil {
+		if err == nil {
+			err = p.asm.finish()
+		} else {
+			p.asm.sp.close()
+		}
 	}
 	if err == nil && p.records == 0 && len(p.problems) == 0 {
 		return fileErr(ErrEmpty, "The file holds no conversations; export some and upload that file.")

@@ -17,8 +17,39 @@ type element struct {
 	ConversationID idText          `json:"conversation_id"`
 	ID             idText          `json:"id"`
 	Metadata       json.RawMessage `json:"metadata"`
-	System         content         `json:"system"` // ShareGPT's optional system prompt
+	System         content         `json:"system"` // ShareGPT's and Anthropic's system prompt
 	turn
+	traceRecord
+}
+
+// traceRecord holds the fields of the trace exports' records: Langfuse traces,
+// observations and scores (camelCase in the API and UI exports, snake_case in the
+// blob-storage export) and LangSmith runs.
+type traceRecord struct {
+	Type         string            `json:"type"`
+	Name         string            `json:"name"`
+	TraceID      idText            `json:"traceId"`
+	TraceIDSnake idText            `json:"trace_id"`
+	SessionID    idText            `json:"sessionId"`
+	SessionSnake idText            `json:"session_id"`
+	StartTime    json.RawMessage   `json:"startTime"`
+	StartSnake   json.RawMessage   `json:"start_time"`
+	Timestamp    json.RawMessage   `json:"timestamp"`
+	Input        json.RawMessage   `json:"input"`
+	Output       json.RawMessage   `json:"output"`
+	Observations []json.RawMessage `json:"observations"`
+	Scores       []json.RawMessage `json:"scores"`
+	StringValue  *string           `json:"stringValue"`
+	StringSnake  *string           `json:"string_value"`
+	DataType     string            `json:"dataType"`
+	DataSnake    string            `json:"data_type"`
+
+	RunType       string          `json:"run_type"`
+	Inputs        json.RawMessage `json:"inputs"`
+	Outputs       json.RawMessage `json:"outputs"`
+	Extra         json.RawMessage `json:"extra"`
+	ParentRunID   *string         `json:"parent_run_id"`
+	FeedbackStats json.RawMessage `json:"feedback_stats"`
 }
 
 // isConversation reports whether e is a whole conversation rather than a turn.

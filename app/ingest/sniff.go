@@ -18,13 +18,15 @@ const (
 	kindJSONL kind = iota // one JSON object per line
 	kindJSON              // one JSON document (array or object), possibly over many lines
 	kindCSV               // a header row, then one message per row
+	kindOTLP              // OpenTelemetry OTLP JSON: {"resourceSpans": [...]}, one or many
 )
 
 // sniffed is what sniff learned from the start of the text.
 type sniffed struct {
-	kind kind
-	line int    // line number of head's first byte
-	head []byte // bytes consumed while sniffing, to be parsed first
+	kind  kind
+	line  int    // line number of head's first byte
+	head  []byte // bytes consumed while sniffing, to be parsed first
+	jsonl bool   // for kindOTLP: the first object is a whole line
 }
 
 // reader returns the whole text again: the sniffed head, then the rest.
@@ -63,7 +65,12 @@ func sniff(br *bufio.Reader, maxLine int) (sniffed, error) {
 	}
 	s := sniffed{kind: kindJSON, line: line, head: head}
 	if first == '{' {
-		if complete && json.Valid(head) && !isWrapper(head) {
+		lines := complete && json.Valid(head)
+		if key := firstKey(head, br); isOTLPKey(key) {
+			s.kind, s.jsonl = kindOTLP, lines
+			return s, nil
+		}
+		if lines && !isWrapper(head) {
 			s.kind = kindJSONL
 		}
 		return s, nil
@@ -80,6 +87,39 @@ func sniff(br *bufio.Reader, maxLine int) (sniffed, error) {
 	}
 	s.kind = kindCSV
 	return s, nil
+}
+
+// firstKey returns the first key of the object the text starts with, looking in the
+// head and in what is already buffered after it ("" when there is none so near).
+func firstKey(head []byte, br *bufio.Reader) string {
+	const near = 4 << 10
+	b := head[:min(len(head), near)]
+	if len(b) < near {
+		more, _ := br.Peek(min(br.Buffered(), near))
+		b = append(append([]byte(nil), b...), more...)
+	}
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if len(b) == 0 || b[0] != '{' {
+		return ""
+	}
+	b = bytes.TrimLeft(b[1:], " \t\r\n")
+	if len(b) == 0 || b[0] != '"' {
+		return ""
+	}
+	end := bytes.IndexByte(b[1:], '"')
+	if end < 0 {
+		return ""
+	}
+	return string(b[1 : end+1])
+}
+
+// isOTLPKey reports whether an object's first key is an OTLP export's.
+func isOTLPKey(key string) bool {
+	switch foldKey(key) {
+	case "resourcespans", "resourcelogs", "resourcemetrics":
+		return true
+	}
+	return false
 }
 
 // csvLike reports whether a first line that names no known column still reads as a CSV
