@@ -252,7 +252,11 @@ func (r *messageReader) message(m *anyMessage, as transcript.Role) []transcript.
 			last = &msgs[len(msgs)-1]
 		}
 		for i := range calls {
-			last.ToolCalls = append(last.ToolCalls, calls[i].call())
+			call := calls[i].call()
+			if call.Name == "" {
+				r.p.problem(r.loc, "a tool call has no name")
+			}
+			last.ToolCalls = append(last.ToolCalls, call)
 		}
 		if fc != nil && fc.Name != "" {
 			last.ToolCalls = append(last.ToolCalls, transcript.ToolCall{Name: fc.Name, Arguments: string(fc.Arguments)})

@@ -212,6 +212,9 @@ func (x *expander) call(b *block) transcript.ToolCall {
 	if u := b.ToolUse; u != nil {
 		call = transcript.ToolCall{ID: u.ToolUseID, Name: u.Name, Arguments: argsText(u.Input)}
 	}
+	if call.Name == "" {
+		x.p.problem(x.loc, "a tool call has no name")
+	}
 	if call.ID != "" {
 		x.names[call.ID] = call.Name
 	}

@@ -72,6 +72,49 @@ func FuzzParseCSV(f *testing.F) {
 	f.Fuzz(checkParse)
 }
 
+func FuzzParseAnthropic(f *testing.F) {
+	for _, s := range []string{
+		`{"id": "a", "system": "p", "messages": [{"role": "user", "content": "x"}, {"role": "assistant", "content": [{"type": "text", "text": "y"}, {"type": "tool_use", "id": "t", "name": "f", "input": {"a": 1}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "is_error": true, "content": [{"type": "text", "text": "no"}]}]}], "metadata": {"csat": 2}}`,
+		`[{"system": [{"type": "text", "text": "p"}], "messages": [{"role": "assistant", "content": [{"type": "thinking", "thinking": "h"}, {"type": "image", "source": {}}]}]}]`,
+		`{"messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "zz", "content": 5}]}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkParse)
+}
+
+func FuzzParseOTLP(f *testing.F) {
+	for _, s := range []string{
+		`{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "t", "startTimeUnixNano": "2", "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}, {"key": "gen_ai.input.messages", "value": {"stringValue": "[{\"role\": \"user\", \"parts\": [{\"type\": \"text\", \"content\": \"hi\"}]}]"}}]}]}]}]}`,
+		`{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "t", "attributes": [{"key": "gen_ai.output.messages", "value": {"arrayValue": {"values": [{"kvlistValue": {"values": [{"key": "role", "value": {"stringValue": "assistant"}}, {"key": "parts", "value": {"arrayValue": {"values": [{"kvlistValue": {"values": [{"key": "type", "value": {"stringValue": "tool_call"}}, {"key": "name", "value": {"stringValue": "f"}}, {"key": "arguments", "value": {"kvlistValue": {"values": [{"key": "n", "value": {"intValue": "3"}}]}}}]}}]}}}]}}]}}}]}]}]}]}`,
+		"{\"resourceSpans\": [{\"scopeSpans\": [{\"spans\": [{\"traceId\": \"a\", \"attributes\": [{\"key\": \"llm.input_messages.0.message.role\", \"value\": {\"stringValue\": \"user\"}}, {\"key\": \"llm.input_messages.0.message.content\", \"value\": {\"stringValue\": \"q\"}}]}]}]}]}\n{\"resourceSpans\": [{\"scopeSpans\": [{\"spans\": [{\"traceId\": \"a\", \"events\": [{\"name\": \"gen_ai.choice\", \"attributes\": [{\"key\": \"message\", \"value\": {\"stringValue\": \"{\\\"content\\\": \\\"a\\\"}\"}}]}], \"attributes\": [{\"key\": \"gen_ai.prompt.0.role\", \"value\": {\"stringValue\": \"user\"}}]}]}]}]}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkParse)
+}
+
+func FuzzParseLangfuse(f *testing.F) {
+	for _, s := range []string{
+		`{"id": "t1", "sessionId": "s", "timestamp": "2024-01-01T00:00:00Z", "metadata": {"success": true}, "observations": [{"id": "g", "type": "GENERATION", "startTime": "2024-01-01T00:00:01Z", "input": [{"role": "user", "content": "a"}], "output": {"role": "assistant", "content": "b"}}], "scores": [{"name": "thumbs", "value": 1, "dataType": "NUMERIC"}]}`,
+		`{"id": "g2", "trace_id": "t2", "type": "GENERATION", "start_time": "2024-05-29 13:46:19.963000", "input": "[{\"role\": \"user\", \"content\": \"x\"}]", "output": "y", "session_id": "s2"}`,
+		`{"data": [{"id": "t3", "timestamp": "2024-01-01", "input": "q", "output": "a"}, {"traceId": "t3", "name": "csat", "stringValue": "满意", "dataType": "CATEGORICAL"}], "meta": {}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkParse)
+}
+
+func FuzzParseLangSmith(f *testing.F) {
+	for _, s := range []string{
+		`{"id": "r", "run_type": "llm", "trace_id": "t", "inputs": {"messages": [[{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "HumanMessage"], "kwargs": {"content": "hi"}}]]}, "outputs": {"generations": [[{"text": "yo", "message": {"type": "ai", "content": "yo", "tool_calls": [{"name": "f", "args": {}, "id": "c"}]}}]]}, "extra": {"metadata": {"thread_id": "th"}}}`,
+		`[{"id": "root", "run_type": "chain", "parent_run_id": null, "inputs": {"messages": [{"role": "user", "content": "a"}]}, "outputs": {"messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]}, "feedback_stats": {"resolved": {"avg": 1}}}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkParse)
+}
+
 // fuzzLimits are small, so that inputs of fuzzer size reach every limit.
 func fuzzLimits() ingest.Limits {
 	return ingest.Limits{
@@ -80,12 +123,14 @@ func fuzzLimits() ingest.Limits {
 		MaxConversations:     64,
 		MaxMessages:          64,
 		MaxMessageChars:      2048,
+		SpillBytes:           2 << 10, // so that fuzzed inputs spill too
 	}
 }
 
 // checkParse parses data and checks the outcome is one of the documented ones.
 func checkParse(t *testing.T, data []byte) {
 	lim := fuzzLimits()
+	lim.TempDir = t.TempDir()
 	var convs []transcript.Conversation
 	sum, err := ingest.Parse(bytes.NewReader(data), lim, func(c transcript.Conversation) error {
 		convs = append(convs, c)
@@ -95,7 +140,10 @@ func checkParse(t *testing.T, data []byte) {
 		checkRejection(t, err)
 		return
 	}
-	require.Contains(t, []string{"openai-jsonl", "openai-json", "sharegpt-jsonl", "sharegpt-json", "csv"}, sum.Format)
+	require.Contains(t, []string{"openai-jsonl", "openai-json", "sharegpt-jsonl", "sharegpt-json", "csv",
+		"anthropic-jsonl", "anthropic-json", "otlp-jsonl", "otlp-json", "langfuse-jsonl", "langfuse-json",
+		"langsmith-jsonl", "langsmith-json"}, sum.Format)
+	require.Equal(t, sum.Conversations, sum.Labels.Failed+sum.Labels.Succeeded+sum.Labels.Unlabelled)
 	require.Len(t, convs, sum.Conversations)
 	require.LessOrEqual(t, len(convs), lim.MaxConversations)
 	require.LessOrEqual(t, len(sum.Warnings), ingest.MaxProblems)
