@@ -132,6 +132,9 @@ func (r *messageReader) messagesAt(raw json.RawMessage, as transcript.Role, dept
 		}
 		return []transcript.Message{{Role: as, Content: s}}, true
 	case '[':
+		if msgs, ok := r.objectList(raw, as); ok {
+			return msgs, true
+		}
 		var items []json.RawMessage
 		if json.Unmarshal(raw, &items) != nil || len(items) == 0 {
 			return nil, false
@@ -151,6 +154,25 @@ func (r *messageReader) messagesAt(raw json.RawMessage, as transcript.Role, dept
 		return r.objectMessages(raw, as, depth)
 	}
 	return nil, false
+}
+
+// objectList reads the common case of a list of message objects in one decode; false
+// sends the caller to the general path (a list of strings, of lists, of wrappers).
+func (r *messageReader) objectList(raw json.RawMessage, as transcript.Role) ([]transcript.Message, bool) {
+	var items []anyMessage
+	if json.Unmarshal(raw, &items) != nil || len(items) == 0 {
+		return nil, false
+	}
+	for i := range items {
+		if !items[i].isMessage() {
+			return nil, false
+		}
+	}
+	var out []transcript.Message
+	for i := range items {
+		out = append(out, r.message(&items[i], as)...)
+	}
+	return out, true
 }
 
 // wrapperKeys holds the object keys whose value holds the messages, in the order tried.

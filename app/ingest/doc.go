@@ -4,27 +4,24 @@
 // and each conversation is handed to the caller as soon as it is complete, so a large
 // file is never held whole.
 //
-// Formats (Summary.Format):
+// Formats (Summary.Format), each described with its sources in docs/formats.md:
 //
-//   - "openai-jsonl": one {"messages": [...]} object per line, with optional
-//     "conversation_id" or "id" and "metadata" (kept verbatim). Content may be a string,
-//     null or an array of parts (text parts joined by newlines, other parts replaced by
-//     a bracketed placeholder naming their kind); tool_calls keep their id, name and
-//     arguments text.
-//   - "openai-json": a JSON array of those objects, a {"conversations": [...]} wrapper of
-//     them, or one pretty-printed object. Read token by token, one conversation at a time.
-//   - "sharegpt-jsonl", "sharegpt-json": {"conversations": [{"from", "value"}], "id"}.
-//     ShareGPT has no tool call ids and no tool_call_id on tool results: those are lost.
-//   - "csv": a header, then one message per row, delimited by commas, semicolons or
-//     tabs. Header names match loosely (case, spaces, '_' and '-' do not matter):
-//     conversation_id (or conversation, session_id, thread_id, chat_id, dialog_id),
-//     role (speaker, from, sender, author) and content (message, text, body, value) are
-//     required; order (seq, turn, index, position, message_index), time (timestamp,
-//     created_at, ts), name, tool_call_id and tool_calls (a JSON array) are optional.
-//     Rows are grouped by conversation in order of first appearance and sorted by the
-//     order column, then the time column, when present. The whole CSV is held in
-//     memory until its end, since a conversation's rows may be anywhere in the file;
-//     metadata cannot be carried.
+//   - "openai-jsonl", "openai-json": {"messages": [...]} conversations, one per line or
+//     in a JSON document (an array, a {"conversations": [...]} wrapper, one object).
+//   - "anthropic-jsonl", "anthropic-json": Anthropic Messages conversations (top-level
+//     "system", content blocks text / tool_use / tool_result).
+//   - "sharegpt-jsonl", "sharegpt-json": {"conversations": [{"from", "value"}]}.
+//   - "csv": one message per row, grouped by a conversation id column.
+//   - "otlp-jsonl", "otlp-json": OpenTelemetry traces in OTLP JSON, read by the GenAI
+//     semantic conventions, OpenInference or OpenLLMetry attributes.
+//   - "langfuse-jsonl", "langfuse-json": Langfuse traces, observations and scores.
+//   - "langsmith-jsonl", "langsmith-json": LangSmith runs.
+//
+// The trace formats record model calls: their calls are filed by conversation and each
+// conversation is rebuilt once at the end (trace.go, rebuild.go). Records that must be
+// regrouped (CSV rows, calls) wait in a bounded spill (spill.go), in memory up to
+// Limits.SpillBytes and in a temporary file past it. Outcome labels are read from
+// metadata or a column (label.go, labels.go).
 //
 // Ids: the export's own id is kept; a conversation without one gets "conv-0001" style
 // ids from its position; a repeated id gets a "-2", "-3", ... suffix and a warning.

@@ -51,6 +51,10 @@ type anyValue struct{ json json.RawMessage }
 
 // UnmarshalJSON converts the value; what it cannot read becomes null.
 func (v *anyValue) UnmarshalJSON(b []byte) error {
+	if s, ok := stringValue(b); ok {
+		v.json = s // most attributes: taken as they are, not decoded again
+		return nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	out, ok := convertAny(dec, nil, 0)
@@ -59,6 +63,41 @@ func (v *anyValue) UnmarshalJSON(b []byte) error {
 	}
 	v.json = out
 	return nil
+}
+
+// stringValue returns the JSON string of a {"stringValue": "..."} AnyValue as written,
+// and false for any other shape. The decoder has validated b already.
+func stringValue(b []byte) (json.RawMessage, bool) {
+	const ws = " \t\r\n"
+	b = bytes.TrimLeft(b, ws)
+	if len(b) == 0 || b[0] != '{' {
+		return nil, false
+	}
+	b, ok := bytes.CutPrefix(bytes.TrimLeft(b[1:], ws), []byte(`"stringValue"`))
+	if !ok {
+		return nil, false
+	}
+	b, ok = bytes.CutPrefix(bytes.TrimLeft(b, ws), []byte(":"))
+	if !ok {
+		return nil, false
+	}
+	b = bytes.TrimRight(bytes.TrimLeft(b, ws), ws)
+	if len(b) < 3 || b[len(b)-1] != '}' {
+		return nil, false
+	}
+	str := bytes.TrimRight(b[:len(b)-1], ws)
+	if len(str) < 2 || str[0] != '"' || str[len(str)-1] != '"' {
+		return nil, false
+	}
+	for i := 1; i < len(str)-1; i++ { // one string: no unescaped quote before the last
+		switch str[i] {
+		case '\\':
+			i++
+		case '"':
+			return nil, false
+		}
+	}
+	return json.RawMessage(str), true
 }
 
 // convertAny reads one AnyValue object from dec, in one pass, and appends the plain

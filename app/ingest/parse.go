@@ -10,8 +10,10 @@ import (
 
 // Summary describes a parsed upload for the task record and the upload page.
 type Summary struct {
-	// Format names what was read: "openai-jsonl", "openai-json", "sharegpt-jsonl",
-	// "sharegpt-json" or "csv".
+	// Format names what was read: "openai-jsonl", "openai-json", "anthropic-jsonl",
+	// "anthropic-json", "sharegpt-jsonl", "sharegpt-json", "csv", "otlp-jsonl",
+	// "otlp-json", "langfuse-jsonl", "langfuse-json", "langsmith-jsonl" or
+	// "langsmith-json" (docs/formats.md).
 	Format string
 	// Gzip is true when the upload was gzip-compressed.
 	Gzip bool
@@ -39,8 +41,9 @@ type Summary struct {
 }
 
 // Parse reads one upload from r and calls emit with each valid conversation, in file
-// order, as soon as it is complete (CSV is the exception: its rows may come in any order,
-// so its conversations are emitted at the end).
+// order, as soon as it is complete (CSV and the trace formats are the exception: their
+// records may come in any order, so their conversations are emitted at the end, in order
+// of first appearance).
 //
 // The error is nil, an *Error (problems by line, possibly ending with a whole-file
 // reason), a *FileError (a whole-file reason alone), an error from emit (wrapped), or a

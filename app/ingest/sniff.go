@@ -35,7 +35,7 @@ func (s sniffed) reader(rest io.Reader) io.Reader {
 }
 
 // accepted lists the formats for the unknown-format message.
-const accepted = `OpenAI chat JSONL (one {"messages": [...]} per line), a JSON array or {"conversations": [...]} of the same, ShareGPT JSON or JSONL, or CSV with conversation_id, role and content columns, each optionally gzip-compressed`
+const accepted = `OpenAI chat JSONL (one {"messages": [...]} per line), a JSON array or {"conversations": [...]} of the same, Anthropic Messages, ShareGPT JSON or JSONL, CSV with conversation_id, role and content columns, OpenTelemetry traces (OTLP JSON), Langfuse or LangSmith exports, each optionally gzip-compressed`
 
 // sniff decides the format from the first bytes of the text. It skips a UTF-8 byte order
 // mark and leading blank space, then: '[' is a JSON document; '{' is JSONL when the first
