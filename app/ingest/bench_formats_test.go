@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/ingest"
+	"github.com/checkup-dev/checkup/app/ingest/ingesttest"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -41,18 +42,18 @@ func BenchmarkParseFormats(b *testing.B) {
 		name  string
 		write func() []byte
 	}{
-		{"openai-jsonl", func() []byte { return writeJSONL(b, convs) }},
+		{"openai-jsonl", func() []byte { return ingesttest.OpenAIJSONL(b, convs) }},
 		{"openai-json", func() []byte { return writeJSONArray(b, convs) }},
 		{"sharegpt-jsonl", func() []byte { return writeShareGPT(b, convs, true) }},
 		{"csv", func() []byte { return writeCSV(b, convs) }},
-		{"anthropic-jsonl", func() []byte { return writeAnthropic(b, convs, true) }},
-		{"otlp-json gen_ai text", func() []byte { return writeOTLP(b, convs, semconvText, false, 0) }},
-		{"otlp-jsonl gen_ai structured", func() []byte { return writeOTLP(b, convs, semconvStructured, true, 50) }},
-		{"otlp-jsonl openinference", func() []byte { return writeOTLP(b, convs, openInference, true, 200) }},
-		{"otlp-jsonl openllmetry", func() []byte { return writeOTLP(b, convs, openLLMetry, true, 200) }},
-		{"otlp-jsonl gen_ai events", func() []byte { return writeOTLP(b, convs, genAIEvents, true, 200) }},
-		{"langfuse-jsonl", func() []byte { return writeLangfuseTraces(b, convs) }},
-		{"langsmith-jsonl", func() []byte { return writeLangSmith(b, convs) }},
+		{"anthropic-jsonl", func() []byte { return ingesttest.Anthropic(b, convs, true) }},
+		{"otlp-json gen_ai text", func() []byte { return ingesttest.OTLP(b, convs, ingesttest.GenAIText, false, 0) }},
+		{"otlp-jsonl gen_ai structured", func() []byte { return ingesttest.OTLP(b, convs, ingesttest.GenAIStructured, true, 50) }},
+		{"otlp-jsonl openinference", func() []byte { return ingesttest.OTLP(b, convs, ingesttest.OpenInference, true, 200) }},
+		{"otlp-jsonl openllmetry", func() []byte { return ingesttest.OTLP(b, convs, ingesttest.OpenLLMetry, true, 200) }},
+		{"otlp-jsonl gen_ai events", func() []byte { return ingesttest.OTLP(b, convs, ingesttest.GenAIEvents, true, 200) }},
+		{"langfuse-jsonl", func() []byte { return ingesttest.LangfuseTraces(b, convs) }},
+		{"langsmith-jsonl", func() []byte { return ingesttest.LangSmith(b, convs) }},
 	}
 	for _, f := range formats {
 		b.Run(f.name, func(b *testing.B) {
@@ -70,13 +71,4 @@ func BenchmarkParseFormats(b *testing.B) {
 			b.ReportMetric(float64(len(data))/(1<<20), "file-MB")
 		})
 	}
-}
-
-// writeJSONL writes conversations as OpenAI JSONL.
-func writeJSONL(b *testing.B, convs []transcript.Conversation) []byte {
-	items := make([]any, len(convs))
-	for i, c := range convs {
-		items[i] = toOpenAI(c)
-	}
-	return lines(b, items)
 }

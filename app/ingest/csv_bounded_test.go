@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/ingest"
+	"github.com/checkup-dev/checkup/app/ingest/ingesttest"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestCSVInterleavedSpills(t *testing.T) {
 	t.Parallel()
 	orig, _ := mustParse(t, readSample(t))
-	want := mapConvs(orig, func(c *transcript.Conversation) { c.Metadata, c.Label = nil, "" })
+	want := ingesttest.Map(orig, func(c *transcript.Conversation) { c.Metadata, c.Label = nil, "" })
 	data := writeCSV(t, orig)
 	dir := t.TempDir()
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/ingest"
+	"github.com/checkup-dev/checkup/app/ingest/ingesttest"
 	"github.com/checkup-dev/checkup/workers/quality"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
@@ -41,7 +42,7 @@ func writeCSVCallsAsText(t testing.TB, convs []transcript.Conversation, callText
 
 // withoutCallIDs is what a CSV without id columns can carry of the sample.
 func withoutCallIDs(convs []transcript.Conversation) []transcript.Conversation {
-	return mapConvs(convs, func(c *transcript.Conversation) {
+	return ingesttest.Map(convs, func(c *transcript.Conversation) {
 		c.Metadata, c.Label = nil, ""
 		for i := range c.Messages {
 			c.Messages[i].ToolCallID = ""

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/ingest"
+	"github.com/checkup-dev/checkup/app/ingest/ingesttest"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -22,22 +23,22 @@ func TestSameConversationsInEveryFormat(t *testing.T) {
 	t.Parallel()
 	orig, origSum := mustParse(t, readSample(t))
 	require.Equal(t, ingest.Labels{Field: "metadata.success", Failed: 69, Succeeded: 31}, origSum.Labels)
-	compact := compactArgs(orig)
+	compact := ingesttest.CompactArgs(orig)
 	cases := []struct {
 		name, format string
 		data         []byte
 		want         []transcript.Conversation
 	}{
-		{"anthropic jsonl", "anthropic-jsonl", writeAnthropic(t, orig, true), compact},
-		{"anthropic json", "anthropic-json", writeAnthropic(t, orig, false), compact},
-		{"otlp gen_ai messages as text, document", "otlp-json", writeOTLP(t, orig, semconvText, false, 0), compact},
-		{"otlp gen_ai messages structured, lines", "otlp-jsonl", writeOTLP(t, orig, semconvStructured, true, 50), compact},
-		{"otlp openinference", "otlp-jsonl", writeOTLP(t, orig, openInference, true, 200), orig},
-		{"otlp openllmetry", "otlp-jsonl", writeOTLP(t, orig, openLLMetry, true, 7), orig},
-		{"otlp gen_ai events", "otlp-jsonl", writeOTLP(t, orig, genAIEvents, true, 100), orig},
-		{"langfuse trace downloads", "langfuse-jsonl", writeLangfuseTraces(t, orig), orig},
-		{"langfuse blob export", "langfuse-jsonl", writeLangfuseBlob(t, orig), orig},
-		{"langsmith runs", "langsmith-jsonl", writeLangSmith(t, orig), compact},
+		{"anthropic jsonl", "anthropic-jsonl", ingesttest.Anthropic(t, orig, true), compact},
+		{"anthropic json", "anthropic-json", ingesttest.Anthropic(t, orig, false), compact},
+		{"otlp gen_ai messages as text, document", "otlp-json", ingesttest.OTLP(t, orig, ingesttest.GenAIText, false, 0), compact},
+		{"otlp gen_ai messages structured, lines", "otlp-jsonl", ingesttest.OTLP(t, orig, ingesttest.GenAIStructured, true, 50), compact},
+		{"otlp openinference", "otlp-jsonl", ingesttest.OTLP(t, orig, ingesttest.OpenInference, true, 200), orig},
+		{"otlp openllmetry", "otlp-jsonl", ingesttest.OTLP(t, orig, ingesttest.OpenLLMetry, true, 7), orig},
+		{"otlp gen_ai events", "otlp-jsonl", ingesttest.OTLP(t, orig, ingesttest.GenAIEvents, true, 100), orig},
+		{"langfuse trace downloads", "langfuse-jsonl", ingesttest.LangfuseTraces(t, orig), orig},
+		{"langfuse blob export", "langfuse-jsonl", ingesttest.LangfuseBlob(t, orig), orig},
+		{"langsmith runs", "langsmith-jsonl", ingesttest.LangSmith(t, orig), compact},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,7 +59,7 @@ func TestSameConversationsInEveryFormat(t *testing.T) {
 func TestTraceFormatsSpill(t *testing.T) {
 	t.Parallel()
 	orig, _ := mustParse(t, readSample(t))
-	for _, data := range [][]byte{writeOTLP(t, orig, semconvStructured, true, 50), writeLangSmith(t, orig)} {
+	for _, data := range [][]byte{ingesttest.OTLP(t, orig, ingesttest.GenAIStructured, true, 50), ingesttest.LangSmith(t, orig)} {
 		inMemory, _ := mustParse(t, data)
 		spilled, sum, err := parseBytes(t, data, ingest.Limits{SpillBytes: 256 << 10, TempDir: t.TempDir()})
 		require.NoError(t, err)

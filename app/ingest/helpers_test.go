@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/ingest"
+	"github.com/checkup-dev/checkup/app/ingest/ingesttest"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -57,61 +58,12 @@ func gzipped(t testing.TB, data []byte) []byte {
 	return buf.Bytes()
 }
 
-// oaConversation is the OpenAI export shape the tests write.
-type oaConversation struct {
-	ConversationID string          `json:"conversation_id,omitempty"`
-	Messages       []oaMessage     `json:"messages"`
-	Metadata       json.RawMessage `json:"metadata,omitempty"`
-}
-
-type oaMessage struct {
-	Role       string       `json:"role"`
-	Content    *string      `json:"content"`
-	Name       string       `json:"name,omitempty"`
-	ToolCalls  []oaToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string       `json:"tool_call_id,omitempty"`
-}
-
-type oaToolCall struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
-// toOpenAI renders a conversation in the OpenAI export shape; an assistant message with
-// tool calls and no text gets "content": null, as OpenAI writes it.
-func toOpenAI(c transcript.Conversation) oaConversation {
-	out := oaConversation{ConversationID: c.ID, Metadata: c.Metadata}
-	for _, m := range c.Messages {
-		om := oaMessage{Role: string(m.Role), Name: m.Name, ToolCallID: m.ToolCallID, ToolCalls: oaCalls(m.ToolCalls)}
-		if m.Content != "" || len(m.ToolCalls) == 0 {
-			om.Content = &m.Content
-		}
-		out.Messages = append(out.Messages, om)
-	}
-	return out
-}
-
-// oaCalls renders tool calls in OpenAI's nested shape.
-func oaCalls(calls []transcript.ToolCall) []oaToolCall {
-	var out []oaToolCall
-	for _, tc := range calls {
-		oc := oaToolCall{ID: tc.ID, Type: "function"}
-		oc.Function.Name, oc.Function.Arguments = tc.Name, tc.Arguments
-		out = append(out, oc)
-	}
-	return out
-}
-
 // writeJSONArray writes a pretty-printed JSON array of OpenAI conversations.
 func writeJSONArray(t testing.TB, convs []transcript.Conversation) []byte {
 	t.Helper()
-	items := make([]oaConversation, len(convs))
+	items := make([]ingesttest.OpenAIConversation, len(convs))
 	for i, c := range convs {
-		items[i] = toOpenAI(c)
+		items[i] = ingesttest.ToOpenAI(c)
 	}
 	data, err := json.MarshalIndent(items, "", "  ")
 	require.NoError(t, err)
@@ -123,10 +75,10 @@ func writeJSONArray(t testing.TB, convs []transcript.Conversation) []byte {
 func writeWrapper(t testing.TB, convs []transcript.Conversation, pretty bool) []byte {
 	t.Helper()
 	w := struct {
-		Conversations []oaConversation `json:"conversations"`
+		Conversations []ingesttest.OpenAIConversation `json:"conversations"`
 	}{}
 	for _, c := range convs {
-		w.Conversations = append(w.Conversations, toOpenAI(c))
+		w.Conversations = append(w.Conversations, ingesttest.ToOpenAI(c))
 	}
 	var data []byte
 	var err error
@@ -210,7 +162,7 @@ func writeCSV(t testing.TB, convs []transcript.Conversation) []byte {
 			m := c.Messages[i]
 			calls := ""
 			if len(m.ToolCalls) > 0 {
-				b, err := json.Marshal(oaCalls(m.ToolCalls))
+				b, err := json.Marshal(ingesttest.OpenAICalls(m.ToolCalls))
 				require.NoError(t, err)
 				calls = string(b)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/app/ingest/ingesttest"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -129,8 +130,8 @@ func TestParseSampleGzip(t *testing.T) {
 func TestRoundTrip(t *testing.T) {
 	t.Parallel()
 	orig, _ := mustParse(t, readSample(t))
-	withoutMetadata := mapConvs(orig, func(c *transcript.Conversation) { c.Metadata, c.Label = nil, "" })
-	shareGPTLoss := mapConvs(orig, func(c *transcript.Conversation) {
+	withoutMetadata := ingesttest.Map(orig, func(c *transcript.Conversation) { c.Metadata, c.Label = nil, "" })
+	shareGPTLoss := ingesttest.Map(orig, func(c *transcript.Conversation) {
 		for i := range c.Messages {
 			m := &c.Messages[i]
 			m.Name, m.ToolCallID = "", ""
@@ -172,18 +173,4 @@ func TestRoundTrip(t *testing.T) {
 			})
 		}
 	}
-}
-
-// mapConvs returns deep copies of convs changed by f.
-func mapConvs(convs []transcript.Conversation, f func(*transcript.Conversation)) []transcript.Conversation {
-	out := make([]transcript.Conversation, len(convs))
-	for i, c := range convs {
-		c.Messages = append([]transcript.Message(nil), c.Messages...)
-		for j := range c.Messages {
-			c.Messages[j].ToolCalls = append([]transcript.ToolCall(nil), c.Messages[j].ToolCalls...)
-		}
-		f(&c)
-		out[i] = c
-	}
-	return out
 }

@@ -1,6 +1,7 @@
 package ingest_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -19,9 +20,10 @@ func spanLine(trace, start string, attrs ...string) string {
 	return `{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "` + trace + `", "spanId": "s` + start + `", "name": "chat", "startTimeUnixNano": "` + start + `", "attributes": [` + strings.Join(kvs, ", ") + `]}]}]}]}`
 }
 
-func quoteJSON(s string) string { return string(mustJSONString(s)) }
-
-func mustJSONString(s string) []byte { return appendString(nil, s) }
+func quoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
 
 // TestRebuildHistoryForms checks the three ways calls carry a conversation: the whole
 // history each time, no history (each call only its new turn), and a window of the last

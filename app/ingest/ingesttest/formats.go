@@ -1,4 +1,8 @@
-package ingest_test
+// Package ingesttest writes conversations in the formats a team's data is exported in
+// (Anthropic Messages, OpenTelemetry traces by each convention, Langfuse, LangSmith,
+// OpenAI JSONL), the way each exporter writes them, for tests that parse them back and
+// compare: the same conversations must give the same result in every format.
+package ingesttest
 
 import (
 	"bytes"
@@ -127,10 +131,10 @@ func args(tc transcript.ToolCall) json.RawMessage {
 	return json.RawMessage(tc.Arguments)
 }
 
-// compactArgs is what formats that carry arguments as JSON objects give back: the same
+// CompactArgs is what formats that carry arguments as JSON objects give back: the same
 // arguments, compact.
-func compactArgs(convs []transcript.Conversation) []transcript.Conversation {
-	return mapConvs(convs, func(c *transcript.Conversation) {
+func CompactArgs(convs []transcript.Conversation) []transcript.Conversation {
+	return Map(convs, func(c *transcript.Conversation) {
 		for i := range c.Messages {
 			for j := range c.Messages[i].ToolCalls {
 				tc := &c.Messages[i].ToolCalls[j]
@@ -195,7 +199,10 @@ func anthropicConversation(c transcript.Conversation) obj {
 	return out
 }
 
-func writeAnthropic(t testing.TB, convs []transcript.Conversation, jsonl bool) []byte {
+// Anthropic writes the conversations as Anthropic Messages conversations (top-level
+// system, tool_use and tool_result blocks, is_error on failed results), as JSON lines or
+// one pretty-printed array.
+func Anthropic(t testing.TB, convs []transcript.Conversation, jsonl bool) []byte {
 	t.Helper()
 	items := make([]any, len(convs))
 	for i, c := range convs {
@@ -332,35 +339,35 @@ func otelSpan(traceID, name string, start time.Time, attrs []any, events []any) 
 	return s
 }
 
-// otelConvention names the ways spans record a call's messages.
-type otelConvention int
+// Convention names the ways spans record a call's messages.
+type Convention int
 
 const (
-	semconvText       otelConvention = iota // gen_ai.*.messages as JSON text, system apart
-	semconvStructured                       // gen_ai.*.messages as structured AnyValues
-	openInference
-	openLLMetry
-	genAIEvents // the older span events
+	GenAIText       Convention = iota // gen_ai.*.messages as JSON text, system apart
+	GenAIStructured                   // gen_ai.*.messages as structured AnyValues
+	OpenInference                     // llm.input_messages.N.message.*
+	OpenLLMetry                       // gen_ai.prompt.N.*, gen_ai.completion.N.*
+	GenAIEvents                       // the older span events
 )
 
 // otelSpansOf writes the spans of one conversation: a chat span per model call, each in a
 // trace of its own (one user turn each, as agents trace them), tied by the conversation
-// id; for semconvText the conversation id is on an agent span around them only.
-func otelSpansOf(t testing.TB, ci int, c transcript.Conversation, conv otelConvention) []obj {
+// id; for GenAIText the conversation id is on an agent span around them only.
+func otelSpansOf(t testing.TB, ci int, c transcript.Conversation, conv Convention) []obj {
 	var spans []obj
 	for k, call := range callsOf(c) {
 		trace := hexID(fmt.Sprint(c.ID, "/", k/3), 16) // three calls a trace
 		start := startOf(ci, k)
 		var attrs, events []any
 		attrs = append(attrs, attr(t, "gen_ai.operation.name", "chat"), attr(t, "gen_ai.provider.name", "openai"), attr(t, "gen_ai.request.model", "gpt-4o"))
-		if conv != semconvText {
+		if conv != GenAIText {
 			attrs = append(attrs, attr(t, "gen_ai.conversation.id", c.ID))
 		}
 		if k == 0 && len(c.Metadata) > 0 {
 			attrs = append(attrs, attr(t, "metadata", string(c.Metadata)))
 		}
 		switch conv {
-		case semconvText:
+		case GenAIText:
 			in, sys := call.input, []transcript.Message(nil)
 			if len(in) > 0 && in[0].Role == transcript.RoleSystem {
 				sys, in = in[:1], in[1:]
@@ -372,20 +379,20 @@ func otelSpansOf(t testing.TB, ci int, c transcript.Conversation, conv otelConve
 			if call.output != nil {
 				attrs = append(attrs, attr(t, "gen_ai.output.messages", string(mustJSON(t, otelMessages(call.output)))))
 			}
-		case semconvStructured:
+		case GenAIStructured:
 			attrs = append(attrs, attr(t, "gen_ai.input.messages", otelMessages(call.input)))
 			if call.output != nil {
 				attrs = append(attrs, attr(t, "gen_ai.output.messages", otelMessages(call.output)))
 			}
-		case openInference:
+		case OpenInference:
 			attrs = append(attrs, attr(t, "openinference.span.kind", "LLM"))
 			attrs = append(attrs, oiAttrs(t, "llm.input_messages", call.input)...)
 			attrs = append(attrs, oiAttrs(t, "llm.output_messages", call.output)...)
-		case openLLMetry:
+		case OpenLLMetry:
 			attrs = append(attrs, attr(t, "llm.request.type", "chat"))
 			attrs = append(attrs, traceloopAttrs(t, "gen_ai.prompt", call.input)...)
 			attrs = append(attrs, traceloopAttrs(t, "gen_ai.completion", call.output)...)
-		case genAIEvents:
+		case GenAIEvents:
 			for _, m := range call.input {
 				events = append(events, eventOf(t, start, m, false))
 			}
@@ -394,7 +401,7 @@ func otelSpansOf(t testing.TB, ci int, c transcript.Conversation, conv otelConve
 			}
 		}
 		spans = append(spans, otelSpan(trace, "chat gpt-4o", start, attrs, events))
-		if conv == semconvText && k%3 == 0 {
+		if conv == GenAIText && k%3 == 0 {
 			agent := otelSpan(trace, "invoke_agent support", start.Add(-time.Millisecond), []any{
 				attr(t, "gen_ai.operation.name", "invoke_agent"), attr(t, "gen_ai.conversation.id", c.ID),
 				attr(t, "gen_ai.input.messages", string(mustJSON(t, otelMessages(call.input[len(call.input)-1:])))),
@@ -460,7 +467,7 @@ func traceloopAttrs(t testing.TB, prefix string, msgs []transcript.Message) []an
 func eventOf(t testing.TB, at time.Time, m transcript.Message, choice bool) obj {
 	name := "gen_ai." + string(m.Role) + ".message"
 	var attrs []any
-	calls := func() string { return string(mustJSON(t, oaCalls(m.ToolCalls))) }
+	calls := func() string { return string(mustJSON(t, OpenAICalls(m.ToolCalls))) }
 	switch {
 	case choice:
 		name = "gen_ai.choice"
@@ -488,10 +495,11 @@ func request(spans []any) obj {
 	}}}}
 }
 
-// writeOTLP writes every conversation's spans, interleaved across conversations as a
-// collector writes batches of whatever ended together, and not in time order: as JSON
-// lines of requests of batch spans each, or as one pretty-printed document.
-func writeOTLP(t testing.TB, convs []transcript.Conversation, conv otelConvention, jsonl bool, batch int) []byte {
+// OTLP writes every conversation's spans by the convention given, interleaved across
+// conversations as a collector writes batches of whatever ended together, and not in
+// time order: as JSON lines of requests of batch spans each, or as one pretty-printed
+// document.
+func OTLP(t testing.TB, convs []transcript.Conversation, conv Convention, jsonl bool, batch int) []byte {
 	t.Helper()
 	perConv := make([][]obj, len(convs))
 	for i, c := range convs {
@@ -525,4 +533,219 @@ func writeOTLP(t testing.TB, convs []transcript.Conversation, conv otelConventio
 	b, err := json.MarshalIndent(json.RawMessage(mustJSON(t, request(all))), "", " ")
 	require.NoError(t, err)
 	return b
+}
+
+// openAIMessages renders messages as OpenAI's chat request does, which is what the
+// Langfuse OpenAI integration records as a generation's input.
+func openAIMessages(msgs []transcript.Message) []any {
+	out := make([]any, len(msgs))
+	for i, m := range msgs {
+		out[i] = ToOpenAI(transcript.Conversation{Messages: []transcript.Message{m}}).Messages[0]
+	}
+	return out
+}
+
+// LangfuseTraces writes the conversations as Langfuse trace downloads, one per line:
+// each conversation a session of traces (four model calls each), each trace with its
+// generations nested and the metadata on the trace.
+func LangfuseTraces(t testing.TB, convs []transcript.Conversation) []byte {
+	t.Helper()
+	var items []any
+	for ci, c := range convs {
+		calls := callsOf(c)
+		for k := 0; k < len(calls); k += 4 { // four calls a trace
+			traceID := fmt.Sprintf("%s-trace-%d", c.ID, k/4)
+			var observations []any
+			for j := k; j < min(k+4, len(calls)); j++ {
+				gen := obj{{"id", fmt.Sprintf("%s-gen-%d", c.ID, j)}, {"traceId", traceID}, {"type", "GENERATION"}, {"name", "OpenAI-generation"},
+					{"startTime", startOf(ci, j).Format("2006-01-02T15:04:05.000Z")}, {"model", "gpt-4o"},
+					{"input", openAIMessages(calls[j].input)}}
+				if calls[j].output != nil {
+					gen = append(gen, kv{"output", openAIMessages(calls[j].output)[0]})
+				}
+				observations = append(observations, gen)
+			}
+			trace := obj{{"id", traceID}, {"timestamp", startOf(ci, k).Format("2006-01-02T15:04:05.000Z")}, {"name", "support-turn"},
+				{"sessionId", c.ID}, {"input", calls[k].input[len(calls[k].input)-1].Content}}
+			if len(c.Metadata) > 0 {
+				trace = append(trace, kv{"metadata", c.Metadata})
+			}
+			trace = append(trace, kv{"observations", observations}, kv{"scores", []any{}})
+			items = append(items, trace)
+		}
+	}
+	return lines(t, items)
+}
+
+// LangfuseBlob writes the generations as Langfuse's blob-storage export of enriched
+// observations does: snake_case fields, input and output as JSON text, the trace's
+// session on every row, rows of all conversations interleaved.
+func LangfuseBlob(t testing.TB, convs []transcript.Conversation) []byte {
+	t.Helper()
+	var items []any
+	for k := 0; ; k++ {
+		added := false
+		for ci, c := range convs {
+			calls := callsOf(c)
+			if k >= len(calls) {
+				continue
+			}
+			added = true
+			output := ""
+			if calls[k].output != nil {
+				output = string(mustJSON(t, openAIMessages(calls[k].output)[0]))
+			}
+			items = append(items, obj{{"id", fmt.Sprintf("%s-gen-%d", c.ID, k)}, {"trace_id", fmt.Sprintf("%s-t%d", c.ID, k/2)},
+				{"type", "GENERATION"}, {"start_time", startOf(ci, k).Format("2006-01-02 15:04:05.000000")},
+				{"name", "chat"}, {"metadata", json.RawMessage(orEmpty(c.Metadata))}, {"level", "DEFAULT"},
+				{"input", string(mustJSON(t, openAIMessages(calls[k].input)))}, {"output", output},
+				{"provided_model_name", "gpt-4o"}, {"session_id", c.ID}, {"trace_name", "support"}})
+		}
+		if !added {
+			break
+		}
+	}
+	return lines(t, items)
+}
+
+func orEmpty(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("{}")
+	}
+	return raw
+}
+
+// --- LangSmith ---
+
+// lcMessage serialises a message as LangChain does in LangSmith runs.
+func lcMessage(m transcript.Message) obj {
+	class := map[transcript.Role]string{"system": "SystemMessage", "user": "HumanMessage", "assistant": "AIMessage", "tool": "ToolMessage"}[m.Role]
+	typ := map[transcript.Role]string{"system": "system", "user": "human", "assistant": "ai", "tool": "tool"}[m.Role]
+	kwargs := obj{{"content", m.Content}, {"type", typ}}
+	if len(m.ToolCalls) > 0 {
+		calls := []any{}
+		for _, tc := range m.ToolCalls {
+			calls = append(calls, obj{{"name", tc.Name}, {"args", args(tc)}, {"id", tc.ID}, {"type", "tool_call"}})
+		}
+		kwargs = append(kwargs, kv{"tool_calls", calls})
+	}
+	if m.Role == transcript.RoleTool {
+		kwargs = append(kwargs, kv{"tool_call_id", m.ToolCallID}, kv{"name", m.Name})
+	}
+	return obj{{"lc", 1}, {"type", "constructor"}, {"id", []string{"langchain", "schema", "messages", class}}, {"kwargs", kwargs}}
+}
+
+// LangSmith writes the conversations as a LangSmith run export: per conversation a root
+// chain run with the metadata and an llm run per model call, LangChain's serialisation
+// in inputs and outputs, runs of all conversations interleaved.
+func LangSmith(t testing.TB, convs []transcript.Conversation) []byte {
+	t.Helper()
+	var items []any
+	for k := -1; ; k++ {
+		added := false
+		for ci, c := range convs {
+			calls := callsOf(c)
+			if k >= len(calls) {
+				continue
+			}
+			added = true
+			if k < 0 {
+				root := obj{{"id", c.ID}, {"name", "AgentExecutor"}, {"run_type", "chain"}, {"trace_id", c.ID}, {"parent_run_id", nil},
+					{"start_time", startOf(ci, 0).Add(-1).Format("2006-01-02T15:04:05.000000")},
+					{"inputs", obj{{"input", "the first question"}}}, {"outputs", obj{{"output", "the last answer"}}},
+					{"extra", obj{{"metadata", json.RawMessage(orEmpty(c.Metadata))}}}, {"session_id", "project-uuid"}}
+				items = append(items, root)
+				continue
+			}
+			in := make([]any, len(calls[k].input))
+			for i, m := range calls[k].input {
+				in[i] = lcMessage(m)
+			}
+			run := obj{{"id", fmt.Sprintf("%s-llm-%d", c.ID, k)}, {"name", "ChatOpenAI"}, {"run_type", "llm"}, {"trace_id", c.ID},
+				{"parent_run_id", c.ID}, {"start_time", startOf(ci, k).Format("2006-01-02T15:04:05.000000")},
+				{"inputs", obj{{"messages", []any{in}}}}, {"extra", obj{{"metadata", obj{{"ls_provider", "openai"}}}}}}
+			if calls[k].output != nil {
+				m := calls[k].output[0]
+				run = append(run, kv{"outputs", obj{{"generations", []any{[]any{obj{{"text", m.Content}, {"type", "ChatGeneration"}, {"message", lcMessage(m)}}}}}}})
+			}
+			items = append(items, run)
+		}
+		if !added {
+			break
+		}
+	}
+	return lines(t, items)
+}
+
+// OpenAIConversation is the OpenAI export shape the tests write.
+type OpenAIConversation struct {
+	ConversationID string          `json:"conversation_id,omitempty"`
+	Messages       []OpenAIMessage `json:"messages"`
+	Metadata       json.RawMessage `json:"metadata,omitempty"`
+}
+
+type OpenAIMessage struct {
+	Role       string           `json:"role"`
+	Content    *string          `json:"content"`
+	Name       string           `json:"name,omitempty"`
+	ToolCalls  []OpenAIToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string           `json:"tool_call_id,omitempty"`
+}
+
+type OpenAIToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// ToOpenAI renders a conversation in the OpenAI export shape; an assistant message with
+// tool calls and no text gets "content": null, as OpenAI writes it.
+func ToOpenAI(c transcript.Conversation) OpenAIConversation {
+	out := OpenAIConversation{ConversationID: c.ID, Metadata: c.Metadata}
+	for _, m := range c.Messages {
+		om := OpenAIMessage{Role: string(m.Role), Name: m.Name, ToolCallID: m.ToolCallID, ToolCalls: OpenAICalls(m.ToolCalls)}
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			om.Content = &m.Content
+		}
+		out.Messages = append(out.Messages, om)
+	}
+	return out
+}
+
+// OpenAICalls renders tool calls in OpenAI's nested shape.
+func OpenAICalls(calls []transcript.ToolCall) []OpenAIToolCall {
+	var out []OpenAIToolCall
+	for _, tc := range calls {
+		oc := OpenAIToolCall{ID: tc.ID, Type: "function"}
+		oc.Function.Name, oc.Function.Arguments = tc.Name, tc.Arguments
+		out = append(out, oc)
+	}
+	return out
+}
+
+// Map returns deep copies of convs changed by f.
+func Map(convs []transcript.Conversation, f func(*transcript.Conversation)) []transcript.Conversation {
+	out := make([]transcript.Conversation, len(convs))
+	for i, c := range convs {
+		c.Messages = append([]transcript.Message(nil), c.Messages...)
+		for j := range c.Messages {
+			c.Messages[j].ToolCalls = append([]transcript.ToolCall(nil), c.Messages[j].ToolCalls...)
+		}
+		f(&c)
+		out[i] = c
+	}
+	return out
+}
+
+// OpenAIJSONL writes the conversations as OpenAI chat JSONL, one per line.
+func OpenAIJSONL(t testing.TB, convs []transcript.Conversation) []byte {
+	t.Helper()
+	items := make([]any, len(convs))
+	for i, c := range convs {
+		items[i] = ToOpenAI(c)
+	}
+	return lines(t, items)
 }
