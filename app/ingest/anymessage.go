@@ -132,8 +132,10 @@ func (r *messageReader) messagesAt(raw json.RawMessage, as transcript.Role, dept
 		}
 		return []transcript.Message{{Role: as, Content: s}}, true
 	case '[':
-		if msgs, ok := r.objectList(raw, as); ok {
-			return msgs, true
+		if inner := bytes.TrimLeft(raw[1:], " \t\r\n"); len(inner) > 0 && inner[0] == '{' {
+			if msgs, ok := r.objectList(raw, as); ok {
+				return msgs, true
+			}
 		}
 		var items []json.RawMessage
 		if json.Unmarshal(raw, &items) != nil || len(items) == 0 {
