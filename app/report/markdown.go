@@ -223,7 +223,7 @@ func (m mdWriter) outcomes(r Report) {
 		m.p("")
 		return
 	}
-	m.p("Outcome labels read from %s: %s failed, %s succeeded, %s without a label.", codeSpan(l.Field), plural(l.Failed, "conversation", "conversations"), plural(l.Succeeded, "conversation", "conversations"), plural(l.Unlabelled, "conversation", "conversations"))
+	m.p("Outcome labels read from %s: %d failed, %d succeeded, %d without a label.", codeSpan(l.Field), l.Failed, l.Succeeded, l.Unlabelled)
 	m.p("")
 	if c := r.LabelCheck; c != nil && c.AUROC != nil && c.FailedFlagged != nil && c.SucceededClean != nil {
 		m.p("Agreement of this analysis with the labels: AUROC %.2f (0.5 is chance); %s of the failed conversations estimated failed, %s of the successful ones left clean.", *c.AUROC, Percent(*c.FailedFlagged), Percent(*c.SucceededClean))

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -40,6 +41,9 @@ func (s *Server) taskCreate(c echo.Context) error {
 		return s.uploadRefused(c, form, err)
 	}
 	msg := "Uploaded " + components.Plural(sum.Conversations, "conversation", "conversations") + " (" + formatLabel(sum) + "); the diagnosis has started."
+	if l := sum.Labels; l.Field != "" {
+		msg += fmt.Sprintf(" Outcome labels read from %s: %d failed, %d succeeded, %d without a label.", l.Field, l.Failed, l.Succeeded, l.Unlabelled)
+	}
 	if n := len(sum.Warnings) + sum.MoreWarnings; n > 0 {
 		msg += " " + components.Plural(n, "change was", "changes were") + " made to the file on the way in; see the warnings."
 	}
@@ -100,7 +104,7 @@ func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, owner s
 		return uuid.Nil, sum, err
 	}
 	warnUpload(task, sum)
-	err = task.Publish(ctx, store.UploadEnd{Title: form.taskTitle(), Format: sourceFormat(sum), SourceBytes: file.n})
+	err = task.Publish(ctx, store.UploadEnd{Title: form.taskTitle(), Format: sourceFormat(sum), SourceBytes: file.n, LabelField: sum.Labels.Field})
 	return task.ID(), sum, err
 }
 
@@ -160,11 +164,19 @@ func sourceFormat(sum ingest.Summary) string {
 // formatLabel names the format read, for people.
 func formatLabel(sum ingest.Summary) string {
 	label := map[string]string{
-		"openai-jsonl":   "OpenAI chat JSONL",
-		"openai-json":    "OpenAI chat JSON",
-		"sharegpt-jsonl": "ShareGPT JSONL",
-		"sharegpt-json":  "ShareGPT JSON",
-		"csv":            "CSV",
+		"openai-jsonl":    "OpenAI chat JSONL",
+		"openai-json":     "OpenAI chat JSON",
+		"sharegpt-jsonl":  "ShareGPT JSONL",
+		"sharegpt-json":   "ShareGPT JSON",
+		"csv":             "CSV",
+		"anthropic-jsonl": "Anthropic Messages JSONL",
+		"anthropic-json":  "Anthropic Messages JSON",
+		"otlp-jsonl":      "OpenTelemetry spans (JSON lines)",
+		"otlp-json":       "OpenTelemetry spans (OTLP JSON)",
+		"langfuse-jsonl":  "Langfuse traces JSONL",
+		"langfuse-json":   "Langfuse traces JSON",
+		"langsmith-jsonl": "LangSmith runs JSONL",
+		"langsmith-json":  "LangSmith runs JSON",
 	}[sum.Format]
 	if label == "" {
 		label = sum.Format

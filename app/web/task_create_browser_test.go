@@ -57,7 +57,7 @@ func TestUploadInBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid="upload-submit"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="task-page"]`)),
 	))
-	requireFlash(t, ctx, "Uploaded 100 conversations (OpenAI chat JSONL); the diagnosis has started.")
+	requireFlash(t, ctx, "Uploaded 100 conversations (OpenAI chat JSONL); the diagnosis has started. Outcome labels read from metadata.success: 69 failed, 31 succeeded, 0 without a label.")
 
 	_, err = chromedp.Run(ctx, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
 		_, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
@@ -80,7 +80,7 @@ func TestUploadInBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid="upload-submit"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="task-page"]`)),
 	))
-	requireFlash(t, ctx, "Uploaded 100 conversations (OpenAI chat JSONL); the diagnosis has started.")
+	requireFlash(t, ctx, "Uploaded 100 conversations (OpenAI chat JSONL); the diagnosis has started. Outcome labels read from metadata.success: 69 failed, 31 succeeded, 0 without a label.")
 	require.Equal(t, 2, storedFor(t, b.pool, b.alice.User.ID).Tasks)
 }
 

@@ -84,7 +84,7 @@ func TestUploadStoresTheSampleForItsOwnerInOneTransaction(t *testing.T) {
 	require.Equal(t, id, n.Payload)
 
 	page := parse(t, alice.Get(t, "/tasks/"+id))
-	require.Equal(t, "Uploaded 100 conversations (OpenAI chat JSONL); the diagnosis has started.", testid(page, "flash").Text())
+	require.Equal(t, "Uploaded 100 conversations (OpenAI chat JSONL); the diagnosis has started. Outcome labels read from metadata.success: 69 failed, 31 succeeded, 0 without a label.", testid(page, "flash").Text())
 
 	require.Equal(t, http.StatusNotFound, bob.Get(t, "/tasks/"+id).StatusCode)
 	require.Equal(t, stored{}, storedFor(t, pool, bob.User.ID))
@@ -230,7 +230,8 @@ func TestUploadTitle(t *testing.T) {
 func TestEveryExampleOnTheUploadPageIsAccepted(t *testing.T) {
 	t.Parallel()
 	b := setupUpload(t, dbtest.Pool(t), 0, ingest.Limits{})
-	formats := map[string]string{"openai-jsonl": "openai-jsonl", "openai-json": "openai-json", "sharegpt": "sharegpt-jsonl", "csv": "csv"}
+	formats := map[string]string{"openai-jsonl": "openai-jsonl", "openai-json": "openai-json", "sharegpt": "sharegpt-jsonl", "csv": "csv",
+		"anthropic": "anthropic-jsonl", "traces": "otlp-jsonl"}
 	for _, f := range pages.UploadFormats() {
 		for _, compressed := range []bool{false, true} {
 			name := f.ID
