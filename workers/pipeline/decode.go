@@ -3,9 +3,6 @@ package pipeline
 import (
 	"encoding/json"
 	"slices"
-	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
@@ -172,98 +169,24 @@ func (d *jsonReader) toolCalls() ([]transcript.ToolCall, bool) {
 	}
 }
 
-// str reads a string. One without escapes is a substring of s; one with them is
-// unescaped. Control characters, invalid UTF-8 and lone surrogates, which
-// json.Unmarshal treats in its own ways, make it give up.
+// str reads a string: one without escapes is a substring of s, one with them is
+// unescaped by transcript.UnquoteJSON. Control characters, invalid UTF-8 and lone
+// surrogates, which json.Unmarshal treats in its own ways, make it give up.
 func (d *jsonReader) str() (string, bool) {
 	if !d.consume('"') {
 		return "", false
 	}
-	start := d.i
+	start := d.i - 1
 	for d.i < len(d.s) {
-		switch c := d.s[d.i]; {
-		case c == '"':
-			v := d.s[start:d.i]
+		switch d.s[d.i] {
+		case '"':
 			d.i++
-			return v, utf8.ValidString(v)
-		case c == '\\':
-			return d.unescape(start)
-		case c < 0x20:
-			return "", false
+			return transcript.UnquoteJSON(d.s[start:d.i])
+		case '\\':
+			d.i += 2
 		default:
 			d.i++
 		}
 	}
 	return "", false
-}
-
-// unescape reads the rest of a string that has escapes, from its start.
-func (d *jsonReader) unescape(start int) (string, bool) {
-	buf := make([]byte, 0, d.i-start+64)
-	buf = append(buf, d.s[start:d.i]...)
-	for d.i < len(d.s) {
-		c := d.s[d.i]
-		switch {
-		case c == '"':
-			d.i++
-			return string(buf), utf8.Valid(buf)
-		case c < 0x20:
-			return "", false
-		case c != '\\':
-			buf = append(buf, c)
-			d.i++
-			continue
-		}
-		if d.i+1 >= len(d.s) {
-			return "", false
-		}
-		esc := d.s[d.i+1]
-		d.i += 2
-		switch esc {
-		case '"', '\\', '/':
-			buf = append(buf, esc)
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			r, ok := d.hex4()
-			if !ok {
-				return "", false
-			}
-			if utf16.IsSurrogate(r) {
-				if d.i+1 >= len(d.s) || d.s[d.i] != '\\' || d.s[d.i+1] != 'u' {
-					return "", false
-				}
-				d.i += 2
-				low, ok := d.hex4()
-				if r = utf16.DecodeRune(r, low); !ok || r == utf8.RuneError {
-					return "", false
-				}
-			}
-			buf = utf8.AppendRune(buf, r)
-		default:
-			return "", false
-		}
-	}
-	return "", false
-}
-
-// hex4 reads the four hex digits of a \u escape.
-func (d *jsonReader) hex4() (rune, bool) {
-	if d.i+4 > len(d.s) {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(d.s[d.i:d.i+4], 16, 16)
-	if err != nil {
-		return 0, false
-	}
-	d.i += 4
-	return rune(v), true
 }
