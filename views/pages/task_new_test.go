@@ -18,7 +18,7 @@ func TestUploadPageListsFormatsWithExamplesAndLimits(t *testing.T) {
 	doc, _ := render(t, pages.TaskNew(page, pages.TaskNewView{CSRFToken: "tok", Limits: limits}))
 
 	formats := testid(doc, "upload-format")
-	require.Equal(t, 4, formats.Length())
+	require.Equal(t, 6, formats.Length())
 	for i, f := range pages.UploadFormats() {
 		s := formats.Eq(i)
 		require.Equal(t, f.ID, s.AttrOr("data-format", ""))
@@ -26,7 +26,8 @@ func TestUploadPageListsFormatsWithExamplesAndLimits(t *testing.T) {
 		require.Equal(t, f.Example, s.Find(`[data-testid="upload-example"]`).Text(), "the example is shown as it is")
 	}
 	names := formats.Find("h3").Map(func(_ int, s *goquery.Selection) string { return s.Text() })
-	require.Equal(t, []string{"OpenAI chat JSONL", "JSON array of conversations", "ShareGPT", "CSV, one message per row"}, names)
+	require.Equal(t, []string{"OpenAI chat JSONL", "JSON array of conversations", "ShareGPT", "CSV, one message per row",
+		"Anthropic Messages", "Traces: OpenTelemetry, Langfuse, LangSmith"}, names)
 	require.Contains(t, testid(doc, "upload-formats").Text(), "gzip-compressed")
 	require.Contains(t, formats.Eq(3).Text(), "conversation_id, role, content")
 
