@@ -42,6 +42,12 @@ func (s *Server) conversationShow(c echo.Context) error {
 	}
 	if d.Diagnosis != nil {
 		v.Outcome, v.Summary = d.Diagnosis.Outcome, d.Diagnosis.Summary
+		v.FailedTurn = d.Diagnosis.FailedTurn
+		score := d.Diagnosis.FailureScore
+		v.FailureScore = &score
+	}
+	if conv.Label != nil {
+		v.Label = *conv.Label
 	}
 	return render(c, http.StatusOK, pages.ConversationShow(s.page(c, fmt.Sprintf("Conversation %d · %s", conv.Seq, rows.Task.Title)), v))
 }

@@ -90,3 +90,25 @@ func TestConversationPageOpensACitedToolCall(t *testing.T) {
 	_, open = results.Eq(1).Attr("open")
 	require.False(t, open)
 }
+
+func TestConversationPageShowsTheEstimateTheLabelAndExpectedBehaviour(t *testing.T) {
+	t.Parallel()
+	v := conversationView("Please change my flight.")
+	score := 0.82
+	v.FailureScore, v.FailedTurn, v.Label = &score, 4, "failed"
+	v.Findings = append(v.Findings, report.Finding{Type: "ACTION", Category: "refusal", Title: "Agent declines a request its policy rules out",
+		Severity: 1, Expected: true, Policy: "Basic fares cannot be changed.", Evidence: []report.Evidence{{Turn: 5, Quote: "Done"}}})
+	doc, _ := render(t, pages.ConversationShow(page, v))
+
+	require.Contains(t, testid(doc, "estimated-outcome").Text(), "Likely failed")
+	require.Contains(t, testid(doc, "estimated-outcome").Text(), "0.82")
+	require.Equal(t, "#turn-4", testid(doc, "failed-turn").AttrOr("href", ""))
+	require.Contains(t, testid(doc, "label").Text(), "Failed")
+	require.Equal(t, 1, testid(doc, "finding-expected").Length())
+	require.Equal(t, "Basic fares cannot be changed.", testid(doc, "finding-policy").Text())
+
+	v.FailureScore, v.Label = nil, ""
+	doc, _ = render(t, pages.ConversationShow(page, v))
+	require.Zero(t, testid(doc, "estimated-outcome").Length(), "nothing estimated before the diagnosis")
+	require.Zero(t, testid(doc, "label").Length())
+}

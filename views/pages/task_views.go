@@ -47,6 +47,9 @@ type ConversationView struct {
 	DiagnosisStatus string
 	Outcome         string
 	Summary         string
+	Label           string   // the outcome the upload recorded, empty without one
+	FailureScore    *float64 // the diagnosis' estimate that it failed; nil until diagnosed
+	FailedTurn      int      // where things first went wrong, 0 when nowhere
 	Flags           []report.RiskFlag
 	Findings        []report.Finding
 	Turns           []components.Turn
