@@ -11,21 +11,17 @@ import (
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
 
-func sys(s string) transcript.Message {
-	return transcript.Message{Role: transcript.RoleSystem, Content: s}
-}
-func u(s string) transcript.Message { return transcript.Message{Role: transcript.RoleUser, Content: s} }
-func as(s string) transcript.Message {
-	return transcript.Message{Role: transcript.RoleAssistant, Content: s}
-}
-func res(id, s string) transcript.Message {
-	return transcript.Message{Role: transcript.RoleTool, ToolCallID: id, Content: s}
-}
-func toolCall(id, name, args string) transcript.Message {
-	return transcript.Message{Role: transcript.RoleAssistant, ToolCalls: []transcript.ToolCall{{ID: id, Name: name, Arguments: args}}}
-}
+// The message builders the tests write conversations with.
+var (
+	sys      = transcripttest.System
+	u        = transcripttest.User
+	as       = transcripttest.Assistant
+	res      = transcripttest.Result
+	toolCall = transcripttest.Call
+)
 
 // diagnose runs the analyzer on a conversation and checks everything every diagnosis
 // must satisfy.
