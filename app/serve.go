@@ -15,6 +15,7 @@ import (
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/config"
 	"github.com/checkup-dev/checkup/app/web"
+	"github.com/checkup-dev/checkup/db"
 )
 
 // serve runs the dashboard until SIGINT or SIGTERM, then stops accepting requests,
@@ -39,6 +40,12 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		return err
 	}
 	defer closeDB()
+	bulk, err := db.OpenBulk(ctx, pool)
+	if err != nil {
+		listener.Close()
+		return err
+	}
+	defer bulk.Close()
 	logger.LogAttrs(ctx, slog.LevelInfo, "configuration", config.Summary(cfg)...)
 	svc, err := newServices(pool, cfg, logger, cfg.EmbeddedWorker, false)
 	if err != nil {
@@ -51,11 +58,8 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	}
 	defer svc.stop() // runs before closeDB; a no-op after the stop below
 
-	srv := &http.Server{
-		Handler:           web.New(web.Deps{Config: cfg, Pool: pool, Logger: logger, Providers: providers, Metrics: svc.metrics}).Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	site := web.New(web.Deps{Config: cfg, Pool: pool, BulkPool: bulk, Logger: logger, Providers: providers, Metrics: svc.metrics})
+	srv := site.HTTPServer(slog.NewLogLogger(logger.Handler(), slog.LevelWarn))
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(listener) }()
 	logger.Info("Checkup is ready", "url", cfg.BaseURL, "local_sign_in", cfg.LocalSignIn())

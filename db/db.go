@@ -48,6 +48,24 @@ func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
+// BulkConns is the size of the bulk pool (OpenBulk).
+const BulkConns = 2
+
+// OpenBulk opens a second, small pool on pool's database for the statements whose
+// length grows with the data a person sent or asked for: an upload's COPY, a re-run's
+// copy of its conversations. Kept apart, they can take at most BulkConns connections
+// and never make a page's session lookup or a worker's heartbeat wait for one of the
+// main pool's. Connections open on first use.
+func OpenBulk(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Pool, error) {
+	cfg := pool.Config()
+	cfg.MaxConns, cfg.MinConns = BulkConns, 0
+	bulk, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("db: open bulk pool: %w", err)
+	}
+	return bulk, nil
+}
+
 func unreachable(host string, port uint16, err error) error {
 	where := net.JoinHostPort(host, fmt.Sprint(port))
 	var pgErr *pgconn.PgError

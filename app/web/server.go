@@ -20,7 +20,11 @@ import (
 type Deps struct {
 	Config config.Config
 	Pool   *pgxpool.Pool
-	Logger *slog.Logger
+	// BulkPool runs what grows with the data a person sent or asked for (an upload's
+	// COPY, a re-run's copy), apart from Pool's page reads and session lookups
+	// (db.OpenBulk); nil runs them on Pool.
+	BulkPool *pgxpool.Pool
+	Logger   *slog.Logger
 	// Providers are the identity providers, from auth.LoadProviders at start-up; empty
 	// when none is configured (then only the local sign-in, if it is on, signs in).
 	Providers auth.Providers
@@ -30,14 +34,19 @@ type Deps struct {
 	// Ingest bounds what one upload may hold; zero fields take ingest.DefaultLimits.
 	// MAX_UPLOAD_MB (Config) bounds the file as uploaded.
 	Ingest ingest.Limits
+	// Timeouts bound how long a client may take to send a request; zero fields take
+	// the defaults.
+	Timeouts Timeouts
 }
 
 // Server serves the dashboard.
 type Server struct {
-	deps  Deps
-	echo  *echo.Echo
-	auth  *auth.Auth
-	store *store.Store
+	deps    Deps
+	echo    *echo.Echo
+	auth    *auth.Auth
+	store   *store.Store
+	bulk    *store.Store // on Deps.BulkPool
+	uploads uploadSlots
 }
 
 // New builds the server and its routes.
@@ -45,10 +54,14 @@ func New(deps Deps) *Server {
 	if deps.Metrics == nil {
 		deps.Metrics = metrics.New(deps.Pool, metrics.Config{Stale: deps.Config.TaskStale, Logger: deps.Logger})
 	}
+	if deps.BulkPool == nil {
+		deps.BulkPool = deps.Pool
+	}
+	deps.Timeouts = deps.Timeouts.withDefaults()
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	s := &Server{deps: deps, echo: e, store: store.New(deps.Pool)}
+	s := &Server{deps: deps, echo: e, store: store.New(deps.Pool), bulk: store.New(deps.BulkPool)}
 	s.auth = auth.New(auth.Deps{Pool: deps.Pool, Logger: deps.Logger, Providers: deps.Providers, Page: s.page}, deps.Config)
 	e.HTTPErrorHandler = s.handleError
 	s.routes()

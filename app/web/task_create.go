@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/google/uuid"
@@ -22,10 +23,18 @@ import (
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
-// taskCreate is POST /tasks: it streams the uploaded file into a new task and answers
-// 303 to it. A refused file is answered with the form again, the title kept and the
-// reasons next to it, and nothing stored.
+// taskCreate is POST /tasks: it reads the uploaded file to a temporary file, creates
+// the task from it and answers 303 to it. A refused file is answered with the form
+// again, the title kept and the reasons next to it, and nothing stored.
 func (s *Server) taskCreate(c echo.Context) error {
+	owner := auth.OwnerFrom(c)
+	release, ok := s.uploads.take(owner)
+	if !ok {
+		// The body is left unread: reading it would hold this request as long as the
+		// client takes, which is what the limit is for.
+		return s.renderUpload(c, errTooManyUploads.status, "", &pages.UploadFailure{Reason: errTooManyUploads.msg})
+	}
+	defer release()
 	r := c.Request()
 	body := http.MaxBytesReader(c.Response(), r.Body, s.deps.Config.MaxUploadBytes()+formSlack)
 	// The multipart reader asks for 4 KiB at a time; reading the socket in larger
@@ -36,7 +45,12 @@ func (s *Server) taskCreate(c echo.Context) error {
 		return s.uploadRefused(c, &uploadForm{}, errNotMultipart)
 	}
 	form := &uploadForm{mr: mr}
-	id, sum, err := s.createFromUpload(r.Context(), form, auth.OwnerFrom(c))
+	file, err := s.receiveUpload(form)
+	if err != nil {
+		return s.uploadRefused(c, form, err)
+	}
+	defer file.Close()
+	id, sum, err := s.createFromUpload(r.Context(), form, file, owner)
 	if err != nil {
 		return s.uploadRefused(c, form, err)
 	}
@@ -65,46 +79,58 @@ type readCloser struct {
 	io.Closer
 }
 
-// createFromUpload reads the form and creates the task in one transaction: the fields
-// before the file, then the file through ingest into the new task's COPY, then the
-// fields after it; only then is the task published to the workers. Any error, or a
-// panic, rolls everything back.
-func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, owner store.Owner) (uuid.UUID, ingest.Summary, error) {
+// receiveUpload reads the whole form: the fields before the file, the file into a
+// spool, and the fields after it. No database connection is held meanwhile, however
+// slowly the client sends.
+func (s *Server) receiveUpload(form *uploadForm) (*spool, error) {
 	part, err := form.nextFile()
 	if err != nil {
-		return uuid.Nil, ingest.Summary{}, err
+		return nil, err
 	}
 	if err := form.checkTitle(); err != nil {
-		return uuid.Nil, ingest.Summary{}, err
+		return nil, err
 	}
-	file := &uploadReader{r: part, max: s.deps.Config.MaxUploadBytes(), mb: s.deps.Config.MaxUploadMB}
-	in := bufio.NewReader(file)
-	if _, err := in.Peek(1); errors.Is(err, io.EOF) && form.filename == "" {
-		return uuid.Nil, ingest.Summary{}, errNoFile // a browser sends an empty, unnamed part when no file was chosen
+	file, err := newSpool()
+	if err != nil {
+		return nil, err
 	}
-	task, err := s.store.BeginTask(ctx, owner, store.NewTask{Title: form.taskTitle(), SourceFilename: form.filename})
+	if err := file.fill(&uploadReader{r: part, max: s.deps.Config.MaxUploadBytes(), mb: s.deps.Config.MaxUploadMB}); err != nil {
+		file.Close()
+		return nil, err
+	}
+	if file.size == 0 && form.filename == "" {
+		file.Close()
+		return nil, errNoFile // a browser sends an empty, unnamed part when no file was chosen
+	}
+	if err := form.rest(); err != nil {
+		file.Close()
+		return nil, err
+	}
+	if err := form.checkTitle(); err != nil {
+		file.Close()
+		return nil, err
+	}
+	return file, nil
+}
+
+// createFromUpload creates the task from the received file in one transaction on the
+// bulk pool: the file through ingest into the new task's COPY, then the task is
+// published to the workers. Any error, or a panic, rolls everything back.
+func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, file *spool, owner store.Owner) (uuid.UUID, ingest.Summary, error) {
+	task, err := s.bulk.BeginTask(ctx, owner, store.NewTask{Title: form.taskTitle(), SourceFilename: form.filename, SourceBytes: file.size})
 	if err != nil {
 		return uuid.Nil, ingest.Summary{}, err
 	}
 	defer task.Rollback()
-	sum, err := ingest.Parse(in, s.uploadLimits(), func(c transcript.Conversation) error {
+	sum, err := ingest.Parse(bufio.NewReaderSize(file, uploadReadBuffer), s.uploadLimits(), func(c transcript.Conversation) error {
 		return task.Add(store.Conversation{ExternalID: c.ID, Messages: c.Messages, MessageCount: len(c.Messages),
 			Metadata: c.Metadata, Label: string(c.Label)})
 	})
 	if err != nil {
 		return uuid.Nil, sum, err
 	}
-	if _, err := io.Copy(io.Discard, in); err != nil {
-		return uuid.Nil, sum, err
-	}
-	if err := form.rest(); err != nil {
-		return uuid.Nil, sum, err
-	}
-	if err := form.checkTitle(); err != nil {
-		return uuid.Nil, sum, err
-	}
 	warnUpload(task, sum)
-	err = task.Publish(ctx, store.UploadEnd{Title: form.taskTitle(), Format: sourceFormat(sum), SourceBytes: file.n, LabelField: sum.Labels.Field})
+	err = task.Publish(ctx, store.UploadEnd{Format: sourceFormat(sum), LabelField: sum.Labels.Field})
 	return task.ID(), sum, err
 }
 
@@ -115,9 +141,13 @@ func (s *Server) uploadRefused(c echo.Context, form *uploadForm, err error) erro
 	if status == 0 {
 		return err
 	}
-	if status != http.StatusRequestEntityTooLarge && form.mr != nil {
+	if status != http.StatusRequestEntityTooLarge && status != http.StatusRequestTimeout && form.mr != nil {
 		form.drain()
 	}
+	// A failed read of the body cancels the request's context (net/http), yet the
+	// client may still be there to read why.
+	r := c.Request()
+	c.SetRequest(r.WithContext(context.WithoutCancel(r.Context())))
 	return s.renderUpload(c, status, form.title, failure)
 }
 
@@ -146,6 +176,9 @@ func uploadFailure(err error) (int, *pages.UploadFailure) {
 		return http.StatusUnprocessableEntity, f
 	case errors.As(err, &file):
 		return http.StatusUnprocessableEntity, &pages.UploadFailure{Reason: file.Msg}
+	case errors.As(err, &read) && errors.Is(err, os.ErrDeadlineExceeded):
+		return http.StatusRequestTimeout, &pages.UploadFailure{Reason: "The upload arrived too slowly and was stopped before the whole file came. " +
+			"Try again on a steadier connection, or gzip the file first: conversation exports usually shrink to a tenth of their size."}
 	case errors.As(err, &read):
 		return http.StatusBadRequest, &pages.UploadFailure{Reason: "The upload stopped before the whole file arrived. Try again."}
 	}

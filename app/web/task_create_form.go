@@ -12,10 +12,10 @@ import (
 )
 
 // The upload form is read as a stream, part by part, in the order the browser sends it:
-// _csrf (already checked by auth.Guard), title, file. The file part goes from the
-// request through ingest into COPY and is never held whole or written to disk. A title
-// sent after the file is read once the file is done, still inside the creating
-// transaction.
+// _csrf (already checked by auth.Guard), title, file. The file part is written to a
+// temporary file as it arrives (never held in memory), and a title sent after it is read
+// too, before the task's transaction starts: however slowly the client sends, it holds
+// no database connection.
 
 const (
 	fieldTitle = "title"
