@@ -42,7 +42,7 @@ func settings(cfg *Config) []Setting {
 		{"TASK_HEARTBEAT_MS", "", "heartbeat interval in ms (default TASK_STALE_MS/4)", false, optionalMillis(&cfg.TaskHeartbeat, 10, 86_400_000)},
 		{"TASK_MAX_ATTEMPTS", "3", "a task whose worker was lost this many times ends failed", false, integer(&cfg.TaskMaxAttempts, 1, 100)},
 		{"SHUTDOWN_GRACE_MS", "30000", "how long shutdown lets in-flight units finish before handing the task back", false, millis(&cfg.ShutdownGrace, 0, 3_600_000)},
-		{"MIN_CONVERSATIONS", "5", "fewer usable conversations end the task as insufficient_data", false, integer(&cfg.MinConversations, 1, 1_000_000)},
+		{"MIN_CONVERSATIONS", "5", "fewest usable conversations a diagnosis needs: an upload with fewer is refused with the reasons", false, integer(&cfg.MinConversations, 1, 1_000_000)},
 		{"MAX_DIAGNOSED", "0", "most conversations diagnosed per task: all flagged plus a sample (0 = all)", false, integer(&cfg.MaxDiagnosed, 0, 10_000_000)},
 		{"DIAGNOSIS_CONCURRENCY", "2", "conversation diagnoses in flight per task (1-4)", false, integer(&cfg.DiagnosisConcurrency, 1, 4)},
 		{"ACTION_CONCURRENCY", "2", "Action calls in flight per task (1-4; an invalid value falls back to 2 with a warning)", false, lenientInteger(&cfg.ActionConcurrency, 1, 4, 2)},

@@ -114,19 +114,25 @@ func (s *Server) receiveUpload(form *uploadForm) (*spool, error) {
 }
 
 // createFromUpload creates the task from the received file in one transaction on the
-// bulk pool: the file through ingest into the new task's COPY, then the task is
-// published to the workers. Any error, or a panic, rolls everything back.
+// bulk pool: the file through ingest into the new task's COPY, then, when enough of its
+// conversations pass the quality checks, the task is published to the workers. Any
+// error, or a panic, rolls everything back.
 func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, file *spool, owner store.Owner) (uuid.UUID, ingest.Summary, error) {
 	task, err := s.bulk.BeginTask(ctx, owner, store.NewTask{Title: form.taskTitle(), SourceFilename: form.filename, SourceBytes: file.size})
 	if err != nil {
 		return uuid.Nil, ingest.Summary{}, err
 	}
 	defer task.Rollback()
+	pop := newPopulation(s.deps.Config.MinConversations)
 	sum, err := ingest.Parse(bufio.NewReaderSize(file, uploadReadBuffer), s.uploadLimits(), func(c transcript.Conversation) error {
+		pop.add(c)
 		return task.Add(store.Conversation{ExternalID: c.ID, Messages: c.Messages, MessageCount: len(c.Messages),
 			Metadata: c.Metadata, Label: string(c.Label)})
 	})
 	if err != nil {
+		return uuid.Nil, sum, err
+	}
+	if err := pop.check(); err != nil {
 		return uuid.Nil, sum, err
 	}
 	warnUpload(task, sum)
@@ -160,8 +166,11 @@ func uploadFailure(err error) (int, *pages.UploadFailure) {
 		form     *formError
 		tooLarge *http.MaxBytesError
 		read     *readError
+		tooFew   *tooFewError
 	)
 	switch {
+	case errors.As(err, &tooFew):
+		return tooFew.failure()
 	case errors.As(err, &form):
 		return form.status, &pages.UploadFailure{Reason: form.msg}
 	case errors.As(err, &tooLarge):

@@ -33,10 +33,12 @@ type uploadBundle struct {
 	url  string
 }
 
-// setupUpload starts a real server on pool with the given upload limits.
+// setupUpload starts a real server on pool with the given upload limits. It takes a
+// file of a single conversation (MIN_CONVERSATIONS=1): most upload tests send one or
+// two, and the check of an upload's population has tests of its own.
 func setupUpload(t *testing.T, pool *pgxpool.Pool, maxUploadMB int, lim ingest.Limits) uploadBundle {
 	t.Helper()
-	cfg, _, err := config.Load(func(string) string { return "" })
+	cfg, _, err := config.Load(func(k string) string { return map[string]string{"MIN_CONVERSATIONS": "1"}[k] })
 	require.NoError(t, err)
 	if maxUploadMB > 0 {
 		cfg.MaxUploadMB = maxUploadMB
