@@ -17,10 +17,14 @@ const LocalProvider = "local"
 
 // LocalSignIn signs in with a name and an email and no password: POST /auth/local.
 // It exists only while the configuration offers it (no provider and a loopback
-// address, or AUTH_DEV_LOGIN=true); otherwise it is a 404.
+// address, or AUTH_DEV_LOGIN=true); otherwise it is a 404. A request addressed to
+// another host than this Checkup's own is refused (ownRequest).
 func (a *Auth) LocalSignIn(c echo.Context) error {
 	if !a.cfg.LocalSignIn() {
 		return echo.ErrNotFound
+	}
+	if !a.ownRequest(c.Request()) {
+		return a.foreignHost(c)
 	}
 	form := loginForm{
 		Name:  strings.TrimSpace(c.FormValue("name")),

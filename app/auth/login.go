@@ -42,10 +42,17 @@ func (a *Auth) Logout(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/login")
 }
 
+// renderLogin shows the sign-in page. Asked for under a name that is not this
+// Checkup's own, the local form is left out, and a page that would offer nothing else
+// is refused.
 func (a *Auth) renderLogin(c echo.Context, status int, form loginForm) error {
+	local := a.cfg.LocalSignIn() && a.ownRequest(c.Request())
+	if a.cfg.LocalSignIn() && !local && len(a.deps.Providers) == 0 {
+		return a.foreignHost(c)
+	}
 	a.ensurePreSession(c)
 	v := pages.LoginView{
-		Local: a.cfg.LocalSignIn(), Next: form.Next, Name: form.Name, Email: form.Email, Error: form.Error,
+		Local: local, Next: form.Next, Name: form.Name, Email: form.Email, Error: form.Error,
 	}
 	for _, p := range a.deps.Providers {
 		href := "/auth/" + p.Name()
