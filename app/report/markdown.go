@@ -12,7 +12,8 @@ import (
 // wiki or a doc, opening with a few lines that sum it up. Every text that came from the
 // upload or the analyzer reads as text and can never become a link, an image or HTML:
 // quotes of the conversations are code spans, which Markdown shows verbatim, and other
-// texts (titles, problems, steps) are backslash-escaped.
+// texts (titles, problems, steps, ids) are backslash-escaped, down to the URLs and
+// email addresses GitHub would link by itself.
 func WriteMarkdown(w io.Writer, r Report) error {
 	b := bufio.NewWriter(w)
 	m := mdWriter{b}
@@ -410,4 +411,23 @@ var mdEscaper = strings.NewReplacer(
 	`|`, `\|`, `&`, `\&`, `#`, `\#`, `~`, `\~`, `!`, `\!`,
 )
 
-func mdEscape(s string) string { return mdEscaper.Replace(s) }
+func mdEscape(s string) string { return noAutolink(mdEscaper.Replace(s)) }
+
+// noAutolink breaks what GitHub's Markdown turns into a link by itself (its autolink
+// extension, goldmark's Linkify): a scheme's "://", "www." and an email address's "@",
+// each with a backslash escape, which shows as the character alone. s is escaped
+// already, so every backslash added here starts an escape of its own.
+func noAutolink(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == ':' && strings.HasPrefix(s[i+1:], "//"), c == '@', c == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

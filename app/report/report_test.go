@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	stdhtml "html"
 	"strconv"
 	"strings"
 	"testing"
@@ -148,7 +149,7 @@ func TestMarkdownEscapesUploadedText(t *testing.T) {
 	var md bytes.Buffer
 	require.NoError(t, report.WriteMarkdown(&md, b.build(t)))
 	text := md.String()
-	require.Contains(t, text, `\[link\](http://evil)`, "brackets escaped: no link")
+	require.Contains(t, text, `\[link\](http\://evil)`, "brackets escaped: no link")
 	require.Contains(t, text, `# Bot \<script\>alert(1)\</script\>`, "a title is escaped")
 	require.Contains(t, text, "> `"+reporttest.XSS+"`", "a quote is a code span, shown verbatim")
 
@@ -160,6 +161,34 @@ func TestMarkdownEscapesUploadedText(t *testing.T) {
 	require.NotContains(t, page, "<a ")
 	require.Contains(t, page, "<code>&lt;script&gt;alert(1)&lt;/script&gt;&lt;b&gt;bold&lt;/b&gt;</code>")
 	require.Contains(t, page, "Bot &lt;script&gt;alert(1)&lt;/script&gt;")
+}
+
+// GitHub's Markdown turns a bare https://…, www.… or an email address into a link:
+// in report.md, text from the upload or a model never becomes one, yet reads the same.
+func TestMarkdownNeverAutolinks(t *testing.T) {
+	t.Parallel()
+	b := setup(t, reporttest.Task{Title: "Bot https://evil.example/a"})
+	r := b.build(t)
+	links := []string{"https://evil.example/steal?x=1", "http://evil.example", "www.evil.example/path", "ftp://evil.example/f",
+		"eve@evil.example", "mailto:eve@evil.example", "(https://evil.example/paren)", "*www.evil.example*", "x:https://evil.example"}
+	hostile := strings.Join(links, " ")
+	r.Task.Error = "failed at " + hostile
+	a := &r.Actions[0]
+	a.Title, a.Problem, a.ExpectedImpact = hostile, hostile, hostile
+	a.Recommendation = []string{hostile}
+	a.Evidence[0].ConversationID = "https://evil.example/conversation"
+	r.Clusters[0].Title = hostile
+	r.Warnings = append(r.Warnings, report.Warning{Scope: "www.evil.example", Message: hostile})
+	var md bytes.Buffer
+	require.NoError(t, report.WriteMarkdown(&md, r))
+
+	page := renderMarkdown(t, md.String())
+	require.NotContains(t, page, "<a ", "no text becomes a link")
+	text := stdhtml.UnescapeString(page)
+	for _, l := range links {
+		require.Contains(t, text, l, "the text reads as written")
+	}
+	require.Contains(t, text, "conversation https://evil.example/conversation, turn")
 }
 
 func TestMarkdownOpensWithSummary(t *testing.T) {
