@@ -41,14 +41,17 @@ func TestAllowedDomainsRefuseOtherDomainsWithAClearPage(t *testing.T) {
 	outsider := email("mo", "example.com")
 	sub := email("mo", "example.org.evil.com")
 	unverified := email("ned", "example.org")
+	unsaid := email("nia", "example.org")
 	insider := email("ola", "corp.example.net")
 	idp.QueueUser(&mockoidc.MockUser{Subject: "sub-" + outsider, Email: outsider, EmailVerified: true})
 	idp.QueueUser(unverifiedUser{&mockoidc.MockUser{Subject: "sub-" + unverified, Email: unverified}})
+	idp.QueueUser(&mockoidc.MockUser{Subject: "sub-" + unsaid, Email: unsaid}) // no email_verified claim at all
 	idp.QueueUser(&mockoidc.MockUser{Subject: "sub-" + insider, Email: insider, EmailVerified: true})
 
 	for _, c := range []struct{ name, addr, says string }{
 		{"another domain", outsider, "is not one of them"},
 		{"unverified address", unverified, "is not verified"},
+		{"address the provider does not say is verified", unsaid, "is not verified"},
 	} {
 		browser := authtest.Anonymous(t, b.url)
 		resp := getURL(t, browser, beginOIDC(t, idp, browser, "/auth/oidc"))

@@ -73,5 +73,12 @@ func (a *Auth) Callback(c echo.Context) error {
 	if !ok {
 		return a.problem(c, http.StatusForbidden, p.Label+" did not say who you are, so you cannot sign in with it.", nil)
 	}
-	return a.finishSignIn(c, id, emailVerified(gu), safeNext(st.Next))
+	verified := false
+	if len(a.cfg.AllowedDomains) > 0 { // only the allow-list asks
+		if verified, err = p.emailVerified(c.Request().Context(), gu); err != nil {
+			a.logger(c).Warn("oauth email verification lookup failed", "provider", p.Name(), "err", err)
+			return a.problem(c, http.StatusBadGateway, p.Label+" did not say whether your email address is verified. Start again from the sign-in page.", nil)
+		}
+	}
+	return a.finishSignIn(c, id, verified, safeNext(st.Next))
 }

@@ -26,6 +26,10 @@ const providerTimeout = 10 * time.Second
 type Provider struct {
 	goth.Provider
 	Label string // shown as "Sign in with <Label>"
+	// emailsURL is where GitHub lists the user's addresses and whether each is
+	// verified; empty for providers whose claims say it.
+	emailsURL string
+	client    *http.Client
 }
 
 // Providers are the enabled identity providers, in the order the sign-in page lists
@@ -51,7 +55,7 @@ func LoadProviders(ctx context.Context, cfg config.Config) (Providers, error) {
 	if cfg.GitHubClientID != "" {
 		p := github.New(cfg.GitHubClientID, cfg.GitHubClientSecret, callbackURL(cfg, "github"), "read:user", "user:email")
 		p.HTTPClient = client
-		ps = append(ps, Provider{Provider: p, Label: "GitHub"})
+		ps = append(ps, Provider{Provider: p, Label: "GitHub", emailsURL: github.EmailURL, client: client})
 	}
 	if cfg.GoogleClientID != "" {
 		p := google.New(cfg.GoogleClientID, cfg.GoogleClientSecret, callbackURL(cfg, "google"), "openid", "email", "profile")
