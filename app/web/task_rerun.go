@@ -1,23 +1,38 @@
 package web
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/web/flash"
+	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
 )
 
+// rerunsPerUser is how many re-runs one user may have waiting or running at once: each
+// copies every conversation of its task (up to 50,000), so clicks beyond it are
+// refused until one has finished.
+const rerunsPerUser = 2
+
+// errTooManyReruns is the refusal of a re-run over rerunsPerUser.
+var errTooManyReruns = echo.NewHTTPError(http.StatusTooManyRequests, fmt.Sprintf(
+	"You already have %d re-runs waiting or running. Start another once one of them has finished.", rerunsPerUser))
+
 // taskRerun starts a new diagnosis of the same conversations and answers 303 to it.
-// The old task and its report stay as they are.
+// The old task and its report stay as they are. The copy runs on the bulk pool.
 func (s *Server) taskRerun(c echo.Context) error {
 	id, err := taskID(c)
 	if err != nil {
 		return err
 	}
-	rerun, err := s.store.RerunTask(c.Request().Context(), id, auth.OwnerFrom(c))
+	rerun, err := s.bulk.RerunTask(c.Request().Context(), id, auth.OwnerFrom(c), rerunsPerUser)
+	if errors.Is(err, store.ErrTooManyReruns) {
+		return errTooManyReruns
+	}
 	if err != nil {
 		return err
 	}

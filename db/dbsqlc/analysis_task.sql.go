@@ -197,6 +197,21 @@ func (q *Queries) CountTaskUnit(ctx context.Context, db DBTX, arg CountTaskUnitP
 	return i, err
 }
 
+const countUnfinishedReruns = `-- name: CountUnfinishedReruns :one
+SELECT count(*)::int
+FROM analysis_task
+WHERE owner_user_id = $1 AND rerun_of IS NOT NULL AND status IN ('pending', 'running')
+`
+
+// The owner's re-runs still waiting or running (the partial index
+// analysis_task_rerun_unfinished).
+func (q *Queries) CountUnfinishedReruns(ctx context.Context, db DBTX, ownerUserID int64) (int32, error) {
+	row := db.QueryRow(ctx, countUnfinishedReruns, ownerUserID)
+	var column_1 int32
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const createTask = `-- name: CreateTask :one
 
 INSERT INTO analysis_task (owner_user_id, title, config, source_filename, source_format,
@@ -531,6 +546,25 @@ func (q *Queries) ListAnalysisTasks(ctx context.Context, db DBTX, arg ListAnalys
 	return items, nil
 }
 
+const lockOwnerReruns = `-- name: LockOwnerReruns :exec
+
+SELECT pg_advisory_xact_lock($1::int, mod($2::bigint, 2147483647)::int)
+`
+
+type LockOwnerRerunsParams struct {
+	LockClass   int32
+	OwnerUserID int64
+}
+
+// Re-running a task: a new pending task from the same conversations.
+// Serialises the owner's re-runs until the end of the transaction, so two clicks at
+// once cannot both pass CountUnfinishedReruns (owners whose ids meet modulo 2^31-1
+// share a lock, which only makes one wait for the other). Reads no table.
+func (q *Queries) LockOwnerReruns(ctx context.Context, db DBTX, arg LockOwnerRerunsParams) error {
+	_, err := db.Exec(ctx, lockOwnerReruns, arg.LockClass, arg.OwnerUserID)
+	return err
+}
+
 const maintenanceListenCancels = `-- name: MaintenanceListenCancels :exec
 LISTEN checkup_cancel
 `
@@ -741,7 +775,6 @@ func (q *Queries) RequestTaskCancel(ctx context.Context, db DBTX, arg RequestTas
 }
 
 const rerunAnalysisTask = `-- name: RerunAnalysisTask :one
-
 WITH source AS (
     SELECT t.id, t.owner_user_id, t.title, t.conversation_count, t.source_filename, t.source_format, t.source_bytes,
            t.label_field
@@ -778,7 +811,6 @@ type RerunAnalysisTaskRow struct {
 	Notified      string
 }
 
-// Re-running a task: a new pending task from the same conversations.
 // Creates a pending task with the source task's title, source and conversations, their
 // outcome labels included (not its results), and wakes the workers, in one statement
 // and so one transaction: the new task is never visible without its conversations. No

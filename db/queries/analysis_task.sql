@@ -216,6 +216,19 @@ FROM counted;
 
 -- Re-running a task: a new pending task from the same conversations.
 
+-- name: LockOwnerReruns :exec
+-- Serialises the owner's re-runs until the end of the transaction, so two clicks at
+-- once cannot both pass CountUnfinishedReruns (owners whose ids meet modulo 2^31-1
+-- share a lock, which only makes one wait for the other). Reads no table.
+SELECT pg_advisory_xact_lock(@lock_class::int, mod(@owner_user_id::bigint, 2147483647)::int);
+
+-- name: CountUnfinishedReruns :one
+-- The owner's re-runs still waiting or running (the partial index
+-- analysis_task_rerun_unfinished).
+SELECT count(*)::int
+FROM analysis_task
+WHERE owner_user_id = @owner_user_id AND rerun_of IS NOT NULL AND status IN ('pending', 'running');
+
 -- name: RerunAnalysisTask :one
 -- Creates a pending task with the source task's title, source and conversations, their
 -- outcome labels included (not its results), and wakes the workers, in one statement

@@ -124,13 +124,41 @@ type Rerun struct {
 	Conversations int
 }
 
+// ErrTooManyReruns refuses a re-run while the owner has as many unfinished (pending or
+// running) as RerunTask allows.
+var ErrTooManyReruns = errors.New("store: too many unfinished re-runs")
+
+// rerunLockClass is the first key of the advisory lock that serialises an owner's
+// re-runs (LockOwnerReruns); the second is the owner.
+const rerunLockClass = 0x72726e // "rrn"
+
 // RerunTask starts a new pending task for owner from the conversations of task id, and
-// wakes the workers, in one transaction. The results of the old task are left as they
-// are. A task that does not exist or belongs to someone else is ErrNotFound.
-func (s *Store) RerunTask(ctx context.Context, id uuid.UUID, owner Owner) (Rerun, error) {
-	row, err := s.q.RerunAnalysisTask(ctx, s.pool, dbsqlc.RerunAnalysisTaskParams{ID: id, OwnerUserID: owner.UserID()})
+// wakes the workers, in one transaction, unless owner has maxUnfinished re-runs pending
+// or running already (ErrTooManyReruns): each copies every conversation of its task.
+// The results of the old task are left as they are. A task that does not exist or
+// belongs to someone else is ErrNotFound.
+func (s *Store) RerunTask(ctx context.Context, id uuid.UUID, owner Owner, maxUnfinished int) (Rerun, error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return Rerun{}, fmt.Errorf("store: rerun task: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if err := s.q.LockOwnerReruns(ctx, tx, dbsqlc.LockOwnerRerunsParams{LockClass: rerunLockClass, OwnerUserID: owner.UserID()}); err != nil {
+		return Rerun{}, fmt.Errorf("store: rerun task: lock: %w", err)
+	}
+	n, err := s.q.CountUnfinishedReruns(ctx, tx, owner.UserID())
+	if err != nil {
+		return Rerun{}, fmt.Errorf("store: rerun task: count: %w", err)
+	}
+	if int(n) >= maxUnfinished {
+		return Rerun{}, ErrTooManyReruns
+	}
+	row, err := s.q.RerunAnalysisTask(ctx, tx, dbsqlc.RerunAnalysisTaskParams{ID: id, OwnerUserID: owner.UserID()})
 	if err != nil {
 		return Rerun{}, readError("rerun task", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return Rerun{}, fmt.Errorf("store: rerun task: %w", err)
 	}
 	return Rerun{ID: row.ID, Conversations: int(row.Conversations)}, nil
 }
