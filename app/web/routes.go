@@ -22,6 +22,7 @@ func (s *Server) routes() {
 		ReferrerPolicy:        "same-origin",
 		ContentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
 	}))
+	e.Use(s.cacheHeaders())
 	e.Use(s.bodyDeadlines())
 	e.Use(s.auth.Guard(access))
 

@@ -47,7 +47,6 @@ func (s *Server) taskDownload(d download) echo.HandlerFunc {
 		}
 		h := c.Response().Header()
 		h.Set(echo.HeaderContentDisposition, report.ContentDisposition(r.Task.Title, r.Task.ID, d.name))
-		h.Set(echo.HeaderCacheControl, "no-store")
 		return c.Blob(http.StatusOK, d.contentType, buf.Bytes())
 	}
 }
