@@ -105,7 +105,7 @@ c2,2,assistant,"Done, it is canceled."`,
 			Name: "Traces: OpenTelemetry, Langfuse, LangSmith",
 			About: `OTLP JSON from an OpenTelemetry collector's file exporter (GenAI semantic conventions, OpenInference or OpenLLMetry attributes), a Langfuse trace export, or a LangSmith run export. ` +
 				`Model calls are grouped into conversations by conversation id (else trace id) and the transcript is rebuilt once, without the history every call repeats.`,
-			Example: `{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "5b8e…", "name": "chat", "startTimeUnixNano": "1700000000000000000", "attributes": [{"key": "gen_ai.conversation.id", "value": {"stringValue": "c1"}}, {"key": "gen_ai.input.messages", "value": {"stringValue": "[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"Where is my parcel?\"}]}]"}}]}]}]}]}`,
+			Example: `{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "5b8e…", "name": "chat", "startTimeUnixNano": "1700000000000000000", "attributes": [{"key": "gen_ai.conversation.id", "value": {"stringValue": "c1"}}, {"key": "gen_ai.input.messages", "value": {"stringValue": "[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"Where is my parcel?\"}]}]"}}, {"key": "gen_ai.output.messages", "value": {"stringValue": "[{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":\"It is in transit.\"}]}]"}}]}]}]}]}`,
 		},
 	}
 }
