@@ -34,7 +34,7 @@ func TestUploadWithTooFewUsableConversationsIsRefused(t *testing.T) {
 			"The file holds only 3 conversations, and a diagnosis needs at least 5 (MIN_CONVERSATIONS)."},
 		{"duplicates and an empty one", bytes.Join([][]byte{lines[0], lines[0], lines[0], lines[0], noReply, lines[1]}, nil),
 			[]string{"Empty: no assistant message (1 conversation)", "Duplicate: same content as an earlier conversation (3 conversations)"},
-			"Only 2 of the 6 conversations in the file can be diagnosed (the others are set aside for the reasons listed), and a diagnosis needs at least 5 (MIN_CONVERSATIONS)."},
+			"Only 2 of the file's 6 conversations can be diagnosed (the others are set aside for the reasons listed), and a diagnosis needs at least 5 (MIN_CONVERSATIONS)."},
 	} {
 		user := authtest.SignIn(t, pool, base, "few-"+uuid.NewString()+"@example.com")
 		resp := upload(t, user, titlePart("Too few"), filePart("few.jsonl", c.file))

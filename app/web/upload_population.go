@@ -65,11 +65,15 @@ func (e *tooFewError) failure() (int, *pages.UploadFailure) {
 	}
 	kept, uploaded := e.funnel.Kept(), e.funnel.Uploaded()
 	need := fmt.Sprintf("a diagnosis needs at least %d (MIN_CONVERSATIONS)", e.min)
-	if kept == uploaded {
+	switch {
+	case kept == uploaded:
 		f.Reason = fmt.Sprintf("The file holds only %s, and %s. Upload an export with more conversations.",
 			components.Plural(uploaded, "conversation", "conversations"), need)
-	} else {
-		f.Reason = fmt.Sprintf("Only %d of the %s in the file can be diagnosed (the others are set aside for the reasons listed), and %s. Upload an export with more usable conversations.",
+	case kept == 0:
+		f.Reason = fmt.Sprintf("None of the file's %s can be diagnosed (the reasons are listed), and %s. Upload an export with usable conversations.",
+			components.Plural(uploaded, "conversation", "conversations"), need)
+	default:
+		f.Reason = fmt.Sprintf("Only %d of the file's %s can be diagnosed (the others are set aside for the reasons listed), and %s. Upload an export with more usable conversations.",
 			kept, components.Plural(uploaded, "conversation", "conversations"), need)
 	}
 	return http.StatusUnprocessableEntity, f
