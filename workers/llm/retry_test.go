@@ -167,7 +167,9 @@ func TestCancelWhileCallsHang(t *testing.T) {
 
 func TestCancelDuringBackoff(t *testing.T) {
 	t.Parallel()
-	b := setup(t, func(llmtest.Request, int) llmtest.Reply { return llmtest.RateLimited("60") }, llm.Config{})
+	// 20 s is waited out inside the call (a longer Retry-After ends it at once as an
+	// outage, see TestLongRetryAfterIsAnOutage), so the cancel meets the backoff.
+	b := setup(t, func(llmtest.Request, int) llmtest.Reply { return llmtest.RateLimited("20") }, llm.Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
