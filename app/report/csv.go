@@ -15,9 +15,9 @@ import (
 const bom = "\ufeff"
 
 // WriteActionsCSV writes actions.csv: one row per ranked Action, in rank order, after
-// the byte order mark. share_percent is the share of the analysed conversations as a
-// percentage with at most one decimal (27 or 4.3), the number the page rounds to a
-// whole percent; report.json keeps the fraction.
+// the byte order mark. share_percent is the share of the analyzed conversations written
+// as the page and report.md write it ("6.5%", which spreadsheets read as a number);
+// report.json keeps the fraction.
 func WriteActionsCSV(w io.Writer, r Report) error {
 	if _, err := io.WriteString(w, bom); err != nil {
 		return fmt.Errorf("report: actions.csv: %w", err)
@@ -37,7 +37,7 @@ func WriteActionsCSV(w io.Writer, r Report) error {
 			quotes[i] = fmt.Sprintf("%s turn %d: %s", conversationName(q.ConversationID, q.ConversationSeq), q.Turn, q.Quote)
 		}
 		p := a.PriorityParts
-		write(strconv.Itoa(a.Rank), a.Type, a.Category, a.Title, strconv.Itoa(a.Conversations), percentNum(a.Share),
+		write(strconv.Itoa(a.Rank), a.Type, a.Category, a.Title, strconv.Itoa(a.Conversations), Percent(a.Share),
 			num(a.PriorityScore), num(p.PrevalenceTerm), num(p.SeverityTerm), num(p.ConfidenceTerm),
 			num(a.Severity), num(a.Confidence), a.Problem, strings.Join(steps, "\n"), a.ExpectedImpact,
 			a.FixLocation, strings.Join(quotes, "\n"))
@@ -100,11 +100,6 @@ func neutralise(cells []string) []string {
 // num formats a score or share compactly: no exponent, at most four decimals.
 func num(f float64) string {
 	return strconv.FormatFloat(roundTo(f, 4), 'f', -1, 64)
-}
-
-// percentNum formats a share 0..1 as a percentage number with at most one decimal.
-func percentNum(share float64) string {
-	return strconv.FormatFloat(roundTo(share*100, 1), 'f', -1, 64)
 }
 
 // conversationName is how a conversation is named in text: its export id, or its

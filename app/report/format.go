@@ -3,16 +3,13 @@ package report
 import (
 	"math"
 	"strconv"
+
+	"github.com/checkup-dev/checkup/workers/percent"
 )
 
-// Percent formats a share 0..1 as a whole percentage, "<1%" for small non-zero shares.
-func Percent(share float64) string {
-	p := share * 100
-	if p > 0 && p < 1 {
-		return "<1%"
-	}
-	return strconv.Itoa(int(math.Round(p))) + "%"
-}
+// Percent formats a share 0..1 for people: percent.Format, the one way the page, the
+// CSV files, report.md and the analyzers' texts write a share ("6.5%" for 13 of 200).
+func Percent(share float64) string { return percent.Format(share) }
 
 // Score formats a score with at most one decimal.
 func Score(f float64) string {

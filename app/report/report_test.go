@@ -97,10 +97,7 @@ func TestDownloadsAgreeWithReportJSON(t *testing.T) {
 		require.Equal(t, a.Title, rows[i+1][3])
 		require.Equal(t, strconv.Itoa(a.Conversations), rows[i+1][4])
 		require.Equal(t, "share_percent", rows[0][5])
-		share, err := strconv.ParseFloat(rows[i+1][5], 64)
-		require.NoError(t, err)
-		require.InDelta(t, a.Share*100, share, 0.05, "the share is a percentage")
-		require.Equal(t, report.Percent(a.Share), report.Percent(share/100), "it rounds to what the page shows")
+		require.Equal(t, report.Percent(a.Share), rows[i+1][5], "the share is written as the page writes it")
 	}
 	require.Contains(t, actions.String(), `'=HYPERLINK`, "a cell starting with = is neutralised")
 

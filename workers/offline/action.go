@@ -4,12 +4,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/percent"
 	"github.com/checkup-dev/checkup/workers/textmatch"
 )
 
@@ -116,8 +116,8 @@ func share(b analyzer.ClusterBrief) string {
 	if b.AnalysedCount <= 0 {
 		return fmt.Sprintf("%d conversations", b.ConversationCount)
 	}
-	pct := math.Round(100 * float64(b.ConversationCount) / float64(b.AnalysedCount))
-	return fmt.Sprintf("%d of %d analysed conversations (%.0f%%)", b.ConversationCount, b.AnalysedCount, pct)
+	return fmt.Sprintf("%d of %d analysed conversations (%s)", b.ConversationCount, b.AnalysedCount,
+		percent.Of(b.ConversationCount, b.AnalysedCount))
 }
 
 // exampleRef names an example's place: "conversation airline-task00-trial0, turn 22".
