@@ -105,7 +105,8 @@ func (m mdWriter) header(r Report) {
 	rel := r.Reliability
 	m.p("- Analyzer answers: %d valid on the first try, %d repaired, %d could not be used (those conversations are left out).", rel.FirstPassValid, rel.Repaired, rel.Isolated)
 	if r.Usage.LLMCalls > 0 {
-		m.p("- Model usage: %d calls, %d prompt tokens, %d completion tokens.", r.Usage.LLMCalls, r.Usage.PromptTokens, r.Usage.CompletionTokens)
+		m.p("- Model usage: %s, %s, %s.", plural(r.Usage.LLMCalls, "call", "calls"),
+			plural(int(r.Usage.PromptTokens), "prompt token", "prompt tokens"), plural(int(r.Usage.CompletionTokens), "completion token", "completion tokens"))
 	}
 	m.p("")
 }
@@ -121,8 +122,8 @@ func (m mdWriter) actions(r Report) {
 		m.p("### %d. [%s] %s", a.Rank, a.Type, mdText(a.Title))
 		m.p("")
 		p := a.PriorityParts
-		m.p("%d conversations (%s of analysed) · priority %s of 100 (prevalence %s + severity %s + confidence %s) · fix in %s",
-			a.Conversations, Percent(a.Share), Score(a.PriorityScore), Score(p.PrevalenceTerm), Score(p.SeverityTerm),
+		m.p("%s (%s of analysed) · priority %s of 100 (prevalence %s + severity %s + confidence %s) · fix in %s",
+			plural(a.Conversations, "conversation", "conversations"), Percent(a.Share), Score(a.PriorityScore), Score(p.PrevalenceTerm), Score(p.SeverityTerm),
 			Score(p.ConfidenceTerm), mdText(FixLocationLabel(a.FixLocation)))
 		m.p("")
 		if o := a.LabelOutcomes; o != nil && a.FailureRateIn != nil && a.FailureRateOut != nil && a.ExcessFailures != nil && a.QValue != nil {
@@ -279,10 +280,10 @@ func (m mdWriter) risks(r Report) {
 	}
 	m.p("## Risk screening")
 	m.p("")
-	m.p("%d conversations screened without a model; %d flagged; %d chosen for diagnosis.", rs.Screened, rs.Flagged, rs.Selected)
+	m.p("%s screened without a model; %d flagged; %d chosen for diagnosis.", plural(rs.Screened, "conversation", "conversations"), rs.Flagged, rs.Selected)
 	m.p("")
 	for _, k := range rs.Kinds {
-		m.p("- %s: %d conversations, %d flags", RiskKindLabel(k.Kind), k.Conversations, k.Flags)
+		m.p("- %s: %s, %s", RiskKindLabel(k.Kind), plural(k.Conversations, "conversation", "conversations"), plural(k.Flags, "flag", "flags"))
 		for _, e := range k.Examples {
 			m.p("  - conversation %s, turn %d: %s", mdText(conversationName(e.ConversationID, e.Seq)), e.Turn, inlineQuote(e.Quote))
 		}

@@ -43,6 +43,7 @@ func TestSharesReadTheSameEverywhere(t *testing.T) {
 		require.NoError(t, report.WriteMarkdown(&md, r))
 		require.Contains(t, md.String(), "("+c.want+" of analy", "report.md, the Action")
 		require.Contains(t, md.String(), "| "+c.want+" |", "report.md, the clusters")
+		require.NotContains(t, md.String(), "1 conversations", "report.md says 1 conversation")
 
 		action, err := offline.New(offline.Options{}).WriteAction(context.Background(), analyzer.ClusterBrief{
 			Type: analyzer.TypeAction, Category: "user_repeats", Title: "Users repeat themselves",

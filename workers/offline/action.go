@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/percent"
@@ -34,7 +36,7 @@ func (a *Analyzer) WriteAction(ctx context.Context, brief analyzer.ClusterBrief)
 	var problem strings.Builder
 	fmt.Fprintf(&problem, "%s %s.", strings.TrimSuffix(brief.Title, "."), howOften(brief))
 	if len(brief.Descriptions) > 0 {
-		fmt.Fprintf(&problem, " %s", textmatch.ClipQuote(brief.Descriptions[0], 300))
+		fmt.Fprintf(&problem, " %s", oneOfThem(textmatch.ClipQuote(brief.Descriptions[0], 300), brief.ConversationCount))
 	}
 	if ref != "" {
 		fmt.Fprintf(&problem, " Example: %s, %s.", ref, quote)
@@ -118,6 +120,20 @@ func share(b analyzer.ClusterBrief) string {
 	}
 	return fmt.Sprintf("%d of %d analysed conversations (%s)", b.ConversationCount, b.AnalysedCount,
 		percent.Of(b.ConversationCount, b.AnalysedCount))
+}
+
+// oneOfThem introduces a finding's description in its cluster's Action: it tells of one
+// conversation ("3 of 16 tool calls failed"), so in a cluster of several it is said to
+// be one of them, never presented as the cluster's own figure.
+func oneOfThem(desc string, conversations int) string {
+	if conversations <= 1 || desc == "" {
+		return desc
+	}
+	first, size := utf8.DecodeRuneInString(desc)
+	if second, _ := utf8.DecodeRuneInString(desc[size:]); unicode.IsUpper(first) && unicode.IsLower(second) {
+		desc = string(unicode.ToLower(first)) + desc[size:]
+	}
+	return "In one of them, " + desc
 }
 
 // exampleRef names an example's place: "conversation airline-task00-trial0, turn 22".

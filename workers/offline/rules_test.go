@@ -334,7 +334,7 @@ func TestDiagnoseSummary(t *testing.T) {
 	d := diagnose(t, a, sys(testPolicy), u("Book HAT001"), as("HAT001 for $120. Shall I book it?"), u("Yes"),
 		toolCall("c1", "book_reservation", `{"flight":"HAT001"}`), res("c1", "Error: card declined"),
 		as("Your booking is confirmed!"), u("Great, thanks"))
-	require.Equal(t, "A conversation of 7 turns, 3 from the user, in which the agent made 1 tool call (book_reservation); "+
+	require.Equal(t, "A conversation of 8 turns, 3 from the user, in which the agent made 1 tool call (book_reservation); "+
 		"outcome: partially resolved. Found: agent claims success after a failed tool call; tool call returns an error.", d.Summary)
 }
 

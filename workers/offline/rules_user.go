@@ -45,8 +45,13 @@ func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 	if n <= a.opt.LongTurns {
 		return nil
 	}
-	desc := fmt.Sprintf("The conversation took %d turns (%d tool calls), more than the %d that mark a long conversation.",
-		n, len(v.calls), a.opt.LongTurns)
+	// n leaves the system prompt out; the turns are numbered with it, so say so.
+	besides := ""
+	if n < len(v.conv.Messages) {
+		besides = " besides the system prompt"
+	}
+	desc := fmt.Sprintf("The conversation took %d turns%s (%d tool calls), more than the %d that mark a long conversation.",
+		n, besides, len(v.calls), a.opt.LongTurns)
 	if earlier, later, _ := v.similarPair(transcript.RoleAssistant, repeatMinWeight, repeatSimilarity); later > 0 {
 		desc += fmt.Sprintf(" At turn %d the agent repeats its message of turn %d.", later, earlier)
 		return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteTurn(later))}

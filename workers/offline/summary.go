@@ -30,7 +30,8 @@ func outcome(handedOff bool, end ending, findings []analyzer.Finding) string {
 }
 
 // summary writes one or two sentences from the facts: length, tools used, what went
-// wrong.
+// wrong. The length counts every turn as the transcript numbers them (a system prompt
+// is turn 1), so it is the last turn's number.
 func summary(v *view, outcome string, findings []analyzer.Finding) string {
 	users := 0
 	for _, m := range v.conv.Messages {
@@ -39,7 +40,7 @@ func summary(v *view, outcome string, findings []analyzer.Finding) string {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "A conversation of %d turns, %d from the user", v.turns(), users)
+	fmt.Fprintf(&b, "A conversation of %d turns, %d from the user", len(v.conv.Messages), users)
 	if tools := toolNames(v); len(tools) > 0 {
 		shown := tools[:min(len(tools), 4)]
 		more := ""
