@@ -91,7 +91,7 @@ func (m mdWriter) header(r Report) {
 	m.p("## In numbers")
 	m.p("")
 	pop := r.Population
-	m.p("- Conversations uploaded: %d; kept after the quality checks: %d; analysed: %d.", pop.Uploaded, pop.Kept, pop.Analysed)
+	m.p("- Conversations uploaded: %d; kept after the quality checks: %d; analyzed: %d.", pop.Uploaded, pop.Kept, pop.Analysed)
 	risks, improvements := 0, 0
 	for _, a := range r.Actions {
 		if a.Type == "RISK" {
@@ -122,12 +122,12 @@ func (m mdWriter) actions(r Report) {
 		m.p("### %d. [%s] %s", a.Rank, a.Type, mdText(a.Title))
 		m.p("")
 		p := a.PriorityParts
-		m.p("%s (%s of analysed) · priority %s of 100 (prevalence %s + severity %s + confidence %s) · fix in %s",
+		m.p("%s (%s of analyzed) · priority %s of 100 (prevalence %s + severity %s + confidence %s) · fix in %s",
 			plural(a.Conversations, "conversation", "conversations"), Percent(a.Share), Score(a.PriorityScore), Score(p.PrevalenceTerm), Score(p.SeverityTerm),
 			Score(p.ConfidenceTerm), mdText(FixLocationLabel(a.FixLocation)))
 		m.p("")
 		if o := a.LabelOutcomes; o != nil && a.FailureRateIn != nil && a.FailureRateOut != nil && a.ExcessFailures != nil && a.QValue != nil {
-			m.p("%d of its labelled conversations failed (%s, against %s of the others): it explains %s failures beyond what its size predicts (q %s).",
+			m.p("%d of its labeled conversations failed (%s, against %s of the others): it explains %s failures beyond what its size predicts (q %s).",
 				o.Failed, Percent(*a.FailureRateIn), Percent(*a.FailureRateOut), Score(*a.ExcessFailures), PValue(*a.QValue))
 			m.p("")
 		}
@@ -257,7 +257,7 @@ func (m mdWriter) expected(r Report) {
 			continue
 		}
 		if first {
-			m.p("## Expected behaviour")
+			m.p("## Expected behavior")
 			m.p("")
 			m.p("What the agent did because its own policy says so: shown for review, never an Action.")
 			m.p("")
@@ -295,7 +295,7 @@ func (m mdWriter) population(r Report) {
 	if len(r.Funnel) == 0 {
 		return
 	}
-	m.p("## Which conversations were analysed")
+	m.p("## Which conversations were analyzed")
 	m.p("")
 	m.p("| Step | Removed | Remaining | Why |")
 	m.p("|---|---:|---:|---|")

@@ -136,7 +136,7 @@ func TestDownloadsAgreeWithReportJSON(t *testing.T) {
 		require.Contains(t, text, "### "+strconv.Itoa(a.Rank)+". ["+a.Type+"]")
 	}
 	require.NotContains(t, text, "### "+strconv.Itoa(len(r.Actions)+1)+".")
-	require.Contains(t, text, "analysed: 5.")
+	require.Contains(t, text, "analyzed: 5.")
 	require.Contains(t, text, "Actions: 2 (1 risk, 1 improvement), from 3 issue clusters.")
 }
 

@@ -470,7 +470,7 @@ func ExpectedBehaviour(cs []report.Cluster) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
 		if hasExpected(cs) {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "<section class=\"panel\" data-testid=\"expected\"><h2>Expected behaviour</h2><p class=\"muted\">What the agent did because its own policy (its system prompt) says so. It is shown for review and is never an Action.</p><ul>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "<section class=\"panel\" data-testid=\"expected\"><h2>Expected behavior</h2><p class=\"muted\">What the agent did because its own policy (its system prompt) says so. It is shown for review and is never an Action.</p><ul>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -354,7 +354,7 @@ func RunDetails(r report.Report) templ.Component {
 func AnalyzerText(a report.Analysis, t report.Task) string {
 	switch {
 	case a.Analyzer == "" && t.Terminal:
-		return "No conversation was analysed."
+		return "No conversation was analyzed."
 	case a.Analyzer == "":
 		return "Chosen when the diagnosis starts."
 	case a.Offline:

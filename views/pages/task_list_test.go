@@ -51,7 +51,7 @@ func TestTaskListRowsPollOnlyWhileRunning(t *testing.T) {
 	done := rows.Eq(1)
 	require.Zero(t, done.Find("[hx-trigger]").Length(), "a finished task does not poll")
 	require.Equal(t, "Completed", done.Find(`[data-testid="status-badge"]`).Text())
-	require.Contains(t, done.Find(`[data-testid="task-counts"]`).Text(), "2 could not be analysed")
+	require.Contains(t, done.Find(`[data-testid="task-counts"]`).Text(), "2 could not be analyzed")
 	require.Equal(t, 1, doc.Find("[hx-trigger]").Length(), "only running rows poll")
 
 	older := testid(doc, "older")

@@ -373,7 +373,7 @@ func uploadFormats() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<section class=\"formats\" data-testid=\"upload-formats\"><h2>What Checkup reads</h2><p>Most agent platforms export one of these. Checkup recognises the format from the content, whatever the file is called; each may also be gzip-compressed (<code>.gz</code>).</p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<section class=\"formats\" data-testid=\"upload-formats\"><h2>What Checkup reads</h2><p>Most agent platforms export one of these. Checkup recognizes the format from the content, whatever the file is called; each may also be gzip-compressed (<code>.gz</code>).</p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

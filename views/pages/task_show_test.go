@@ -55,7 +55,7 @@ func TestTaskPageWhenFinished(t *testing.T) {
 	require.Equal(t, []string{"RISK", "ACTION"}, types)
 	first := actions.Eq(0)
 	require.Contains(t, first.Find(`[data-testid="action-size"]`).Text(), "4 conversations")
-	require.Contains(t, first.Find(`[data-testid="action-size"]`).Text(), "4.3% of the analysed conversations")
+	require.Contains(t, first.Find(`[data-testid="action-size"]`).Text(), "4.3% of the analyzed conversations")
 	require.Equal(t, "80", first.Find(`[data-testid="priority-score"]`).Text())
 	require.Equal(t, "40", first.Find(`[data-testid="priority-severity"]`).Text())
 	require.Equal(t, 2, first.Find(`[data-testid="action-recommendation"] li`).Length())

@@ -29,7 +29,7 @@ type Outcomes struct {
 
 // ExcessFormula is how the failures a cluster explains are counted; ACTION candidates
 // are ranked by it when the upload carries labels.
-const ExcessFormula = "excess failures = failed in cluster − labelled in cluster × failure rate of all labelled conversations"
+const ExcessFormula = "excess failures = failed in cluster − labeled in cluster × failure rate of all labeled conversations"
 
 // SplitByOutcome sets each cluster's Outcomes from the labels of the analysed
 // conversations (seq → label; transcript.LabelNone for a conversation without one).

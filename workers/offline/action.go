@@ -44,7 +44,7 @@ func (a *Analyzer) WriteAction(ctx context.Context, brief analyzer.ClusterBrief)
 
 	steps := pb.steps(factsOf(brief, quote))
 	if ref != "" {
-		test := cmp.Or(pb.test, "Add a regression test from %s: replay the conversation up to that turn and assert the corrected behaviour.")
+		test := cmp.Or(pb.test, "Add a regression test from %s: replay the conversation up to that turn and assert the corrected behavior.")
 		steps = append(steps, fmt.Sprintf(test, ref))
 	}
 	title := pb.title
@@ -118,7 +118,7 @@ func share(b analyzer.ClusterBrief) string {
 	if b.AnalysedCount <= 0 {
 		return fmt.Sprintf("%d conversations", b.ConversationCount)
 	}
-	return fmt.Sprintf("%d of %d analysed conversations (%s)", b.ConversationCount, b.AnalysedCount,
+	return fmt.Sprintf("%d of %d analyzed conversations (%s)", b.ConversationCount, b.AnalysedCount,
 		percent.Of(b.ConversationCount, b.AnalysedCount))
 }
 

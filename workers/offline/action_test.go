@@ -29,14 +29,14 @@ func TestWriteAction(t *testing.T) {
 	act := r.Value
 	require.Equal(t, "Make the agent check tool results before confirming success", act.Title)
 	require.Equal(t, "prompt", act.FixLocation)
-	require.Equal(t, "Agent claims success after a failed tool call in 23 of 92 analysed conversations (25%). "+
+	require.Equal(t, "Agent claims success after a failed tool call in 23 of 92 analyzed conversations (25%). "+
 		"In one of them, book_reservation failed at turn 22, yet at turn 23 the agent told the user it had succeeded. "+
 		"Example: conversation airline-task00-trial1, turn 23, “Your reservation has been successfully booked.”.", act.Problem)
 	require.Len(t, act.Recommendation, 3)
 	require.Contains(t, act.Recommendation[0], "Add to the system prompt")
-	require.Equal(t, "Add a regression test from conversation airline-task00-trial1, turn 23: replay the conversation up to that turn and assert the corrected behaviour.",
+	require.Equal(t, "Add a regression test from conversation airline-task00-trial1, turn 23: replay the conversation up to that turn and assert the corrected behavior.",
 		act.Recommendation[2])
-	require.True(t, strings.HasSuffix(act.ExpectedImpact, "This affects 23 of 92 analysed conversations (25%)."))
+	require.True(t, strings.HasSuffix(act.ExpectedImpact, "This affects 23 of 92 analyzed conversations (25%)."))
 }
 
 // TestToolErrorActionSaysWhoseCountItIs: a tool-error cluster's description counts the
@@ -49,7 +49,7 @@ func TestToolErrorActionSaysWhoseCountItIs(t *testing.T) {
 	b.Descriptions = []string{"1 of 9 tool calls failed: get_plan at turn 4 (“Error: not found”)."}
 	r, err := New(Options{}).WriteAction(context.Background(), b)
 	require.NoError(t, err)
-	require.Contains(t, r.Value.Problem, "in 29 of 92 analysed conversations (32%). In one of them, 1 of 9 tool calls failed: get_plan")
+	require.Contains(t, r.Value.Problem, "in 29 of 92 analyzed conversations (32%). In one of them, 1 of 9 tool calls failed: get_plan")
 	b.ConversationCount = 1
 	r, err = New(Options{}).WriteAction(context.Background(), b)
 	require.NoError(t, err)

@@ -179,7 +179,7 @@ func playbookFor(category, title string) playbook {
 			steps: func(f facts) []string {
 				return []string{
 					fmt.Sprintf("Read the turns just before the frustration (for example %s) and fix what the agent failed to do there.", orSo(f.example)),
-					"Add to the system prompt: when the user is frustrated, acknowledge it, summarise what is known and offer the fastest path, including a human.",
+					"Add to the system prompt: when the user is frustrated, acknowledge it, summarize what is known and offer the fastest path, including a human.",
 					"Track the share of conversations with frustration markers after the fix.",
 				}
 			},
@@ -200,14 +200,14 @@ func playbookFor(category, title string) playbook {
 			impact: "Fewer users leave with their request not done, which is the core measure of the agent's usefulness.",
 			steps: fixed(
 				"Review where the request stalled in the example and add the missing tool, knowledge or policy.",
-				"When the user has to fetch information, have the agent summarise exactly what is needed to finish, so the next conversation starts there.",
+				"When the user has to fetch information, have the agent summarize exactly what is needed to finish, so the next conversation starts there.",
 				"When the agent's last message asks the user something, make it one clear question with the options, so the user can answer it at once.",
 			),
 		}
 	case "human_handoff":
 		if title == ruleHumanIgnored.spec().title {
 			return playbook{
-				title: "Honour requests for a human agent", fix: "policy",
+				title: "Honor requests for a human agent", fix: "policy",
 				impact: "Users who ask for a person get one, instead of being kept in a loop they want to leave.",
 				steps: fixed(
 					"Add to the system prompt: when the user asks for a person, transfer them (with a summary) unless policy says otherwise, and say why if not.",
@@ -250,7 +250,7 @@ func playbookFor(category, title string) playbook {
 			impact: "Shorter conversations cost fewer tokens and less of the user's time, and fail less often.",
 			steps: fixed(
 				"Find the steps that took most turns in the example and shortcut them: ask for all required details at once, look things up instead of asking.",
-				"Set a turn budget after which the agent summarises and offers a human agent.",
+				"Set a turn budget after which the agent summarizes and offers a human agent.",
 			),
 			test: "Add a regression test from %s: replay the user's side of the conversation and assert the agent reaches the outcome in far fewer turns.",
 		}
