@@ -1,9 +1,10 @@
-// Package static embeds the stylesheet and the vendored htmx served under /static/.
+// Package static embeds what is served under /static/: the stylesheet, the vendored
+// htmx and the icon (also at /favicon.ico, where browsers and feed readers look for it).
 package static
 
 import "embed"
 
-// FS holds css/ and js/.
+// FS holds css/, js/ and the icon as SVG and ICO.
 //
-//go:embed css js
+//go:embed css js favicon.svg favicon.ico
 var FS embed.FS

@@ -13,6 +13,9 @@ import (
 	"github.com/checkup-dev/checkup/views/pages"
 )
 
+// errNoPage answers an address no route serves.
+var errNoPage = echo.NewHTTPError(http.StatusNotFound, "There is no page at this address. Check the link, or go back to your diagnoses.")
+
 // handleError is the one place errors become responses: people get a sentence, the
 // log gets the error, and store.ErrNotFound is the 404 of a task that is not the
 // signed-in owner's. A browser's page request gets the sentence inside the site's
@@ -43,7 +46,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		_ = c.NoContent(code)
 		return
 	}
-	if wantsPage(c) {
+	if wantsPage(c) || (errors.Is(err, errNoPage) && acceptsHTML(c)) {
 		v := pages.ErrorView{Status: code, Message: msg}
 		if render(c, code, pages.ErrorPage(s.page(c, v.Heading()), v)) == nil {
 			return
@@ -55,9 +58,13 @@ func (s *Server) handleError(err error, c echo.Context) {
 // wantsPage reports whether the request is a browser asking for a page: not htmx, not
 // a file (a download, report.json, a static file) and accepting HTML.
 func wantsPage(c echo.Context) bool {
+	return !strings.Contains(path.Base(c.Request().URL.Path), ".") && acceptsHTML(c)
+}
+
+// acceptsHTML reports whether the request is a browser's navigation, not htmx's: an
+// address no route serves gets the site's page even when it looks like a file
+// (/index.php), since nothing else can be meant by it.
+func acceptsHTML(c echo.Context) bool {
 	r := c.Request()
-	if htmx.IsRequest(r) || strings.Contains(path.Base(r.URL.Path), ".") {
-		return false
-	}
-	return strings.Contains(r.Header.Get(echo.HeaderAccept), "text/html")
+	return !htmx.IsRequest(r) && strings.Contains(r.Header.Get(echo.HeaderAccept), "text/html")
 }

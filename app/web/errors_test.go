@@ -48,9 +48,29 @@ func TestNotFoundIsAPageForBrowsers(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, conv.StatusCode)
 	require.Equal(t, "There is no conversation 9 in this diagnosis.", testid(parse(t, conv), "error-message").Text())
 
-	unknown := browserGet(t, b.alice, "/no-such-page")
-	require.Equal(t, http.StatusNotFound, unknown.StatusCode)
-	require.Equal(t, 1, testid(parse(t, unknown), "error-page").Length())
+	for _, path := range []string{"/no-such-page", "/index.php", "/tasks/" + taskID + "/no/such/page"} {
+		unknown := browserGet(t, b.alice, path)
+		require.Equal(t, http.StatusNotFound, unknown.StatusCode, path)
+		doc := parse(t, unknown)
+		require.Equal(t, 1, testid(doc, "error-page").Length(), "%s gets the site's 404 page", path)
+		require.Contains(t, testid(doc, "error-message").Text(), "There is no page at this address", path)
+	}
+}
+
+// The icon is served to anyone, signed in or not, where browsers look for it, and
+// every page links it, so no page logs a 404 for it.
+func TestFaviconIsServed(t *testing.T) {
+	t.Parallel()
+	b := setupTasks(t)
+	anonymous := authtest.Anonymous(t, b.url)
+	for _, path := range []string{"/favicon.ico", "/static/favicon.svg"} {
+		resp := anonymous.Get(t, path)
+		require.Equal(t, http.StatusOK, resp.StatusCode, path)
+		require.NotEmpty(t, authtest.Body(t, resp), path)
+	}
+	require.Equal(t, "image/x-icon", anonymous.Get(t, "/favicon.ico").Header.Get("Content-Type"))
+	page := parse(t, browserGet(t, b.alice, "/tasks"))
+	require.Equal(t, "/static/favicon.svg", page.Find(`link[rel="icon"]`).AttrOr("href", ""))
 }
 
 // htmx, downloads and clients that do not ask for HTML keep a short plain answer.

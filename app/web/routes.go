@@ -1,7 +1,6 @@
 package web
 
 import (
-	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -30,6 +29,7 @@ func (s *Server) routes() {
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(s.deps.Metrics.Handler()))
 	e.StaticFS("/static", echo.MustSubFS(static.FS, ""))
+	e.GET("/favicon.ico", s.favicon)
 
 	e.GET("/login", s.auth.LoginPage)
 	e.GET("/auth/:provider", s.auth.Begin)
@@ -51,14 +51,14 @@ func (s *Server) routes() {
 	for _, d := range downloads() {
 		e.GET("/tasks/:id/"+d.name, s.taskDownload(d))
 	}
-	e.RouteNotFound("/*", func(c echo.Context) error { return echo.NewHTTPError(http.StatusNotFound) })
+	e.RouteNotFound("/*", func(c echo.Context) error { return errNoPage })
 }
 
 // access says what each route needs from a session: every route is private (a
 // signed-in user) unless listed here.
 func access(route string) auth.Access {
 	switch {
-	case route == "/healthz", route == "/readyz", route == "/metrics", strings.HasPrefix(route, "/static"):
+	case route == "/healthz", route == "/readyz", route == "/metrics", route == "/favicon.ico", strings.HasPrefix(route, "/static"):
 		return auth.Open
 	case route == "/login", strings.HasPrefix(route, "/auth/"):
 		return auth.Public
