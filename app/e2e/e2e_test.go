@@ -73,6 +73,7 @@ func TestDiagnosisInTheBrowser(t *testing.T) {
 		chromedp.SetUploadFiles(chromedp.CSS(`[data-testid="upload-file"]`), []string{sample(t)}),
 		chromedp.Click(chromedp.CSS(`[data-testid="upload-submit"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="task-page"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"]`)),
 		chromedp.Evaluate[chromedp.Void](`window.sameDocument = true`),
 	))
 
@@ -92,12 +93,15 @@ func TestDiagnosisInTheBrowser(t *testing.T) {
 		SameDocument bool     `json:"sameDocument"`
 		Triggers     int      `json:"triggers"`
 		Ranks        []string `json:"ranks"`
+		Flash        string   `json:"flash"`
 	}](`({sameDocument: window.sameDocument === true, triggers: document.querySelectorAll('[hx-trigger]').length,
-		ranks: [...document.querySelectorAll('[data-testid="action"]')].map(a => a.dataset.rank)})`))
+		ranks: [...document.querySelectorAll('[data-testid="action"]')].map(a => a.dataset.rank),
+		flash: document.getElementById('flash').textContent})`))
 	require.NoError(t, err)
 	require.True(t, state.SameDocument, "progress and results arrived without a reload")
 	require.Zero(t, state.Triggers, "polling stopped at the terminal state")
 	require.NotEmpty(t, state.Ranks, "the ranked Actions are shown")
+	require.Empty(t, state.Flash, "the upload's \"the diagnosis has started\" is gone once it has finished")
 	for i, r := range state.Ranks {
 		require.Equal(t, strconv.Itoa(i+1), r, "ranks 1..N in order")
 	}

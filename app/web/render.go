@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"net/http"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -34,4 +35,15 @@ func renderPage(c echo.Context, status int, full, fragment templ.Component) erro
 		return render(c, status, fragment)
 	}
 	return render(c, status, full)
+}
+
+// seeOther sends the browser on to path after a change: a 303 for a plain form, and
+// for htmx an HX-Redirect, which loads the page whole instead of swapping it into the
+// form.
+func seeOther(c echo.Context, path string) error {
+	if isFragment(c) {
+		c.Response().Header().Set(htmx.HeaderRedirect, path)
+		return c.NoContent(http.StatusOK)
+	}
+	return c.Redirect(http.StatusSeeOther, path)
 }

@@ -9,16 +9,27 @@ import (
 	"github.com/checkup-dev/checkup/app/web/flash"
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/views/components"
+	"github.com/checkup-dev/checkup/views/pages"
 )
 
 // taskCancel stops a task: a pending one at once, a running one after the step in
-// progress. It answers 303 back to the task page with a sentence saying which.
+// progress, and sends the browser back to the task page with a sentence saying which.
+// Like delete it asks first: htmx in a dialog before it sends the request, the plain
+// form (without confirm=yes) on a page of its own.
 func (s *Server) taskCancel(c echo.Context) error {
 	id, err := taskID(c)
 	if err != nil {
 		return err
 	}
-	status, err := s.store.CancelTask(c.Request().Context(), id, auth.OwnerFrom(c))
+	owner := auth.OwnerFrom(c)
+	if c.FormValue("confirm") != "yes" && !isFragment(c) {
+		t, err := s.store.Task(c.Request().Context(), id, owner)
+		if err != nil {
+			return err
+		}
+		return render(c, http.StatusOK, pages.TaskCancelConfirm(s.page(c, "Cancel "+t.Title), id.String(), t.Title))
+	}
+	status, err := s.store.CancelTask(c.Request().Context(), id, owner)
 	if err != nil {
 		return err
 	}
@@ -30,5 +41,5 @@ func (s *Server) taskCancel(c echo.Context) error {
 	default:
 		flash.Set(c, "This diagnosis had already finished, so there was nothing to cancel.")
 	}
-	return c.Redirect(http.StatusSeeOther, string(components.TaskURL(id.String())))
+	return seeOther(c, string(components.TaskURL(id.String())))
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/web/flash"
-	"github.com/checkup-dev/checkup/app/web/htmx"
 	"github.com/checkup-dev/checkup/views/pages"
 )
 
@@ -47,9 +46,5 @@ func (s *Server) taskDeleteHTMX(c echo.Context) error {
 		return err
 	}
 	flash.Set(c, deletedMessage)
-	if isFragment(c) {
-		c.Response().Header().Set(htmx.HeaderRedirect, "/tasks")
-		return c.NoContent(http.StatusOK)
-	}
-	return c.Redirect(http.StatusSeeOther, "/tasks")
+	return seeOther(c, "/tasks")
 }

@@ -126,6 +126,9 @@ func TestProgressPollsUntilTerminalThenSwapsInResults(t *testing.T) {
 	require.Zero(t, done.Find("[hx-trigger]").Length(), "the finished body stops polling")
 	require.Equal(t, "completed", testid(done, "task-page").AttrOr("data-status", ""))
 	require.Equal(t, 2, testid(done, "action").Length(), "the results appear")
+	cleared := done.Find(`#flash[hx-swap-oob="true"]`)
+	require.Equal(t, 1, cleared.Length(), "the flash above the page is cleared with it")
+	require.Empty(t, cleared.Text())
 
 	row = parseCell(t, htmx(t, b.alice, http.MethodGet, base+"/progress?view=row"))
 	require.Zero(t, row.Find("[hx-trigger]").Length())
@@ -139,6 +142,10 @@ func TestCancelRerunAndDelete(t *testing.T) {
 	base := "/tasks/" + pending.ID.String()
 
 	resp := b.alice.PostForm(t, base+"/cancel", nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "without confirm=yes, a page asks first")
+	require.Equal(t, 1, testid(parse(t, resp), "cancel-confirm").Length())
+	require.Equal(t, "pending", testid(parse(t, b.alice.Get(t, base)), "task-page").AttrOr("data-status", ""), "nothing canceled yet")
+	resp = b.alice.PostForm(t, base+"/cancel", url.Values{"confirm": {"yes"}})
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
 	require.Equal(t, base, resp.Header.Get("Location"))
 	page := parse(t, b.alice.Get(t, base))
@@ -174,6 +181,22 @@ func TestCancelRerunAndDelete(t *testing.T) {
 
 	resp = b.alice.Do(t, http.MethodPost, newURL+"/rerun", nil, "")
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+}
+
+// TestCancelFromHTMXGoesBackToThePage: the button's request, sent by htmx after its
+// dialog, cancels and sends the browser back to the whole task page.
+func TestCancelFromHTMXGoesBackToThePage(t *testing.T) {
+	t.Parallel()
+	b := setupTasks(t)
+	task := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Status: "running"})
+	base := "/tasks/" + task.ID.String()
+	form := testid(parse(t, b.alice.Get(t, base)), "cancel").Closest("form")
+	require.Equal(t, base+"/cancel", form.AttrOr("hx-post", ""))
+	require.Contains(t, form.AttrOr("hx-confirm", ""), "Cancel this diagnosis?", "it asks like delete does")
+	resp := htmx(t, b.alice, http.MethodPost, base+"/cancel")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, base, resp.Header.Get("HX-Redirect"))
+	require.Contains(t, testid(parse(t, b.alice.Get(t, base)), "flash").Text(), "Cancel requested")
 }
 
 func TestStateChangesNeedTheCSRFToken(t *testing.T) {

@@ -3,12 +3,14 @@ package web
 import (
 	"net/http"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/web/htmx"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
+	"github.com/checkup-dev/checkup/views/layout"
 	"github.com/checkup-dev/checkup/views/pages"
 )
 
@@ -16,7 +18,8 @@ import (
 // the status cell of the task list. While the task runs it costs one primary-key
 // lookup. When the task page's poll finds the task finished, it answers with the whole
 // finished page body, retargeted over the old one: the results appear without a
-// reload, and the new body has no trigger, so polling stops.
+// reload, and the new body has no trigger, so polling stops. The flash above it (the
+// upload's "the diagnosis has started") is cleared with it.
 func (s *Server) taskProgress(c echo.Context) error {
 	id, err := taskID(c)
 	if err != nil {
@@ -44,5 +47,6 @@ func (s *Server) taskProgress(c echo.Context) error {
 	}
 	c.Response().Header().Set(htmx.HeaderRetarget, "#task-page")
 	c.Response().Header().Set(htmx.HeaderReswap, "outerHTML")
-	return render(c, http.StatusOK, pages.TaskBody(pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c), MinConversations: s.deps.Config.MinConversations}))
+	body := pages.TaskBody(pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c), MinConversations: s.deps.Config.MinConversations})
+	return render(c, http.StatusOK, templ.Join(body, layout.FlashCleared()))
 }

@@ -42,6 +42,7 @@ func TestTaskPageWhenFinished(t *testing.T) {
 	require.Equal(t, "Support bot, March", testid(doc, "task-title").Text())
 	require.Equal(t, "completed", testid(doc, "task-page").AttrOr("data-status", ""))
 	require.Equal(t, 1, testid(doc, "offline-label").Length())
+	require.Zero(t, testid(doc, "model-badge").Length(), "an offline run names no model")
 	require.Contains(t, testid(doc, "analyzer").Text(), "Offline analysis")
 
 	actions := testid(doc, "action")
@@ -168,4 +169,15 @@ func TestTaskPageCanceledAndInsufficient(t *testing.T) {
 	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: few, MinConversations: 5}))
 	require.Zero(t, testid(doc, "rerun").Length())
 	require.Contains(t, testid(doc, "insufficient-hint").Text(), "upload at least 5 usable conversations")
+}
+
+func TestLLMRunShowsItsModelAtTheTop(t *testing.T) {
+	t.Parallel()
+	r := sampleReport("completed")
+	r.Analysis = report.Analysis{Analyzer: "llm", Label: "LLM analysis", Model: "gpt-4o-mini", PromptVersion: "v3"}
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	badge := testid(doc, "model-badge")
+	require.Equal(t, "model gpt-4o-mini", badge.Text())
+	require.Equal(t, 1, badge.Closest(".meta").Length(), "beside the status, at the top")
+	require.Zero(t, testid(doc, "offline-label").Length())
 }
