@@ -181,3 +181,28 @@ func TestLLMRunShowsItsModelAtTheTop(t *testing.T) {
 	require.Equal(t, 1, badge.Closest(".meta").Length(), "beside the status, at the top")
 	require.Zero(t, testid(doc, "offline-label").Length())
 }
+
+// TestFoldedActionCardsSayWhatTheyHold: past the first three, an Action card's "What to
+// do" and its quotes are folded, and their headings show the first step and the first
+// quote with how many more there are.
+func TestFoldedActionCardsSayWhatTheyHold(t *testing.T) {
+	t.Parallel()
+	r := sampleReport("completed")
+	first := r.Actions[0]
+	r.Actions = nil
+	for rank := 1; rank <= 5; rank++ {
+		a := first
+		a.Rank = rank
+		r.Actions = append(r.Actions, a)
+	}
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	cards := testid(doc, "action")
+	require.Equal(t, 5, cards.Length())
+	third, fourth := cards.Eq(2), cards.Eq(3)
+	_, open := third.Find(`[data-testid="action-todo"]`).Attr("open")
+	require.True(t, open, "the first three are open")
+	_, open = fourth.Find(`[data-testid="action-todo"]`).Attr("open")
+	require.False(t, open, "the fourth is folded")
+	require.Equal(t, "Mask them. (+1 step)", fourth.Find(`[data-testid="action-todo-preview"]`).Text())
+	require.Equal(t, "“Your card 4242 4242”", fourth.Find(`[data-testid="action-evidence-preview"]`).Text())
+}
