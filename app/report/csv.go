@@ -17,7 +17,8 @@ const bom = "\ufeff"
 // WriteActionsCSV writes actions.csv: one row per ranked Action, in rank order, after
 // the byte order mark. share_percent is the share of the analyzed conversations written
 // as the page and report.md write it ("6.5%", which spreadsheets read as a number);
-// report.json keeps the fraction.
+// report.json keeps the fraction. evidence_links has, line for line with evidence, the
+// address of each quoted turn on the dashboard.
 func WriteActionsCSV(w io.Writer, r Report) error {
 	if _, err := io.WriteString(w, bom); err != nil {
 		return fmt.Errorf("report: actions.csv: %w", err)
@@ -26,21 +27,23 @@ func WriteActionsCSV(w io.Writer, r Report) error {
 	write := func(cells ...string) { _ = cw.Write(neutralise(cells)) }
 	write("rank", "type", "category", "title", "conversations", "share_percent", "priority_score",
 		"prevalence_term", "severity_term", "confidence_term", "severity", "confidence",
-		"problem", "recommendation", "expected_impact", "fix_location", "evidence")
+		"problem", "recommendation", "expected_impact", "fix_location", "evidence", "evidence_links")
 	for _, a := range r.Actions {
 		steps := make([]string, len(a.Recommendation))
 		for i, s := range a.Recommendation {
 			steps[i] = strconv.Itoa(i+1) + ". " + s
 		}
 		quotes := make([]string, len(a.Evidence))
+		links := make([]string, len(a.Evidence))
 		for i, q := range a.Evidence {
 			quotes[i] = fmt.Sprintf("%s turn %d: %s", conversationName(q.ConversationID, q.ConversationSeq), q.Turn, q.Quote)
+			links[i] = ConversationLink(r.BaseURL, r.Task.ID, q.ConversationSeq, q.Turn)
 		}
 		p := a.PriorityParts
 		write(strconv.Itoa(a.Rank), a.Type, a.Category, a.Title, strconv.Itoa(a.Conversations), Percent(a.Share),
 			num(a.PriorityScore), num(p.PrevalenceTerm), num(p.SeverityTerm), num(p.ConfidenceTerm),
 			num(a.Severity), num(a.Confidence), a.Problem, strings.Join(steps, "\n"), a.ExpectedImpact,
-			a.FixLocation, strings.Join(quotes, "\n"))
+			a.FixLocation, strings.Join(quotes, "\n"), strings.Join(links, "\n"))
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {
@@ -100,6 +103,17 @@ func neutralise(cells []string) []string {
 // num formats a score or share compactly: no exponent, at most four decimals.
 func num(f float64) string {
 	return strconv.FormatFloat(roundTo(f, 4), 'f', -1, 64)
+}
+
+// ConversationLink is the address of a turn of a conversation of a task on the
+// dashboard at base (BASE_URL): /tasks/{id}/conversations/{seq}#turn-{turn}, without
+// the fragment for turn 0.
+func ConversationLink(base, taskID string, seq, turn int) string {
+	u := strings.TrimRight(base, "/") + "/tasks/" + taskID + "/conversations/" + strconv.Itoa(seq)
+	if turn > 0 {
+		u += "#turn-" + strconv.Itoa(turn)
+	}
+	return u
 }
 
 // conversationName is how a conversation is named in text: its export id, or its

@@ -41,6 +41,9 @@ type Report struct {
 	// leaves them empty (and report.json always has them).
 	Findings      []Finding      `json:"findings"`
 	Conversations []Conversation `json:"conversations"`
+	// BaseURL is the dashboard's public address (BASE_URL), which actions.csv links the
+	// cited conversations under; it is not part of report.json.
+	BaseURL string `json:"-"`
 }
 
 // Task is the task's identity, state and source.

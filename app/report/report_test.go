@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	stdhtml "html"
 	"strconv"
 	"strings"
@@ -86,6 +87,7 @@ func TestDownloadsAgreeWithReportJSON(t *testing.T) {
 	t.Parallel()
 	b := setup(t, reporttest.Task{})
 	r := b.build(t)
+	r.BaseURL = "https://checkup.example/"
 
 	var actions bytes.Buffer
 	require.NoError(t, report.WriteActionsCSV(&actions, r))
@@ -98,6 +100,12 @@ func TestDownloadsAgreeWithReportJSON(t *testing.T) {
 		require.Equal(t, strconv.Itoa(a.Conversations), rows[i+1][4])
 		require.Equal(t, "share_percent", rows[0][5])
 		require.Equal(t, report.Percent(a.Share), rows[i+1][5], "the share is written as the page writes it")
+		require.Equal(t, "evidence_links", rows[0][17])
+		links := strings.Split(rows[i+1][17], "\n")
+		require.Len(t, links, len(a.Evidence), "one link per quote")
+		for j, q := range a.Evidence {
+			require.Equal(t, fmt.Sprintf("https://checkup.example/tasks/%s/conversations/%d#turn-%d", r.Task.ID, q.ConversationSeq, q.Turn), links[j])
+		}
 	}
 	require.Contains(t, actions.String(), `'=HYPERLINK`, "a cell starting with = is neutralised")
 

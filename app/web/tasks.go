@@ -31,5 +31,7 @@ func (s *Server) taskReport(c echo.Context, id uuid.UUID, detail store.ReportDet
 	if err != nil {
 		return report.Report{}, err
 	}
-	return report.Build(rows, time.Now())
+	r, err := report.Build(rows, time.Now())
+	r.BaseURL = s.deps.Config.BaseURL
+	return r, err
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+
+	"github.com/checkup-dev/checkup/app/report"
 )
 
 // FormatTime shows a time to people, in UTC so every reader sees the same value.
@@ -86,9 +88,5 @@ func TaskPath(id, rest string) string { return "/tasks/" + id + "/" + rest }
 
 // ConversationURL links to a turn of a conversation of a task.
 func ConversationURL(taskID string, seq, turn int) templ.SafeURL {
-	u := fmt.Sprintf("/tasks/%s/conversations/%d", taskID, seq)
-	if turn > 0 {
-		u += "#turn-" + strconv.Itoa(turn)
-	}
-	return templ.SafeURL(u)
+	return templ.SafeURL(report.ConversationLink("", taskID, seq, turn))
 }
