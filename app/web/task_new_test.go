@@ -38,7 +38,9 @@ func TestUploadPage(t *testing.T) {
 	limits := testid(doc, "upload-limits").Text()
 	require.Contains(t, limits, "up to 50 MB as uploaded")
 	require.Contains(t, limits, "Up to 1,234 conversations per file, 2,000 messages per conversation")
-	require.Contains(t, testid(doc, "upload-sample").Text(), "testdata/airline-100.jsonl")
+	sample := c.Get(t, testid(doc, "upload-sample").AttrOr("href", ""))
+	require.Equal(t, http.StatusOK, sample.StatusCode, "the offered sample downloads")
+	require.Equal(t, "application/gzip", sample.Header.Get("Content-Type"))
 
 	anonymous := authtest.Anonymous(t, b.url)
 	resp = anonymous.Get(t, "/tasks/new")

@@ -37,7 +37,9 @@ func TestUploadPageListsFormatsWithExamplesAndLimits(t *testing.T) {
 		require.Contains(t, l, want)
 	}
 	require.Contains(t, testid(doc, "upload-form").Text(), "named after the file")
-	require.Equal(t, "testdata/airline-100.jsonl", testid(doc, "upload-sample").Text())
+	sample := testid(doc, "upload-sample")
+	require.Equal(t, "/static/sample/conversations.jsonl.gz", sample.AttrOr("href", ""), "the sample is offered as a download")
+	require.NotContains(t, testid(doc, "upload-form").Text(), "testdata/", "no path inside the repository")
 }
 
 func TestUploadFormIsAPlainMultipartFormThatHTMXEnhances(t *testing.T) {
