@@ -546,6 +546,132 @@ func (q *Queries) ListAnalysisTasks(ctx context.Context, db DBTX, arg ListAnalys
 	return items, nil
 }
 
+const listCompareCandidates = `-- name: ListCompareCandidates :many
+
+WITH same_title AS MATERIALIZED (
+    SELECT s.id, s.title, s.status, s.created_at, s.finished_at, s.conversation_count, s.rerun_of, true AS same_title
+    FROM analysis_task s
+    WHERE s.owner_user_id = $2 AND s.title = $3 AND s.id <> $4 AND s.status IN ('completed', 'partial')
+    ORDER BY s.created_at DESC
+    LIMIT $1
+), other_title AS MATERIALIZED (
+    SELECT o.id, o.title, o.status, o.created_at, o.finished_at, o.conversation_count, o.rerun_of, false AS same_title
+    FROM analysis_task o
+    WHERE o.owner_user_id = $2 AND o.title <> $3 AND o.status IN ('completed', 'partial')
+    ORDER BY o.created_at DESC
+    LIMIT $1
+)
+SELECT id, title, status, created_at, finished_at, conversation_count, rerun_of, same_title FROM (SELECT id, title, status, created_at, finished_at, conversation_count, rerun_of, same_title FROM same_title UNION ALL SELECT id, title, status, created_at, finished_at, conversation_count, rerun_of, same_title FROM other_title) AS c
+ORDER BY c.same_title DESC, c.created_at DESC
+LIMIT $1
+`
+
+type ListCompareCandidatesParams struct {
+	MaxRows     int32
+	OwnerUserID int64
+	Title       string
+	ID          uuid.UUID
+}
+
+type ListCompareCandidatesRow struct {
+	ID                uuid.UUID
+	Title             string
+	Status            string
+	CreatedAt         time.Time
+	FinishedAt        *time.Time
+	ConversationCount int32
+	RerunOf           *uuid.UUID
+	SameTitle         bool
+}
+
+// Runs of one title: what a diagnosis is compared with, and the task list's trends.
+// The owner's finished diagnoses with results that task @id can be compared with:
+// those with its title first (re-runs keep the title), then the others, each newest
+// first. Both halves read an index in order and stop at @max_rows.
+func (q *Queries) ListCompareCandidates(ctx context.Context, db DBTX, arg ListCompareCandidatesParams) ([]ListCompareCandidatesRow, error) {
+	rows, err := db.Query(ctx, listCompareCandidates,
+		arg.MaxRows,
+		arg.OwnerUserID,
+		arg.Title,
+		arg.ID,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListCompareCandidatesRow
+	for rows.Next() {
+		var i ListCompareCandidatesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Title,
+			&i.Status,
+			&i.CreatedAt,
+			&i.FinishedAt,
+			&i.ConversationCount,
+			&i.RerunOf,
+			&i.SameTitle,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listTitleRuns = `-- name: ListTitleRuns :many
+SELECT p.id AS task_id, r.id AS run_id, r.created_at
+FROM analysis_task p
+CROSS JOIN LATERAL (
+    SELECT q.id, q.created_at
+    FROM analysis_task q
+    WHERE q.owner_user_id = p.owner_user_id AND q.title = p.title AND q.created_at <= p.created_at
+      AND q.status IN ('completed', 'partial')
+    ORDER BY q.created_at DESC
+    LIMIT $1::int
+) AS r
+WHERE p.owner_user_id = $2 AND p.id = ANY($3::uuid[])
+ORDER BY p.id, r.created_at
+`
+
+type ListTitleRunsParams struct {
+	PerTask     int32
+	OwnerUserID int64
+	Ids         []uuid.UUID
+}
+
+type ListTitleRunsRow struct {
+	TaskID    uuid.UUID
+	RunID     uuid.UUID
+	CreatedAt time.Time
+}
+
+// For each of the owner's tasks @ids, its title's finished runs with results up to
+// and including it, at most @per_task of the latest, oldest first: the points of its
+// trend on the task list.
+func (q *Queries) ListTitleRuns(ctx context.Context, db DBTX, arg ListTitleRunsParams) ([]ListTitleRunsRow, error) {
+	rows, err := db.Query(ctx, listTitleRuns, arg.PerTask, arg.OwnerUserID, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListTitleRunsRow
+	for rows.Next() {
+		var i ListTitleRunsRow
+		if err := rows.Scan(&i.TaskID, &i.RunID, &i.CreatedAt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const lockOwnerReruns = `-- name: LockOwnerReruns :exec
 
 SELECT pg_advisory_xact_lock($1::int, mod($2::bigint, 2147483647)::int)

@@ -46,6 +46,66 @@ func (q *Queries) InsertTaskClusters(ctx context.Context, db DBTX, arg InsertTas
 	return err
 }
 
+const listRunClusters = `-- name: ListRunClusters :many
+SELECT c.task_id, c.idx, c.type, c.category, c.title, c.prevalence, c.expected,
+       cardinality(c.conversation_seqs)::int AS conversations, a.rank AS action_rank
+FROM task_cluster c
+LEFT JOIN task_action a ON a.task_id = c.task_id AND a.owner_user_id = c.owner_user_id
+                       AND a.cluster_idx = c.idx AND a.rank IS NOT NULL
+WHERE c.owner_user_id = $1 AND c.task_id = ANY($2::uuid[])
+ORDER BY c.task_id, c.priority_score DESC, c.idx
+`
+
+type ListRunClustersParams struct {
+	OwnerUserID int64
+	TaskIds     []uuid.UUID
+}
+
+type ListRunClustersRow struct {
+	TaskID        uuid.UUID
+	Idx           int32
+	Type          string
+	Category      string
+	Title         string
+	Prevalence    float32
+	Expected      bool
+	Conversations int32
+	ActionRank    *int32
+}
+
+// The clusters of the owner's tasks @task_ids with their share and Action rank (NULL
+// without an Action), in each task's order: what the task list's top issues and trends
+// are drawn from.
+func (q *Queries) ListRunClusters(ctx context.Context, db DBTX, arg ListRunClustersParams) ([]ListRunClustersRow, error) {
+	rows, err := db.Query(ctx, listRunClusters, arg.OwnerUserID, arg.TaskIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListRunClustersRow
+	for rows.Next() {
+		var i ListRunClustersRow
+		if err := rows.Scan(
+			&i.TaskID,
+			&i.Idx,
+			&i.Type,
+			&i.Category,
+			&i.Title,
+			&i.Prevalence,
+			&i.Expected,
+			&i.Conversations,
+			&i.ActionRank,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listTaskClusters = `-- name: ListTaskClusters :many
 SELECT task_id, owner_user_id, idx, type, category, title, conversation_seqs, finding_count, prevalence, severity, confidence, priority_score, priority_parts, expected, label_failed, label_succeeded, label_unlabelled, failure_rate_in, failure_rate_out, failure_lift, excess_failures, p_value, q_value FROM task_cluster
 WHERE task_id = $1 AND owner_user_id = $2

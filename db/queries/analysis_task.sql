@@ -324,3 +324,43 @@ WHERE id IN (
     LIMIT @batch_size::int
     FOR UPDATE SKIP LOCKED
 );
+
+-- Runs of one title: what a diagnosis is compared with, and the task list's trends.
+
+-- name: ListCompareCandidates :many
+-- The owner's finished diagnoses with results that task @id can be compared with:
+-- those with its title first (re-runs keep the title), then the others, each newest
+-- first. Both halves read an index in order and stop at @max_rows.
+WITH same_title AS MATERIALIZED (
+    SELECT s.id, s.title, s.status, s.created_at, s.finished_at, s.conversation_count, s.rerun_of, true AS same_title
+    FROM analysis_task s
+    WHERE s.owner_user_id = @owner_user_id AND s.title = @title AND s.id <> @id AND s.status IN ('completed', 'partial')
+    ORDER BY s.created_at DESC
+    LIMIT @max_rows
+), other_title AS MATERIALIZED (
+    SELECT o.id, o.title, o.status, o.created_at, o.finished_at, o.conversation_count, o.rerun_of, false AS same_title
+    FROM analysis_task o
+    WHERE o.owner_user_id = @owner_user_id AND o.title <> @title AND o.status IN ('completed', 'partial')
+    ORDER BY o.created_at DESC
+    LIMIT @max_rows
+)
+SELECT * FROM (SELECT * FROM same_title UNION ALL SELECT * FROM other_title) AS c
+ORDER BY c.same_title DESC, c.created_at DESC
+LIMIT @max_rows;
+
+-- name: ListTitleRuns :many
+-- For each of the owner's tasks @ids, its title's finished runs with results up to
+-- and including it, at most @per_task of the latest, oldest first: the points of its
+-- trend on the task list.
+SELECT p.id AS task_id, r.id AS run_id, r.created_at
+FROM analysis_task p
+CROSS JOIN LATERAL (
+    SELECT q.id, q.created_at
+    FROM analysis_task q
+    WHERE q.owner_user_id = p.owner_user_id AND q.title = p.title AND q.created_at <= p.created_at
+      AND q.status IN ('completed', 'partial')
+    ORDER BY q.created_at DESC
+    LIMIT @per_task::int
+) AS r
+WHERE p.owner_user_id = @owner_user_id AND p.id = ANY(@ids::uuid[])
+ORDER BY p.id, r.created_at;

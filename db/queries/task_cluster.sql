@@ -25,3 +25,15 @@ SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.va
        (c.value -> 'outcomes' ->> 'p_value')::double precision, (c.value -> 'outcomes' ->> 'q_value')::double precision
 FROM analysis_task t, jsonb_array_elements(@clusters::jsonb) AS c(value)
 WHERE t.id = @task_id AND t.owner_user_id = @owner_user_id;
+
+-- name: ListRunClusters :many
+-- The clusters of the owner's tasks @task_ids with their share and Action rank (NULL
+-- without an Action), in each task's order: what the task list's top issues and trends
+-- are drawn from.
+SELECT c.task_id, c.idx, c.type, c.category, c.title, c.prevalence, c.expected,
+       cardinality(c.conversation_seqs)::int AS conversations, a.rank AS action_rank
+FROM task_cluster c
+LEFT JOIN task_action a ON a.task_id = c.task_id AND a.owner_user_id = c.owner_user_id
+                       AND a.cluster_idx = c.idx AND a.rank IS NOT NULL
+WHERE c.owner_user_id = @owner_user_id AND c.task_id = ANY(@task_ids::uuid[])
+ORDER BY c.task_id, c.priority_score DESC, c.idx;
