@@ -48,6 +48,8 @@ func (s *Server) routes() {
 	e.POST("/tasks/:id/delete", s.taskDelete)
 	e.DELETE("/tasks/:id", s.taskDeleteHTMX)
 	e.GET("/tasks/:id/conversations/:seq", s.conversationShow)
+	e.GET("/tasks/:id/compare", s.taskCompare)
+	e.GET("/tasks/:id/compare.json", s.taskCompareJSON)
 	for _, d := range downloads() {
 		e.GET("/tasks/:id/"+d.name, s.taskDownload(d))
 	}

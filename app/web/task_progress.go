@@ -47,6 +47,10 @@ func (s *Server) taskProgress(c echo.Context) error {
 	}
 	c.Response().Header().Set(htmx.HeaderRetarget, "#task-page")
 	c.Response().Header().Set(htmx.HeaderReswap, "outerHTML")
-	body := pages.TaskBody(pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c), MinConversations: s.deps.Config.MinConversations})
+	v, err := s.taskView(c, r)
+	if err != nil {
+		return err
+	}
+	body := pages.TaskBody(v)
 	return render(c, http.StatusOK, templ.Join(body, layout.FlashCleared()))
 }

@@ -1,6 +1,7 @@
 package components
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -33,8 +34,11 @@ type BarChart struct {
 	Title  string   // what the chart shows, read first by screen readers
 	Desc   string   // how to read it
 	Series []string // the name of each bar of a row, in order; a legend when there are two
-	Rows   []BarRow
-	Max    float64 // the value of a full-width bar; 0 takes the largest value
+	// Classes colour each series' bars (and its legend swatch) where a bar names no
+	// class of its own; by default s0, s1.
+	Classes []string
+	Rows    []BarRow
+	Max     float64 // the value of a full-width bar; 0 takes the largest value
 }
 
 // BarRow is one row: its label and the values of its bars.
@@ -92,10 +96,7 @@ func (c BarChart) layout() ([]drawnRow, int) {
 			if b.Value > 0 {
 				w = max(w, 1) // a non-zero value shows
 			}
-			class := b.Class
-			if class == "" {
-				class = "s" + strconv.Itoa(i)
-			}
+			class := cmp.Or(b.Class, c.seriesClass(i))
 			d.Bars = append(d.Bars, drawnBar{Y: y, Width: w, TextX: w + 4, Text: b.Text, Class: class})
 			name := ""
 			if i < len(c.Series) {
@@ -119,10 +120,18 @@ func (c BarChart) legend() []drawnBar {
 	var out []drawnBar
 	x := 0
 	for i, name := range c.Series {
-		out = append(out, drawnBar{Y: 2, Width: x, TextX: x + 14, Text: name, Class: "s" + strconv.Itoa(i)})
+		out = append(out, drawnBar{Y: 2, Width: x, TextX: x + 14, Text: name, Class: c.seriesClass(i)})
 		x += 14 + 7*textUnits(name) + 16
 	}
 	return out
+}
+
+// seriesClass is the class of series i's bars.
+func (c BarChart) seriesClass(i int) string {
+	if i < len(c.Classes) && c.Classes[i] != "" {
+		return c.Classes[i]
+	}
+	return "s" + strconv.Itoa(i)
 }
 
 // textUnits is roughly how many narrow characters wide s is: wide (CJK) characters

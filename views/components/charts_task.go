@@ -62,13 +62,13 @@ func ClusterShareChart(clusters []report.Cluster) BarChart {
 func DriverChart(ds []report.Driver) BarChart {
 	c := BarChart{ID: "driver-chart", Title: "Failure rate with and without each driver",
 		Desc:   "Two bars per feature: the share of failed conversations among those with it, and among those without it.",
-		Series: []string{"with", "without"}, Max: 1}
+		Series: []string{"with", "without"}, Classes: []string{"bad", "s1"}, Max: 1}
 	for i, d := range ds {
 		if i == chartRows {
 			break
 		}
 		c.Rows = append(c.Rows, BarRow{Label: report.DriverKindLabel(d.Kind) + ": " + d.Feature, Bars: []Bar{
-			{Value: d.RateWith, Text: report.Percent(d.RateWith), Class: "bad"},
+			{Value: d.RateWith, Text: report.Percent(d.RateWith)},
 			{Value: d.RateWithout, Text: report.Percent(d.RateWithout)},
 		}})
 	}

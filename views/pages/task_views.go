@@ -34,6 +34,9 @@ type TaskView struct {
 	Report           report.Report
 	CSRFToken        string
 	MinConversations int // the fewest usable conversations a diagnosis needs, said when there were too few
+	// CompareOptions are the diagnoses a finished one can be compared with; empty while
+	// it runs, or when there are none.
+	CompareOptions []CompareOption
 }
 
 // ConversationView is one conversation of a task.

@@ -1,0 +1,131 @@
+package web
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/app/report/compare"
+	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/db/taskstate"
+	"github.com/checkup-dev/checkup/views/pages"
+	"github.com/checkup-dev/checkup/workers/textmatch"
+)
+
+// compareCandidates is how many diagnoses the baseline picker offers.
+const compareCandidates = 50
+
+var (
+	errNoBaseline = echo.NewHTTPError(http.StatusBadRequest,
+		"Choose the diagnosis to compare this one with: pick it on the task page, or add ?baseline= and its id to the address.")
+	errSelfBaseline = echo.NewHTTPError(http.StatusBadRequest,
+		"A diagnosis cannot be compared with itself: choose another one as the baseline.")
+	errNoSuchBaseline = echo.NewHTTPError(http.StatusNotFound,
+		"There is no such baseline diagnosis, or it belongs to someone else.")
+)
+
+// taskCompare is the compare page: the task against ?baseline=, issue by issue.
+func (s *Server) taskCompare(c echo.Context) error {
+	current, baseline, err := s.comparedRuns(c)
+	if err != nil {
+		return err
+	}
+	cmp := compare.Compare(baseline, current)
+	options, err := s.compareOptions(c, current.Task, baseline.Task.ID)
+	if err != nil {
+		return err
+	}
+	v := pages.CompareView{Comparison: cmp, Options: options}
+	return render(c, http.StatusOK, pages.CompareShow(s.page(c, "Compare · "+current.Task.Title), v))
+}
+
+// taskCompareJSON is compare.json: the same comparison for scripts
+// (docs/compare-json.md).
+func (s *Server) taskCompareJSON(c echo.Context) error {
+	current, baseline, err := s.comparedRuns(c)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := compare.Compare(baseline, current).WriteJSON(&buf); err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	return c.Blob(http.StatusOK, "application/json", buf.Bytes())
+}
+
+// comparedRuns reads the task and its ?baseline=, both the signed-in owner's and both
+// finished with results. Every way the baseline can be wrong gets its own sentence.
+func (s *Server) comparedRuns(c echo.Context) (current, baseline report.Report, err error) {
+	id, err := taskID(c)
+	if err != nil {
+		return current, baseline, err
+	}
+	// The task first: another owner's is a 404 whatever its baseline says.
+	if current, err = s.taskReport(c, id, store.ReportPage); err != nil {
+		return current, baseline, err
+	}
+	raw := c.QueryParam("baseline")
+	if raw == "" {
+		return current, baseline, errNoBaseline
+	}
+	other, err := uuid.Parse(raw)
+	if err != nil {
+		return current, baseline, echo.NewHTTPError(http.StatusBadRequest,
+			fmt.Sprintf("The baseline %q is not the id of a diagnosis: pick it on the task page.", textmatch.ClipQuote(raw, 60)))
+	}
+	if other == id {
+		return current, baseline, errSelfBaseline
+	}
+	if baseline, err = s.taskReport(c, other, store.ReportPage); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			err = errNoSuchBaseline
+		}
+		return current, baseline, err
+	}
+	for _, r := range []report.Report{current, baseline} {
+		if err := comparable(r.Task); err != nil {
+			return current, baseline, err
+		}
+	}
+	return current, baseline, nil
+}
+
+// comparable refuses a run that has no results to compare (yet).
+func comparable(t report.Task) error {
+	switch {
+	case t.Status == taskstate.Completed || t.Status == taskstate.Partial:
+		return nil
+	case !t.Terminal:
+		return echo.NewHTTPError(http.StatusConflict,
+			fmt.Sprintf("The diagnosis %q has not finished yet: compare it once it has.", t.Title))
+	}
+	return echo.NewHTTPError(http.StatusConflict,
+		fmt.Sprintf("The diagnosis %q ended %s, without results to compare.", t.Title, t.Status.Label()))
+}
+
+// compareOptions is the baseline picker for task t: the owner's finished diagnoses
+// with results, those with its title first, the selected one marked.
+func (s *Server) compareOptions(c echo.Context, t report.Task, selected string) ([]pages.CompareOption, error) {
+	id, err := uuid.Parse(t.ID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.store.CompareCandidates(c.Request().Context(), id, t.Title, auth.OwnerFrom(c), compareCandidates)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]pages.CompareOption, len(rows))
+	for i, r := range rows {
+		rerun := (r.RerunOf != nil && r.RerunOf.String() == t.ID) || t.RerunOf == r.ID.String()
+		out[i] = pages.CompareOption{ID: r.ID.String(), Title: r.Title, CreatedAt: r.CreatedAt, Conversations: int(r.ConversationCount),
+			SameTitle: r.SameTitle, Rerun: rerun, Selected: r.ID.String() == selected}
+	}
+	return out, nil
+}

@@ -1,0 +1,99 @@
+package web_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/auth/authtest"
+	"github.com/checkup-dev/checkup/app/report/compare"
+	"github.com/checkup-dev/checkup/app/report/reporttest"
+)
+
+// TestComparePickerAndPage: a finished task offers the owner's other finished
+// diagnoses to compare with, those with its title first; the page and compare.json
+// say the same, and two runs of the same results have every issue the same.
+func TestComparePickerAndPage(t *testing.T) {
+	t.Parallel()
+	b := setupTasks(t)
+	baseline := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Title: "Support bot"})
+	other := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Title: "Sales bot"})
+	reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Title: "Support bot", Status: "running"})
+	reporttest.Insert(t, b.pool, b.bob.User.ID, reporttest.Task{Title: "Support bot"})
+	current := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Title: "Support bot"})
+	base := "/tasks/" + current.ID.String()
+
+	page := parse(t, b.alice.Get(t, base))
+	form := testid(page, "compare-form")
+	require.Equal(t, base+"/compare", form.AttrOr("action", ""))
+	require.Equal(t, "get", form.AttrOr("method", ""))
+	var offered []string
+	testid(page, "compare-select").Find("option").Each(func(_ int, o *goquery.Selection) { offered = append(offered, o.AttrOr("value", "")) })
+	require.Equal(t, []string{baseline.ID.String(), other.ID.String()}, offered,
+		"the same title first; no running task, no other owner's, not the task itself")
+	require.Equal(t, "Runs with the same title", testid(page, "compare-select").Find("optgroup").First().AttrOr("label", ""))
+
+	resp := b.alice.Get(t, base+"/compare?baseline="+baseline.ID.String())
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	doc := parse(t, resp)
+	rows := testid(doc, "compare-cluster")
+	require.Equal(t, current.Clusters, rows.Length())
+	rows.Each(func(_ int, s *goquery.Selection) { require.Equal(t, "same", s.AttrOr("data-change", "")) })
+	require.Equal(t, "3", testid(doc, "compare-count").Last().Find("b").Text(), "3 the same")
+	require.Equal(t, baseline.ID.String(), testid(doc, "compare-select").Find("option[selected]").AttrOr("value", ""))
+	require.Equal(t, 1, doc.Find(`[data-chart="compare-chart"]`).Length(), "before and after bars")
+
+	resp = b.alice.Get(t, base+"/compare.json?baseline="+baseline.ID.String())
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	var c compare.Comparison
+	require.NoError(t, json.Unmarshal([]byte(authtest.Body(t, resp)), &c))
+	require.Equal(t, baseline.ID.String(), c.Baseline.ID)
+	require.Equal(t, current.ID.String(), c.Current.ID)
+	require.Len(t, c.Clusters, current.Clusters)
+	for _, cl := range c.Clusters {
+		require.Equal(t, compare.Same, cl.Change)
+		require.Equal(t, cl.Baseline, cl.Current)
+		require.InDelta(t, 1, cl.PValue, 1e-9)
+	}
+}
+
+// TestCompareRefusesWithASentence: every wrong baseline is told apart, another owner's
+// task and baseline are 404s, and a run without results is a 409.
+func TestCompareRefusesWithASentence(t *testing.T) {
+	t.Parallel()
+	b := setupTasks(t)
+	current := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{}).ID.String()
+	running := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Status: "running"}).ID.String()
+	insufficient := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Status: "insufficient_data"}).ID.String()
+	bobs := reporttest.Insert(t, b.pool, b.bob.User.ID, reporttest.Task{}).ID.String()
+	for _, c := range []struct {
+		who      *authtest.Client
+		task, q  string
+		status   int
+		sentence string
+	}{
+		{b.alice, current, "", http.StatusBadRequest, "Choose the diagnosis to compare this one with"},
+		{b.alice, current, "?baseline=last", http.StatusBadRequest, `The baseline "last" is not the id of a diagnosis`},
+		{b.alice, current, "?baseline=" + current, http.StatusBadRequest, "cannot be compared with itself"},
+		{b.alice, current, "?baseline=" + uuid.NewString(), http.StatusNotFound, "no such baseline diagnosis"},
+		{b.alice, current, "?baseline=" + bobs, http.StatusNotFound, "no such baseline diagnosis"},
+		{b.bob, current, "?baseline=" + bobs, http.StatusNotFound, "There is no such diagnosis"},
+		{b.alice, current, "?baseline=" + running, http.StatusConflict, "has not finished yet"},
+		{b.alice, running, "?baseline=" + current, http.StatusConflict, "has not finished yet"},
+		{b.alice, current, "?baseline=" + insufficient, http.StatusConflict, "without results to compare"},
+	} {
+		for _, path := range []string{"/compare", "/compare.json"} {
+			resp := c.who.Get(t, "/tasks/"+c.task+path+c.q)
+			require.Equal(t, c.status, resp.StatusCode, "%s%s", path, c.q)
+			require.Contains(t, authtest.Body(t, resp), c.sentence, "%s%s", path, c.q)
+		}
+		page := browserGet(t, c.who, "/tasks/"+c.task+"/compare"+c.q)
+		require.Equal(t, 1, testid(parse(t, page), "error-page").Length(), "a browser gets the sentence in the site's page")
+	}
+	require.Zero(t, testid(parse(t, b.alice.Get(t, "/tasks/"+running)), "compare-form").Length(), "a running task offers no comparison")
+}

@@ -1,0 +1,107 @@
+package pages
+
+import (
+	"time"
+
+	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/app/report/compare"
+	"github.com/checkup-dev/checkup/views/components"
+)
+
+// CompareOption is a diagnosis the baseline picker offers.
+type CompareOption struct {
+	ID            string
+	Title         string
+	CreatedAt     time.Time
+	Conversations int
+	SameTitle     bool // the same title as the task: most likely an earlier run of the same agent
+	Rerun         bool // a re-run of the task, or the task it re-ran: the same conversations
+	Selected      bool
+}
+
+// Label is the option as the picker lists it.
+func (o CompareOption) Label() string {
+	s := o.Title + " · " + components.FormatTime(o.CreatedAt) + " · " + components.Plural(o.Conversations, "conversation", "conversations")
+	if o.Rerun {
+		s += " · re-run, same conversations"
+	}
+	return s
+}
+
+// CompareView is the compare page: the comparison and the picker to change its
+// baseline.
+type CompareView struct {
+	Comparison compare.Comparison
+	Options    []CompareOption
+}
+
+func sameTitle(options []CompareOption) bool {
+	for _, o := range options {
+		if o.SameTitle {
+			return true
+		}
+	}
+	return false
+}
+
+func otherTitles(options []CompareOption) bool {
+	for _, o := range options {
+		if !o.SameTitle {
+			return true
+		}
+	}
+	return false
+}
+
+// changeHelp says what a change means, under its count.
+func changeHelp(c compare.Change) string {
+	switch c {
+	case compare.Worse:
+		return "issues in a significantly larger share"
+	case compare.New:
+		return "issues only this run has"
+	case compare.Resolved:
+		return "issues only the baseline had"
+	case compare.Better:
+		return "issues in a significantly smaller share"
+	}
+	return "issues without a significant change"
+}
+
+func sideText(s compare.Side) string {
+	if s.Conversations == 0 {
+		return "—"
+	}
+	return components.Count(s.Conversations) + " (" + report.Percent(s.Share) + ")"
+}
+
+func analyzerName(r compare.Run) string {
+	switch {
+	case r.Analyzer == "offline":
+		return "offline rules"
+	case r.Model != "":
+		return "model " + r.Model
+	}
+	return r.Analyzer
+}
+
+func labelText(l report.Labelled) string {
+	if !l.Any() {
+		return "no labels"
+	}
+	return components.Count(l.Failed) + " / " + components.Count(l.Succeeded)
+}
+
+func rateText(r *float64) string {
+	if r == nil {
+		return "—"
+	}
+	return report.Percent(*r)
+}
+
+func driverText(d *report.Driver) string {
+	if d == nil {
+		return "not a driver"
+	}
+	return report.Percent(d.RateWith) + " / " + report.Percent(d.RateWithout) + " (lift " + report.Lift(d.Lift) + ")"
+}
