@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
@@ -16,8 +17,9 @@ import (
 // tasksPerPage is the length of a page of the task list.
 const tasksPerPage = 25
 
-// taskList shows the owner's tasks newest first, a page at a time: ?before=<cursor>
-// continues after the last task of the previous page.
+// taskList shows the owner's tasks newest first, a page at a time (?before=<cursor>
+// continues after the last task of the previous page), each finished one with its top
+// issue and that issue's trend over the runs of its title.
 func (s *Server) taskList(c echo.Context) error {
 	var after *store.TaskCursor
 	if raw := c.QueryParam("before"); raw != "" {
@@ -40,6 +42,15 @@ func (s *Server) taskList(c echo.Context) error {
 			CreatedAt: t.CreatedAt, FinishedAt: t.FinishedAt, SourceFilename: t.SourceFilename, Rerun: t.Rerun,
 		}
 	}
+	ids := make([]uuid.UUID, len(page.Tasks))
+	for i, t := range page.Tasks {
+		ids[i] = t.ID
+	}
+	runs, err := s.store.TitleRuns(c.Request().Context(), ids, auth.OwnerFrom(c), trendRuns)
+	if err != nil {
+		return err
+	}
+	topIssues(v.Tasks, runs)
 	if page.Next != nil {
 		v.OlderURL = "/tasks?before=" + url.QueryEscape(page.Next.String())
 	}

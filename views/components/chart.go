@@ -174,9 +174,10 @@ func clipLabel(s string, units int) string {
 
 // Sparkline is a small line of a few values over time, oldest first, for a table cell.
 type Sparkline struct {
-	Title  string    // what the values are
-	Points []float64 // 0..1
-	Texts  []string  // each point in words, oldest first
+	Title   string    // what the values are
+	Points  []float64 // 0..1
+	Texts   []string  // each point in words, oldest first
+	Caption string    // shown beside the line: the first and the last value
 }
 
 // Sparkline geometry, in viewBox units.
@@ -186,16 +187,24 @@ const (
 	sparkPad    = 3
 )
 
-// path is the polyline's points and the position of the last point.
+// path is the polyline's points and the position of the last point. The line spans
+// 0 to the largest point, so a small share's changes show; the words say the values.
 func (s Sparkline) path() (points string, lastX, lastY string) {
 	n := len(s.Points)
+	top := 0.0
+	for _, v := range s.Points {
+		top = max(top, v)
+	}
+	if top <= 0 {
+		top = 1
+	}
 	var b strings.Builder
 	for i, v := range s.Points {
 		x := float64(sparkWidth) / 2
 		if n > 1 {
 			x = sparkPad + float64(i)*float64(sparkWidth-2*sparkPad)/float64(n-1)
 		}
-		y := sparkPad + (1-min(max(v, 0), 1))*float64(sparkHeight-2*sparkPad)
+		y := sparkPad + (1-min(max(v, 0), top)/top)*float64(sparkHeight-2*sparkPad)
 		if i > 0 {
 			b.WriteByte(' ')
 		}

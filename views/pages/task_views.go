@@ -26,6 +26,18 @@ type TaskRow struct {
 	FinishedAt     *time.Time
 	SourceFilename string
 	Rerun          bool // a re-run of an earlier diagnosis of the same conversations
+	// TopIssue is the finished task's most urgent issue; nil before it finishes or when
+	// it found none. Trend is that issue's share over the runs of its title up to it;
+	// nil with fewer than two.
+	TopIssue *TopIssue
+	Trend    *components.Sparkline
+}
+
+// TopIssue is a task's most urgent issue, as the task list shows it.
+type TopIssue struct {
+	Type  string
+	Title string
+	Share string
 }
 
 // TaskView is the task page: the report as stored so far, and the CSRF token its
