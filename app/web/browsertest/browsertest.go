@@ -69,13 +69,15 @@ func Start(tb testing.TB, timeout time.Duration) context.Context {
 	return ctx
 }
 
-// ArtifactsDir is where tests write screenshots: TEST_ARTIFACTS_DIR when set (CI
-// uploads it), else a directory kept after the test under the system's temp dir.
+// ArtifactsDir is where tests write screenshots: CHECKUP_ARTIFACTS when set (CI sets
+// it and keeps what is there as the run's artifacts), else a directory of the test's
+// own under the system's temp dir that outlives the test; Screenshot writes each
+// file's path to the test's log.
 func ArtifactsDir(tb testing.TB) string {
 	tb.Helper()
-	dir := os.Getenv("TEST_ARTIFACTS_DIR")
+	dir := os.Getenv("CHECKUP_ARTIFACTS")
 	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "checkup-test-artifacts")
+		dir = filepath.Join(os.TempDir(), "checkup-artifacts", unsafeName.ReplaceAllString(tb.Name(), "_"))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		tb.Fatalf("browsertest: artifacts dir: %v", err)
