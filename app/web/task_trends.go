@@ -24,6 +24,7 @@ func topIssues(rows []pages.TaskRow, runs store.TitleRuns) {
 	for _, c := range runs.Clusters {
 		clusters[c.TaskID] = append(clusters[c.TaskID], c)
 	}
+	match := titleMatcher{}
 	byTask := map[uuid.UUID][]dbsqlc.ListTitleRunsRow{}
 	for _, r := range runs.Runs {
 		byTask[r.TaskID] = append(byTask[r.TaskID], r)
@@ -44,7 +45,7 @@ func topIssues(rows []pages.TaskRow, runs store.TitleRuns) {
 		}
 		spark := components.Sparkline{Title: "Share of “" + top.Title + "” over the last runs of this title"}
 		for _, run := range series {
-			share := matchedShare(top, clusters[run.RunID])
+			share := match.share(top, clusters[run.RunID])
 			spark.Points = append(spark.Points, share)
 			spark.Texts = append(spark.Texts, components.FormatTime(run.CreatedAt)+": "+report.Percent(share))
 		}
@@ -70,15 +71,28 @@ func topIssue(cs []dbsqlc.ListRunClustersRow) (dbsqlc.ListRunClustersRow, bool) 
 	return dbsqlc.ListRunClustersRow{}, false
 }
 
-// matchedShare is the share of the issue in one run's clusters: its best match by
-// type, category and title, 0 when there is none.
-func matchedShare(issue dbsqlc.ListRunClustersRow, cs []dbsqlc.ListRunClustersRow) float64 {
+// titleMatcher remembers cluster.TitleMatch for pairs of titles: the runs of one
+// title mostly repeat the same few, so a page matches each pair once.
+type titleMatcher map[[2]string]float64 // the score, or -1 when not alike
+
+// share is the share of the issue in one run's clusters: its best match by type,
+// category and title, 0 when there is none.
+func (m titleMatcher) share(issue dbsqlc.ListRunClustersRow, cs []dbsqlc.ListRunClustersRow) float64 {
 	best, bestScore := 0.0, -1.0
 	for _, c := range cs {
 		if c.Type != issue.Type || c.Category != issue.Category || c.Expected {
 			continue
 		}
-		if score, alike := cluster.TitleMatch(issue.Title, c.Title); alike && score > bestScore {
+		key := [2]string{issue.Title, c.Title}
+		score, seen := m[key]
+		if !seen {
+			var alike bool
+			if score, alike = cluster.TitleMatch(issue.Title, c.Title); !alike {
+				score = -1
+			}
+			m[key] = score
+		}
+		if score >= 0 && score > bestScore {
 			best, bestScore = float64(c.Prevalence), score
 		}
 	}

@@ -52,13 +52,14 @@ SELECT c.task_id, c.idx, c.type, c.category, c.title, c.prevalence, c.expected,
 FROM task_cluster c
 LEFT JOIN task_action a ON a.task_id = c.task_id AND a.owner_user_id = c.owner_user_id
                        AND a.cluster_idx = c.idx AND a.rank IS NOT NULL
-WHERE c.owner_user_id = $1 AND c.task_id = ANY($2::uuid[])
+                       AND a.task_id = ANY($1::uuid[]) -- so the join reads these tasks' Actions on the key, not all the owner's
+WHERE c.owner_user_id = $2 AND c.task_id = ANY($1::uuid[])
 ORDER BY c.task_id, c.priority_score DESC, c.idx
 `
 
 type ListRunClustersParams struct {
-	OwnerUserID int64
 	TaskIds     []uuid.UUID
+	OwnerUserID int64
 }
 
 type ListRunClustersRow struct {
@@ -77,7 +78,7 @@ type ListRunClustersRow struct {
 // without an Action), in each task's order: what the task list's top issues and trends
 // are drawn from.
 func (q *Queries) ListRunClusters(ctx context.Context, db DBTX, arg ListRunClustersParams) ([]ListRunClustersRow, error) {
-	rows, err := db.Query(ctx, listRunClusters, arg.OwnerUserID, arg.TaskIds)
+	rows, err := db.Query(ctx, listRunClusters, arg.TaskIds, arg.OwnerUserID)
 	if err != nil {
 		return nil, err
 	}

@@ -35,5 +35,6 @@ SELECT c.task_id, c.idx, c.type, c.category, c.title, c.prevalence, c.expected,
 FROM task_cluster c
 LEFT JOIN task_action a ON a.task_id = c.task_id AND a.owner_user_id = c.owner_user_id
                        AND a.cluster_idx = c.idx AND a.rank IS NOT NULL
+                       AND a.task_id = ANY(@task_ids::uuid[]) -- so the join reads these tasks' Actions on the key, not all the owner's
 WHERE c.owner_user_id = @owner_user_id AND c.task_id = ANY(@task_ids::uuid[])
 ORDER BY c.task_id, c.priority_score DESC, c.idx;
