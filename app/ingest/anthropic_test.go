@@ -44,7 +44,7 @@ func TestAnthropicShapes(t *testing.T) {
 		}},
 	}, convs)
 	require.Equal(t, map[string]int{"thinking": 1, "redacted_thinking": 1, "image": 2}, sum.Skipped)
-	require.Equal(t, []string{"line 1: content blocks that are not text or tool calls were skipped (2 image, 1 redacted_thinking and 1 thinking); they are not analysed"}, sum.Warnings)
+	require.Equal(t, []string{"line 1: content blocks that are not text or tool calls were skipped (2 image, 1 redacted_thinking and 1 thinking); they are not analyzed"}, sum.Warnings)
 }
 
 // TestAnthropicNamedLater checks that a file is named after Anthropic's format when its

@@ -35,5 +35,5 @@ func (p *parser) finishSkipped() {
 	for i, k := range kinds {
 		parts[i] = fmt.Sprintf("%s %s", countText(p.skipped.n[k]), k)
 	}
-	p.warn(p.skipped.first, "content blocks that are not text or tool calls were skipped (%s); they are not analysed", joinAnd(parts))
+	p.warn(p.skipped.first, "content blocks that are not text or tool calls were skipped (%s); they are not analyzed", joinAnd(parts))
 }
