@@ -156,7 +156,7 @@ func TestConcurrentUploadsPerUserAreLimited(t *testing.T) {
 	require.Eventually(t, func() bool {
 		resp = probe(user)
 		return resp.StatusCode == http.StatusTooManyRequests
-	}, 10*time.Second, 20*time.Millisecond, "the two slow uploads take the user's two slots")
+	}, 30*time.Second, 20*time.Millisecond, "the two slow uploads take the user's two slots")
 	require.Contains(t, authtest.Body(t, resp), "You already have 2 uploads in progress. Wait until one of them has finished")
 
 	other := authtest.SignIn(t, pool, "http://"+addr, "other-"+uuid.NewString()+"@example.com")
@@ -164,10 +164,10 @@ func TestConcurrentUploadsPerUserAreLimited(t *testing.T) {
 
 	_, err := second.conn.Write(second.rest) // the second upload completes
 	require.NoError(t, err)
-	answer, _ := second.answer(t, 10*time.Second)
+	answer, _ := second.answer(t, 30*time.Second)
 	require.Equal(t, http.StatusSeeOther, answer.StatusCode)
 	require.Eventually(t, func() bool { return probe(user).StatusCode == http.StatusUnprocessableEntity },
-		10*time.Second, 20*time.Millisecond, "a finished upload gives its slot back")
+		30*time.Second, 20*time.Millisecond, "a finished upload gives its slot back")
 	first.conn.Close()
 }
 
