@@ -15,9 +15,10 @@ import (
 // without owner_user_id in their WHERE clause. A query is exempt only when its name
 // starts with one of these AND it carries a line `-- owner-exempt: <reason>`.
 var ownerExemptPrefixes = []string{
-	"Claim",       // the worker's claim: it takes the next task of any owner, and every later write is fenced by the owner it returns
-	"Maintenance", // operator and housekeeping reads that must see every owner's tasks
-	"Purge",       // retention: deleting finished tasks (or expired rows) of every owner
+	"Claim",        // the worker's claim: it takes the next task of any owner, and every later write is fenced by the owner it returns
+	"Maintenance",  // operator and housekeeping reads that must see every owner's tasks
+	"Purge",        // retention: deleting finished tasks (or expired rows) of every owner
+	"Authenticate", // a credential looked up before any owner is known: the owner it returns scopes the request
 }
 
 // TestEveryQueryOnAnOwnedTableFiltersByOwner reads db/queries/*.sql and fails on any

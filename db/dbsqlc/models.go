@@ -48,6 +48,16 @@ type AnalysisTask struct {
 	LabelCheck        json.RawMessage
 }
 
+type ApiToken struct {
+	ID          int64
+	OwnerUserID int64
+	Name        string
+	TokenHash   []byte
+	Hint        string
+	CreatedAt   time.Time
+	LastUsedAt  *time.Time
+}
+
 type AppUser struct {
 	ID             int64
 	Provider       string
