@@ -25,6 +25,10 @@ const (
 	// Open routes (health, metrics, static files) read no session at all, so they
 	// cost no database work and answer while the database is down.
 	Open
+	// Token routes (the API) are authorised by a personal access token in the
+	// Authorization header alone: a session cookie is ignored, so no page of another
+	// site can act through the visitor's browser, and no CSRF token is needed.
+	Token
 )
 
 // touchEvery is how stale last_seen_at may get before a request slides the session.
@@ -34,11 +38,18 @@ const touchEvery = time.Minute
 // the route needs. It loads the session, sends visitors who are not signed in away
 // from private routes (303 to /login for pages, 401 with HX-Redirect for htmx), and
 // refuses state-changing requests without the CSRF token (403, nothing changed).
+// Token routes need a valid bearer token instead (401 otherwise) and read no cookie.
 func (a *Auth) Guard(access func(route string) Access) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			level := access(c.Path())
-			if level == Open {
+			switch level {
+			case Open:
+				return next(c)
+			case Token:
+				if err := a.loadToken(c); err != nil {
+					return err
+				}
 				return next(c)
 			}
 			if err := a.loadSession(c); err != nil {

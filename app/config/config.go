@@ -33,6 +33,9 @@ type Config struct {
 	ActionConcurrency    int // ACTION_CONCURRENCY
 	MaxUploadMB          int // MAX_UPLOAD_MB
 
+	APIRatePerMinute int // API_RATE_PER_MINUTE: each token's average request rate
+	APIRateBurst     int // API_RATE_BURST: each token's requests at once
+
 	OpenAIAPIKey  string        // OPENAI_API_KEY; set selects the LLM analyzer
 	OpenAIBaseURL string        // OPENAI_BASE_URL
 	OpenAIModel   string        // OPENAI_MODEL

@@ -47,6 +47,8 @@ func settings(cfg *Config) []Setting {
 		{"DIAGNOSIS_CONCURRENCY", "2", "conversation diagnoses in flight per task (1-4)", false, integer(&cfg.DiagnosisConcurrency, 1, 4)},
 		{"ACTION_CONCURRENCY", "2", "Action calls in flight per task (1-4; an invalid value falls back to 2 with a warning)", false, lenientInteger(&cfg.ActionConcurrency, 1, 4, 2)},
 		{"MAX_UPLOAD_MB", "200", "largest upload accepted, in MB", false, integer(&cfg.MaxUploadMB, 1, 10_240)},
+		{"API_RATE_PER_MINUTE", "120", "API requests one personal access token may make per minute, on average", false, integer(&cfg.APIRatePerMinute, 1, 1_000_000)},
+		{"API_RATE_BURST", "30", "API requests one token may make at once before API_RATE_PER_MINUTE paces it", false, integer(&cfg.APIRateBurst, 1, 1_000_000)},
 		{"OPENAI_API_KEY", "", "API key; when set, the LLM analyzer replaces the offline one", true, text(&cfg.OpenAIAPIKey)},
 		{"OPENAI_BASE_URL", "https://api.openai.com/v1", "any OpenAI-compatible endpoint (OpenAI, DeepSeek, vLLM, Ollama)", false, requiredURL(&cfg.OpenAIBaseURL)},
 		{"OPENAI_MODEL", "gpt-4o-mini", "model name for diagnosis and Actions", false, text(&cfg.OpenAIModel)},

@@ -20,7 +20,8 @@ var errNoPage = echo.NewHTTPError(http.StatusNotFound, "There is no page at this
 // log gets the error, and store.ErrNotFound is the 404 of a task that is not the
 // signed-in owner's. A browser's page request gets the sentence inside the site's
 // frame with a way back; htmx, downloads and other machine requests get it as plain
-// text, which is what they can show or log.
+// text, which is what they can show or log. The API (/api/...) gets it as JSON, with
+// the field a refused input was in.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
@@ -30,8 +31,14 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	code := http.StatusInternalServerError
 	msg := "Something went wrong on our side. Try again; if it keeps happening, tell whoever runs Checkup."
-	var he *echo.HTTPError
-	if errors.As(err, &he) {
+	var (
+		he *echo.HTTPError
+		in *inputError
+	)
+	switch {
+	case errors.As(err, &in):
+		code, msg = in.status, in.msg
+	case errors.As(err, &he):
 		code = he.Code
 		if m, ok := he.Message.(string); ok && code < 500 {
 			msg = m
@@ -44,6 +51,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(code)
+		return
+	}
+	if isAPI(c) {
+		_ = c.JSON(code, newAPIError(msg, in))
 		return
 	}
 	if wantsPage(c) || (errors.Is(err, errNoPage) && acceptsHTML(c)) {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -53,15 +54,35 @@ func (s *Server) routes() {
 	for _, d := range downloads() {
 		e.GET("/tasks/:id/"+d.name, s.taskDownload(d))
 	}
+
+	e.GET("/settings/tokens", s.tokenList)
+	e.POST("/settings/tokens", s.tokenCreate)
+	e.POST("/settings/tokens/:token/revoke", s.tokenRevoke)
+
+	e.GET(apiPrefix+"/openapi.json", s.apiOpenAPI)
+	api := e.Group(apiPrefix, s.apiRateLimit)
+	api.POST("/tasks", s.apiTaskCreate)
+	api.GET("/tasks", s.apiTaskList)
+	api.GET("/tasks/:id", s.apiTaskShow)
+	api.POST("/tasks/:id/cancel", s.apiTaskCancel)
+	api.DELETE("/tasks/:id", s.apiTaskDelete)
+	for _, d := range downloads() {
+		api.GET("/tasks/:id/"+d.name, s.taskDownload(d))
+	}
+
+	e.RouteNotFound("/api/*", func(c echo.Context) error { return echo.NewHTTPError(http.StatusNotFound) })
 	e.RouteNotFound("/*", func(c echo.Context) error { return errNoPage })
 }
 
 // access says what each route needs from a session: every route is private (a
-// signed-in user) unless listed here.
+// signed-in user) unless listed here; the API's routes need a token instead.
 func access(route string) auth.Access {
 	switch {
-	case route == "/healthz", route == "/readyz", route == "/metrics", route == "/favicon.ico", strings.HasPrefix(route, "/static"):
+	case route == "/healthz", route == "/readyz", route == "/metrics", route == "/favicon.ico", strings.HasPrefix(route, "/static"),
+		route == apiPrefix+"/openapi.json":
 		return auth.Open
+	case strings.HasPrefix(route, "/api/"):
+		return auth.Token
 	case route == "/login", strings.HasPrefix(route, "/auth/"):
 		return auth.Public
 	}

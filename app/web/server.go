@@ -47,6 +47,7 @@ type Server struct {
 	store   *store.Store
 	bulk    *store.Store // on Deps.BulkPool
 	uploads uploadSlots
+	limits  *tokenLimits // per API token
 }
 
 // New builds the server and its routes.
@@ -61,7 +62,8 @@ func New(deps Deps) *Server {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	s := &Server{deps: deps, echo: e, store: store.New(deps.Pool), bulk: store.New(deps.BulkPool)}
+	s := &Server{deps: deps, echo: e, store: store.New(deps.Pool), bulk: store.New(deps.BulkPool),
+		limits: newTokenLimits(deps.Config.APIRatePerMinute, deps.Config.APIRateBurst)}
 	s.auth = auth.New(auth.Deps{Pool: deps.Pool, Logger: deps.Logger, Providers: deps.Providers, Page: s.page}, deps.Config)
 	e.HTTPErrorHandler = s.handleError
 	s.routes()

@@ -27,12 +27,49 @@ import (
 // the task from it and answers 303 to it. A refused file is answered with the form
 // again, the title kept and the reasons next to it, and nothing stored.
 func (s *Server) taskCreate(c echo.Context) error {
+	up, err := s.upload(c)
+	if err != nil {
+		status, failure := s.refusal(c, up.form, err)
+		if status == 0 {
+			return err
+		}
+		return s.renderUpload(c, status, up.form.title, failure)
+	}
+	sum := up.summary
+	msg := "Uploaded " + components.Plural(sum.Conversations, "conversation", "conversations") + " (" + formatLabel(sum) + "); the diagnosis has started."
+	if l := sum.Labels; l.Field != "" {
+		msg += fmt.Sprintf(" Outcome labels read from %s: %d failed, %d succeeded, %d without a label.", l.Field, l.Failed, l.Succeeded, l.Unlabelled)
+	}
+	if n := len(sum.Warnings) + sum.MoreWarnings; n > 0 {
+		msg += " " + components.Plural(n, "change was", "changes were") + " made to the file on the way in; see the warnings."
+	}
+	flash.Set(c, msg)
+	to := string(components.TaskURL(up.id.String()))
+	if isFragment(c) {
+		c.Response().Header().Set(htmx.HeaderRedirect, to)
+		return c.NoContent(http.StatusOK)
+	}
+	return c.Redirect(http.StatusSeeOther, to)
+}
+
+// uploaded is a task created from an upload, and the form it came in.
+type uploaded struct {
+	id      uuid.UUID
+	summary ingest.Summary
+	form    *uploadForm // never nil, also when the upload is refused
+}
+
+// upload reads a multipart upload (fields title and file) to a temporary file, then
+// creates a new task of the request's owner from it: the one path of POST /tasks and
+// POST /api/v1/tasks alike, with the same limits. On error the form says what was
+// read of it, and refusal tells the person why.
+func (s *Server) upload(c echo.Context) (uploaded, error) {
 	owner := auth.OwnerFrom(c)
 	release, ok := s.uploads.take(owner)
 	if !ok {
 		// The body is left unread: reading it would hold this request as long as the
 		// client takes, which is what the limit is for.
-		return s.renderUpload(c, errTooManyUploads.status, "", &pages.UploadFailure{Reason: errTooManyUploads.msg})
+		return uploaded{form: &uploadForm{}}, errTooManyUploads
 	}
 	defer release()
 	r := c.Request()
@@ -42,32 +79,16 @@ func (s *Server) taskCreate(c echo.Context) error {
 	r.Body = readCloser{bufio.NewReaderSize(body, uploadReadBuffer), body}
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return s.uploadRefused(c, &uploadForm{}, errNotMultipart)
+		return uploaded{form: &uploadForm{}}, errNotMultipart
 	}
 	form := &uploadForm{mr: mr}
 	file, err := s.receiveUpload(form)
 	if err != nil {
-		return s.uploadRefused(c, form, err)
+		return uploaded{form: form}, err
 	}
 	defer file.Close()
 	id, sum, err := s.createFromUpload(r.Context(), form, file, owner)
-	if err != nil {
-		return s.uploadRefused(c, form, err)
-	}
-	msg := "Uploaded " + components.Plural(sum.Conversations, "conversation", "conversations") + " (" + formatLabel(sum) + "); the diagnosis has started."
-	if l := sum.Labels; l.Field != "" {
-		msg += fmt.Sprintf(" Outcome labels read from %s: %d failed, %d succeeded, %d without a label.", l.Field, l.Failed, l.Succeeded, l.Unlabelled)
-	}
-	if n := len(sum.Warnings) + sum.MoreWarnings; n > 0 {
-		msg += " " + components.Plural(n, "change was", "changes were") + " made to the file on the way in; see the warnings."
-	}
-	flash.Set(c, msg)
-	to := string(components.TaskURL(id.String()))
-	if isFragment(c) {
-		c.Response().Header().Set(htmx.HeaderRedirect, to)
-		return c.NoContent(http.StatusOK)
-	}
-	return c.Redirect(http.StatusSeeOther, to)
+	return uploaded{id: id, summary: sum, form: form}, err
 }
 
 // uploadReadBuffer is how much of the request body is read from the socket at once.
@@ -140,12 +161,14 @@ func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, file *s
 	return task.ID(), sum, err
 }
 
-// uploadRefused answers a refused upload with the form, or passes a failure that is
-// not the person's (the database) on to the error handler.
-func (s *Server) uploadRefused(c echo.Context, form *uploadForm, err error) error {
+// refusal is the status and the reasons of a refused upload; status 0 means the error
+// is not the person's (the database) and goes on to the error handler. What is left of
+// the form is read first, so a client that sends the whole body before it reads the
+// answer gets to see it.
+func (s *Server) refusal(c echo.Context, form *uploadForm, err error) (int, *pages.UploadFailure) {
 	status, failure := uploadFailure(err)
 	if status == 0 {
-		return err
+		return 0, nil
 	}
 	if status != http.StatusRequestEntityTooLarge && status != http.StatusRequestTimeout && form.mr != nil {
 		form.drain()
@@ -154,7 +177,7 @@ func (s *Server) uploadRefused(c echo.Context, form *uploadForm, err error) erro
 	// client may still be there to read why.
 	r := c.Request()
 	c.SetRequest(r.WithContext(context.WithoutCancel(r.Context())))
-	return s.renderUpload(c, status, form.title, failure)
+	return status, failure
 }
 
 // uploadFailure maps an upload's error to its status and what the page says; status 0

@@ -35,24 +35,25 @@ const (
 )
 
 // formError is a problem with the form rather than with the file's content, with the
-// status it is answered with.
+// status it is answered with and the field it is about (the API names it).
 type formError struct {
 	status int
 	msg    string
+	field  string
 }
 
 func (e *formError) Error() string { return e.msg }
 
 var (
-	errNoFile       = &formError{http.StatusUnprocessableEntity, "No file was chosen. Choose the export to upload."}
+	errNoFile       = &formError{http.StatusUnprocessableEntity, "No file was chosen. Choose the export to upload.", fieldFile}
 	errNotMultipart = &formError{http.StatusUnprocessableEntity,
-		`The upload must be sent as a multipart/form-data form with the file in a field named "file".`}
+		`The upload must be sent as a multipart/form-data form with the file in a field named "file".`, fieldFile}
 )
 
 // errTooLarge is the refusal of a file over MAX_UPLOAD_MB.
 func errTooLarge(mb int) *formError {
 	return &formError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
-		"The file is larger than the %d MB upload limit (MAX_UPLOAD_MB). Split it into smaller files, or gzip it: conversation exports usually shrink to a tenth of their size.", mb)}
+		"The file is larger than the %d MB upload limit (MAX_UPLOAD_MB). Split it into smaller files, or gzip it: conversation exports usually shrink to a tenth of their size.", mb), fieldFile}
 }
 
 // readError is a failure to read the request (the browser went away, the body was cut
@@ -123,7 +124,7 @@ func (f *uploadForm) field(part *multipart.Part) error {
 func (f *uploadForm) checkTitle() error {
 	if n := utf8.RuneCountInString(f.title); n > maxTitleChars {
 		return &formError{http.StatusUnprocessableEntity, fmt.Sprintf(
-			"The title is %d characters long; keep it to %d or fewer.", n, maxTitleChars)}
+			"The title is %d characters long; keep it to %d or fewer.", n, maxTitleChars), fieldTitle}
 	}
 	return nil
 }

@@ -43,4 +43,4 @@ func (u *uploadSlots) take(owner store.Owner) (release func(), ok bool) {
 
 // errTooManyUploads refuses an upload while the user has uploadsPerUser in progress.
 var errTooManyUploads = &formError{http.StatusTooManyRequests, fmt.Sprintf(
-	"You already have %d uploads in progress. Wait until one of them has finished, then upload this file again.", uploadsPerUser)}
+	"You already have %d uploads in progress. Wait until one of them has finished, then upload this file again.", uploadsPerUser), fieldFile}

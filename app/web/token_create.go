@@ -1,0 +1,51 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/views/pages"
+)
+
+// maxTokenNameChars is the longest name the token table takes.
+const maxTokenNameChars = 100
+
+// tokenCreate is POST /settings/tokens: it makes a token with the name given and
+// answers with the page showing it, once. It is not stored anywhere but in this
+// answer, which is why the answer is a page and not a redirect. A refused name is
+// answered with the form again and the reason, and nothing made.
+func (s *Server) tokenCreate(c echo.Context) error {
+	name := strings.TrimSpace(c.FormValue("name"))
+	problem := ""
+	switch n := utf8.RuneCountInString(name); {
+	case n == 0:
+		problem = "Give the token a name, such as the job or the machine that will use it."
+	case n > maxTokenNameChars:
+		problem = fmt.Sprintf("The name is %d characters long; keep it to %d or fewer.", n, maxTokenNameChars)
+	case !utf8.ValidString(name) || strings.ContainsFunc(name, isControl):
+		problem = "The name has characters that cannot be shown; use letters, digits, spaces and punctuation."
+	}
+	if problem != "" {
+		return s.renderTokens(c, http.StatusUnprocessableEntity, pages.TokensView{Name: name, Problem: problem})
+	}
+	token, row, err := auth.IssueToken(c.Request().Context(), s.store, auth.OwnerFrom(c), name)
+	if errors.Is(err, store.ErrTooManyTokens) {
+		return s.renderTokens(c, http.StatusUnprocessableEntity, pages.TokensView{Name: name, Problem: fmt.Sprintf(
+			"You already have %d tokens, the most one person may hold. Revoke one you no longer use first.", store.MaxAPITokens)})
+	}
+	if err != nil {
+		return err
+	}
+	logger(c).Info("api token created", "user_id", auth.OwnerFrom(c).UserID(), "token_id", row.ID)
+	return s.renderTokens(c, http.StatusCreated, pages.TokensView{Created: &pages.CreatedToken{Name: row.Name, Token: token}})
+}
+
+// isControl reports a control character, which a name shown in a table cannot hold.
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
