@@ -4,9 +4,14 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/app/auth/authtest"
+	"github.com/checkup-dev/checkup/app/web"
+	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/workers/workertest"
 )
@@ -110,4 +115,39 @@ func TestAPIListPagesByKeyset(t *testing.T) {
 func firstLines(b []byte, n int) []byte {
 	lines := strings.SplitAfter(string(b), "\n")
 	return []byte(strings.Join(lines[:min(n, len(lines))], ""))
+}
+
+// TestAPIUploadsShareTheUsersUploadLimit holds the user's two upload slots with two
+// slow page uploads: an upload through the API, taking the same path, is a 429 JSON
+// error, and once a slot is free it goes through.
+func TestAPIUploadsShareTheUsersUploadLimit(t *testing.T) {
+	t.Parallel()
+	pool := dbtest.Pool(t)
+	addr := slowServer(t, pool, nil, web.Timeouts{})
+	k := loadContract(t, "http://"+addr)
+	s := authtest.NewSession(t, pool, "busy-api-"+uuid.NewString()+"@example.com")
+	api := authtest.NewAPIClient("http://"+addr, authtest.NewToken(t, pool, s.User, "ci"))
+	file := sampleLines(t, 10)
+	first, second := startRawUpload(t, addr, s, file), startRawUpload(t, addr, s, file)
+	probe := func() (int, apiErr) {
+		body, contentType := multipartBody(t, titlePart("probe"))
+		resp := api.Do(t, http.MethodPost, "/api/v1/tasks", body, contentType)
+		return resp.StatusCode, decode[apiErr](t, k.check(t, http.MethodPost, "/api/v1/tasks", resp))
+	}
+	var refused apiErr
+	require.Eventually(t, func() bool {
+		var status int
+		status, refused = probe()
+		return status == http.StatusTooManyRequests
+	}, 10*time.Second, 20*time.Millisecond, "the page's two slow uploads take the user's slots, for the API too")
+	require.Contains(t, refused.Error, "2 uploads in progress")
+	_, err := second.conn.Write(second.rest)
+	require.NoError(t, err)
+	answer, _ := second.answer(t, 10*time.Second)
+	require.Equal(t, http.StatusSeeOther, answer.StatusCode)
+	require.Eventually(t, func() bool {
+		status, _ := probe()
+		return status == http.StatusUnprocessableEntity // no file: the slot was free
+	}, 10*time.Second, 20*time.Millisecond)
+	first.conn.Close()
 }
