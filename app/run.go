@@ -3,11 +3,16 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
+	"github.com/checkup-dev/checkup/app/check"
 	"github.com/checkup-dev/checkup/app/config"
 )
 
@@ -18,6 +23,10 @@ Usage:
   app worker             run the task worker alone, printing what it does
   app worker --task ID   run one task in the foreground
   app migrate            migrate the database and exit
+  app check --url URL --file EXPORT
+                         upload EXPORT through the API, wait for the diagnosis and fail
+                         when a cluster got significantly worse than the previous run
+                         (app check --help for its flags and exit codes)
   app --help             show this help and the settings
 
 Settings (environment variables):
@@ -33,6 +42,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	if cmd == "-h" || cmd == "--help" || cmd == "help" {
 		printHelp(stdout)
 		return nil
+	}
+	if cmd == "check" {
+		// A client of a server elsewhere: it needs none of the server's settings.
+		return runCheck(ctx, args, getenv, stdout)
 	}
 	cfg, warnings, err := config.Load(getenv)
 	if err != nil {
@@ -51,7 +64,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	case "worker":
 		return worker(ctx, cfg, logger, args)
 	}
-	return errors.New("unknown command " + cmd + ": use serve, worker or migrate (see --help)")
+	return errors.New("unknown command " + cmd + ": use serve, worker, migrate or check (see --help)")
+}
+
+// runCheck is `app check`; its exit code is in the *check.ExitError it returns.
+func runCheck(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	cfg, err := check.Parse(args, getenv, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return check.Run(ctx, cfg, stdout)
 }
 
 func printHelp(w io.Writer) {

@@ -77,4 +77,6 @@ func TestTokensPageInBrowser(t *testing.T) {
 }
 
 // jsString quotes s for a JavaScript expression.
-func jsString(s string) string { return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'" }
+func jsString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}

@@ -1,0 +1,233 @@
+package check
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// client calls the API with a token.
+type client struct {
+	base  string
+	token string
+	http  *http.Client
+}
+
+func newClient(base, token string) *client {
+	return &client{base: base, token: token, http: &http.Client{}}
+}
+
+// task is what the check reads of the API's Task and Created.
+type task struct {
+	ID       string    `json:"id"`
+	Title    string    `json:"title"`
+	Status   string    `json:"status"`
+	Terminal bool      `json:"terminal"`
+	Stage    string    `json:"stage"`
+	Error    string    `json:"error"`
+	Created  time.Time `json:"created_at"`
+	URL      string    `json:"url"`
+	HTMLURL  string    `json:"html_url"`
+	Progress struct {
+		Done  int `json:"done"`
+		Total int `json:"total"`
+	} `json:"progress"`
+	Upload struct {
+		Format        string `json:"format"`
+		Conversations int    `json:"conversations"`
+	} `json:"upload"`
+}
+
+// apiError is the API's error body.
+type apiError struct {
+	Error    string   `json:"error"`
+	Field    string   `json:"field"`
+	Problems []string `json:"problems"`
+}
+
+// upload streams file to POST /api/v1/tasks, never holding it in memory.
+func (c *client) upload(ctx context.Context, file, title string) (task, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return task{}, exit(Usage, "app check: --file: %w", err)
+	}
+	defer f.Close()
+	pr, pw := io.Pipe()
+	form := multipart.NewWriter(pw)
+	go func() {
+		err := func() error {
+			if title != "" {
+				if err := form.WriteField("title", title); err != nil {
+					return err
+				}
+			}
+			part, err := form.CreateFormFile("file", filepath.Base(file))
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(part, f); err != nil {
+				return err
+			}
+			return form.Close()
+		}()
+		pw.CloseWithError(err)
+	}()
+	var t task
+	err = c.do(ctx, http.MethodPost, "/api/v1/tasks", pr, form.FormDataContentType(), http.StatusCreated, &t)
+	return t, err
+}
+
+// wait polls the task until it is terminal or timeout passes, printing each new stage.
+func (c *client) wait(ctx context.Context, t task, timeout, poll time.Duration, out io.Writer) (task, error) {
+	deadline := time.Now().Add(timeout)
+	stage := ""
+	for !t.Terminal {
+		if t.Stage != stage {
+			stage = t.Stage
+			fmt.Fprintf(out, "  %s: %s\n", t.Status, t.Stage)
+		}
+		if time.Now().Add(poll).After(deadline) {
+			return t, exit(NoResults, "the diagnosis did not end within %s; it goes on at %s", timeout, t.HTMLURL)
+		}
+		select {
+		case <-ctx.Done():
+			return t, exit(NoResults, "stopped while waiting for the diagnosis: %w", ctx.Err())
+		case <-time.After(poll):
+		}
+		if err := c.do(ctx, http.MethodGet, "/api/v1/tasks/"+t.ID, nil, "", http.StatusOK, &t); err != nil {
+			return t, err
+		}
+	}
+	return t, nil
+}
+
+// baseline picks what to compare t with: with "last", the newest other run of t's
+// title that finished with results and was created before t; "" when there is none,
+// or with "none".
+func (c *client) baseline(ctx context.Context, t task, want string) (string, error) {
+	switch want {
+	case "none":
+		return "", nil
+	case "last":
+	default:
+		return want, nil
+	}
+	path := "/api/v1/tasks?limit=100"
+	for path != "" {
+		var page struct {
+			Tasks []task  `json:"tasks"`
+			Next  *string `json:"next_cursor"`
+		}
+		if err := c.do(ctx, http.MethodGet, path, nil, "", http.StatusOK, &page); err != nil {
+			return "", err
+		}
+		for _, other := range page.Tasks {
+			if other.ID != t.ID && other.Title == t.Title && other.Created.Before(t.Created) &&
+				(other.Status == "completed" || other.Status == "partial") {
+				return other.ID, nil
+			}
+		}
+		path = ""
+		if page.Next != nil {
+			path = "/api/v1/tasks?limit=100&before=" + url.QueryEscape(*page.Next)
+		}
+	}
+	return "", nil
+}
+
+// compare reads GET /api/v1/tasks/{id}/compare.json?baseline=.
+func (c *client) compare(ctx context.Context, id, baseline string) (comparison, error) {
+	var cmp comparison
+	err := c.do(ctx, http.MethodGet, "/api/v1/tasks/"+id+"/compare.json?baseline="+url.QueryEscape(baseline), nil, "", http.StatusOK, &cmp)
+	return cmp, err
+}
+
+// retries is how many times a rate-limited request is sent again, after the
+// Retry-After the server gives.
+const retries = 5
+
+// do sends a request and decodes the answer into v when it has the status want. A
+// 429 is waited out and retried (unless the body was a stream, which cannot be sent
+// twice); any other answer is an ExitError with the server's sentence.
+func (c *client) do(ctx context.Context, method, path string, body io.Reader, contentType string, want int, v any) error {
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+		if err != nil {
+			return exit(Usage, "app check: --url: %w", err)
+		}
+		req.Header.Set("Authorization", "Bearer "+c.token)
+		req.Header.Set("Accept", "application/json")
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		resp, err := c.http.Do(req)
+		if err != nil {
+			return exit(Refused, "%s %s: %w", method, c.base+path, err)
+		}
+		wait, again := retryAfter(resp)
+		if again && body == nil && attempt < retries {
+			resp.Body.Close()
+			select {
+			case <-ctx.Done():
+				return exit(Refused, "%s %s: %w", method, path, ctx.Err())
+			case <-time.After(wait):
+			}
+			continue
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != want {
+			return refusal(method, path, resp)
+		}
+		if v == nil {
+			return nil
+		}
+		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+			return exit(Refused, "%s %s: the answer is not the API's JSON: %w", method, path, err)
+		}
+		return nil
+	}
+}
+
+// retryAfter reads a 429's Retry-After.
+func retryAfter(resp *http.Response) (time.Duration, bool) {
+	if resp.StatusCode != http.StatusTooManyRequests {
+		return 0, false
+	}
+	secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+	if err != nil || secs < 1 {
+		secs = 1
+	}
+	return time.Duration(secs) * time.Second, true
+}
+
+// refusal is the ExitError of an answer that is not the one wanted, with the server's
+// sentence, the field it names and the first problems of a refused file.
+func refusal(method, path string, resp *http.Response) error {
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	var e apiError
+	if json.Unmarshal(raw, &e) != nil || e.Error == "" {
+		e.Error = strings.TrimSpace(string(raw))
+	}
+	msg := e.Error
+	if e.Field != "" {
+		msg += " (field " + e.Field + ")"
+	}
+	for i, p := range e.Problems {
+		if i == 5 {
+			msg += fmt.Sprintf("\n  and %d more", len(e.Problems)-i)
+			break
+		}
+		msg += "\n  " + p
+	}
+	return &ExitError{Code: Refused, Err: fmt.Errorf("%s %s: %s: %w", method, path, resp.Status, errors.New(msg))}
+}

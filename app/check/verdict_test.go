@@ -1,0 +1,67 @@
+package check
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestVerdictFailsOnlyOnSignificantRegressions: a worse cluster fails the check, a new
+// one only when its share is significantly more than none; better, resolved and same
+// clusters never do.
+func TestVerdictFailsOnlyOnSignificantRegressions(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		change string
+		p      float64
+		fails  bool
+	}{
+		{"worse", "worse", 0.01, true},
+		{"new and significant", "new", 0.001, true},
+		{"new by chance", "new", 0.2, false},
+		{"better", "better", 0.001, false},
+		{"resolved", "resolved", 0.001, false},
+		{"same", "same", 0.9, false},
+	} {
+		var out bytes.Buffer
+		cmp := comparison{Clusters: []cluster{{Type: "ACTION", Category: "tool_error", Title: "Tool call fails", Change: c.change, PValue: c.p,
+			Baseline: side{Conversations: 3, Share: 0.03}, Current: side{Conversations: 20, Share: 0.2}}}}
+		err := verdict(cmp, &out)
+		var exit *ExitError
+		if c.fails {
+			require.True(t, errors.As(err, &exit), c.name)
+			require.Equal(t, Regressed, exit.Code, c.name)
+			require.Contains(t, exit.Error(), "Tool call fails", c.name)
+			require.Contains(t, out.String(), "✗ "+c.change, c.name)
+		} else {
+			require.NoError(t, err, c.name)
+			require.Contains(t, out.String(), "No cluster got significantly worse", c.name)
+		}
+	}
+}
+
+// TestParseRefusesWhatCannotWork: every missing or wrong flag is named at once, with
+// exit code 2; the token and URL come from the environment when the flags are absent.
+func TestParseRefusesWhatCannotWork(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	_, err := Parse([]string{"--timeout", "0s"}, func(string) string { return "" }, &stderr)
+	var exit *ExitError
+	require.True(t, errors.As(err, &exit))
+	require.Equal(t, Usage, exit.Code)
+	for _, want := range []string{"--url", "--token", "--file", "--timeout"} {
+		require.Contains(t, err.Error(), want)
+	}
+	_, err = Parse([]string{"--file", "x", "--token", "not-a-token"}, func(k string) string { return map[string]string{"CHECKUP_URL": "http://h"}[k] }, &stderr)
+	require.ErrorContains(t, err, "starting with ck_")
+	cfg, err := Parse([]string{"--file", "x"}, func(k string) string {
+		return map[string]string{"CHECKUP_URL": "https://checkup.example.com/", "CHECKUP_TOKEN": "ck_abc"}[k]
+	}, &stderr)
+	require.NoError(t, err)
+	require.Equal(t, "https://checkup.example.com", cfg.URL)
+	require.Equal(t, "ck_abc", cfg.Token)
+	require.Equal(t, "last", cfg.Baseline)
+}
