@@ -74,7 +74,7 @@ func (s *Server) apiSummaryOf(r dbsqlc.ListAnalysisTasksRow) apiTaskSummary {
 	}
 }
 
-func (s *Server) apiTaskOf(t dbsqlc.AnalysisTask) apiTask {
+func (s *Server) apiTaskOf(t dbsqlc.GetAnalysisTaskStateRow) apiTask {
 	out := apiTask{
 		apiTaskSummary: s.apiSummaryOf(dbsqlc.ListAnalysisTasksRow{
 			ID: t.ID, Title: t.Title, Status: t.Status, Stage: t.Stage, ProgressDone: t.ProgressDone,

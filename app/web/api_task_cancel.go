@@ -20,7 +20,7 @@ func (s *Server) apiTaskCancel(c echo.Context) error {
 	if _, err := s.store.CancelTask(c.Request().Context(), id, owner); err != nil {
 		return err
 	}
-	t, err := s.store.Task(c.Request().Context(), id, owner)
+	t, err := s.store.TaskState(c.Request().Context(), id, owner)
 	if err != nil {
 		return err
 	}

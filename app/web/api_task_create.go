@@ -53,7 +53,7 @@ func (s *Server) apiTaskCreate(c echo.Context) error {
 		}
 		return in
 	}
-	t, err := s.store.Task(c.Request().Context(), up.id, auth.OwnerFrom(c))
+	t, err := s.store.TaskState(c.Request().Context(), up.id, auth.OwnerFrom(c))
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ func (s *Server) apiTaskShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	t, err := s.store.Task(c.Request().Context(), id, auth.OwnerFrom(c))
+	t, err := s.store.TaskState(c.Request().Context(), id, auth.OwnerFrom(c))
 	if err != nil {
 		return err
 	}

@@ -399,6 +399,71 @@ func (q *Queries) GetAnalysisTask(ctx context.Context, db DBTX, arg GetAnalysisT
 	return i, err
 }
 
+const getAnalysisTaskState = `-- name: GetAnalysisTaskState :one
+SELECT id, title, status, stage, progress_done, progress_total, attempt, lost_count, isolated,
+       conversation_count, created_at, finished_at, cancel_requested_at, provider_down_since, error,
+       rerun_of, source_filename, source_format, source_bytes, label_field
+FROM analysis_task WHERE id = $1 AND owner_user_id = $2
+`
+
+type GetAnalysisTaskStateParams struct {
+	ID          uuid.UUID
+	OwnerUserID int64
+}
+
+type GetAnalysisTaskStateRow struct {
+	ID                uuid.UUID
+	Title             string
+	Status            taskstate.Status
+	Stage             taskstate.Stage
+	ProgressDone      int32
+	ProgressTotal     int32
+	Attempt           int32
+	LostCount         int32
+	Isolated          int32
+	ConversationCount int32
+	CreatedAt         time.Time
+	FinishedAt        *time.Time
+	CancelRequestedAt *time.Time
+	ProviderDownSince *time.Time
+	Error             string
+	RerunOf           *uuid.UUID
+	SourceFilename    string
+	SourceFormat      string
+	SourceBytes       int64
+	LabelField        string
+}
+
+// What the API shows of a task: the row without its stored JSON (configuration,
+// funnel, risk summary, label check), so a script's poll reads only narrow columns.
+func (q *Queries) GetAnalysisTaskState(ctx context.Context, db DBTX, arg GetAnalysisTaskStateParams) (GetAnalysisTaskStateRow, error) {
+	row := db.QueryRow(ctx, getAnalysisTaskState, arg.ID, arg.OwnerUserID)
+	var i GetAnalysisTaskStateRow
+	err := row.Scan(
+		&i.ID,
+		&i.Title,
+		&i.Status,
+		&i.Stage,
+		&i.ProgressDone,
+		&i.ProgressTotal,
+		&i.Attempt,
+		&i.LostCount,
+		&i.Isolated,
+		&i.ConversationCount,
+		&i.CreatedAt,
+		&i.FinishedAt,
+		&i.CancelRequestedAt,
+		&i.ProviderDownSince,
+		&i.Error,
+		&i.RerunOf,
+		&i.SourceFilename,
+		&i.SourceFormat,
+		&i.SourceBytes,
+		&i.LabelField,
+	)
+	return i, err
+}
+
 const handBackTask = `-- name: HandBackTask :execrows
 UPDATE analysis_task
 SET status = 'pending', lease_owner = NULL, heartbeat_at = NULL, lost_count = lost_count + $1::int

@@ -263,6 +263,14 @@ FROM created;
 -- name: GetAnalysisTask :one
 SELECT * FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id;
 
+-- name: GetAnalysisTaskState :one
+-- What the API shows of a task: the row without its stored JSON (configuration,
+-- funnel, risk summary, label check), so a script's poll reads only narrow columns.
+SELECT id, title, status, stage, progress_done, progress_total, attempt, lost_count, isolated,
+       conversation_count, created_at, finished_at, cancel_requested_at, provider_down_since, error,
+       rerun_of, source_filename, source_format, source_bytes, label_field
+FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id;
+
 -- name: GetAnalysisProgress :one
 -- What the polling fragment shows: a primary-key lookup, nothing else.
 SELECT id, status, stage, progress_done, progress_total, attempt, lost_count, error,

@@ -28,6 +28,17 @@ func (s *Store) Task(ctx context.Context, id uuid.UUID, owner Owner) (dbsqlc.Ana
 	return t, nil
 }
 
+// TaskState reads the task row without its stored JSON: what the API answers a
+// script's poll with. A task that does not exist or belongs to someone else is
+// ErrNotFound.
+func (s *Store) TaskState(ctx context.Context, id uuid.UUID, owner Owner) (dbsqlc.GetAnalysisTaskStateRow, error) {
+	t, err := s.q.GetAnalysisTaskState(ctx, s.pool, dbsqlc.GetAnalysisTaskStateParams{ID: id, OwnerUserID: owner.UserID()})
+	if err != nil {
+		return t, readError("task state", err)
+	}
+	return t, nil
+}
+
 // TaskProgress reads what the polling fragment shows: one primary-key lookup, so the
 // pages can poll every two seconds without weighing on the database.
 func (s *Store) TaskProgress(ctx context.Context, id uuid.UUID, owner Owner) (dbsqlc.GetAnalysisProgressRow, error) {
