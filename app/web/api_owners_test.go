@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 )
 
@@ -64,10 +65,13 @@ func TestAPITwoOwners(t *testing.T) {
 		}
 		walked = append(walked, r.Method+" "+r.Path)
 		path := strings.ReplaceAll(r.Path, ":id", created.ID)
+		if strings.HasSuffix(r.Path, "/compare.json") {
+			path += "?baseline=" + uuid.NewString() // without one it is a 400 for anyone
+		}
 		status, body := b.call(t, bob.api, r.Method, r.Path, path)
 		require.Equal(t, http.StatusNotFound, status, "Bob: %s %s", r.Method, path)
 		require.Contains(t, decode[apiErr](t, body).Error, "belongs to someone else")
-		if r.Method == http.MethodGet {
+		if r.Method == http.MethodGet && !strings.HasSuffix(r.Path, "/compare.json") {
 			status, body := b.call(t, alice.api, r.Method, r.Path, path)
 			require.Equal(t, http.StatusOK, status, "Alice: GET %s: %s", path, body)
 		}
@@ -75,7 +79,7 @@ func TestAPITwoOwners(t *testing.T) {
 	require.Subset(t, walked, []string{
 		"GET /api/v1/tasks/:id", "POST /api/v1/tasks/:id/cancel", "DELETE /api/v1/tasks/:id",
 		"GET /api/v1/tasks/:id/report.json", "GET /api/v1/tasks/:id/actions.csv",
-		"GET /api/v1/tasks/:id/findings.csv", "GET /api/v1/tasks/:id/report.md",
+		"GET /api/v1/tasks/:id/findings.csv", "GET /api/v1/tasks/:id/report.md", "GET /api/v1/tasks/:id/compare.json",
 	})
 	require.Equal(t, before, snapshot(t, b.pool, created.ID, alice.browser.User.ID, bob.browser.User.ID), "Bob changed nothing")
 

@@ -69,6 +69,7 @@ func (s *Server) routes() {
 	for _, d := range downloads() {
 		api.GET("/tasks/:id/"+d.name, s.taskDownload(d))
 	}
+	api.GET("/tasks/:id/compare.json", s.apiTaskCompare)
 
 	e.RouteNotFound("/api/*", func(c echo.Context) error { return echo.NewHTTPError(http.StatusNotFound) })
 	e.RouteNotFound("/*", func(c echo.Context) error { return errNoPage })
