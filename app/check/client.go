@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/checkup-dev/checkup/app/report/compare"
 )
 
 // client calls the API with a token.
@@ -146,8 +148,8 @@ func (c *client) baseline(ctx context.Context, t task, want string) (string, err
 }
 
 // compare reads GET /api/v1/tasks/{id}/compare.json?baseline=.
-func (c *client) compare(ctx context.Context, id, baseline string) (comparison, error) {
-	var cmp comparison
+func (c *client) compare(ctx context.Context, id, baseline string) (compare.Comparison, error) {
+	var cmp compare.Comparison
 	err := c.do(ctx, http.MethodGet, "/api/v1/tasks/"+id+"/compare.json?baseline="+url.QueryEscape(baseline), nil, "", http.StatusOK, &cmp)
 	return cmp, err
 }

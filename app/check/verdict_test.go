@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/report/compare"
 )
 
 // TestVerdictFailsOnlyOnSignificantRegressions: a worse cluster fails the check, a new
@@ -15,7 +17,7 @@ func TestVerdictFailsOnlyOnSignificantRegressions(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name   string
-		change string
+		change compare.Change
 		p      float64
 		fails  bool
 	}{
@@ -27,15 +29,15 @@ func TestVerdictFailsOnlyOnSignificantRegressions(t *testing.T) {
 		{"same", "same", 0.9, false},
 	} {
 		var out bytes.Buffer
-		cmp := comparison{Clusters: []cluster{{Type: "ACTION", Category: "tool_error", Title: "Tool call fails", Change: c.change, PValue: c.p,
-			Baseline: side{Conversations: 3, Share: 0.03}, Current: side{Conversations: 20, Share: 0.2}}}}
+		cmp := compare.Comparison{Clusters: []compare.Cluster{{Type: "ACTION", Category: "tool_error", Title: "Tool call fails", Change: c.change, PValue: c.p,
+			Baseline: compare.Side{Conversations: 3, Share: 0.03}, Current: compare.Side{Conversations: 20, Share: 0.2}}}}
 		err := verdict(cmp, &out)
 		var exit *ExitError
 		if c.fails {
 			require.True(t, errors.As(err, &exit), c.name)
 			require.Equal(t, Regressed, exit.Code, c.name)
 			require.Contains(t, exit.Error(), "Tool call fails", c.name)
-			require.Contains(t, out.String(), "✗ "+c.change, c.name)
+			require.Contains(t, out.String(), "✗ "+string(c.change), c.name)
 		} else {
 			require.NoError(t, err, c.name)
 			require.Contains(t, out.String(), "No cluster got significantly worse", c.name)
