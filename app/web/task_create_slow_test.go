@@ -215,7 +215,9 @@ func TestUploadsTakeNoConnectionOfThePages(t *testing.T) {
 		require.Equal(t, http.StatusSeeOther, code, "upload %d", i)
 	}
 	require.Positive(t, pages)
-	require.Less(t, pool.Stat().EmptyAcquireWaitTime()-waited, 100*time.Millisecond,
+	// On the main pool the pages waited 1.6 s for a connection behind the uploads; the
+	// bound leaves room for a busy machine's scheduling, not for that.
+	require.Less(t, pool.Stat().EmptyAcquireWaitTime()-waited, 500*time.Millisecond,
 		"while 6 uploads ran, requests waited for a connection of the main pool")
 }
 
