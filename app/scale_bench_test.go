@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/apptest"
+	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/app/auth/authtest"
+	"github.com/checkup-dev/checkup/db/dbtest"
+	"github.com/checkup-dev/checkup/db/store"
+)
+
+// The content of the scaling benchmark's conversations, to check that the cost does
+// not depend on it: -scale.words=4 -scale.vocabulary=64 -scale.seed=2 is another upload
+// of the same size.
+var (
+	scaleWordsFlag = flag.Int("scale.words", 3, "BenchmarkScale: words appended to every user message")
+	scaleVocab     = flag.Int("scale.vocabulary", 16, "BenchmarkScale: how many words they are drawn from")
+	scaleSeed      = flag.Uint64("scale.seed", 1, "BenchmarkScale: the seed of the words drawn")
+)
+
+// scaleSizes are the uploads BenchmarkScale runs, by sub-benchmark name. The target
+// compares 4k with 40k; 50k is the largest upload allowed.
+var scaleSizes = []struct {
+	name string
+	n    int
+}{{"1k", 1_000}, {"4k", 4_000}, {"10k", 10_000}, {"40k", 40_000}, {"50k", 50_000}}
+
+// scaleDownloads are the files downloaded in parallel after the task, as the task page
+// links them.
+var scaleDownloads = []string{"report.json", "actions.csv", "findings.csv", "report.md"}
+
+// parallelDownloads is how many copies of each file are downloaded at once.
+const parallelDownloads = 5
+
+// BenchmarkScale uploads n unique conversations made from the sample (each user message
+// with words appended, see scaleContent) to the real binary on its own database, lets the
+// embedded worker diagnose them offline, then downloads every file five times at once and
+// reads the task page, a conversation page and the task list. It reports claim to finish
+// and the time of each stage, the statements per conversation (pg_stat_statements, when
+// the server loads it), the CPU of the server and of PostgreSQL, and the server's peak RSS
+// through upload and task and what the downloads add to it. See BENCHMARKS.md.
+//
+//	go test ./app -run '^$' -bench 'Scale/(1k|10k|50k)$' -benchtime 1x -timeout 60m -v
+func BenchmarkScale(b *testing.B) {
+	bin := apptest.Build(b, b.TempDir())
+	content := scaleContent{Words: *scaleWordsFlag, Vocabulary: *scaleVocab, Seed: *scaleSeed}
+	for _, size := range scaleSizes {
+		b.Run(size.name, func(b *testing.B) {
+			for b.Loop() {
+				runScale(b, bin, size.n, content)
+			}
+		})
+	}
+}
+
+func runScale(b *testing.B, bin string, n int, content scaleContent) {
+	b.StopTimer()
+	pool, dbURL := dbtest.Isolated(b)
+	dir := b.TempDir()
+	file, size := writeScaleUpload(b, dir, n, content)
+	p := apptest.Start(b, bin, []string{"DATABASE_URL=" + dbURL, "WORKER_POLL_MS=200", "LOG_LEVEL=warn", "MAX_UPLOAD_MB=2000"})
+	p.WaitReady(b, time.Minute)
+	pid := p.Cmd.Process.Pid
+	sess := authtest.NewSession(b, pool, "scale@example.com")
+	stmts := newStatementStats(pool)
+	postmaster := postmasterOf(b, pool)
+	base := "http://" + p.Addr
+	idle := procStatus(b, pid, "VmHWM")
+
+	b.StartTimer()
+	goStart, pgStart := cpuOf(pid, false), serverCPU(postmaster)
+	uploadStart := time.Now()
+	id := uploadScale(b, base, sess, file)
+	uploaded := time.Since(uploadStart)
+	st := followTask(b, pool, id, 50*time.Minute)
+	goCPU, pgCPU := cpuOf(pid, false)-goStart, serverCPU(postmaster)-pgStart
+	b.StopTimer()
+	require.Equal(b, "completed", st.status, st.err)
+	peak := procStatus(b, pid, "VmHWM")
+	statements, top := stmts.read(b, 12)
+
+	total := st.finished.Sub(st.claimed)
+	b.ReportMetric(total.Seconds(), "claim-to-finish-s")
+	b.ReportMetric(float64(n)/total.Seconds(), "conversations/s")
+	b.ReportMetric(uploaded.Seconds(), "upload-s")
+	for _, stage := range st.order {
+		b.ReportMetric(st.spent[stage].Seconds(), stage+"-s")
+	}
+	if statements >= 0 {
+		b.ReportMetric(float64(statements)/float64(n), "statements/conversation")
+	} else {
+		b.Logf("statements not counted: the server does not load pg_stat_statements (%s)", stmts.why)
+	}
+	b.ReportMetric(goCPU.Seconds(), "server-cpu-s")
+	b.ReportMetric(pgCPU.Seconds(), "postgres-cpu-s")
+	b.ReportMetric(float64(peak)/1024, "peak-RSS-MB")
+
+	var lines []string
+	for _, stage := range st.order {
+		lines = append(lines, fmt.Sprintf("%s %.2f s", stage, st.spent[stage].Seconds()))
+	}
+	b.Logf("%d conversations (%.0f MB of JSONL): upload %.1f s; claim to finish %.2f s = %.0f conversations/s (%s); statements %d (%.2f per conversation); CPU server %.1f s, PostgreSQL %.1f s; server VmHWM idle %.0f MB, after the task %.0f MB",
+		n, float64(size)/(1<<20), uploaded.Seconds(), total.Seconds(), float64(n)/total.Seconds(), strings.Join(lines, ", "),
+		statements, float64(statements)/float64(n), goCPU.Seconds(), pgCPU.Seconds(), float64(idle)/1024, float64(peak)/1024)
+	for _, t := range top {
+		b.Logf("  %9.0f ms %8d calls  %s", t.totalMillis, t.calls, t.query)
+	}
+
+	added := int64(0)
+	for _, name := range scaleDownloads {
+		before := procStatus(b, pid, "VmRSS")
+		if !resetPeakRSS(pid) {
+			before = procStatus(b, pid, "VmHWM")
+		}
+		took, bytes := downloadParallel(b, base, sess, id, name)
+		after := procStatus(b, pid, "VmHWM")
+		added = max(added, after-before)
+		b.Logf("%d × %s in parallel: %.2f s, %.1f MB each; peak RSS %.0f MB (+%.0f MB)",
+			parallelDownloads, name, took.Seconds(), float64(bytes)/(1<<20), float64(after)/1024, float64(after-before)/1024)
+	}
+	b.ReportMetric(float64(added)/1024, "download-added-MB")
+	b.ReportMetric(float64(max(peak, procStatus(b, pid, "VmHWM")))/1024, "peak-RSS-all-MB")
+	if n >= 40_000 {
+		pageTimes(b, pool, base, sess, id)
+	}
+	b.StartTimer()
+}
+
+// uploadScale posts the gzipped file as the upload form does, streaming it from disk,
+// and returns the new task's id.
+func uploadScale(b *testing.B, base string, sess authtest.Session, path string) uuid.UUID {
+	b.Helper()
+	f, err := os.Open(path)
+	require.NoError(b, err)
+	defer f.Close()
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		err := mw.WriteField(auth.CSRFField, sess.CSRFToken)
+		if err == nil {
+			err = mw.WriteField("title", "Scale "+filepath.Base(path))
+		}
+		var part io.Writer
+		if err == nil {
+			part, err = mw.CreateFormFile("file", filepath.Base(path))
+		}
+		if err == nil {
+			_, err = io.Copy(part, f)
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	req, err := http.NewRequest(http.MethodPost, base+"/tasks", pr)
+	require.NoError(b, err)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.AddCookie(sess.Cookie)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	require.NoError(b, err)
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	require.Equal(b, http.StatusSeeOther, resp.StatusCode, string(body))
+	id, err := uuid.Parse(strings.TrimPrefix(resp.Header.Get("Location"), "/tasks/"))
+	require.NoError(b, err)
+	return id
+}
+
+// downloadParallel downloads one of the task's files parallelDownloads times at once
+// and returns how long the slowest took and the file's size.
+func downloadParallel(b *testing.B, base string, sess authtest.Session, id uuid.UUID, name string) (time.Duration, int64) {
+	b.Helper()
+	start := time.Now()
+	sizes := make([]int64, parallelDownloads)
+	errs := make([]error, parallelDownloads)
+	var wg sync.WaitGroup
+	for i := range parallelDownloads {
+		wg.Go(func() { sizes[i], errs[i] = fetch(base, sess, "/tasks/"+id.String()+"/"+name) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(b, err)
+	}
+	return time.Since(start), sizes[0]
+}
+
+// fetch GETs path with the session and reads the body to its end.
+func fetch(base string, sess authtest.Session, path string) (int64, error) {
+	req, err := http.NewRequest(http.MethodGet, base+path, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.AddCookie(sess.Cookie)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("%s: %d", path, resp.StatusCode)
+	}
+	return n, err
+}
+
+// pageTimes gives the task's owner 10,000 more tasks and times the task page, a
+// conversation page and the first and a deep page of the task list, one request at a
+// time, reporting the median and the slowest of each.
+func pageTimes(b *testing.B, pool *pgxpool.Pool, base string, sess authtest.Session, id uuid.UUID) {
+	b.Helper()
+	ctx := context.Background()
+	_, err := pool.Exec(ctx, `INSERT INTO analysis_task (owner_user_id, title, status, stage, created_at, finished_at, conversation_count)
+		SELECT $1, 'Earlier diagnosis ' || i, 'completed', 'finishing', now() - make_interval(hours => i), now() - make_interval(hours => i), 100
+		FROM generate_series(1, 10000) AS i`, sess.User.ID)
+	require.NoError(b, err)
+	_, err = pool.Exec(ctx, `ANALYZE analysis_task`)
+	require.NoError(b, err)
+	var seq int32
+	require.NoError(b, pool.QueryRow(ctx, `SELECT conversation_seq FROM task_finding WHERE task_id = $1
+		ORDER BY conversation_seq DESC LIMIT 1`, id).Scan(&seq))
+	var deep store.TaskCursor
+	require.NoError(b, pool.QueryRow(ctx, `SELECT created_at, id FROM analysis_task WHERE owner_user_id = $1
+		ORDER BY created_at DESC, id DESC OFFSET 9000 LIMIT 1`, sess.User.ID).Scan(&deep.CreatedAt, &deep.ID))
+	for _, page := range []struct{ name, path string }{
+		{"task-page", "/tasks/" + id.String()},
+		{"conversation-page", fmt.Sprintf("/tasks/%s/conversations/%d", id, seq)},
+		{"task-list", "/tasks"},
+		{"task-list-deep", "/tasks?before=" + url.QueryEscape(deep.String())},
+	} {
+		const requests = 21
+		times := make([]time.Duration, requests)
+		for i := range requests {
+			start := time.Now()
+			_, err := fetch(base, sess, page.path)
+			require.NoError(b, err)
+			times[i] = time.Since(start)
+		}
+		b.ReportMetric(float64(median(times).Microseconds())/1000, page.name+"-p50-ms")
+		b.ReportMetric(float64(slices.Max(times).Microseconds())/1000, page.name+"-max-ms")
+	}
+}
+
+// median is the middle of ds.
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
