@@ -146,7 +146,7 @@ func runScale(b *testing.B, bin string, n int, content scaleContent) {
 
 // uploadScale posts the gzipped file as the upload form does, streaming it from disk,
 // and returns the new task's id.
-func uploadScale(b *testing.B, base string, sess authtest.Session, path string) uuid.UUID {
+func uploadScale(b testing.TB, base string, sess authtest.Session, path string) uuid.UUID {
 	b.Helper()
 	f, err := os.Open(path)
 	require.NoError(b, err)

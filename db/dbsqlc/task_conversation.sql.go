@@ -231,18 +231,18 @@ func (q *Queries) ListConversationOutcomes(ctx context.Context, db DBTX, arg Lis
 
 const listConversationsAfter = `-- name: ListConversationsAfter :many
 
+
 SELECT seq, external_id, messages::text AS messages
 FROM task_conversation
-WHERE task_id = $1 AND owner_user_id = $2 AND seq > $3
+WHERE task_id = $1 AND owner_user_id = $2 AND seq > $3 AND seq <= $4
 ORDER BY seq
-LIMIT $4
 `
 
 type ListConversationsAfterParams struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
 	AfterSeq    int32
-	MaxRows     int32
+	ThroughSeq  int32
 }
 
 type ListConversationsAfterRow struct {
@@ -254,15 +254,20 @@ type ListConversationsAfterRow struct {
 // The pipeline's reads and writes of a task's conversations. Writes run inside the
 // lease's transaction (lease.InTx), whose first statement is the fenced touch of the
 // task row, so a worker that lost its lease writes nothing.
-// One page of the task's conversations in upload order, after seq @after_seq, for the
-// quality checks and risk screening. Messages come as text: the pipeline decodes them
-// once, instead of the driver checking the JSON first.
+// Pages of a task's conversations are ranges of seq, which an upload numbers 1..n
+// without gaps: (@after_seq, @through_seq]. A page then reads at most that many rows
+// whatever plan PostgreSQL picks. A LIMIT instead lets a plan made before the upload's
+// statistics exist (estimated 1 row) fetch, sort and cast every remaining row of the
+// task to return a page: each page O(rows left), the pass O(n²).
+// One page of the task's conversations in upload order, for the quality checks and
+// risk screening. Messages come as text: the pipeline decodes them once, instead of
+// the driver checking the JSON first.
 func (q *Queries) ListConversationsAfter(ctx context.Context, db DBTX, arg ListConversationsAfterParams) ([]ListConversationsAfterRow, error) {
 	rows, err := db.Query(ctx, listConversationsAfter,
 		arg.TaskID,
 		arg.OwnerUserID,
 		arg.AfterSeq,
-		arg.MaxRows,
+		arg.ThroughSeq,
 	)
 	if err != nil {
 		return nil, err
@@ -285,17 +290,16 @@ func (q *Queries) ListConversationsAfter(ctx context.Context, db DBTX, arg ListC
 const listConversationsToDiagnose = `-- name: ListConversationsToDiagnose :many
 SELECT seq, external_id, messages::text AS messages
 FROM task_conversation
-WHERE task_id = $1 AND owner_user_id = $2 AND seq > $3
+WHERE task_id = $1 AND owner_user_id = $2 AND seq > $3 AND seq <= $4
   AND selected AND diagnosis_status = 'pending'
 ORDER BY seq
-LIMIT $4
 `
 
 type ListConversationsToDiagnoseParams struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
 	AfterSeq    int32
-	MaxRows     int32
+	ThroughSeq  int32
 }
 
 type ListConversationsToDiagnoseRow struct {
@@ -304,14 +308,14 @@ type ListConversationsToDiagnoseRow struct {
 	Messages   string
 }
 
-// One page of the conversations selected for diagnosis and not finished yet, in upload
+// The conversations of one page selected for diagnosis and not finished yet, in upload
 // order: a resumed task skips those an earlier attempt diagnosed or isolated.
 func (q *Queries) ListConversationsToDiagnose(ctx context.Context, db DBTX, arg ListConversationsToDiagnoseParams) ([]ListConversationsToDiagnoseRow, error) {
 	rows, err := db.Query(ctx, listConversationsToDiagnose,
 		arg.TaskID,
 		arg.OwnerUserID,
 		arg.AfterSeq,
-		arg.MaxRows,
+		arg.ThroughSeq,
 	)
 	if err != nil {
 		return nil, err

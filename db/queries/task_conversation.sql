@@ -6,15 +6,20 @@ WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq = @seq;
 -- lease's transaction (lease.InTx), whose first statement is the fenced touch of the
 -- task row, so a worker that lost its lease writes nothing.
 
+-- Pages of a task's conversations are ranges of seq, which an upload numbers 1..n
+-- without gaps: (@after_seq, @through_seq]. A page then reads at most that many rows
+-- whatever plan PostgreSQL picks. A LIMIT instead lets a plan made before the upload's
+-- statistics exist (estimated 1 row) fetch, sort and cast every remaining row of the
+-- task to return a page: each page O(rows left), the pass O(n²).
+
 -- name: ListConversationsAfter :many
--- One page of the task's conversations in upload order, after seq @after_seq, for the
--- quality checks and risk screening. Messages come as text: the pipeline decodes them
--- once, instead of the driver checking the JSON first.
+-- One page of the task's conversations in upload order, for the quality checks and
+-- risk screening. Messages come as text: the pipeline decodes them once, instead of
+-- the driver checking the JSON first.
 SELECT seq, external_id, messages::text AS messages
 FROM task_conversation
-WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq > @after_seq
-ORDER BY seq
-LIMIT @max_rows;
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq > @after_seq AND seq <= @through_seq
+ORDER BY seq;
 
 -- name: ListKeptRiskFlags :many
 -- The risk flags of every kept conversation in upload order, to choose the
@@ -25,14 +30,13 @@ WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND qc_status = 'kep
 ORDER BY seq;
 
 -- name: ListConversationsToDiagnose :many
--- One page of the conversations selected for diagnosis and not finished yet, in upload
+-- The conversations of one page selected for diagnosis and not finished yet, in upload
 -- order: a resumed task skips those an earlier attempt diagnosed or isolated.
 SELECT seq, external_id, messages::text AS messages
 FROM task_conversation
-WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq > @after_seq
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq > @after_seq AND seq <= @through_seq
   AND selected AND diagnosis_status = 'pending'
-ORDER BY seq
-LIMIT @max_rows;
+ORDER BY seq;
 
 -- name: ListSeqsToDiagnose :many
 -- The seqs of the conversations selected for diagnosis and not finished yet, in upload

@@ -72,16 +72,13 @@ func (r *run) conversationsToDiagnose(ctx context.Context) iter.Seq2[storedConve
 		return r.keptToDiagnose(ctx)
 	}
 	return func(yield func(storedConversation, error) bool) {
-		after := int32(0)
-		for {
+		last := r.lease.Task.ConversationCount
+		for after := int32(0); after < last; after += pageSize {
 			rows, err := r.q.ListConversationsToDiagnose(ctx, r.p.pool, dbsqlc.ListConversationsToDiagnoseParams{
-				TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, MaxRows: pageSize,
+				TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + pageSize,
 			})
 			if err != nil {
 				yield(storedConversation{}, fmt.Errorf("pipeline: read conversations to diagnose: %w", err))
-				return
-			}
-			if len(rows) == 0 {
 				return
 			}
 			for _, row := range rows {
@@ -90,7 +87,6 @@ func (r *run) conversationsToDiagnose(ctx context.Context) iter.Seq2[storedConve
 					return
 				}
 			}
-			after = rows[len(rows)-1].Seq
 		}
 	}
 }

@@ -101,25 +101,22 @@ type pageReader struct {
 	pages chan<- rowPage
 }
 
-// readPages sends the task's conversations to p.pages, readPage at a time, until the
-// last page or the end of p.ctx, and returns the error that stopped it early.
+// readPages sends the task's conversations to p.pages, readPage seqs at a time, until
+// the last page or the end of p.ctx, and returns the error that stopped it early.
 func (r *run) readPages(p pageReader) error {
-	after := int32(0)
-	for {
+	last := r.lease.Task.ConversationCount
+	for after := int32(0); after < last; after += readPage {
 		rows, err := r.q.ListConversationsAfter(p.ctx, r.p.pool, dbsqlc.ListConversationsAfterParams{
-			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, MaxRows: readPage,
+			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + readPage,
 		})
 		if err != nil {
 			return fmt.Errorf("pipeline: read conversations: %w", err)
-		}
-		if len(rows) == 0 {
-			return nil
 		}
 		select {
 		case p.pages <- rowPage{rows: rows}:
 		case <-p.ctx.Done():
 			return nil
 		}
-		after = rows[len(rows)-1].Seq
 	}
+	return nil
 }
