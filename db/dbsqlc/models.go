@@ -111,7 +111,7 @@ type TaskConversation struct {
 	OwnerUserID     int64
 	Seq             int32
 	ExternalID      string
-	Messages        json.RawMessage
+	Messages        []byte
 	Metadata        json.RawMessage
 	MessageCount    int32
 	ContentHash     []byte
