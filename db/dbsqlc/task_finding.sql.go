@@ -131,20 +131,18 @@ func (q *Queries) ListConversationFindings(ctx context.Context, db DBTX, arg Lis
 }
 
 const listFindingsForClustering = `-- name: ListFindingsForClustering :many
-SELECT f.conversation_seq, f.idx, f.type, f.category, f.title, f.severity, f.confidence, f.expected,
-       CASE WHEN row_number() OVER (PARTITION BY f.type, f.category, f.expected, f.title
-                                    ORDER BY f.conversation_seq, f.idx) = 1
-            THEN f.description ELSE '' END::text AS description
-FROM task_finding f
-JOIN task_conversation c
-  ON c.task_id = f.task_id AND c.owner_user_id = f.owner_user_id AND c.seq = f.conversation_seq
-WHERE f.task_id = $1 AND f.owner_user_id = $2 AND c.diagnosis_status = 'done'
-ORDER BY f.conversation_seq, f.idx
+SELECT conversation_seq, idx, type, category, title, severity, confidence, expected, description
+FROM task_finding
+WHERE task_id = $1 AND owner_user_id = $2
+  AND conversation_seq > $3 AND conversation_seq <= $4
+ORDER BY conversation_seq, idx
 `
 
 type ListFindingsForClusteringParams struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
+	AfterSeq    int32
+	ThroughSeq  int32
 }
 
 type ListFindingsForClusteringRow struct {
@@ -159,11 +157,17 @@ type ListFindingsForClusteringRow struct {
 	Description     string
 }
 
-// What clustering reads of every finding of the diagnosed conversations, in a stable
-// order: no evidence, and the description only of the first finding with each title,
-// so a large task stays small in memory.
+// What clustering reads of the findings of one page of conversations, in (seq, idx)
+// order, without evidence: conversations (@after_seq, @through_seq], as the pipeline's
+// pages of conversations (see task_conversation.sql). Only a diagnosed conversation has
+// findings.
 func (q *Queries) ListFindingsForClustering(ctx context.Context, db DBTX, arg ListFindingsForClusteringParams) ([]ListFindingsForClusteringRow, error) {
-	rows, err := db.Query(ctx, listFindingsForClustering, arg.TaskID, arg.OwnerUserID)
+	rows, err := db.Query(ctx, listFindingsForClustering,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.AfterSeq,
+		arg.ThroughSeq,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -338,30 +342,22 @@ func (q *Queries) ListTaskFindings(ctx context.Context, db DBTX, arg ListTaskFin
 
 const setFindingClusters = `-- name: SetFindingClusters :execrows
 UPDATE task_finding f
-SET cluster_idx = v.cluster_idx
-FROM (SELECT unnest($3::int[]) AS seq, unnest($4::int[]) AS idx,
-             unnest($5::int[]) AS cluster_idx) AS v
-WHERE f.task_id = $1 AND f.owner_user_id = $2
-  AND f.conversation_seq = v.seq AND f.idx = v.idx
+SET cluster_idx = ($1::jsonb ->> (f.type || chr(31) || f.category || chr(31) || f.expected::text || chr(31) || f.title))::int
+WHERE f.task_id = $2 AND f.owner_user_id = $3
 `
 
 type SetFindingClustersParams struct {
+	Clusters    json.RawMessage
 	TaskID      uuid.UUID
 	OwnerUserID int64
-	Seqs        []int32
-	Idxs        []int32
-	ClusterIdxs []int32
 }
 
-// Assigns a batch of findings to their clusters.
+// Assigns every finding of the task to its cluster: @clusters maps
+// type, category, expected and title, joined by the unit separator, to the cluster's
+// index. A lookup in one value, not a join, so each finding costs the same whatever
+// plan PostgreSQL makes of a task it has no statistics for yet.
 func (q *Queries) SetFindingClusters(ctx context.Context, db DBTX, arg SetFindingClustersParams) (int64, error) {
-	result, err := db.Exec(ctx, setFindingClusters,
-		arg.TaskID,
-		arg.OwnerUserID,
-		arg.Seqs,
-		arg.Idxs,
-		arg.ClusterIdxs,
-	)
+	result, err := db.Exec(ctx, setFindingClusters, arg.Clusters, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
 		return 0, err
 	}

@@ -12,27 +12,24 @@ WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND conversation_seq
 ORDER BY idx;
 
 -- name: ListFindingsForClustering :many
--- What clustering reads of every finding of the diagnosed conversations, in a stable
--- order: no evidence, and the description only of the first finding with each title,
--- so a large task stays small in memory.
-SELECT f.conversation_seq, f.idx, f.type, f.category, f.title, f.severity, f.confidence, f.expected,
-       CASE WHEN row_number() OVER (PARTITION BY f.type, f.category, f.expected, f.title
-                                    ORDER BY f.conversation_seq, f.idx) = 1
-            THEN f.description ELSE '' END::text AS description
-FROM task_finding f
-JOIN task_conversation c
-  ON c.task_id = f.task_id AND c.owner_user_id = f.owner_user_id AND c.seq = f.conversation_seq
-WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id AND c.diagnosis_status = 'done'
-ORDER BY f.conversation_seq, f.idx;
+-- What clustering reads of the findings of one page of conversations, in (seq, idx)
+-- order, without evidence: conversations (@after_seq, @through_seq], as the pipeline's
+-- pages of conversations (see task_conversation.sql). Only a diagnosed conversation has
+-- findings.
+SELECT conversation_seq, idx, type, category, title, severity, confidence, expected, description
+FROM task_finding
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id
+  AND conversation_seq > @after_seq AND conversation_seq <= @through_seq
+ORDER BY conversation_seq, idx;
 
 -- name: SetFindingClusters :execrows
--- Assigns a batch of findings to their clusters.
+-- Assigns every finding of the task to its cluster: @clusters maps
+-- type, category, expected and title, joined by the unit separator, to the cluster's
+-- index. A lookup in one value, not a join, so each finding costs the same whatever
+-- plan PostgreSQL makes of a task it has no statistics for yet.
 UPDATE task_finding f
-SET cluster_idx = v.cluster_idx
-FROM (SELECT unnest(@seqs::int[]) AS seq, unnest(@idxs::int[]) AS idx,
-             unnest(@cluster_idxs::int[]) AS cluster_idx) AS v
-WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id
-  AND f.conversation_seq = v.seq AND f.idx = v.idx;
+SET cluster_idx = (@clusters::jsonb ->> (f.type || chr(31) || f.category || chr(31) || f.expected::text || chr(31) || f.title))::int
+WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id;
 
 -- name: ListClusterExamples :many
 -- The findings the Actions of the clusters @cluster_idxs are written from, cluster by

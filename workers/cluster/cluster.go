@@ -38,13 +38,10 @@ type FindingRef struct {
 	Confidence float64
 	// Expected marks behaviour the agent's policy calls for; it clusters apart.
 	Expected bool
-	// Description may be left empty for all but one finding of each title: merging
-	// compares what the first description of a cluster says.
+	// Description is read from the first finding of each title only: merging compares
+	// what the first description of a cluster says.
 	Description string
 }
-
-// FindingKey addresses a stored finding.
-type FindingKey struct{ Seq, Idx int }
 
 // Cluster is one issue cluster: findings of one type and category with similar titles.
 type Cluster struct {
@@ -59,7 +56,9 @@ type Cluster struct {
 	Confidence       float64 // mean confidence of its findings
 	PriorityScore    float64
 	Parts            PriorityParts
-	Findings         []FindingKey // its findings, in (Seq, Idx) order
+	// Titles are the exact titles of its findings, in the order first seen: with Type,
+	// Category and Expected they say which findings the cluster holds.
+	Titles []string
 	// Expected clusters hold behaviour the agent's policy calls for: listed apart, never
 	// an Action.
 	Expected bool
@@ -101,24 +100,46 @@ func Build(findings []FindingRef, analysed int) []Cluster {
 	slices.SortStableFunc(sorted, func(a, b FindingRef) int {
 		return cmp.Or(cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.Idx, b.Idx))
 	})
-	groups := map[groupKey]*titleGroup{}
-	var all []*building
+	b := NewBuilder()
 	for _, f := range sorted {
-		key := groupKey{f.Type, f.Category, f.Expected}
-		g := groups[key]
-		if g == nil {
-			g = newTitleGroup()
-			groups[key] = g
-		}
-		b := g.place(f.Title, func() *building {
-			nb := &building{key: key, titles: map[string]int{}}
-			all = append(all, nb)
-			return nb
-		})
-		b.add(f)
+		b.Add(f)
 	}
-	clusters := make([]Cluster, 0, len(all))
-	for _, b := range mergeNearDuplicates(all) {
+	return b.Clusters(analysed)
+}
+
+// Builder is Build one finding at a time, for findings read from the database a page
+// at a time: it keeps each cluster's titles, conversations and sums, never the
+// findings themselves.
+type Builder struct {
+	groups map[groupKey]*titleGroup
+	all    []*building
+}
+
+// NewBuilder starts an empty Builder.
+func NewBuilder() *Builder { return &Builder{groups: map[groupKey]*titleGroup{}} }
+
+// Add places the next finding. Findings must come in (Seq, Idx) order, as Build sorts
+// them.
+func (cb *Builder) Add(f FindingRef) {
+	key := groupKey{f.Type, f.Category, f.Expected}
+	g := cb.groups[key]
+	if g == nil {
+		g = newTitleGroup()
+		cb.groups[key] = g
+	}
+	b := g.place(f.Title, func() *building {
+		nb := &building{key: key, titles: map[string]int{}}
+		cb.all = append(cb.all, nb)
+		return nb
+	})
+	b.add(f)
+}
+
+// Clusters merges near-duplicates and returns the clusters of every finding added, as
+// Build does.
+func (cb *Builder) Clusters(analysed int) []Cluster {
+	clusters := make([]Cluster, 0, len(cb.all))
+	for _, b := range mergeNearDuplicates(cb.all) {
 		clusters = append(clusters, b.finish(analysed))
 	}
 	// Stable: clusters equal on every key keep their creation order.
@@ -210,7 +231,7 @@ type building struct {
 	desc       string         // the first description seen, for merging
 	titles     map[string]int // title → findings with it
 	titleOrder []string       // titles in first-seen order, for ties
-	findings   []FindingKey
+	findings   int
 	seqs       []int
 	severity   float64
 	confidence float64
@@ -219,12 +240,12 @@ type building struct {
 func (b *building) add(f FindingRef) {
 	if b.titles[f.Title] == 0 {
 		b.titleOrder = append(b.titleOrder, f.Title)
-	}
-	if b.desc == "" {
-		b.desc = f.Description
+		if b.desc == "" {
+			b.desc = f.Description
+		}
 	}
 	b.titles[f.Title]++
-	b.findings = append(b.findings, FindingKey{f.Seq, f.Idx})
+	b.findings++
 	if n := len(b.seqs); n == 0 || b.seqs[n-1] != f.Seq { // findings arrive in Seq order
 		b.seqs = append(b.seqs, f.Seq)
 	}
@@ -239,15 +260,15 @@ func (b *building) finish(analysed int) Cluster {
 			title, most = t, b.titles[t]
 		}
 	}
-	n := float64(len(b.findings))
+	n := float64(b.findings)
 	prevalence := 0.0
 	if analysed > 0 {
 		prevalence = min(float64(len(b.seqs))/float64(analysed), 1)
 	}
 	c := Cluster{
 		Type: b.key.typ, Category: b.key.category, Title: title, ConversationSeqs: b.seqs,
-		FindingCount: len(b.findings), Prevalence: prevalence, Expected: b.key.expected,
-		Severity: b.severity / n, Confidence: b.confidence / n, Findings: b.findings,
+		FindingCount: b.findings, Prevalence: prevalence, Expected: b.key.expected,
+		Severity: b.severity / n, Confidence: b.confidence / n, Titles: b.titleOrder,
 	}
 	c.PriorityScore, c.Parts = Priority(c.Prevalence, c.Severity, c.Confidence)
 	return c

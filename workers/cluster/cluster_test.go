@@ -44,7 +44,7 @@ func TestBuildClusters(t *testing.T) {
 	}
 	require.Equal(t, "Tool call returns an error", tool.Title, "the most frequent title")
 	require.Equal(t, []int{1, 2, 3}, tool.ConversationSeqs)
-	require.Equal(t, []FindingKey{{1, 0}, {2, 0}, {3, 1}}, tool.Findings)
+	require.Equal(t, []string{"Tool call returns an error", "tool call returned an error"}, tool.Titles)
 	require.InDelta(t, 0.75, tool.Prevalence, 1e-9)
 	require.InDelta(t, 8.0/3, tool.Severity, 1e-9)
 	require.InDelta(t, 2.3/3, tool.Confidence, 1e-9)

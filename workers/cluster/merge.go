@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"cmp"
 	"slices"
 	"strings"
 	"unicode"
@@ -127,7 +126,7 @@ func dice(a, b map[string]bool) float64 {
 	return 2 * float64(inter) / float64(len(a)+len(b))
 }
 
-// absorb adds o's findings to b, keeping findings and conversations in Seq order.
+// absorb adds o's findings to b, keeping its conversations in Seq order.
 func (b *building) absorb(o *building) {
 	for _, t := range o.titleOrder {
 		if b.titles[t] == 0 {
@@ -135,8 +134,7 @@ func (b *building) absorb(o *building) {
 		}
 		b.titles[t] += o.titles[t]
 	}
-	b.findings = append(b.findings, o.findings...)
-	slices.SortFunc(b.findings, func(x, y FindingKey) int { return cmp.Or(cmp.Compare(x.Seq, y.Seq), cmp.Compare(x.Idx, y.Idx)) })
+	b.findings += o.findings
 	b.seqs = append(b.seqs, o.seqs...)
 	slices.Sort(b.seqs)
 	b.seqs = slices.Compact(b.seqs)

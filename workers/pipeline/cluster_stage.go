@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/cluster"
@@ -13,9 +15,6 @@ import (
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
-
-// assignBatch is how many findings one statement assigns to their clusters.
-const assignBatch = 5000
 
 // cluster groups the findings of the diagnosed conversations into issue clusters and
 // stores them, with every finding's cluster, in one transaction. Clusters stored by an
@@ -45,19 +44,10 @@ func (r *run) buildClusters(ctx context.Context) error {
 	if err := r.lease.Progress(ctx, taskstate.Clustering, 0, 1); err != nil {
 		return err
 	}
-	rows, err := r.q.ListFindingsForClustering(ctx, r.p.pool, dbsqlc.ListFindingsForClusteringParams{TaskID: r.id, OwnerUserID: r.owner})
+	clusters, err := r.clusterFindings(ctx)
 	if err != nil {
-		return fmt.Errorf("pipeline: read findings: %w", err)
+		return err
 	}
-	refs := make([]cluster.FindingRef, len(rows))
-	for i, row := range rows {
-		refs[i] = cluster.FindingRef{
-			Seq: int(row.ConversationSeq), Idx: int(row.Idx), Type: analyzer.FindingType(row.Type),
-			Category: row.Category, Title: row.Title, Severity: int(row.Severity), Confidence: float64(row.Confidence),
-			Expected: row.Expected, Description: row.Description,
-		}
-	}
-	clusters := cluster.Build(refs, r.analysed)
 	outcomes, err := r.outcomes(ctx)
 	if err != nil {
 		return err
@@ -101,30 +91,42 @@ func (r *run) buildClusters(ctx context.Context) error {
 	})
 }
 
-// assignFindings records each finding's cluster, a batch per statement.
+// clusterFindings reads the findings a page of conversations at a time and groups them.
+func (r *run) clusterFindings(ctx context.Context) ([]cluster.Cluster, error) {
+	b := cluster.NewBuilder()
+	for after := int32(0); after < r.lease.Task.ConversationCount; after += pageSize {
+		rows, err := r.q.ListFindingsForClustering(ctx, r.p.pool, dbsqlc.ListFindingsForClusteringParams{
+			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + pageSize,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: read findings: %w", err)
+		}
+		for _, row := range rows {
+			b.Add(cluster.FindingRef{
+				Seq: int(row.ConversationSeq), Idx: int(row.Idx), Type: analyzer.FindingType(row.Type),
+				Category: row.Category, Title: row.Title, Severity: int(row.Severity), Confidence: float64(row.Confidence),
+				Expected: row.Expected, Description: row.Description,
+			})
+		}
+	}
+	return b.Clusters(r.analysed), nil
+}
+
+// assignFindings records each finding's cluster in one statement, from the clusters'
+// titles.
 func (r *run) assignFindings(ctx context.Context, tx pgx.Tx, clusters []cluster.Cluster) error {
-	p := dbsqlc.SetFindingClustersParams{TaskID: r.id, OwnerUserID: r.owner}
-	flush := func() error {
-		if len(p.Seqs) == 0 {
-			return nil
-		}
-		_, err := r.q.SetFindingClusters(ctx, tx, p)
-		p.Seqs, p.Idxs, p.ClusterIdxs = p.Seqs[:0], p.Idxs[:0], p.ClusterIdxs[:0]
-		return err
-	}
+	byTitle := map[string]int{}
 	for _, c := range clusters {
-		for _, f := range c.Findings {
-			p.Seqs = append(p.Seqs, int32(f.Seq))
-			p.Idxs = append(p.Idxs, int32(f.Idx))
-			p.ClusterIdxs = append(p.ClusterIdxs, int32(c.Idx))
-			if len(p.Seqs) >= assignBatch {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
+		for _, title := range c.Titles {
+			byTitle[strings.Join([]string{string(c.Type), c.Category, strconv.FormatBool(c.Expected), title}, "\x1f")] = c.Idx
 		}
 	}
-	return flush()
+	raw, err := json.Marshal(byTitle)
+	if err != nil {
+		return fmt.Errorf("pipeline: cluster titles: %w", err)
+	}
+	_, err = r.q.SetFindingClusters(ctx, tx, dbsqlc.SetFindingClustersParams{Clusters: raw, TaskID: r.id, OwnerUserID: r.owner})
+	return err
 }
 
 // clusterRow is one element of the JSON array InsertTaskClusters reads.
