@@ -104,6 +104,7 @@ type TaskCluster struct {
 	ExcessFailures   *float32
 	PValue           *float64
 	QValue           *float64
+	Evidence         json.RawMessage
 }
 
 type TaskConversation struct {

@@ -14,25 +14,26 @@ import (
 
 const listClusterExamples = `-- name: ListClusterExamples :many
 WITH ranked AS (
-    SELECT f.cluster_idx, f.conversation_seq, c.external_id, f.idx, f.title, f.description, f.evidence,
+    SELECT f.cluster_idx, f.conversation_seq, f.idx, f.title, f.description, f.evidence,
            row_number() OVER (PARTITION BY f.cluster_idx
                               ORDER BY (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC,
                                        f.conversation_seq, f.idx) AS n
     FROM task_finding f
-    JOIN task_conversation c
-      ON c.task_id = f.task_id AND c.owner_user_id = f.owner_user_id AND c.seq = f.conversation_seq
-    WHERE f.task_id = $2 AND f.owner_user_id = $3 AND f.cluster_idx = ANY($4::int[])
+    WHERE f.task_id = $1 AND f.owner_user_id = $2 AND f.cluster_idx = ANY($4::int[])
 )
-SELECT cluster_idx::int AS cluster_idx, conversation_seq, external_id, idx, title, description, evidence
-FROM ranked
-WHERE n <= $1::bigint
-ORDER BY cluster_idx, n
+SELECT r.cluster_idx::int AS cluster_idx, r.conversation_seq,
+       coalesce((SELECT c.external_id FROM task_conversation c
+                 WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq = r.conversation_seq), '')::text AS external_id,
+       r.idx, r.title, r.description, r.evidence
+FROM ranked r
+WHERE r.n <= $3::bigint
+ORDER BY r.cluster_idx, r.n
 `
 
 type ListClusterExamplesParams struct {
-	MaxRows     int64
 	TaskID      uuid.UUID
 	OwnerUserID int64
+	MaxRows     int64
 	ClusterIdxs []int32
 }
 
@@ -48,12 +49,13 @@ type ListClusterExamplesRow struct {
 
 // The findings the Actions of the clusters @cluster_idxs are written from, cluster by
 // cluster: for each at most @max_rows, those with a verified quote first, then the most
-// urgent, with their conversation's external id.
+// urgent, with their conversation's external id (looked up by primary key for the rows
+// returned only, so no plan can join every finding with every conversation).
 func (q *Queries) ListClusterExamples(ctx context.Context, db DBTX, arg ListClusterExamplesParams) ([]ListClusterExamplesRow, error) {
 	rows, err := db.Query(ctx, listClusterExamples,
-		arg.MaxRows,
 		arg.TaskID,
 		arg.OwnerUserID,
+		arg.MaxRows,
 		arg.ClusterIdxs,
 	)
 	if err != nil {
@@ -198,33 +200,18 @@ func (q *Queries) ListFindingsForClustering(ctx context.Context, db DBTX, arg Li
 
 const listTaskClusterEvidence = `-- name: ListTaskClusterEvidence :many
 
-SELECT f.cluster_idx::int AS cluster_idx, f.conversation_seq, c.external_id, f.idx, f.title, f.evidence, f.policy
-FROM (
-    SELECT q.cluster_idx, q.conversation_seq, q.idx, q.title, q.evidence, q.priority_score, q.policy, q.verified, q.repeat,
-           row_number() OVER (
-               PARTITION BY q.cluster_idx
-               ORDER BY q.repeat, q.verified DESC, q.priority_score DESC, q.conversation_seq, q.idx) AS n
-    FROM (
-        SELECT tf.cluster_idx, tf.conversation_seq, tf.idx, tf.title, tf.evidence, tf.priority_score, tf.policy,
-               (tf.evidence @> '[{"verified": true}]') AS verified,
-               row_number() OVER (
-                   PARTITION BY tf.cluster_idx, tf.evidence -> 0 ->> 'quote'
-                   ORDER BY (tf.evidence @> '[{"verified": true}]') DESC, tf.priority_score DESC,
-                            tf.conversation_seq, tf.idx) AS repeat
-        FROM task_finding tf
-        WHERE tf.task_id = $1 AND tf.owner_user_id = $2 AND tf.cluster_idx IS NOT NULL
-    ) q
-) f
-JOIN task_conversation c
-  ON c.task_id = $1 AND c.owner_user_id = $2 AND c.seq = f.conversation_seq
-WHERE f.n <= $3::int
-ORDER BY f.cluster_idx, f.n
+SELECT cl.idx AS cluster_idx, (e.value ->> 'conversation_seq')::int AS conversation_seq,
+       (e.value ->> 'external_id')::text AS external_id, (e.value ->> 'idx')::int AS idx,
+       (e.value ->> 'title')::text AS title, (e.value -> 'evidence')::jsonb AS evidence,
+       (e.value ->> 'policy')::text AS policy
+FROM task_cluster cl, jsonb_array_elements(cl.evidence) WITH ORDINALITY AS e(value, n)
+WHERE cl.task_id = $1 AND cl.owner_user_id = $2
+ORDER BY cl.idx, e.n
 `
 
 type ListTaskClusterEvidenceParams struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
-	PerCluster  int32
 }
 
 type ListTaskClusterEvidenceRow struct {
@@ -238,12 +225,10 @@ type ListTaskClusterEvidenceRow struct {
 }
 
 // Owner-scoped reads of a task's findings for the task page and the report.
-// The findings each cluster shows as its evidence: at most @per_cluster per cluster,
-// different quotes before repeats of one already shown (reruns of one scenario often
-// say the same thing word for word), then those with a verified quote, then the most
-// urgent, with their conversation's external id.
+// The findings each cluster shows as its evidence, as SetClusterEvidence chose them, in
+// the order they are shown.
 func (q *Queries) ListTaskClusterEvidence(ctx context.Context, db DBTX, arg ListTaskClusterEvidenceParams) ([]ListTaskClusterEvidenceRow, error) {
-	rows, err := db.Query(ctx, listTaskClusterEvidence, arg.TaskID, arg.OwnerUserID, arg.PerCluster)
+	rows, err := db.Query(ctx, listTaskClusterEvidence, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
 		return nil, err
 	}
@@ -338,6 +323,61 @@ func (q *Queries) ListTaskFindings(ctx context.Context, db DBTX, arg ListTaskFin
 		return nil, err
 	}
 	return items, nil
+}
+
+const setClusterEvidence = `-- name: SetClusterEvidence :execrows
+WITH ranked AS (
+    SELECT q.cluster_idx, q.conversation_seq, q.idx, q.title, q.evidence, q.priority_score, q.policy, q.verified, q.repeat,
+           row_number() OVER (
+               PARTITION BY q.cluster_idx
+               ORDER BY q.repeat, q.verified DESC, q.priority_score DESC, q.conversation_seq, q.idx) AS n
+    FROM (
+        SELECT tf.cluster_idx, tf.conversation_seq, tf.idx, tf.title, tf.evidence, tf.priority_score, tf.policy,
+               (tf.evidence @> '[{"verified": true}]') AS verified,
+               row_number() OVER (
+                   PARTITION BY tf.cluster_idx, tf.evidence -> 0 ->> 'quote'
+                   ORDER BY (tf.evidence @> '[{"verified": true}]') DESC, tf.priority_score DESC,
+                            tf.conversation_seq, tf.idx) AS repeat
+        FROM task_finding tf
+        WHERE tf.task_id = $1 AND tf.owner_user_id = $2 AND tf.cluster_idx IS NOT NULL
+    ) q
+), shown AS (
+    SELECT r.cluster_idx,
+           jsonb_agg(jsonb_build_object(
+               'conversation_seq', r.conversation_seq, 'idx', r.idx, 'title', r.title, 'evidence', r.evidence,
+               'policy', r.policy,
+               'external_id', coalesce((SELECT c.external_id FROM task_conversation c
+                                        WHERE c.task_id = $1 AND c.owner_user_id = $2
+                                          AND c.seq = r.conversation_seq), ''))
+               ORDER BY r.n) AS evidence
+    FROM ranked r
+    WHERE r.n <= $3::int
+    GROUP BY r.cluster_idx
+)
+UPDATE task_cluster cl
+SET evidence = shown.evidence
+FROM shown
+WHERE cl.task_id = $1 AND cl.owner_user_id = $2 AND cl.idx = shown.cluster_idx
+`
+
+type SetClusterEvidenceParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	PerCluster  int32
+}
+
+// Chooses, once the findings have their clusters, the findings each cluster shows as
+// its evidence and stores them on the cluster (task_cluster.evidence), so the task page
+// reads them instead of ranking every finding of the task at each view: at most
+// @per_cluster per cluster, different quotes before repeats of one already shown
+// (reruns of one scenario often say the same thing word for word), then those with a
+// verified quote, then the most urgent, each with its conversation's external id.
+func (q *Queries) SetClusterEvidence(ctx context.Context, db DBTX, arg SetClusterEvidenceParams) (int64, error) {
+	result, err := db.Exec(ctx, setClusterEvidence, arg.TaskID, arg.OwnerUserID, arg.PerCluster)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const setFindingClusters = `-- name: SetFindingClusters :execrows

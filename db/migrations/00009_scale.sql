@@ -15,7 +15,40 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
+-- The findings each cluster shows as its evidence, chosen once when the clusters are
+-- stored (SetClusterEvidence) instead of by ranking every finding of the task at each
+-- view of its page; filled here for the tasks clustered before.
+ALTER TABLE task_cluster ADD COLUMN evidence jsonb;
+WITH ranked AS (
+    SELECT q.*,
+           row_number() OVER (
+               PARTITION BY q.task_id, q.cluster_idx
+               ORDER BY q.repeat, q.verified DESC, q.priority_score DESC, q.conversation_seq, q.idx) AS n
+    FROM (
+        SELECT tf.task_id, tf.cluster_idx, tf.conversation_seq, tf.idx, tf.title, tf.evidence, tf.priority_score,
+               tf.policy, (tf.evidence @> '[{"verified": true}]') AS verified,
+               row_number() OVER (
+                   PARTITION BY tf.task_id, tf.cluster_idx, tf.evidence -> 0 ->> 'quote'
+                   ORDER BY (tf.evidence @> '[{"verified": true}]') DESC, tf.priority_score DESC,
+                            tf.conversation_seq, tf.idx) AS repeat
+        FROM task_finding tf
+        WHERE tf.cluster_idx IS NOT NULL
+    ) q
+), shown AS (
+    SELECT r.task_id, r.cluster_idx,
+           jsonb_agg(jsonb_build_object(
+               'conversation_seq', r.conversation_seq, 'idx', r.idx, 'title', r.title, 'evidence', r.evidence,
+               'policy', r.policy, 'external_id', c.external_id) ORDER BY r.n) AS evidence
+    FROM ranked r
+    JOIN task_conversation c ON c.task_id = r.task_id AND c.seq = r.conversation_seq
+    WHERE r.n <= 3
+    GROUP BY r.task_id, r.cluster_idx
+)
+UPDATE task_cluster cl SET evidence = shown.evidence
+FROM shown WHERE cl.task_id = shown.task_id AND cl.idx = shown.cluster_idx;
+
 -- +goose Down
+ALTER TABLE task_cluster DROP COLUMN evidence;
 ALTER TABLE task_conversation ALTER COLUMN messages TYPE jsonb USING messages::jsonb;
 -- +goose StatementBegin
 DO $$

@@ -34,31 +34,32 @@ WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id;
 -- name: ListClusterExamples :many
 -- The findings the Actions of the clusters @cluster_idxs are written from, cluster by
 -- cluster: for each at most @max_rows, those with a verified quote first, then the most
--- urgent, with their conversation's external id.
+-- urgent, with their conversation's external id (looked up by primary key for the rows
+-- returned only, so no plan can join every finding with every conversation).
 WITH ranked AS (
-    SELECT f.cluster_idx, f.conversation_seq, c.external_id, f.idx, f.title, f.description, f.evidence,
+    SELECT f.cluster_idx, f.conversation_seq, f.idx, f.title, f.description, f.evidence,
            row_number() OVER (PARTITION BY f.cluster_idx
                               ORDER BY (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC,
                                        f.conversation_seq, f.idx) AS n
     FROM task_finding f
-    JOIN task_conversation c
-      ON c.task_id = f.task_id AND c.owner_user_id = f.owner_user_id AND c.seq = f.conversation_seq
     WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id AND f.cluster_idx = ANY(@cluster_idxs::int[])
 )
-SELECT cluster_idx::int AS cluster_idx, conversation_seq, external_id, idx, title, description, evidence
-FROM ranked
-WHERE n <= @max_rows::bigint
-ORDER BY cluster_idx, n;
+SELECT r.cluster_idx::int AS cluster_idx, r.conversation_seq,
+       coalesce((SELECT c.external_id FROM task_conversation c
+                 WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = r.conversation_seq), '')::text AS external_id,
+       r.idx, r.title, r.description, r.evidence
+FROM ranked r
+WHERE r.n <= @max_rows::bigint
+ORDER BY r.cluster_idx, r.n;
 
--- Owner-scoped reads of a task's findings for the task page and the report.
-
--- name: ListTaskClusterEvidence :many
--- The findings each cluster shows as its evidence: at most @per_cluster per cluster,
--- different quotes before repeats of one already shown (reruns of one scenario often
--- say the same thing word for word), then those with a verified quote, then the most
--- urgent, with their conversation's external id.
-SELECT f.cluster_idx::int AS cluster_idx, f.conversation_seq, c.external_id, f.idx, f.title, f.evidence, f.policy
-FROM (
+-- name: SetClusterEvidence :execrows
+-- Chooses, once the findings have their clusters, the findings each cluster shows as
+-- its evidence and stores them on the cluster (task_cluster.evidence), so the task page
+-- reads them instead of ranking every finding of the task at each view: at most
+-- @per_cluster per cluster, different quotes before repeats of one already shown
+-- (reruns of one scenario often say the same thing word for word), then those with a
+-- verified quote, then the most urgent, each with its conversation's external id.
+WITH ranked AS (
     SELECT q.*,
            row_number() OVER (
                PARTITION BY q.cluster_idx
@@ -73,8 +74,33 @@ FROM (
         FROM task_finding tf
         WHERE tf.task_id = @task_id AND tf.owner_user_id = @owner_user_id AND tf.cluster_idx IS NOT NULL
     ) q
-) f
-JOIN task_conversation c
-  ON c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = f.conversation_seq
-WHERE f.n <= @per_cluster::int
-ORDER BY f.cluster_idx, f.n;
+), shown AS (
+    SELECT r.cluster_idx,
+           jsonb_agg(jsonb_build_object(
+               'conversation_seq', r.conversation_seq, 'idx', r.idx, 'title', r.title, 'evidence', r.evidence,
+               'policy', r.policy,
+               'external_id', coalesce((SELECT c.external_id FROM task_conversation c
+                                        WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id
+                                          AND c.seq = r.conversation_seq), ''))
+               ORDER BY r.n) AS evidence
+    FROM ranked r
+    WHERE r.n <= @per_cluster::int
+    GROUP BY r.cluster_idx
+)
+UPDATE task_cluster cl
+SET evidence = shown.evidence
+FROM shown
+WHERE cl.task_id = @task_id AND cl.owner_user_id = @owner_user_id AND cl.idx = shown.cluster_idx;
+
+-- Owner-scoped reads of a task's findings for the task page and the report.
+
+-- name: ListTaskClusterEvidence :many
+-- The findings each cluster shows as its evidence, as SetClusterEvidence chose them, in
+-- the order they are shown.
+SELECT cl.idx AS cluster_idx, (e.value ->> 'conversation_seq')::int AS conversation_seq,
+       (e.value ->> 'external_id')::text AS external_id, (e.value ->> 'idx')::int AS idx,
+       (e.value ->> 'title')::text AS title, (e.value -> 'evidence')::jsonb AS evidence,
+       (e.value ->> 'policy')::text AS policy
+FROM task_cluster cl, jsonb_array_elements(cl.evidence) WITH ORDINALITY AS e(value, n)
+WHERE cl.task_id = @task_id AND cl.owner_user_id = @owner_user_id
+ORDER BY cl.idx, e.n;

@@ -41,8 +41,10 @@ func TestClusterEvidencePrefersDistinctQuotes(t *testing.T) {
 	}
 	var taskID [16]byte
 	require.NoError(t, tx.QueryRow(ctx, `SELECT $1::uuid`, task).Scan(&taskID))
-	rows, err := dbsqlc.New().ListTaskClusterEvidence(ctx, tx, dbsqlc.ListTaskClusterEvidenceParams{
-		TaskID: taskID, OwnerUserID: owner, PerCluster: 2})
+	q := dbsqlc.New()
+	_, err = q.SetClusterEvidence(ctx, tx, dbsqlc.SetClusterEvidenceParams{TaskID: taskID, OwnerUserID: owner, PerCluster: 2})
+	require.NoError(t, err)
+	rows, err := q.ListTaskClusterEvidence(ctx, tx, dbsqlc.ListTaskClusterEvidenceParams{TaskID: taskID, OwnerUserID: owner})
 	require.NoError(t, err)
 	require.Len(t, rows, 2)
 	require.Equal(t, []int32{1, 3}, []int32{rows[0].ConversationSeq, rows[1].ConversationSeq},

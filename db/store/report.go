@@ -20,12 +20,10 @@ const (
 	ReportFull
 )
 
-// Evidence findings per cluster shown with its Action, and warnings the page lists
-// before it says how many more there are.
+// Warnings the page lists before it says how many more there are.
 const (
-	evidencePerCluster = 3
-	pageWarnings       = 100
-	allWarnings        = 1_000_000
+	pageWarnings = 100
+	allWarnings  = 1_000_000
 )
 
 // ReportRows is everything stored about one task, read in one snapshot so the counts,
@@ -88,7 +86,7 @@ func (s *Store) readReport(ctx context.Context, tx pgx.Tx, id uuid.UUID, owner O
 		return r, fmt.Errorf("actions: %w", err)
 	}
 	if r.Evidence, err = s.q.ListTaskClusterEvidence(ctx, tx, dbsqlc.ListTaskClusterEvidenceParams{
-		TaskID: id, OwnerUserID: uid, PerCluster: evidencePerCluster}); err != nil {
+		TaskID: id, OwnerUserID: uid}); err != nil {
 		return r, fmt.Errorf("evidence: %w", err)
 	}
 	if r.Labels, err = s.q.CountConversationLabels(ctx, tx, dbsqlc.CountConversationLabelsParams{TaskID: id, OwnerUserID: uid}); err != nil {

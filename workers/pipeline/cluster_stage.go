@@ -16,6 +16,10 @@ import (
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
+// clusterEvidence is how many findings each cluster shows as its evidence: its
+// Action quotes them.
+const clusterEvidence = 3
+
 // cluster groups the findings of the diagnosed conversations into issue clusters and
 // stores them, with every finding's cluster, in one transaction. Clusters stored by an
 // earlier attempt are reused as they are, so a resumed task's Actions refer to the
@@ -75,6 +79,11 @@ func (r *run) buildClusters(ctx context.Context) error {
 			return err
 		}
 		if err := r.assignFindings(ctx, tx, clusters); err != nil {
+			return err
+		}
+		if _, err := r.q.SetClusterEvidence(ctx, tx, dbsqlc.SetClusterEvidenceParams{
+			TaskID: r.id, OwnerUserID: r.owner, PerCluster: clusterEvidence,
+		}); err != nil {
 			return err
 		}
 		if check != nil {

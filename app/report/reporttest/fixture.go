@@ -112,6 +112,9 @@ func Insert(tb testing.TB, db dbsqlc.DBTX, owner int64, spec Task) Inserted {
 			findings++
 		}
 	}
+	if _, err := dbsqlc.New().SetClusterEvidence(ctx, db, dbsqlc.SetClusterEvidenceParams{TaskID: id, OwnerUserID: owner, PerCluster: 3}); err != nil {
+		tb.Fatalf("reporttest: cluster evidence: %v", err)
+	}
 	actions := []struct {
 		candidate, cluster int
 		rank               *int
