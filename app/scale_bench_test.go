@@ -90,8 +90,9 @@ func runScale(b *testing.B, bin string, n int, content scaleContent) {
 	uploadStart := time.Now()
 	id := uploadScale(b, base, sess, file)
 	uploaded := time.Since(uploadStart)
+	goUpload, pgUpload := cpuOf(pid, false)-goStart, serverCPU(postmaster)-pgStart
 	st := followTask(b, pool, id, 50*time.Minute)
-	goCPU, pgCPU := cpuOf(pid, false)-goStart, serverCPU(postmaster)-pgStart
+	goCPU, pgCPU := cpuOf(pid, false)-goStart-goUpload, serverCPU(postmaster)-pgStart-pgUpload
 	b.StopTimer()
 	require.Equal(b, "completed", st.status, st.err)
 	peak := procStatus(b, pid, "VmHWM")
@@ -109,17 +110,17 @@ func runScale(b *testing.B, bin string, n int, content scaleContent) {
 	} else {
 		b.Logf("statements not counted: the server does not load pg_stat_statements (%s)", stmts.why)
 	}
-	b.ReportMetric(goCPU.Seconds(), "server-cpu-s")
-	b.ReportMetric(pgCPU.Seconds(), "postgres-cpu-s")
+	b.ReportMetric(float64(goCPU.Microseconds())/float64(n), "task-server-cpu-µs/conversation")
+	b.ReportMetric(float64(pgCPU.Microseconds())/float64(n), "task-postgres-cpu-µs/conversation")
 	b.ReportMetric(float64(peak)/1024, "peak-RSS-MB")
 
 	var lines []string
 	for _, stage := range st.order {
 		lines = append(lines, fmt.Sprintf("%s %.2f s", stage, st.spent[stage].Seconds()))
 	}
-	b.Logf("%d conversations (%.0f MB of JSONL): upload %.1f s; claim to finish %.2f s = %.0f conversations/s (%s); statements %d (%.2f per conversation); CPU server %.1f s, PostgreSQL %.1f s; server VmHWM idle %.0f MB, after the task %.0f MB",
+	b.Logf("%d conversations (%.0f MB of JSONL): upload %.1f s; claim to finish %.2f s = %.0f conversations/s (%s); statements %d (%.2f per conversation); CPU of the upload: server %.1f s, PostgreSQL %.1f s; of the task: server %.1f s, PostgreSQL %.1f s; server VmHWM idle %.0f MB, after the task %.0f MB",
 		n, float64(size)/(1<<20), uploaded.Seconds(), total.Seconds(), float64(n)/total.Seconds(), strings.Join(lines, ", "),
-		statements, float64(statements)/float64(n), goCPU.Seconds(), pgCPU.Seconds(), float64(idle)/1024, float64(peak)/1024)
+		statements, float64(statements)/float64(n), goUpload.Seconds(), pgUpload.Seconds(), goCPU.Seconds(), pgCPU.Seconds(), float64(idle)/1024, float64(peak)/1024)
 	for _, t := range top {
 		b.Logf("  %9.0f ms %8d calls  %s", t.totalMillis, t.calls, t.query)
 	}
