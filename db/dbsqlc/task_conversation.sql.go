@@ -338,13 +338,16 @@ func (q *Queries) ListConversationsToDiagnose(ctx context.Context, db DBTX, arg 
 const listKeptRiskFlags = `-- name: ListKeptRiskFlags :many
 SELECT seq, external_id, risk_flags
 FROM task_conversation
-WHERE task_id = $1 AND owner_user_id = $2 AND qc_status = 'kept'
+WHERE task_id = $1 AND owner_user_id = $2 AND seq > $3 AND seq <= $4
+  AND qc_status = 'kept'
 ORDER BY seq
 `
 
 type ListKeptRiskFlagsParams struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
+	AfterSeq    int32
+	ThroughSeq  int32
 }
 
 type ListKeptRiskFlagsRow struct {
@@ -353,10 +356,15 @@ type ListKeptRiskFlagsRow struct {
 	RiskFlags  json.RawMessage
 }
 
-// The risk flags of every kept conversation in upload order, to choose the
+// The risk flags of the kept conversations of one page, in upload order, to choose the
 // conversations to diagnose and summarise the flags.
 func (q *Queries) ListKeptRiskFlags(ctx context.Context, db DBTX, arg ListKeptRiskFlagsParams) ([]ListKeptRiskFlagsRow, error) {
-	rows, err := db.Query(ctx, listKeptRiskFlags, arg.TaskID, arg.OwnerUserID)
+	rows, err := db.Query(ctx, listKeptRiskFlags,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.AfterSeq,
+		arg.ThroughSeq,
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -585,21 +593,22 @@ func (q *Queries) SaveConversationDiagnosis(ctx context.Context, db DBTX, arg Sa
 
 const selectConversations = `-- name: SelectConversations :execrows
 UPDATE task_conversation c
-SET selected = c.seq = ANY(coalesce($1::int[], '{}')),
-    diagnosis_status = CASE WHEN c.seq = ANY(coalesce($1::int[], '{}')) THEN 'pending' ELSE 'skipped' END
+SET selected = coalesce(($1::boolean[])[c.seq], false),
+    diagnosis_status = CASE WHEN coalesce(($1::boolean[])[c.seq], false) THEN 'pending' ELSE 'skipped' END
 WHERE c.task_id = $2 AND c.owner_user_id = $3
 `
 
 type SelectConversationsParams struct {
-	Seqs        []int32
+	Chosen      []bool
 	TaskID      uuid.UUID
 	OwnerUserID int64
 }
 
-// Records the diagnosis sample: the conversations in @seqs are selected and pending,
-// every other one is skipped.
+// Records the diagnosis sample: conversation seq is selected and pending when element
+// seq of @chosen is true, skipped otherwise. An element per row, not a search of a list
+// of seqs, so the statement costs the same per row at any size.
 func (q *Queries) SelectConversations(ctx context.Context, db DBTX, arg SelectConversationsParams) (int64, error) {
-	result, err := db.Exec(ctx, selectConversations, arg.Seqs, arg.TaskID, arg.OwnerUserID)
+	result, err := db.Exec(ctx, selectConversations, arg.Chosen, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
 		return 0, err
 	}
@@ -608,57 +617,40 @@ func (q *Queries) SelectConversations(ctx context.Context, db DBTX, arg SelectCo
 
 const setConversationQuality = `-- name: SetConversationQuality :execrows
 UPDATE task_conversation c
-SET qc_status = v.qc_status, qc_reason = v.qc_reason, content_hash = v.content_hash
-FROM (SELECT unnest($3::int[]) AS seq, unnest($4::text[]) AS qc_status,
-             unnest($5::text[]) AS qc_reason, unnest($6::bytea[]) AS content_hash) AS v
-WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq = v.seq
+SET qc_status = v.qc_status, qc_reason = v.qc_reason, content_hash = v.content_hash, risk_flags = v.flags::jsonb,
+    selected = CASE WHEN $1::boolean THEN v.qc_status = 'kept' ELSE c.selected END,
+    diagnosis_status = CASE WHEN NOT $1::boolean THEN c.diagnosis_status
+                            WHEN v.qc_status = 'kept' THEN 'pending' ELSE 'skipped' END
+FROM (SELECT unnest($4::int[]) AS seq, unnest($5::text[]) AS qc_status,
+             unnest($6::text[]) AS qc_reason, unnest($7::bytea[]) AS content_hash,
+             unnest($8::text[]) AS flags) AS v
+WHERE c.task_id = $2 AND c.owner_user_id = $3 AND c.seq = v.seq
 `
 
 type SetConversationQualityParams struct {
+	SelectKept    bool
 	TaskID        uuid.UUID
 	OwnerUserID   int64
 	Seqs          []int32
 	QcStatuses    []string
 	QcReasons     []string
 	ContentHashes [][]byte
+	Flags         []string
 }
 
-// The quality verdicts of a batch of conversations, one array element per conversation.
+// The quality verdicts and risk flags of a batch of conversations, one array element
+// per conversation (each element of @flags a JSON array), in one write of each row.
+// With @select_kept it also records the diagnosis sample of a task that diagnoses every
+// kept conversation: the kept ones selected and pending, the others skipped.
 func (q *Queries) SetConversationQuality(ctx context.Context, db DBTX, arg SetConversationQualityParams) (int64, error) {
 	result, err := db.Exec(ctx, setConversationQuality,
+		arg.SelectKept,
 		arg.TaskID,
 		arg.OwnerUserID,
 		arg.Seqs,
 		arg.QcStatuses,
 		arg.QcReasons,
 		arg.ContentHashes,
-	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
-}
-
-const setConversationRiskFlags = `-- name: SetConversationRiskFlags :execrows
-UPDATE task_conversation c
-SET risk_flags = v.flags::jsonb
-FROM (SELECT unnest($3::int[]) AS seq, unnest($4::text[]) AS flags) AS v
-WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq = v.seq
-`
-
-type SetConversationRiskFlagsParams struct {
-	TaskID      uuid.UUID
-	OwnerUserID int64
-	Seqs        []int32
-	Flags       []string
-}
-
-// The risk flags of a batch of conversations; each element of @flags is a JSON array.
-func (q *Queries) SetConversationRiskFlags(ctx context.Context, db DBTX, arg SetConversationRiskFlagsParams) (int64, error) {
-	result, err := db.Exec(ctx, setConversationRiskFlags,
-		arg.TaskID,
-		arg.OwnerUserID,
-		arg.Seqs,
 		arg.Flags,
 	)
 	if err != nil {

@@ -22,11 +22,12 @@ WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq > @after_seq
 ORDER BY seq;
 
 -- name: ListKeptRiskFlags :many
--- The risk flags of every kept conversation in upload order, to choose the
+-- The risk flags of the kept conversations of one page, in upload order, to choose the
 -- conversations to diagnose and summarise the flags.
 SELECT seq, external_id, risk_flags
 FROM task_conversation
-WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND qc_status = 'kept'
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq > @after_seq AND seq <= @through_seq
+  AND qc_status = 'kept'
 ORDER BY seq;
 
 -- name: ListConversationsToDiagnose :many
@@ -65,26 +66,27 @@ ORDER BY seq
 LIMIT 1;
 
 -- name: SetConversationQuality :execrows
--- The quality verdicts of a batch of conversations, one array element per conversation.
+-- The quality verdicts and risk flags of a batch of conversations, one array element
+-- per conversation (each element of @flags a JSON array), in one write of each row.
+-- With @select_kept it also records the diagnosis sample of a task that diagnoses every
+-- kept conversation: the kept ones selected and pending, the others skipped.
 UPDATE task_conversation c
-SET qc_status = v.qc_status, qc_reason = v.qc_reason, content_hash = v.content_hash
+SET qc_status = v.qc_status, qc_reason = v.qc_reason, content_hash = v.content_hash, risk_flags = v.flags::jsonb,
+    selected = CASE WHEN @select_kept::boolean THEN v.qc_status = 'kept' ELSE c.selected END,
+    diagnosis_status = CASE WHEN NOT @select_kept::boolean THEN c.diagnosis_status
+                            WHEN v.qc_status = 'kept' THEN 'pending' ELSE 'skipped' END
 FROM (SELECT unnest(@seqs::int[]) AS seq, unnest(@qc_statuses::text[]) AS qc_status,
-             unnest(@qc_reasons::text[]) AS qc_reason, unnest(@content_hashes::bytea[]) AS content_hash) AS v
-WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = v.seq;
-
--- name: SetConversationRiskFlags :execrows
--- The risk flags of a batch of conversations; each element of @flags is a JSON array.
-UPDATE task_conversation c
-SET risk_flags = v.flags::jsonb
-FROM (SELECT unnest(@seqs::int[]) AS seq, unnest(@flags::text[]) AS flags) AS v
+             unnest(@qc_reasons::text[]) AS qc_reason, unnest(@content_hashes::bytea[]) AS content_hash,
+             unnest(@flags::text[]) AS flags) AS v
 WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = v.seq;
 
 -- name: SelectConversations :execrows
--- Records the diagnosis sample: the conversations in @seqs are selected and pending,
--- every other one is skipped.
+-- Records the diagnosis sample: conversation seq is selected and pending when element
+-- seq of @chosen is true, skipped otherwise. An element per row, not a search of a list
+-- of seqs, so the statement costs the same per row at any size.
 UPDATE task_conversation c
-SET selected = c.seq = ANY(coalesce(@seqs::int[], '{}')),
-    diagnosis_status = CASE WHEN c.seq = ANY(coalesce(@seqs::int[], '{}')) THEN 'pending' ELSE 'skipped' END
+SET selected = coalesce((@chosen::boolean[])[c.seq], false),
+    diagnosis_status = CASE WHEN coalesce((@chosen::boolean[])[c.seq], false) THEN 'pending' ELSE 'skipped' END
 WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id;
 
 -- name: StoreConversationDiagnoses :one

@@ -42,6 +42,9 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	}
 	checker := quality.NewChecker(r.p.opt.QC)
 	r.kept = &keptConversations{bySeq: map[int32]storedConversation{}}
+	// Without a cap on diagnosis every kept conversation is diagnosed: the pass records
+	// that with the verdicts, instead of the risk stage writing every row again.
+	r.selectedKept = r.p.opt.MaxDiagnosed == 0
 	w := r.newQualityWrites()
 	done := 0
 	for page, err := range r.screenedPages(ctx) {
@@ -50,23 +53,23 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 		}
 		for _, c := range page {
 			v := checker.Check(c.conv)
-			w.verdicts.Seqs = append(w.verdicts.Seqs, c.seq)
-			w.verdicts.QcStatuses = append(w.verdicts.QcStatuses, string(v.Status))
-			w.verdicts.QcReasons = append(w.verdicts.QcReasons, v.Reason)
-			w.verdicts.ContentHashes = append(w.verdicts.ContentHashes, v.ContentHash)
-			if v.Status != quality.Kept {
-				continue
+			flags := "[]"
+			if v.Status == quality.Kept {
+				r.kept.add(c.storedConversation)
+				raw, err := json.Marshal(c.flags)
+				if err != nil {
+					return quality.Funnel{}, fmt.Errorf("pipeline: risk flags: %w", err)
+				}
+				flags = string(raw)
 			}
-			r.kept.add(c.storedConversation)
-			raw, err := json.Marshal(c.flags)
-			if err != nil {
-				return quality.Funnel{}, fmt.Errorf("pipeline: risk flags: %w", err)
-			}
-			w.flags.Seqs = append(w.flags.Seqs, c.seq)
-			w.flags.Flags = append(w.flags.Flags, string(raw))
+			w.Seqs = append(w.Seqs, c.seq)
+			w.QcStatuses = append(w.QcStatuses, string(v.Status))
+			w.QcReasons = append(w.QcReasons, v.Reason)
+			w.ContentHashes = append(w.ContentHashes, v.ContentHash)
+			w.Flags = append(w.Flags, flags)
 		}
 		done += len(page)
-		if len(w.verdicts.Seqs) >= pageSize {
+		if len(w.Seqs) >= pageSize {
 			if err := r.storeQuality(ctx, w, done, max(total, done), nil); err != nil {
 				return quality.Funnel{}, err
 			}
@@ -81,31 +84,18 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	return funnel, r.storeQuality(ctx, w, done, max(total, done), raw)
 }
 
-// qualityWrites are the verdicts and risk flags of the conversations checked since the
-// last store.
-type qualityWrites struct {
-	verdicts dbsqlc.SetConversationQualityParams
-	flags    dbsqlc.SetConversationRiskFlagsParams
-}
-
-func (r *run) newQualityWrites() qualityWrites {
-	return qualityWrites{
-		verdicts: dbsqlc.SetConversationQualityParams{TaskID: r.id, OwnerUserID: r.owner},
-		flags:    dbsqlc.SetConversationRiskFlagsParams{TaskID: r.id, OwnerUserID: r.owner},
-	}
+// newQualityWrites starts the verdicts and risk flags of the next batch of
+// conversations.
+func (r *run) newQualityWrites() dbsqlc.SetConversationQualityParams {
+	return dbsqlc.SetConversationQualityParams{TaskID: r.id, OwnerUserID: r.owner, SelectKept: r.selectedKept}
 }
 
 // storeQuality stores w and the progress in one fenced transaction, with the funnel
 // when the pass is over (funnel is not nil).
-func (r *run) storeQuality(ctx context.Context, w qualityWrites, done, total int, funnel []byte) error {
+func (r *run) storeQuality(ctx context.Context, w dbsqlc.SetConversationQualityParams, done, total int, funnel []byte) error {
 	return r.inTx(ctx, "quality verdicts and risk flags", func(tx pgx.Tx) error {
-		if len(w.verdicts.Seqs) > 0 {
-			if _, err := r.q.SetConversationQuality(ctx, tx, w.verdicts); err != nil {
-				return err
-			}
-		}
-		if len(w.flags.Seqs) > 0 {
-			if _, err := r.q.SetConversationRiskFlags(ctx, tx, w.flags); err != nil {
+		if len(w.Seqs) > 0 {
+			if _, err := r.q.SetConversationQuality(ctx, tx, w); err != nil {
 				return err
 			}
 		}

@@ -29,42 +29,54 @@ func (r *run) risk(ctx context.Context) error {
 	if err := r.lease.Progress(ctx, taskstate.Risk, 0, kept); err != nil {
 		return err
 	}
-	rows, err := r.q.ListKeptRiskFlags(ctx, r.p.pool, dbsqlc.ListKeptRiskFlagsParams{TaskID: r.id, OwnerUserID: r.owner})
-	if err != nil {
-		return fmt.Errorf("pipeline: read risk flags: %w", err)
-	}
 	sum := newRiskSummarizer()
-	flagged := make([]bool, len(rows))
-	for i, row := range rows {
-		var flags []risk.Flag
-		if err := json.Unmarshal(row.RiskFlags, &flags); err != nil {
-			return fmt.Errorf("pipeline: risk flags of conversation %d: %w", row.Seq, err)
+	var seqs []int32
+	var flagged []bool
+	for after := int32(0); after < r.lease.Task.ConversationCount; after += pageSize {
+		rows, err := r.q.ListKeptRiskFlags(ctx, r.p.pool, dbsqlc.ListKeptRiskFlagsParams{
+			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + pageSize,
+		})
+		if err != nil {
+			return fmt.Errorf("pipeline: read risk flags: %w", err)
 		}
-		sum.add(row.ExternalID, row.Seq, flags)
-		flagged[i] = len(flags) > 0
+		for _, row := range rows {
+			var flags []risk.Flag
+			if err := json.Unmarshal(row.RiskFlags, &flags); err != nil {
+				return fmt.Errorf("pipeline: risk flags of conversation %d: %w", row.Seq, err)
+			}
+			sum.add(row.ExternalID, row.Seq, flags)
+			seqs, flagged = append(seqs, row.Seq), append(flagged, len(flags) > 0)
+		}
 	}
-	var chosen []int32
-	for i, ok := range SelectForDiagnosis(r.id.String(), flagged, r.p.opt.MaxDiagnosed) {
+	selected := SelectForDiagnosis(r.id.String(), flagged, r.p.opt.MaxDiagnosed)
+	chosen := 0
+	for _, ok := range selected {
 		if ok {
-			chosen = append(chosen, rows[i].Seq)
+			chosen++
 		}
 	}
-	raw, err := json.Marshal(sum.summary(len(chosen)))
+	raw, err := json.Marshal(sum.summary(chosen))
 	if err != nil {
 		return fmt.Errorf("pipeline: risk summary: %w", err)
 	}
 	return r.inTx(ctx, "diagnosis sample", func(tx pgx.Tx) error {
-		if _, err := r.q.SelectConversations(ctx, tx, dbsqlc.SelectConversationsParams{
-			TaskID: r.id, OwnerUserID: r.owner, Seqs: chosen,
-		}); err != nil {
-			return err
+		if !r.selectedKept {
+			byPosition := make([]bool, r.lease.Task.ConversationCount+1) // by seq; SQL arrays start at 1
+			for i, ok := range selected {
+				byPosition[seqs[i]] = ok
+			}
+			if _, err := r.q.SelectConversations(ctx, tx, dbsqlc.SelectConversationsParams{
+				TaskID: r.id, OwnerUserID: r.owner, Chosen: byPosition[1:],
+			}); err != nil {
+				return err
+			}
 		}
 		if _, err := r.q.SetTaskRiskSummary(ctx, tx, dbsqlc.SetTaskRiskSummaryParams{
 			RiskSummary: raw, ID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt,
 		}); err != nil {
 			return err
 		}
-		return r.setStage(ctx, tx, taskstate.Risk, len(rows), len(rows))
+		return r.setStage(ctx, tx, taskstate.Risk, len(seqs), len(seqs))
 	})
 }
 

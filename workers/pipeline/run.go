@@ -37,6 +37,9 @@ type run struct {
 	// kept holds the kept conversations decoded by this run's quality pass, for
 	// diagnosis, when they fit (see keptBudget); nil when the pass was not run.
 	kept *keptConversations
+	// selectedKept is set when this run's quality pass selected every kept
+	// conversation for diagnosis as it stored their verdicts.
+	selectedKept bool
 }
 
 func newRun(p *Pipeline, lease *workers.Lease) *run {
