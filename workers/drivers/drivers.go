@@ -13,6 +13,7 @@ package drivers
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 
@@ -45,9 +46,10 @@ const (
 	MaxDrivers = 25
 	// maxExamples is how many failed conversations a driver names.
 	maxExamples = 3
-	// maxFeatures bounds the features counted at once; past it, features seen in one
-	// conversation only are dropped, so memory stays bounded on any upload (a feature
-	// first seen early and dropped can be undercounted by one).
+	// maxFeatures bounds the features counted at once; past it, the features seen in
+	// the fewest conversations are dropped (one conversation, or more when that frees
+	// too little), so memory stays bounded on any upload. A dropped feature seen again
+	// is counted from then on: it can be undercounted by what it had when dropped.
 	maxFeatures = 200_000
 )
 
@@ -76,15 +78,21 @@ type Driver struct {
 	Lift        float64 `json:"lift"`
 	PValue      float64 `json:"p_value"`
 	QValue      float64 `json:"q_value"`
-	Examples    []int   `json:"example_seqs"` // failed conversations with it, in upload order
+	Examples    []int   `json:"example_seqs"` // the first failed conversations with it, in upload order
 }
 
 // Search counts features one conversation at a time, so a large task streams through
-// it; Drivers gives the result once every conversation was added.
+// it; Drivers gives the result once every conversation was added. Conversations may
+// come in any order: while fewer than maxFeatures features are seen, the same
+// conversations give the same drivers.
 type Search struct {
 	counts            map[Feature]*count
 	failed, succeeded int
 	lengths           []lengthOf // per conversation, for the quartiles
+	// dropAtMost is the count at or under which pruning drops a feature; it rises when a
+	// pruning frees less than half of maxFeatures, so the map is scanned at most once per
+	// maxFeatures/2 new features.
+	dropAtMost int
 }
 
 type count struct {
@@ -98,10 +106,9 @@ type lengthOf struct {
 }
 
 // New starts a search.
-func New() *Search { return &Search{counts: map[Feature]*count{}} }
+func New() *Search { return &Search{counts: map[Feature]*count{}, dropAtMost: 1} }
 
-// Add counts one labelled conversation. Conversations must come in upload order for
-// the examples to be the first ones.
+// Add counts one labelled conversation.
 func (s *Search) Add(c Conversation) {
 	if c.Failed {
 		s.failed++
@@ -118,25 +125,36 @@ func (s *Search) Add(c Conversation) {
 		s.count(f, c.Seq, c.Failed)
 	}
 	if len(s.counts) > maxFeatures {
+		s.prune()
+	}
+}
+
+// prune drops the features seen in at most dropAtMost conversations, raising it until
+// the map is at most half full.
+func (s *Search) prune() {
+	for len(s.counts) > maxFeatures/2 {
 		for f, n := range s.counts {
-			if n.failed+n.succeeded <= 1 {
+			if n.failed+n.succeeded <= s.dropAtMost {
 				delete(s.counts, f)
 			}
+		}
+		if len(s.counts) > maxFeatures/2 {
+			s.dropAtMost++
 		}
 	}
 }
 
-func (s *Search) count(f Feature, seq int, failed bool) {
-	n := s.counts[f]
+func (s *Search) count(f Feature, seq int, failed bool) { countIn(s.counts, f, seq, failed) }
+
+func countIn(counts map[Feature]*count, f Feature, seq int, failed bool) {
+	n := counts[f]
 	if n == nil {
 		n = &count{}
-		s.counts[f] = n
+		counts[f] = n
 	}
 	if failed {
 		n.failed++
-		if len(n.examples) < maxExamples {
-			n.examples = append(n.examples, seq)
-		}
+		n.examples = firstSeqs(n.examples, seq)
 	} else {
 		n.succeeded++
 	}
@@ -151,11 +169,12 @@ func (s *Search) Drivers() []Driver {
 	if s.failed == 0 || s.succeeded == 0 {
 		return nil
 	}
-	s.addQuartiles(KindLength, func(l lengthOf) int { return l.turns }, "turns")
-	s.addQuartiles(KindUserTurns, func(l lengthOf) int { return l.userTurns }, "user turns")
+	quartiles := map[Feature]*count{} // counted apart, so Drivers changes nothing
+	s.addQuartiles(quartiles, KindLength, func(l lengthOf) int { return l.turns }, "turns")
+	s.addQuartiles(quartiles, KindUserTurns, func(l lengthOf) int { return l.userTurns }, "user turns")
 	var tested []Driver
 	words := max(minSupport, (s.failed+s.succeeded)/wordSupport)
-	for f, n := range s.counts {
+	for f, n := range all(s.counts, quartiles) {
 		support := minSupport
 		if f.Kind == KindUserWords || f.Kind == KindAgentWords {
 			support = words
@@ -204,7 +223,7 @@ func (s *Search) Drivers() []Driver {
 // addQuartiles counts the quartile of every conversation's measure as a feature named
 // by its range ("turns 31–58"). Quartile bounds come from the task's own
 // distribution, so a long conversation means long for this agent.
-func (s *Search) addQuartiles(kind string, measure func(lengthOf) int, unit string) {
+func (s *Search) addQuartiles(into map[Feature]*count, kind string, measure func(lengthOf) int, unit string) {
 	if len(s.lengths) < 4 {
 		return
 	}
@@ -233,8 +252,32 @@ func (s *Search) addQuartiles(kind string, measure func(lengthOf) int, unit stri
 		for q < 3 && values[i] > bounds[q] {
 			q++
 		}
-		s.count(Feature{Kind: kind, Name: name(q)}, l.seq, l.failed)
+		countIn(into, Feature{Kind: kind, Name: name(q)}, l.seq, l.failed)
 	}
+}
+
+// all ranges over the features of every map in turn.
+func all(maps ...map[Feature]*count) iter.Seq2[Feature, *count] {
+	return func(yield func(Feature, *count) bool) {
+		for _, m := range maps {
+			for f, n := range m {
+				if !yield(f, n) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// firstSeqs adds seq to the examples, which keep the maxExamples lowest seqs in order:
+// the first failed conversations in the upload, whatever order they were added in.
+func firstSeqs(examples []int, seq int) []int {
+	i, _ := slices.BinarySearch(examples, seq)
+	if i >= maxExamples {
+		return examples
+	}
+	examples = slices.Insert(examples, i, seq)
+	return examples[:min(len(examples), maxExamples)]
 }
 
 func less(a, b Feature) bool { return compare(a, b) < 0 }

@@ -3,6 +3,7 @@ package drivers
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -67,6 +68,32 @@ func TestDriversAreDeterministic(t *testing.T) {
 		b.Add(c)
 	}
 	require.Equal(t, a.Drivers(), b.Drivers())
+
+	// In any order: the pipeline adds conversations as their diagnoses are stored.
+	for range 10 {
+		shuffled := New()
+		for _, i := range rand.Perm(len(convs)) {
+			shuffled.Add(convs[i])
+		}
+		require.Equal(t, a.Drivers(), shuffled.Drivers())
+	}
+}
+
+// Past maxFeatures the rarest features are dropped, however many there are, and the
+// search stays bounded.
+func TestSearchStaysBounded(t *testing.T) {
+	t.Parallel()
+	s := New()
+	for seq := 1; seq <= 3000; seq++ {
+		fs := make([]Feature, 200)
+		for k := range fs {
+			fs[k] = Feature{KindUserWords, fmt.Sprintf("w%d-%d", seq, k)} // every feature new
+		}
+		fs = append(fs, Feature{KindTool, "common"})
+		s.Add(Conversation{Seq: seq, Failed: seq%2 == 0, Turns: 4, UserTurns: 2, Features: fs})
+		require.LessOrEqual(t, len(s.counts), maxFeatures+len(fs))
+	}
+	require.Equal(t, 3000, s.counts[Feature{KindTool, "common"}].failed+s.counts[Feature{KindTool, "common"}].succeeded)
 }
 
 // TestDriversOnTheSample runs the search as the pipeline does on the labelled sets:
