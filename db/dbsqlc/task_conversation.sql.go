@@ -232,7 +232,7 @@ func (q *Queries) ListConversationOutcomes(ctx context.Context, db DBTX, arg Lis
 const listConversationsAfter = `-- name: ListConversationsAfter :many
 
 
-SELECT seq, external_id, messages::text AS messages
+SELECT seq, external_id, messages::text AS messages, label
 FROM task_conversation
 WHERE task_id = $1 AND owner_user_id = $2 AND seq > $3 AND seq <= $4
 ORDER BY seq
@@ -249,6 +249,7 @@ type ListConversationsAfterRow struct {
 	Seq        int32
 	ExternalID string
 	Messages   string
+	Label      *string
 }
 
 // The pipeline's reads and writes of a task's conversations. Writes run inside the
@@ -260,8 +261,9 @@ type ListConversationsAfterRow struct {
 // statistics exist (estimated 1 row) fetch, sort and cast every remaining row of the
 // task to return a page: each page O(rows left), the pass O(n²).
 // One page of the task's conversations in upload order, for the quality checks and
-// risk screening. Messages come as text: the pipeline decodes them once, instead of
-// the driver checking the JSON first.
+// risk screening, with the outcome label the search for failure drivers reads.
+// Messages come as text: the pipeline decodes them once, instead of the driver checking
+// the JSON first.
 func (q *Queries) ListConversationsAfter(ctx context.Context, db DBTX, arg ListConversationsAfterParams) ([]ListConversationsAfterRow, error) {
 	rows, err := db.Query(ctx, listConversationsAfter,
 		arg.TaskID,
@@ -276,7 +278,12 @@ func (q *Queries) ListConversationsAfter(ctx context.Context, db DBTX, arg ListC
 	var items []ListConversationsAfterRow
 	for rows.Next() {
 		var i ListConversationsAfterRow
-		if err := rows.Scan(&i.Seq, &i.ExternalID, &i.Messages); err != nil {
+		if err := rows.Scan(
+			&i.Seq,
+			&i.ExternalID,
+			&i.Messages,
+			&i.Label,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -288,7 +295,7 @@ func (q *Queries) ListConversationsAfter(ctx context.Context, db DBTX, arg ListC
 }
 
 const listConversationsToDiagnose = `-- name: ListConversationsToDiagnose :many
-SELECT seq, external_id, messages::text AS messages
+SELECT seq, external_id, messages::text AS messages, label, risk_flags
 FROM task_conversation
 WHERE task_id = $1 AND owner_user_id = $2 AND seq > $3 AND seq <= $4
   AND selected AND diagnosis_status = 'pending'
@@ -306,10 +313,13 @@ type ListConversationsToDiagnoseRow struct {
 	Seq        int32
 	ExternalID string
 	Messages   string
+	Label      *string
+	RiskFlags  json.RawMessage
 }
 
 // The conversations of one page selected for diagnosis and not finished yet, in upload
-// order: a resumed task skips those an earlier attempt diagnosed or isolated.
+// order: a resumed task skips those an earlier attempt diagnosed or isolated. The label
+// and risk flags are what the search for failure drivers reads beside the diagnosis.
 func (q *Queries) ListConversationsToDiagnose(ctx context.Context, db DBTX, arg ListConversationsToDiagnoseParams) ([]ListConversationsToDiagnoseRow, error) {
 	rows, err := db.Query(ctx, listConversationsToDiagnose,
 		arg.TaskID,
@@ -324,7 +334,13 @@ func (q *Queries) ListConversationsToDiagnose(ctx context.Context, db DBTX, arg 
 	var items []ListConversationsToDiagnoseRow
 	for rows.Next() {
 		var i ListConversationsToDiagnoseRow
-		if err := rows.Scan(&i.Seq, &i.ExternalID, &i.Messages); err != nil {
+		if err := rows.Scan(
+			&i.Seq,
+			&i.ExternalID,
+			&i.Messages,
+			&i.Label,
+			&i.RiskFlags,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -390,17 +406,16 @@ SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags,
                AND f.conversation_seq = c.seq AND NOT f.expected
              ORDER BY f.category)::text[] AS categories
 FROM task_conversation c
-WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq > $3
+WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq > $3 AND c.seq <= $4
   AND c.diagnosis_status = 'done' AND c.label IS NOT NULL
 ORDER BY c.seq
-LIMIT $4
 `
 
 type ListLabelledConversationsAfterParams struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
 	AfterSeq    int32
-	MaxRows     int32
+	ThroughSeq  int32
 }
 
 type ListLabelledConversationsAfterRow struct {
@@ -411,15 +426,16 @@ type ListLabelledConversationsAfterRow struct {
 	Categories []string
 }
 
-// One page of the diagnosed conversations that carry an outcome label, in upload order,
+// The diagnosed conversations of one page that carry an outcome label, in upload order,
 // with their risk flags and the categories of their findings that are not expected
-// behaviour: what the search for failure drivers reads.
+// behaviour: what the search for failure drivers reads when the run that diagnosed
+// them could not count them as it went (a resumed task).
 func (q *Queries) ListLabelledConversationsAfter(ctx context.Context, db DBTX, arg ListLabelledConversationsAfterParams) ([]ListLabelledConversationsAfterRow, error) {
 	rows, err := db.Query(ctx, listLabelledConversationsAfter,
 		arg.TaskID,
 		arg.OwnerUserID,
 		arg.AfterSeq,
-		arg.MaxRows,
+		arg.ThroughSeq,
 	)
 	if err != nil {
 		return nil, err

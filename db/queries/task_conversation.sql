@@ -14,9 +14,10 @@ WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq = @seq;
 
 -- name: ListConversationsAfter :many
 -- One page of the task's conversations in upload order, for the quality checks and
--- risk screening. Messages come as text: the pipeline decodes them once, instead of
--- the driver checking the JSON first.
-SELECT seq, external_id, messages::text AS messages
+-- risk screening, with the outcome label the search for failure drivers reads.
+-- Messages come as text: the pipeline decodes them once, instead of the driver checking
+-- the JSON first.
+SELECT seq, external_id, messages::text AS messages, label
 FROM task_conversation
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq > @after_seq AND seq <= @through_seq
 ORDER BY seq;
@@ -32,8 +33,9 @@ ORDER BY seq;
 
 -- name: ListConversationsToDiagnose :many
 -- The conversations of one page selected for diagnosis and not finished yet, in upload
--- order: a resumed task skips those an earlier attempt diagnosed or isolated.
-SELECT seq, external_id, messages::text AS messages
+-- order: a resumed task skips those an earlier attempt diagnosed or isolated. The label
+-- and risk flags are what the search for failure drivers reads beside the diagnosis.
+SELECT seq, external_id, messages::text AS messages, label, risk_flags
 FROM task_conversation
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq > @after_seq AND seq <= @through_seq
   AND selected AND diagnosis_status = 'pending'
@@ -167,19 +169,19 @@ FROM task_conversation
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND qc_status = 'kept';
 
 -- name: ListLabelledConversationsAfter :many
--- One page of the diagnosed conversations that carry an outcome label, in upload order,
+-- The diagnosed conversations of one page that carry an outcome label, in upload order,
 -- with their risk flags and the categories of their findings that are not expected
--- behaviour: what the search for failure drivers reads.
+-- behaviour: what the search for failure drivers reads when the run that diagnosed
+-- them could not count them as it went (a resumed task).
 SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags,
        ARRAY(SELECT DISTINCT f.category FROM task_finding f
              WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id
                AND f.conversation_seq = c.seq AND NOT f.expected
              ORDER BY f.category)::text[] AS categories
 FROM task_conversation c
-WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq > @after_seq
+WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq > @after_seq AND c.seq <= @through_seq
   AND c.diagnosis_status = 'done' AND c.label IS NOT NULL
-ORDER BY c.seq
-LIMIT @max_rows;
+ORDER BY c.seq;
 
 -- A task's conversations as checkpoints: each diagnosis is stored as it completes, so a
 -- task that is taken over or resumed skips the ones already done.

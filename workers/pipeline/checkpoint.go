@@ -11,6 +11,7 @@ import (
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/drivers"
 )
 
 // maxPending is how many finished diagnoses may wait for their checkpoint. A unit that
@@ -27,6 +28,9 @@ type diagnosisCheckpoint struct {
 	usage     analyzer.Usage
 	isolated  string // why it could not be diagnosed, when isolated
 	adjusted  analyzer.Adjustments
+	// features are what the search for failure drivers counts of a labelled
+	// conversation once its diagnosis is stored; nil when not searched this way.
+	features *drivers.Conversation
 	// stored receives the result of the transaction that wrote this checkpoint; nil for
 	// a unit that cost no model call, which does not wait for it.
 	stored chan error
@@ -209,6 +213,11 @@ func (r *run) storeCheckpoints(ctx context.Context, group []diagnosisCheckpoint)
 	})
 	if err != nil {
 		return err
+	}
+	for _, c := range group { // only the checkpointer's goroutine stores, and so adds
+		if c.diagnosis != nil && c.features != nil {
+			r.search.Add(*c.features)
+		}
 	}
 	if cancel {
 		return r.lease.Heartbeat(ctx)

@@ -2,11 +2,13 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
 	"strconv"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/workers/risk"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -26,6 +28,11 @@ type storedConversation struct {
 	seq  int32
 	conv transcript.Conversation
 	size int // the length of its stored messages JSON
+	// label is the outcome the upload recorded, and toolErrors the turns of its tool
+	// results that risk screening flagged as errors: what the search for failure
+	// drivers reads besides the transcript and the diagnosis.
+	label      transcript.Label
+	toolErrors []int
 }
 
 // keptConversations are the kept conversations of a task, decoded by the quality pass
@@ -55,13 +62,27 @@ func (c storedConversation) name() string {
 	return "#" + strconv.Itoa(int(c.seq))
 }
 
-func decodeConversation(seq int32, id string, messages string) (storedConversation, error) {
+func decodeConversation(seq int32, id string, messages string, label *string) (storedConversation, error) {
 	c := storedConversation{seq: seq, conv: transcript.Conversation{ID: id}, size: len(messages)}
+	if label != nil {
+		c.label = transcript.Label(*label)
+	}
 	var err error
 	if c.conv.Messages, err = decodeMessages(messages); err != nil {
 		return c, fmt.Errorf("pipeline: conversation %d: messages: %w", seq, err)
 	}
 	return c, nil
+}
+
+// toolErrorTurns are the turns flags mark as tool errors.
+func toolErrorTurns(flags []risk.Flag) []int {
+	var turns []int
+	for _, f := range flags {
+		if f.Kind == risk.KindToolError {
+			turns = append(turns, f.Turn)
+		}
+	}
+	return turns
 }
 
 // conversationsToDiagnose yields, one by one, the selected conversations not yet
@@ -82,7 +103,14 @@ func (r *run) conversationsToDiagnose(ctx context.Context) iter.Seq2[storedConve
 				return
 			}
 			for _, row := range rows {
-				c, err := decodeConversation(row.Seq, row.ExternalID, row.Messages)
+				c, err := decodeConversation(row.Seq, row.ExternalID, row.Messages, row.Label)
+				if err == nil {
+					var flags []risk.Flag
+					if err = json.Unmarshal(row.RiskFlags, &flags); err != nil {
+						err = fmt.Errorf("pipeline: conversation %d: risk flags: %w", row.Seq, err)
+					}
+					c.toolErrors = toolErrorTurns(flags)
+				}
 				if !yield(c, err) || err != nil {
 					return
 				}

@@ -3,12 +3,28 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/drivers"
 	"github.com/checkup-dev/checkup/workers/textmatch"
+	"github.com/checkup-dev/checkup/workers/transcript"
 )
+
+// categories are the distinct categories of d's findings that are not expected
+// behaviour, in order: what the search for failure drivers counts.
+func categories(d analyzer.Diagnosis) []string {
+	var out []string
+	for _, f := range d.Findings {
+		if !f.Expected {
+			out = append(out, f.Category)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
 
 // errorRunes caps an analyzer error stored on a conversation or in a warning.
 const errorRunes = 500
@@ -28,6 +44,9 @@ func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRo
 	if err := r.lease.Progress(ctx, taskstate.Diagnosis, int(counts.Done+counts.Isolated), int(counts.Selected)); err != nil {
 		return counts, err
 	}
+	if counts.Done == 0 {
+		r.search = drivers.New()
+	}
 	ck := r.startCheckpoints(ctx)
 	stop := r.stopping(ctx)
 	err = parallel(r.p.opt.DiagnosisConcurrency, r.conversationsToDiagnose(ctx),
@@ -43,6 +62,7 @@ func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRo
 	if err := r.between(ctx); err != nil {
 		return counts, err
 	}
+	r.searched = r.search != nil
 	return r.diagnosisCounts(ctx)
 }
 
@@ -88,6 +108,10 @@ func (r *run) diagnoseOne(ctx context.Context, ck *checkpointer, c storedConvers
 		}
 		if cp.pass != analyzer.PassRepaired {
 			cp.pass = analyzer.PassFirst
+		}
+		if r.search != nil && c.label != transcript.LabelNone {
+			f := drivers.Extract(int(c.seq), c.label == transcript.LabelFailed, c.conv, c.toolErrors, categories(d))
+			cp.features = &f
 		}
 	} else {
 		cp.isolated = textmatch.ClipQuote(aerr.Error(), errorRunes)

@@ -104,20 +104,19 @@ func (o analysedOutcomes) check() LabelCheck {
 	return c
 }
 
-// drivers reads every labelled, diagnosed conversation a page at a time and searches
-// them for failure drivers.
+// drivers searches the labelled, diagnosed conversations for failure drivers: with
+// what diagnosis counted as it stored them, or else reading them back a page at a time.
 func (r *run) drivers(ctx context.Context) ([]drivers.Driver, error) {
+	if r.searched {
+		return r.search.Drivers(), nil
+	}
 	search := drivers.New()
-	after := int32(0)
-	for {
+	for after := int32(0); after < r.lease.Task.ConversationCount; after += pageSize {
 		rows, err := r.q.ListLabelledConversationsAfter(ctx, r.p.pool, dbsqlc.ListLabelledConversationsAfterParams{
-			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, MaxRows: pageSize,
+			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + pageSize,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: read labelled conversations: %w", err)
-		}
-		if len(rows) == 0 {
-			return search.Drivers(), nil
 		}
 		for _, row := range rows {
 			msgs, err := decodeMessages(row.Messages)
@@ -128,17 +127,11 @@ func (r *run) drivers(ctx context.Context) ([]drivers.Driver, error) {
 			if err := json.Unmarshal(row.RiskFlags, &flags); err != nil {
 				return nil, fmt.Errorf("pipeline: conversation %d: risk flags: %w", row.Seq, err)
 			}
-			var errTurns []int
-			for _, f := range flags {
-				if f.Kind == risk.KindToolError {
-					errTurns = append(errTurns, f.Turn)
-				}
-			}
 			failed := row.Label != nil && *row.Label == string(transcript.LabelFailed)
-			search.Add(drivers.Extract(int(row.Seq), failed, transcript.Conversation{Messages: msgs}, errTurns, row.Categories))
+			search.Add(drivers.Extract(int(row.Seq), failed, transcript.Conversation{Messages: msgs}, toolErrorTurns(flags), row.Categories))
 		}
-		after = rows[len(rows)-1].Seq
 	}
+	return search.Drivers(), nil
 }
 
 // driverRow is one element of the JSON array InsertTaskDrivers reads.

@@ -66,11 +66,13 @@ func (r *run) screenPage(rows []dbsqlc.ListConversationsAfterRow) ([]screenedCon
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	screen := func(i int) error {
-		c, err := decodeConversation(rows[i].Seq, rows[i].ExternalID, rows[i].Messages)
+		c, err := decodeConversation(rows[i].Seq, rows[i].ExternalID, rows[i].Messages, rows[i].Label)
 		if err != nil {
 			return err
 		}
-		out[i] = screenedConversation{storedConversation: c, flags: r.p.screener.Screen(c.conv)}
+		flags := r.p.screener.Screen(c.conv)
+		c.toolErrors = toolErrorTurns(flags)
+		out[i] = screenedConversation{storedConversation: c, flags: flags}
 		return nil
 	}
 	for range screenWorkers {

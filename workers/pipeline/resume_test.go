@@ -94,6 +94,11 @@ func (b *bundle) resultOf(t *testing.T, id uuid.UUID) string {
 		fmt.Fprintf(&s, "action %d cluster %d rank %v %s %s\n", a.CandidateIndex, a.ClusterIdx, *a.Rank, a.Status, a.Action)
 	}
 	fmt.Fprintf(&s, "findings %d\n", len(rows.Findings))
+	// Drivers: counted as the diagnoses are stored when one run diagnoses every
+	// conversation, read back after diagnosis when a run resumed it.
+	for _, d := range rows.Drivers {
+		fmt.Fprintf(&s, "driver %s %q %d/%d p %v q %v examples %v\n", d.Kind, d.Feature, d.Failed, d.Succeeded, d.PValue, d.QValue, d.ExampleSeqs)
+	}
 	return s.String()
 }
 
@@ -188,4 +193,39 @@ func TestResumeWithAnotherAnalyzerWarns(t *testing.T) {
 	require.Len(t, mixed, 1)
 	require.Contains(t, mixed[0], "LLM analysis, test-model, prompts v9")
 	require.Contains(t, mixed[0], "offline analysis")
+}
+
+// TestResumedTaskFindsTheSameDrivers: a run that diagnoses every conversation counts
+// the failure drivers as it stores the diagnoses; a run that resumes diagnosis reads
+// the labelled conversations back instead. Both find the same drivers.
+func TestResumedTaskFindsTheSameDrivers(t *testing.T) {
+	t.Parallel()
+	convs := sample(t)
+	for i := range convs {
+		failed := i%7 == 0
+		for _, m := range convs[i].Messages {
+			for _, tc := range m.ToolCalls {
+				if tc.Name == "update_reservation_flights" {
+					failed = !failed
+					break
+				}
+			}
+		}
+		convs[i].Label = transcript.LabelSucceeded
+		if failed {
+			convs[i].Label = transcript.LabelFailed
+		}
+	}
+	clean := setup(t)
+	cleanID := clean.upload(t, convs)
+	require.EqualValues(t, "completed", clean.runTask(t, cleanID, offlineProbe(), pipeline.Options{}).Status)
+	want := clean.resultOf(t, cleanID)
+	require.Contains(t, want, `driver tool "update_reservation_flights"`)
+
+	b := setup(t)
+	id := b.upload(t, convs)
+	p := offlineProbe()
+	b.interrupt(t, id, p, func() bool { return p.diagnoses() >= 30 })
+	require.EqualValues(t, "completed", b.runTask(t, id, offlineProbe(), pipeline.Options{}).Status)
+	require.Equal(t, want, b.resultOf(t, id))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/drivers"
 )
 
 // run is one attempt at one task: the lease every write goes through and the task's
@@ -40,6 +41,11 @@ type run struct {
 	// selectedKept is set when this run's quality pass selected every kept
 	// conversation for diagnosis as it stored their verdicts.
 	selectedKept bool
+	// search counts the features of the labelled conversations as their diagnoses are
+	// stored, when this run diagnoses them all (none was diagnosed before it); searched
+	// is set once it has. Otherwise the search reads them back after diagnosis.
+	search   *drivers.Search
+	searched bool
 }
 
 func newRun(p *Pipeline, lease *workers.Lease) *run {
