@@ -677,16 +677,16 @@ func (q *Queries) SetConversationQuality(ctx context.Context, db DBTX, arg SetCo
 
 const storeConversationDiagnoses = `-- name: StoreConversationDiagnoses :one
 WITH input AS MATERIALIZED (
-    SELECT unnest($1::int[]) AS seq, unnest($2::text[]) AS diagnosis,
+    SELECT unnest($1::int[]) AS seq, unnest($2::text[])::jsonb AS diagnosis,
            unnest($3::text[]) AS pass, unnest($4::int[]) AS calls,
            unnest($5::bigint[]) AS prompt_tokens,
            unnest($6::bigint[]) AS completion_tokens
 ), conv AS (
     UPDATE task_conversation c
-    SET diagnosis = input.diagnosis::jsonb, diagnosis_status = 'done', diagnosis_pass = input.pass,
+    SET diagnosis = input.diagnosis, diagnosis_status = 'done', diagnosis_pass = input.pass,
         diagnosis_error = '', diagnosed_at = coalesce($7::timestamptz, now()),
-        failure_score = (input.diagnosis::jsonb ->> 'failureScore')::real,
-        failed_turn = coalesce((input.diagnosis::jsonb ->> 'failedTurn')::int, 0)
+        failure_score = (input.diagnosis ->> 'failureScore')::real,
+        failed_turn = coalesce((input.diagnosis ->> 'failedTurn')::int, 0)
     FROM input
     WHERE c.task_id = $8 AND c.owner_user_id = $9 AND c.seq = input.seq
       AND c.diagnosis_status = 'pending'
@@ -755,8 +755,8 @@ type StoreConversationDiagnosesRow struct {
 // checkpoint is never written twice. cancel_requested tells the worker, as a heartbeat
 // would, that the owner asked the task to stop.
 //
-// The input is MATERIALIZED: inlined, a generic plan may read it again for every row
-// of the task, parsing every diagnosis each time.
+// The input is MATERIALIZED, each diagnosis parsed once there: inlined, a generic plan
+// may read it again for every row of the task, parsing every diagnosis each time.
 func (q *Queries) StoreConversationDiagnoses(ctx context.Context, db DBTX, arg StoreConversationDiagnosesParams) (StoreConversationDiagnosesRow, error) {
 	row := db.QueryRow(ctx, storeConversationDiagnoses,
 		arg.Seqs,

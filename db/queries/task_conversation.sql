@@ -100,19 +100,19 @@ WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id;
 -- checkpoint is never written twice. cancel_requested tells the worker, as a heartbeat
 -- would, that the owner asked the task to stop.
 --
--- The input is MATERIALIZED: inlined, a generic plan may read it again for every row
--- of the task, parsing every diagnosis each time.
+-- The input is MATERIALIZED, each diagnosis parsed once there: inlined, a generic plan
+-- may read it again for every row of the task, parsing every diagnosis each time.
 WITH input AS MATERIALIZED (
-    SELECT unnest(@seqs::int[]) AS seq, unnest(@diagnoses::text[]) AS diagnosis,
+    SELECT unnest(@seqs::int[]) AS seq, unnest(@diagnoses::text[])::jsonb AS diagnosis,
            unnest(@passes::text[]) AS pass, unnest(@calls::int[]) AS calls,
            unnest(@prompt_tokens::bigint[]) AS prompt_tokens,
            unnest(@completion_tokens::bigint[]) AS completion_tokens
 ), conv AS (
     UPDATE task_conversation c
-    SET diagnosis = input.diagnosis::jsonb, diagnosis_status = 'done', diagnosis_pass = input.pass,
+    SET diagnosis = input.diagnosis, diagnosis_status = 'done', diagnosis_pass = input.pass,
         diagnosis_error = '', diagnosed_at = coalesce(sqlc.narg('now')::timestamptz, now()),
-        failure_score = (input.diagnosis::jsonb ->> 'failureScore')::real,
-        failed_turn = coalesce((input.diagnosis::jsonb ->> 'failedTurn')::int, 0)
+        failure_score = (input.diagnosis ->> 'failureScore')::real,
+        failed_turn = coalesce((input.diagnosis ->> 'failedTurn')::int, 0)
     FROM input
     WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = input.seq
       AND c.diagnosis_status = 'pending'
