@@ -87,36 +87,84 @@ func toolErrorTurns(flags []risk.Flag) []int {
 
 // conversationsToDiagnose yields, one by one, the selected conversations not yet
 // diagnosed or isolated: from the run's kept conversations when the quality pass held
-// them all, otherwise read a page at a time.
+// them all, otherwise read a page at a time by a goroutine that reads and decodes the
+// next page while the units diagnose this one.
 func (r *run) conversationsToDiagnose(ctx context.Context) iter.Seq2[storedConversation, error] {
 	if r.kept != nil && r.kept.bySeq != nil {
 		return r.keptToDiagnose(ctx)
 	}
 	return func(yield func(storedConversation, error) bool) {
-		last := r.lease.Task.ConversationCount
-		for after := int32(0); after < last; after += pageSize {
-			rows, err := r.q.ListConversationsToDiagnose(ctx, r.p.pool, dbsqlc.ListConversationsToDiagnoseParams{
-				TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + pageSize,
-			})
-			if err != nil {
-				yield(storedConversation{}, fmt.Errorf("pipeline: read conversations to diagnose: %w", err))
+		ctx, cancel := context.WithCancel(ctx)
+		pages := make(chan decodedPage, 1)
+		go func() {
+			defer close(pages)
+			if err := protect(r.readToDiagnose, decodedReader{ctx, pages}); err != nil { // a panic too
+				select {
+				case pages <- decodedPage{err: err}:
+				case <-ctx.Done():
+				}
+			}
+		}()
+		defer func() {
+			cancel()
+			for range pages { // the reader has returned once pages is closed
+			}
+		}()
+		for p := range pages {
+			if p.err != nil {
+				yield(storedConversation{}, p.err)
 				return
 			}
-			for _, row := range rows {
-				c, err := decodeConversation(row.Seq, row.ExternalID, row.Messages, row.Label)
-				if err == nil {
-					var flags []risk.Flag
-					if err = json.Unmarshal(row.RiskFlags, &flags); err != nil {
-						err = fmt.Errorf("pipeline: conversation %d: risk flags: %w", row.Seq, err)
-					}
-					c.toolErrors = toolErrorTurns(flags)
-				}
-				if !yield(c, err) || err != nil {
+			for _, c := range p.convs {
+				if !yield(c, nil) {
 					return
 				}
 			}
 		}
 	}
+}
+
+// decodedPage is one page of conversations to diagnose, decoded, or the error that
+// ended them.
+type decodedPage struct {
+	convs []storedConversation
+	err   error
+}
+
+// decodedReader is where readToDiagnose sends pages, and until when.
+type decodedReader struct {
+	ctx   context.Context
+	pages chan<- decodedPage
+}
+
+// readToDiagnose sends the conversations to diagnose to p.pages, pageSize seqs at a
+// time, until the last page or the end of p.ctx.
+func (r *run) readToDiagnose(p decodedReader) error {
+	for after := int32(0); after < r.lease.Task.ConversationCount; after += pageSize {
+		rows, err := r.q.ListConversationsToDiagnose(p.ctx, r.p.pool, dbsqlc.ListConversationsToDiagnoseParams{
+			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + pageSize,
+		})
+		if err != nil {
+			return fmt.Errorf("pipeline: read conversations to diagnose: %w", err)
+		}
+		convs := make([]storedConversation, len(rows))
+		for i, row := range rows {
+			if convs[i], err = decodeConversation(row.Seq, row.ExternalID, row.Messages, row.Label); err != nil {
+				return err
+			}
+			var flags []risk.Flag
+			if err := json.Unmarshal(row.RiskFlags, &flags); err != nil {
+				return fmt.Errorf("pipeline: conversation %d: risk flags: %w", row.Seq, err)
+			}
+			convs[i].toolErrors = toolErrorTurns(flags)
+		}
+		select {
+		case p.pages <- decodedPage{convs: convs}:
+		case <-p.ctx.Done():
+			return nil
+		}
+	}
+	return nil
 }
 
 // keptToDiagnose yields the selected conversations not finished yet from the
