@@ -61,7 +61,7 @@ func TestUploadStoresTheSampleForItsOwnerInOneTransaction(t *testing.T) {
 	var rows, owners, messages, toolCalls, transactions int64
 	require.NoError(t, pool.QueryRow(ctx, `
 		SELECT count(*), count(*) FILTER (WHERE owner_user_id = $2), sum(message_count),
-		       count(*) FILTER (WHERE messages @> '[{"role": "tool"}]'),
+		       count(*) FILTER (WHERE messages::jsonb @> '[{"role": "tool"}]'),
 		       (SELECT count(DISTINCT xmin::text) FROM (
 		            SELECT xmin FROM analysis_task WHERE id = $1
 		            UNION ALL SELECT xmin FROM task_conversation WHERE task_id = $1) x)
