@@ -60,7 +60,7 @@ func Build(rows store.ReportRows, now time.Time) (Report, error) {
 		r.Usage.ByStage = append(r.Usage.ByStage, StageUsage{Stage: u.Stage, Calls: int(u.Calls), PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens})
 	}
 	for _, w := range rows.Warnings {
-		r.Warnings = append(r.Warnings, Warning{Stage: w.Stage, Scope: w.Scope, Message: w.Message, CreatedAt: w.CreatedAt.UTC()})
+		r.Warnings = append(r.Warnings, buildWarning(w))
 	}
 	r.Population.Labelled = Labelled{
 		Failed: int(rows.Labels.Failed), Succeeded: int(rows.Labels.Succeeded),
@@ -102,6 +102,7 @@ func Build(rows store.ReportRows, now time.Time) (Report, error) {
 	for _, d := range rows.Drivers {
 		r.Drivers = append(r.Drivers, buildDriver(d))
 	}
+	r.ranks = ranks
 	for _, f := range rows.Findings {
 		fd, err := buildFinding(f, ranks)
 		if err != nil {
@@ -117,6 +118,10 @@ func Build(rows store.ReportRows, now time.Time) (Report, error) {
 		r.Conversations = append(r.Conversations, conv)
 	}
 	return r, nil
+}
+
+func buildWarning(w dbsqlc.TaskWarning) Warning {
+	return Warning{Stage: w.Stage, Scope: w.Scope, Message: w.Message, CreatedAt: w.CreatedAt.UTC()}
 }
 
 func buildTask(t dbsqlc.AnalysisTask) Task {

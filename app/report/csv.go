@@ -63,7 +63,10 @@ func WriteFindingsCSV(w io.Writer, r Report) error {
 	write := func(cells ...string) { _ = cw.Write(neutralise(cells)) }
 	write("conversation_seq", "conversation_id", "finding_idx", "type", "category", "title", "description",
 		"severity", "confidence", "priority_score", "action_rank", "turn", "quote", "quote_verified", "more_evidence")
-	for _, f := range r.Findings {
+	for f, err := range r.AllFindings() {
+		if err != nil {
+			return fmt.Errorf("report: findings.csv: %w", err)
+		}
 		turn, quote, verified := "", "", ""
 		var more []string
 		for i, e := range f.Evidence {

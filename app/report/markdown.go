@@ -25,7 +25,9 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	m.expected(r)
 	m.risks(r)
 	m.population(r)
-	m.warnings(r)
+	if err := m.warnings(r); err != nil {
+		return fmt.Errorf("report: markdown: %w", err)
+	}
 	m.about(r)
 	if err := b.Flush(); err != nil {
 		return fmt.Errorf("report: markdown: %w", err)
@@ -309,23 +311,29 @@ func (m mdWriter) population(r Report) {
 	m.p("")
 }
 
-func (m mdWriter) warnings(r Report) {
-	if len(r.Warnings) == 0 {
-		return
+func (m mdWriter) warnings(r Report) error {
+	if r.WarningCount == 0 && len(r.Warnings) == 0 {
+		return nil
 	}
 	m.p("## Warnings")
 	m.p("")
-	for _, w := range r.Warnings {
+	shown := 0
+	for w, err := range r.AllWarnings() {
+		if err != nil {
+			return err
+		}
+		shown++
 		scope := ""
 		if w.Scope != "" {
 			scope = " (" + mdText(w.Scope) + ")"
 		}
 		m.p("- %s%s: %s", w.Stage.Label(), scope, mdText(w.Message))
 	}
-	if more := r.WarningCount - len(r.Warnings); more > 0 {
+	if more := r.WarningCount - shown; more > 0 {
 		m.p("- … and %d more", more)
 	}
 	m.p("")
+	return nil
 }
 
 func (m mdWriter) about(r Report) {

@@ -38,12 +38,17 @@ type Report struct {
 	Warnings      []Warning      `json:"warnings"`
 	WarningCount  int            `json:"warning_count"`
 	// Findings and Conversations are filled in the downloads only; the task page
-	// leaves them empty (and report.json always has them).
+	// leaves them empty (and report.json always has them). A streamed report (Stream)
+	// leaves them empty too and reads them as it is written: range over AllFindings,
+	// AllConversations and AllWarnings.
 	Findings      []Finding      `json:"findings"`
 	Conversations []Conversation `json:"conversations"`
 	// BaseURL is the dashboard's public address (BASE_URL), which actions.csv links the
 	// cited conversations under; it is not part of report.json.
 	BaseURL string `json:"-"`
+
+	lists Lists       // the long lists of a streamed report; nil when held in the fields above
+	ranks map[int]int // cluster index → its Action's rank, for findings read later
 }
 
 // Task is the task's identity, state and source.

@@ -48,6 +48,10 @@ type Server struct {
 	bulk    *store.Store // on Deps.BulkPool
 	uploads uploadSlots
 	limits  *tokenLimits // per API token
+	// downloads holds a token for each download being sent: each holds a database
+	// connection while it streams, so at most half the pool's connections send files
+	// and the rest stay for the pages and the worker; more downloads wait their turn.
+	downloads chan struct{}
 }
 
 // New builds the server and its routes.
@@ -63,7 +67,8 @@ func New(deps Deps) *Server {
 	e.HideBanner = true
 	e.HidePort = true
 	s := &Server{deps: deps, echo: e, store: store.New(deps.Pool), bulk: store.New(deps.BulkPool),
-		limits: newTokenLimits(deps.Config.APIRatePerMinute, deps.Config.APIRateBurst)}
+		limits:    newTokenLimits(deps.Config.APIRatePerMinute, deps.Config.APIRateBurst),
+		downloads: make(chan struct{}, max(1, deps.Pool.Config().MaxConns/2))}
 	s.auth = auth.New(auth.Deps{Pool: deps.Pool, Logger: deps.Logger, Providers: deps.Providers, Page: s.page}, deps.Config)
 	e.HTTPErrorHandler = s.handleError
 	s.routes()

@@ -1,12 +1,14 @@
 package web
 
 import (
-	"bytes"
+	"context"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/db/store"
 )
@@ -29,24 +31,55 @@ func downloads() []download {
 }
 
 // taskDownload serves d for the owner's task, finished or not (report.json says the
-// current status, so scripts can poll it). The file is written to memory first, so an
-// error is a clean 500 rather than half a file.
+// current status, so scripts can poll it). The file is written as it is read from one
+// snapshot of the task (store.WithTaskReport), a page of findings or conversations at
+// a time, so a download costs a page of memory whatever the task's size. Until the
+// first byte is sent an error is the error page; after, the connection is cut, so the
+// client sees a broken download, never a short file that looks whole.
 func (s *Server) taskDownload(d download) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, err := taskID(c)
 		if err != nil {
 			return err
 		}
-		r, err := s.taskReport(c, id, store.ReportFull)
+		ctx := c.Request().Context()
+		release, err := s.downloadSlot(ctx)
 		if err != nil {
 			return err
 		}
-		var buf bytes.Buffer
-		if err := d.write(&buf, r); err != nil {
-			return err
+		defer release()
+		sending := false
+		err = s.store.WithTaskReport(ctx, id, auth.OwnerFrom(c), func(rows store.ReportRows, lists *store.ReportLists) error {
+			r, err := report.Stream(rows, lists, time.Now())
+			if err != nil {
+				return err
+			}
+			r.BaseURL = s.deps.Config.BaseURL
+			h := c.Response().Header()
+			h.Set(echo.HeaderContentType, d.contentType)
+			h.Set(echo.HeaderContentDisposition, report.ContentDisposition(r.Task.Title, r.Task.ID, d.name))
+			c.Response().WriteHeader(http.StatusOK)
+			sending = true
+			return d.write(c.Response(), r)
+		})
+		if err != nil && sending {
+			if ctx.Err() == nil {
+				s.deps.Logger.Error("download cut short", "download", d.name, "task_id", id, "err", err)
+			}
+			panic(http.ErrAbortHandler)
 		}
-		h := c.Response().Header()
-		h.Set(echo.HeaderContentDisposition, report.ContentDisposition(r.Task.Title, r.Task.ID, d.name))
-		return c.Blob(http.StatusOK, d.contentType, buf.Bytes())
+		return err
+	}
+}
+
+// downloadSlot waits for one of the downloads that may run at once, each holding a
+// database connection for as long as it sends (see Server.downloads), and returns its
+// release. It gives up when ctx ends.
+func (s *Server) downloadSlot(ctx context.Context) (func(), error) {
+	select {
+	case s.downloads <- struct{}{}:
+		return func() { <-s.downloads }, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
 	}
 }

@@ -503,13 +503,15 @@ SELECT seq, external_id, message_count, qc_status, qc_reason, risk_flags, select
        coalesce(diagnosis ->> 'summary', '')::text AS summary,
        label, failure_score, failed_turn
 FROM task_conversation
-WHERE task_id = $1 AND owner_user_id = $2
+WHERE task_id = $1 AND owner_user_id = $2 AND seq > $3 AND seq <= $4
 ORDER BY seq
 `
 
 type ListTaskConversationSummariesParams struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
+	AfterSeq    int32
+	ThroughSeq  int32
 }
 
 type ListTaskConversationSummariesRow struct {
@@ -531,10 +533,16 @@ type ListTaskConversationSummariesRow struct {
 }
 
 // Owner-scoped reads of a task's conversations for the report, without their messages.
-// One line per conversation for report.json: its quality verdict, risk flags and the
-// outcome and summary of its diagnosis, in upload order. Messages stay in the table.
+// One line per conversation of one page, (@after_seq, @through_seq], for report.json:
+// its quality verdict, risk flags and the outcome and summary of its diagnosis, in
+// upload order. Messages stay in the table.
 func (q *Queries) ListTaskConversationSummaries(ctx context.Context, db DBTX, arg ListTaskConversationSummariesParams) ([]ListTaskConversationSummariesRow, error) {
-	rows, err := db.Query(ctx, listTaskConversationSummaries, arg.TaskID, arg.OwnerUserID)
+	rows, err := db.Query(ctx, listTaskConversationSummaries,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.AfterSeq,
+		arg.ThroughSeq,
+	)
 	if err != nil {
 		return nil, err
 	}

@@ -256,16 +256,20 @@ func (q *Queries) ListTaskClusterEvidence(ctx context.Context, db DBTX, arg List
 }
 
 const listTaskFindings = `-- name: ListTaskFindings :many
-SELECT f.task_id, f.owner_user_id, f.conversation_seq, f.idx, f.type, f.category, f.title, f.description, f.severity, f.confidence, f.priority_score, f.evidence, f.cluster_idx, f.expected, f.policy, c.external_id
+SELECT f.task_id, f.owner_user_id, f.conversation_seq, f.idx, f.type, f.category, f.title, f.description, f.severity, f.confidence, f.priority_score, f.evidence, f.cluster_idx, f.expected, f.policy,
+       coalesce((SELECT c.external_id FROM task_conversation c
+                 WHERE c.task_id = f.task_id AND c.owner_user_id = f.owner_user_id AND c.seq = f.conversation_seq), '')::text AS external_id
 FROM task_finding f
-JOIN task_conversation c ON c.task_id = f.task_id AND c.seq = f.conversation_seq AND c.owner_user_id = f.owner_user_id
 WHERE f.task_id = $1 AND f.owner_user_id = $2
+  AND f.conversation_seq > $3 AND f.conversation_seq <= $4
 ORDER BY f.conversation_seq, f.idx
 `
 
 type ListTaskFindingsParams struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
+	AfterSeq    int32
+	ThroughSeq  int32
 }
 
 type ListTaskFindingsRow struct {
@@ -287,9 +291,16 @@ type ListTaskFindingsRow struct {
 	ExternalID      string
 }
 
-// Every finding of the task with its conversation's external id, in conversation order.
+// The findings of one page of conversations, (@after_seq, @through_seq], with their
+// conversation's external id (looked up by key per finding, so no plan joins every
+// finding with every conversation), in conversation order.
 func (q *Queries) ListTaskFindings(ctx context.Context, db DBTX, arg ListTaskFindingsParams) ([]ListTaskFindingsRow, error) {
-	rows, err := db.Query(ctx, listTaskFindings, arg.TaskID, arg.OwnerUserID)
+	rows, err := db.Query(ctx, listTaskFindings,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.AfterSeq,
+		arg.ThroughSeq,
+	)
 	if err != nil {
 		return nil, err
 	}

@@ -57,19 +57,27 @@ func (q *Queries) InsertTaskWarning(ctx context.Context, db DBTX, arg InsertTask
 
 const listTaskWarnings = `-- name: ListTaskWarnings :many
 SELECT id, task_id, owner_user_id, stage, scope, message, created_at FROM task_warning
-WHERE task_id = $1 AND owner_user_id = $2
+WHERE task_id = $1 AND owner_user_id = $2 AND id > $3
 ORDER BY id
-LIMIT $3
+LIMIT $4
 `
 
 type ListTaskWarningsParams struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
+	AfterID     int64
 	MaxRows     int32
 }
 
+// The task's warnings in the order they were made, @max_rows of them after the one
+// with id @after_id (0 for the first).
 func (q *Queries) ListTaskWarnings(ctx context.Context, db DBTX, arg ListTaskWarningsParams) ([]TaskWarning, error) {
-	rows, err := db.Query(ctx, listTaskWarnings, arg.TaskID, arg.OwnerUserID, arg.MaxRows)
+	rows, err := db.Query(ctx, listTaskWarnings,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.AfterID,
+		arg.MaxRows,
+	)
 	if err != nil {
 		return nil, err
 	}

@@ -206,13 +206,14 @@ WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq = @seq;
 -- Owner-scoped reads of a task's conversations for the report, without their messages.
 
 -- name: ListTaskConversationSummaries :many
--- One line per conversation for report.json: its quality verdict, risk flags and the
--- outcome and summary of its diagnosis, in upload order. Messages stay in the table.
+-- One line per conversation of one page, (@after_seq, @through_seq], for report.json:
+-- its quality verdict, risk flags and the outcome and summary of its diagnosis, in
+-- upload order. Messages stay in the table.
 SELECT seq, external_id, message_count, qc_status, qc_reason, risk_flags, selected,
        diagnosis_status, diagnosis_pass, diagnosis_error,
        coalesce(diagnosis ->> 'outcome', '')::text AS outcome,
        coalesce(diagnosis ->> 'summary', '')::text AS summary,
        label, failure_score, failed_turn
 FROM task_conversation
-WHERE task_id = @task_id AND owner_user_id = @owner_user_id
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq > @after_seq AND seq <= @through_seq
 ORDER BY seq;

@@ -1,9 +1,13 @@
 -- name: ListTaskFindings :many
--- Every finding of the task with its conversation's external id, in conversation order.
-SELECT f.*, c.external_id
+-- The findings of one page of conversations, (@after_seq, @through_seq], with their
+-- conversation's external id (looked up by key per finding, so no plan joins every
+-- finding with every conversation), in conversation order.
+SELECT f.*,
+       coalesce((SELECT c.external_id FROM task_conversation c
+                 WHERE c.task_id = f.task_id AND c.owner_user_id = f.owner_user_id AND c.seq = f.conversation_seq), '')::text AS external_id
 FROM task_finding f
-JOIN task_conversation c ON c.task_id = f.task_id AND c.seq = f.conversation_seq AND c.owner_user_id = f.owner_user_id
 WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id
+  AND f.conversation_seq > @after_seq AND f.conversation_seq <= @through_seq
 ORDER BY f.conversation_seq, f.idx;
 
 -- name: ListConversationFindings :many

@@ -1,6 +1,8 @@
 -- name: ListTaskWarnings :many
+-- The task's warnings in the order they were made, @max_rows of them after the one
+-- with id @after_id (0 for the first).
 SELECT * FROM task_warning
-WHERE task_id = @task_id AND owner_user_id = @owner_user_id
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND id > @after_id
 ORDER BY id
 LIMIT @max_rows;
 

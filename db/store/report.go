@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"iter"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -98,13 +99,132 @@ func (s *Store) readReport(ctx context.Context, tx pgx.Tx, id uuid.UUID, owner O
 	if detail != ReportFull {
 		return r, nil
 	}
-	if r.Findings, err = s.q.ListTaskFindings(ctx, tx, dbsqlc.ListTaskFindingsParams{TaskID: id, OwnerUserID: uid}); err != nil {
-		return r, fmt.Errorf("findings: %w", err)
+	lists := s.lists(ctx, tx, r.Task)
+	for f, err := range lists.Findings() {
+		if err != nil {
+			return r, err
+		}
+		r.Findings = append(r.Findings, f)
 	}
-	if r.Conversations, err = s.q.ListTaskConversationSummaries(ctx, tx, dbsqlc.ListTaskConversationSummariesParams{TaskID: id, OwnerUserID: uid}); err != nil {
-		return r, fmt.Errorf("conversations: %w", err)
+	for c, err := range lists.Conversations() {
+		if err != nil {
+			return r, err
+		}
+		r.Conversations = append(r.Conversations, c)
 	}
 	return r, nil
+}
+
+// WithTaskReport reads a task and its results for owner as TaskReport does at
+// ReportPage detail, and calls fn with them inside the same read-only snapshot, with
+// the task's long lists — every finding, conversation and warning — to be read a page
+// at a time: a download writes them as it reads them instead of holding them all.
+func (s *Store) WithTaskReport(ctx context.Context, id uuid.UUID, owner Owner, fn func(ReportRows, *ReportLists) error) error {
+	var fnErr error // fn's own error, returned as it is
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error {
+			rows, err := s.readReport(ctx, tx, id, owner, ReportPage)
+			if err != nil {
+				return err
+			}
+			fnErr = fn(rows, s.lists(ctx, tx, rows.Task))
+			return fnErr
+		})
+	switch {
+	case fnErr != nil:
+		return fnErr
+	case err != nil:
+		return readError("task report", err)
+	}
+	return nil
+}
+
+// listPage is how many conversations a page of the long lists covers (their findings,
+// for the findings), and how many warnings it holds.
+const listPage = 500
+
+// ReportLists reads a task's findings, conversations and warnings a page at a time, in
+// the snapshot it was made in, and only while that lasts: pages of conversations are
+// ranges of seq (see db/queries/task_conversation.sql), so each costs its rows whatever
+// the plan.
+type ReportLists struct {
+	ctx   context.Context // the snapshot's, which its transaction runs with
+	q     *dbsqlc.Queries
+	tx    pgx.Tx
+	id    uuid.UUID
+	owner int64
+	last  int32 // the task's last seq
+}
+
+func (s *Store) lists(ctx context.Context, tx pgx.Tx, task dbsqlc.AnalysisTask) *ReportLists {
+	return &ReportLists{ctx: ctx, q: s.q, tx: tx, id: task.ID, owner: task.OwnerUserID, last: task.ConversationCount}
+}
+
+// Findings yields every finding of the task in conversation order.
+func (l *ReportLists) Findings() iter.Seq2[dbsqlc.ListTaskFindingsRow, error] {
+	return pages(l.last, func(after int32) ([]dbsqlc.ListTaskFindingsRow, error) {
+		rows, err := l.q.ListTaskFindings(l.ctx, l.tx, dbsqlc.ListTaskFindingsParams{
+			TaskID: l.id, OwnerUserID: l.owner, AfterSeq: after, ThroughSeq: after + listPage})
+		if err != nil {
+			return nil, fmt.Errorf("store: findings: %w", err)
+		}
+		return rows, nil
+	})
+}
+
+// Conversations yields one line per conversation of the task in upload order.
+func (l *ReportLists) Conversations() iter.Seq2[dbsqlc.ListTaskConversationSummariesRow, error] {
+	return pages(l.last, func(after int32) ([]dbsqlc.ListTaskConversationSummariesRow, error) {
+		rows, err := l.q.ListTaskConversationSummaries(l.ctx, l.tx, dbsqlc.ListTaskConversationSummariesParams{
+			TaskID: l.id, OwnerUserID: l.owner, AfterSeq: after, ThroughSeq: after + listPage})
+		if err != nil {
+			return nil, fmt.Errorf("store: conversations: %w", err)
+		}
+		return rows, nil
+	})
+}
+
+// Warnings yields every warning of the task in the order they were made.
+func (l *ReportLists) Warnings() iter.Seq2[dbsqlc.TaskWarning, error] {
+	return func(yield func(dbsqlc.TaskWarning, error) bool) {
+		after := int64(0)
+		for {
+			rows, err := l.q.ListTaskWarnings(l.ctx, l.tx, dbsqlc.ListTaskWarningsParams{
+				TaskID: l.id, OwnerUserID: l.owner, AfterID: after, MaxRows: listPage})
+			if err != nil {
+				yield(dbsqlc.TaskWarning{}, fmt.Errorf("store: warnings: %w", err))
+				return
+			}
+			for _, w := range rows {
+				if !yield(w, nil) {
+					return
+				}
+			}
+			if len(rows) < listPage {
+				return
+			}
+			after = rows[len(rows)-1].ID
+		}
+	}
+}
+
+// pages yields the rows read for each range of listPage seqs up to last.
+func pages[T any](last int32, read func(after int32) ([]T, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for after := int32(0); after < last; after += listPage {
+			rows, err := read(after)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, row := range rows {
+				if !yield(row, nil) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // ConversationRows is what the conversation page shows: the task it belongs to, the

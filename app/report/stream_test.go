@@ -1,0 +1,53 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/app/report/reporttest"
+	"github.com/checkup-dev/checkup/db/store"
+)
+
+// A streamed report (the downloads) writes every file byte for byte as the report
+// read whole does, for a finished task and for a running one.
+func TestStreamedDownloadsEqualWholeOnes(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	for _, status := range []reporttest.Task{{}, {Status: "running"}} {
+		b := setup(t, status)
+		rows, err := b.store.TaskReport(context.Background(), b.inserted.ID, b.owner, store.ReportFull)
+		require.NoError(t, err)
+		whole, err := report.Build(rows, now)
+		require.NoError(t, err)
+		var encoded, written bytes.Buffer
+		enc := json.NewEncoder(&encoded)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		require.NoError(t, enc.Encode(whole))
+		require.NoError(t, report.WriteJSON(&written, whole))
+		require.Equal(t, encoded.String(), written.String(), "report.json is the report as encoding/json writes it")
+		for _, write := range []func(io.Writer, report.Report) error{
+			report.WriteJSON, report.WriteActionsCSV, report.WriteFindingsCSV, report.WriteMarkdown,
+		} {
+			var want, got bytes.Buffer
+			require.NoError(t, write(&want, whole))
+			require.NoError(t, b.store.WithTaskReport(context.Background(), b.inserted.ID, b.owner,
+				func(rows store.ReportRows, lists *store.ReportLists) error {
+					r, err := report.Stream(rows, lists, now)
+					if err != nil {
+						return err
+					}
+					return write(&got, r)
+				}))
+			require.Equal(t, want.String(), got.String())
+			require.Contains(t, got.String(), "conv-3", "the lists are there")
+		}
+	}
+}
