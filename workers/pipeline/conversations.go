@@ -12,10 +12,10 @@ import (
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
-// pageSize is how many conversations are read for diagnosis, and have their verdicts
-// and flags written, at a time: a large upload streams through in pages instead of
+// pageSize is how many conversations have their verdicts and flags written, and their
+// findings or flags read, at a time: a large upload streams through in pages instead of
 // being held whole, and a page's writes are one fenced statement instead of one
-// transaction per row.
+// transaction per row. Transcripts are read readPage at a time.
 const pageSize = 500
 
 // keptBudget bounds the transcripts a run keeps decoded from its quality pass for
@@ -137,12 +137,12 @@ type decodedReader struct {
 	pages chan<- decodedPage
 }
 
-// readToDiagnose sends the conversations to diagnose to p.pages, pageSize seqs at a
+// readToDiagnose sends the conversations to diagnose to p.pages, readPage seqs at a
 // time, until the last page or the end of p.ctx.
 func (r *run) readToDiagnose(p decodedReader) error {
-	for after := int32(0); after < r.lease.Task.ConversationCount; after += pageSize {
+	for after := int32(0); after < r.lease.Task.ConversationCount; after += readPage {
 		rows, err := r.q.ListConversationsToDiagnose(p.ctx, r.p.pool, dbsqlc.ListConversationsToDiagnoseParams{
-			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + pageSize,
+			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + readPage,
 		})
 		if err != nil {
 			return fmt.Errorf("pipeline: read conversations to diagnose: %w", err)

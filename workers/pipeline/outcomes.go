@@ -111,9 +111,9 @@ func (r *run) drivers(ctx context.Context) ([]drivers.Driver, error) {
 		return r.search.Drivers(), nil
 	}
 	search := drivers.New()
-	for after := int32(0); after < r.lease.Task.ConversationCount; after += pageSize {
+	for after := int32(0); after < r.lease.Task.ConversationCount; after += readPage {
 		rows, err := r.q.ListLabelledConversationsAfter(ctx, r.p.pool, dbsqlc.ListLabelledConversationsAfterParams{
-			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + pageSize,
+			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + readPage,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: read labelled conversations: %w", err)

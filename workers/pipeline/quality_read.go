@@ -11,8 +11,9 @@ import (
 	"github.com/checkup-dev/checkup/workers/risk"
 )
 
-// readPage is how many conversations the quality pass reads at a time: small enough
-// that the next page is read while the current one is decoded and checked.
+// readPage is how many transcripts are read at a time: small enough that the next page
+// is read while the current one is decoded and checked or diagnosed, and that the
+// pages in flight stay a few megabytes.
 const readPage = 50
 
 // screenedPages yields the task's conversations page by page in upload order, each
