@@ -63,8 +63,8 @@ func Build(rows store.ReportRows, now time.Time) (Report, error) {
 		r.Warnings = append(r.Warnings, buildWarning(w))
 	}
 	r.Population.Labelled = Labelled{
-		Failed: int(rows.Labels.Failed), Succeeded: int(rows.Labels.Succeeded),
-		Unlabelled: int(rows.Labels.Unlabelled), Field: t.LabelField,
+		Failed: int(t.KeptFailed), Succeeded: int(t.KeptSucceeded),
+		Unlabelled: int(t.KeptUnlabelled), Field: t.LabelField,
 	}
 	if len(t.LabelCheck) > 0 && string(t.LabelCheck) != "null" {
 		var lc LabelCheck

@@ -349,7 +349,7 @@ func (q *Queries) GetAnalysisProgress(ctx context.Context, db DBTX, arg GetAnaly
 
 const getAnalysisTask = `-- name: GetAnalysisTask :one
 
-SELECT id, owner_user_id, title, status, stage, progress_done, progress_total, attempt, lost_count, lease_owner, created_at, claimed_at, heartbeat_at, finished_at, cancel_requested_at, error, config, funnel, risk_summary, llm_calls, prompt_tokens, completion_tokens, first_pass_valid, repaired, isolated, conversation_count, source_filename, source_format, source_bytes, rerun_of, label_field, provider_down_since, label_check FROM analysis_task WHERE id = $1 AND owner_user_id = $2
+SELECT id, owner_user_id, title, status, stage, progress_done, progress_total, attempt, lost_count, lease_owner, created_at, claimed_at, heartbeat_at, finished_at, cancel_requested_at, error, config, funnel, risk_summary, llm_calls, prompt_tokens, completion_tokens, first_pass_valid, repaired, isolated, conversation_count, source_filename, source_format, source_bytes, rerun_of, label_field, provider_down_since, label_check, kept_failed, kept_succeeded, kept_unlabelled FROM analysis_task WHERE id = $1 AND owner_user_id = $2
 `
 
 type GetAnalysisTaskParams struct {
@@ -395,6 +395,9 @@ func (q *Queries) GetAnalysisTask(ctx context.Context, db DBTX, arg GetAnalysisT
 		&i.LabelField,
 		&i.ProviderDownSince,
 		&i.LabelCheck,
+		&i.KeptFailed,
+		&i.KeptSucceeded,
+		&i.KeptUnlabelled,
 	)
 	return i, err
 }
@@ -1050,20 +1053,29 @@ func (q *Queries) SetTaskConversationCount(ctx context.Context, db DBTX, arg Set
 }
 
 const setTaskFunnel = `-- name: SetTaskFunnel :execrows
-UPDATE analysis_task SET funnel = $1
-WHERE id = $2 AND owner_user_id = $3 AND attempt = $4 AND status = 'running'
+UPDATE analysis_task
+SET funnel = $1, kept_failed = $2, kept_succeeded = $3, kept_unlabelled = $4
+WHERE id = $5 AND owner_user_id = $6 AND attempt = $7 AND status = 'running'
 `
 
 type SetTaskFunnelParams struct {
-	Funnel      json.RawMessage
-	ID          uuid.UUID
-	OwnerUserID int64
-	Attempt     int32
+	Funnel         json.RawMessage
+	KeptFailed     int32
+	KeptSucceeded  int32
+	KeptUnlabelled int32
+	ID             uuid.UUID
+	OwnerUserID    int64
+	Attempt        int32
 }
 
+// The population the quality checks defined, with the kept conversations by outcome
+// label.
 func (q *Queries) SetTaskFunnel(ctx context.Context, db DBTX, arg SetTaskFunnelParams) (int64, error) {
 	result, err := db.Exec(ctx, setTaskFunnel,
 		arg.Funnel,
+		arg.KeptFailed,
+		arg.KeptSucceeded,
+		arg.KeptUnlabelled,
 		arg.ID,
 		arg.OwnerUserID,
 		arg.Attempt,

@@ -46,6 +46,9 @@ type AnalysisTask struct {
 	LabelField        string
 	ProviderDownSince *time.Time
 	LabelCheck        json.RawMessage
+	KeptFailed        int32
+	KeptSucceeded     int32
+	KeptUnlabelled    int32
 }
 
 type ApiToken struct {

@@ -41,33 +41,6 @@ func (q *Queries) CountConversationDiagnoses(ctx context.Context, db DBTX, arg C
 	return i, err
 }
 
-const countConversationLabels = `-- name: CountConversationLabels :one
-SELECT (count(*) FILTER (WHERE label = 'failed'))::int AS failed,
-       (count(*) FILTER (WHERE label = 'succeeded'))::int AS succeeded,
-       (count(*) FILTER (WHERE label IS NULL))::int AS unlabelled
-FROM task_conversation
-WHERE task_id = $1 AND owner_user_id = $2 AND qc_status = 'kept'
-`
-
-type CountConversationLabelsParams struct {
-	TaskID      uuid.UUID
-	OwnerUserID int64
-}
-
-type CountConversationLabelsRow struct {
-	Failed     int32
-	Succeeded  int32
-	Unlabelled int32
-}
-
-// How many of a task's kept conversations carry each outcome label.
-func (q *Queries) CountConversationLabels(ctx context.Context, db DBTX, arg CountConversationLabelsParams) (CountConversationLabelsRow, error) {
-	row := db.QueryRow(ctx, countConversationLabels, arg.TaskID, arg.OwnerUserID)
-	var i CountConversationLabelsRow
-	err := row.Scan(&i.Failed, &i.Succeeded, &i.Unlabelled)
-	return i, err
-}
-
 const firstConversationError = `-- name: FirstConversationError :many
 SELECT external_id, diagnosis_error
 FROM task_conversation

@@ -47,7 +47,23 @@ WITH ranked AS (
 UPDATE task_cluster cl SET evidence = shown.evidence
 FROM shown WHERE cl.task_id = shown.task_id AND cl.idx = shown.cluster_idx;
 
+-- The kept conversations by outcome label, counted by the quality checks as they keep
+-- them, so the task page reads three numbers instead of counting the task's rows at
+-- each view; filled here for the tasks checked before.
+ALTER TABLE analysis_task
+    ADD COLUMN kept_failed integer NOT NULL DEFAULT 0,
+    ADD COLUMN kept_succeeded integer NOT NULL DEFAULT 0,
+    ADD COLUMN kept_unlabelled integer NOT NULL DEFAULT 0;
+UPDATE analysis_task t
+SET kept_failed = c.failed, kept_succeeded = c.succeeded, kept_unlabelled = c.unlabelled
+FROM (SELECT task_id, (count(*) FILTER (WHERE label = 'failed'))::int AS failed,
+             (count(*) FILTER (WHERE label = 'succeeded'))::int AS succeeded,
+             (count(*) FILTER (WHERE label IS NULL))::int AS unlabelled
+      FROM task_conversation WHERE qc_status = 'kept' GROUP BY task_id) c
+WHERE t.id = c.task_id;
+
 -- +goose Down
+ALTER TABLE analysis_task DROP COLUMN kept_failed, DROP COLUMN kept_succeeded, DROP COLUMN kept_unlabelled;
 ALTER TABLE task_cluster DROP COLUMN evidence;
 ALTER TABLE task_conversation ALTER COLUMN messages TYPE jsonb USING messages::jsonb;
 -- +goose StatementBegin

@@ -171,7 +171,10 @@ UPDATE analysis_task SET config = @config
 WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
 
 -- name: SetTaskFunnel :execrows
-UPDATE analysis_task SET funnel = @funnel
+-- The population the quality checks defined, with the kept conversations by outcome
+-- label.
+UPDATE analysis_task
+SET funnel = @funnel, kept_failed = @kept_failed, kept_succeeded = @kept_succeeded, kept_unlabelled = @kept_unlabelled
 WHERE id = @id AND owner_user_id = @owner_user_id AND attempt = @attempt AND status = 'running';
 
 -- name: SetTaskLabelCheck :execrows

@@ -160,14 +160,6 @@ FROM task_conversation
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND diagnosis_status = 'done'
 ORDER BY seq;
 
--- name: CountConversationLabels :one
--- How many of a task's kept conversations carry each outcome label.
-SELECT (count(*) FILTER (WHERE label = 'failed'))::int AS failed,
-       (count(*) FILTER (WHERE label = 'succeeded'))::int AS succeeded,
-       (count(*) FILTER (WHERE label IS NULL))::int AS unlabelled
-FROM task_conversation
-WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND qc_status = 'kept';
-
 -- name: ListLabelledConversationsAfter :many
 -- The diagnosed conversations of one page that carry an outcome label, in upload order,
 -- with their risk flags and the categories of their findings that are not expected

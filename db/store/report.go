@@ -38,7 +38,6 @@ type ReportRows struct {
 	Clusters      []dbsqlc.TaskCluster
 	Actions       []dbsqlc.ListTaskActionsRow
 	Evidence      []dbsqlc.ListTaskClusterEvidenceRow
-	Labels        dbsqlc.CountConversationLabelsRow
 	Drivers       []dbsqlc.ListTaskDriversRow
 	Findings      []dbsqlc.ListTaskFindingsRow              // ReportFull only
 	Conversations []dbsqlc.ListTaskConversationSummariesRow // ReportFull only
@@ -89,9 +88,6 @@ func (s *Store) readReport(ctx context.Context, tx pgx.Tx, id uuid.UUID, owner O
 	if r.Evidence, err = s.q.ListTaskClusterEvidence(ctx, tx, dbsqlc.ListTaskClusterEvidenceParams{
 		TaskID: id, OwnerUserID: uid}); err != nil {
 		return r, fmt.Errorf("evidence: %w", err)
-	}
-	if r.Labels, err = s.q.CountConversationLabels(ctx, tx, dbsqlc.CountConversationLabelsParams{TaskID: id, OwnerUserID: uid}); err != nil {
-		return r, fmt.Errorf("labels: %w", err)
 	}
 	if r.Drivers, err = s.q.ListTaskDrivers(ctx, tx, dbsqlc.ListTaskDriversParams{TaskID: id, OwnerUserID: uid}); err != nil {
 		return r, fmt.Errorf("drivers: %w", err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/workers"
+	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // quality runs the quality checks over every conversation in upload order (DESIGN.md
@@ -46,6 +47,7 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	// that with the verdicts, instead of the risk stage writing every row again.
 	r.selectedKept = r.p.opt.MaxDiagnosed == 0
 	w := r.newQualityWrites()
+	var labels labelCounts
 	done := 0
 	for page, err := range r.screenedPages(ctx) {
 		if err != nil {
@@ -55,6 +57,7 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 			v := checker.Check(c.conv)
 			flags := "[]"
 			if v.Status == quality.Kept {
+				labels.add(c.label)
 				r.kept.add(c.storedConversation)
 				raw, err := json.Marshal(c.flags)
 				if err != nil {
@@ -81,7 +84,27 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	if err != nil {
 		return quality.Funnel{}, fmt.Errorf("pipeline: funnel: %w", err)
 	}
-	return funnel, r.storeQuality(ctx, w, done, max(total, done), raw)
+	return funnel, r.storeQuality(ctx, w, done, max(total, done), &populationWrite{funnel: raw, labels: labels})
+}
+
+// labelCounts counts the kept conversations by outcome label.
+type labelCounts struct{ failed, succeeded, unlabelled int32 }
+
+func (l *labelCounts) add(label transcript.Label) {
+	switch label {
+	case transcript.LabelFailed:
+		l.failed++
+	case transcript.LabelSucceeded:
+		l.succeeded++
+	default:
+		l.unlabelled++
+	}
+}
+
+// populationWrite is what the quality pass stores on the task when it is over.
+type populationWrite struct {
+	funnel []byte
+	labels labelCounts
 }
 
 // newQualityWrites starts the verdicts and risk flags of the next batch of
@@ -91,8 +114,8 @@ func (r *run) newQualityWrites() dbsqlc.SetConversationQualityParams {
 }
 
 // storeQuality stores w and the progress in one fenced transaction, with the funnel
-// when the pass is over (funnel is not nil).
-func (r *run) storeQuality(ctx context.Context, w dbsqlc.SetConversationQualityParams, done, total int, funnel []byte) error {
+// and the label counts when the pass is over (population is not nil).
+func (r *run) storeQuality(ctx context.Context, w dbsqlc.SetConversationQualityParams, done, total int, population *populationWrite) error {
 	return r.inTx(ctx, "quality verdicts and risk flags", func(tx pgx.Tx) error {
 		if len(w.Seqs) > 0 {
 			if _, err := r.q.SetConversationQuality(ctx, tx, w); err != nil {
@@ -102,11 +125,13 @@ func (r *run) storeQuality(ctx context.Context, w dbsqlc.SetConversationQualityP
 		if err := r.setStage(ctx, tx, taskstate.Quality, done, total); err != nil {
 			return err
 		}
-		if funnel == nil {
+		if population == nil {
 			return nil
 		}
+		l := population.labels
 		_, err := r.q.SetTaskFunnel(ctx, tx, dbsqlc.SetTaskFunnelParams{
-			Funnel: funnel, ID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt,
+			Funnel: population.funnel, KeptFailed: l.failed, KeptSucceeded: l.succeeded, KeptUnlabelled: l.unlabelled,
+			ID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt,
 		})
 		return err
 	})

@@ -77,9 +77,9 @@ func Insert(tb testing.TB, db dbsqlc.DBTX, owner int64, spec Task) Inserted {
 	exec(`INSERT INTO analysis_task (id, owner_user_id, title, status, stage, progress_done, progress_total,
 		attempt, lost_count, claimed_at, heartbeat_at, finished_at, config, funnel, risk_summary,
 		llm_calls, prompt_tokens, completion_tokens, first_pass_valid, repaired, isolated,
-		conversation_count, source_filename, source_format, source_bytes)
+		conversation_count, source_filename, source_format, source_bytes, kept_unlabelled)
 		VALUES ($1, $2, $3, $4, 'actions', 5, 6, 2, 1, now(), now(), `+finished+`, $5, $6, $7,
-		0, 0, 0, 4, 1, 1, 6, 'export.jsonl', 'openai_jsonl', 12345)`,
+		0, 0, 0, 4, 1, 1, 6, 'export.jsonl', 'openai_jsonl', 12345, 6)`,
 		id, owner, title, status, mustJSON(tb, config), mustJSON(tb, funnel), mustJSON(tb, riskSummary))
 	for seq := 1; seq <= 6; seq++ {
 		msgs := conversation(seq)
