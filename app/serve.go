@@ -59,6 +59,15 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	defer svc.stop() // runs before closeDB; a no-op after the stop below
 
 	site := web.New(web.Deps{Config: cfg, Pool: pool, BulkPool: bulk, Logger: logger, Providers: providers, Metrics: svc.metrics})
+	if err := site.Start(ctx); err != nil {
+		listener.Close()
+		return err
+	}
+	defer func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = site.Stop(stopCtx)
+	}()
 	srv := site.HTTPServer(slog.NewLogLogger(logger.Handler(), slog.LevelWarn))
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(listener) }()

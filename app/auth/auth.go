@@ -35,12 +35,15 @@ type Deps struct {
 
 // Auth holds the sign-in handlers and the Guard middleware.
 type Auth struct {
-	deps  Deps
-	cfg   config.Config
-	store *store.Store
+	deps     Deps
+	cfg      config.Config
+	store    *store.Store
+	cache    *sessionCache
+	listener sessionListener
 }
 
-// New returns the sign-in handlers and middleware for cfg.
+// New returns the sign-in handlers and middleware for cfg. Start turns its session
+// cache on.
 func New(deps Deps, cfg config.Config) *Auth {
-	return &Auth{deps: deps, cfg: cfg, store: store.New(deps.Pool)}
+	return &Auth{deps: deps, cfg: cfg, store: store.New(deps.Pool), cache: newSessionCache(time.Now)}
 }

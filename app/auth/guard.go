@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -71,7 +72,7 @@ func (a *Auth) Guard(access func(route string) Access) echo.MiddlewareFunc {
 func (a *Auth) loadSession(c echo.Context) error {
 	if token := cookieValue(c, SessionCookie); token != "" {
 		hash := hashToken(token)
-		sess, err := a.store.SessionByHash(c.Request().Context(), hash)
+		sess, err := a.session(c.Request().Context(), hash)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			a.clearCookie(c, SessionCookie, "/")
@@ -90,7 +91,21 @@ func (a *Auth) loadSession(c echo.Context) error {
 	return nil
 }
 
-// touch slides the session when it was last seen more than a minute ago. A failure is
+// session returns the live session of hash, from the session cache when it is there.
+func (a *Auth) session(ctx context.Context, hash []byte) (store.Session, error) {
+	if sess, ok := a.cache.get(hash); ok {
+		return sess, nil
+	}
+	mark := a.cache.mark()
+	sess, err := a.store.SessionByHash(ctx, hash)
+	if err == nil {
+		a.cache.put(hash, sess, mark)
+	}
+	return sess, err
+}
+
+// touch slides the session when it was last seen more than a minute ago, and drops it
+// from this instance's cache so the next request reads its new expiry. A failure is
 // logged, not shown: the session is still valid for this request.
 func (a *Auth) touch(c echo.Context, hash []byte, lastSeen time.Time) {
 	if time.Since(lastSeen) < touchEvery {
@@ -99,6 +114,7 @@ func (a *Auth) touch(c echo.Context, hash []byte, lastSeen time.Time) {
 	if err := a.store.TouchSession(c.Request().Context(), hash, SessionTTL, SessionMaxAge); err != nil {
 		a.logger(c).Warn("sliding the session failed", "err", err)
 	}
+	a.cache.evict(hash)
 }
 
 // sendToLogin answers a visitor who is not signed in on a private route.

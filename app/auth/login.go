@@ -32,9 +32,11 @@ func (a *Auth) LoginPage(c echo.Context) error {
 // nobody in again, wherever it was copied.
 func (a *Auth) Logout(c echo.Context) error {
 	if token := cookieValue(c, SessionCookie); token != "" {
-		if err := a.store.EndSession(c.Request().Context(), hashToken(token)); err != nil {
+		hash := hashToken(token)
+		if err := a.store.EndSession(c.Request().Context(), hash); err != nil {
 			return err
 		}
+		a.cache.evict(hash) // here at once; the other instances when the notification arrives
 	}
 	a.clearCookie(c, SessionCookie, "/")
 	a.logger(c).Info("signed out")

@@ -3,6 +3,7 @@
 package web
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 
@@ -74,6 +75,13 @@ func New(deps Deps) *Server {
 	s.routes()
 	return s
 }
+
+// Start starts what the server runs beside its handlers: the subscription that keeps
+// its session cache true to sign-outs on every instance (auth.Auth.Start).
+func (s *Server) Start(ctx context.Context) error { return s.auth.Start(ctx) }
+
+// Stop stops what Start started.
+func (s *Server) Stop(ctx context.Context) error { return s.auth.Stop(ctx) }
 
 // Handler is the server as an http.Handler, for http.Server and tests.
 func (s *Server) Handler() http.Handler { return s.echo }

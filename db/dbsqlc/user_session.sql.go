@@ -41,9 +41,12 @@ func (q *Queries) CreateSession(ctx context.Context, db DBTX, arg CreateSessionP
 
 const deleteSession = `-- name: DeleteSession :execrows
 DELETE FROM user_session WHERE token_hash = $1
+RETURNING pg_notify('checkup_sessions', encode(token_hash, 'hex'))
 `
 
-// Signs a session out (or retires it at the next sign-in of the same browser).
+// Signs a session out (or retires it at the next sign-in of the same browser) and
+// tells every instance, on checkup_sessions, when the transaction commits: each drops
+// the session from its cache of sessions (app/auth).
 func (q *Queries) DeleteSession(ctx context.Context, db DBTX, tokenHash []byte) (int64, error) {
 	result, err := db.Exec(ctx, deleteSession, tokenHash)
 	if err != nil {
@@ -88,6 +91,17 @@ func (q *Queries) GetSessionUser(ctx context.Context, db DBTX, arg GetSessionUse
 		&i.LastSeenAt,
 	)
 	return i, err
+}
+
+const listenSessions = `-- name: ListenSessions :exec
+LISTEN checkup_sessions
+`
+
+// Subscribes an instance's dedicated connection to checkup_sessions, whose payload is
+// the hex SHA-256 of a session's token that ended.
+func (q *Queries) ListenSessions(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, listenSessions)
+	return err
 }
 
 const purgeExpiredSessions = `-- name: PurgeExpiredSessions :execrows

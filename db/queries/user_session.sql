@@ -28,8 +28,16 @@ WHERE token_hash = @token_hash
   AND expires_at > coalesce(sqlc.narg('now')::timestamptz, now());
 
 -- name: DeleteSession :execrows
--- Signs a session out (or retires it at the next sign-in of the same browser).
-DELETE FROM user_session WHERE token_hash = @token_hash;
+-- Signs a session out (or retires it at the next sign-in of the same browser) and
+-- tells every instance, on checkup_sessions, when the transaction commits: each drops
+-- the session from its cache of sessions (app/auth).
+DELETE FROM user_session WHERE token_hash = @token_hash
+RETURNING pg_notify('checkup_sessions', encode(token_hash, 'hex'));
+
+-- name: ListenSessions :exec
+-- Subscribes an instance's dedicated connection to checkup_sessions, whose payload is
+-- the hex SHA-256 of a session's token that ended.
+LISTEN checkup_sessions;
 
 -- name: PurgeExpiredSessions :execrows
 -- Maintenance: expired rows are already ignored; this only keeps the table small.
