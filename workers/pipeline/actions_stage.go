@@ -70,7 +70,7 @@ func (r *run) actions(ctx context.Context, clusters []cluster.Cluster) error {
 		return err
 	}
 	err = parallel(r.p.opt.ActionConcurrency, sliceItems(pending), r.stopping(ctx),
-		func(c candidate) error { return r.writeAction(ctx, c) })
+		func(c candidate, _ func()) error { return r.writeAction(ctx, c) })
 	if err != nil {
 		return err
 	}
@@ -92,6 +92,8 @@ func (r *run) actionCheckpoints(ctx context.Context) ([]dbsqlc.ListActionCheckpo
 // invalid, is stored as the candidate's failure, but for a provider outage, which the
 // unit waits out (throughOutage); only a context that ended (the task is stopping), an
 // outage that lasted too long or a write that cannot be persisted returns an error.
+// It keeps its place until its checkpoint is stored: no candidate starts after one
+// whose checkpoint found the task canceled or could not be written.
 func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 	r.lease.Unit(fmt.Sprintf("cluster %d %q", c.cluster.Idx, c.cluster.Title))
 	stored := false

@@ -51,7 +51,7 @@ func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRo
 	stop := r.stopping(ctx)
 	err = parallel(r.p.opt.DiagnosisConcurrency, r.conversationsToDiagnose(ctx),
 		func() bool { return stop() || ck.failed() != nil },
-		func(c storedConversation) error { return r.diagnoseOne(ctx, ck, c) })
+		func(c storedConversation, release func()) error { return r.diagnoseOne(ctx, ck, c, release) })
 	if cerr := ck.close(); err == nil {
 		err = cerr
 	}
@@ -83,14 +83,16 @@ func (r *run) stopping(ctx context.Context) func() bool {
 // diagnoseOne is one conversation's unit. An analyzer error while the task's context
 // is alive isolates the conversation and the task goes on, but for a provider outage,
 // which the unit waits out (throughOutage); once the context has ended the task is
-// stopping and nothing is written. Its checkpoint goes to ck.
-func (r *run) diagnoseOne(ctx context.Context, ck *checkpointer, c storedConversation) (err error) {
+// stopping and nothing is written. Its checkpoint goes to ck; release frees its place
+// for the next unit's model call once its own has returned.
+func (r *run) diagnoseOne(ctx context.Context, ck *checkpointer, c storedConversation, release func()) (err error) {
 	r.lease.Unit("conversation " + c.name())
 	handed := false
 	defer func() { r.unitEnded(ctx, handed, &err) }()
 	res, aerr, stop := throughOutage(ctx, r.outage, string(taskstate.Diagnosis), func() (analyzer.Result[analyzer.Diagnosis], error) {
 		return r.p.analyzer.Diagnose(ctx, c.conv)
 	})
+	release()
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}

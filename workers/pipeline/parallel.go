@@ -13,7 +13,10 @@ import (
 // waited for. It returns the first error (from items or a call), after every started
 // call has returned. Which calls finish first is up to them: the units' own results
 // carry their position where order matters.
-func parallel[T any](n int, items iter.Seq2[T, error], stop func() bool, do func(T) error) error {
+//
+// A call may free its place early with release, once the part the limit is about is
+// over (its model call): the next call starts while this one stores its result.
+func parallel[T any](n int, items iter.Seq2[T, error], stop func() bool, do func(item T, release func()) error) error {
 	n = max(n, 1)
 	slots := make(chan struct{}, n)
 	var (
@@ -46,8 +49,10 @@ func parallel[T any](n int, items iter.Seq2[T, error], stop func() bool, do func
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-slots }()
-			if err := protect(do, item); err != nil {
+			var once sync.Once
+			release := func() { once.Do(func() { <-slots }) }
+			defer release()
+			if err := protect(func(item T) error { return do(item, release) }, item); err != nil {
 				fail(err)
 			}
 		}()

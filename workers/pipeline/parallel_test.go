@@ -34,7 +34,7 @@ func TestParallelNeverExceedsTheCap(t *testing.T) {
 				remaining -= wave
 			}
 		}()
-		err := parallel(n, sliceItems(items), func() bool { return false }, func(i int) error {
+		err := parallel(n, sliceItems(items), func() bool { return false }, func(i int, _ func()) error {
 			now := inFlight.Add(1)
 			for {
 				p := peak.Load()
@@ -63,7 +63,7 @@ func TestParallelStopsStartingAfterStopOrError(t *testing.T) {
 		items[i] = i
 	}
 	var started atomic.Int32
-	err := parallel(1, sliceItems(items), func() bool { return started.Load() >= 5 }, func(int) error {
+	err := parallel(1, sliceItems(items), func() bool { return started.Load() >= 5 }, func(int, func()) error {
 		started.Add(1)
 		return nil
 	})
@@ -72,7 +72,7 @@ func TestParallelStopsStartingAfterStopOrError(t *testing.T) {
 
 	boom := errors.New("boom")
 	started.Store(0)
-	err = parallel(1, sliceItems(items), func() bool { return false }, func(i int) error {
+	err = parallel(1, sliceItems(items), func() bool { return false }, func(i int, _ func()) error {
 		started.Add(1)
 		if i == 2 {
 			return boom
@@ -85,7 +85,7 @@ func TestParallelStopsStartingAfterStopOrError(t *testing.T) {
 
 func TestParallelTurnsAPanicIntoAnError(t *testing.T) {
 	t.Parallel()
-	err := parallel(2, sliceItems([]int{1, 2, 3}), func() bool { return false }, func(i int) error {
+	err := parallel(2, sliceItems([]int{1, 2, 3}), func() bool { return false }, func(i int, _ func()) error {
 		if i == 2 {
 			panic("bad conversation")
 		}
