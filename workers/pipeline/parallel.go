@@ -15,10 +15,13 @@ import (
 // carry their position where order matters.
 //
 // A call may free its place early with release, once the part the limit is about is
-// over (its model call): the next call starts while this one stores its result.
+// over (its model call): the next call starts while this one stores its result. Calls
+// that released their place still count against a second limit of n more, so they
+// cannot pile up behind a slow store.
 func parallel[T any](n int, items iter.Seq2[T, error], stop func() bool, do func(item T, release func()) error) error {
 	n = max(n, 1)
 	slots := make(chan struct{}, n)
+	alive := make(chan struct{}, 2*n)
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -41,14 +44,17 @@ func parallel[T any](n int, items iter.Seq2[T, error], stop func() bool, do func
 			fail(err)
 			break
 		}
+		alive <- struct{}{}
 		slots <- struct{}{} // wait for a free slot before deciding to start
 		if failed() || stop() {
 			<-slots
+			<-alive
 			break
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() { <-alive }()
 			var once sync.Once
 			release := func() { once.Do(func() { <-slots }) }
 			defer release()

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -97,4 +99,34 @@ func TestParallelTurnsAPanicIntoAnError(t *testing.T) {
 	var pe *panicError
 	require.ErrorAs(t, err, &pe)
 	require.Contains(t, string(pe.stack), "parallel_test.go", "the stack is kept for the log")
+}
+
+// Calls that free their place early let the next ones start, but no more than twice
+// the cap are alive at once: released calls cannot pile up behind a slow store.
+func TestParallelReleasedCallsStayBounded(t *testing.T) {
+	t.Parallel()
+	const n = 2
+	var alive, peak atomic.Int32
+	gate := make(chan struct{})
+	items := make([]int, 40)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- parallel(n, sliceItems(items), func() bool { return false }, func(_ int, release func()) error {
+			now := alive.Add(1)
+			for p := peak.Load(); now > p && !peak.CompareAndSwap(p, now); p = peak.Load() {
+			}
+			release()
+			<-gate
+			alive.Add(-1)
+			return nil
+		})
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for alive.Load() < 2*n {
+		require.True(t, time.Now().Before(deadline), "released calls let the next ones start")
+		runtime.Gosched()
+	}
+	close(gate)
+	require.NoError(t, <-errc)
+	require.EqualValues(t, 2*n, peak.Load())
 }
