@@ -132,6 +132,55 @@ func (q *Queries) ListConversationFindings(ctx context.Context, db DBTX, arg Lis
 	return items, nil
 }
 
+const listFindingTitles = `-- name: ListFindingTitles :many
+SELECT type, category, expected, title
+FROM task_finding
+WHERE task_id = $1 AND owner_user_id = $2
+GROUP BY type, category, expected, title
+ORDER BY min((conversation_seq::bigint << 32) | idx)
+`
+
+type ListFindingTitlesParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+type ListFindingTitlesRow struct {
+	Type     string
+	Category string
+	Expected bool
+	Title    string
+}
+
+// Every distinct title of the task's findings with its type, category and whether it
+// is expected behaviour, in the order of each one's first finding: the first pass of
+// clustering, which places the titles before it reads the findings again. One scan of
+// the task's findings, no join.
+func (q *Queries) ListFindingTitles(ctx context.Context, db DBTX, arg ListFindingTitlesParams) ([]ListFindingTitlesRow, error) {
+	rows, err := db.Query(ctx, listFindingTitles, arg.TaskID, arg.OwnerUserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListFindingTitlesRow
+	for rows.Next() {
+		var i ListFindingTitlesRow
+		if err := rows.Scan(
+			&i.Type,
+			&i.Category,
+			&i.Expected,
+			&i.Title,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listFindingsForClustering = `-- name: ListFindingsForClustering :many
 SELECT conversation_seq, idx, type, category, title, severity, confidence, expected, description
 FROM task_finding

@@ -26,6 +26,17 @@ WHERE task_id = @task_id AND owner_user_id = @owner_user_id
   AND conversation_seq > @after_seq AND conversation_seq <= @through_seq
 ORDER BY conversation_seq, idx;
 
+-- name: ListFindingTitles :many
+-- Every distinct title of the task's findings with its type, category and whether it
+-- is expected behaviour, in the order of each one's first finding: the first pass of
+-- clustering, which places the titles before it reads the findings again. One scan of
+-- the task's findings, no join.
+SELECT type, category, expected, title
+FROM task_finding
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id
+GROUP BY type, category, expected, title
+ORDER BY min((conversation_seq::bigint << 32) | idx);
+
 -- name: SetFindingClusters :execrows
 -- Assigns every finding of the task to its cluster: @clusters maps
 -- type, category, expected and title, joined by the unit separator, to the cluster's

@@ -102,42 +102,80 @@ func Build(findings []FindingRef, analysed int) []Cluster {
 	})
 	b := NewBuilder()
 	for _, f := range sorted {
+		b.AddTitle(f.Type, f.Category, f.Expected, f.Title)
+	}
+	for _, f := range sorted {
 		b.Add(f)
 	}
 	return b.Clusters(analysed)
 }
 
-// Builder is Build one finding at a time, for findings read from the database a page
-// at a time: it keeps each cluster's titles, conversations and sums, never the
-// findings themselves.
+// Builder is Build for findings read from the database a page at a time, in two
+// passes: AddTitle for each title in the order of its first finding, then Add for
+// every finding in (Seq, Idx) order. Knowing every title first lets it place them by
+// their rarest bigrams (see titleGroup), and it keeps each cluster's titles,
+// conversations and sums, never the findings themselves.
 type Builder struct {
 	groups map[groupKey]*titleGroup
+	order  []*titleGroup // in order of their first title
+	placed bool
 	all    []*building
 }
 
 // NewBuilder starts an empty Builder.
 func NewBuilder() *Builder { return &Builder{groups: map[groupKey]*titleGroup{}} }
 
-// Add places the next finding. Findings must come in (Seq, Idx) order, as Build sorts
-// them.
-func (cb *Builder) Add(f FindingRef) {
-	key := groupKey{f.Type, f.Category, f.Expected}
+// AddTitle records a title of a group, in the order of the titles' first findings;
+// adding one again changes nothing. Every title must be added before the first Add.
+func (cb *Builder) AddTitle(typ analyzer.FindingType, category string, expected bool, title string) {
+	key := groupKey{typ, category, expected}
 	g := cb.groups[key]
 	if g == nil {
-		g = newTitleGroup()
+		g = newTitleGroup(key)
 		cb.groups[key] = g
+		cb.order = append(cb.order, g)
 	}
-	b := g.place(f.Title, func() *building {
-		nb := &building{key: key, titles: map[string]int{}}
-		cb.all = append(cb.all, nb)
-		return nb
-	})
+	g.add(title)
+}
+
+// Add adds the next finding to its title's cluster. Findings must come in (Seq, Idx)
+// order, as Build sorts them; a finding whose title was not added starts a cluster of
+// its own.
+func (cb *Builder) Add(f FindingRef) {
+	cb.place()
+	key := groupKey{f.Type, f.Category, f.Expected}
+	g := cb.groups[key]
+	b := g.building(f.Title)
+	if b == nil {
+		cb.AddTitle(f.Type, f.Category, f.Expected, f.Title)
+		g = cb.groups[key]
+		b = g.placeNew(f.Title, cb.create)
+	}
 	b.add(f)
+}
+
+// place places every title added, group by group, once.
+func (cb *Builder) place() {
+	if cb.placed {
+		return
+	}
+	cb.placed = true
+	for _, g := range cb.order {
+		g.placeAll(cb.create)
+	}
+}
+
+// create starts a cluster of group key.
+func (cb *Builder) create(key groupKey) *building {
+	b := &building{key: key, titles: map[string]int{}}
+	cb.all = append(cb.all, b)
+	return b
 }
 
 // Clusters merges near-duplicates and returns the clusters of every finding added, as
 // Build does.
 func (cb *Builder) Clusters(analysed int) []Cluster {
+	cb.place()
 	clusters := make([]Cluster, 0, len(cb.all))
 	for _, b := range mergeNearDuplicates(cb.all) {
 		clusters = append(clusters, b.finish(analysed))
@@ -166,56 +204,141 @@ func typeRank(t analyzer.FindingType) int {
 	return 1
 }
 
-// titleGroup places titles of one type and category into clusters. An inverted index
-// from bigram to the clusters whose first title has it makes finding the most similar
-// cluster cost the shared bigrams, not a comparison with every cluster.
+// titleGroup places the titles of one group into clusters, in the order of their first
+// findings: a title joins the cluster whose first title is most similar to it
+// (textmatch Jaccard of bigrams, at least TitleThreshold, the earlier cluster on a tie)
+// or starts one. Candidates come from an index of each cluster's first title by its
+// rarest bigrams (prefix filtering): two bigram sets with a Jaccard of t or more share
+// one of the first |x| − ⌈t·|x|⌉ + 1 bigrams of each, in any fixed order; in order of
+// how few of the group's titles have them, those are the bigrams few titles share, so
+// the candidates are few, and none that could reach the threshold is missed. Bigrams
+// that every title has ("ag", "nt", "th") would otherwise make each new title compare
+// with every cluster.
 type titleGroup struct {
-	byTitle  map[string]*building // folded title → its cluster
-	clusters []*building
-	seeds    []textmatch.ShingleSet // the bigrams of each cluster's first title
-	index    map[uint64][]int32     // bigram → positions in clusters
+	key      groupKey
+	titles   []string               // folded titles, in first-seen order
+	folded   map[string]*titlePlace // folded title → its place
+	byExact  map[string]*titlePlace // title as found → its place
+	clusters []*building            // by position
+	seeds    []textmatch.ShingleSet // each cluster's first title's bigrams, by value
+	index    map[uint64][]int32     // a rare bigram of a seed → positions
+	df       map[uint64]int         // bigram → titles of the group that have it
 }
 
-func newTitleGroup() *titleGroup {
-	return &titleGroup{byTitle: map[string]*building{}, index: map[uint64][]int32{}}
+// titlePlace is one folded title: its bigrams and, once placed, its cluster.
+type titlePlace struct {
+	sh textmatch.ShingleSet
+	b  *building
 }
 
-// place returns the cluster title belongs in, making one with create when none fits.
-func (g *titleGroup) place(title string, create func() *building) *building {
-	folded := textmatch.FoldString(title)
-	if b, ok := g.byTitle[folded]; ok {
-		return b
+func newTitleGroup(key groupKey) *titleGroup {
+	return &titleGroup{key: key, folded: map[string]*titlePlace{}, byExact: map[string]*titlePlace{}}
+}
+
+// add records a title.
+func (g *titleGroup) add(title string) {
+	if _, ok := g.byExact[title]; ok {
+		return
 	}
-	sh := textmatch.Shingles(title)
-	best, bestSim := -1, 0.0
-	if len(sh) > 0 {
-		shared := map[int32]int{}
-		for _, s := range sh {
-			for _, pos := range g.index[s] {
-				shared[pos]++
-			}
+	folded := textmatch.FoldString(title)
+	p, ok := g.folded[folded]
+	if !ok {
+		p = &titlePlace{sh: textmatch.Shingles(title)}
+		g.folded[folded] = p
+		g.titles = append(g.titles, folded)
+	}
+	g.byExact[title] = p
+}
+
+// building is the cluster of a title added and placed, or nil.
+func (g *titleGroup) building(title string) *building {
+	if g == nil {
+		return nil
+	}
+	if p := g.byExact[title]; p != nil {
+		return p.b
+	}
+	return nil
+}
+
+// placeAll places every title recorded, in order.
+func (g *titleGroup) placeAll(create func(groupKey) *building) {
+	g.df = map[uint64]int{}
+	for _, t := range g.titles {
+		for _, s := range g.folded[t].sh {
+			g.df[s]++
 		}
-		for pos, inter := range shared {
-			sim := float64(inter) / float64(len(sh)+len(g.seeds[pos])-inter)
-			if sim >= TitleThreshold && (sim > bestSim || (sim == bestSim && int(pos) < best)) {
+	}
+	g.index = map[uint64][]int32{}
+	for _, t := range g.titles {
+		p := g.folded[t]
+		p.b = g.place(p.sh, create)
+	}
+}
+
+// placeNew places a title added after the others were placed (Add of a title never
+// added), with the same rule.
+func (g *titleGroup) placeNew(title string, create func(groupKey) *building) *building {
+	p := g.byExact[title]
+	if p.b == nil {
+		if g.index == nil {
+			g.df, g.index = map[uint64]int{}, map[uint64][]int32{}
+		}
+		p.b = g.place(p.sh, create)
+	}
+	return p.b
+}
+
+// place returns the cluster a title with bigrams sh belongs in, making one when none
+// fits.
+func (g *titleGroup) place(sh textmatch.ShingleSet, create func(groupKey) *building) *building {
+	rare := g.byRarity(sh)
+	prefix := rare[:prefixLen(len(rare), TitleThreshold)]
+	best, bestSim := -1, 0.0
+	seen := map[int32]bool{}
+	for _, s := range prefix {
+		for _, pos := range g.index[s] {
+			if seen[pos] {
+				continue
+			}
+			seen[pos] = true
+			sim := sh.Jaccard(g.seeds[pos])
+			if len(sh) > 0 && sim >= TitleThreshold && (sim > bestSim || (sim == bestSim && int(pos) < best)) {
 				best, bestSim = int(pos), sim
 			}
 		}
 	}
-	var b *building
 	if best >= 0 {
-		b = g.clusters[best]
-	} else {
-		b = create()
-		pos := int32(len(g.clusters))
-		g.clusters = append(g.clusters, b)
-		g.seeds = append(g.seeds, sh)
-		for _, s := range sh {
-			g.index[s] = append(g.index[s], pos)
-		}
+		return g.clusters[best]
 	}
-	g.byTitle[folded] = b
+	b := create(g.key)
+	pos := int32(len(g.clusters))
+	g.clusters = append(g.clusters, b)
+	g.seeds = append(g.seeds, sh)
+	for _, s := range prefix {
+		g.index[s] = append(g.index[s], pos)
+	}
 	return b
+}
+
+// byRarity is sh ordered by how few titles of the group have each bigram, then by
+// value: a fixed order for the group, which prefix filtering needs.
+func (g *titleGroup) byRarity(sh textmatch.ShingleSet) []uint64 {
+	out := slices.Clone(sh)
+	slices.SortFunc(out, func(a, b uint64) int { return cmp.Or(cmp.Compare(g.df[a], g.df[b]), cmp.Compare(a, b)) })
+	return out
+}
+
+// prefixLen is how many of a set's first elements, in a fixed order, any set similar
+// to it by at least minOverlap shares at least one of: n − ⌈minOverlap·n⌉ + 1, for an
+// overlap of minOverlap·n elements or more. It rounds the overlap down a hair, so
+// floating point never makes the prefix too short.
+func prefixLen(n int, minOverlap float64) int {
+	if n == 0 {
+		return 0
+	}
+	need := int(math.Ceil(minOverlap*float64(n) - 1e-9))
+	return min(n, max(1, n-need+1))
 }
 
 // groupKey is what findings must share to cluster together.

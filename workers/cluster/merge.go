@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"unicode"
@@ -25,33 +26,67 @@ const minDescriptionTerms = 5
 // descriptions are near-duplicates (MergeThreshold), so findings a model titled in many
 // words make one cluster, not one per wording. Clusters are taken in the order they were
 // made; each joins the earliest cluster before it that it is a near-duplicate of, so the
-// result is deterministic. An inverted index from term to clusters keeps the comparisons
-// to clusters that share a term.
+// result is deterministic. Candidates come from an index of each cluster's rarest terms,
+// title and description apart (prefix filtering, as titleGroup does): two term sets
+// with a Dice overlap of t or more share one of the first n − ⌈t·n/(2−t)⌉ + 1 terms of
+// each in order of rarity, so no near-duplicate is missed and terms every finding uses
+// ("error", "request") do not make each cluster a candidate of every other.
 func mergeNearDuplicates(all []*building) []*building {
 	type profile struct {
 		title, desc map[string]bool
 	}
 	profiles := make([]profile, len(all))
+	titleDF, descDF := map[groupKey]map[string]int{}, map[groupKey]map[string]int{}
+	count := func(dfs map[groupKey]map[string]int, key groupKey, terms map[string]bool) {
+		df := dfs[key]
+		if df == nil {
+			df = map[string]int{}
+			dfs[key] = df
+		}
+		for t := range terms {
+			df[t]++
+		}
+	}
 	for i, b := range all {
 		profiles[i] = profile{title: signature(b.titleOrder[0]), desc: signature(b.desc)}
+		count(titleDF, b.key, profiles[i].title)
+		if len(profiles[i].desc) >= minDescriptionTerms {
+			count(descDF, b.key, profiles[i].desc)
+		}
+	}
+	minOverlap := MergeThreshold / (2 - MergeThreshold) // of a set's own terms, for a Dice of MergeThreshold
+	prefix := func(terms map[string]bool, df map[string]int) []string {
+		sorted := make([]string, 0, len(terms))
+		for t := range terms {
+			sorted = append(sorted, t)
+		}
+		slices.SortFunc(sorted, func(a, b string) int { return cmp.Or(cmp.Compare(df[a], df[b]), cmp.Compare(a, b)) })
+		return sorted[:prefixLen(len(sorted), minOverlap)]
 	}
 	root := make([]int, len(all))
-	index := map[groupKey]map[string][]int{} // term → the clusters (roots) whose profile has it
+	titleIndex := map[groupKey]map[string][]int{} // rare title term → the roots with it
+	descIndex := map[groupKey]map[string][]int{}
 	for i, b := range all {
 		root[i] = i
-		terms := index[b.key]
-		if terms == nil {
-			terms = map[string][]int{}
-			index[b.key] = terms
+		titles, descs := titleIndex[b.key], descIndex[b.key]
+		if titles == nil {
+			titles, descs = map[string][]int{}, map[string][]int{}
+			titleIndex[b.key], descIndex[b.key] = titles, descs
+		}
+		p := profiles[i]
+		titlePrefix := prefix(p.title, titleDF[b.key])
+		var descPrefix []string
+		if len(p.desc) >= minDescriptionTerms {
+			descPrefix = prefix(p.desc, descDF[b.key])
 		}
 		candidates := map[int]bool{}
-		for t := range profiles[i].title {
-			for _, j := range terms[t] {
+		for _, t := range titlePrefix {
+			for _, j := range titles[t] {
 				candidates[j] = true
 			}
 		}
-		for t := range profiles[i].desc {
-			for _, j := range terms[t] {
+		for _, t := range descPrefix {
+			for _, j := range descs[t] {
 				candidates[j] = true
 			}
 		}
@@ -61,9 +96,9 @@ func mergeNearDuplicates(all []*building) []*building {
 		}
 		slices.Sort(order)
 		for _, j := range order {
-			if dice(profiles[i].title, profiles[j].title) >= MergeThreshold ||
-				(len(profiles[i].desc) >= minDescriptionTerms && len(profiles[j].desc) >= minDescriptionTerms &&
-					dice(profiles[i].desc, profiles[j].desc) >= MergeThreshold) {
+			if dice(p.title, profiles[j].title) >= MergeThreshold ||
+				(len(p.desc) >= minDescriptionTerms && len(profiles[j].desc) >= minDescriptionTerms &&
+					dice(p.desc, profiles[j].desc) >= MergeThreshold) {
 				root[i] = j
 				break
 			}
@@ -72,11 +107,11 @@ func mergeNearDuplicates(all []*building) []*building {
 			all[root[i]].absorb(b)
 			continue
 		}
-		for t := range profiles[i].title {
-			terms[t] = append(terms[t], i)
+		for _, t := range titlePrefix {
+			titles[t] = append(titles[t], i)
 		}
-		for t := range profiles[i].desc {
-			terms[t] = append(terms[t], i)
+		for _, t := range descPrefix {
+			descs[t] = append(descs[t], i)
 		}
 	}
 	out := make([]*building, 0, len(all))

@@ -100,9 +100,17 @@ func (r *run) buildClusters(ctx context.Context) error {
 	})
 }
 
-// clusterFindings reads the findings a page of conversations at a time and groups them.
+// clusterFindings groups the findings: their titles first, in the order of their first
+// findings, then the findings a page of conversations at a time.
 func (r *run) clusterFindings(ctx context.Context) ([]cluster.Cluster, error) {
 	b := cluster.NewBuilder()
+	titles, err := r.q.ListFindingTitles(ctx, r.p.pool, dbsqlc.ListFindingTitlesParams{TaskID: r.id, OwnerUserID: r.owner})
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: read finding titles: %w", err)
+	}
+	for _, t := range titles {
+		b.AddTitle(analyzer.FindingType(t.Type), t.Category, t.Expected, t.Title)
+	}
 	for after := int32(0); after < r.lease.Task.ConversationCount; after += pageSize {
 		rows, err := r.q.ListFindingsForClustering(ctx, r.p.pool, dbsqlc.ListFindingsForClusteringParams{
 			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + pageSize,
