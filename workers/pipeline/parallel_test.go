@@ -2,9 +2,9 @@ package pipeline
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
-	"runtime"
 	"testing"
 	"time"
 
