@@ -33,7 +33,8 @@ type Options struct {
 	// BinDir holds initdb, pg_ctl and postgres; empty searches PATH, `pg_config
 	// --bindir` and /usr/lib/postgresql/*/bin.
 	BinDir string
-	// Throwaway turns durability off (fsync, full-page writes), for test clusters.
+	// Throwaway turns durability off (fsync, full-page writes), for test clusters, and
+	// loads pg_stat_statements where it is installed, for benchmarks.
 	Throwaway bool
 	Logger    *slog.Logger
 }
@@ -194,6 +195,9 @@ func (c *Cluster) start(ctx context.Context, throwaway bool) error {
 	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -c unix_socket_directories=''", c.port)
 	if throwaway {
 		opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+		if fileExists(filepath.Join(c.binDir, "..", "lib", "pg_stat_statements.so")) {
+			opts += " -c shared_preload_libraries=pg_stat_statements" // benchmarks count statements with it
+		}
 	}
 	logFile := filepath.Join(c.dir, "postgres.log")
 	if out, err := c.pgCtl(ctx, "start", "-D", c.pgdata, "-w", "-t", "60", "-l", logFile, "-o", opts); err != nil {
