@@ -49,12 +49,12 @@ func followTask(tb testing.TB, pool *pgxpool.Pool, id uuid.UUID, timeout time.Du
 			last, lastAt = stage, *claimed
 			st.order = append(st.order, stage)
 		}
-		if last != "" && stage != last {
+		if last != "" && stage != last && finished == nil {
 			st.spent[last] += now.Sub(lastAt)
 			last, lastAt = stage, now
 			st.order = append(st.order, stage)
 		}
-		if finished != nil {
+		if finished != nil { // a stage begun since the last read is counted in the one before
 			st.spent[last] += finished.Sub(lastAt)
 			st.claimed, st.finished, st.status, st.err = *claimed, *finished, status, msg
 			return st
