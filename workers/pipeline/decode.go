@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
@@ -177,16 +178,19 @@ func (d *jsonReader) str() (string, bool) {
 		return "", false
 	}
 	start := d.i - 1
-	for d.i < len(d.s) {
-		switch d.s[d.i] {
-		case '"':
-			d.i++
+	for {
+		j := strings.IndexByte(d.s[d.i:], '"')
+		if j < 0 {
+			return "", false
+		}
+		end := d.i + j
+		escapes := 0 // the backslashes right before the quote: an odd number escape it
+		for k := end - 1; k > start && d.s[k] == '\\'; k-- {
+			escapes++
+		}
+		d.i = end + 1
+		if escapes%2 == 0 {
 			return transcript.UnquoteJSON(d.s[start:d.i])
-		case '\\':
-			d.i += 2
-		default:
-			d.i++
 		}
 	}
-	return "", false
 }

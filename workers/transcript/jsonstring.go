@@ -21,16 +21,22 @@ func UnquoteJSON(lit string) (string, bool) {
 	if i < 0 {
 		return body, utf8.ValidString(body) && !hasControlOrQuote(body)
 	}
+	if hasControlOrQuote(body[:i]) {
+		return "", false
+	}
 	buf := make([]byte, 0, len(body))
 	buf = append(buf, body[:i]...)
 	for i < len(body) {
-		c := body[i]
-		switch {
-		case c < 0x20 || c == '"':
-			return "", false
-		case c != '\\':
-			buf = append(buf, c)
-			i++
+		if body[i] != '\\' { // the bytes up to the next escape, at once
+			run := body[i:]
+			if j := strings.IndexByte(run, '\\'); j >= 0 {
+				run = run[:j]
+			}
+			if hasControlOrQuote(run) {
+				return "", false
+			}
+			buf = append(buf, run...)
+			i += len(run)
 			continue
 		}
 		if i+1 >= len(body) {
