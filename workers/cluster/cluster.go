@@ -60,9 +60,12 @@ type Cluster struct {
 	PriorityScore    float64
 	Parts            PriorityParts
 	Findings         []FindingKey // its findings, in (Seq, Idx) order
-	// Expected clusters hold behaviour the agent's policy calls for: listed apart, never
+	// Expected clusters hold behaviour the agent's policy calls for, or that its owner
+	// marked as expected (ExpectedBy says which, ExpectedReason why): listed apart, never
 	// an Action.
-	Expected bool
+	Expected       bool
+	ExpectedBy     string
+	ExpectedReason string
 	// Outcomes is the cluster's split by the uploaded outcome labels; nil without labels.
 	Outcomes *Outcomes
 }
@@ -248,6 +251,9 @@ func (b *building) finish(analysed int) Cluster {
 		Type: b.key.typ, Category: b.key.category, Title: title, ConversationSeqs: b.seqs,
 		FindingCount: len(b.findings), Prevalence: prevalence, Expected: b.key.expected,
 		Severity: b.severity / n, Confidence: b.confidence / n, Findings: b.findings,
+	}
+	if c.Expected {
+		c.ExpectedBy = ExpectedByPolicy
 	}
 	c.PriorityScore, c.Parts = Priority(c.Prevalence, c.Severity, c.Confidence)
 	return c
