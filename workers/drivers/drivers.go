@@ -77,6 +77,9 @@ type Driver struct {
 	PValue      float64 `json:"p_value"`
 	QValue      float64 `json:"q_value"`
 	Examples    []int   `json:"example_seqs"` // failed conversations with it, in upload order
+	// Conversations are all the labelled conversations with it, in upload order: filled
+	// by Drivers for lengths and user turns, by Members for the rest.
+	Conversations []int `json:"conversation_seqs"`
 }
 
 // Search counts features one conversation at a time, so a large task streams through
@@ -84,7 +87,8 @@ type Driver struct {
 type Search struct {
 	counts            map[Feature]*count
 	failed, succeeded int
-	lengths           []lengthOf // per conversation, for the quartiles
+	lengths           []lengthOf        // per conversation, for the quartiles
+	quartiles         map[Feature][]int // the conversations in each quartile, once counted
 }
 
 type count struct {
@@ -98,7 +102,7 @@ type lengthOf struct {
 }
 
 // New starts a search.
-func New() *Search { return &Search{counts: map[Feature]*count{}} }
+func New() *Search { return &Search{counts: map[Feature]*count{}, quartiles: map[Feature][]int{}} }
 
 // Add counts one labelled conversation. Conversations must come in upload order for
 // the examples to be the first ones.
@@ -198,7 +202,11 @@ func (s *Search) Drivers() []Driver {
 	slices.SortFunc(out, func(a, b Driver) int {
 		return cmp.Or(cmp.Compare(a.QValue, b.QValue), cmp.Compare(b.Lift, a.Lift), compare(a.Feature, b.Feature))
 	})
-	return out[:min(len(out), MaxDrivers)]
+	out = out[:min(len(out), MaxDrivers)]
+	for i := range out {
+		out[i].Conversations = s.quartiles[out[i].Feature]
+	}
+	return out
 }
 
 // addQuartiles counts the quartile of every conversation's measure as a feature named
@@ -233,7 +241,9 @@ func (s *Search) addQuartiles(kind string, measure func(lengthOf) int, unit stri
 		for q < 3 && values[i] > bounds[q] {
 			q++
 		}
-		s.count(Feature{Kind: kind, Name: name(q)}, l.seq, l.failed)
+		f := Feature{Kind: kind, Name: name(q)}
+		s.count(f, l.seq, l.failed)
+		s.quartiles[f] = append(s.quartiles[f], l.seq)
 	}
 }
 
@@ -242,3 +252,44 @@ func less(a, b Feature) bool { return compare(a, b) < 0 }
 func compare(a, b Feature) int {
 	return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
 }
+
+// Members finds, in a second pass over the same labelled conversations, every one with
+// the feature of one of the drivers, so each driver lists all its conversations, not
+// only its examples: the search keeps only counts while it runs, so that its memory does
+// not grow with features times conversations.
+type Members struct {
+	drivers []Driver
+	index   map[Feature]int // feature → its driver, for those still without Conversations
+}
+
+// NewMembers prepares the pass for ds, the result of Search.Drivers; ds is not
+// modified.
+func NewMembers(ds []Driver) *Members {
+	m := &Members{drivers: slices.Clone(ds), index: map[Feature]int{}}
+	for i, d := range m.drivers {
+		if d.Conversations == nil {
+			m.index[d.Feature] = i
+		}
+	}
+	return m
+}
+
+// Needed reports whether a driver still waits for its conversations: without one the
+// second pass can be skipped.
+func (m *Members) Needed() bool { return len(m.index) > 0 }
+
+// Add records c in every driver whose feature it has. Conversations must come in
+// upload order.
+func (m *Members) Add(c Conversation) {
+	for _, f := range c.Features {
+		if i, ok := m.index[f]; ok {
+			d := &m.drivers[i]
+			if n := len(d.Conversations); n == 0 || d.Conversations[n-1] != c.Seq {
+				d.Conversations = append(d.Conversations, c.Seq)
+			}
+		}
+	}
+}
+
+// Drivers are the drivers with their conversations.
+func (m *Members) Drivers() []Driver { return m.drivers }

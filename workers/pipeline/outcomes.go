@@ -104,29 +104,45 @@ func (o analysedOutcomes) check() LabelCheck {
 	return c
 }
 
-// drivers reads every labelled, diagnosed conversation a page at a time and searches
-// them for failure drivers.
+// drivers searches every labelled, diagnosed conversation for failure drivers, then,
+// when a driver found needs it, reads them again for all the conversations of each
+// (drivers.Members): the search holds counts only.
 func (r *run) drivers(ctx context.Context) ([]drivers.Driver, error) {
 	search := drivers.New()
+	if err := r.eachLabelled(ctx, search.Add); err != nil {
+		return nil, err
+	}
+	members := drivers.NewMembers(search.Drivers())
+	if members.Needed() {
+		if err := r.eachLabelled(ctx, members.Add); err != nil {
+			return nil, err
+		}
+	}
+	return members.Drivers(), nil
+}
+
+// eachLabelled reads every labelled, diagnosed conversation a page at a time, in upload
+// order, and hands its features to add.
+func (r *run) eachLabelled(ctx context.Context, add func(drivers.Conversation)) error {
 	after := int32(0)
 	for {
 		rows, err := r.q.ListLabelledConversationsAfter(ctx, r.p.pool, dbsqlc.ListLabelledConversationsAfterParams{
 			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, MaxRows: pageSize,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("pipeline: read labelled conversations: %w", err)
+			return fmt.Errorf("pipeline: read labelled conversations: %w", err)
 		}
 		if len(rows) == 0 {
-			return search.Drivers(), nil
+			return nil
 		}
 		for _, row := range rows {
 			msgs, err := decodeMessages(row.Messages)
 			if err != nil {
-				return nil, fmt.Errorf("pipeline: conversation %d: messages: %w", row.Seq, err)
+				return fmt.Errorf("pipeline: conversation %d: messages: %w", row.Seq, err)
 			}
 			var flags []risk.Flag
 			if err := json.Unmarshal(row.RiskFlags, &flags); err != nil {
-				return nil, fmt.Errorf("pipeline: conversation %d: risk flags: %w", row.Seq, err)
+				return fmt.Errorf("pipeline: conversation %d: risk flags: %w", row.Seq, err)
 			}
 			var errTurns []int
 			for _, f := range flags {
@@ -135,7 +151,7 @@ func (r *run) drivers(ctx context.Context) ([]drivers.Driver, error) {
 				}
 			}
 			failed := row.Label != nil && *row.Label == string(transcript.LabelFailed)
-			search.Add(drivers.Extract(int(row.Seq), failed, transcript.Conversation{Messages: msgs}, errTurns, row.Categories))
+			add(drivers.Extract(int(row.Seq), failed, transcript.Conversation{Messages: msgs}, errTurns, row.Categories))
 		}
 		after = rows[len(rows)-1].Seq
 	}
@@ -150,6 +166,9 @@ type driverRow struct {
 func driverRows(found []drivers.Driver) []driverRow {
 	rows := make([]driverRow, len(found))
 	for i, d := range found {
+		if d.Conversations == nil {
+			d.Conversations = []int{}
+		}
 		rows[i] = driverRow{Idx: i, Driver: d}
 	}
 	return rows

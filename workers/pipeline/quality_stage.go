@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/quality"
@@ -15,8 +16,8 @@ import (
 )
 
 // quality runs the quality checks over every conversation in upload order (DESIGN.md
-// §5 step 1) and screens each kept one for risks (step 2) in the same pass, so every
-// transcript is read and decoded once for both. The verdicts and flags of each
+// §5 step 1) and screens each kept one for risks (step 2) in the same pass, storing its
+// search document too, so every transcript is read and decoded once for all three. The verdicts and flags of each
 // pageSize conversations are stored in one fenced transaction, the last ones with the
 // funnel on the task. The kept conversations stay decoded for diagnosis while they fit
 // in keptBudget. A task whose funnel is stored already (an earlier attempt got past
@@ -64,6 +65,8 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 			}
 			w.flags.Seqs = append(w.flags.Seqs, c.seq)
 			w.flags.Flags = append(w.flags.Flags, string(raw))
+			w.search.Seqs = append(w.search.Seqs, c.seq)
+			w.search.Terms = append(w.search.Terms, strings.Join(c.terms, " "))
 		}
 		done += len(page)
 		if len(w.verdicts.Seqs) >= pageSize {
@@ -81,17 +84,19 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	return funnel, r.storeQuality(ctx, w, done, max(total, done), raw)
 }
 
-// qualityWrites are the verdicts and risk flags of the conversations checked since the
-// last store.
+// qualityWrites are the verdicts, risk flags and search documents of the conversations
+// checked since the last store.
 type qualityWrites struct {
 	verdicts dbsqlc.SetConversationQualityParams
 	flags    dbsqlc.SetConversationRiskFlagsParams
+	search   dbsqlc.InsertConversationSearchParams
 }
 
 func (r *run) newQualityWrites() qualityWrites {
 	return qualityWrites{
 		verdicts: dbsqlc.SetConversationQualityParams{TaskID: r.id, OwnerUserID: r.owner},
 		flags:    dbsqlc.SetConversationRiskFlagsParams{TaskID: r.id, OwnerUserID: r.owner},
+		search:   dbsqlc.InsertConversationSearchParams{TaskID: r.id, OwnerUserID: r.owner},
 	}
 }
 
@@ -106,6 +111,9 @@ func (r *run) storeQuality(ctx context.Context, w qualityWrites, done, total int
 		}
 		if len(w.flags.Seqs) > 0 {
 			if _, err := r.q.SetConversationRiskFlags(ctx, tx, w.flags); err != nil {
+				return err
+			}
+			if err := r.q.InsertConversationSearch(ctx, tx, w.search); err != nil {
 				return err
 			}
 		}
