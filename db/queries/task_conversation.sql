@@ -230,7 +230,7 @@ ORDER BY seq;
 -- words first. A cached generic plan could do none of that.
 SELECT c.seq, c.external_id, c.message_count, c.label, c.failure_score, c.max_severity,
        c.diagnosis_status, coalesce(c.diagnosis ->> 'outcome', '')::text AS outcome,
-       ARRAY(SELECT DISTINCT f ->> 'kind' FROM jsonb_array_elements(c.risk_flags) AS f ORDER BY 1)::text[] AS risk_kinds,
+       ARRAY(SELECT DISTINCT k #>> '{}' FROM jsonb_path_query(c.risk_flags, '$[*].kind') AS k ORDER BY 1)::text[] AS risk_kinds,
        coalesce(top.type, '')::text AS top_type, coalesce(top.category, '')::text AS top_category,
        coalesce(top.title, '')::text AS top_title, coalesce(top.severity, 0)::int AS top_severity
 FROM task_conversation c
