@@ -48,9 +48,13 @@ func (s *Server) routes() {
 	e.POST("/tasks/:id/rerun", s.taskRerun)
 	e.POST("/tasks/:id/delete", s.taskDelete)
 	e.DELETE("/tasks/:id", s.taskDeleteHTMX)
+	e.GET("/tasks/:id/conversations", s.conversationList)
 	e.GET("/tasks/:id/conversations/:seq", s.conversationShow)
 	e.GET("/tasks/:id/compare", s.taskCompare)
 	e.GET("/tasks/:id/compare.json", s.taskCompareJSON)
+	e.POST("/tasks/:id/clusters/:cluster/expected", s.clusterExpectedMark)
+	e.DELETE("/tasks/:id/clusters/:cluster/expected", s.clusterExpectedUndo)
+	e.POST("/tasks/:id/clusters/:cluster/expected/delete", s.clusterExpectedUndo)
 	for _, d := range downloads() {
 		e.GET("/tasks/:id/"+d.name, s.taskDownload(d))
 	}
@@ -72,6 +76,9 @@ func (s *Server) routes() {
 	api.GET("/tasks/:id/compare.json", s.apiTaskCompare)
 
 	e.RouteNotFound("/api/*", func(c echo.Context) error { return echo.NewHTTPError(http.StatusNotFound) })
+	e.GET("/settings/expected", s.expectedRuleList)
+	e.POST("/settings/expected/:rule/delete", s.expectedRuleDelete)
+	e.DELETE("/settings/expected/:rule", s.expectedRuleDelete)
 	e.RouteNotFound("/*", func(c echo.Context) error { return errNoPage })
 }
 
