@@ -48,7 +48,7 @@ func (s *Server) conversationList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v.TaskTitle = list.Task.Title
+	v.TaskTitle, v.Unsearchable = list.Task.Title, list.Unsearchable
 	fillMenus(&v, list.Clusters, list.Drivers)
 	status := http.StatusOK
 	if v.Filtered, v.Problem = describeFilter(filter, form.Query, list); v.Problem != "" {

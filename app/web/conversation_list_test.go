@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -131,6 +132,15 @@ func TestConversationListRefusesBadFilters(t *testing.T) {
 	}
 	require.Equal(t, http.StatusNotFound, b.alice.Get(t, "/tasks/"+uuid.NewString()+"/conversations").StatusCode)
 	require.Equal(t, http.StatusNotFound, b.alice.Get(t, "/tasks/not-a-uuid/conversations").StatusCode)
+
+	// A task diagnosed before search documents were stored says so instead of "no match".
+	doc := parse(t, b.alice.Get(t, path+"q=hello"))
+	require.Equal(t, 0, testid(doc, "unsearchable").Length())
+	_, err := b.pool.Exec(context.Background(), `DELETE FROM task_search WHERE task_id = $1`, id)
+	require.NoError(t, err)
+	doc = parse(t, b.alice.Get(t, path+"q=hello"))
+	require.Contains(t, testid(doc, "unsearchable").Text(), "Run again")
+	require.Equal(t, 0, testid(parse(t, b.alice.Get(t, path+"label=failed")), "unsearchable").Length(), "only a search asks")
 }
 
 // storedConversation is what the expected sets are computed from.
@@ -231,7 +241,7 @@ func listedSeqs(t *testing.T, c *authtest.Client, path string) ([]int, int) {
 			seqs = append(seqs, seq)
 		}
 		path = doc.Find(`a[rel="next"]`).AttrOr("href", "")
-		require.Less(t, pages, 20)
+		require.Less(t, pages, 100)
 	}
 	return seqs, pages
 }
@@ -242,4 +252,40 @@ func intArray(seqs []int) string {
 		parts[i] = strconv.Itoa(s)
 	}
 	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// TestConversationListSearchesCommonAndRareWords lists 2,100 short conversations by a
+// word every one of them has (checked along the list's sort) and by one a few have
+// (listed from the words' index), page by page, and requires exactly the conversations
+// SQL gives for each.
+func TestConversationListSearchesCommonAndRareWords(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	convs := make([]transcript.Conversation, 2100)
+	for i := range convs {
+		extra := ""
+		if i%50 == 7 {
+			extra = " and my parcel is lost"
+		}
+		convs[i] = transcript.Conversation{ID: fmt.Sprintf("c%d", i+1), Messages: []transcript.Message{
+			{Role: transcript.RoleUser, Content: fmt.Sprintf("Hello, I need help with order %d%s.", i+1, extra)},
+			{Role: transcript.RoleAssistant, Content: "Let me check that order for you."},
+			{Role: transcript.RoleUser, Content: "Thanks, it is urgent."},
+			{Role: transcript.RoleAssistant, Content: fmt.Sprintf("Order %d is on its way.", i+1)},
+		}}
+	}
+	id := b.diagnose(t, b.alice, "Orders", convs)
+	for query, like := range map[string]string{
+		"q=hello&sort=turns": `%hello%`,
+		"q=parcels":          `%parcel%`,
+	} {
+		order := `coalesce(c.failure_score, -1) DESC`
+		if strings.Contains(query, "turns") {
+			order = `c.message_count DESC`
+		}
+		want := sqlSeqs(t, b.pool, id, `lower(c.messages::text) LIKE '`+like+`'`, order)
+		got, pages := listedSeqs(t, b.alice, "/tasks/"+id.String()+"/conversations?"+query)
+		require.Equal(t, want, got, query)
+		t.Logf("%s: %d conversations on %d pages", query, len(got), pages)
+	}
 }

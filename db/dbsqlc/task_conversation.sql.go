@@ -570,19 +570,20 @@ WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.qc_status = 'kept'
   AND ($7::text IS NULL OR c.label = $7::text)
   AND ($8::text IS NULL OR c.risk_flags @> jsonb_build_array(jsonb_build_object('kind', $8::text)))
   AND ($9::text IS NULL OR s.doc @@ $9::text::tsquery)
-  AND ($10::int IS NULL OR CASE $11::text
-        WHEN 'turns' THEN c.message_count <= $12::int
-             AND (c.message_count < $12::int OR c.seq > $10::int)
-        WHEN 'severity' THEN c.max_severity <= $13::int
-             AND (c.max_severity < $13::int OR c.seq > $10::int)
-        ELSE coalesce(c.failure_score, -1) <= $14::real
-             AND (coalesce(c.failure_score, -1) < $14::real OR c.seq > $10::int)
+  AND ($10::int[] IS NULL OR c.seq = ANY($10::int[]))
+  AND ($11::int IS NULL OR CASE $12::text
+        WHEN 'turns' THEN c.message_count <= $13::int
+             AND (c.message_count < $13::int OR c.seq > $11::int)
+        WHEN 'severity' THEN c.max_severity <= $14::int
+             AND (c.max_severity < $14::int OR c.seq > $11::int)
+        ELSE coalesce(c.failure_score, -1) <= $15::real
+             AND (coalesce(c.failure_score, -1) < $15::real OR c.seq > $11::int)
         END)
-ORDER BY CASE WHEN $11::text = 'turns' THEN c.message_count END DESC,
-         CASE WHEN $11::text = 'severity' THEN c.max_severity END DESC,
-         CASE WHEN $11::text NOT IN ('turns', 'severity') THEN coalesce(c.failure_score, -1) END DESC,
+ORDER BY CASE WHEN $12::text = 'turns' THEN c.message_count END DESC,
+         CASE WHEN $12::text = 'severity' THEN c.max_severity END DESC,
+         CASE WHEN $12::text NOT IN ('turns', 'severity') THEN coalesce(c.failure_score, -1) END DESC,
          c.seq
-LIMIT $15
+LIMIT $16
 `
 
 type ListTaskConversationsParams struct {
@@ -595,6 +596,7 @@ type ListTaskConversationsParams struct {
 	Label         *string
 	Risk          *string
 	Query         *string
+	Seqs          []int32
 	AfterSeq      *int32
 	Sort          string
 	AfterTurns    *int32
@@ -624,8 +626,9 @@ type ListTaskConversationsRow struct {
 // their findings; highest first, ties in upload order) after the cursor (the last
 // row's key and seq), filtered by whichever of the narg filters are set: a cluster's or
 // a driver's conversations, a finding category, a lowest severity, an outcome label, a
-// risk kind, a full-text query (a tsquery of search.Query's terms). Each row carries
-// its most severe finding that is not expected behaviour, and its risk kinds.
+// risk kind, a full-text query (a tsquery of search.Query's terms) or the seqs a
+// search matched (SearchConversationSeqs). Each row carries its most severe finding
+// that is not expected behaviour, and its risk kinds.
 //
 // Run it planned with its parameters (store.planned): PostgreSQL then folds away the
 // sorts and filters not asked for, walks the one index of the sort asked for, drops the
@@ -643,6 +646,7 @@ func (q *Queries) ListTaskConversations(ctx context.Context, db DBTX, arg ListTa
 		arg.Label,
 		arg.Risk,
 		arg.Query,
+		arg.Seqs,
 		arg.AfterSeq,
 		arg.Sort,
 		arg.AfterTurns,

@@ -39,3 +39,62 @@ func (q *Queries) InsertConversationSearch(ctx context.Context, db DBTX, arg Ins
 	)
 	return err
 }
+
+const searchConversationSeqs = `-- name: SearchConversationSeqs :many
+SELECT seq FROM task_search
+WHERE task_id = $1 AND owner_user_id = $2 AND doc @@ $3::text::tsquery
+LIMIT $4
+`
+
+type SearchConversationSeqsParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Query       string
+	MaxRows     int32
+}
+
+// Up to @max_rows of a task's conversations whose search document matches @query (a
+// tsquery of search.Query's terms), read from the words' index: a search few
+// conversations match is listed from these, instead of walking the list's sort.
+func (q *Queries) SearchConversationSeqs(ctx context.Context, db DBTX, arg SearchConversationSeqsParams) ([]int32, error) {
+	rows, err := db.Query(ctx, searchConversationSeqs,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.Query,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []int32
+	for rows.Next() {
+		var seq int32
+		if err := rows.Scan(&seq); err != nil {
+			return nil, err
+		}
+		items = append(items, seq)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const taskHasSearch = `-- name: TaskHasSearch :one
+SELECT EXISTS (SELECT 1 FROM task_search WHERE task_id = $1 AND owner_user_id = $2)::boolean
+`
+
+type TaskHasSearchParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+// Whether the task's conversations can be searched: a task diagnosed before search
+// documents were stored has none.
+func (q *Queries) TaskHasSearch(ctx context.Context, db DBTX, arg TaskHasSearchParams) (bool, error) {
+	row := db.QueryRow(ctx, taskHasSearch, arg.TaskID, arg.OwnerUserID)
+	var column_1 bool
+	err := row.Scan(&column_1)
+	return column_1, err
+}

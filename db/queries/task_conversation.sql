@@ -220,8 +220,9 @@ ORDER BY seq;
 -- their findings; highest first, ties in upload order) after the cursor (the last
 -- row's key and seq), filtered by whichever of the narg filters are set: a cluster's or
 -- a driver's conversations, a finding category, a lowest severity, an outcome label, a
--- risk kind, a full-text query (a tsquery of search.Query's terms). Each row carries
--- its most severe finding that is not expected behaviour, and its risk kinds.
+-- risk kind, a full-text query (a tsquery of search.Query's terms) or the seqs a
+-- search matched (SearchConversationSeqs). Each row carries its most severe finding
+-- that is not expected behaviour, and its risk kinds.
 --
 -- Run it planned with its parameters (store.planned): PostgreSQL then folds away the
 -- sorts and filters not asked for, walks the one index of the sort asked for, drops the
@@ -254,6 +255,7 @@ WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.qc_status 
   AND (sqlc.narg('label')::text IS NULL OR c.label = sqlc.narg('label')::text)
   AND (sqlc.narg('risk')::text IS NULL OR c.risk_flags @> jsonb_build_array(jsonb_build_object('kind', sqlc.narg('risk')::text)))
   AND (sqlc.narg('query')::text IS NULL OR s.doc @@ sqlc.narg('query')::text::tsquery)
+  AND (sqlc.narg('seqs')::int[] IS NULL OR c.seq = ANY(sqlc.narg('seqs')::int[]))
   AND (sqlc.narg('after_seq')::int IS NULL OR CASE @sort::text
         WHEN 'turns' THEN c.message_count <= sqlc.narg('after_turns')::int
              AND (c.message_count < sqlc.narg('after_turns')::int OR c.seq > sqlc.narg('after_seq')::int)

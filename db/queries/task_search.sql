@@ -8,3 +8,16 @@ SELECT t.id, t.owner_user_id, v.seq, array_to_tsvector(string_to_array(v.terms, 
 FROM analysis_task t, (SELECT unnest(@seqs::int[]) AS seq, unnest(@terms::text[]) AS terms) AS v
 WHERE t.id = @task_id AND t.owner_user_id = @owner_user_id
 ON CONFLICT (task_id, seq) DO NOTHING;
+
+-- name: TaskHasSearch :one
+-- Whether the task's conversations can be searched: a task diagnosed before search
+-- documents were stored has none.
+SELECT EXISTS (SELECT 1 FROM task_search WHERE task_id = @task_id AND owner_user_id = @owner_user_id)::boolean;
+
+-- name: SearchConversationSeqs :many
+-- Up to @max_rows of a task's conversations whose search document matches @query (a
+-- tsquery of search.Query's terms), read from the words' index: a search few
+-- conversations match is listed from these, instead of walking the list's sort.
+SELECT seq FROM task_search
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND doc @@ sqlc.arg('query')::text::tsquery
+LIMIT @max_rows;

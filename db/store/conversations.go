@@ -108,12 +108,17 @@ type ConversationList struct {
 	Drivers       []dbsqlc.ListDriverNamesRow
 	Conversations []dbsqlc.ListTaskConversationsRow
 	Next          *ConversationCursor
+	// Unsearchable is set when a search found nothing because the task has no search
+	// documents: it was diagnosed before they were stored.
+	Unsearchable bool
 }
 
 // Conversations reads up to limit of owner's task's kept conversations that f lets
 // through, in one read-only snapshot: the task (a task that does not exist or belongs
 // to someone else is ErrNotFound), the names of its clusters and drivers, and the page,
-// one query that reads one row more than it shows to know whether a next page exists.
+// one query that reads one row more than it shows to know whether a next page exists;
+// a search first reads the conversations it matches when they are few (searchFirst),
+// and when it found nothing, whether the task can be searched at all.
 func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f ConversationFilter, limit int) (ConversationList, error) {
 	var l ConversationList
 	uid := owner.UserID()
@@ -129,7 +134,20 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 			if l.Drivers, err = s.q.ListDriverNames(ctx, tx, dbsqlc.ListDriverNamesParams{TaskID: id, OwnerUserID: uid}); err != nil {
 				return fmt.Errorf("drivers: %w", err)
 			}
-			l.Conversations, err = s.q.ListTaskConversations(ctx, planned{tx}, listParams(id, uid, f, limit+1))
+			p := listParams(id, uid, f, limit+1)
+			if f.Query != "" {
+				if err := s.searchFirst(ctx, tx, &p); err != nil {
+					return fmt.Errorf("search: %w", err)
+				}
+			}
+			if l.Conversations, err = s.q.ListTaskConversations(ctx, planned{tx}, p); err != nil {
+				return err
+			}
+			if f.Query == "" || len(l.Conversations) > 0 || f.After != nil {
+				return nil
+			}
+			searchable, err := s.q.TaskHasSearch(ctx, tx, dbsqlc.TaskHasSearchParams{TaskID: id, OwnerUserID: uid})
+			l.Unsearchable = !searchable
 			return err
 		})
 	if err != nil {
@@ -145,6 +163,25 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 		l.Next = &next
 	}
 	return l, nil
+}
+
+// fewMatches is the most conversations a search may match for the list to be read from
+// them; a search matching more is checked along the list's sort instead.
+const fewMatches = 2000
+
+// searchFirst reads the conversations a search matches from the words' index, when
+// they are few, and lists from them: walking the sort's index and checking each
+// conversation's words costs in proportion to the conversations walked, which for a
+// rare word can be all of them. A common word finds its page within a short walk.
+func (s *Store) searchFirst(ctx context.Context, tx pgx.Tx, p *dbsqlc.ListTaskConversationsParams) error {
+	seqs, err := s.q.SearchConversationSeqs(ctx, planned{tx}, dbsqlc.SearchConversationSeqsParams{
+		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, Query: *p.Query, MaxRows: fewMatches + 1,
+	})
+	if err != nil || len(seqs) > fewMatches {
+		return err
+	}
+	p.Query, p.Seqs = nil, append([]int32{}, seqs...)
+	return nil
 }
 
 func listParams(id uuid.UUID, owner int64, f ConversationFilter, rows int) dbsqlc.ListTaskConversationsParams {

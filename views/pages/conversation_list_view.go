@@ -20,6 +20,7 @@ type ConversationListView struct {
 	// Problem is why the filters were refused, in a sentence; the list is empty then.
 	Problem       string
 	Conversations []ConversationRow
+	Unsearchable  bool   // the search found nothing because the task predates search
 	NextURL       string // the next page (rel="next"); empty on the last page
 	FirstURL      string // the first page, when this is not it
 }
