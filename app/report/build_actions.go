@@ -200,10 +200,7 @@ func buildDriver(d dbsqlc.ListTaskDriversRow) Driver {
 		Idx: int(d.Idx), Feature: d.Feature, Kind: d.Kind, Failed: int(d.Failed), Succeeded: int(d.Succeeded),
 		RateWith: round4(float64(d.RateWith)), RateWithout: round4(float64(d.RateWithout)),
 		Lift: round4(float64(d.Lift)), PValue: d.PValue, QValue: d.QValue, Examples: []Ref{},
-		ConversationSeqs: make([]int, len(d.ConversationSeqs)),
-	}
-	for i, s := range d.ConversationSeqs {
-		out.ConversationSeqs[i] = int(s)
+		Conversations: int(d.Conversations),
 	}
 	for i, s := range d.ExampleSeqs {
 		ref := Ref{Seq: int(s)}

@@ -141,21 +141,21 @@ type LabelCheck struct {
 }
 
 // Driver is a feature over-represented among the failed conversations. Idx is its
-// position, strongest first; ConversationSeqs are all the labelled conversations with
-// it (empty for a task diagnosed before they were stored).
+// position, strongest first; Conversations is how many labelled conversations with it
+// the conversation list shows (0 for a task diagnosed before they were kept).
 type Driver struct {
-	Idx              int     `json:"idx"`
-	Feature          string  `json:"feature"`
-	Kind             string  `json:"kind"`
-	Failed           int     `json:"failed"`
-	Succeeded        int     `json:"succeeded"`
-	RateWith         float64 `json:"rate_with"`
-	RateWithout      float64 `json:"rate_without"`
-	Lift             float64 `json:"lift"`
-	PValue           float64 `json:"p_value"`
-	QValue           float64 `json:"q_value"`
-	Examples         []Ref   `json:"examples"`
-	ConversationSeqs []int   `json:"conversation_seqs"`
+	Idx           int     `json:"idx"`
+	Feature       string  `json:"feature"`
+	Kind          string  `json:"kind"`
+	Failed        int     `json:"failed"`
+	Succeeded     int     `json:"succeeded"`
+	RateWith      float64 `json:"rate_with"`
+	RateWithout   float64 `json:"rate_without"`
+	Lift          float64 `json:"lift"`
+	PValue        float64 `json:"p_value"`
+	QValue        float64 `json:"q_value"`
+	Examples      []Ref   `json:"examples"`
+	Conversations int     `json:"conversations"`
 }
 
 // Ref points at one conversation.

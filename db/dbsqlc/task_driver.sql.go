@@ -83,7 +83,9 @@ func (q *Queries) ListDriverNames(ctx context.Context, db DBTX, arg ListDriverNa
 }
 
 const listTaskDrivers = `-- name: ListTaskDrivers :many
-SELECT d.task_id, d.owner_user_id, d.idx, d.kind, d.feature, d.failed, d.succeeded, d.rate_with, d.rate_without, d.lift, d.p_value, d.q_value, d.example_seqs, d.conversation_seqs,
+SELECT d.task_id, d.owner_user_id, d.idx, d.kind, d.feature, d.failed, d.succeeded, d.rate_with,
+       d.rate_without, d.lift, d.p_value, d.q_value, d.example_seqs,
+       cardinality(d.conversation_seqs)::int AS conversations,
        ARRAY(SELECT c.external_id FROM unnest(d.example_seqs) WITH ORDINALITY AS e(seq, ord)
              JOIN task_conversation c
                ON c.task_id = d.task_id AND c.owner_user_id = d.owner_user_id AND c.seq = e.seq
@@ -99,25 +101,26 @@ type ListTaskDriversParams struct {
 }
 
 type ListTaskDriversRow struct {
-	TaskID           uuid.UUID
-	OwnerUserID      int64
-	Idx              int32
-	Kind             string
-	Feature          string
-	Failed           int32
-	Succeeded        int32
-	RateWith         float32
-	RateWithout      float32
-	Lift             float32
-	PValue           float64
-	QValue           float64
-	ExampleSeqs      []int32
-	ConversationSeqs []int32
-	ExampleIds       []string
+	TaskID        uuid.UUID
+	OwnerUserID   int64
+	Idx           int32
+	Kind          string
+	Feature       string
+	Failed        int32
+	Succeeded     int32
+	RateWith      float32
+	RateWithout   float32
+	Lift          float32
+	PValue        float64
+	QValue        float64
+	ExampleSeqs   []int32
+	Conversations int32
+	ExampleIds    []string
 }
 
 // A task's failure drivers, strongest first, with the external ids of their example
-// conversations in the order of example_seqs.
+// conversations in the order of example_seqs, and how many conversations the list of
+// each driver's conversations shows (the seqs stay in the table for that list).
 func (q *Queries) ListTaskDrivers(ctx context.Context, db DBTX, arg ListTaskDriversParams) ([]ListTaskDriversRow, error) {
 	rows, err := db.Query(ctx, listTaskDrivers, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
@@ -141,7 +144,7 @@ func (q *Queries) ListTaskDrivers(ctx context.Context, db DBTX, arg ListTaskDriv
 			&i.PValue,
 			&i.QValue,
 			&i.ExampleSeqs,
-			&i.ConversationSeqs,
+			&i.Conversations,
 			&i.ExampleIds,
 		); err != nil {
 			return nil, err

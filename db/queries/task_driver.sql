@@ -13,8 +13,11 @@ WHERE t.id = @task_id AND t.owner_user_id = @owner_user_id;
 
 -- name: ListTaskDrivers :many
 -- A task's failure drivers, strongest first, with the external ids of their example
--- conversations in the order of example_seqs.
-SELECT d.*,
+-- conversations in the order of example_seqs, and how many conversations the list of
+-- each driver's conversations shows (the seqs stay in the table for that list).
+SELECT d.task_id, d.owner_user_id, d.idx, d.kind, d.feature, d.failed, d.succeeded, d.rate_with,
+       d.rate_without, d.lift, d.p_value, d.q_value, d.example_seqs,
+       cardinality(d.conversation_seqs)::int AS conversations,
        ARRAY(SELECT c.external_id FROM unnest(d.example_seqs) WITH ORDINALITY AS e(seq, ord)
              JOIN task_conversation c
                ON c.task_id = d.task_id AND c.owner_user_id = d.owner_user_id AND c.seq = e.seq
