@@ -17,13 +17,12 @@ FROM (SELECT task_id, conversation_seq, max(severity) AS max_severity,
       GROUP BY task_id, conversation_seq) f
 WHERE c.task_id = f.task_id AND c.seq = f.conversation_seq;
 -- Keyset pages of the kept conversations, one index per sort, ties in upload order.
--- Not diagnosed yet sorts last (-1).
-CREATE INDEX task_conversation_by_failure ON task_conversation (task_id, (coalesce(failure_score, -1)) DESC, seq)
-    WHERE qc_status = 'kept';
-CREATE INDEX task_conversation_by_turns ON task_conversation (task_id, message_count DESC, seq)
-    WHERE qc_status = 'kept';
-CREATE INDEX task_conversation_by_severity ON task_conversation (task_id, max_severity DESC, seq)
-    WHERE qc_status = 'kept';
+-- Not diagnosed yet sorts last (-1). The indexes hold every conversation, not only the
+-- kept ones: a predicate on qc_status would make every update of the quality checks
+-- and the risk screening a non-HOT update that writes to every index.
+CREATE INDEX task_conversation_by_failure ON task_conversation (task_id, (coalesce(failure_score, -1)) DESC, seq);
+CREATE INDEX task_conversation_by_turns ON task_conversation (task_id, message_count DESC, seq);
+CREATE INDEX task_conversation_by_severity ON task_conversation (task_id, max_severity DESC, seq);
 
 -- The words of each kept conversation's messages and tool names, written once by the
 -- quality pass and never updated, so the full-text index is built once per
