@@ -57,7 +57,7 @@ func (s *Server) clusterExpectedMark(c echo.Context) error {
 	}); err != nil {
 		return err
 	}
-	return s.reviewed(c, id, "Marked as expected behaviour: its Action is out of the ranking, and your later runs mark the same issue expected too.", "expected")
+	return s.reviewed(c, id, "Marked as expected behavior: its Action is out of the ranking, and your later runs mark the same issue expected too.", "expected")
 }
 
 // clusterExpectedUndo takes the owner's mark back (DELETE from htmx, POST

@@ -68,7 +68,7 @@ func TestMarkExpectedNowAndInTheNextRun(t *testing.T) {
 	expected := testid(doc, "expected-cluster").FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return strings.Contains(s.Text(), c.Title)
 	})
-	require.Equal(t, 1, expected.Length(), "listed under expected behaviour")
+	require.Equal(t, 1, expected.Length(), "listed under expected behavior")
 	require.Contains(t, expected.Find(`[data-testid="expected-reason"]`).Text(), "Our policy forbids it <b>on purpose</b>", "the reason, as text")
 	for _, a := range after.Actions {
 		require.NotEqual(t, marked.Title, a.Title, "its Action is gone from the page's report")

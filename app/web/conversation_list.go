@@ -117,7 +117,7 @@ func describeFilter(f store.ConversationFilter, query string, list store.Convers
 			return nil, fmt.Sprintf("There is no failure driver %d in this diagnosis.", *f.Driver)
 		}
 		d := list.Drivers[i]
-		out = append(out, fmt.Sprintf("Failure driver: %s %s (%s labelled)", report.DriverKindLabel(d.Kind), d.Feature,
+		out = append(out, fmt.Sprintf("Failure driver: %s %s (%s labeled)", report.DriverKindLabel(d.Kind), d.Feature,
 			components.Plural(int(d.Conversations), "conversation", "conversations")))
 	}
 	if f.Category != nil {
@@ -127,7 +127,7 @@ func describeFilter(f store.ConversationFilter, query string, list store.Convers
 		out = append(out, fmt.Sprintf("Severity %d or more", *f.MinSeverity))
 	}
 	if f.Label != nil {
-		out = append(out, "Labelled "+*f.Label)
+		out = append(out, "Labeled "+*f.Label)
 	}
 	if f.Risk != nil {
 		out = append(out, "Flagged: "+report.RiskKindLabel(*f.Risk))

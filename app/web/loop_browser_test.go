@@ -54,7 +54,7 @@ func TestConversationListInBrowser(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="list-filter"]:nth-of-type(2)`))))
 	scope, err = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="list-scope"]`)))
 	require.NoError(t, err)
-	require.Contains(t, scope, "Labelled failed")
+	require.Contains(t, scope, "Labeled failed")
 	labels, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
 		`[...document.querySelectorAll('[data-testid="conversation-label"]')].map(td => td.textContent.trim())`))
 	require.NoError(t, err)

@@ -31,7 +31,7 @@ func (s *Server) expectedRuleList(c echo.Context) error {
 		}
 		v.Rules = append(v.Rules, row)
 	}
-	return render(c, http.StatusOK, pages.ExpectedRules(s.page(c, "Expected behaviour"), v))
+	return render(c, http.StatusOK, pages.ExpectedRules(s.page(c, "Expected behavior"), v))
 }
 
 // expectedRuleDelete removes one of the owner's rules (POST .../delete from the plain

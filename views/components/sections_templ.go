@@ -908,7 +908,7 @@ func markExpected(c report.Cluster, rv Review) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 82, "\" name=\"reason\" maxlength=\"500\" placeholder=\"Our policy says so\" data-testid=\"mark-reason\"> <button type=\"submit\" class=\"secondary\" data-testid=\"mark-submit\">Mark as expected</button><p class=\"muted small\">It moves to expected behaviour with its Action, here and in your later diagnoses.</p></form></details>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 82, "\" name=\"reason\" maxlength=\"500\" placeholder=\"Our policy says so\" data-testid=\"mark-reason\"> <button type=\"submit\" class=\"secondary\" data-testid=\"mark-submit\">Mark as expected</button><p class=\"muted small\">It moves to expected behavior with its Action, here and in your later diagnoses.</p></form></details>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -40,17 +40,15 @@ func NormalTitle(title string) string {
 	return strings.Join(terms, " ")
 }
 
-// SameIssue reports whether two titles name the same issue by the clusterer's own
-// measure: equal once normalised, or near-duplicates as two clusters it merges are
-// (MergeThreshold). It is what a rule made from one run's cluster matches a later
-// run's cluster by.
-func SameIssue(a, b string) bool {
-	return NormalTitle(a) == NormalTitle(b) || dice(signature(a), signature(b)) >= MergeThreshold
-}
-
-// Matches reports whether the rule covers cluster c.
+// Matches reports whether the rule covers cluster c: the same type and category, and
+// titles that name the same issue, as two runs' clusters are matched (TitleMatch) —
+// titles equal once normalised are.
 func (r Rule) Matches(c Cluster) bool {
-	return c.Type == r.Type && c.Category == r.Category && SameIssue(r.Title, c.Title)
+	if c.Type != r.Type || c.Category != r.Category {
+		return false
+	}
+	_, alike := TitleMatch(r.Title, c.Title)
+	return alike || NormalTitle(r.Title) == NormalTitle(c.Title)
 }
 
 // ApplyRules marks expected behaviour every cluster one of rules covers, with the

@@ -18,11 +18,14 @@ func TestNormalTitleKeepsOneRulePerIssue(t *testing.T) {
 	require.Equal(t, "42", NormalTitle("  42 "), "a title of nothing but numbers keeps its folded self")
 }
 
-func TestSameIssueMatchesNearDuplicatesAsTheClustererMerges(t *testing.T) {
+func TestRulesMatchNearDuplicatesAsRunsAreMatched(t *testing.T) {
 	t.Parallel()
-	require.True(t, SameIssue("Booking 1001 changed without the agent confirming", "Agent did not confirm booking 1002"))
-	require.True(t, SameIssue("用户要求转人工但未转接", "用户多次要求转人工未被转接"))
-	require.False(t, SameIssue("User asks for a human", "User repeats the request"))
+	rule := func(title string) Rule { return Rule{Type: analyzer.TypeAction, Category: "c", Title: title} }
+	issue := func(title string) Cluster { return Cluster{Type: analyzer.TypeAction, Category: "c", Title: title} }
+	require.True(t, rule("Booking 1001 changed without the agent confirming").Matches(issue("Agent did not confirm booking 1002")))
+	require.True(t, rule("用户要求转人工但未转接").Matches(issue("用户多次要求转人工未被转接")))
+	require.True(t, rule("Agent declines the request").Matches(issue("agent DECLINES the requests")))
+	require.False(t, rule("User asks for a human").Matches(issue("User repeats the request")))
 }
 
 func TestApplyRules(t *testing.T) {
