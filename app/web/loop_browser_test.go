@@ -222,8 +222,3 @@ func requireFitsTheScreen(t *testing.T, ctx context.Context, what string, roots 
 	require.LessOrEqual(t, got.Scroll, got.Width, "%s scrolls sideways", what)
 	require.Empty(t, got.Outside, "%s: reaching past the screen", what)
 }
-
-// jsString quotes s as a JavaScript string literal.
-func jsString(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`).Replace(s) + "'"
-}

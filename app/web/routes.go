@@ -62,6 +62,9 @@ func (s *Server) routes() {
 	e.GET("/settings/tokens", s.tokenList)
 	e.POST("/settings/tokens", s.tokenCreate)
 	e.POST("/settings/tokens/:token/revoke", s.tokenRevoke)
+	e.GET("/settings/expected", s.expectedRuleList)
+	e.POST("/settings/expected/:rule/delete", s.expectedRuleDelete)
+	e.DELETE("/settings/expected/:rule", s.expectedRuleDelete)
 
 	e.GET(apiPrefix+"/openapi.json", s.apiOpenAPI)
 	api := e.Group(apiPrefix, s.apiRateLimit)
@@ -76,9 +79,6 @@ func (s *Server) routes() {
 	api.GET("/tasks/:id/compare.json", s.apiTaskCompare)
 
 	e.RouteNotFound("/api/*", func(c echo.Context) error { return echo.NewHTTPError(http.StatusNotFound) })
-	e.GET("/settings/expected", s.expectedRuleList)
-	e.POST("/settings/expected/:rule/delete", s.expectedRuleDelete)
-	e.DELETE("/settings/expected/:rule", s.expectedRuleDelete)
 	e.RouteNotFound("/*", func(c echo.Context) error { return errNoPage })
 }
 
