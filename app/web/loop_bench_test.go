@@ -37,7 +37,7 @@ const loopConversations = 10_000
 // makes them), then times, one request at a time, the task page, the conversation list
 // (its first page, a page 5,000 conversations deep, each filter, a rare and a common
 // search) and marking an issue expected and taking the mark back. With -v it logs
-// EXPLAIN (ANALYZE, BUFFERS) of the list query exactly as the server ran it for each.
+// EXPLAIN (ANALYZE, BUFFERS) of the list's queries exactly as the server ran them for each.
 //
 //	go test ./app/web -run '^$' -bench PMLoop10k -benchtime 200x -v
 func BenchmarkPMLoop10k(b *testing.B) {
@@ -196,17 +196,22 @@ func uniqueConversations(b *testing.B, n int) []transcript.Conversation {
 	return out
 }
 
-// listRecorder keeps the last ListTaskConversations the server ran, to explain it.
+// listRecorder keeps the last queries of the conversation list the server ran
+// (SearchConversationSeqs, ListTaskConversations), to explain them.
 type listRecorder struct {
-	mu   sync.Mutex
+	mu      sync.Mutex
+	queries []recordedQuery
+}
+
+type recordedQuery struct {
 	sql  string
 	args []any
 }
 
 func (r *listRecorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	if strings.HasPrefix(d.SQL, "-- name: ListTaskConversations ") {
+	if strings.HasPrefix(d.SQL, "-- name: ListTaskConversations ") || strings.HasPrefix(d.SQL, "-- name: SearchConversationSeqs ") {
 		r.mu.Lock()
-		r.sql, r.args = d.SQL, d.Args
+		r.queries = append(r.queries, recordedQuery{d.SQL, d.Args})
 		r.mu.Unlock()
 	}
 	return ctx
@@ -216,29 +221,42 @@ func (r *listRecorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryE
 
 func (r *listRecorder) reset() {
 	r.mu.Lock()
-	r.sql, r.args = "", nil
+	r.queries = nil
 	r.mu.Unlock()
 }
 
-// explain logs the plan of the recorded query, planned for its parameters as the
-// server plans it.
+// explain logs the plans of the recorded queries, planned for their parameters as the
+// server plans them, in a transaction set as the store sets the list's.
 func (r *listRecorder) explain(b *testing.B, pool *pgxpool.Pool) {
 	r.mu.Lock()
-	sql, args := r.sql, r.args
+	queries := r.queries
 	r.mu.Unlock()
-	if sql == "" {
+	if len(queries) == 0 {
 		b.Fatal("the list query was not run")
 	}
-	args = append([]any{pgx.QueryExecModeDescribeExec}, withoutModes(args)...)
-	rows, err := pool.Query(context.Background(), "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) "+sql, args...)
+	ctx := context.Background()
+	tx, err := pool.Begin(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
-	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		b.Fatal(err)
+	defer tx.Rollback(ctx)
+	for _, q := range queries {
+		if strings.HasPrefix(q.sql, "-- name: SearchConversationSeqs ") {
+			if _, err := tx.Exec(ctx, `SELECT set_config('enable_seqscan', 'off', true)`); err != nil {
+				b.Fatal(err)
+			}
+		}
+		args := append([]any{pgx.QueryExecModeDescribeExec}, withoutModes(q.args)...)
+		rows, err := tx.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) "+q.sql, args...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("EXPLAIN %s\n%s", strings.Fields(q.sql)[2], strings.Join(lines, "\n"))
 	}
-	b.Logf("EXPLAIN\n%s", strings.Join(lines, "\n"))
 }
 
 func withoutModes(args []any) []any {

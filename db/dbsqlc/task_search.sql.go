@@ -40,6 +40,19 @@ func (q *Queries) InsertConversationSearch(ctx context.Context, db DBTX, arg Ins
 	return err
 }
 
+const preferSearchIndexes = `-- name: PreferSearchIndexes :exec
+SELECT set_config('enable_seqscan', 'off', true)
+`
+
+// For the rest of the transaction, read task_search by its indexes, never in a
+// sequential scan: PostgreSQL does not count reading each document from TOAST, so on a
+// table that holds little but one task it would read every document of the task for a
+// rare word, where the words' index finds its few conversations at once.
+func (q *Queries) PreferSearchIndexes(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, preferSearchIndexes)
+	return err
+}
+
 const searchConversationSeqs = `-- name: SearchConversationSeqs :many
 SELECT seq FROM task_search
 WHERE task_id = $1 AND owner_user_id = $2 AND doc @@ $3::text::tsquery

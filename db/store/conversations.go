@@ -174,6 +174,9 @@ const fewMatches = 2000
 // conversation's words costs in proportion to the conversations walked, which for a
 // rare word can be all of them. A common word finds its page within a short walk.
 func (s *Store) searchFirst(ctx context.Context, tx pgx.Tx, p *dbsqlc.ListTaskConversationsParams) error {
+	if err := s.q.PreferSearchIndexes(ctx, tx); err != nil {
+		return err
+	}
 	seqs, err := s.q.SearchConversationSeqs(ctx, planned{tx}, dbsqlc.SearchConversationSeqsParams{
 		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, Query: *p.Query, MaxRows: fewMatches + 1,
 	})
