@@ -36,8 +36,12 @@ func clusterQuotes(rows []dbsqlc.ListTaskClusterEvidenceRow) (map[int][]Quote, e
 }
 
 // addAction adds a stored Action: to Actions when it was written and ranked, to
-// FailedActions otherwise.
+// FailedActions when it could not be written. The Action of a cluster its owner marked
+// expected behaviour is left out, kept in the database for the mark's undo.
 func (r *Report) addAction(a dbsqlc.ListTaskActionsRow, quotes map[int][]Quote) error {
+	if a.ClusterExpected {
+		return nil
+	}
 	if a.Status != "done" || a.Rank == nil {
 		msg := a.Error
 		if msg == "" {
@@ -90,10 +94,13 @@ func buildCluster(c dbsqlc.TaskCluster, ranks map[int]int, policies map[int][]st
 		Conversations: len(seqs), ConversationSeqs: seqs, FindingCount: int(c.FindingCount),
 		Prevalence: float64(c.Prevalence), Severity: float64(c.Severity), Confidence: float64(c.Confidence),
 		PriorityScore: float64(c.PriorityScore), PriorityParts: parts, ActionRank: ranks[int(c.Idx)],
-		Expected: c.Expected, Policies: policies[int(c.Idx)],
+		Expected: c.Expected, ExpectedBy: c.ExpectedBy, ExpectedReason: c.ExpectedReason, Policies: policies[int(c.Idx)],
 	}
 	if cl.Policies == nil {
 		cl.Policies = []string{}
+	}
+	if cl.ExpectedBy != nil && *cl.ExpectedBy == "policy" && cl.ExpectedReason == "" && len(cl.Policies) > 0 {
+		cl.ExpectedReason = cl.Policies[0]
 	}
 	cl.OutcomeSplit = outcomeSplit(c)
 	return cl, nil
@@ -190,9 +197,10 @@ func clusterPolicies(rows []dbsqlc.ListTaskClusterEvidenceRow) map[int][]string 
 // buildDriver reads a stored failure driver.
 func buildDriver(d dbsqlc.ListTaskDriversRow) Driver {
 	out := Driver{
-		Feature: d.Feature, Kind: d.Kind, Failed: int(d.Failed), Succeeded: int(d.Succeeded),
+		Idx: int(d.Idx), Feature: d.Feature, Kind: d.Kind, Failed: int(d.Failed), Succeeded: int(d.Succeeded),
 		RateWith: round4(float64(d.RateWith)), RateWithout: round4(float64(d.RateWithout)),
 		Lift: round4(float64(d.Lift)), PValue: d.PValue, QValue: d.QValue, Examples: []Ref{},
+		Conversations: int(d.Conversations),
 	}
 	for i, s := range d.ExampleSeqs {
 		ref := Ref{Seq: int(s)}

@@ -251,7 +251,8 @@ func (m mdWriter) outcomes(r Report) {
 	m.p("")
 }
 
-// expected lists the behaviour the agent's policy calls for, with the sentence it follows.
+// expected lists the behaviour the agent's policy calls for, with the sentence it
+// follows, and what the owner marked as expected, with their reason.
 func (m mdWriter) expected(r Report) {
 	first := true
 	for _, c := range r.Clusters {
@@ -261,11 +262,19 @@ func (m mdWriter) expected(r Report) {
 		if first {
 			m.p("## Expected behavior")
 			m.p("")
-			m.p("What the agent did because its own policy says so: shown for review, never an Action.")
+			m.p("What the agent did because its own policy says so, or what its owner marked as expected: shown for review, never an Action.")
 			m.p("")
 			first = false
 		}
 		m.p("- %s — %s", mdText(c.Title), plural(c.Conversations, "conversation", "conversations"))
+		if c.ExpectedBy != nil && *c.ExpectedBy == "owner" {
+			reason := "no reason given"
+			if c.ExpectedReason != "" {
+				reason = inlineQuote(c.ExpectedReason)
+			}
+			m.p("  - Marked as expected by the owner: %s", reason)
+			continue
+		}
 		for _, policy := range c.Policies {
 			m.p("  - %s", inlineQuote(policy))
 		}

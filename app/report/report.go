@@ -145,18 +145,22 @@ type LabelCheck struct {
 	SucceededClean *float64 `json:"succeeded_clean"`
 }
 
-// Driver is a feature over-represented among the failed conversations.
+// Driver is a feature over-represented among the failed conversations. Idx is its
+// position, strongest first; Conversations is how many labelled conversations with it
+// the conversation list shows (0 for a task diagnosed before they were kept).
 type Driver struct {
-	Feature     string  `json:"feature"`
-	Kind        string  `json:"kind"`
-	Failed      int     `json:"failed"`
-	Succeeded   int     `json:"succeeded"`
-	RateWith    float64 `json:"rate_with"`
-	RateWithout float64 `json:"rate_without"`
-	Lift        float64 `json:"lift"`
-	PValue      float64 `json:"p_value"`
-	QValue      float64 `json:"q_value"`
-	Examples    []Ref   `json:"examples"`
+	Idx           int     `json:"idx"`
+	Feature       string  `json:"feature"`
+	Kind          string  `json:"kind"`
+	Failed        int     `json:"failed"`
+	Succeeded     int     `json:"succeeded"`
+	RateWith      float64 `json:"rate_with"`
+	RateWithout   float64 `json:"rate_without"`
+	Lift          float64 `json:"lift"`
+	PValue        float64 `json:"p_value"`
+	QValue        float64 `json:"q_value"`
+	Examples      []Ref   `json:"examples"`
+	Conversations int     `json:"conversations"`
 }
 
 // Ref points at one conversation.
@@ -273,11 +277,15 @@ type Cluster struct {
 	PriorityScore    float64       `json:"priority_score"`
 	PriorityParts    PriorityParts `json:"priority_parts"`
 	ActionRank       int           `json:"action_rank"` // 0 when no Action was written for it
-	// Expected clusters hold behaviour the agent's own policy calls for: listed apart and
-	// never an Action. Policies are the distinct policy sentences its shown findings
-	// follow.
-	Expected bool     `json:"expected"`
-	Policies []string `json:"policies"`
+	// Expected clusters hold behaviour the agent's own policy calls for, or that the
+	// owner marked as expected: listed apart and never an Action. ExpectedBy says which
+	// ("policy" or "owner"; null when not expected) and ExpectedReason why: the owner's
+	// reason (possibly empty), or the first policy sentence. Policies are the distinct
+	// policy sentences its shown findings follow.
+	Expected       bool     `json:"expected"`
+	ExpectedBy     *string  `json:"expected_by"`
+	ExpectedReason string   `json:"expected_reason"`
+	Policies       []string `json:"policies"`
 	OutcomeSplit
 }
 

@@ -20,12 +20,14 @@ import (
 	"github.com/checkup-dev/checkup/db/dbtest"
 )
 
-// designTaskRoutes are the task routes of DESIGN.md §7; the walk must find at least
+// designTaskRoutes are the task routes of DESIGN.md §7 and §9; the walk must find at least
 // these, and walks every other task route registered later too.
 var designTaskRoutes = []string{
 	"GET /tasks/:id", "GET /tasks/:id/progress", "POST /tasks/:id/cancel", "POST /tasks/:id/rerun",
 	"POST /tasks/:id/delete", "DELETE /tasks/:id", "GET /tasks/:id/conversations/:seq",
 	"GET /tasks/:id/report.json", "GET /tasks/:id/actions.csv", "GET /tasks/:id/findings.csv", "GET /tasks/:id/report.md",
+	"GET /tasks/:id/conversations", "POST /tasks/:id/clusters/:cluster/expected",
+	"DELETE /tasks/:id/clusters/:cluster/expected", "POST /tasks/:id/clusters/:cluster/expected/delete",
 }
 
 // taskRoutes returns the registered routes that address one task: /tasks/:id...
@@ -85,7 +87,7 @@ func TestAnotherUsersTaskIs404OnEveryTaskRoute(t *testing.T) {
 
 	shownEscaped := false
 	for _, r := range routes {
-		path := strings.NewReplacer(":id", taskID, ":seq", "1", "*", "x").Replace(r.Path)
+		path := strings.NewReplacer(":id", taskID, ":seq", "1", ":cluster", "0", "*", "x").Replace(r.Path)
 		for _, variant := range []string{"page", "htmx"} {
 			req, err := http.NewRequest(r.Method, ts.URL+path, nil)
 			require.NoError(t, err)

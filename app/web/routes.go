@@ -48,9 +48,13 @@ func (s *Server) routes() {
 	e.POST("/tasks/:id/rerun", s.taskRerun)
 	e.POST("/tasks/:id/delete", s.taskDelete)
 	e.DELETE("/tasks/:id", s.taskDeleteHTMX)
+	e.GET("/tasks/:id/conversations", s.conversationList)
 	e.GET("/tasks/:id/conversations/:seq", s.conversationShow)
 	e.GET("/tasks/:id/compare", s.taskCompare)
 	e.GET("/tasks/:id/compare.json", s.taskCompareJSON)
+	e.POST("/tasks/:id/clusters/:cluster/expected", s.clusterExpectedMark)
+	e.DELETE("/tasks/:id/clusters/:cluster/expected", s.clusterExpectedUndo)
+	e.POST("/tasks/:id/clusters/:cluster/expected/delete", s.clusterExpectedUndo)
 	for _, d := range downloads() {
 		e.GET("/tasks/:id/"+d.name, s.taskDownload(d))
 	}
@@ -58,6 +62,9 @@ func (s *Server) routes() {
 	e.GET("/settings/tokens", s.tokenList)
 	e.POST("/settings/tokens", s.tokenCreate)
 	e.POST("/settings/tokens/:token/revoke", s.tokenRevoke)
+	e.GET("/settings/expected", s.expectedRuleList)
+	e.POST("/settings/expected/:rule/delete", s.expectedRuleDelete)
+	e.DELETE("/settings/expected/:rule", s.expectedRuleDelete)
 
 	e.GET(apiPrefix+"/openapi.json", s.apiOpenAPI)
 	api := e.Group(apiPrefix, s.apiRateLimit)

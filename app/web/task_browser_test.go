@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/app/report/reporttest"
 	"github.com/checkup-dev/checkup/app/web/browsertest"
@@ -122,17 +123,23 @@ func setProgress(t *testing.T, b taskBundle, task reporttest.Inserted, stage str
 // signInBrowser gives the browser alice's session cookie.
 func signInBrowser(t *testing.T, ctx context.Context, b taskBundle) {
 	t.Helper()
-	u, err := url.Parse(b.url)
+	browserSession(t, ctx, b.url, b.alice)
+}
+
+// browserSession gives the browser the session cookie of c, signed in at base.
+func browserSession(t *testing.T, ctx context.Context, base string, c *authtest.Client) {
+	t.Helper()
+	u, err := url.Parse(base)
 	require.NoError(t, err)
 	var token string
-	for _, c := range b.alice.HTTP.Jar.Cookies(u) {
-		if c.Name == auth.SessionCookie {
-			token = c.Value
+	for _, ck := range c.HTTP.Jar.Cookies(u) {
+		if ck.Name == auth.SessionCookie {
+			token = ck.Value
 		}
 	}
 	require.NotEmpty(t, token)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-		_, err := chromedp.Call(ctx, network.SetCookie, network.SetCookieParams{Name: auth.SessionCookie, Value: token, URL: b.url})
+		_, err := chromedp.Call(ctx, network.SetCookie, network.SetCookieParams{Name: auth.SessionCookie, Value: token, URL: base})
 		return err
 	})))
 }

@@ -759,6 +759,25 @@ func (q *Queries) LockOwnerReruns(ctx context.Context, db DBTX, arg LockOwnerRer
 	return err
 }
 
+const lockTaskForReview = `-- name: LockTaskForReview :one
+SELECT status FROM analysis_task WHERE id = $1 AND owner_user_id = $2 FOR NO KEY UPDATE
+`
+
+type LockTaskForReviewParams struct {
+	ID          uuid.UUID
+	OwnerUserID int64
+}
+
+// Locks a task its owner reviews (marks a cluster expected, or takes the mark back)
+// for the review's transaction, so two reviews of one task re-rank its Actions one
+// after the other; its status says whether it has finished.
+func (q *Queries) LockTaskForReview(ctx context.Context, db DBTX, arg LockTaskForReviewParams) (taskstate.Status, error) {
+	row := db.QueryRow(ctx, lockTaskForReview, arg.ID, arg.OwnerUserID)
+	var status taskstate.Status
+	err := row.Scan(&status)
+	return status, err
+}
+
 const maintenanceListenCancels = `-- name: MaintenanceListenCancels :exec
 LISTEN checkup_cancel
 `

@@ -72,6 +72,18 @@ type AppUser struct {
 	LastLoginAt    time.Time
 }
 
+type ExpectedRule struct {
+	ID           int64
+	OwnerUserID  int64
+	Type         string
+	Category     string
+	NormalTitle  string
+	Title        string
+	Reason       string
+	SourceTaskID *uuid.UUID
+	CreatedAt    time.Time
+}
+
 type TaskAction struct {
 	TaskID         uuid.UUID
 	OwnerUserID    int64
@@ -107,46 +119,51 @@ type TaskCluster struct {
 	ExcessFailures   *float32
 	PValue           *float64
 	QValue           *float64
+	ExpectedBy       *string
+	ExpectedReason   string
 	Evidence         json.RawMessage
 }
 
 type TaskConversation struct {
-	TaskID          uuid.UUID
-	OwnerUserID     int64
-	Seq             int32
-	ExternalID      string
-	Messages        []byte
-	Metadata        json.RawMessage
-	MessageCount    int32
-	ContentHash     []byte
-	QcStatus        string
-	QcReason        string
-	RiskFlags       json.RawMessage
-	Selected        bool
-	Diagnosis       json.RawMessage
-	DiagnosisStatus string
-	DiagnosisPass   *string
-	DiagnosisError  string
-	DiagnosedAt     *time.Time
-	Label           *string
-	FailureScore    *float32
-	FailedTurn      *int32
+	TaskID            uuid.UUID
+	OwnerUserID       int64
+	Seq               int32
+	ExternalID        string
+	Messages          []byte
+	Metadata          json.RawMessage
+	MessageCount      int32
+	ContentHash       []byte
+	QcStatus          string
+	QcReason          string
+	RiskFlags         json.RawMessage
+	Selected          bool
+	Diagnosis         json.RawMessage
+	DiagnosisStatus   string
+	DiagnosisPass     *string
+	DiagnosisError    string
+	DiagnosedAt       *time.Time
+	Label             *string
+	FailureScore      *float32
+	FailedTurn        *int32
+	MaxSeverity       int32
+	FindingCategories []string
 }
 
 type TaskDriver struct {
-	TaskID      uuid.UUID
-	OwnerUserID int64
-	Idx         int32
-	Kind        string
-	Feature     string
-	Failed      int32
-	Succeeded   int32
-	RateWith    float32
-	RateWithout float32
-	Lift        float32
-	PValue      float64
-	QValue      float64
-	ExampleSeqs []int32
+	TaskID           uuid.UUID
+	OwnerUserID      int64
+	Idx              int32
+	Kind             string
+	Feature          string
+	Failed           int32
+	Succeeded        int32
+	RateWith         float32
+	RateWithout      float32
+	Lift             float32
+	PValue           float64
+	QValue           float64
+	ExampleSeqs      []int32
+	ConversationSeqs []int32
 }
 
 type TaskFinding struct {
@@ -165,6 +182,13 @@ type TaskFinding struct {
 	ClusterIdx      *int32
 	Expected        bool
 	Policy          string
+}
+
+type TaskSearch struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Seq         int32
+	Doc         interface{}
 }
 
 type TaskUsage struct {

@@ -110,7 +110,7 @@ func (q *Queries) ListActionCheckpoints(ctx context.Context, db DBTX, arg ListAc
 }
 
 const listTaskActions = `-- name: ListTaskActions :many
-SELECT a.task_id, a.owner_user_id, a.candidate_index, a.cluster_idx, a.status, a.rank, a.action, a.error, c.type AS cluster_type, c.title AS cluster_title, c.category AS cluster_category,
+SELECT a.task_id, a.owner_user_id, a.candidate_index, a.cluster_idx, a.status, a.rank, a.action, a.error, c.type AS cluster_type, c.title AS cluster_title, c.category AS cluster_category, c.expected AS cluster_expected,
        cardinality(c.conversation_seqs)::int AS cluster_size, c.prevalence, c.severity AS cluster_severity,
        c.confidence AS cluster_confidence, c.priority_score, c.priority_parts
 FROM task_action a
@@ -136,6 +136,7 @@ type ListTaskActionsRow struct {
 	ClusterType       string
 	ClusterTitle      string
 	ClusterCategory   string
+	ClusterExpected   bool
 	ClusterSize       int32
 	Prevalence        float32
 	ClusterSeverity   float32
@@ -144,7 +145,9 @@ type ListTaskActionsRow struct {
 	PriorityParts     json.RawMessage
 }
 
-// The task's Actions in rank order, failed candidates last in candidate order.
+// The task's Actions in rank order, failed candidates last in candidate order, with
+// whether their cluster is expected behaviour now (an owner marked it after its Action
+// was written: the Action is kept, unranked, for the mark's undo).
 func (q *Queries) ListTaskActions(ctx context.Context, db DBTX, arg ListTaskActionsParams) ([]ListTaskActionsRow, error) {
 	rows, err := db.Query(ctx, listTaskActions, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
@@ -166,6 +169,7 @@ func (q *Queries) ListTaskActions(ctx context.Context, db DBTX, arg ListTaskActi
 			&i.ClusterType,
 			&i.ClusterTitle,
 			&i.ClusterCategory,
+			&i.ClusterExpected,
 			&i.ClusterSize,
 			&i.Prevalence,
 			&i.ClusterSeverity,

@@ -15,7 +15,7 @@ import (
 const insertTaskClusters = `-- name: InsertTaskClusters :exec
 INSERT INTO task_cluster (task_id, owner_user_id, idx, type, category, title, conversation_seqs,
                           finding_count, prevalence, severity, confidence, priority_score, priority_parts,
-                          expected, label_failed, label_succeeded, label_unlabelled, failure_rate_in,
+                          expected, expected_by, expected_reason, label_failed, label_succeeded, label_unlabelled, failure_rate_in,
                           failure_rate_out, failure_lift, excess_failures, p_value, q_value)
 SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.value ->> 'category',
        c.value ->> 'title',
@@ -23,7 +23,8 @@ SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.va
        (c.value ->> 'finding_count')::int, (c.value ->> 'prevalence')::real,
        (c.value ->> 'severity')::real, (c.value ->> 'confidence')::real,
        (c.value ->> 'priority_score')::real, c.value -> 'priority_parts',
-       coalesce((c.value ->> 'expected')::boolean, false),
+       coalesce((c.value ->> 'expected')::boolean, false), nullif(c.value ->> 'expected_by', ''),
+       coalesce(c.value ->> 'expected_reason', ''),
        coalesce((c.value -> 'outcomes' ->> 'failed')::int, 0),
        coalesce((c.value -> 'outcomes' ->> 'succeeded')::int, 0),
        coalesce((c.value -> 'outcomes' ->> 'unlabelled')::int, 0),
@@ -44,6 +45,55 @@ type InsertTaskClustersParams struct {
 func (q *Queries) InsertTaskClusters(ctx context.Context, db DBTX, arg InsertTaskClustersParams) error {
 	_, err := db.Exec(ctx, insertTaskClusters, arg.Clusters, arg.TaskID, arg.OwnerUserID)
 	return err
+}
+
+const listClusterNames = `-- name: ListClusterNames :many
+SELECT idx, type, category, title, cardinality(conversation_seqs)::int AS conversations, expected
+FROM task_cluster
+WHERE task_id = $1 AND owner_user_id = $2
+ORDER BY priority_score DESC, idx
+`
+
+type ListClusterNamesParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+type ListClusterNamesRow struct {
+	Idx           int32
+	Type          string
+	Category      string
+	Title         string
+	Conversations int32
+	Expected      bool
+}
+
+// What the conversation list names its cluster filter by, most urgent first.
+func (q *Queries) ListClusterNames(ctx context.Context, db DBTX, arg ListClusterNamesParams) ([]ListClusterNamesRow, error) {
+	rows, err := db.Query(ctx, listClusterNames, arg.TaskID, arg.OwnerUserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListClusterNamesRow
+	for rows.Next() {
+		var i ListClusterNamesRow
+		if err := rows.Scan(
+			&i.Idx,
+			&i.Type,
+			&i.Category,
+			&i.Title,
+			&i.Conversations,
+			&i.Expected,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const listRunClusters = `-- name: ListRunClusters :many
@@ -108,7 +158,7 @@ func (q *Queries) ListRunClusters(ctx context.Context, db DBTX, arg ListRunClust
 }
 
 const listTaskClusters = `-- name: ListTaskClusters :many
-SELECT task_id, owner_user_id, idx, type, category, title, conversation_seqs, finding_count, prevalence, severity, confidence, priority_score, priority_parts, expected, label_failed, label_succeeded, label_unlabelled, failure_rate_in, failure_rate_out, failure_lift, excess_failures, p_value, q_value, evidence FROM task_cluster
+SELECT task_id, owner_user_id, idx, type, category, title, conversation_seqs, finding_count, prevalence, severity, confidence, priority_score, priority_parts, expected, label_failed, label_succeeded, label_unlabelled, failure_rate_in, failure_rate_out, failure_lift, excess_failures, p_value, q_value, expected_by, expected_reason, evidence FROM task_cluster
 WHERE task_id = $1 AND owner_user_id = $2
 ORDER BY priority_score DESC, idx
 `
@@ -152,6 +202,8 @@ func (q *Queries) ListTaskClusters(ctx context.Context, db DBTX, arg ListTaskClu
 			&i.ExcessFailures,
 			&i.PValue,
 			&i.QValue,
+			&i.ExpectedBy,
+			&i.ExpectedReason,
 			&i.Evidence,
 		); err != nil {
 			return nil, err
@@ -162,4 +214,36 @@ func (q *Queries) ListTaskClusters(ctx context.Context, db DBTX, arg ListTaskClu
 		return nil, err
 	}
 	return items, nil
+}
+
+const setClusterExpected = `-- name: SetClusterExpected :execrows
+UPDATE task_cluster
+SET expected = $1, expected_by = $2, expected_reason = $3
+WHERE task_id = $4 AND owner_user_id = $5 AND idx = $6
+`
+
+type SetClusterExpectedParams struct {
+	Expected       bool
+	ExpectedBy     *string
+	ExpectedReason string
+	TaskID         uuid.UUID
+	OwnerUserID    int64
+	Idx            int32
+}
+
+// Marks a cluster expected behaviour (@expected_by 'owner', with the owner's reason),
+// or takes the mark back (@expected false, @expected_by null).
+func (q *Queries) SetClusterExpected(ctx context.Context, db DBTX, arg SetClusterExpectedParams) (int64, error) {
+	result, err := db.Exec(ctx, setClusterExpected,
+		arg.Expected,
+		arg.ExpectedBy,
+		arg.ExpectedReason,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.Idx,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

@@ -82,7 +82,7 @@ func (q *Queries) FirstConversationError(ctx context.Context, db DBTX, arg First
 }
 
 const getTaskConversation = `-- name: GetTaskConversation :one
-SELECT task_id, owner_user_id, seq, external_id, messages, metadata, message_count, content_hash, qc_status, qc_reason, risk_flags, selected, diagnosis, diagnosis_status, diagnosis_pass, diagnosis_error, diagnosed_at, label, failure_score, failed_turn FROM task_conversation
+SELECT task_id, owner_user_id, seq, external_id, messages, metadata, message_count, content_hash, qc_status, qc_reason, risk_flags, selected, diagnosis, diagnosis_status, diagnosis_pass, diagnosis_error, diagnosed_at, label, failure_score, failed_turn, max_severity, finding_categories FROM task_conversation
 WHERE task_id = $1 AND owner_user_id = $2 AND seq = $3
 `
 
@@ -116,6 +116,8 @@ func (q *Queries) GetTaskConversation(ctx context.Context, db DBTX, arg GetTaskC
 		&i.Label,
 		&i.FailureScore,
 		&i.FailedTurn,
+		&i.MaxSeverity,
+		&i.FindingCategories,
 	)
 	return i, err
 }
@@ -550,6 +552,149 @@ func (q *Queries) ListTaskConversationSummaries(ctx context.Context, db DBTX, ar
 	return items, nil
 }
 
+const listTaskConversations = `-- name: ListTaskConversations :many
+SELECT c.seq, c.external_id, c.message_count, c.label, c.failure_score, c.max_severity,
+       c.diagnosis_status, coalesce(c.diagnosis ->> 'outcome', '')::text AS outcome,
+       ARRAY(SELECT DISTINCT k #>> '{}' FROM jsonb_path_query(c.risk_flags, '$[*].kind') AS k ORDER BY 1)::text[] AS risk_kinds,
+       coalesce(top.type, '')::text AS top_type, coalesce(top.category, '')::text AS top_category,
+       coalesce(top.title, '')::text AS top_title, coalesce(top.severity, 0)::int AS top_severity
+FROM task_conversation c
+LEFT JOIN task_search s ON s.task_id = c.task_id AND s.owner_user_id = c.owner_user_id AND s.seq = c.seq
+LEFT JOIN LATERAL (
+    SELECT f.type, f.category, f.title, f.severity
+    FROM task_finding f
+    WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq AND NOT f.expected
+    ORDER BY f.severity DESC, f.priority_score DESC, f.idx
+    LIMIT 1
+) top ON true
+WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.qc_status = 'kept'
+  AND ($3::int IS NULL OR c.seq IN (
+        SELECT unnest(k.conversation_seqs) FROM task_cluster k
+        WHERE k.task_id = $1 AND k.owner_user_id = $2 AND k.idx = $3::int))
+  AND ($4::int IS NULL OR c.seq IN (
+        SELECT unnest(d.conversation_seqs) FROM task_driver d
+        WHERE d.task_id = $1 AND d.owner_user_id = $2 AND d.idx = $4::int))
+  AND ($5::text IS NULL OR c.finding_categories @> ARRAY[$5::text])
+  AND ($6::int IS NULL OR c.max_severity >= $6::int)
+  AND ($7::text IS NULL OR c.label = $7::text)
+  AND ($8::text IS NULL OR c.risk_flags @> jsonb_build_array(jsonb_build_object('kind', $8::text)))
+  AND ($9::text IS NULL OR s.doc @@ $9::text::tsquery)
+  AND ($10::int[] IS NULL OR c.seq = ANY($10::int[]))
+  AND ($11::int IS NULL OR CASE $12::text
+        WHEN 'turns' THEN c.message_count <= $13::int
+             AND (c.message_count < $13::int OR c.seq > $11::int)
+        WHEN 'severity' THEN c.max_severity <= $14::int
+             AND (c.max_severity < $14::int OR c.seq > $11::int)
+        ELSE coalesce(c.failure_score, -1) <= $15::real
+             AND (coalesce(c.failure_score, -1) < $15::real OR c.seq > $11::int)
+        END)
+ORDER BY CASE WHEN $12::text = 'turns' THEN c.message_count END DESC,
+         CASE WHEN $12::text = 'severity' THEN c.max_severity END DESC,
+         CASE WHEN $12::text NOT IN ('turns', 'severity') THEN coalesce(c.failure_score, -1) END DESC,
+         c.seq
+LIMIT $16
+`
+
+type ListTaskConversationsParams struct {
+	TaskID        uuid.UUID
+	OwnerUserID   int64
+	Cluster       *int32
+	Driver        *int32
+	Category      *string
+	MinSeverity   *int32
+	Label         *string
+	Risk          *string
+	Query         *string
+	Seqs          []int32
+	AfterSeq      *int32
+	Sort          string
+	AfterTurns    *int32
+	AfterSeverity *int32
+	AfterScore    *float32
+	MaxRows       int32
+}
+
+type ListTaskConversationsRow struct {
+	Seq             int32
+	ExternalID      string
+	MessageCount    int32
+	Label           *string
+	FailureScore    *float32
+	MaxSeverity     int32
+	DiagnosisStatus string
+	Outcome         string
+	RiskKinds       []string
+	TopType         string
+	TopCategory     string
+	TopTitle        string
+	TopSeverity     int32
+}
+
+// One page of a task's kept conversations, at most @max_rows, sorted by @sort
+// ('failure': failure score, 'turns': messages, 'severity': the highest severity of
+// their findings; highest first, ties in upload order) after the cursor (the last
+// row's key and seq), filtered by whichever of the narg filters are set: a cluster's or
+// a driver's conversations, a finding category, a lowest severity, an outcome label, a
+// risk kind, a full-text query (a tsquery of search.Query's terms) or the seqs a
+// search matched (SearchConversationSeqs). Each row carries its most severe finding
+// that is not expected behaviour, and its risk kinds.
+//
+// Run it planned with its parameters (store.planned): PostgreSQL then folds away the
+// sorts and filters not asked for, walks the one index of the sort asked for, drops the
+// join to task_search when there is no query, and chooses, by how common the query's
+// words are, between probing task_search along the walk and reading the index of the
+// words first. A cached generic plan could do none of that.
+func (q *Queries) ListTaskConversations(ctx context.Context, db DBTX, arg ListTaskConversationsParams) ([]ListTaskConversationsRow, error) {
+	rows, err := db.Query(ctx, listTaskConversations,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.Cluster,
+		arg.Driver,
+		arg.Category,
+		arg.MinSeverity,
+		arg.Label,
+		arg.Risk,
+		arg.Query,
+		arg.Seqs,
+		arg.AfterSeq,
+		arg.Sort,
+		arg.AfterTurns,
+		arg.AfterSeverity,
+		arg.AfterScore,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListTaskConversationsRow
+	for rows.Next() {
+		var i ListTaskConversationsRow
+		if err := rows.Scan(
+			&i.Seq,
+			&i.ExternalID,
+			&i.MessageCount,
+			&i.Label,
+			&i.FailureScore,
+			&i.MaxSeverity,
+			&i.DiagnosisStatus,
+			&i.Outcome,
+			&i.RiskKinds,
+			&i.TopType,
+			&i.TopCategory,
+			&i.TopTitle,
+			&i.TopSeverity,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const saveConversationDiagnosis = `-- name: SaveConversationDiagnosis :execrows
 UPDATE task_conversation
 SET diagnosis = $1, diagnosis_status = $2,
@@ -667,7 +812,11 @@ WITH input AS MATERIALIZED (
     SET diagnosis = input.diagnosis, diagnosis_status = 'done', diagnosis_pass = input.pass,
         diagnosis_error = '', diagnosed_at = coalesce($7::timestamptz, now()),
         failure_score = (input.diagnosis ->> 'failureScore')::real,
-        failed_turn = coalesce((input.diagnosis ->> 'failedTurn')::int, 0)
+        failed_turn = coalesce((input.diagnosis ->> 'failedTurn')::int, 0),
+        max_severity = coalesce((SELECT max((f ->> 'severity')::int) FROM jsonb_array_elements(input.diagnosis -> 'findings') AS f
+                                 WHERE NOT coalesce((f ->> 'expected')::boolean, false)), 0),
+        finding_categories = ARRAY(SELECT DISTINCT f ->> 'category' FROM jsonb_array_elements(input.diagnosis -> 'findings') AS f
+                                   WHERE NOT coalesce((f ->> 'expected')::boolean, false) ORDER BY 1)
     FROM input
     WHERE c.task_id = $8 AND c.owner_user_id = $9 AND c.seq = input.seq
       AND c.diagnosis_status = 'pending'
@@ -729,7 +878,8 @@ type StoreConversationDiagnosesRow struct {
 }
 
 // The checkpoint of a group of diagnosed conversations in one statement: each one's
-// diagnosis (one element of each array per conversation), its findings (from the
+// diagnosis (one element of each array per conversation) with the highest severity and
+// the categories of its findings that are not expected behaviour, its findings (from the
 // diagnosis's findings array, idx their position, evidence marked verified) and the
 // task's counters — progress, model spend and how the answers became valid — counted
 // from the conversations stored. Only a conversation still pending is stored, so a

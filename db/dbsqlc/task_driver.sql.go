@@ -14,12 +14,13 @@ import (
 
 const insertTaskDrivers = `-- name: InsertTaskDrivers :exec
 INSERT INTO task_driver (task_id, owner_user_id, idx, kind, feature, failed, succeeded, rate_with,
-                         rate_without, lift, p_value, q_value, example_seqs)
+                         rate_without, lift, p_value, q_value, example_seqs, conversation_seqs)
 SELECT t.id, t.owner_user_id, (d.value ->> 'idx')::int, d.value ->> 'kind', d.value ->> 'feature',
        (d.value ->> 'failed')::int, (d.value ->> 'succeeded')::int, (d.value ->> 'rate_with')::real,
        (d.value ->> 'rate_without')::real, (d.value ->> 'lift')::real,
        (d.value ->> 'p_value')::double precision, (d.value ->> 'q_value')::double precision,
-       ARRAY(SELECT s::int FROM jsonb_array_elements_text(d.value -> 'example_seqs') AS s)
+       ARRAY(SELECT s::int FROM jsonb_array_elements_text(d.value -> 'example_seqs') AS s),
+       ARRAY(SELECT s::int FROM jsonb_array_elements_text(d.value -> 'conversation_seqs') AS s)
 FROM analysis_task t, jsonb_array_elements($1::jsonb) AS d(value)
 WHERE t.id = $2 AND t.owner_user_id = $3
 `
@@ -36,8 +37,55 @@ func (q *Queries) InsertTaskDrivers(ctx context.Context, db DBTX, arg InsertTask
 	return err
 }
 
+const listDriverNames = `-- name: ListDriverNames :many
+SELECT idx, kind, feature, cardinality(conversation_seqs)::int AS conversations
+FROM task_driver
+WHERE task_id = $1 AND owner_user_id = $2
+ORDER BY idx
+`
+
+type ListDriverNamesParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+type ListDriverNamesRow struct {
+	Idx           int32
+	Kind          string
+	Feature       string
+	Conversations int32
+}
+
+// What the conversation list names its driver filter by, strongest first.
+func (q *Queries) ListDriverNames(ctx context.Context, db DBTX, arg ListDriverNamesParams) ([]ListDriverNamesRow, error) {
+	rows, err := db.Query(ctx, listDriverNames, arg.TaskID, arg.OwnerUserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListDriverNamesRow
+	for rows.Next() {
+		var i ListDriverNamesRow
+		if err := rows.Scan(
+			&i.Idx,
+			&i.Kind,
+			&i.Feature,
+			&i.Conversations,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listTaskDrivers = `-- name: ListTaskDrivers :many
-SELECT d.task_id, d.owner_user_id, d.idx, d.kind, d.feature, d.failed, d.succeeded, d.rate_with, d.rate_without, d.lift, d.p_value, d.q_value, d.example_seqs,
+SELECT d.task_id, d.owner_user_id, d.idx, d.kind, d.feature, d.failed, d.succeeded, d.rate_with,
+       d.rate_without, d.lift, d.p_value, d.q_value, d.example_seqs,
+       cardinality(d.conversation_seqs)::int AS conversations,
        ARRAY(SELECT c.external_id FROM unnest(d.example_seqs) WITH ORDINALITY AS e(seq, ord)
              JOIN task_conversation c
                ON c.task_id = d.task_id AND c.owner_user_id = d.owner_user_id AND c.seq = e.seq
@@ -53,24 +101,26 @@ type ListTaskDriversParams struct {
 }
 
 type ListTaskDriversRow struct {
-	TaskID      uuid.UUID
-	OwnerUserID int64
-	Idx         int32
-	Kind        string
-	Feature     string
-	Failed      int32
-	Succeeded   int32
-	RateWith    float32
-	RateWithout float32
-	Lift        float32
-	PValue      float64
-	QValue      float64
-	ExampleSeqs []int32
-	ExampleIds  []string
+	TaskID        uuid.UUID
+	OwnerUserID   int64
+	Idx           int32
+	Kind          string
+	Feature       string
+	Failed        int32
+	Succeeded     int32
+	RateWith      float32
+	RateWithout   float32
+	Lift          float32
+	PValue        float64
+	QValue        float64
+	ExampleSeqs   []int32
+	Conversations int32
+	ExampleIds    []string
 }
 
 // A task's failure drivers, strongest first, with the external ids of their example
-// conversations in the order of example_seqs.
+// conversations in the order of example_seqs, and how many conversations the list of
+// each driver's conversations shows (the seqs stay in the table for that list).
 func (q *Queries) ListTaskDrivers(ctx context.Context, db DBTX, arg ListTaskDriversParams) ([]ListTaskDriversRow, error) {
 	rows, err := db.Query(ctx, listTaskDrivers, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
@@ -94,6 +144,7 @@ func (q *Queries) ListTaskDrivers(ctx context.Context, db DBTX, arg ListTaskDriv
 			&i.PValue,
 			&i.QValue,
 			&i.ExampleSeqs,
+			&i.Conversations,
 			&i.ExampleIds,
 		); err != nil {
 			return nil, err

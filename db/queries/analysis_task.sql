@@ -274,6 +274,12 @@ SELECT id, title, status, stage, progress_done, progress_total, attempt, lost_co
        rerun_of, source_filename, source_format, source_bytes, label_field
 FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id;
 
+-- name: LockTaskForReview :one
+-- Locks a task its owner reviews (marks a cluster expected, or takes the mark back)
+-- for the review's transaction, so two reviews of one task re-rank its Actions one
+-- after the other; its status says whether it has finished.
+SELECT status FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id FOR NO KEY UPDATE;
+
 -- name: GetAnalysisProgress :one
 -- What the polling fragment shows: a primary-key lookup, nothing else.
 SELECT id, status, stage, progress_done, progress_total, attempt, lost_count, error,

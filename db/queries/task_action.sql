@@ -1,6 +1,8 @@
 -- name: ListTaskActions :many
--- The task's Actions in rank order, failed candidates last in candidate order.
-SELECT a.*, c.type AS cluster_type, c.title AS cluster_title, c.category AS cluster_category,
+-- The task's Actions in rank order, failed candidates last in candidate order, with
+-- whether their cluster is expected behaviour now (an owner marked it after its Action
+-- was written: the Action is kept, unranked, for the mark's undo).
+SELECT a.*, c.type AS cluster_type, c.title AS cluster_title, c.category AS cluster_category, c.expected AS cluster_expected,
        cardinality(c.conversation_seqs)::int AS cluster_size, c.prevalence, c.severity AS cluster_severity,
        c.confidence AS cluster_confidence, c.priority_score, c.priority_parts
 FROM task_action a

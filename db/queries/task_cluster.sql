@@ -8,7 +8,7 @@ ORDER BY priority_score DESC, idx;
 -- A task's issue clusters, from a JSON array of rows (see pipeline.clusterRow).
 INSERT INTO task_cluster (task_id, owner_user_id, idx, type, category, title, conversation_seqs,
                           finding_count, prevalence, severity, confidence, priority_score, priority_parts,
-                          expected, label_failed, label_succeeded, label_unlabelled, failure_rate_in,
+                          expected, expected_by, expected_reason, label_failed, label_succeeded, label_unlabelled, failure_rate_in,
                           failure_rate_out, failure_lift, excess_failures, p_value, q_value)
 SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.value ->> 'category',
        c.value ->> 'title',
@@ -16,7 +16,8 @@ SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.va
        (c.value ->> 'finding_count')::int, (c.value ->> 'prevalence')::real,
        (c.value ->> 'severity')::real, (c.value ->> 'confidence')::real,
        (c.value ->> 'priority_score')::real, c.value -> 'priority_parts',
-       coalesce((c.value ->> 'expected')::boolean, false),
+       coalesce((c.value ->> 'expected')::boolean, false), nullif(c.value ->> 'expected_by', ''),
+       coalesce(c.value ->> 'expected_reason', ''),
        coalesce((c.value -> 'outcomes' ->> 'failed')::int, 0),
        coalesce((c.value -> 'outcomes' ->> 'succeeded')::int, 0),
        coalesce((c.value -> 'outcomes' ->> 'unlabelled')::int, 0),
@@ -38,3 +39,17 @@ LEFT JOIN task_action a ON a.task_id = c.task_id AND a.owner_user_id = c.owner_u
                        AND a.task_id = ANY(@task_ids::uuid[]) -- so the join reads these tasks' Actions on the key, not all the owner's
 WHERE c.owner_user_id = @owner_user_id AND c.task_id = ANY(@task_ids::uuid[])
 ORDER BY c.task_id, c.priority_score DESC, c.idx;
+
+-- name: ListClusterNames :many
+-- What the conversation list names its cluster filter by, most urgent first.
+SELECT idx, type, category, title, cardinality(conversation_seqs)::int AS conversations, expected
+FROM task_cluster
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id
+ORDER BY priority_score DESC, idx;
+
+-- name: SetClusterExpected :execrows
+-- Marks a cluster expected behaviour (@expected_by 'owner', with the owner's reason),
+-- or takes the mark back (@expected false, @expected_by null).
+UPDATE task_cluster
+SET expected = @expected, expected_by = sqlc.narg('expected_by'), expected_reason = @expected_reason
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND idx = @idx;

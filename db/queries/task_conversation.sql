@@ -93,7 +93,8 @@ WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id;
 
 -- name: StoreConversationDiagnoses :one
 -- The checkpoint of a group of diagnosed conversations in one statement: each one's
--- diagnosis (one element of each array per conversation), its findings (from the
+-- diagnosis (one element of each array per conversation) with the highest severity and
+-- the categories of its findings that are not expected behaviour, its findings (from the
 -- diagnosis's findings array, idx their position, evidence marked verified) and the
 -- task's counters — progress, model spend and how the answers became valid — counted
 -- from the conversations stored. Only a conversation still pending is stored, so a
@@ -112,7 +113,11 @@ WITH input AS MATERIALIZED (
     SET diagnosis = input.diagnosis, diagnosis_status = 'done', diagnosis_pass = input.pass,
         diagnosis_error = '', diagnosed_at = coalesce(sqlc.narg('now')::timestamptz, now()),
         failure_score = (input.diagnosis ->> 'failureScore')::real,
-        failed_turn = coalesce((input.diagnosis ->> 'failedTurn')::int, 0)
+        failed_turn = coalesce((input.diagnosis ->> 'failedTurn')::int, 0),
+        max_severity = coalesce((SELECT max((f ->> 'severity')::int) FROM jsonb_array_elements(input.diagnosis -> 'findings') AS f
+                                 WHERE NOT coalesce((f ->> 'expected')::boolean, false)), 0),
+        finding_categories = ARRAY(SELECT DISTINCT f ->> 'category' FROM jsonb_array_elements(input.diagnosis -> 'findings') AS f
+                                   WHERE NOT coalesce((f ->> 'expected')::boolean, false) ORDER BY 1)
     FROM input
     WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = input.seq
       AND c.diagnosis_status = 'pending'
@@ -209,3 +214,59 @@ SELECT seq, external_id, message_count, qc_status, qc_reason, risk_flags, select
 FROM task_conversation
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq > @after_seq AND seq <= @through_seq
 ORDER BY seq;
+
+-- name: ListTaskConversations :many
+-- One page of a task's kept conversations, at most @max_rows, sorted by @sort
+-- ('failure': failure score, 'turns': messages, 'severity': the highest severity of
+-- their findings; highest first, ties in upload order) after the cursor (the last
+-- row's key and seq), filtered by whichever of the narg filters are set: a cluster's or
+-- a driver's conversations, a finding category, a lowest severity, an outcome label, a
+-- risk kind, a full-text query (a tsquery of search.Query's terms) or the seqs a
+-- search matched (SearchConversationSeqs). Each row carries its most severe finding
+-- that is not expected behaviour, and its risk kinds.
+--
+-- Run it planned with its parameters (store.planned): PostgreSQL then folds away the
+-- sorts and filters not asked for, walks the one index of the sort asked for, drops the
+-- join to task_search when there is no query, and chooses, by how common the query's
+-- words are, between probing task_search along the walk and reading the index of the
+-- words first. A cached generic plan could do none of that.
+SELECT c.seq, c.external_id, c.message_count, c.label, c.failure_score, c.max_severity,
+       c.diagnosis_status, coalesce(c.diagnosis ->> 'outcome', '')::text AS outcome,
+       ARRAY(SELECT DISTINCT k #>> '{}' FROM jsonb_path_query(c.risk_flags, '$[*].kind') AS k ORDER BY 1)::text[] AS risk_kinds,
+       coalesce(top.type, '')::text AS top_type, coalesce(top.category, '')::text AS top_category,
+       coalesce(top.title, '')::text AS top_title, coalesce(top.severity, 0)::int AS top_severity
+FROM task_conversation c
+LEFT JOIN task_search s ON s.task_id = c.task_id AND s.owner_user_id = c.owner_user_id AND s.seq = c.seq
+LEFT JOIN LATERAL (
+    SELECT f.type, f.category, f.title, f.severity
+    FROM task_finding f
+    WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq AND NOT f.expected
+    ORDER BY f.severity DESC, f.priority_score DESC, f.idx
+    LIMIT 1
+) top ON true
+WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.qc_status = 'kept'
+  AND (sqlc.narg('cluster')::int IS NULL OR c.seq IN (
+        SELECT unnest(k.conversation_seqs) FROM task_cluster k
+        WHERE k.task_id = @task_id AND k.owner_user_id = @owner_user_id AND k.idx = sqlc.narg('cluster')::int))
+  AND (sqlc.narg('driver')::int IS NULL OR c.seq IN (
+        SELECT unnest(d.conversation_seqs) FROM task_driver d
+        WHERE d.task_id = @task_id AND d.owner_user_id = @owner_user_id AND d.idx = sqlc.narg('driver')::int))
+  AND (sqlc.narg('category')::text IS NULL OR c.finding_categories @> ARRAY[sqlc.narg('category')::text])
+  AND (sqlc.narg('min_severity')::int IS NULL OR c.max_severity >= sqlc.narg('min_severity')::int)
+  AND (sqlc.narg('label')::text IS NULL OR c.label = sqlc.narg('label')::text)
+  AND (sqlc.narg('risk')::text IS NULL OR c.risk_flags @> jsonb_build_array(jsonb_build_object('kind', sqlc.narg('risk')::text)))
+  AND (sqlc.narg('query')::text IS NULL OR s.doc @@ sqlc.narg('query')::text::tsquery)
+  AND (sqlc.narg('seqs')::int[] IS NULL OR c.seq = ANY(sqlc.narg('seqs')::int[]))
+  AND (sqlc.narg('after_seq')::int IS NULL OR CASE @sort::text
+        WHEN 'turns' THEN c.message_count <= sqlc.narg('after_turns')::int
+             AND (c.message_count < sqlc.narg('after_turns')::int OR c.seq > sqlc.narg('after_seq')::int)
+        WHEN 'severity' THEN c.max_severity <= sqlc.narg('after_severity')::int
+             AND (c.max_severity < sqlc.narg('after_severity')::int OR c.seq > sqlc.narg('after_seq')::int)
+        ELSE coalesce(c.failure_score, -1) <= sqlc.narg('after_score')::real
+             AND (coalesce(c.failure_score, -1) < sqlc.narg('after_score')::real OR c.seq > sqlc.narg('after_seq')::int)
+        END)
+ORDER BY CASE WHEN @sort::text = 'turns' THEN c.message_count END DESC,
+         CASE WHEN @sort::text = 'severity' THEN c.max_severity END DESC,
+         CASE WHEN @sort::text NOT IN ('turns', 'severity') THEN coalesce(c.failure_score, -1) END DESC,
+         c.seq
+LIMIT @max_rows;

@@ -292,11 +292,11 @@ func TaskBody(v TaskView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = components.Clusters(r.Clusters).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Clusters(r.Clusters, v.Review()).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.ExpectedBehaviour(r.Clusters).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.ExpectedBehaviour(r.Clusters, v.Review()).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -51,6 +51,12 @@ type TaskView struct {
 	CompareOptions []CompareOption
 }
 
+// Review is what the clusters' forms of expected behaviour need: marks are open once the
+// diagnosis has finished.
+func (v TaskView) Review() components.Review {
+	return components.Review{TaskID: v.Report.Task.ID, CSRFToken: v.CSRFToken, Open: v.Report.Task.Terminal}
+}
+
 // ConversationView is one conversation of a task.
 type ConversationView struct {
 	TaskID          string

@@ -76,3 +76,34 @@ func AssignRanks(results []ActionResult) []ActionResult {
 	}
 	return out
 }
+
+// Rerank ranks a task's stored Actions again after its clusters changed (its owner
+// marked one expected behaviour, or took the mark back) without writing any Action:
+// SelectCandidates picks the candidates from the clusters as they are now, in its
+// order, and AssignRanks ranks 1..N those whose Action is stored and written. A stored
+// Action whose cluster is no longer a candidate comes back unranked, and a candidate
+// with no stored Action (it was not one when the Actions were written) is passed over.
+// stored are the task's Actions as stored: CandidateIndex and ClusterIdx as written,
+// Written for an Action that was. The result has one element per stored Action, in
+// stored order, with its new Rank; stored is not modified.
+func Rerank(clusters []Cluster, stored []ActionResult) []ActionResult {
+	position := map[int]int{}
+	for i, c := range SelectCandidates(clusters) {
+		position[c.Idx] = i
+	}
+	var candidates []ActionResult
+	for _, s := range stored {
+		if p, ok := position[s.ClusterIdx]; ok && s.Written {
+			candidates = append(candidates, ActionResult{CandidateIndex: p, ClusterIdx: s.ClusterIdx, Written: true})
+		}
+	}
+	rank := map[int]int{}
+	for _, a := range AssignRanks(candidates) {
+		rank[a.ClusterIdx] = a.Rank
+	}
+	out := slices.Clone(stored)
+	for i := range out {
+		out[i].Rank = rank[out[i].ClusterIdx]
+	}
+	return out
+}

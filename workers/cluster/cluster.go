@@ -59,9 +59,12 @@ type Cluster struct {
 	// Titles are the exact titles of its findings, in the order first seen: with Type,
 	// Category and Expected they say which findings the cluster holds.
 	Titles []string
-	// Expected clusters hold behaviour the agent's policy calls for: listed apart, never
+	// Expected clusters hold behaviour the agent's policy calls for, or that its owner
+	// marked as expected (ExpectedBy says which, ExpectedReason why): listed apart, never
 	// an Action.
-	Expected bool
+	Expected       bool
+	ExpectedBy     string
+	ExpectedReason string
 	// Outcomes is the cluster's split by the uploaded outcome labels; nil without labels.
 	Outcomes *Outcomes
 }
@@ -392,6 +395,9 @@ func (b *building) finish(analysed int) Cluster {
 		Type: b.key.typ, Category: b.key.category, Title: title, ConversationSeqs: b.seqs,
 		FindingCount: b.findings, Prevalence: prevalence, Expected: b.key.expected,
 		Severity: b.severity / n, Confidence: b.confidence / n, Titles: b.titleOrder,
+	}
+	if c.Expected {
+		c.ExpectedBy = ExpectedByPolicy
 	}
 	c.PriorityScore, c.Parts = Priority(c.Prevalence, c.Severity, c.Confidence)
 	return c

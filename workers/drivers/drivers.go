@@ -79,6 +79,9 @@ type Driver struct {
 	PValue      float64 `json:"p_value"`
 	QValue      float64 `json:"q_value"`
 	Examples    []int   `json:"example_seqs"` // the first failed conversations with it, in upload order
+	// Conversations are all the labelled conversations with it, in upload order: filled
+	// by Drivers for lengths and user turns, by Members for the rest.
+	Conversations []int `json:"conversation_seqs"`
 }
 
 // Search counts features one conversation at a time, so a large task streams through
@@ -169,9 +172,10 @@ func (s *Search) Drivers() []Driver {
 	if s.failed == 0 || s.succeeded == 0 {
 		return nil
 	}
-	quartiles := map[Feature]*count{} // counted apart, so Drivers changes nothing
-	s.addQuartiles(quartiles, KindLength, func(l lengthOf) int { return l.turns }, "turns")
-	s.addQuartiles(quartiles, KindUserTurns, func(l lengthOf) int { return l.userTurns }, "user turns")
+	// Counted apart, so Drivers changes nothing.
+	quartiles, members := map[Feature]*count{}, map[Feature][]int{}
+	s.addQuartiles(quartiles, members, KindLength, func(l lengthOf) int { return l.turns }, "turns")
+	s.addQuartiles(quartiles, members, KindUserTurns, func(l lengthOf) int { return l.userTurns }, "user turns")
 	var tested []Driver
 	words := max(minSupport, (s.failed+s.succeeded)/wordSupport)
 	for f, n := range all(s.counts, quartiles) {
@@ -217,13 +221,20 @@ func (s *Search) Drivers() []Driver {
 	slices.SortFunc(out, func(a, b Driver) int {
 		return cmp.Or(cmp.Compare(a.QValue, b.QValue), cmp.Compare(b.Lift, a.Lift), compare(a.Feature, b.Feature))
 	})
-	return out[:min(len(out), MaxDrivers)]
+	out = out[:min(len(out), MaxDrivers)]
+	for i := range out {
+		if seqs, ok := members[out[i].Feature]; ok {
+			slices.Sort(seqs)
+			out[i].Conversations = seqs
+		}
+	}
+	return out
 }
 
 // addQuartiles counts the quartile of every conversation's measure as a feature named
 // by its range ("turns 31–58"). Quartile bounds come from the task's own
 // distribution, so a long conversation means long for this agent.
-func (s *Search) addQuartiles(into map[Feature]*count, kind string, measure func(lengthOf) int, unit string) {
+func (s *Search) addQuartiles(into map[Feature]*count, members map[Feature][]int, kind string, measure func(lengthOf) int, unit string) {
 	if len(s.lengths) < 4 {
 		return
 	}
@@ -252,7 +263,9 @@ func (s *Search) addQuartiles(into map[Feature]*count, kind string, measure func
 		for q < 3 && values[i] > bounds[q] {
 			q++
 		}
-		countIn(into, Feature{Kind: kind, Name: name(q)}, l.seq, l.failed)
+		f := Feature{Kind: kind, Name: name(q)}
+		countIn(into, f, l.seq, l.failed)
+		members[f] = append(members[f], l.seq)
 	}
 }
 
@@ -285,3 +298,44 @@ func less(a, b Feature) bool { return compare(a, b) < 0 }
 func compare(a, b Feature) int {
 	return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
 }
+
+// Members finds, in a second pass over the same labelled conversations, every one with
+// the feature of one of the drivers, so each driver lists all its conversations, not
+// only its examples: the search keeps only counts while it runs, so that its memory does
+// not grow with features times conversations.
+type Members struct {
+	drivers []Driver
+	index   map[Feature]int // feature → its driver, for those still without Conversations
+}
+
+// NewMembers prepares the pass for ds, the result of Search.Drivers; ds is not
+// modified.
+func NewMembers(ds []Driver) *Members {
+	m := &Members{drivers: slices.Clone(ds), index: map[Feature]int{}}
+	for i, d := range m.drivers {
+		if d.Conversations == nil {
+			m.index[d.Feature] = i
+		}
+	}
+	return m
+}
+
+// Needed reports whether a driver still waits for its conversations: without one the
+// second pass can be skipped.
+func (m *Members) Needed() bool { return len(m.index) > 0 }
+
+// Add records c in every driver whose feature it has. Conversations must come in
+// upload order.
+func (m *Members) Add(c Conversation) {
+	for _, f := range c.Features {
+		if i, ok := m.index[f]; ok {
+			d := &m.drivers[i]
+			if n := len(d.Conversations); n == 0 || d.Conversations[n-1] != c.Seq {
+				d.Conversations = append(d.Conversations, c.Seq)
+			}
+		}
+	}
+}
+
+// Drivers are the drivers with their conversations.
+func (m *Members) Drivers() []Driver { return m.drivers }

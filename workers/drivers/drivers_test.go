@@ -98,12 +98,15 @@ func TestSearchStaysBounded(t *testing.T) {
 
 // TestDriversOnTheSample runs the search as the pipeline does on the labelled sets:
 // offline findings and risk flags, labels from the ground truth.
+// TestDriversOnTheSample finds drivers on both labelled sets, and every conversation of
+// each in a second pass (Members), as many as the driver counts.
 func TestDriversOnTheSample(t *testing.T) {
 	t.Parallel()
 	a := offline.New(offline.Options{})
 	screen := risk.NewScreener()
 	for _, set := range []string{transcripttest.Airline, transcripttest.Retail} {
 		s := New()
+		var convs []Conversation
 		for i, l := range transcripttest.LabelledSet(t, set) {
 			d, err := a.Diagnose(context.Background(), l.Conversation)
 			require.NoError(t, err)
@@ -119,9 +122,20 @@ func TestDriversOnTheSample(t *testing.T) {
 					errTurns = append(errTurns, f.Turn)
 				}
 			}
-			s.Add(Extract(i+1, !l.Success, l.Conversation, errTurns, cats))
+			c := Extract(i+1, !l.Success, l.Conversation, errTurns, cats)
+			s.Add(c)
+			convs = append(convs, c)
 		}
-		for _, d := range s.Drivers() {
+		found := s.Drivers()
+		m := NewMembers(found)
+		for _, c := range convs {
+			m.Add(c)
+		}
+		require.NotEmpty(t, found)
+		for _, d := range m.Drivers() {
+			require.Len(t, d.Conversations, d.Failed+d.Succeeded, "every conversation of %s %q, none twice", d.Kind, d.Name)
+			require.IsIncreasing(t, d.Conversations)
+			require.Subset(t, d.Conversations, d.Examples)
 			require.GreaterOrEqual(t, d.Failed, MinFailed)
 			require.LessOrEqual(t, d.QValue, MaxQ)
 			require.Greater(t, d.RateWith, d.RateWithout)

@@ -41,7 +41,7 @@ func (r *run) storedClusters(ctx context.Context) ([]cluster.Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pipeline: read clusters: %w", err)
 	}
-	return clustersFromRows(rows)
+	return cluster.FromRows(rows)
 }
 
 func (r *run) buildClusters(ctx context.Context) error {
@@ -50,6 +50,9 @@ func (r *run) buildClusters(ctx context.Context) error {
 	}
 	clusters, err := r.clusterFindings(ctx)
 	if err != nil {
+		return err
+	}
+	if err := r.applyExpectedRules(ctx, clusters); err != nil {
 		return err
 	}
 	outcomes, err := r.outcomes(ctx)
@@ -149,6 +152,8 @@ func (r *run) assignFindings(ctx context.Context, tx pgx.Tx, clusters []cluster.
 // clusterRow is one element of the JSON array InsertTaskClusters reads.
 type clusterRow struct {
 	Expected         bool                  `json:"expected"`
+	ExpectedBy       string                `json:"expected_by,omitempty"`
+	ExpectedReason   string                `json:"expected_reason,omitempty"`
 	Outcomes         *cluster.Outcomes     `json:"outcomes,omitempty"`
 	Idx              int                   `json:"idx"`
 	Type             string                `json:"type"`
@@ -170,54 +175,24 @@ func clusterRows(clusters []cluster.Cluster) []clusterRow {
 			Idx: c.Idx, Type: string(c.Type), Category: c.Category, Title: c.Title,
 			ConversationSeqs: c.ConversationSeqs, FindingCount: c.FindingCount, Prevalence: c.Prevalence,
 			Severity: c.Severity, Confidence: c.Confidence, PriorityScore: c.PriorityScore, PriorityParts: c.Parts,
-			Expected: c.Expected, Outcomes: c.Outcomes,
+			Expected: c.Expected, ExpectedBy: c.ExpectedBy, ExpectedReason: c.ExpectedReason, Outcomes: c.Outcomes,
 		}
 	}
 	return rows
 }
 
-// clustersFromRows reads stored clusters back, in idx order. Their findings are not
-// needed after clustering and are left out.
-func clustersFromRows(rows []dbsqlc.TaskCluster) ([]cluster.Cluster, error) {
-	clusters := make([]cluster.Cluster, len(rows))
-	for _, row := range rows {
-		var parts cluster.PriorityParts
-		if err := json.Unmarshal(row.PriorityParts, &parts); err != nil {
-			return nil, fmt.Errorf("pipeline: priority parts of cluster %d: %w", row.Idx, err)
-		}
-		if int(row.Idx) >= len(rows) || row.Idx < 0 {
-			return nil, fmt.Errorf("pipeline: stored cluster index %d out of range", row.Idx)
-		}
-		seqs := make([]int, len(row.ConversationSeqs))
-		for i, s := range row.ConversationSeqs {
-			seqs[i] = int(s)
-		}
-		clusters[row.Idx] = cluster.Cluster{
-			Idx: int(row.Idx), Type: analyzer.FindingType(row.Type), Category: row.Category, Title: row.Title,
-			ConversationSeqs: seqs, FindingCount: int(row.FindingCount), Prevalence: float64(row.Prevalence),
-			Severity: float64(row.Severity), Confidence: float64(row.Confidence),
-			PriorityScore: float64(row.PriorityScore), Parts: parts, Expected: row.Expected,
-			Outcomes: storedOutcomes(row),
-		}
+// applyExpectedRules marks expected behaviour the clusters the owner's rules cover: what
+// they marked in earlier runs stays out of this run's Actions (and no Action is written
+// for it).
+func (r *run) applyExpectedRules(ctx context.Context, clusters []cluster.Cluster) error {
+	rows, err := r.q.ListExpectedRules(ctx, r.p.pool, r.owner)
+	if err != nil {
+		return fmt.Errorf("pipeline: read expected behaviour rules: %w", err)
 	}
-	return clusters, nil
-}
-
-// storedOutcomes reads a stored cluster's outcome split back; nil when the task had no
-// labels.
-func storedOutcomes(row dbsqlc.TaskCluster) *cluster.Outcomes {
-	if row.QValue == nil {
-		return nil
+	rules := make([]cluster.Rule, len(rows))
+	for i, row := range rows {
+		rules[i] = cluster.Rule{Type: analyzer.FindingType(row.Type), Category: row.Category, Title: row.Title, Reason: row.Reason}
 	}
-	f := func(v *float32) float64 {
-		if v == nil {
-			return 0
-		}
-		return float64(*v)
-	}
-	return &cluster.Outcomes{
-		Failed: int(row.LabelFailed), Succeeded: int(row.LabelSucceeded), Unlabelled: int(row.LabelUnlabelled),
-		FailureRateIn: f(row.FailureRateIn), FailureRateOut: f(row.FailureRateOut), FailureLift: f(row.FailureLift),
-		ExcessFailures: f(row.ExcessFailures), PValue: *row.PValue, QValue: *row.QValue,
-	}
+	cluster.ApplyRules(clusters, rules)
+	return nil
 }

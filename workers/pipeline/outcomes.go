@@ -104,34 +104,51 @@ func (o analysedOutcomes) check() LabelCheck {
 	return c
 }
 
-// drivers searches the labelled, diagnosed conversations for failure drivers: with
-// what diagnosis counted as it stored them, or else reading them back a page at a time.
+// drivers searches the labelled, diagnosed conversations for failure drivers — with
+// what diagnosis counted as it stored them, or else reading them back — then, when a
+// driver found needs it, reads them again for all the conversations of each
+// (drivers.Members): the search holds counts only.
 func (r *run) drivers(ctx context.Context) ([]drivers.Driver, error) {
-	if r.searched {
-		return r.search.Drivers(), nil
+	search := r.search
+	if !r.searched {
+		search = drivers.New()
+		if err := r.eachLabelled(ctx, search.Add); err != nil {
+			return nil, err
+		}
 	}
-	search := drivers.New()
+	members := drivers.NewMembers(search.Drivers())
+	if members.Needed() {
+		if err := r.eachLabelled(ctx, members.Add); err != nil {
+			return nil, err
+		}
+	}
+	return members.Drivers(), nil
+}
+
+// eachLabelled reads every labelled, diagnosed conversation a page at a time, in upload
+// order, and hands its features to add.
+func (r *run) eachLabelled(ctx context.Context, add func(drivers.Conversation)) error {
 	for after := int32(0); after < r.lease.Task.ConversationCount; after += readPage {
 		rows, err := r.q.ListLabelledConversationsAfter(ctx, r.p.pool, dbsqlc.ListLabelledConversationsAfterParams{
 			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + readPage,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("pipeline: read labelled conversations: %w", err)
+			return fmt.Errorf("pipeline: read labelled conversations: %w", err)
 		}
 		for _, row := range rows {
 			msgs, err := decodeMessages(row.Messages)
 			if err != nil {
-				return nil, fmt.Errorf("pipeline: conversation %d: messages: %w", row.Seq, err)
+				return fmt.Errorf("pipeline: conversation %d: messages: %w", row.Seq, err)
 			}
 			var flags []risk.Flag
 			if err := json.Unmarshal(row.RiskFlags, &flags); err != nil {
-				return nil, fmt.Errorf("pipeline: conversation %d: risk flags: %w", row.Seq, err)
+				return fmt.Errorf("pipeline: conversation %d: risk flags: %w", row.Seq, err)
 			}
 			failed := row.Label != nil && *row.Label == string(transcript.LabelFailed)
-			search.Add(drivers.Extract(int(row.Seq), failed, transcript.Conversation{Messages: msgs}, toolErrorTurns(flags), row.Categories))
+			add(drivers.Extract(int(row.Seq), failed, transcript.Conversation{Messages: msgs}, toolErrorTurns(flags), row.Categories))
 		}
 	}
-	return search.Drivers(), nil
+	return nil
 }
 
 // driverRow is one element of the JSON array InsertTaskDrivers reads.
@@ -143,6 +160,9 @@ type driverRow struct {
 func driverRows(found []drivers.Driver) []driverRow {
 	rows := make([]driverRow, len(found))
 	for i, d := range found {
+		if d.Conversations == nil {
+			d.Conversations = []int{}
+		}
 		rows[i] = driverRow{Idx: i, Driver: d}
 	}
 	return rows

@@ -9,6 +9,7 @@ import (
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/workers/risk"
+	"github.com/checkup-dev/checkup/workers/search"
 )
 
 // readPage is how many transcripts are read at a time: small enough that the next page
@@ -17,9 +18,9 @@ import (
 const readPage = 50
 
 // screenedPages yields the task's conversations page by page in upload order, each
-// decoded and screened for risks (risk.Screener.Screen). A goroutine reads the next page
-// while the current one is decoded and screened on screenWorkers goroutines, so
-// PostgreSQL and both cores work at once.
+// decoded, screened for risks (risk.Screener.Screen) and split into its search terms. A
+// goroutine reads the next page while the current one is decoded and screened on
+// screenWorkers goroutines, so PostgreSQL and both cores work at once.
 func (r *run) screenedPages(ctx context.Context) iter.Seq2[[]screenedConversation, error] {
 	return func(yield func([]screenedConversation, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
@@ -38,12 +39,16 @@ func (r *run) screenedPages(ctx context.Context) iter.Seq2[[]screenedConversatio
 			for range pages { // the reader has returned once pages is closed
 			}
 		}()
+		var indexers [screenWorkers]*search.Indexer
+		for i := range indexers {
+			indexers[i] = search.NewIndexer()
+		}
 		for p := range pages {
 			if p.err != nil {
 				yield(nil, p.err)
 				return
 			}
-			screened, err := r.screenPage(p.rows)
+			screened, err := r.screenPage(p.rows, indexers)
 			if !yield(screened, err) || err != nil {
 				return
 			}
@@ -54,29 +59,32 @@ func (r *run) screenedPages(ctx context.Context) iter.Seq2[[]screenedConversatio
 // screenWorkers is how many goroutines decode and screen a page of the quality pass.
 const screenWorkers = 2
 
-// screenedConversation is a conversation of the quality pass with its risk flags.
+// screenedConversation is a conversation of the quality pass with its risk flags and
+// search terms.
 type screenedConversation struct {
 	storedConversation
 	flags []risk.Flag
+	terms []string
 }
 
-// screenPage decodes and screens rows on screenWorkers goroutines, keeping their order.
-func (r *run) screenPage(rows []dbsqlc.ListConversationsAfterRow) ([]screenedConversation, error) {
+// screenPage decodes and screens rows on screenWorkers goroutines, keeping their order;
+// goroutine i indexes with indexers[i].
+func (r *run) screenPage(rows []dbsqlc.ListConversationsAfterRow, indexers [screenWorkers]*search.Indexer) ([]screenedConversation, error) {
 	out := make([]screenedConversation, len(rows))
 	errs := make([]error, len(rows))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	screen := func(i int) error {
-		c, err := decodeConversation(rows[i].Seq, rows[i].ExternalID, rows[i].Messages, rows[i].Label)
-		if err != nil {
-			return err
+	for _, ix := range indexers {
+		screen := func(i int) error {
+			c, err := decodeConversation(rows[i].Seq, rows[i].ExternalID, rows[i].Messages, rows[i].Label)
+			if err != nil {
+				return err
+			}
+			flags := r.p.screener.Screen(c.conv)
+			c.toolErrors = toolErrorTurns(flags)
+			out[i] = screenedConversation{storedConversation: c, flags: flags, terms: ix.Terms(c.conv)}
+			return nil
 		}
-		flags := r.p.screener.Screen(c.conv)
-		c.toolErrors = toolErrorTurns(flags)
-		out[i] = screenedConversation{storedConversation: c, flags: flags}
-		return nil
-	}
-	for range screenWorkers {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(rows); i = int(next.Add(1) - 1) {
 				errs[i] = protect(screen, i)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/quality"
@@ -16,9 +17,9 @@ import (
 )
 
 // quality runs the quality checks over every conversation in upload order (DESIGN.md
-// §5 step 1) and screens each kept one for risks (step 2) in the same pass, so every
-// transcript is read and decoded once for both. The verdicts and flags of each
-// pageSize conversations are stored in one fenced transaction, the last ones with the
+// §5 step 1) and screens each kept one for risks (step 2) in the same pass, storing its
+// search document too, so every transcript is read and decoded once for all three. The
+// verdicts, flags and documents of each pageSize conversations are stored in one fenced transaction, the last ones with the
 // funnel on the task. The kept conversations stay decoded for diagnosis while they fit
 // in keptBudget. A task whose funnel is stored already (an earlier attempt got past
 // this pass) reuses it; both checks are deterministic, so an attempt that stopped
@@ -65,14 +66,18 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 				}
 				flags = string(raw)
 			}
-			w.Seqs = append(w.Seqs, c.seq)
-			w.QcStatuses = append(w.QcStatuses, string(v.Status))
-			w.QcReasons = append(w.QcReasons, v.Reason)
-			w.ContentHashes = append(w.ContentHashes, v.ContentHash)
-			w.Flags = append(w.Flags, flags)
+			w.verdicts.Seqs = append(w.verdicts.Seqs, c.seq)
+			w.verdicts.QcStatuses = append(w.verdicts.QcStatuses, string(v.Status))
+			w.verdicts.QcReasons = append(w.verdicts.QcReasons, v.Reason)
+			w.verdicts.ContentHashes = append(w.verdicts.ContentHashes, v.ContentHash)
+			w.verdicts.Flags = append(w.verdicts.Flags, flags)
+			if v.Status == quality.Kept {
+				w.search.Seqs = append(w.search.Seqs, c.seq)
+				w.search.Terms = append(w.search.Terms, strings.Join(c.terms, " "))
+			}
 		}
 		done += len(page)
-		if len(w.Seqs) >= pageSize {
+		if len(w.verdicts.Seqs) >= pageSize {
 			if err := r.storeQuality(ctx, w, done, max(total, done), nil); err != nil {
 				return quality.Funnel{}, err
 			}
@@ -101,24 +106,38 @@ func (l *labelCounts) add(label transcript.Label) {
 	}
 }
 
+// qualityWrites are the verdicts with risk flags, and the search documents, of the
+// conversations checked since the last store.
+type qualityWrites struct {
+	verdicts dbsqlc.SetConversationQualityParams
+	search   dbsqlc.InsertConversationSearchParams
+}
+
+// newQualityWrites starts the next batch of conversations.
+func (r *run) newQualityWrites() qualityWrites {
+	return qualityWrites{
+		verdicts: dbsqlc.SetConversationQualityParams{TaskID: r.id, OwnerUserID: r.owner, SelectKept: r.selectedKept},
+		search:   dbsqlc.InsertConversationSearchParams{TaskID: r.id, OwnerUserID: r.owner},
+	}
+}
+
 // populationWrite is what the quality pass stores on the task when it is over.
 type populationWrite struct {
 	funnel []byte
 	labels labelCounts
 }
 
-// newQualityWrites starts the verdicts and risk flags of the next batch of
-// conversations.
-func (r *run) newQualityWrites() dbsqlc.SetConversationQualityParams {
-	return dbsqlc.SetConversationQualityParams{TaskID: r.id, OwnerUserID: r.owner, SelectKept: r.selectedKept}
-}
-
 // storeQuality stores w and the progress in one fenced transaction, with the funnel
 // and the label counts when the pass is over (population is not nil).
-func (r *run) storeQuality(ctx context.Context, w dbsqlc.SetConversationQualityParams, done, total int, population *populationWrite) error {
-	return r.inTx(ctx, "quality verdicts and risk flags", func(tx pgx.Tx) error {
-		if len(w.Seqs) > 0 {
-			if _, err := r.q.SetConversationQuality(ctx, tx, w); err != nil {
+func (r *run) storeQuality(ctx context.Context, w qualityWrites, done, total int, population *populationWrite) error {
+	return r.inTx(ctx, "quality verdicts, risk flags and search documents", func(tx pgx.Tx) error {
+		if len(w.verdicts.Seqs) > 0 {
+			if _, err := r.q.SetConversationQuality(ctx, tx, w.verdicts); err != nil {
+				return err
+			}
+		}
+		if len(w.search.Seqs) > 0 {
+			if err := r.q.InsertConversationSearch(ctx, tx, w.search); err != nil {
 				return err
 			}
 		}

@@ -1,8 +1,10 @@
 package textmatch
 
 import (
+	"iter"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
 )
@@ -14,48 +16,84 @@ import (
 // 转人 人工, and a lone character stands as itself. Anything else separates terms.
 func Terms(s string) []string {
 	var terms []string
-	var word []rune
-	var cjk []rune
-	flush := func() {
-		if len(word) > 0 {
-			w := string(word)
+	for t := range EachTerm(s) {
+		terms = append(terms, strings.Clone(t))
+	}
+	return terms
+}
+
+// EachTerm yields the terms of s as Terms makes them, without allocating one string per
+// term: each is a slice of s folded, valid for as long as the caller keeps it, which
+// pins the whole folded text (strings.Clone a term to keep it on its own). What indexes
+// every word of every conversation needs.
+func EachTerm(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		f := FoldString(s)
+		word := -1    // byte offset of the word being read, -1 for none
+		var run []int // byte offsets of the characters of the CJK run being read
+		ok := true    // false once yield asked to stop
+		endWord := func(end int) {
+			if word < 0 {
+				return
+			}
+			w := f[word:end]
 			if i := strings.IndexByte(w, '\''); i >= 0 {
 				w = w[:i]
 			}
-			if w != "" {
-				terms = append(terms, w)
-			}
-			word = word[:0]
-		}
-		switch len(cjk) {
-		case 0:
-		case 1:
-			terms = append(terms, string(cjk))
-		default:
-			for i := 1; i < len(cjk); i++ {
-				terms = append(terms, string(cjk[i-1:i+1]))
+			word = -1
+			if w != "" && ok {
+				ok = yield(w)
 			}
 		}
-		cjk = cjk[:0]
+		endRun := func(end int) {
+			switch {
+			case len(run) == 1 && ok:
+				ok = yield(f[run[0]:end])
+			case len(run) > 1:
+				for i := 1; i < len(run) && ok; i++ {
+					e := end
+					if i+1 < len(run) {
+						e = run[i+1]
+					}
+					ok = yield(f[run[i-1]:e])
+				}
+			}
+			run = run[:0]
+		}
+		for i := 0; i < len(f) && ok; {
+			c := f[i]
+			if c < utf8.RuneSelf {
+				if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || (c == '\'' && word >= 0) {
+					endRun(i)
+					if word < 0 {
+						word = i
+					}
+				} else {
+					endWord(i)
+					endRun(i)
+				}
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(f[i:])
+			switch {
+			case isCJK(r):
+				endWord(i)
+				run = append(run, i)
+			case unicode.IsLetter(r) || unicode.IsDigit(r):
+				endRun(i)
+				if word < 0 {
+					word = i
+				}
+			default:
+				endWord(i)
+				endRun(i)
+			}
+			i += size
+		}
+		endWord(len(f))
+		endRun(len(f))
 	}
-	for _, r := range FoldString(s) {
-		switch {
-		case isCJK(r):
-			if len(word) > 0 {
-				flush()
-			}
-			cjk = append(cjk, r)
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || (r == '\'' && len(word) > 0):
-			if len(cjk) > 0 {
-				flush()
-			}
-			word = append(word, r)
-		default:
-			flush()
-		}
-	}
-	flush()
-	return terms
 }
 
 // isCJK reports whether r belongs to a script written without spaces between words.

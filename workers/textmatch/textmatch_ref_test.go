@@ -4,15 +4,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
 
-// The plain implementations the fast ones in textmatch.go and shingles.go must agree with:
-// fold rune by rune keeping the map of every byte, search one phrase at a time, sort
-// every bigram set, hash the folded text rune by rune. Risk flags, content hashes and
+// The plain implementations the fast ones in textmatch.go, shingles.go and terms.go must
+// agree with: fold rune by rune keeping the map of every byte, search one phrase at a
+// time, sort every bigram set, hash the folded text rune by rune, split terms from runes. Risk flags, content hashes and
 // the offline analyzer's findings (whose quality is measured) depend on them, so the
 // fast paths are checked against these on the sample's texts and on random text.
 
@@ -111,7 +112,54 @@ func TestFastTextMatchAgreesWithReference(t *testing.T) {
 			}
 		}
 		require.Equal(t, refShingles(text), Shingles(text), "%q", text)
+		require.Equal(t, refTerms(text), Terms(text), "%q", text)
 		long := strings.Repeat(text+" ", 300/(len(text)+1)+1)
 		require.Equal(t, refShingles(long), Shingles(long), "the bit set of long Latin-1 texts")
 	}
+}
+
+// refTerms splits terms rune by rune, building each from its runes.
+func refTerms(s string) []string {
+	var terms []string
+	var word, cjk []rune
+	flush := func() {
+		if len(word) > 0 {
+			w := string(word)
+			if i := strings.IndexByte(w, '\''); i >= 0 {
+				w = w[:i]
+			}
+			if w != "" {
+				terms = append(terms, w)
+			}
+			word = word[:0]
+		}
+		switch len(cjk) {
+		case 0:
+		case 1:
+			terms = append(terms, string(cjk))
+		default:
+			for i := 1; i < len(cjk); i++ {
+				terms = append(terms, string(cjk[i-1:i+1]))
+			}
+		}
+		cjk = cjk[:0]
+	}
+	for _, r := range FoldString(s) {
+		switch {
+		case isCJK(r):
+			if len(word) > 0 {
+				flush()
+			}
+			cjk = append(cjk, r)
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || (r == '\'' && len(word) > 0):
+			if len(cjk) > 0 {
+				flush()
+			}
+			word = append(word, r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return terms
 }

@@ -1,0 +1,183 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/app/web/flash"
+	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/views/components"
+	"github.com/checkup-dev/checkup/views/pages"
+	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/cluster"
+)
+
+// maxReasonRunes is the longest reason a mark of expected behaviour keeps.
+const maxReasonRunes = 500
+
+var (
+	errNotFinished = echo.NewHTTPError(http.StatusConflict,
+		"Issues can be marked as expected once the diagnosis has finished.")
+	errPolicyExpected = echo.NewHTTPError(http.StatusConflict,
+		"This issue is expected by the agent's own policy (its system prompt); change the policy to change that.")
+)
+
+// clusterExpectedMark is POST /tasks/{id}/clusters/{cluster}/expected: the owner says
+// the cluster is expected behaviour, with an optional reason. The cluster joins the
+// expected behaviour, its Action leaves the ranking and the others are ranked again;
+// a rule marks the same issue in the owner's later runs.
+func (s *Server) clusterExpectedMark(c echo.Context) error {
+	id, idx, err := s.clusterRoute(c)
+	if err != nil {
+		return err
+	}
+	reason := strings.TrimSpace(c.FormValue("reason"))
+	if err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
+		cl, err := rev.Cluster(idx)
+		if err != nil {
+			return noCluster(idx)
+		}
+		if cl.Expected && (cl.ExpectedBy == nil || *cl.ExpectedBy != cluster.ExpectedByOwner) {
+			return errPolicyExpected
+		}
+		if utf8.RuneCountInString(reason) > maxReasonRunes {
+			return echo.NewHTTPError(http.StatusBadRequest,
+				fmt.Sprintf("The reason is %d characters long; keep it to %d.", utf8.RuneCountInString(reason), maxReasonRunes))
+		}
+		return rev.MarkExpected(ctx, idx, store.ExpectedMark{Reason: reason, NormalTitle: cluster.NormalTitle(cl.Title)})
+	}); err != nil {
+		return err
+	}
+	return s.reviewed(c, id, "Marked as expected behavior: its Action is out of the ranking, and your later runs mark the same issue expected too.", "expected")
+}
+
+// clusterExpectedUndo takes the owner's mark back (DELETE from htmx, POST
+// .../expected/delete from the plain form): the cluster is an issue again, its Action
+// (when one was written) is ranked again, and the rules that mark it in later runs
+// are removed.
+func (s *Server) clusterExpectedUndo(c echo.Context) error {
+	id, idx, err := s.clusterRoute(c)
+	if err != nil {
+		return err
+	}
+	if err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
+		cl, err := rev.Cluster(idx)
+		if err != nil {
+			return noCluster(idx)
+		}
+		if !cl.Expected {
+			return nil
+		}
+		if cl.ExpectedBy == nil || *cl.ExpectedBy != cluster.ExpectedByOwner {
+			return errPolicyExpected
+		}
+		rules, err := rev.Rules(ctx)
+		if err != nil {
+			return err
+		}
+		marked := cluster.Cluster{Type: analyzer.FindingType(cl.Type), Category: cl.Category, Title: cl.Title}
+		var covering []int64
+		for _, r := range rules {
+			if (cluster.Rule{Type: analyzer.FindingType(r.Type), Category: r.Category, Title: r.Title}).Matches(marked) {
+				covering = append(covering, r.ID)
+			}
+		}
+		return rev.ClearExpected(ctx, idx, covering)
+	}); err != nil {
+		return err
+	}
+	return s.reviewed(c, id, "The issue is no longer marked as expected, here or in your later runs.", "clusters")
+}
+
+// review runs change on owner's task in one transaction and ranks the stored Actions
+// again from the clusters as change left them, with the same selection the pipeline
+// ranks them by.
+func (s *Server) review(c echo.Context, id uuid.UUID, change func(context.Context, *store.Review) error) error {
+	ctx := c.Request().Context()
+	rev, err := s.store.BeginReview(ctx, id, auth.OwnerFrom(c))
+	if errors.Is(err, store.ErrNotFinished) {
+		return errNotFinished
+	}
+	if err != nil {
+		return err
+	}
+	defer rev.Rollback()
+	if err := change(ctx, rev); err != nil {
+		return err
+	}
+	ranks, err := rerank(rev)
+	if err != nil {
+		return err
+	}
+	if err := rev.SetRanks(ctx, ranks); err != nil {
+		return err
+	}
+	return rev.Commit(ctx)
+}
+
+// rerank is cluster.Rerank over a review's clusters and stored Actions.
+func rerank(rev *store.Review) ([]store.ActionRank, error) {
+	clusters, err := cluster.FromRows(rev.Clusters())
+	if err != nil {
+		return nil, err
+	}
+	stored := make([]cluster.ActionResult, len(rev.Actions()))
+	for i, a := range rev.Actions() {
+		stored[i] = cluster.ActionResult{CandidateIndex: int(a.CandidateIndex), ClusterIdx: int(a.ClusterIdx), Written: a.Status == "done"}
+	}
+	ranked := cluster.Rerank(clusters, stored)
+	out := make([]store.ActionRank, len(ranked))
+	for i, a := range ranked {
+		out[i] = store.ActionRank{CandidateIndex: int32(a.CandidateIndex), Rank: int32(a.Rank)}
+	}
+	return out, nil
+}
+
+// reviewed answers a review: htmx gets the task page's body to swap in, with the
+// clusters and Actions as they are now; the plain form a 303 back to the page's
+// section anchor, with message.
+func (s *Server) reviewed(c echo.Context, id uuid.UUID, message, anchor string) error {
+	if isFragment(c) {
+		r, err := s.taskReport(c, id, store.ReportPage)
+		if err != nil {
+			return err
+		}
+		v := pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c), MinConversations: s.deps.Config.MinConversations}
+		return render(c, http.StatusOK, pages.TaskBody(v))
+	}
+	flash.Set(c, message)
+	return c.Redirect(http.StatusSeeOther, string(components.TaskURL(id.String()))+"#"+anchor)
+}
+
+// clusterRoute reads the :id and :cluster of a cluster route.
+func (s *Server) clusterRoute(c echo.Context) (uuid.UUID, int32, error) {
+	id, err := taskID(c)
+	if err != nil {
+		return uuid.Nil, 0, err
+	}
+	idx, err := strconv.ParseInt(c.Param("cluster"), 10, 32)
+	if err != nil || idx < 0 {
+		// Another owner's task must look the same whatever the cluster: check the task.
+		if _, terr := s.store.Task(c.Request().Context(), id, auth.OwnerFrom(c)); terr != nil {
+			return uuid.Nil, 0, terr
+		}
+		return uuid.Nil, 0, noCluster(-1)
+	}
+	return id, int32(idx), nil
+}
+
+func noCluster(idx int32) error {
+	if idx < 0 {
+		return echo.NewHTTPError(http.StatusNotFound, "There is no such issue in this diagnosis.")
+	}
+	return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("There is no issue %d in this diagnosis.", idx))
+}

@@ -1,0 +1,306 @@
+package web_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/auth/authtest"
+	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/app/report/reporttest"
+)
+
+// TestMarkExpectedNowAndInTheNextRun marks the cluster of the first ACTION-type Action
+// expected behaviour: at once it is listed as expected with the reason, its Action is
+// gone and the others are ranked 1..N in the order they had; report.json says who
+// marked it and why. The owner's next run marks the same issue expected and writes no
+// Action for it; another owner's run of the same conversations is untouched. Without
+// the CSRF token, or as another user, nothing changes; the undo gives the ranks back.
+func TestMarkExpectedNowAndInTheNextRun(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	convs := loopSample(t)
+	id := b.diagnose(t, b.alice, "Support, March", convs)
+	before := taskReport(t, b.alice, id)
+	marked := firstActionCluster(t, before)
+	mark := clusterPath(id, marked.ClusterIdx, "expected")
+
+	// Refused: no CSRF token, another user, a running task, a cluster that does not
+	// exist, a reason too long. Nothing changes.
+	req, err := http.NewRequest(http.MethodPost, b.url+mark, strings.NewReader("reason=x"))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	require.Equal(t, http.StatusForbidden, b.alice.Send(t, req).StatusCode, "no CSRF token")
+	require.Equal(t, http.StatusNotFound, b.bob.PostForm(t, mark, url.Values{"reason": {"x"}}).StatusCode, "Bob")
+	resp := b.alice.PostForm(t, clusterPath(id, 999, "expected"), nil)
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	require.Contains(t, authtest.Body(t, resp), "There is no issue 999 in this diagnosis.")
+	resp = b.alice.PostForm(t, mark, url.Values{"reason": {strings.Repeat("é", 501)}})
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Contains(t, authtest.Body(t, resp), "The reason is 501 characters long; keep it to 500.")
+	running := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Status: "running"})
+	resp = b.alice.PostForm(t, clusterPath(running.ID, 0, "expected"), nil)
+	require.Equal(t, http.StatusConflict, resp.StatusCode)
+	require.Contains(t, authtest.Body(t, resp), "once the diagnosis has finished")
+	require.Equal(t, before.Actions, taskReport(t, b.alice, id).Actions, "nothing changed")
+	require.Empty(t, rules(t, b.alice), "no rule was made")
+
+	// Marked.
+	resp = b.alice.PostForm(t, mark, url.Values{"reason": {"Our policy forbids it <b>on purpose</b>"}})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Equal(t, "/tasks/"+id.String()+"#expected", resp.Header.Get("Location"))
+	after := taskReport(t, b.alice, id)
+	c := clusterOf(t, after, marked.ClusterIdx)
+	require.True(t, c.Expected)
+	require.Equal(t, "owner", *c.ExpectedBy)
+	require.Equal(t, "Our policy forbids it <b>on purpose</b>", c.ExpectedReason)
+	require.Zero(t, c.ActionRank)
+	requireRerankedWithout(t, before, after, marked.ClusterIdx)
+
+	doc := parse(t, b.alice.Get(t, "/tasks/"+id.String()))
+	expected := testid(doc, "expected-cluster").FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return strings.Contains(s.Text(), c.Title)
+	})
+	require.Equal(t, 1, expected.Length(), "listed under expected behavior")
+	require.Contains(t, expected.Find(`[data-testid="expected-reason"]`).Text(), "Our policy forbids it <b>on purpose</b>", "the reason, as text")
+	for _, a := range after.Actions {
+		require.NotEqual(t, marked.Title, a.Title, "its Action is gone from the page's report")
+	}
+	require.Len(t, rules(t, b.alice), 1)
+	require.Empty(t, rules(t, b.bob), "Bob has no rules")
+
+	// The next run of the same conversations marks the same issue, and writes no Action
+	// for it; Bob's run of them is untouched.
+	resp = b.alice.PostForm(t, "/tasks/"+id.String()+"/rerun", nil)
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	next := uuid.MustParse(strings.TrimPrefix(resp.Header.Get("Location"), "/tasks/"))
+	b.waitFinished(t, b.alice, next)
+	nextReport := taskReport(t, b.alice, next)
+	same := sameIssue(t, nextReport, c)
+	require.True(t, same.Expected, "the next run marks it")
+	require.Equal(t, "owner", *same.ExpectedBy)
+	require.Equal(t, c.ExpectedReason, same.ExpectedReason)
+	requireRanks(t, nextReport.Actions)
+	for _, a := range nextReport.Actions {
+		require.NotEqual(t, same.Idx, a.ClusterIdx, "no Action is written for it")
+	}
+	for _, f := range nextReport.FailedActions {
+		require.NotEqual(t, same.Idx, f.ClusterIdx)
+	}
+
+	bobs := b.diagnose(t, b.bob, "Support, March", convs)
+	bobReport := taskReport(t, b.bob, bobs)
+	theirs := sameIssue(t, bobReport, c)
+	require.False(t, theirs.Expected, "another owner's run is unaffected")
+	require.Equal(t, len(before.Actions), len(bobReport.Actions))
+	require.Equal(t, marked.Rank, actionOf(t, bobReport, theirs.Idx).Rank)
+
+	// The undo gives the ranks back and removes the rule.
+	resp = b.alice.PostForm(t, clusterPath(id, marked.ClusterIdx, "expected/delete"), nil)
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	undone := taskReport(t, b.alice, id)
+	require.False(t, clusterOf(t, undone, marked.ClusterIdx).Expected)
+	require.Nil(t, clusterOf(t, undone, marked.ClusterIdx).ExpectedBy)
+	require.Equal(t, before.Actions, undone.Actions, "the Actions and their ranks as they were")
+	require.Empty(t, rules(t, b.alice), "the rule is gone with the mark")
+}
+
+// TestMarkExpectedWithHTMX: htmx gets the task page's body to swap in, with the cluster
+// moved and the Actions re-ranked, and takes the mark back with DELETE.
+func TestMarkExpectedWithHTMX(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	id := b.diagnose(t, b.alice, "Support", loopSample(t))
+	before := taskReport(t, b.alice, id)
+	marked := firstActionCluster(t, before)
+
+	resp := htmxSend(t, b.alice, http.MethodPost, clusterPath(id, marked.ClusterIdx, "expected"), "reason=")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	body := authtest.Body(t, resp)
+	require.NotContains(t, body, "<html", "a fragment, not a page")
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+	require.NoError(t, err)
+	require.Equal(t, 1, testid(doc, "task-page").Length())
+	ranks := testid(doc, "action").Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("data-rank", "") })
+	require.Len(t, ranks, len(before.Actions)-1)
+	for i, r := range ranks {
+		require.Equal(t, strconv.Itoa(i+1), r)
+	}
+	require.Contains(t, testid(doc, "expected").Text(), marked.ClusterTitle)
+	require.Contains(t, testid(doc, "expected-reason").Text(), "Marked as expected by you, without a reason.")
+	requireRerankedWithout(t, before, taskReport(t, b.alice, id), marked.ClusterIdx)
+
+	resp = htmxSend(t, b.alice, http.MethodDelete, clusterPath(id, marked.ClusterIdx, "expected"), "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, before.Actions, taskReport(t, b.alice, id).Actions)
+	resp = htmxSend(t, b.bob, http.MethodDelete, clusterPath(id, marked.ClusterIdx, "expected"), "")
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+
+	policy := 0
+	for _, c := range before.Clusters {
+		if c.ExpectedBy == nil || *c.ExpectedBy != "policy" {
+			continue
+		}
+		policy++
+		require.NotEmpty(t, c.ExpectedReason, "the policy's sentence is the reason")
+		for _, method := range []string{http.MethodPost, http.MethodDelete} {
+			resp := htmxSend(t, b.alice, method, clusterPath(id, c.Idx, "expected"), "")
+			require.Equal(t, http.StatusConflict, resp.StatusCode, method)
+			require.Contains(t, authtest.Body(t, resp), "expected by the agent's own policy", method)
+		}
+	}
+	require.NotZero(t, policy, "the sample has behaviour its policy calls for")
+	require.Equal(t, before.Actions, taskReport(t, b.alice, id).Actions)
+}
+
+// TestExpectedRulesSettings: the settings page lists the owner's rules only; removing
+// one is a 404 for anyone else, and once removed the owner's later runs no longer mark
+// the issue, while the run it was marked in keeps its mark.
+func TestExpectedRulesSettings(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	convs := loopSample(t)[:60]
+	id := b.diagnose(t, b.alice, "Support", convs)
+	before := taskReport(t, b.alice, id)
+	marked := firstActionCluster(t, before)
+	require.Equal(t, http.StatusSeeOther, b.alice.PostForm(t, clusterPath(id, marked.ClusterIdx, "expected"),
+		url.Values{"reason": {"Policy 4.2"}}).StatusCode)
+
+	doc := parse(t, b.alice.Get(t, "/settings/expected"))
+	rule := testid(doc, "expected-rule")
+	require.Equal(t, 1, rule.Length())
+	require.Equal(t, marked.ClusterTitle, rule.Find(`[data-testid="rule-title"]`).Text())
+	require.Equal(t, "Policy 4.2", rule.Find(`[data-testid="rule-reason"]`).Text())
+	ruleID := rule.AttrOr("data-rule-id", "")
+	require.Equal(t, 1, testid(parse(t, b.bob.Get(t, "/settings/expected")), "no-rules").Length(), "Bob sees none")
+
+	require.Equal(t, http.StatusNotFound, b.bob.PostForm(t, "/settings/expected/"+ruleID+"/delete", nil).StatusCode)
+	require.Equal(t, http.StatusNotFound, htmxSend(t, b.bob, http.MethodDelete, "/settings/expected/"+ruleID, "").StatusCode)
+	require.Equal(t, http.StatusNotFound, b.alice.PostForm(t, "/settings/expected/nope/delete", nil).StatusCode)
+	require.Len(t, rules(t, b.alice), 1, "still there")
+
+	resp := htmxSend(t, b.alice, http.MethodDelete, "/settings/expected/"+ruleID, "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Empty(t, rules(t, b.alice))
+	require.True(t, clusterOf(t, taskReport(t, b.alice, id), marked.ClusterIdx).Expected, "the marked run keeps its mark")
+	later := b.diagnose(t, b.alice, "Support, again", convs)
+	require.False(t, sameIssue(t, taskReport(t, b.alice, later), clusterOf(t, before, marked.ClusterIdx)).Expected,
+		"a later run no longer marks it")
+}
+
+// htmxSend sends a request the way htmx does, with a form body when form is not empty.
+func htmxSend(t *testing.T, c *authtest.Client, method, path, form string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, c.BaseURL+path, strings.NewReader(form))
+	require.NoError(t, err)
+	req.Header.Set("HX-Request", "true")
+	req.Header.Set("X-CSRF-Token", c.CSRFToken)
+	if form != "" {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	return c.Send(t, req)
+}
+
+func clusterPath(id uuid.UUID, idx int, rest string) string {
+	return "/tasks/" + id.String() + "/clusters/" + strconv.Itoa(idx) + "/" + rest
+}
+
+func taskReport(t *testing.T, c *authtest.Client, id uuid.UUID) report.Report {
+	t.Helper()
+	resp := c.Get(t, "/tasks/"+id.String()+"/report.json")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var r report.Report
+	require.NoError(t, json.Unmarshal([]byte(authtest.Body(t, resp)), &r))
+	return r
+}
+
+// firstActionCluster is the Action of the highest-ranked ACTION cluster, which has
+// Actions ranked after it.
+func firstActionCluster(t *testing.T, r report.Report) report.Action {
+	t.Helper()
+	requireRanks(t, r.Actions)
+	for i, a := range r.Actions {
+		if a.Type == "ACTION" && i < len(r.Actions)-1 {
+			return a
+		}
+	}
+	t.Fatal("no ACTION cluster with an Action after it")
+	return report.Action{}
+}
+
+func requireRanks(t *testing.T, actions []report.Action) {
+	t.Helper()
+	require.NotEmpty(t, actions)
+	for i, a := range actions {
+		require.Equal(t, i+1, a.Rank, "ranks 1..N without gaps")
+	}
+}
+
+// requireRerankedWithout checks that after holds the Actions of before but cluster
+// idx's, in the same order, ranked 1..N.
+func requireRerankedWithout(t *testing.T, before, after report.Report, idx int) {
+	t.Helper()
+	var want []int
+	for _, a := range before.Actions {
+		if a.ClusterIdx != idx {
+			want = append(want, a.ClusterIdx)
+		}
+	}
+	var got []int
+	for _, a := range after.Actions {
+		got = append(got, a.ClusterIdx)
+	}
+	require.Equal(t, want, got, "the others, in the order they had")
+	requireRanks(t, after.Actions)
+	for _, f := range after.FailedActions {
+		require.NotEqual(t, idx, f.ClusterIdx)
+	}
+}
+
+func clusterOf(t *testing.T, r report.Report, idx int) report.Cluster {
+	t.Helper()
+	for _, c := range r.Clusters {
+		if c.Idx == idx {
+			return c
+		}
+	}
+	t.Fatalf("no cluster %d", idx)
+	return report.Cluster{}
+}
+
+func actionOf(t *testing.T, r report.Report, idx int) report.Action {
+	t.Helper()
+	for _, a := range r.Actions {
+		if a.ClusterIdx == idx {
+			return a
+		}
+	}
+	t.Fatalf("no Action for cluster %d", idx)
+	return report.Action{}
+}
+
+// sameIssue is the cluster of r with c's type, category and title.
+func sameIssue(t *testing.T, r report.Report, c report.Cluster) report.Cluster {
+	t.Helper()
+	for _, o := range r.Clusters {
+		if o.Type == c.Type && o.Category == c.Category && o.Title == c.Title {
+			return o
+		}
+	}
+	t.Fatalf("no cluster %q in the other run", c.Title)
+	return report.Cluster{}
+}
+
+// rules are the rule ids the settings page lists for c.
+func rules(t *testing.T, c *authtest.Client) []string {
+	t.Helper()
+	doc := parse(t, c.Get(t, "/settings/expected"))
+	return testid(doc, "expected-rule").Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("data-rule-id", "") })
+}

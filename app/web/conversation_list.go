@@ -1,0 +1,160 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/views/components"
+	"github.com/checkup-dev/checkup/views/pages"
+	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/risk"
+)
+
+// conversationsPerPage is how many conversations one page of the list shows.
+const conversationsPerPage = 50
+
+// conversationList is GET /tasks/{id}/conversations: the task's kept conversations, a
+// page at a time, filtered by cluster, failure driver, finding category, severity,
+// outcome label, risk flag and a full-text search, sorted by failure score, turns or
+// severity. Filters it cannot use are a 400 with a sentence, after the task was found
+// to be the owner's.
+func (s *Server) conversationList(c echo.Context) error {
+	id, err := taskID(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	owner := auth.OwnerFrom(c)
+	filter, form, problem := conversationFilter(c.QueryParams())
+	v := pages.ConversationListView{TaskID: id.String(), Form: form, Problem: problem}
+	if problem != "" {
+		t, err := s.store.Task(ctx, id, owner)
+		if err != nil {
+			return err
+		}
+		v.TaskTitle = t.Title
+		fillMenus(&v, nil, nil)
+		return render(c, http.StatusBadRequest, pages.ConversationList(s.page(c, "Conversations · "+t.Title), v))
+	}
+	list, err := s.store.Conversations(ctx, id, owner, filter, conversationsPerPage)
+	if err != nil {
+		return err
+	}
+	v.TaskTitle, v.Unsearchable = list.Task.Title, list.Unsearchable
+	fillMenus(&v, list.Clusters, list.Drivers)
+	status := http.StatusOK
+	if v.Filtered, v.Problem = describeFilter(filter, form.Query, list); v.Problem != "" {
+		status = http.StatusBadRequest
+	}
+	for _, row := range list.Conversations {
+		v.Conversations = append(v.Conversations, conversationRow(row))
+	}
+	base := components.TaskPath(id.String(), "conversations")
+	q := form.Values()
+	if list.Next != nil {
+		q.Set("after", list.Next.String(filter.Sort))
+		v.NextURL = base + "?" + q.Encode()
+	}
+	if filter.After != nil {
+		q.Del("after")
+		v.FirstURL = base
+		if len(q) > 0 {
+			v.FirstURL += "?" + q.Encode()
+		}
+	}
+	return render(c, status, pages.ConversationList(s.page(c, "Conversations · "+list.Task.Title), v))
+}
+
+// fillMenus sets what the filter form's menus offer.
+func fillMenus(v *pages.ConversationListView, clusters []dbsqlc.ListClusterNamesRow, drivers []dbsqlc.ListDriverNamesRow) {
+	for _, c := range clusters {
+		label := fmt.Sprintf("%s: %s (%s)", c.Type, c.Title, components.Count(c.Conversations))
+		if c.Expected {
+			label += " — expected"
+		}
+		v.Clusters = append(v.Clusters, pages.Option{Value: strconv.Itoa(int(c.Idx)), Label: label})
+	}
+	for _, d := range drivers {
+		v.Drivers = append(v.Drivers, pages.Option{Value: strconv.Itoa(int(d.Idx)),
+			Label: fmt.Sprintf("%s %s (%s)", report.DriverKindLabel(d.Kind), d.Feature, components.Count(d.Conversations))})
+	}
+	for _, cat := range analyzer.Categories() {
+		v.Categories = append(v.Categories, pages.Option{Value: cat, Label: report.CategoryLabel(cat)})
+	}
+	for _, k := range risk.Kinds() {
+		v.Risks = append(v.Risks, pages.Option{Value: k, Label: report.RiskKindLabel(k)})
+	}
+	v.Sorts = []pages.Option{
+		{Value: string(store.SortFailure), Label: "failure score"},
+		{Value: string(store.SortTurns), Label: "turns"},
+		{Value: string(store.SortSeverity), Label: "severity"},
+	}
+}
+
+// describeFilter says in words what the list is restricted to, or why a cluster or a
+// driver it names does not exist.
+func describeFilter(f store.ConversationFilter, query string, list store.ConversationList) ([]string, string) {
+	var out []string
+	if f.Cluster != nil {
+		i := slices.IndexFunc(list.Clusters, func(c dbsqlc.ListClusterNamesRow) bool { return c.Idx == *f.Cluster })
+		if i < 0 {
+			return nil, fmt.Sprintf("There is no issue %d in this diagnosis.", *f.Cluster)
+		}
+		c := list.Clusters[i]
+		out = append(out, fmt.Sprintf("Issue: %s (%s)", c.Title, components.Plural(int(c.Conversations), "conversation", "conversations")))
+	}
+	if f.Driver != nil {
+		i := slices.IndexFunc(list.Drivers, func(d dbsqlc.ListDriverNamesRow) bool { return d.Idx == *f.Driver })
+		if i < 0 {
+			return nil, fmt.Sprintf("There is no failure driver %d in this diagnosis.", *f.Driver)
+		}
+		d := list.Drivers[i]
+		out = append(out, fmt.Sprintf("Failure driver: %s %s (%s labeled)", report.DriverKindLabel(d.Kind), d.Feature,
+			components.Plural(int(d.Conversations), "conversation", "conversations")))
+	}
+	if f.Category != nil {
+		out = append(out, "Finding: "+report.CategoryLabel(*f.Category))
+	}
+	if f.MinSeverity != nil {
+		out = append(out, fmt.Sprintf("Severity %d or more", *f.MinSeverity))
+	}
+	if f.Label != nil {
+		out = append(out, "Labeled "+*f.Label)
+	}
+	if f.Risk != nil {
+		out = append(out, "Flagged: "+report.RiskKindLabel(*f.Risk))
+	}
+	if f.Query != "" {
+		out = append(out, fmt.Sprintf("Matching %q", query))
+	}
+	return out, ""
+}
+
+// conversationRow is one row of the list as the page shows it.
+func conversationRow(r dbsqlc.ListTaskConversationsRow) pages.ConversationRow {
+	row := pages.ConversationRow{
+		Seq: int(r.Seq), ID: r.ExternalID, Turns: int(r.MessageCount), DiagnosisStatus: r.DiagnosisStatus,
+		Outcome: r.Outcome, TopType: r.TopType, TopTitle: r.TopTitle, TopCategory: r.TopCategory,
+		TopSeverity: int(r.TopSeverity), RiskKinds: r.RiskKinds,
+	}
+	if r.Label != nil {
+		row.Label = *r.Label
+	}
+	if r.FailureScore != nil {
+		score := float64(*r.FailureScore)
+		row.FailureScore = &score
+		row.Estimated = "likely succeeded"
+		if score >= analyzer.FailedThreshold {
+			row.Estimated = "likely failed"
+		}
+	}
+	return row
+}

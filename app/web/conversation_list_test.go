@@ -1,0 +1,291 @@
+package web_test
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/auth/authtest"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// TestConversationListMatchesSQL diagnoses the labelled sample and eight Chinese chats
+// offline, then reads the conversation list over HTTP page by page (following
+// rel="next") for each filter, search and sort, and requires exactly the conversations,
+// in exactly the order, that a plain SQL query over the stored rows gives, or for a
+// search, a plain word match over the stored messages.
+func TestConversationListMatchesSQL(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	id := b.diagnose(t, b.alice, "Support, labelled", loopSample(t))
+	ctx := context.Background()
+
+	var biggest, driver int
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT idx FROM task_cluster WHERE task_id = $1
+		ORDER BY cardinality(conversation_seqs) DESC, idx LIMIT 1`, id).Scan(&biggest))
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT coalesce(max(idx), -1) FROM task_driver WHERE task_id = $1`, id).Scan(&driver))
+	require.GreaterOrEqual(t, driver, 0, "the labelled sample has failure drivers")
+	var category string
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT category FROM task_finding WHERE task_id = $1 AND NOT expected
+		GROUP BY category ORDER BY count(DISTINCT conversation_seq) DESC, category LIMIT 1 OFFSET 1`, id).Scan(&category))
+
+	const (
+		byFailure  = `coalesce(c.failure_score, -1) DESC`
+		byTurns    = `c.message_count DESC`
+		bySeverity = `coalesce((SELECT max(f.severity) FROM task_finding f
+			WHERE f.task_id = c.task_id AND f.conversation_seq = c.seq AND NOT f.expected), 0) DESC`
+	)
+	cases := []struct {
+		name, query, where, order string
+		matching                  []string // a search: the words the stored messages must have
+	}{
+		{name: "all", order: byFailure},
+		{name: "by turns", query: "sort=turns", order: byTurns},
+		{name: "by severity", query: "sort=severity", order: bySeverity},
+		{name: "cluster", query: "cluster=" + strconv.Itoa(biggest), order: byFailure,
+			where: `EXISTS (SELECT 1 FROM task_cluster k WHERE k.task_id = c.task_id AND k.idx = ` + strconv.Itoa(biggest) + ` AND c.seq = ANY(k.conversation_seqs))`},
+		{name: "driver", query: "driver=" + strconv.Itoa(driver) + "&sort=turns", order: byTurns,
+			where: `EXISTS (SELECT 1 FROM task_driver d WHERE d.task_id = c.task_id AND d.idx = ` + strconv.Itoa(driver) + ` AND c.seq = ANY(d.conversation_seqs))`},
+		{name: "category", query: "category=" + category, order: byFailure,
+			where: `EXISTS (SELECT 1 FROM task_finding f WHERE f.task_id = c.task_id AND f.conversation_seq = c.seq
+				AND f.category = '` + category + `' AND NOT f.expected)`},
+		{name: "min severity", query: "min_severity=3&sort=severity", order: bySeverity,
+			where: `EXISTS (SELECT 1 FROM task_finding f WHERE f.task_id = c.task_id AND f.conversation_seq = c.seq
+				AND f.severity >= 3 AND NOT f.expected)`},
+		{name: "label", query: "label=failed", order: byFailure, where: `c.label = 'failed'`},
+		{name: "risk", query: "risk=refusal", order: byFailure,
+			where: `EXISTS (SELECT 1 FROM jsonb_array_elements(CASE jsonb_typeof(c.risk_flags) WHEN 'array' THEN c.risk_flags ELSE '[]' END) r
+				WHERE r ->> 'kind' = 'refusal')`},
+		{name: "search", query: "q=compensation", order: byFailure, matching: []string{"compens"}},
+		{name: "search of two words", query: "sort=turns&q=" + url.QueryEscape("Refunds certificate"), order: byTurns, matching: []string{"refund", "certif"}},
+		{name: "search in Chinese", query: "q=" + url.QueryEscape("退款"), order: byFailure, matching: []string{"退款"}},
+		{name: "search and filters", query: "q=refund&label=succeeded&min_severity=2", order: byFailure, matching: []string{"refund"},
+			where: `c.label = 'succeeded' AND EXISTS (SELECT 1 FROM task_finding f WHERE f.task_id = c.task_id
+				AND f.conversation_seq = c.seq AND f.severity >= 2 AND NOT f.expected)`},
+	}
+	all := allConversations(t, b.pool, id)
+	for _, c := range cases {
+		where := cmp.Or(c.where, "true")
+		if c.matching != nil {
+			seqs := matchingSeqs(all, c.matching)
+			require.NotEmpty(t, seqs, c.name)
+			require.Less(t, len(seqs), len(all), c.name)
+			where += " AND c.seq = ANY('" + intArray(seqs) + "'::int[])"
+		}
+		want := sqlSeqs(t, b.pool, id, where, c.order)
+		got, pages := listedSeqs(t, b.alice, "/tasks/"+id.String()+"/conversations?"+c.query)
+		require.NotEmpty(t, want, "%s: the case lists something", c.name)
+		require.Equal(t, want, got, "%s (%d pages)", c.name, pages)
+		require.Equal(t, (len(want)+49)/50, pages, "%s: pages of 50", c.name)
+		t.Logf("%s: %d conversations on %d pages", c.name, len(got), pages)
+	}
+	require.Greater(t, len(all), 100, "the unfiltered list spans pages")
+}
+
+// TestConversationListRefusesBadFilters: every value the list cannot use is a 400 that
+// says which and why, for the owner; for anyone else the task is a 404 whatever the
+// filters.
+func TestConversationListRefusesBadFilters(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	id := b.diagnose(t, b.alice, "Support", loopSample(t)[:20])
+	path := "/tasks/" + id.String() + "/conversations?"
+	for query, says := range map[string]string{
+		"sort=newest":                   `"newest" is not a sort of this list`,
+		"cluster=two":                   `The issue is given by its number (0, 1, 2…), not "two".`,
+		"cluster=-1":                    `not "-1"`,
+		"cluster=999":                   "There is no issue 999 in this diagnosis.",
+		"driver=x":                      `The failure driver is given by its number`,
+		"driver=5":                      "There is no failure driver 5 in this diagnosis.",
+		"category=flights":              `"flights" is not a finding category.`,
+		"min_severity=9":                `The lowest severity is a number from 1 to 5, not "9".`,
+		"min_severity=high":             `not "high"`,
+		"label=maybe":                   `The outcome label is failed or succeeded, not "maybe".`,
+		"risk=spam":                     `"spam" is not a kind of risk flag.`,
+		"q=" + url.QueryEscape("!!! ?"): `The search "!!! ?" has no words to look for.`,
+		"q=" + strings.Repeat("a", 201): "The search is 201 characters long; keep it to 200.",
+		"after=garbage":                 "This page's address is not one the list made",
+		"sort=turns&after=0.5_3":        "This page's address is not one the list made",
+	} {
+		resp := b.alice.Get(t, path+query)
+		require.Equal(t, http.StatusBadRequest, resp.StatusCode, query)
+		doc := parse(t, resp)
+		require.Contains(t, testid(doc, "filter-problem").Text(), says, query)
+		require.Equal(t, 0, testid(doc, "conversation-row").Length(), query)
+		require.Equal(t, 1, testid(doc, "conversation-filters").Length(), "the form is there to fix it: %s", query)
+
+		resp = b.bob.Get(t, path+query)
+		require.Equal(t, http.StatusNotFound, resp.StatusCode, "Bob: %s", query)
+		require.NotContains(t, authtest.Body(t, resp), "Support", "Bob learns nothing of the task")
+	}
+	require.Equal(t, http.StatusNotFound, b.alice.Get(t, "/tasks/"+uuid.NewString()+"/conversations").StatusCode)
+	require.Equal(t, http.StatusNotFound, b.alice.Get(t, "/tasks/not-a-uuid/conversations").StatusCode)
+
+	// A task diagnosed before search documents were stored says so instead of "no match".
+	doc := parse(t, b.alice.Get(t, path+"q=hello"))
+	require.Equal(t, 0, testid(doc, "unsearchable").Length())
+	_, err := b.pool.Exec(context.Background(), `DELETE FROM task_search WHERE task_id = $1`, id)
+	require.NoError(t, err)
+	doc = parse(t, b.alice.Get(t, path+"q=hello"))
+	require.Contains(t, testid(doc, "unsearchable").Text(), "Run again")
+	require.Equal(t, 0, testid(parse(t, b.alice.Get(t, path+"label=failed")), "unsearchable").Length(), "only a search asks")
+}
+
+// storedConversation is what the expected sets are computed from.
+type storedConversation struct {
+	seq      int
+	messages []transcript.Message
+}
+
+func allConversations(t *testing.T, pool *pgxpool.Pool, id uuid.UUID) []storedConversation {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `SELECT seq, messages FROM task_conversation
+		WHERE task_id = $1 AND qc_status = 'kept' ORDER BY seq`, id)
+	require.NoError(t, err)
+	defer rows.Close()
+	var out []storedConversation
+	for rows.Next() {
+		var c storedConversation
+		var raw []byte
+		require.NoError(t, rows.Scan(&c.seq, &raw))
+		require.NoError(t, json.Unmarshal(raw, &c.messages))
+		out = append(out, c)
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+var plainWord = regexp.MustCompile(`[\p{L}\p{N}]+`)
+
+// matchingSeqs are the conversations whose messages, the system prompt aside, have a
+// word starting with each of prefixes (or, in Chinese, contain it): a plain match, for
+// prefixes whose words stem to themselves or longer.
+func matchingSeqs(convs []storedConversation, prefixes []string) []int {
+	var out []int
+	for _, c := range convs {
+		var text strings.Builder
+		for _, m := range c.messages {
+			if m.Role == transcript.RoleSystem {
+				continue
+			}
+			text.WriteString(m.Content + " " + m.Name + " ")
+			for _, call := range m.ToolCalls {
+				text.WriteString(call.Name + " ")
+			}
+		}
+		lower := strings.ToLower(text.String())
+		words := plainWord.FindAllString(lower, -1)
+		all := true
+		for _, p := range prefixes {
+			latin := p[0] < utf8.RuneSelf
+			found := !latin && strings.Contains(lower, p)
+			for _, w := range words {
+				found = found || (latin && strings.HasPrefix(w, p))
+			}
+			all = all && found
+		}
+		if all {
+			out = append(out, c.seq)
+		}
+	}
+	return out
+}
+
+func sqlSeqs(t *testing.T, pool *pgxpool.Pool, id uuid.UUID, where, order string) []int {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `SELECT c.seq FROM task_conversation c
+		WHERE c.task_id = $1 AND c.qc_status = 'kept' AND `+where+` ORDER BY `+order+`, c.seq`, id)
+	require.NoError(t, err)
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var seq int
+		require.NoError(t, rows.Scan(&seq))
+		out = append(out, seq)
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// listedSeqs reads every page of the list from path on, following rel="next", and
+// returns the conversations in the order shown and the number of pages.
+func listedSeqs(t *testing.T, c *authtest.Client, path string) ([]int, int) {
+	t.Helper()
+	var seqs []int
+	pages := 0
+	seen := map[int]bool{}
+	for path != "" {
+		resp := c.Get(t, path)
+		require.Equal(t, http.StatusOK, resp.StatusCode, path)
+		doc := parse(t, resp)
+		pages++
+		rows := testid(doc, "conversation-row")
+		require.LessOrEqual(t, rows.Length(), 50)
+		for i := range rows.Length() {
+			seq, err := strconv.Atoi(rows.Eq(i).AttrOr("data-seq", ""))
+			require.NoError(t, err)
+			require.False(t, seen[seq], "conversation %d is on one page only", seq)
+			seen[seq] = true
+			seqs = append(seqs, seq)
+		}
+		path = doc.Find(`a[rel="next"]`).AttrOr("href", "")
+		require.Less(t, pages, 100)
+	}
+	return seqs, pages
+}
+
+func intArray(seqs []int) string {
+	parts := make([]string, len(seqs))
+	for i, s := range seqs {
+		parts[i] = strconv.Itoa(s)
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// TestConversationListSearchesCommonAndRareWords lists 2,100 short conversations by a
+// word every one of them has (checked along the list's sort) and by one a few have
+// (listed from the words' index), page by page, and requires exactly the conversations
+// SQL gives for each.
+func TestConversationListSearchesCommonAndRareWords(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	convs := make([]transcript.Conversation, 2100)
+	for i := range convs {
+		extra := ""
+		if i%50 == 7 {
+			extra = " and my parcel is lost"
+		}
+		convs[i] = transcript.Conversation{ID: fmt.Sprintf("c%d", i+1), Messages: []transcript.Message{
+			{Role: transcript.RoleUser, Content: fmt.Sprintf("Hello, I need help with order %d%s.", i+1, extra)},
+			{Role: transcript.RoleAssistant, Content: "Let me check that order for you."},
+			{Role: transcript.RoleUser, Content: "Thanks, it is urgent."},
+			{Role: transcript.RoleAssistant, Content: fmt.Sprintf("Order %d is on its way.", i+1)},
+		}}
+	}
+	id := b.diagnose(t, b.alice, "Orders", convs)
+	for query, like := range map[string]string{
+		"q=hello&sort=turns": `%hello%`,
+		"q=parcels":          `%parcel%`,
+	} {
+		order := `coalesce(c.failure_score, -1) DESC`
+		if strings.Contains(query, "turns") {
+			order = `c.message_count DESC`
+		}
+		want := sqlSeqs(t, b.pool, id, `lower(c.messages::text) LIKE '`+like+`'`, order)
+		got, pages := listedSeqs(t, b.alice, "/tasks/"+id.String()+"/conversations?"+query)
+		require.Equal(t, want, got, query)
+		t.Logf("%s: %d conversations on %d pages", query, len(got), pages)
+	}
+}

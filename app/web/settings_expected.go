@@ -1,0 +1,57 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/app/web/flash"
+	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/views/pages"
+)
+
+var errNoRule = echo.NewHTTPError(http.StatusNotFound, "There is no such rule, or it belongs to someone else.")
+
+// expectedRuleList is GET /settings/expected: the owner's rules of expected behaviour,
+// each with the diagnosis it was marked in and a button that removes it.
+func (s *Server) expectedRuleList(c echo.Context) error {
+	rules, err := s.store.ExpectedRules(c.Request().Context(), auth.OwnerFrom(c))
+	if err != nil {
+		return err
+	}
+	v := pages.ExpectedRulesView{CSRFToken: auth.CSRFToken(c)}
+	for _, r := range rules {
+		row := pages.ExpectedRule{ID: r.ID, Type: r.Type, Category: r.Category, Title: r.Title, Reason: r.Reason,
+			SourceTitle: r.SourceTaskTitle, CreatedAt: r.CreatedAt}
+		if r.SourceTaskID != nil && r.SourceTaskTitle != "" {
+			row.SourceID = r.SourceTaskID.String()
+		}
+		v.Rules = append(v.Rules, row)
+	}
+	return render(c, http.StatusOK, pages.ExpectedRules(s.page(c, "Expected behavior"), v))
+}
+
+// expectedRuleDelete removes one of the owner's rules (POST .../delete from the plain
+// form, DELETE from htmx, which removes its row): later runs no longer mark what it
+// covered; the diagnoses it already marked keep their marks.
+func (s *Server) expectedRuleDelete(c echo.Context) error {
+	id, err := strconv.ParseInt(c.Param("rule"), 10, 64)
+	if err != nil || id < 1 {
+		return errNoRule
+	}
+	err = s.store.DeleteExpectedRule(c.Request().Context(), id, auth.OwnerFrom(c))
+	if errors.Is(err, store.ErrNotFound) {
+		return errNoRule
+	}
+	if err != nil {
+		return err
+	}
+	if isFragment(c) {
+		return c.NoContent(http.StatusOK)
+	}
+	flash.Set(c, "The rule is removed: later runs no longer mark that issue as expected.")
+	return c.Redirect(http.StatusSeeOther, "/settings/expected")
+}

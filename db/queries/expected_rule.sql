@@ -1,0 +1,25 @@
+-- An owner's rules of expected behaviour: made by marking a cluster of a finished task,
+-- applied by the pipeline to the owner's later runs.
+
+-- name: UpsertExpectedRule :one
+-- Stores owner's rule for clusters of @type and @category whose title normalises to
+-- @normal_title; marking the same issue again keeps one rule, with the latest reason.
+INSERT INTO expected_rule (owner_user_id, type, category, normal_title, title, reason, source_task_id)
+VALUES (@owner_user_id, @type, @category, @normal_title, @title, @reason, @source_task_id)
+ON CONFLICT (owner_user_id, type, category, normal_title)
+DO UPDATE SET title = EXCLUDED.title, reason = EXCLUDED.reason, source_task_id = EXCLUDED.source_task_id
+RETURNING id;
+
+-- name: ListExpectedRules :many
+-- The owner's rules, newest first, with the title of the diagnosis each was marked in
+-- (empty once that diagnosis is deleted).
+SELECT r.id, r.type, r.category, r.normal_title, r.title, r.reason, r.source_task_id, r.created_at,
+       coalesce(t.title, '')::text AS source_task_title
+FROM expected_rule r
+LEFT JOIN analysis_task t ON t.id = r.source_task_id AND t.owner_user_id = r.owner_user_id
+WHERE r.owner_user_id = @owner_user_id
+ORDER BY r.created_at DESC, r.id DESC;
+
+-- name: DeleteExpectedRules :execrows
+-- Removes owner's rules @ids; later runs no longer mark what they matched.
+DELETE FROM expected_rule WHERE owner_user_id = @owner_user_id AND id = ANY(@ids::bigint[]);

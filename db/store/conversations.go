@@ -1,0 +1,216 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+)
+
+// The conversation list of a task for its owner: filtered, searched and sorted pages of
+// its kept conversations.
+
+// ConversationSort is what the conversation list is ordered by, highest first, ties in
+// upload order.
+type ConversationSort string
+
+// The sorts of the conversation list.
+const (
+	SortFailure  ConversationSort = "failure"  // failure score; conversations not diagnosed last
+	SortTurns    ConversationSort = "turns"    // messages
+	SortSeverity ConversationSort = "severity" // the highest severity of the findings that are not expected behaviour
+)
+
+// Sorts are the sorts the list offers, the default first.
+func Sorts() []ConversationSort { return []ConversationSort{SortFailure, SortTurns, SortSeverity} }
+
+// ConversationCursor is where the next page of a conversation list starts: the sort key
+// and seq of the last conversation shown, which the sort's index is ordered by.
+type ConversationCursor struct {
+	Score    float32 // SortFailure: the failure score, -1 when not diagnosed
+	Turns    int32   // SortTurns
+	Severity int32   // SortSeverity
+	Seq      int32
+}
+
+// String encodes the cursor of a list sorted by sort for a URL: the key, an underscore
+// and the seq. A score is written with as many digits as it needs to read back the same.
+func (c ConversationCursor) String(sort ConversationSort) string {
+	var key string
+	switch sort {
+	case SortTurns:
+		key = strconv.Itoa(int(c.Turns))
+	case SortSeverity:
+		key = strconv.Itoa(int(c.Severity))
+	default:
+		key = strconv.FormatFloat(float64(c.Score), 'g', -1, 32)
+	}
+	return key + "_" + strconv.Itoa(int(c.Seq))
+}
+
+// ErrBadConversationCursor means a cursor did not come from ConversationCursor.String
+// for the list's sort.
+var ErrBadConversationCursor = errors.New("store: bad conversation list cursor")
+
+// ParseConversationCursor decodes ConversationCursor.String for a list sorted by sort.
+func ParseConversationCursor(sort ConversationSort, s string) (ConversationCursor, error) {
+	key, seqText, ok := strings.Cut(s, "_")
+	if !ok {
+		return ConversationCursor{}, ErrBadConversationCursor
+	}
+	seq, err := strconv.ParseInt(seqText, 10, 32)
+	if err != nil || seq < 0 {
+		return ConversationCursor{}, ErrBadConversationCursor
+	}
+	c := ConversationCursor{Seq: int32(seq)}
+	switch sort {
+	case SortTurns, SortSeverity:
+		n, err := strconv.ParseInt(key, 10, 32)
+		if err != nil {
+			return ConversationCursor{}, ErrBadConversationCursor
+		}
+		c.Turns, c.Severity = int32(n), int32(n)
+	default:
+		f, err := strconv.ParseFloat(key, 32)
+		if err != nil || f != f { // NaN compares with nothing
+			return ConversationCursor{}, ErrBadConversationCursor
+		}
+		c.Score = float32(f)
+	}
+	return c, nil
+}
+
+// ConversationFilter says which of a task's kept conversations a page lists; a nil
+// field filters nothing.
+type ConversationFilter struct {
+	Sort        ConversationSort
+	Cluster     *int32  // the conversations of this cluster
+	Driver      *int32  // the labelled conversations with this failure driver's feature
+	Category    *string // with a finding of this category that is not expected behaviour
+	MinSeverity *int32  // whose most severe such finding is at least this severe
+	Label       *string // with this outcome label: "failed" or "succeeded"
+	Risk        *string // with a risk flag of this kind
+	Query       string  // a tsquery of search terms (search.Query); "" for none
+	After       *ConversationCursor
+}
+
+// ConversationList is one page of a task's conversations, with what the page names its
+// filters by. Next is nil on the last page.
+type ConversationList struct {
+	Task          dbsqlc.AnalysisTask
+	Clusters      []dbsqlc.ListClusterNamesRow
+	Drivers       []dbsqlc.ListDriverNamesRow
+	Conversations []dbsqlc.ListTaskConversationsRow
+	Next          *ConversationCursor
+	// Unsearchable is set when a search found nothing because the task has no search
+	// documents: it was diagnosed before they were stored.
+	Unsearchable bool
+}
+
+// Conversations reads up to limit of owner's task's kept conversations that f lets
+// through, in one read-only snapshot: the task (a task that does not exist or belongs
+// to someone else is ErrNotFound), the names of its clusters and drivers, and the page,
+// one query that reads one row more than it shows to know whether a next page exists;
+// a search first reads the conversations it matches when they are few (searchFirst),
+// and when it found nothing, whether the task can be searched at all.
+func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f ConversationFilter, limit int) (ConversationList, error) {
+	var l ConversationList
+	uid := owner.UserID()
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error {
+			var err error
+			if l.Task, err = s.q.GetAnalysisTask(ctx, tx, dbsqlc.GetAnalysisTaskParams{ID: id, OwnerUserID: uid}); err != nil {
+				return err
+			}
+			if l.Clusters, err = s.q.ListClusterNames(ctx, tx, dbsqlc.ListClusterNamesParams{TaskID: id, OwnerUserID: uid}); err != nil {
+				return fmt.Errorf("clusters: %w", err)
+			}
+			if l.Drivers, err = s.q.ListDriverNames(ctx, tx, dbsqlc.ListDriverNamesParams{TaskID: id, OwnerUserID: uid}); err != nil {
+				return fmt.Errorf("drivers: %w", err)
+			}
+			p := listParams(id, uid, f, limit+1)
+			if f.Query != "" {
+				if err := s.searchFirst(ctx, tx, &p); err != nil {
+					return fmt.Errorf("search: %w", err)
+				}
+			}
+			if l.Conversations, err = s.q.ListTaskConversations(ctx, planned{tx}, p); err != nil {
+				return err
+			}
+			if f.Query == "" || len(l.Conversations) > 0 || f.After != nil {
+				return nil
+			}
+			searchable, err := s.q.TaskHasSearch(ctx, tx, dbsqlc.TaskHasSearchParams{TaskID: id, OwnerUserID: uid})
+			l.Unsearchable = !searchable
+			return err
+		})
+	if err != nil {
+		return ConversationList{}, readError("conversations", err)
+	}
+	if len(l.Conversations) > limit {
+		l.Conversations = l.Conversations[:limit]
+		last := l.Conversations[limit-1]
+		next := ConversationCursor{Score: -1, Turns: last.MessageCount, Severity: last.MaxSeverity, Seq: last.Seq}
+		if last.FailureScore != nil {
+			next.Score = *last.FailureScore
+		}
+		l.Next = &next
+	}
+	return l, nil
+}
+
+// fewMatches is the most conversations a search may match for the list to be read from
+// them; a search matching more is checked along the list's sort instead.
+const fewMatches = 2000
+
+// searchFirst reads the conversations a search matches from the words' index, when
+// they are few, and lists from them: walking the sort's index and checking each
+// conversation's words costs in proportion to the conversations walked, which for a
+// rare word can be all of them. A common word finds its page within a short walk.
+func (s *Store) searchFirst(ctx context.Context, tx pgx.Tx, p *dbsqlc.ListTaskConversationsParams) error {
+	if err := s.q.PreferSearchIndexes(ctx, tx); err != nil {
+		return err
+	}
+	seqs, err := s.q.SearchConversationSeqs(ctx, planned{tx}, dbsqlc.SearchConversationSeqsParams{
+		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, Query: *p.Query, MaxRows: fewMatches + 1,
+	})
+	if err != nil || len(seqs) > fewMatches {
+		return err
+	}
+	p.Query, p.Seqs = nil, append([]int32{}, seqs...)
+	return nil
+}
+
+func listParams(id uuid.UUID, owner int64, f ConversationFilter, rows int) dbsqlc.ListTaskConversationsParams {
+	p := dbsqlc.ListTaskConversationsParams{
+		TaskID: id, OwnerUserID: owner, Sort: string(f.Sort), MaxRows: int32(rows),
+		Cluster: f.Cluster, Driver: f.Driver, Category: f.Category, MinSeverity: f.MinSeverity,
+		Label: f.Label, Risk: f.Risk,
+	}
+	if p.Sort == "" {
+		p.Sort = string(SortFailure)
+	}
+	if f.Query != "" {
+		p.Query = &f.Query
+	}
+	if a := f.After; a != nil {
+		p.AfterSeq, p.AfterScore, p.AfterTurns, p.AfterSeverity = &a.Seq, &a.Score, &a.Turns, &a.Severity
+	}
+	return p
+}
+
+// planned runs its queries planned for their parameters every time, as pgx's
+// describe-and-execute mode does (the unnamed statement): PostgreSQL then folds away
+// the filters left empty and the sorts not asked for, and picks the index of the one
+// that is, which a cached generic plan, made for any parameters, cannot.
+type planned struct{ dbsqlc.DBTX }
+
+func (p planned) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	return p.DBTX.Query(ctx, sql, append([]any{pgx.QueryExecModeDescribeExec}, args...)...)
+}

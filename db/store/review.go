@@ -1,0 +1,214 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+)
+
+// The owner's review of a finished task: marking a cluster expected behaviour, or
+// taking the mark back, with the rule that carries the mark to their later runs, and
+// the Actions re-ranked to match.
+
+// ErrNotFinished refuses a review of a task that is still running: its clusters and
+// Actions are not all written yet.
+var ErrNotFinished = errors.New("store: the task has not finished")
+
+// Review is one change to a finished task's clusters, inside one transaction that
+// holds the task's row: the caller reads the clusters and the stored Actions, marks or
+// unmarks a cluster, gives the Actions their new ranks and commits. Rollback (deferred
+// by every caller) discards it. A Review is used by one goroutine.
+type Review struct {
+	s        *Store
+	tx       pgx.Tx
+	id       uuid.UUID
+	owner    Owner
+	clusters []dbsqlc.TaskCluster
+	actions  []dbsqlc.ListActionCheckpointsRow
+}
+
+// BeginReview locks owner's task id for a review and reads its clusters and Actions. A
+// task that does not exist or belongs to someone else is ErrNotFound; one that is still
+// pending or running is ErrNotFinished.
+func (s *Store) BeginReview(ctx context.Context, id uuid.UUID, owner Owner) (*Review, error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: begin review: %w", err)
+	}
+	r := &Review{s: s, tx: tx, id: id, owner: owner}
+	if err := r.read(ctx); err != nil {
+		r.Rollback()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Review) read(ctx context.Context) error {
+	uid := r.owner.UserID()
+	status, err := r.s.q.LockTaskForReview(ctx, r.tx, dbsqlc.LockTaskForReviewParams{ID: r.id, OwnerUserID: uid})
+	if err != nil {
+		return readError("review", err)
+	}
+	if !status.Terminal() {
+		return ErrNotFinished
+	}
+	if r.clusters, err = r.s.q.ListTaskClusters(ctx, r.tx, dbsqlc.ListTaskClustersParams{TaskID: r.id, OwnerUserID: uid}); err != nil {
+		return fmt.Errorf("store: review: clusters: %w", err)
+	}
+	if r.actions, err = r.s.q.ListActionCheckpoints(ctx, r.tx, dbsqlc.ListActionCheckpointsParams{TaskID: r.id, OwnerUserID: uid}); err != nil {
+		return fmt.Errorf("store: review: Actions: %w", err)
+	}
+	return nil
+}
+
+// Clusters are the task's clusters, most urgent first, as they are in the review so
+// far.
+func (r *Review) Clusters() []dbsqlc.TaskCluster { return r.clusters }
+
+// Actions are the task's stored Actions, in candidate order.
+func (r *Review) Actions() []dbsqlc.ListActionCheckpointsRow { return r.actions }
+
+// Cluster is the cluster idx of the task; ErrNotFound when there is none.
+func (r *Review) Cluster(idx int32) (dbsqlc.TaskCluster, error) {
+	for _, c := range r.clusters {
+		if c.Idx == idx {
+			return c, nil
+		}
+	}
+	return dbsqlc.TaskCluster{}, ErrNotFound
+}
+
+// ExpectedMark is an owner's mark of a cluster as expected behaviour.
+type ExpectedMark struct {
+	Reason string // may be empty
+	// NormalTitle is the cluster's title as its rule is stored (cluster.NormalTitle).
+	NormalTitle string
+}
+
+// MarkExpected marks cluster idx expected behaviour by the owner, with the reason, and
+// stores the owner's rule that marks it in their later runs.
+func (r *Review) MarkExpected(ctx context.Context, idx int32, mark ExpectedMark) error {
+	c, err := r.Cluster(idx)
+	if err != nil {
+		return err
+	}
+	by := "owner"
+	if err := r.setExpected(ctx, idx, true, &by, mark.Reason); err != nil {
+		return err
+	}
+	id := r.id
+	if _, err := r.s.q.UpsertExpectedRule(ctx, r.tx, dbsqlc.UpsertExpectedRuleParams{
+		OwnerUserID: r.owner.UserID(), Type: c.Type, Category: c.Category, NormalTitle: mark.NormalTitle,
+		Title: c.Title, Reason: mark.Reason, SourceTaskID: &id,
+	}); err != nil {
+		return fmt.Errorf("store: expected behaviour rule: %w", err)
+	}
+	return nil
+}
+
+// ClearExpected takes the owner's mark off cluster idx and removes the owner's rules
+// ruleIDs (those that cover it), so their later runs do not mark it either.
+func (r *Review) ClearExpected(ctx context.Context, idx int32, ruleIDs []int64) error {
+	if err := r.setExpected(ctx, idx, false, nil, ""); err != nil {
+		return err
+	}
+	if len(ruleIDs) == 0 {
+		return nil
+	}
+	if _, err := r.s.q.DeleteExpectedRules(ctx, r.tx, dbsqlc.DeleteExpectedRulesParams{OwnerUserID: r.owner.UserID(), Ids: ruleIDs}); err != nil {
+		return fmt.Errorf("store: remove expected behaviour rules: %w", err)
+	}
+	return nil
+}
+
+// Rules are the owner's rules of expected behaviour, read in the review's transaction.
+func (r *Review) Rules(ctx context.Context) ([]dbsqlc.ListExpectedRulesRow, error) {
+	rows, err := r.s.q.ListExpectedRules(ctx, r.tx, r.owner.UserID())
+	if err != nil {
+		return nil, fmt.Errorf("store: expected behaviour rules: %w", err)
+	}
+	return rows, nil
+}
+
+func (r *Review) setExpected(ctx context.Context, idx int32, expected bool, by *string, reason string) error {
+	n, err := r.s.q.SetClusterExpected(ctx, r.tx, dbsqlc.SetClusterExpectedParams{
+		Expected: expected, ExpectedBy: by, ExpectedReason: reason, TaskID: r.id, OwnerUserID: r.owner.UserID(), Idx: idx,
+	})
+	if err != nil {
+		return fmt.Errorf("store: mark cluster %d: %w", idx, err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	for i := range r.clusters {
+		if r.clusters[i].Idx == idx {
+			r.clusters[i].Expected, r.clusters[i].ExpectedBy, r.clusters[i].ExpectedReason = expected, by, reason
+		}
+	}
+	return nil
+}
+
+// ActionRank is the rank one stored Action gets; Rank 0 leaves it unranked.
+type ActionRank struct {
+	CandidateIndex int32
+	Rank           int32
+}
+
+// SetRanks gives the stored Actions their ranks, every one of them at once, so the
+// ranks stay unique and without gaps at every moment another transaction can see.
+func (r *Review) SetRanks(ctx context.Context, ranks []ActionRank) error {
+	uid := r.owner.UserID()
+	if _, err := r.s.q.ClearTaskActionRanks(ctx, r.tx, dbsqlc.ClearTaskActionRanksParams{TaskID: r.id, OwnerUserID: uid}); err != nil {
+		return fmt.Errorf("store: clear Action ranks: %w", err)
+	}
+	p := dbsqlc.SetTaskActionRanksParams{TaskID: r.id, OwnerUserID: uid}
+	for _, a := range ranks {
+		if a.Rank > 0 {
+			p.CandidateIndexes = append(p.CandidateIndexes, a.CandidateIndex)
+			p.Ranks = append(p.Ranks, a.Rank)
+		}
+	}
+	if _, err := r.s.q.SetTaskActionRanks(ctx, r.tx, p); err != nil {
+		return fmt.Errorf("store: set Action ranks: %w", err)
+	}
+	return nil
+}
+
+// Commit stores the review.
+func (r *Review) Commit(ctx context.Context) error {
+	if err := r.tx.Commit(ctx); err != nil {
+		return fmt.Errorf("store: commit review: %w", err)
+	}
+	return nil
+}
+
+// Rollback discards the review; it does nothing after Commit.
+func (r *Review) Rollback() { _ = r.tx.Rollback(context.Background()) }
+
+// ExpectedRules lists owner's rules of expected behaviour, newest first.
+func (s *Store) ExpectedRules(ctx context.Context, owner Owner) ([]dbsqlc.ListExpectedRulesRow, error) {
+	rows, err := s.q.ListExpectedRules(ctx, s.pool, owner.UserID())
+	if err != nil {
+		return nil, fmt.Errorf("store: expected behaviour rules: %w", err)
+	}
+	return rows, nil
+}
+
+// DeleteExpectedRule removes owner's rule id: their later runs no longer mark what it
+// covers, and the marks it made in earlier runs stay. A rule that does not exist or
+// belongs to someone else is ErrNotFound.
+func (s *Store) DeleteExpectedRule(ctx context.Context, id int64, owner Owner) error {
+	n, err := s.q.DeleteExpectedRules(ctx, s.pool, dbsqlc.DeleteExpectedRulesParams{OwnerUserID: owner.UserID(), Ids: []int64{id}})
+	if err != nil {
+		return fmt.Errorf("store: remove expected behaviour rule: %w", err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}

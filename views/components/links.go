@@ -1,0 +1,32 @@
+package components
+
+import (
+	"fmt"
+
+	"github.com/a-h/templ"
+)
+
+// ClusterConversationsURL is the list of every conversation of a task's cluster idx.
+func ClusterConversationsURL(taskID string, idx int) templ.SafeURL {
+	return templ.SafeURL(fmt.Sprintf("/tasks/%s/conversations?cluster=%d", taskID, idx))
+}
+
+// DriverConversationsURL is the list of every labelled conversation with a task's
+// failure driver idx.
+func DriverConversationsURL(taskID string, idx int) templ.SafeURL {
+	return templ.SafeURL(fmt.Sprintf("/tasks/%s/conversations?driver=%d", taskID, idx))
+}
+
+// ClusterPath is a path under a task's cluster, e.g. ClusterPath(id, 3, "expected").
+func ClusterPath(taskID string, idx int, rest string) string {
+	return fmt.Sprintf("/tasks/%s/clusters/%d/%s", taskID, idx, rest)
+}
+
+// Review is what the forms that mark clusters expected behaviour need: the task, the
+// CSRF token a plain form carries, and whether marks can be made (the diagnosis has
+// finished).
+type Review struct {
+	TaskID    string
+	CSRFToken string
+	Open      bool
+}

@@ -1,0 +1,73 @@
+package pages
+
+import (
+	"net/url"
+
+	"github.com/checkup-dev/checkup/views/components"
+)
+
+// ConversationListView is one page of a task's kept conversations, filtered, searched
+// and sorted.
+type ConversationListView struct {
+	TaskID    string
+	TaskTitle string
+	Form      ConversationForm // the filters as sent, shown in the form again
+	// What the form's menus offer.
+	Clusters, Drivers, Categories, Risks, Sorts []Option
+	// Filtered says in words what the list is restricted to ("Issue: … — 32
+	// conversations"); empty for all of them.
+	Filtered []string
+	// Problem is why the filters were refused, in a sentence; the list is empty then.
+	Problem       string
+	Conversations []ConversationRow
+	Unsearchable  bool   // the search found nothing because the task predates search
+	NextURL       string // the next page (rel="next"); empty on the last page
+	FirstURL      string // the first page, when this is not it
+}
+
+// ConversationForm is the list's query as sent.
+type ConversationForm struct {
+	Cluster, Driver, Category, MinSeverity, Label, Risk, Query, Sort string
+}
+
+// Values is the form as a URL query, empty fields left out.
+func (f ConversationForm) Values() url.Values {
+	q := url.Values{}
+	for k, v := range map[string]string{
+		"cluster": f.Cluster, "driver": f.Driver, "category": f.Category, "min_severity": f.MinSeverity,
+		"label": f.Label, "risk": f.Risk, "q": f.Query, "sort": f.Sort,
+	} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	return q
+}
+
+// Option is one choice of a menu.
+type Option struct{ Value, Label string }
+
+// ConversationRow is one conversation of the list.
+type ConversationRow struct {
+	Seq             int
+	ID              string
+	Turns           int
+	Label           string   // the outcome the upload recorded; empty without one
+	FailureScore    *float64 // the diagnosis' estimate that it failed; nil until diagnosed
+	Estimated       string   // what the score says: "failed" or "succeeded"; empty until diagnosed
+	DiagnosisStatus string
+	Outcome         string // the diagnosis' outcome, as the analyzer named it
+	TopType         string // its most severe finding that is not expected behaviour, if any
+	TopTitle        string
+	TopCategory     string
+	TopSeverity     int
+	RiskKinds       []string
+}
+
+// Name is how the row names its conversation: the export's id, or its number.
+func (r ConversationRow) Name() string {
+	if r.ID != "" {
+		return r.ID
+	}
+	return "#" + components.Count(r.Seq)
+}

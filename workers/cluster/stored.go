@@ -1,0 +1,60 @@
+package cluster
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/workers/analyzer"
+)
+
+// FromRows reads a task's stored clusters back, in idx order: what the pipeline selects
+// Action candidates from, and what an owner's review re-ranks the Actions by. Their
+// findings are not needed after clustering and are left out.
+func FromRows(rows []dbsqlc.TaskCluster) ([]Cluster, error) {
+	clusters := make([]Cluster, len(rows))
+	for _, row := range rows {
+		var parts PriorityParts
+		if err := json.Unmarshal(row.PriorityParts, &parts); err != nil {
+			return nil, fmt.Errorf("cluster: priority parts of cluster %d: %w", row.Idx, err)
+		}
+		if int(row.Idx) >= len(rows) || row.Idx < 0 {
+			return nil, fmt.Errorf("cluster: stored cluster index %d out of range", row.Idx)
+		}
+		seqs := make([]int, len(row.ConversationSeqs))
+		for i, s := range row.ConversationSeqs {
+			seqs[i] = int(s)
+		}
+		c := Cluster{
+			Idx: int(row.Idx), Type: analyzer.FindingType(row.Type), Category: row.Category, Title: row.Title,
+			ConversationSeqs: seqs, FindingCount: int(row.FindingCount), Prevalence: float64(row.Prevalence),
+			Severity: float64(row.Severity), Confidence: float64(row.Confidence),
+			PriorityScore: float64(row.PriorityScore), Parts: parts, Expected: row.Expected,
+			ExpectedReason: row.ExpectedReason, Outcomes: storedOutcomes(row),
+		}
+		if row.ExpectedBy != nil {
+			c.ExpectedBy = *row.ExpectedBy
+		}
+		clusters[row.Idx] = c
+	}
+	return clusters, nil
+}
+
+// storedOutcomes reads a stored cluster's outcome split back; nil when the task had no
+// labels.
+func storedOutcomes(row dbsqlc.TaskCluster) *Outcomes {
+	if row.QValue == nil {
+		return nil
+	}
+	f := func(v *float32) float64 {
+		if v == nil {
+			return 0
+		}
+		return float64(*v)
+	}
+	return &Outcomes{
+		Failed: int(row.LabelFailed), Succeeded: int(row.LabelSucceeded), Unlabelled: int(row.LabelUnlabelled),
+		FailureRateIn: f(row.FailureRateIn), FailureRateOut: f(row.FailureRateOut), FailureLift: f(row.FailureLift),
+		ExcessFailures: f(row.ExcessFailures), PValue: *row.PValue, QValue: *row.QValue,
+	}
+}

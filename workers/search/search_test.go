@@ -1,0 +1,46 @@
+package search_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/workers/search"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+func TestTermsIndexWordsToolsAndChinese(t *testing.T) {
+	t.Parallel()
+	c := transcript.Conversation{Messages: []transcript.Message{
+		{Role: transcript.RoleUser, Content: "I want Refunds for order 4242, 我要申请退款"},
+		{Role: transcript.RoleAssistant, Content: "Checking.", ToolCalls: []transcript.ToolCall{{Name: "get_order_details"}}},
+		{Role: transcript.RoleTool, Name: "get_order_details", Content: `{"error": "not found"}`},
+		{Role: transcript.RoleUser, Content: "bad " + strings.Repeat("x", 60)},
+	}}
+	terms := search.NewIndexer().Terms(c)
+	for _, want := range []string{"refund", "order", "4242", "get", "detail", "error", "found", "申请", "请退", "退款", "退", "款", "我"} {
+		require.Contains(t, terms, want)
+	}
+	require.NotContains(t, terms, "refunds", "English words are stemmed")
+	require.NotContains(t, terms, strings.Repeat("x", 60), "runs longer than a word are not indexed")
+	require.IsIncreasing(t, terms, "sorted and distinct")
+}
+
+func TestQuery(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{"refunds", `'refund':*`},
+		{"Refund  order", `'refund':* & 'order':*`},
+		{"退款", `'退款'`},
+		{"转人工", `'转人' & '人工'`},
+		{"退", `'退'`},
+		{"get_order_details", `'get':* & 'order':* & 'detail':*`},
+		{"order order", `'order':*`},
+		{"it's", `'it':*`},
+		{"!!! ??", ``},
+		{"", ``},
+	} {
+		require.Equal(t, c.want, search.Query(c.in), c.in)
+	}
+}
