@@ -30,10 +30,10 @@ const pollers = 200
 type benchServer struct {
 	pool       *pgxpool.Pool
 	postmaster int // the PostgreSQL server's process, whose CPU is counted
-	url    string
-	cookie *http.Cookie
-	owner  int64
-	client *http.Client
+	url        string
+	cookie     *http.Cookie
+	owner      int64
+	client     *http.Client
 }
 
 func newBenchServer(b *testing.B) benchServer {
