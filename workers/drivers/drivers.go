@@ -18,6 +18,7 @@ import (
 	"sort"
 
 	"github.com/checkup-dev/checkup/workers/stats"
+	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // The kinds of feature.
@@ -306,6 +307,7 @@ func compare(a, b Feature) int {
 type Members struct {
 	drivers []Driver
 	index   map[Feature]int // feature → its driver, for those still without Conversations
+	words   sides           // whose words those need
 }
 
 // NewMembers prepares the pass for ds, the result of Search.Drivers; ds is not
@@ -315,6 +317,8 @@ func NewMembers(ds []Driver) *Members {
 	for i, d := range m.drivers {
 		if d.Conversations == nil {
 			m.index[d.Feature] = i
+			m.words.user = m.words.user || d.Kind == KindUserWords
+			m.words.agent = m.words.agent || d.Kind == KindAgentWords
 		}
 	}
 	return m
@@ -323,6 +327,12 @@ func NewMembers(ds []Driver) *Members {
 // Needed reports whether a driver still waits for its conversations: without one the
 // second pass can be skipped.
 func (m *Members) Needed() bool { return len(m.index) > 0 }
+
+// Extract is drivers.Extract for the second pass: it reads the words of a side (user or
+// agent) only when a driver of that side's words waits for its conversations.
+func (m *Members) Extract(seq int, failed bool, conv transcript.Conversation, errorTurns []int, categories []string) Conversation {
+	return extract(seq, failed, conv, errorTurns, categories, m.words)
+}
 
 // Add records c in every driver whose feature it has. Conversations must come in
 // upload order.

@@ -106,7 +106,13 @@ func TestDriversOnTheSample(t *testing.T) {
 	screen := risk.NewScreener()
 	for _, set := range []string{transcripttest.Airline, transcripttest.Retail} {
 		s := New()
-		var convs []Conversation
+		type input struct {
+			conv     transcript.Conversation
+			failed   bool
+			errTurns []int
+			cats     []string
+		}
+		var inputs []input
 		for i, l := range transcripttest.LabelledSet(t, set) {
 			d, err := a.Diagnose(context.Background(), l.Conversation)
 			require.NoError(t, err)
@@ -122,14 +128,13 @@ func TestDriversOnTheSample(t *testing.T) {
 					errTurns = append(errTurns, f.Turn)
 				}
 			}
-			c := Extract(i+1, !l.Success, l.Conversation, errTurns, cats)
-			s.Add(c)
-			convs = append(convs, c)
+			s.Add(Extract(i+1, !l.Success, l.Conversation, errTurns, cats))
+			inputs = append(inputs, input{l.Conversation, !l.Success, errTurns, cats})
 		}
 		found := s.Drivers()
 		m := NewMembers(found)
-		for _, c := range convs {
-			m.Add(c)
+		for i, in := range inputs {
+			m.Add(m.Extract(i+1, in.failed, in.conv, in.errTurns, in.cats))
 		}
 		require.NotEmpty(t, found)
 		for _, d := range m.Drivers() {
@@ -142,6 +147,24 @@ func TestDriversOnTheSample(t *testing.T) {
 			t.Logf("%s: %s %q failed %d succeeded %d lift %.2f q %.4f", set, d.Kind, d.Name, d.Failed, d.Succeeded, d.Lift, d.QValue)
 		}
 	}
+}
+
+// TestMembersReadWordsOnlyForWordDrivers: the second pass leaves a conversation's words
+// out when no driver of words waits for its conversations, and reads them when one does.
+func TestMembersReadWordsOnlyForWordDrivers(t *testing.T) {
+	t.Parallel()
+	conv := transcript.Conversation{Messages: []transcript.Message{
+		{Role: transcript.RoleUser, Content: "Please cancel my order"},
+		{Role: transcript.RoleAssistant, ToolCalls: []transcript.ToolCall{{ID: "a", Name: "cancel_order"}}},
+	}}
+	tools := NewMembers([]Driver{{Feature: Feature{KindTool, "cancel_order"}}})
+	c := tools.Extract(1, true, conv, nil, nil)
+	require.Equal(t, []Feature{{KindTool, "cancel_order"}}, c.Features)
+	words := NewMembers([]Driver{{Feature: Feature{KindUserWords, "cancel"}}})
+	c = words.Extract(1, true, conv, nil, nil)
+	require.Contains(t, c.Features, Feature{KindUserWords, "cancel"})
+	words.Add(c)
+	require.Equal(t, []int{1}, words.Drivers()[0].Conversations)
 }
 
 func TestExtract(t *testing.T) {

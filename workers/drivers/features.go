@@ -19,6 +19,13 @@ const maxWordFeatures = 400
 // of each side. Words are folded, function words and anything with a digit or an
 // underscore (ids, amounts) left out; Chinese counts by character pairs.
 func Extract(seq int, failed bool, conv transcript.Conversation, errorTurns []int, categories []string) Conversation {
+	return extract(seq, failed, conv, errorTurns, categories, sides{user: true, agent: true})
+}
+
+// sides says whose words extract reads: they are most of its work.
+type sides struct{ user, agent bool }
+
+func extract(seq int, failed bool, conv transcript.Conversation, errorTurns []int, categories []string, words sides) Conversation {
 	c := Conversation{Seq: seq, Failed: failed}
 	tools := map[string]string{} // tool call id → tool name
 	var pending []string         // tool names in call order, for results without ids
@@ -34,9 +41,13 @@ func Extract(seq int, failed bool, conv transcript.Conversation, errorTurns []in
 		switch m.Role {
 		case transcript.RoleUser:
 			c.UserTurns++
-			addWords(user, m.Content)
+			if words.user {
+				addWords(user, m.Content)
+			}
 		case transcript.RoleAssistant:
-			addWords(agent, m.Content)
+			if words.agent {
+				addWords(agent, m.Content)
+			}
 			for _, tc := range m.ToolCalls {
 				c.Features = append(c.Features, Feature{KindTool, tc.Name})
 				tools[tc.ID] = tc.Name

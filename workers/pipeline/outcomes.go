@@ -112,13 +112,13 @@ func (r *run) drivers(ctx context.Context) ([]drivers.Driver, error) {
 	search := r.search
 	if !r.searched {
 		search = drivers.New()
-		if err := r.eachLabelled(ctx, search.Add); err != nil {
+		if err := r.eachLabelled(ctx, drivers.Extract, search.Add); err != nil {
 			return nil, err
 		}
 	}
 	members := drivers.NewMembers(search.Drivers())
 	if members.Needed() {
-		if err := r.eachLabelled(ctx, members.Add); err != nil {
+		if err := r.eachLabelled(ctx, members.Extract, members.Add); err != nil {
 			return nil, err
 		}
 	}
@@ -126,8 +126,8 @@ func (r *run) drivers(ctx context.Context) ([]drivers.Driver, error) {
 }
 
 // eachLabelled reads every labelled, diagnosed conversation a page at a time, in upload
-// order, and hands its features to add.
-func (r *run) eachLabelled(ctx context.Context, add func(drivers.Conversation)) error {
+// order, and hands the features extract finds to add.
+func (r *run) eachLabelled(ctx context.Context, extract extractFunc, add func(drivers.Conversation)) error {
 	for after := int32(0); after < r.lease.Task.ConversationCount; after += readPage {
 		rows, err := r.q.ListLabelledConversationsAfter(ctx, r.p.pool, dbsqlc.ListLabelledConversationsAfterParams{
 			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + readPage,
@@ -145,11 +145,14 @@ func (r *run) eachLabelled(ctx context.Context, add func(drivers.Conversation)) 
 				return fmt.Errorf("pipeline: conversation %d: risk flags: %w", row.Seq, err)
 			}
 			failed := row.Label != nil && *row.Label == string(transcript.LabelFailed)
-			add(drivers.Extract(int(row.Seq), failed, transcript.Conversation{Messages: msgs}, toolErrorTurns(flags), row.Categories))
+			add(extract(int(row.Seq), failed, transcript.Conversation{Messages: msgs}, toolErrorTurns(flags), row.Categories))
 		}
 	}
 	return nil
 }
+
+// extractFunc lists the features of one labelled conversation (drivers.Extract).
+type extractFunc func(seq int, failed bool, conv transcript.Conversation, errorTurns []int, categories []string) drivers.Conversation
 
 // driverRow is one element of the JSON array InsertTaskDrivers reads.
 type driverRow struct {
