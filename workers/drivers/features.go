@@ -3,6 +3,7 @@ package drivers
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/checkup-dev/checkup/workers/textmatch"
 	"github.com/checkup-dev/checkup/workers/transcript"
@@ -77,22 +78,25 @@ func extract(seq int, failed bool, conv transcript.Conversation, errorTurns []in
 }
 
 // addWords adds the words and adjacent word pairs of text to set, up to maxWordFeatures.
+// A word is a slice of the folded text (textmatch.EachTerm), copied when kept so that
+// the search's counts do not pin whole messages.
 func addWords(set map[string]bool, text string) {
 	prev := ""
-	for _, t := range textmatch.Terms(text) {
+	for t := range textmatch.EachTerm(text) {
 		if len(set) >= maxWordFeatures {
 			return
 		}
-		if textmatch.Stopword(t) || strings.ContainsFunc(t, func(r rune) bool { return unicode.IsDigit(r) || r == '_' }) || len([]rune(t)) < 2 {
+		if textmatch.Stopword(t) || strings.ContainsFunc(t, func(r rune) bool { return unicode.IsDigit(r) || r == '_' }) || utf8.RuneCountInString(t) < 2 {
 			prev = ""
 			continue
 		}
-		w := t
-		set[w] = true
-		if prev != "" {
-			set[prev+" "+w] = true
+		if !set[t] {
+			set[strings.Clone(t)] = true
 		}
-		prev = w
+		if prev != "" {
+			set[prev+" "+t] = true
+		}
+		prev = t
 	}
 }
 

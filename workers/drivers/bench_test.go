@@ -1,0 +1,21 @@
+package drivers
+
+import (
+	"testing"
+
+	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
+)
+
+// BenchmarkExtractSample lists the features of the airline sample's conversations, as
+// diagnosis does for every labelled conversation.
+//
+//	go test ./workers/drivers -run '^$' -bench ExtractSample
+func BenchmarkExtractSample(b *testing.B) {
+	convs := transcripttest.Sample(b)
+	for b.Loop() {
+		for i, c := range convs {
+			Extract(i+1, i%2 == 0, c, nil, nil)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(convs)), "µs/conversation")
+}
