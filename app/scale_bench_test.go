@@ -224,7 +224,8 @@ func fetch(base string, sess authtest.Session, path string) (int64, error) {
 }
 
 // pageTimes gives the task's owner 10,000 more tasks and times the task page, a
-// conversation page and the first and a deep page of the task list, one request at a
+// conversation page, the conversation list and a search of it, and the first and a deep
+// page of the task list, one request at a
 // time, reporting the median and the slowest of each.
 func pageTimes(b *testing.B, pool *pgxpool.Pool, base string, sess authtest.Session, id uuid.UUID) {
 	b.Helper()
@@ -244,6 +245,8 @@ func pageTimes(b *testing.B, pool *pgxpool.Pool, base string, sess authtest.Sess
 	for _, page := range []struct{ name, path string }{
 		{"task-page", "/tasks/" + id.String()},
 		{"conversation-page", fmt.Sprintf("/tasks/%s/conversations/%d", id, seq)},
+		{"conversation-list", "/tasks/" + id.String() + "/conversations"},
+		{"conversation-search", "/tasks/" + id.String() + "/conversations?q=refund&label=failed"},
 		{"task-list", "/tasks"},
 		{"task-list-deep", "/tasks?before=" + url.QueryEscape(deep.String())},
 	} {
