@@ -69,9 +69,11 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		_ = site.Stop(stopCtx)
 	}()
 	srv := site.HTTPServer(slog.NewLogLogger(logger.Handler(), slog.LevelWarn))
+	// Logged before serving: the listener already queues connections, and a client
+	// that finds the server answering then always finds this line written.
+	logger.Info("Checkup is ready", "url", cfg.BaseURL, "local_sign_in", cfg.LocalSignIn())
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(listener) }()
-	logger.Info("Checkup is ready", "url", cfg.BaseURL, "local_sign_in", cfg.LocalSignIn())
 
 	select {
 	case err := <-serveErr:
