@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -99,7 +100,10 @@ func BenchmarkOfflineSampleInMemory(b *testing.B) {
 
 // BenchmarkLLMSample runs the sample with the LLM analyzer against llmtest answering
 // every call after a fixed 200 ms, four calls in flight, and reports the wall time over
-// the ideal: calls × 200 ms / 4 plus the offline run's time outside the model calls.
+// the ideal: each model stage's calls in rounds of four, 200 ms a round (the Actions
+// wait for every diagnosis, so their calls cannot share a round with it), plus the
+// offline run's time outside the model calls. calls/4 × 200 ms, the bound that packs
+// the two stages together, is reported as packed-ideal.
 func BenchmarkLLMSample(b *testing.B) {
 	const latency = 200 * time.Millisecond
 	b.StopTimer()
@@ -107,16 +111,26 @@ func BenchmarkLLMSample(b *testing.B) {
 	offModel := off.stages[string(taskstate.Diagnosis)] + off.stages[string(taskstate.Actions)]
 	b.StartTimer()
 
+	var actionCalls atomic.Int64
 	a, srv := llmAnalyzer(b, func(req llmtest.Request, _ int) llmtest.Reply {
+		if req.Schema() == "action" {
+			actionCalls.Add(1)
+		}
 		r := llmtest.Valid(req)
 		r.Delay = latency
 		return r
 	})
 	llmRun := runTasks(b, a, pipeline.Options{DiagnosisConcurrency: 4, ActionConcurrency: 4}, b.N)
 	reportFigures(b, llmRun)
-	calls := srv.Stats().Completions / (b.N + 1)
-	ideal := time.Duration(calls)*latency/4 + off.total - offModel
+	tasks := b.N + 1 // with the warm-up task
+	calls := srv.Stats().Completions / tasks
+	actions := int(actionCalls.Load()) / tasks
+	rounds := func(n int) time.Duration { return time.Duration((n+3)/4) * latency }
+	outside := off.total - offModel
+	ideal := rounds(calls-actions) + rounds(actions) + outside
+	packed := time.Duration(calls)*latency/4 + outside
 	b.ReportMetric(float64(calls), "calls/task")
 	b.ReportMetric(float64(ideal.Microseconds())/1000, "ideal-ms")
 	b.ReportMetric(llmRun.total.Seconds()/ideal.Seconds(), "wall/ideal")
+	b.ReportMetric(llmRun.total.Seconds()/packed.Seconds(), "wall/packed-ideal")
 }
