@@ -3,7 +3,6 @@ package llm
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/sashabaranov/go-openai"
 
@@ -26,15 +25,8 @@ func (a *Analyzer) Probe(ctx context.Context) (analyzer.Usage, error) {
 		Model:    a.cfg.Model,
 		Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: probeMessage}},
 	}
-	start := time.Now()
-	resp, err := a.call(ctx, req)
-	call := Call{Stage: StageProbe, Try: 1, Duration: time.Since(start), Err: err}
-	if err == nil {
-		call.Usage = usageOf(resp)
-	}
-	if a.cfg.Observer != nil {
-		a.cfg.Observer(call)
-	}
+	_, call := a.observedCall(ctx, req, Call{Stage: StageProbe, Try: 1})
+	err := call.Err
 	switch {
 	case err == nil:
 		return call.Usage, nil

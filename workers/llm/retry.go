@@ -43,15 +43,8 @@ var errTimeout = errors.New("call timed out")
 func (a *Analyzer) complete(ctx context.Context, stage string, repair bool, s *schema, msgs []openai.ChatCompletionMessage) (string, analyzer.Usage, error) {
 	req := a.request(s, msgs)
 	for try := 1; ; try++ {
-		start := time.Now()
-		resp, err := a.call(ctx, req)
-		call := Call{Stage: stage, Repair: repair, Try: try, Duration: time.Since(start), Err: err}
-		if err == nil {
-			call.Usage = usageOf(resp)
-		}
-		if a.cfg.Observer != nil {
-			a.cfg.Observer(call)
-		}
+		resp, call := a.observedCall(ctx, req, Call{Stage: stage, Repair: repair, Try: try})
+		err := call.Err
 		switch {
 		case err == nil:
 			return answerOf(resp), call.Usage, nil
@@ -74,6 +67,21 @@ func (a *Analyzer) complete(ctx context.Context, stage string, repair bool, s *s
 			return "", analyzer.Usage{}, fmt.Errorf("llm: %s: %w", stage, err)
 		}
 	}
+}
+
+// observedCall makes one call and tells the Observer of it: call gives its stage, repair
+// and try, and comes back with its duration, error and usage.
+func (a *Analyzer) observedCall(ctx context.Context, req openai.ChatCompletionRequest, call Call) (openai.ChatCompletionResponse, Call) {
+	start := time.Now()
+	resp, err := a.call(ctx, req)
+	call.Duration, call.Err = time.Since(start), err
+	if err == nil {
+		call.Usage = usageOf(resp)
+	}
+	if a.cfg.Observer != nil {
+		a.cfg.Observer(call)
+	}
+	return resp, call
 }
 
 // call makes one HTTP call under the per-call timeout.
