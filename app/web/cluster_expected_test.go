@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -94,6 +95,13 @@ func TestMarkExpectedNowAndInTheNextRun(t *testing.T) {
 	for _, f := range nextReport.FailedActions {
 		require.NotEqual(t, same.Idx, f.ClusterIdx)
 	}
+	var unassigned, withEvidence int
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT
+		(SELECT count(*) FROM task_finding WHERE task_id = $1 AND cluster_idx IS NULL),
+		(SELECT count(*) FROM task_cluster WHERE task_id = $1 AND idx = $2 AND evidence IS NOT NULL)`,
+		next, same.Idx).Scan(&unassigned, &withEvidence))
+	require.Zero(t, unassigned, "the rule marks the issue, and its findings are still in it")
+	require.Equal(t, 1, withEvidence, "the marked issue shows its evidence")
 
 	bobs := b.diagnose(t, b.bob, "Support, March", convs)
 	bobReport := taskReport(t, b.bob, bobs)

@@ -51,6 +51,11 @@ func (r Rule) Matches(c Cluster) bool {
 	return alike || NormalTitle(r.Title) == NormalTitle(c.Title)
 }
 
+// FindingsExpected reports whether the cluster's findings are themselves marked
+// expected (the policy calls for them): what the findings are grouped and stored by.
+// An owner's mark leaves its findings as they were.
+func (c Cluster) FindingsExpected() bool { return c.ExpectedBy == ExpectedByPolicy }
+
 // ApplyRules marks expected behaviour every cluster one of rules covers, with the
 // reason of the first that does. A cluster the policy marks already keeps that mark.
 func ApplyRules(clusters []Cluster, rules []Rule) {

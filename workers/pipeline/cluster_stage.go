@@ -133,12 +133,13 @@ func (r *run) clusterFindings(ctx context.Context) ([]cluster.Cluster, error) {
 }
 
 // assignFindings records each finding's cluster in one statement, from the clusters'
-// titles.
+// titles and whether their findings are expected (an owner's rule marks the cluster,
+// not its findings).
 func (r *run) assignFindings(ctx context.Context, tx pgx.Tx, clusters []cluster.Cluster) error {
 	byTitle := map[string]int{}
 	for _, c := range clusters {
 		for _, title := range c.Titles {
-			byTitle[strings.Join([]string{string(c.Type), c.Category, strconv.FormatBool(c.Expected), title}, "\x1f")] = c.Idx
+			byTitle[strings.Join([]string{string(c.Type), c.Category, strconv.FormatBool(c.FindingsExpected()), title}, "\x1f")] = c.Idx
 		}
 	}
 	raw, err := json.Marshal(byTitle)
