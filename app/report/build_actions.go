@@ -8,6 +8,7 @@ import (
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/cluster"
 )
 
 // clusterQuotes turns each cluster's evidence findings into quotes: from each finding
@@ -99,7 +100,7 @@ func buildCluster(c dbsqlc.TaskCluster, ranks map[int]int, policies map[int][]st
 	if cl.Policies == nil {
 		cl.Policies = []string{}
 	}
-	if cl.ExpectedBy != nil && *cl.ExpectedBy == "policy" && cl.ExpectedReason == "" && len(cl.Policies) > 0 {
+	if cl.ExpectedBy != nil && *cl.ExpectedBy == cluster.ExpectedByPolicy && cl.ExpectedReason == "" && len(cl.Policies) > 0 {
 		cl.ExpectedReason = cl.Policies[0]
 	}
 	cl.OutcomeSplit = outcomeSplit(c)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/checkup-dev/checkup/workers/cluster"
 )
 
 // WriteMarkdown writes report.md: the report as a document a PM can paste into a
@@ -267,7 +269,7 @@ func (m mdWriter) expected(r Report) {
 			first = false
 		}
 		m.p("- %s — %s", mdText(c.Title), plural(c.Conversations, "conversation", "conversations"))
-		if c.ExpectedBy != nil && *c.ExpectedBy == "owner" {
+		if c.ExpectedBy != nil && *c.ExpectedBy == cluster.ExpectedByOwner {
 			reason := "no reason given"
 			if c.ExpectedReason != "" {
 				reason = inlineQuote(c.ExpectedReason)

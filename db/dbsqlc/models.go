@@ -119,9 +119,9 @@ type TaskCluster struct {
 	ExcessFailures   *float32
 	PValue           *float64
 	QValue           *float64
+	Evidence         json.RawMessage
 	ExpectedBy       *string
 	ExpectedReason   string
-	Evidence         json.RawMessage
 }
 
 type TaskConversation struct {

@@ -158,7 +158,7 @@ func (q *Queries) ListRunClusters(ctx context.Context, db DBTX, arg ListRunClust
 }
 
 const listTaskClusters = `-- name: ListTaskClusters :many
-SELECT task_id, owner_user_id, idx, type, category, title, conversation_seqs, finding_count, prevalence, severity, confidence, priority_score, priority_parts, expected, label_failed, label_succeeded, label_unlabelled, failure_rate_in, failure_rate_out, failure_lift, excess_failures, p_value, q_value, expected_by, expected_reason, evidence FROM task_cluster
+SELECT task_id, owner_user_id, idx, type, category, title, conversation_seqs, finding_count, prevalence, severity, confidence, priority_score, priority_parts, expected, label_failed, label_succeeded, label_unlabelled, failure_rate_in, failure_rate_out, failure_lift, excess_failures, p_value, q_value, evidence, expected_by, expected_reason FROM task_cluster
 WHERE task_id = $1 AND owner_user_id = $2
 ORDER BY priority_score DESC, idx
 `
@@ -202,9 +202,9 @@ func (q *Queries) ListTaskClusters(ctx context.Context, db DBTX, arg ListTaskClu
 			&i.ExcessFailures,
 			&i.PValue,
 			&i.QValue,
+			&i.Evidence,
 			&i.ExpectedBy,
 			&i.ExpectedReason,
-			&i.Evidence,
 		); err != nil {
 			return nil, err
 		}

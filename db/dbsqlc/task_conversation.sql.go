@@ -375,11 +375,7 @@ func (q *Queries) ListKeptRiskFlags(ctx context.Context, db DBTX, arg ListKeptRi
 }
 
 const listLabelledConversationsAfter = `-- name: ListLabelledConversationsAfter :many
-SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags,
-       ARRAY(SELECT DISTINCT f.category FROM task_finding f
-             WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id
-               AND f.conversation_seq = c.seq AND NOT f.expected
-             ORDER BY f.category)::text[] AS categories
+SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags, c.finding_categories AS categories
 FROM task_conversation c
 WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq > $3 AND c.seq <= $4
   AND c.diagnosis_status = 'done' AND c.label IS NOT NULL
@@ -403,8 +399,9 @@ type ListLabelledConversationsAfterRow struct {
 
 // The diagnosed conversations of one page that carry an outcome label, in upload order,
 // with their risk flags and the categories of their findings that are not expected
-// behaviour: what the search for failure drivers reads when the run that diagnosed
-// them could not count them as it went (a resumed task).
+// behaviour (stored with the diagnosis): what the search for failure drivers reads
+// when the run that diagnosed them could not count them as it went (a resumed task),
+// and what its second pass reads for the conversations of each driver.
 func (q *Queries) ListLabelledConversationsAfter(ctx context.Context, db DBTX, arg ListLabelledConversationsAfterParams) ([]ListLabelledConversationsAfterRow, error) {
 	rows, err := db.Query(ctx, listLabelledConversationsAfter,
 		arg.TaskID,

@@ -168,13 +168,10 @@ ORDER BY seq;
 -- name: ListLabelledConversationsAfter :many
 -- The diagnosed conversations of one page that carry an outcome label, in upload order,
 -- with their risk flags and the categories of their findings that are not expected
--- behaviour: what the search for failure drivers reads when the run that diagnosed
--- them could not count them as it went (a resumed task).
-SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags,
-       ARRAY(SELECT DISTINCT f.category FROM task_finding f
-             WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id
-               AND f.conversation_seq = c.seq AND NOT f.expected
-             ORDER BY f.category)::text[] AS categories
+-- behaviour (stored with the diagnosis): what the search for failure drivers reads
+-- when the run that diagnosed them could not count them as it went (a resumed task),
+-- and what its second pass reads for the conversations of each driver.
+SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags, c.finding_categories AS categories
 FROM task_conversation c
 WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq > @after_seq AND c.seq <= @through_seq
   AND c.diagnosis_status = 'done' AND c.label IS NOT NULL

@@ -10,7 +10,7 @@ import (
 
 // FromRows reads a task's stored clusters back, in idx order: what the pipeline selects
 // Action candidates from, and what an owner's review re-ranks the Actions by. Their
-// findings are not needed after clustering and are left out.
+// titles are not needed after clustering and are left out.
 func FromRows(rows []dbsqlc.TaskCluster) ([]Cluster, error) {
 	clusters := make([]Cluster, len(rows))
 	for _, row := range rows {

@@ -3,7 +3,7 @@
 // clusters, ranked Actions and the task's end. Pipeline is the workers.Handler that
 // runs those stages on a claimed task; every finished unit is a checkpoint written in
 // the lease's transaction, so a task that is taken over or handed back resumes where
-// it stopped. The pure parts (quality.Checker, risk.Screener, cluster.Build,
+// it stopped. The pure parts (quality.Checker, risk.Screener, cluster.Builder,
 // cluster.SelectCandidates, cluster.AssignRanks) are usable and tested on their own.
 package pipeline
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/quality"
+	"github.com/checkup-dev/checkup/workers/risk"
 
 	"github.com/jackc/pgx/v5"
 
@@ -19,11 +20,11 @@ import (
 // quality runs the quality checks over every conversation in upload order (DESIGN.md
 // §5 step 1) and screens each kept one for risks (step 2) in the same pass, storing its
 // search document too, so every transcript is read and decoded once for all three. The
-// verdicts, flags and documents of each pageSize conversations are stored in one fenced transaction, the last ones with the
-// funnel on the task. The kept conversations stay decoded for diagnosis while they fit
-// in keptBudget. A task whose funnel is stored already (an earlier attempt got past
-// this pass) reuses it; both checks are deterministic, so an attempt that stopped
-// halfway simply redoes them.
+// verdicts, flags and documents of each pageSize conversations are stored in one fenced
+// transaction, the last ones with the funnel on the task. The kept conversations stay
+// decoded for diagnosis while they fit in keptBudget. A task whose funnel is stored
+// already (an earlier attempt got past this pass) reuses it; all three are
+// deterministic, so an attempt that stopped halfway simply redoes them.
 func (r *run) quality(ctx context.Context) (quality.Funnel, error) {
 	f, err := r.checkQuality(ctx)
 	r.funnel = f
@@ -60,6 +61,9 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 			if v.Status == quality.Kept {
 				labels.add(c.label)
 				r.kept.add(c.storedConversation)
+				if c.flags == nil {
+					c.flags = []risk.Flag{} // stored as [], as for a conversation not kept
+				}
 				raw, err := json.Marshal(c.flags)
 				if err != nil {
 					return quality.Funnel{}, fmt.Errorf("pipeline: risk flags: %w", err)
