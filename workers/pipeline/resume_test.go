@@ -99,6 +99,17 @@ func (b *bundle) resultOf(t *testing.T, id uuid.UUID) string {
 	for _, d := range rows.Drivers {
 		fmt.Fprintf(&s, "driver %s %q %d/%d p %v q %v examples %v\n", d.Kind, d.Feature, d.Failed, d.Succeeded, d.PValue, d.QValue, d.ExampleSeqs)
 	}
+	// And every conversation of each driver, as the conversation list reads them.
+	members, err := b.pool.Query(context.Background(), `SELECT idx, conversation_seqs FROM task_driver
+		WHERE task_id = $1 ORDER BY idx`, id)
+	require.NoError(t, err)
+	for members.Next() {
+		var idx int32
+		var seqs []int32
+		require.NoError(t, members.Scan(&idx, &seqs))
+		fmt.Fprintf(&s, "driver %d conversations %v\n", idx, seqs)
+	}
+	require.NoError(t, members.Err())
 	return s.String()
 }
 
@@ -111,6 +122,7 @@ func TestResumeSkipsFinishedUnits(t *testing.T) {
 	cleanID := clean.uploadSample(t)
 	require.EqualValues(t, "completed", clean.runTask(t, cleanID, offlineProbe(), pipeline.Options{}).Status)
 	want := clean.resultOf(t, cleanID)
+	require.Contains(t, want, "conversations [", "the sample has failure drivers to compare")
 
 	for _, tc := range []struct {
 		name     string
@@ -220,6 +232,7 @@ func TestResumedTaskFindsTheSameDrivers(t *testing.T) {
 	cleanID := clean.upload(t, convs)
 	require.EqualValues(t, "completed", clean.runTask(t, cleanID, offlineProbe(), pipeline.Options{}).Status)
 	want := clean.resultOf(t, cleanID)
+	require.Contains(t, want, "conversations [", "the sample has failure drivers to compare")
 	require.Contains(t, want, `driver tool "update_reservation_flights"`)
 
 	b := setup(t)
