@@ -711,8 +711,11 @@ type SaveConversationDiagnosisParams struct {
 	Seq             int32
 }
 
-// Stores one conversation's diagnosis (or its isolation). Run it inside the lease's
-// transaction, so a worker that lost its lease cannot write it.
+// Stores one conversation's diagnosis status and document as given, without what
+// StoreConversationDiagnoses derives from a diagnosis (failure score, severity,
+// categories, findings): the pipeline records isolations with it, the orchestration
+// tests' handler its units. Run it inside the lease's transaction, so a worker that
+// lost its lease cannot write it.
 func (q *Queries) SaveConversationDiagnosis(ctx context.Context, db DBTX, arg SaveConversationDiagnosisParams) (int64, error) {
 	result, err := db.Exec(ctx, saveConversationDiagnosis,
 		arg.Diagnosis,

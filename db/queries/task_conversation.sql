@@ -189,8 +189,11 @@ WHERE task_id = @task_id AND owner_user_id = @owner_user_id
 ORDER BY seq;
 
 -- name: SaveConversationDiagnosis :execrows
--- Stores one conversation's diagnosis (or its isolation). Run it inside the lease's
--- transaction, so a worker that lost its lease cannot write it.
+-- Stores one conversation's diagnosis status and document as given, without what
+-- StoreConversationDiagnoses derives from a diagnosis (failure score, severity,
+-- categories, findings): the pipeline records isolations with it, the orchestration
+-- tests' handler its units. Run it inside the lease's transaction, so a worker that
+-- lost its lease cannot write it.
 UPDATE task_conversation
 SET diagnosis = @diagnosis, diagnosis_status = @diagnosis_status,
     diagnosis_pass = sqlc.narg('diagnosis_pass'), diagnosis_error = @diagnosis_error,
