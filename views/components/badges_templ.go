@@ -191,7 +191,7 @@ func typeHelp(typ string) string {
 	if typ == "RISK" {
 		return "A safety, privacy or compliance risk. Every risk found is listed."
 	}
-	return "An improvement to make. The ten most urgent are listed."
+	return "An improvement to make. Up to ten of the most urgent get an Action."
 }
 
 var _ = templruntime.GeneratedTemplate

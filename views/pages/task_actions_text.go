@@ -1,0 +1,70 @@
+package pages
+
+import (
+	"fmt"
+
+	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/views/components"
+)
+
+// actionsListed says how many ACTION Actions the page lists out of the ACTION issues,
+// counted as shown: an issue marked expected leaves both, so the number is the real one.
+func actionsListed(r report.Report) string {
+	var listed, open int
+	for _, a := range r.Actions {
+		if a.Type == "ACTION" {
+			listed++
+		}
+	}
+	for _, c := range r.Clusters {
+		if c.Type == "ACTION" && !c.Expected {
+			open++
+		}
+	}
+	switch {
+	case open == 0:
+		return "none was found"
+	case listed >= open:
+		return "every one found is listed"
+	case listed == 1:
+		return fmt.Sprintf("the most urgent of %s is listed", components.Count(open))
+	}
+	return fmt.Sprintf("the %s most urgent of %s are listed", components.Count(listed), components.Count(open))
+}
+
+// actionsOrder says what the Actions are ranked by: with outcome labels, the ACTION
+// Actions by the failures their issue explains (cluster.SelectCandidates), else every
+// Action by its priority score.
+func actionsOrder(r report.Report) string {
+	const priority = "a priority score from its prevalence (how common), severity (how severe) and confidence (how sure the analysis is)"
+	if labelled(r.Clusters) {
+		return "RISK Actions are ranked by " + priority + ". ACTION Actions are ranked by the failures their issue explains: its failed conversations beyond what its size predicts from the failure rate of all labeled conversations; ties go by priority score."
+	}
+	return "Each is ranked by " + priority + "."
+}
+
+// labelled reports whether the clusters carry a split by outcome label.
+func labelled(cs []report.Cluster) bool {
+	for _, c := range cs {
+		if c.LabelOutcomes != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// issueCount says how many issues were found, and how many expected behaviours beside
+// them, counted as the sections below count them.
+func issueCount(cs []report.Cluster) string {
+	var expected int
+	for _, c := range cs {
+		if c.Expected {
+			expected++
+		}
+	}
+	s := "from " + components.Plural(len(cs)-expected, "issue", "issues")
+	if expected > 0 {
+		s += ", " + components.Plural(expected, "expected behavior", "expected behaviors") + " apart"
+	}
+	return s
+}

@@ -1,0 +1,71 @@
+package pages_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/views/pages"
+)
+
+// TestActionsSayWhatTheyAreRankedBy: without outcome labels the Actions are ranked by
+// priority score; with them the ACTION Actions by the failures their issue explains,
+// as cluster.SelectCandidates ranks them.
+func TestActionsSayWhatTheyAreRankedBy(t *testing.T) {
+	t.Parallel()
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: sampleReport("completed")}))
+	order := testid(doc, "actions-order").Text()
+	require.Contains(t, order, "Each is ranked by a priority score")
+	require.NotContains(t, order, "failures")
+
+	r := sampleReport("completed")
+	for i := range r.Clusters {
+		r.Clusters[i].LabelOutcomes = &report.LabelOutcomes{Failed: 1, Succeeded: 1}
+	}
+	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	order = testid(doc, "actions-order").Text()
+	require.Contains(t, order, "ACTION Actions are ranked by the failures their issue explains")
+	require.Contains(t, order, "ties go by priority score")
+	require.Contains(t, order, "RISK Actions are ranked by a priority score")
+	require.NotContains(t, order, "Each is ranked by a priority score")
+}
+
+// TestActionsSayHowManyAreListed: the page counts the ACTION Actions it lists against
+// the ACTION issues, so an issue marked expected or a cap of ten shows in the number.
+func TestActionsSayHowManyAreListed(t *testing.T) {
+	t.Parallel()
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: sampleReport("completed")}))
+	require.Equal(t, "the most urgent of 2 is listed", testid(doc, "actions-listed").Text(), "Long chats has no Action")
+	require.NotContains(t, testid(doc, "actions").Text(), "ten most urgent")
+
+	r := sampleReport("completed")
+	for i := range 3 {
+		r.Clusters = append(r.Clusters, report.Cluster{Idx: 3 + i, Type: "ACTION", Title: "More", Conversations: 1})
+		r.Actions = append(r.Actions, report.Action{Rank: 3 + i, Type: "ACTION", Title: "More"})
+	}
+	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	require.Equal(t, "the 4 most urgent of 5 are listed", testid(doc, "actions-listed").Text())
+
+	r = sampleReport("completed")
+	r.Clusters[2].Expected = true
+	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	require.Equal(t, "every one found is listed", testid(doc, "actions-listed").Text())
+}
+
+// TestIssueCountsAgree: the summary card counts the issues the way "All issues found"
+// does, and names the expected behaviors apart.
+func TestIssueCountsAgree(t *testing.T) {
+	t.Parallel()
+	r := sampleReport("completed")
+	r.Clusters = append(r.Clusters,
+		report.Cluster{Idx: 3, Type: "ACTION", Title: "Declines what its policy rules out", Conversations: 9, Expected: true},
+		report.Cluster{Idx: 4, Type: "ACTION", Title: "Asks for an id first", Conversations: 5, Expected: true})
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	require.Equal(t, "from 3 issues, 2 expected behaviors apart", testid(doc, "stat-issues").Text())
+	require.Equal(t, "All issues found (3)", testid(doc, "clusters").Find("h2").Text())
+	require.Equal(t, 2, testid(doc, "expected-cluster").Length())
+
+	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: sampleReport("completed")}))
+	require.Equal(t, "from 3 issues", testid(doc, "stat-issues").Text())
+}
