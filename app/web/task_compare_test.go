@@ -62,6 +62,34 @@ func TestComparePickerAndPage(t *testing.T) {
 	}
 }
 
+// TestComparePickerPreselectsOnlyTheSameTitle: without a run of the same title the
+// picker opens on "Choose a run", not on another agent's run, and sending it as it
+// opens gets the compare page's sentence; with one, no placeholder is offered.
+func TestComparePickerPreselectsOnlyTheSameTitle(t *testing.T) {
+	t.Parallel()
+	b := setupTasks(t)
+	other := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Title: "Sales bot"})
+	current := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Title: "Support bot"})
+
+	sel := testid(parse(t, b.alice.Get(t, "/tasks/"+current.ID.String())), "compare-select")
+	options := sel.Find("option")
+	require.Equal(t, 2, options.Length())
+	require.Equal(t, "Choose a run", options.First().Text())
+	picked := sel.Find("option[selected]")
+	require.Equal(t, 1, picked.Length())
+	require.Empty(t, picked.AttrOr("value", "x"), "the placeholder is what the picker opens on")
+	require.Equal(t, other.ID.String(), options.Last().AttrOr("value", ""), "the other title is still offered")
+	resp := b.alice.Get(t, "/tasks/"+current.ID.String()+"/compare?baseline=")
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Contains(t, authtest.Body(t, resp), "Choose the diagnosis to compare this one with")
+
+	reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Title: "Support bot"})
+	doc := parse(t, b.alice.Get(t, "/tasks/"+current.ID.String()))
+	sel = testid(doc, "compare-select")
+	require.Zero(t, testid(doc, "compare-placeholder").Length())
+	require.Equal(t, "Runs with the same title", sel.Find("optgroup").First().AttrOr("label", ""), "the browser opens on the first, of the same title")
+}
+
 // TestCompareRefusesWithASentence: every wrong baseline is told apart, another owner's
 // task and baseline are 404s, and a run without results is a 409.
 func TestCompareRefusesWithASentence(t *testing.T) {

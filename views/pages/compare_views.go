@@ -35,6 +35,18 @@ type CompareView struct {
 	Options    []CompareOption
 }
 
+// choosePlaceholder reports whether the picker opens on "Choose a run": nothing is
+// selected and no run has the same title, so the browser would otherwise pre-select the
+// first run of another title (another agent) as the baseline.
+func choosePlaceholder(options []CompareOption) bool {
+	for _, o := range options {
+		if o.Selected {
+			return false
+		}
+	}
+	return !sameTitle(options)
+}
+
 func sameTitle(options []CompareOption) bool {
 	for _, o := range options {
 		if o.SameTitle {
