@@ -166,6 +166,21 @@ func TestMarkExpectedWithHTMX(t *testing.T) {
 	}
 	require.NotZero(t, policy, "the sample has behaviour its policy calls for")
 	require.Equal(t, before.Actions, taskReport(t, b.alice, id).Actions)
+
+	// The conversation list's issue filter names expected behaviour as such, never by
+	// its type: it is never an Action.
+	labels := map[string]string{}
+	testid(parse(t, b.alice.Get(t, "/tasks/"+id.String()+"/conversations")), "filter-cluster").Find("option").
+		Each(func(_ int, o *goquery.Selection) { labels[o.AttrOr("value", "")] = o.Text() })
+	for _, c := range before.Clusters {
+		label := labels[strconv.Itoa(c.Idx)]
+		if c.Expected {
+			require.True(t, strings.HasPrefix(label, "Expected behavior: "+c.Title+" ("), label)
+		} else {
+			require.True(t, strings.HasPrefix(label, c.Type+": "+c.Title+" ("), label)
+		}
+		require.NotContains(t, label, "— expected")
+	}
 }
 
 // TestExpectedRulesSettings: the settings page lists the owner's rules only; removing

@@ -76,10 +76,12 @@ func (s *Server) conversationList(c echo.Context) error {
 // fillMenus sets what the filter form's menus offer.
 func fillMenus(v *pages.ConversationListView, clusters []dbsqlc.ListClusterNamesRow, drivers []dbsqlc.ListDriverNamesRow) {
 	for _, c := range clusters {
-		label := fmt.Sprintf("%s: %s (%s)", c.Type, c.Title, components.Count(c.Conversations))
+		// An expected cluster is never an Action, so it is not named by its type.
+		kind := c.Type
 		if c.Expected {
-			label += " — expected"
+			kind = "Expected behavior"
 		}
+		label := fmt.Sprintf("%s: %s (%s)", kind, c.Title, components.Count(c.Conversations))
 		v.Clusters = append(v.Clusters, pages.Option{Value: strconv.Itoa(int(c.Idx)), Label: label})
 	}
 	for _, d := range drivers {
