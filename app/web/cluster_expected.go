@@ -57,7 +57,7 @@ func (s *Server) clusterExpectedMark(c echo.Context) error {
 	}); err != nil {
 		return err
 	}
-	return s.reviewed(c, id, "Marked as expected behavior: its Action is out of the ranking, and your later runs mark the same issue expected too.", "expected")
+	return s.reviewed(c, id, idx, true, "Marked as expected behavior: its Action is out of the ranking, and your later runs mark the same issue expected too.", "expected")
 }
 
 // clusterExpectedUndo takes the owner's mark back (DELETE from htmx, POST
@@ -95,7 +95,7 @@ func (s *Server) clusterExpectedUndo(c echo.Context) error {
 	}); err != nil {
 		return err
 	}
-	return s.reviewed(c, id, "The issue is no longer marked as expected, here or in your later runs.", "clusters")
+	return s.reviewed(c, id, idx, false, "The issue is no longer marked as expected, here or in your later runs.", "clusters")
 }
 
 // review runs change on owner's task in one transaction and ranks the stored Actions
@@ -142,16 +142,22 @@ func rerank(rev *store.Review) ([]store.ActionRank, error) {
 	return out, nil
 }
 
-// reviewed answers a review: htmx gets the task page's body to swap in, with the
-// clusters and Actions as they are now; the plain form a 303 back to the page's
-// section anchor, with message.
-func (s *Server) reviewed(c echo.Context, id uuid.UUID, message, anchor string) error {
+// reviewed answers a review of cluster idx (marked, or its mark taken back): htmx gets
+// the task page's body to swap in, with the clusters and Actions as they are now and a
+// line that confirms the change; the plain form a 303 back to the page's section
+// anchor, with message.
+func (s *Server) reviewed(c echo.Context, id uuid.UUID, idx int32, marked bool, message, anchor string) error {
 	if isFragment(c) {
 		r, err := s.taskReport(c, id, store.ReportPage)
 		if err != nil {
 			return err
 		}
 		v := pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c), MinConversations: s.deps.Config.MinConversations}
+		for _, cl := range r.Clusters {
+			if cl.Idx == int(idx) {
+				v.Reviewed = &pages.ReviewNotice{Title: cl.Title, Marked: marked, ClusterIdx: cl.Idx}
+			}
+		}
 		return render(c, http.StatusOK, pages.TaskBody(v))
 	}
 	flash.Set(c, message)

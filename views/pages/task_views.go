@@ -49,6 +49,17 @@ type TaskView struct {
 	// CompareOptions are the diagnoses a finished one can be compared with; empty while
 	// it runs, or when there are none.
 	CompareOptions []CompareOption
+	// Reviewed confirms the mark just made or taken back, when htmx swapped the page in
+	// for it; nil otherwise.
+	Reviewed *ReviewNotice
+}
+
+// ReviewNotice confirms a mark of expected behaviour: which issue, whether it was marked
+// or the mark taken back, and the cluster whose mark an Undo takes back.
+type ReviewNotice struct {
+	Title      string
+	Marked     bool
+	ClusterIdx int
 }
 
 // Review is what the clusters' forms of expected behaviour need: marks are open once the
