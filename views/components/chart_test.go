@@ -106,3 +106,28 @@ func TestSparkline(t *testing.T) {
 	require.Zero(t, one.Find("polyline").Length(), "one point is a dot")
 	require.Equal(t, 1, one.Find("circle").Length())
 }
+
+// TestFunnelChartSaysWhatIsLeft: a check's bar is the conversations left after it, and
+// its label names the check and what it removed, so "Malformed 100" cannot read as 100
+// malformed conversations; the chart keeps its title and description.
+func TestFunnelChartSaysWhatIsLeft(t *testing.T) {
+	t.Parallel()
+	svg := renderSVG(t, components.BarChartSVG(components.FunnelChart([]report.FunnelStep{
+		{Step: "uploaded", Label: "Uploaded", Remaining: 100},
+		{Step: "malformed", Label: "Malformed", Remaining: 100},
+		{Step: "empty", Label: "Empty", Removed: 3, Remaining: 97},
+		{Step: "kept", Label: "Kept", Remaining: 97},
+	})))
+	require.Equal(t, "funnel-chart-title funnel-chart-desc", svg.AttrOr("aria-labelledby", ""))
+	require.Equal(t, "Conversations left after each quality check", svg.Find("#funnel-chart-title").Text())
+	require.Contains(t, svg.Find("#funnel-chart-desc").Text(), "left after it")
+	rows := svg.Find(`[data-testid="chart-row"]`)
+	var labels, values []string
+	rows.Each(func(_ int, r *goquery.Selection) {
+		labels = append(labels, r.Find("text.label").Text())
+		values = append(values, r.Find("text.value").Text())
+	})
+	require.Equal(t, []string{"Uploaded", "Malformed check — 0 removed", "Empty check — 3 removed", "Kept for analysis"}, labels)
+	require.Equal(t, []string{"100 conversations", "100 left", "97 left", "97 conversations"}, values)
+	require.Contains(t, rows.Eq(1).Find("title").Text(), "Malformed check — 0 removed")
+}

@@ -15,18 +15,28 @@ const chartRows = 10
 // FunnelChart is the quality funnel: the conversations left after each step.
 func FunnelChart(steps []report.FunnelStep) BarChart {
 	c := BarChart{ID: "funnel-chart", Title: "Conversations left after each quality check",
-		Desc: "One bar per step, from the upload to the conversations kept for analysis; each says how many were left and how many the step removed."}
+		Desc: "One bar per step, from the upload to the conversations kept for analysis; each check's bar is how many conversations were left after it, and its label how many it removed."}
 	if len(steps) > 0 {
 		c.Max = float64(steps[0].Remaining)
 	}
 	for _, s := range steps {
-		text := Count(s.Remaining)
-		if s.Removed > 0 {
-			text += fmt.Sprintf(" (−%s)", Count(s.Removed))
-		}
-		c.Rows = append(c.Rows, BarRow{Label: s.Label, Bars: []Bar{{Value: float64(s.Remaining), Text: text}}})
+		label, text := funnelRow(s)
+		c.Rows = append(c.Rows, BarRow{Label: label, Bars: []Bar{{Value: float64(s.Remaining), Text: text}}})
 	}
 	return c
+}
+
+// funnelRow is a funnel bar's label and value: a check's bar is what it left, so its
+// label says it is a check and what it removed, lest "Malformed 100" read as 100
+// malformed conversations.
+func funnelRow(s report.FunnelStep) (label, text string) {
+	switch s.Step {
+	case "uploaded":
+		return s.Label, Plural(s.Remaining, "conversation", "conversations")
+	case "kept":
+		return "Kept for analysis", Plural(s.Remaining, "conversation", "conversations")
+	}
+	return fmt.Sprintf("%s check — %s removed", s.Label, Count(s.Removed)), Count(s.Remaining) + " left"
 }
 
 // ClusterShareChart is the share of the analyzed conversations each issue covers,
