@@ -15,19 +15,22 @@ import (
 // FormatTime shows a time to people, in UTC so every reader sees the same value.
 func FormatTime(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") }
 
-// FormatAgo shows a recent time relative to now ("40 s ago", "2 min ago", "3 h ago"),
-// which a list of uploads is read by, and an older one as FormatTime.
+// FormatAgo shows a recent time relative to now ("just now" under a minute, "2 min
+// ago", "3 h ago", "2 days ago" within a week), which a list of uploads is read by,
+// and an older one as FormatTime.
 func FormatAgo(t, now time.Time) string {
 	d := now.Sub(t)
 	switch {
 	case d < 0:
 		return FormatTime(t)
 	case d < time.Minute:
-		return fmt.Sprintf("%d s ago", int(d/time.Second))
+		return "just now"
 	case d < time.Hour:
 		return fmt.Sprintf("%d min ago", int(d/time.Minute))
 	case d < 24*time.Hour:
 		return fmt.Sprintf("%d h ago", int(d/time.Hour))
+	case d < 7*24*time.Hour:
+		return Plural(int(d/(24*time.Hour)), "day", "days") + " ago"
 	}
 	return FormatTime(t)
 }

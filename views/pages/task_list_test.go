@@ -71,13 +71,16 @@ func TestTaskListTimesAndFileNames(t *testing.T) {
 			Progress: components.Progress{TaskID: "22222222-2222-2222-2222-222222222222", Status: "completed"}},
 		{Title: "Old", CreatedAt: now.Add(-48 * time.Hour),
 			Progress: components.Progress{TaskID: "33333333-3333-3333-3333-333333333333", Status: "completed"}},
+		{Title: "Older", CreatedAt: now.Add(-7 * 24 * time.Hour),
+			Progress: components.Progress{TaskID: "44444444-4444-4444-4444-444444444444", Status: "completed"}},
 	}}
 	doc, _ := render(t, pages.TaskList(page, v))
 	times := testid(doc, "task-uploaded")
-	require.Equal(t, "42 s ago", times.Eq(0).Text())
+	require.Equal(t, "just now", times.Eq(0).Text(), "under a minute")
 	require.Equal(t, "1 Mar 2025, 09:59:18 UTC", times.Eq(0).AttrOr("title", ""))
 	require.Equal(t, "2 min ago", times.Eq(1).Text())
-	require.Equal(t, "27 Feb 2025, 10:00 UTC", times.Eq(2).Text())
+	require.Equal(t, "2 days ago", times.Eq(2).Text())
+	require.Equal(t, "22 Feb 2025, 10:00 UTC", times.Eq(3).Text(), "older than a week")
 
 	rows := testid(doc, "task-row")
 	require.NotContains(t, rows.Eq(0).Find("td").First().Find(".muted").Text(), "export.jsonl")
