@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -30,11 +31,13 @@ func TestUploadWithTooFewUsableConversationsIsRefused(t *testing.T) {
 		problems []string
 		reason   string
 	}{
+		{"one empty conversation", noReply, []string{"Empty: no assistant message (1 conversation)"},
+			"The file's only conversation cannot be diagnosed (the reasons are listed), and at least 5 are needed (the server's MIN_CONVERSATIONS setting)."},
 		{"three conversations", bytes.Join(lines[:3], nil), nil,
-			"The file holds only 3 conversations, and a diagnosis needs at least 5 (MIN_CONVERSATIONS)."},
+			"The file holds only 3 conversations, and at least 5 are needed (the server's MIN_CONVERSATIONS setting)."},
 		{"duplicates and an empty one", bytes.Join([][]byte{lines[0], lines[0], lines[0], lines[0], noReply, lines[1]}, nil),
 			[]string{"Empty: no assistant message (1 conversation)", "Duplicate: same content as an earlier conversation (3 conversations)"},
-			"Only 2 of the file's 6 conversations can be diagnosed (the others are set aside for the reasons listed), and a diagnosis needs at least 5 (MIN_CONVERSATIONS)."},
+			"Only 2 of the file's 6 conversations can be diagnosed (the others are set aside for the reasons listed), and at least 5 are needed (the server's MIN_CONVERSATIONS setting)."},
 	} {
 		user := authtest.SignIn(t, pool, base, "few-"+uuid.NewString()+"@example.com")
 		resp := upload(t, user, titlePart("Too few"), filePart("few.jsonl", c.file))
@@ -46,6 +49,19 @@ func TestUploadWithTooFewUsableConversationsIsRefused(t *testing.T) {
 		require.Equal(t, c.problems, problems, c.name)
 		require.Equal(t, "Too few", doc.Find(`input[name="title"]`).AttrOr("value", ""), "%s: the title is kept", c.name)
 		require.Equal(t, stored{}, storedFor(t, pool, user.User.ID), "%s: nothing stored", c.name)
+
+		// The API refuses it with the page's words.
+		api := authtest.NewAPIClient(base, authtest.NewToken(t, pool, user.User, "few"))
+		body, contentType := multipartBody(t, filePart("few.jsonl", c.file))
+		resp = api.Do(t, http.MethodPost, "/api/v1/tasks", body, contentType)
+		require.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode, c.name)
+		var refused struct {
+			Error    string   `json:"error"`
+			Problems []string `json:"problems"`
+		}
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&refused), c.name)
+		require.Contains(t, refused.Error, c.reason, c.name)
+		require.Equal(t, c.problems, refused.Problems, c.name)
 	}
 
 	// Five usable conversations are enough, whatever else the file holds.

@@ -64,11 +64,17 @@ func (e *tooFewError) failure() (int, *pages.UploadFailure) {
 		}
 	}
 	kept, uploaded := e.funnel.Kept(), e.funnel.Uploaded()
-	need := fmt.Sprintf("a diagnosis needs at least %d (MIN_CONVERSATIONS)", e.min)
+	// The PM reads the sentence; the setting's name tells the operator what to change.
+	need := fmt.Sprintf("at least %d are needed (the server's MIN_CONVERSATIONS setting)", e.min)
+	if e.min == 1 {
+		need = "at least 1 is needed (the server's MIN_CONVERSATIONS setting)"
+	}
 	switch {
 	case kept == uploaded:
 		f.Reason = fmt.Sprintf("The file holds only %s, and %s. Upload an export with more conversations.",
 			components.Plural(uploaded, "conversation", "conversations"), need)
+	case kept == 0 && uploaded == 1:
+		f.Reason = fmt.Sprintf("The file's only conversation cannot be diagnosed (the reasons are listed), and %s. Upload an export with usable conversations.", need)
 	case kept == 0:
 		f.Reason = fmt.Sprintf("None of the file's %s can be diagnosed (the reasons are listed), and %s. Upload an export with usable conversations.",
 			components.Plural(uploaded, "conversation", "conversations"), need)
