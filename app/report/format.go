@@ -59,3 +59,18 @@ func DriverKindLabel(kind string) string {
 func LabelFields() string {
 	return "success, resolved or task_success (true/false), reward or score (0–1), outcome, status, label or resolution (resolved, failed, escalated…), csat, rating or satisfaction (1–5), thumbs or feedback (up/down)"
 }
+
+// ExcessFailures says how many failures an issue explains beyond its share, as a
+// sentence writes it after "it explains": "4.4 failures", "1 failure", and "no
+// failures" for an issue that explains none (its conversations fail as often as the
+// others or less), never a negative figure.
+func ExcessFailures(f float64) string {
+	switch s := Score(f); {
+	case roundTo(f, 1) <= 0:
+		return "no failures"
+	case s == "1":
+		return "1 failure"
+	default:
+		return s + " failures"
+	}
+}

@@ -131,8 +131,8 @@ func (m mdWriter) actions(r Report) {
 			Score(p.ConfidenceTerm), mdText(FixLocationLabel(a.FixLocation)))
 		m.p("")
 		if o := a.LabelOutcomes; o != nil && a.FailureRateIn != nil && a.FailureRateOut != nil && a.ExcessFailures != nil && a.QValue != nil {
-			m.p("%d of its labeled conversations failed (%s, against %s of the others): it explains %s failures beyond what its size predicts (q %s).",
-				o.Failed, Percent(*a.FailureRateIn), Percent(*a.FailureRateOut), Score(*a.ExcessFailures), PValue(*a.QValue))
+			m.p("%d of its labeled conversations failed (%s, against %s of the others): it explains %s beyond what its size predicts (q %s).",
+				o.Failed, Percent(*a.FailureRateIn), Percent(*a.FailureRateOut), ExcessFailures(*a.ExcessFailures), PValue(*a.QValue))
 			m.p("")
 		}
 		m.p("**Problem.** %s", mdText(a.Problem))

@@ -38,3 +38,11 @@ func TestCodeSpanIsVerbatim(t *testing.T) {
 		require.NotContains(t, page, "<script")
 	}
 }
+
+func TestExcessFailuresIsInWords(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "4.4 failures", ExcessFailures(4.4))
+	require.Equal(t, "1 failure", ExcessFailures(1.04))
+	require.Equal(t, "no failures", ExcessFailures(-0.4))
+	require.Equal(t, "no failures", ExcessFailures(0.04), "what rounds to nothing is nothing")
+}

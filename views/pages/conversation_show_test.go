@@ -1,6 +1,7 @@
 package pages_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -101,7 +102,8 @@ func TestConversationPageShowsTheEstimateTheLabelAndExpectedBehaviour(t *testing
 	doc, _ := render(t, pages.ConversationShow(page, v))
 
 	require.Contains(t, testid(doc, "estimated-outcome").Text(), "Likely failed")
-	require.Contains(t, testid(doc, "estimated-outcome").Text(), "0.82")
+	require.Contains(t, strings.Join(strings.Fields(testid(doc, "estimated-outcome").Text()), " "),
+		"Likely failed (failure score 0.82); things first went wrong at turn 4", "no space before the semicolon")
 	require.Equal(t, "#turn-4", testid(doc, "failed-turn").AttrOr("href", ""))
 	require.Contains(t, testid(doc, "label").Text(), "Failed")
 	require.Equal(t, 1, testid(doc, "finding-expected").Length())

@@ -1,0 +1,45 @@
+package components_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/a-h/templ"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/views/components"
+)
+
+func renderText(t *testing.T, c templ.Component, testid string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, c.Render(context.Background(), &buf))
+	doc, err := goquery.NewDocumentFromReader(&buf)
+	require.NoError(t, err)
+	return strings.Join(strings.Fields(doc.Find(`[data-testid="`+testid+`"]`).Text()), " ")
+}
+
+// The labels' sentence ends at its last word, not at a space before the stop.
+func TestLabelsSentenceHasNoSpaceBeforeItsStop(t *testing.T) {
+	t.Parallel()
+	r := report.Report{Population: report.Population{Labelled: report.Labelled{Field: "metadata.success", Failed: 69, Succeeded: 31}}}
+	require.Equal(t, "Outcome labels read from metadata.success: 69 failed, 31 succeeded.", renderText(t, components.Outcomes("t", r), "labels"))
+	r.Population.Labelled.Unlabelled = 7
+	require.Equal(t, "Outcome labels read from metadata.success: 69 failed, 31 succeeded, 7 without a label.", renderText(t, components.Outcomes("t", r), "labels"))
+}
+
+// An Action's failures beyond its share are counted in words: one failure, and none
+// rather than a negative figure.
+func TestActionOutcomesSayHowManyFailuresInWords(t *testing.T) {
+	t.Parallel()
+	in, out, q := 0.67, 0.69, 1.0
+	for excess, want := range map[float64]string{4.4: "it explains 4.4 failures beyond", 1: "it explains 1 failure beyond", -0.4: "it explains no failures beyond"} {
+		a := report.Action{Rank: 1, Title: "T", Conversations: 15, OutcomeSplit: report.OutcomeSplit{
+			LabelOutcomes: &report.LabelOutcomes{Failed: 10, Succeeded: 5}, FailureRateIn: &in, FailureRateOut: &out, ExcessFailures: &excess, QValue: &q}}
+		require.Contains(t, renderText(t, components.ActionCard("t", a, true), "action-outcomes"), want)
+	}
+}
