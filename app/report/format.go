@@ -54,6 +54,16 @@ func DriverKindLabel(kind string) string {
 	return humanize(kind)
 }
 
+// DriverFeatureLabel is a failure driver's feature in words for people: a category by
+// its CategoryLabel ("long_conversation" → "Long conversation"), every other kind's
+// feature as the conversations wrote it (a tool's name, a word, a length band).
+func DriverFeatureLabel(kind, feature string) string {
+	if kind == "category" {
+		return CategoryLabel(feature)
+	}
+	return feature
+}
+
 // LabelFields lists the fields an export can carry an outcome label in, for a report
 // that has none.
 func LabelFields() string {

@@ -247,7 +247,7 @@ func (m mdWriter) outcomes(r Report) {
 		for _, e := range d.Examples {
 			ex = append(ex, mdText(conversationName(e.ID, e.Seq)))
 		}
-		m.p("| %s: %s | %d / %d | %s / %s | %s | %s | %s |", mdText(DriverKindLabel(d.Kind)), mdText(d.Feature), d.Failed, d.Succeeded,
+		m.p("| %s: %s | %d / %d | %s / %s | %s | %s | %s |", mdText(DriverKindLabel(d.Kind)), mdText(DriverFeatureLabel(d.Kind, d.Feature)), d.Failed, d.Succeeded,
 			Percent(d.RateWith), Percent(d.RateWithout), Lift(d.Lift), PValue(d.QValue), strings.Join(ex, ", "))
 	}
 	m.p("")

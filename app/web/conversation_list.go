@@ -86,7 +86,7 @@ func fillMenus(v *pages.ConversationListView, clusters []dbsqlc.ListClusterNames
 	}
 	for _, d := range drivers {
 		v.Drivers = append(v.Drivers, pages.Option{Value: strconv.Itoa(int(d.Idx)),
-			Label: fmt.Sprintf("%s %s (%s)", report.DriverKindLabel(d.Kind), d.Feature, components.Count(d.Conversations))})
+			Label: fmt.Sprintf("%s %s (%s)", report.DriverKindLabel(d.Kind), report.DriverFeatureLabel(d.Kind, d.Feature), components.Count(d.Conversations))})
 	}
 	for _, cat := range analyzer.Categories() {
 		v.Categories = append(v.Categories, pages.Option{Value: cat, Label: report.CategoryLabel(cat)})
@@ -119,7 +119,7 @@ func describeFilter(f store.ConversationFilter, query string, list store.Convers
 			return nil, fmt.Sprintf("There is no failure driver %d in this diagnosis.", *f.Driver)
 		}
 		d := list.Drivers[i]
-		out = append(out, fmt.Sprintf("Failure driver: %s %s (%s labeled)", report.DriverKindLabel(d.Kind), d.Feature,
+		out = append(out, fmt.Sprintf("Failure driver: %s %s (%s labeled)", report.DriverKindLabel(d.Kind), report.DriverFeatureLabel(d.Kind, d.Feature),
 			components.Plural(int(d.Conversations), "conversation", "conversations")))
 	}
 	if f.Category != nil {

@@ -77,7 +77,7 @@ func DriverChart(ds []report.Driver) BarChart {
 		if i == chartRows {
 			break
 		}
-		c.Rows = append(c.Rows, BarRow{Label: report.DriverKindLabel(d.Kind) + ": " + d.Feature, Bars: []Bar{
+		c.Rows = append(c.Rows, BarRow{Label: report.DriverKindLabel(d.Kind) + ": " + report.DriverFeatureLabel(d.Kind, d.Feature), Bars: []Bar{
 			{Value: d.RateWith, Text: report.Percent(d.RateWith)},
 			{Value: d.RateWithout, Text: report.Percent(d.RateWithout)},
 		}})

@@ -43,3 +43,15 @@ func TestActionOutcomesSayHowManyFailuresInWords(t *testing.T) {
 		require.Contains(t, renderText(t, components.ActionCard("t", a, true), "action-outcomes"), want)
 	}
 }
+
+// A failure driver of kind category is named by the category's label, not its code,
+// in the drivers' table and chart.
+func TestCategoryDriverIsNamedInWords(t *testing.T) {
+	t.Parallel()
+	ds := []report.Driver{{Kind: "category", Feature: "long_conversation", Failed: 9, Succeeded: 1, RateWith: 0.9, RateWithout: 0.6, Lift: 1.3, QValue: 0.01}}
+	require.Equal(t, "finding: Long conversation", components.DriverChart(ds).Rows[0].Label)
+	r := report.Report{Population: report.Population{Labelled: report.Labelled{Field: "success", Failed: 60, Succeeded: 40}}, Drivers: ds}
+	text := renderText(t, components.Outcomes("t", r), "outcomes")
+	require.Contains(t, text, "finding Long conversation")
+	require.NotContains(t, text, "long_conversation")
+}
