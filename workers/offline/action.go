@@ -30,13 +30,15 @@ func (a *Analyzer) WriteAction(ctx context.Context, brief analyzer.ClusterBrief)
 	if len(brief.Examples) > 0 {
 		ex := brief.Examples[0]
 		ref = exampleRef(ex)
-		quote = quoted(textmatch.ClipQuote(ex.Quote, 160))
+		quote = quoted(ex.Quote)
 	}
 
 	var problem strings.Builder
 	fmt.Fprintf(&problem, "%s %s.", strings.TrimSuffix(brief.Title, "."), howOften(brief))
 	if len(brief.Descriptions) > 0 {
-		fmt.Fprintf(&problem, " %s", oneOfThem(textmatch.ClipQuote(brief.Descriptions[0], 300), brief.ConversationCount))
+		// A description cut short ends with "…" and its closing quote, then a stop,
+		// so the example after it is a sentence of its own.
+		fmt.Fprintf(&problem, " %s", textmatch.EndSentence(oneOfThem(textmatch.ClipText(brief.Descriptions[0], 300), brief.ConversationCount)))
 	}
 	if ref != "" {
 		fmt.Fprintf(&problem, " Example: %s, %s.", ref, quote)

@@ -165,3 +165,15 @@ func TestActionTextsSpeakOfTheClustersOwnTools(t *testing.T) {
 	require.Contains(t, steps, "compare the record update_plan returns with what you asked for (tier)")
 	require.NotContains(t, strings.ToLower(steps+r.Value.ExpectedImpact), "flight")
 }
+
+// A description clipped inside a quote ends the Action's sentence with "…", the
+// closing quote and a stop before the example: it never runs into "Example:".
+func TestActionClipsADescriptionInsideAQuote(t *testing.T) {
+	t.Parallel()
+	b := brief("unconfirmed_write", ruleUnconfirmedWrite.spec().title)
+	b.Descriptions = []string{"After update_items failed at turn 32 (“Error: balance is not enough”), the agent called update_items again at turn 33 with changed arguments without asking the user. " +
+		"The user's last words before it were “Yes, please proceed. Also, I'd like to use my gift card for the remaining balance and keep the other method for anything left over after that, if that is possible at all for this one.”."}
+	r, err := New(Options{}).WriteAction(context.Background(), b)
+	require.NoError(t, err)
+	require.Regexp(t, `The user's last words before it were “Yes, please proceed\. [^“”]*[^ ]…”\. Example: conversation airline-task00-trial1, turn 23, `, r.Value.Problem)
+}

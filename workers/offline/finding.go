@@ -124,7 +124,7 @@ func (r ruleID) finding(description string, confidence float64, evidence ...anal
 		Type:          s.typ,
 		Category:      s.category,
 		Title:         s.title,
-		Description:   textmatch.ClipQuote(description, maxDescription),
+		Description:   textmatch.ClipText(description, maxDescription),
 		Severity:      s.severity,
 		Confidence:    confidence,
 		Evidence:      evidence,

@@ -72,3 +72,21 @@ func startsWithSpace(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
 	return unicode.IsSpace(r)
 }
+
+// quotedAt is quoted for a quote taken from a turn's text: an ellipsis marks each end
+// where the quote was cut out of the turn mid-sentence, so a piece such as “I can
+// contact a” reads as “I can contact a…”, not as the agent's whole words.
+func (v *view) quotedAt(turn int, quote string) string {
+	if turn < 1 || turn > len(v.conv.Messages) {
+		return quoted(quote)
+	}
+	start, end := textmatch.ClippedAt(v.msg(turn).Content, quote)
+	c := textmatch.ClipText(quote, 80)
+	if end && c == strings.TrimSpace(quote) {
+		c = textmatch.Elide(c)
+	}
+	if start {
+		c = "…" + c
+	}
+	return "“" + c + "”"
+}

@@ -6,6 +6,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/workers/textmatch"
+	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 func TestSentenceQuote(t *testing.T) {
@@ -38,4 +41,23 @@ func TestSentenceQuote(t *testing.T) {
 	// A turn's opening: the first sentences that fit, cut at a word otherwise.
 	require.Equal(t, "Hi! I need to change my flight.", sentenceQuote("Hi! I need to change my flight. It is HAT001 on May 20.", 0, 0, 35))
 	require.Equal(t, "Hi there my", sentenceQuote("Hi there my friend", 0, 0, 12))
+}
+
+// A quote cut out of the middle of a turn says so in the description: an ellipsis at
+// each end that was cut, inside the quote marks, then the sentence's stop.
+func TestDescriptionsMarkAClippedQuote(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	long := "Well, I have been waiting on this line for a very long while now and honestly I would really like to speak to a human agent right away, because the last three answers did not help me at all with the problem I have."
+	d := diagnose(t, a, sys(testPolicy), u("Help me with my account"), as("Sure, what is the problem?"), u(long), as("I can help you with that here."), u("Fine, bye"))
+	f := only(d, "human_handoff")
+	require.Len(t, f, 1)
+	q := f[0].Evidence[0].Quote
+	require.NotEqual(t, long, q, "the flag quotes a piece of the turn")
+	require.Regexp(t, `asks for a person \(“…[^“”]+[^ ]…”\), but`, f[0].Description, "both ends were cut mid-sentence")
+
+	start, end := textmatch.ClippedAt(long, q)
+	require.False(t, start, "the evidence opens at the sentence")
+	require.True(t, end, "and is cut before its end")
+	require.Equal(t, "“Fine, bye”", (&view{conv: transcript.Conversation{Messages: []transcript.Message{u("Fine, bye")}}}).quotedAt(1, "Fine, bye"), "a whole turn is quoted as it is")
 }

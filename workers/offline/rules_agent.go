@@ -47,7 +47,7 @@ func (a *Analyzer) handoff(v *view) []analyzer.Finding {
 			return nil
 		}
 		desc := fmt.Sprintf("At turn %d the user asks for a person (%s), but the conversation is never handed off.",
-			asked[0].Turn, quoted(asked[0].Quote))
+			asked[0].Turn, v.quotedAt(asked[0].Turn, asked[0].Quote))
 		return []analyzer.Finding{ruleHumanIgnored.finding(desc, 0, v.quoteFlag(asked[0]))}
 	}
 	declined := slices.ContainsFunc(v.declines, func(d decline) bool { return d.turn < turn })
@@ -61,7 +61,7 @@ func (a *Analyzer) handoff(v *view) []analyzer.Finding {
 	desc := fmt.Sprintf("The agent hands the conversation to a human at turn %d.", turn)
 	if len(asked) > 0 {
 		evidence = append(evidence, v.quoteFlag(asked[0]))
-		desc += fmt.Sprintf(" The user had asked for one at turn %d: %s.", asked[0].Turn, quoted(asked[0].Quote))
+		desc += fmt.Sprintf(" The user had asked for one at turn %d: %s.", asked[0].Turn, v.quotedAt(asked[0].Turn, asked[0].Quote))
 	}
 	f := ruleHandoff.finding(desc, confidence, evidence...)
 	failed := 0
@@ -155,7 +155,7 @@ func (a *Analyzer) refusals(v *view) []analyzer.Finding {
 	if len(byRule) > 0 {
 		d := byRule[0]
 		ev := v.quoteMatch(d.turn, d.match)
-		desc := fmt.Sprintf("At turn %d the agent declines as its policy says: %s. The policy: %s.", d.turn, quoted(ev.Quote), quoted(d.rule.text))
+		desc := fmt.Sprintf("At turn %d the agent declines as its policy says: %s. The policy: %s.", d.turn, v.quotedAt(ev.Turn, ev.Quote), quoted(d.rule.text))
 		f := ruleExpectedRefusal.finding(desc, 0, ev)
 		f.Expected, f.Policy = true, d.rule.text
 		out = append(out, f)
@@ -163,7 +163,7 @@ func (a *Analyzer) refusals(v *view) []analyzer.Finding {
 	if len(other) > 0 {
 		d := other[0]
 		ev := v.quoteMatch(d.turn, d.match)
-		desc := fmt.Sprintf("The agent declines at turn %d: %s.", d.turn, quoted(ev.Quote))
+		desc := fmt.Sprintf("The agent declines at turn %d: %s.", d.turn, v.quotedAt(ev.Turn, ev.Quote))
 		if len(other) > 1 {
 			desc += fmt.Sprintf(" It declines %d times in this conversation.", len(other))
 		}
@@ -200,7 +200,7 @@ func (a *Analyzer) knowledgeGaps(v *view) []analyzer.Finding {
 		}
 		if m, ok := a.m.knowledgeGap.Find(v.fold(turn)); ok {
 			ev := v.quoteMatch(turn, m)
-			desc := fmt.Sprintf("At turn %d the agent lacks the information to answer: %s.", turn, quoted(ev.Quote))
+			desc := fmt.Sprintf("At turn %d the agent lacks the information to answer: %s.", turn, v.quotedAt(ev.Turn, ev.Quote))
 			return []analyzer.Finding{ruleKnowledgeGap.finding(desc, 0, ev)}
 		}
 	}

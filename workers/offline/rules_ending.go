@@ -43,7 +43,7 @@ func (a *Analyzer) ending(v *view, handedOff bool) ([]analyzer.Finding, ending) 
 				return nil, endClosed // the policy ruled the request out: leaving is what is left
 			}
 			ev := v.quoteMatch(turn, m)
-			desc := fmt.Sprintf("The user leaves at turn %d without the request done: %s.", turn, quoted(ev.Quote))
+			desc := fmt.Sprintf("The user leaves at turn %d without the request done: %s.", turn, v.quotedAt(ev.Turn, ev.Quote))
 			return []analyzer.Finding{ruleAbandoned.finding(desc, 0, ev)}, endAbandoned
 		}
 	}

@@ -41,7 +41,7 @@ func (a *Analyzer) userRepeats(v *view) []analyzer.Finding {
 			continue
 		}
 		if m, ok := a.m.restate.Find(v.fold(turn)); ok {
-			desc := fmt.Sprintf("At turn %d the user restates or corrects their request: %s.", turn, quoted(v.quoteMatch(turn, m).Quote))
+			desc := fmt.Sprintf("At turn %d the user restates or corrects their request: %s.", turn, v.quotedAt(turn, v.quoteMatch(turn, m).Quote))
 			return []analyzer.Finding{ruleUserRepeats.finding(desc, 0, v.quoteMatch(turn, m))}
 		}
 	}

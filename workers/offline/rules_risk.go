@@ -70,7 +70,7 @@ func (a *Analyzer) injection(v *view) []analyzer.Finding {
 	if len(flags) == 0 {
 		return nil
 	}
-	desc := fmt.Sprintf("At turn %d the user tries to override the agent's instructions: %s.", flags[0].Turn, quoted(flags[0].Quote))
+	desc := fmt.Sprintf("At turn %d the user tries to override the agent's instructions: %s.", flags[0].Turn, v.quotedAt(flags[0].Turn, flags[0].Quote))
 	return []analyzer.Finding{rulePromptInjection.finding(desc, 0, v.quoteFlag(flags[0]))}
 }
 
@@ -87,9 +87,9 @@ func (a *Analyzer) abuse(v *view) []analyzer.Finding {
 		done[role] = true
 		ev := v.quoteFlag(f)
 		if role == transcript.RoleAssistant {
-			out = append(out, ruleAbusiveAgent.finding(fmt.Sprintf("At turn %d the agent writes %s.", f.Turn, quoted(f.Quote)), 0, ev))
+			out = append(out, ruleAbusiveAgent.finding(fmt.Sprintf("At turn %d the agent writes %s.", f.Turn, v.quotedAt(f.Turn, f.Quote)), 0, ev))
 		} else {
-			out = append(out, ruleAbusiveUser.finding(fmt.Sprintf("At turn %d the user writes %s.", f.Turn, quoted(f.Quote)), 0, ev))
+			out = append(out, ruleAbusiveUser.finding(fmt.Sprintf("At turn %d the user writes %s.", f.Turn, v.quotedAt(f.Turn, f.Quote)), 0, ev))
 		}
 	}
 	return out

@@ -149,11 +149,8 @@ func (v *view) recovered(c call, turn int) bool {
 }
 
 // quoted puts a quote from the conversation in typographic quotes for a description,
-// shortened to 80 runes (the evidence carries the full quote).
+// shortened to 80 runes with an ellipsis where it was cut (the evidence carries the
+// full quote).
 func quoted(s string) string {
-	c := textmatch.ClipQuote(s, 80)
-	if c != strings.TrimSpace(s) {
-		c += "…"
-	}
-	return "“" + c + "”"
+	return "“" + textmatch.ClipText(s, 80) + "”"
 }

@@ -28,7 +28,7 @@ func (a *Analyzer) frustration(v *view) []analyzer.Finding {
 	if len(ev) == 0 {
 		return nil
 	}
-	desc := fmt.Sprintf("The user sounds frustrated at turn %d: %s.", ev[0].Turn, quoted(ev[0].Quote))
+	desc := fmt.Sprintf("The user sounds frustrated at turn %d: %s.", ev[0].Turn, v.quotedAt(ev[0].Turn, ev[0].Quote))
 	confidence := 0.0
 	if len(ev) > 1 {
 		desc += fmt.Sprintf(" It happens %d times in this conversation.", len(ev))

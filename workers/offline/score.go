@@ -109,7 +109,7 @@ func softenAfterPolicy(v *view, findings []analyzer.Finding) {
 			continue
 		}
 		findings[i].Severity--
-		findings[i].Description = textmatch.ClipQuote(f.Description+fmt.Sprintf(" It follows the agent declining at turn %d as its policy says.", first), maxDescription)
+		findings[i].Description = textmatch.ClipText(f.Description+fmt.Sprintf(" It follows the agent declining at turn %d as its policy says.", first), maxDescription)
 		findings[i].PriorityScore = priority(findings[i].Severity, f.Confidence)
 	}
 }
