@@ -298,7 +298,7 @@ func (m mdWriter) risks(r Report) {
 	for _, k := range rs.Kinds {
 		m.p("- %s: %s, %s", RiskKindLabel(k.Kind), plural(k.Conversations, "conversation", "conversations"), plural(k.Flags, "flag", "flags"))
 		for _, e := range k.Examples {
-			m.p("  - conversation %s, turn %d: %s", mdText(conversationName(e.ConversationID, e.Seq)), e.Turn, inlineQuote(e.Quote))
+			m.p("  - conversation %s, turn %d: %s", mdText(conversationName(e.ConversationID, e.Seq)), e.Turn, e.Marked(inlineQuote(e.Quote)))
 		}
 	}
 	m.p("")

@@ -46,3 +46,9 @@ func TestExcessFailuresIsInWords(t *testing.T) {
 	require.Equal(t, "no failures", ExcessFailures(-0.4))
 	require.Equal(t, "no failures", ExcessFailures(0.04), "what rounds to nothing is nothing")
 }
+
+func TestRiskExampleIsMarkedWhereCut(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "…`the reservation. If you`…", RiskExample{CutBefore: true, CutAfter: true}.Marked(inlineQuote("the reservation. If you")))
+	require.Equal(t, "`Bye.`", RiskExample{}.Marked(inlineQuote("Bye.")))
+}

@@ -202,11 +202,25 @@ type RiskKind struct {
 }
 
 // RiskExample points at one flagged turn.
+// CutBefore and CutAfter say the quote was cut out of the turn mid-sentence there.
 type RiskExample struct {
 	ConversationID string `json:"conversation_id"`
 	Seq            int    `json:"seq"`
 	Turn           int    `json:"turn"`
 	Quote          string `json:"quote"`
+	CutBefore      bool   `json:"cut_before,omitempty"`
+	CutAfter       bool   `json:"cut_after,omitempty"`
+}
+
+// Marked puts an ellipsis beside a rendered quote on each side where it was cut.
+func (e RiskExample) Marked(quote string) string {
+	if e.CutBefore {
+		quote = "…" + quote
+	}
+	if e.CutAfter {
+		quote += "…"
+	}
+	return quote
 }
 
 // PriorityParts shows how a cluster's priority score was computed.

@@ -55,3 +55,11 @@ func TestCategoryDriverIsNamedInWords(t *testing.T) {
 	require.Contains(t, text, "finding Long conversation")
 	require.NotContains(t, text, "long_conversation")
 }
+
+// A risk example cut out of its turn mid-sentence shows an ellipsis where it was cut.
+func TestRiskExampleShowsWhereItWasCut(t *testing.T) {
+	t.Parallel()
+	rs := &report.RiskSummary{Screened: 2, Flagged: 1, Selected: 2, Kinds: []report.RiskKind{{Kind: "refusal", Conversations: 1, Flags: 1,
+		Examples: []report.RiskExample{{ConversationID: "c1", Seq: 1, Turn: 3, Quote: "I'm unable to change it. If you", CutAfter: true}}}}}
+	require.Equal(t, "I'm unable to change it. If you…", renderText(t, components.RiskSummary("t", rs), "risk-quote"))
+}

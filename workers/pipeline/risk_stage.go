@@ -109,7 +109,8 @@ func (s *riskSummarizer) add(id string, seq int32, flags []risk.Flag) {
 		seen[f.Kind] = true
 		k.Conversations++
 		if len(k.Examples) < riskExamples {
-			k.Examples = append(k.Examples, RiskExample{ConversationID: id, Seq: int(seq), Turn: f.Turn, Quote: f.Quote})
+			k.Examples = append(k.Examples, RiskExample{ConversationID: id, Seq: int(seq), Turn: f.Turn, Quote: f.Quote,
+				CutBefore: f.CutBefore, CutAfter: f.CutAfter})
 		}
 	}
 }

@@ -22,11 +22,14 @@ type RiskKindSummary struct {
 }
 
 // RiskExample points at one flagged turn.
+// CutBefore and CutAfter say the quote was cut out of the turn mid-sentence there.
 type RiskExample struct {
 	ConversationID string `json:"conversation_id"`
 	Seq            int    `json:"seq"`
 	Turn           int    `json:"turn"`
 	Quote          string `json:"quote"`
+	CutBefore      bool   `json:"cut_before,omitempty"`
+	CutAfter       bool   `json:"cut_after,omitempty"`
 }
 
 // TaskConfig is stored in analysis_task.config by the worker when a run starts: which

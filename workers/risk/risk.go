@@ -39,11 +39,25 @@ const quoteRunes = 160
 // matched value with most of it masked (j***@example.com, **** **** **** 4242) so the
 // risk summary does not spread the data it warns about. Detail names what was matched
 // for personal_data ("payment card number") and is empty otherwise.
+//
+// CutBefore and CutAfter say the quote was cut out of the turn mid-sentence at its
+// start or its end, so a reader is shown an ellipsis there rather than a piece that
+// looks like the whole message.
 type Flag struct {
-	Kind   string `json:"kind"`
-	Turn   int    `json:"turn"`
-	Quote  string `json:"quote"`
-	Detail string `json:"detail,omitempty"`
+	Kind      string `json:"kind"`
+	Turn      int    `json:"turn"`
+	Quote     string `json:"quote"`
+	Detail    string `json:"detail,omitempty"`
+	CutBefore bool   `json:"cut_before,omitempty"`
+	CutAfter  bool   `json:"cut_after,omitempty"`
+}
+
+// quoteFlag is a flag quoting text[start:end] with a little context, marked where the
+// quote was cut out of text mid-sentence.
+func quoteFlag(kind string, turn int, text string, start, end int) Flag {
+	q := textmatch.QuoteAround(text, start, end, quoteRunes)
+	before, after := textmatch.ClippedAt(text, q)
+	return Flag{Kind: kind, Turn: turn, Quote: q, CutBefore: before, CutAfter: after}
 }
 
 // Screener holds the compiled patterns and word lists of risk screening. Build one
@@ -115,11 +129,11 @@ func (s *Screener) Screen(conv transcript.Conversation) []Flag {
 		case transcript.RoleUser:
 			f := textmatch.Fold(m.Content)
 			if mt, ok := s.injection.Find(f); ok && !negated(f.Orig, mt.Start) {
-				flags = append(flags, Flag{Kind: KindPromptInjection, Turn: turn, Quote: textmatch.QuoteAround(m.Content, mt.Start, mt.End, quoteRunes)})
+				flags = append(flags, quoteFlag(KindPromptInjection, turn, m.Content, mt.Start, mt.End))
 			}
 			flags = s.phraseFlag(flags, KindHarmfulContent, turn, f, s.harmful)
 			if mt, ok := s.findHumanRequest(f); ok {
-				flags = append(flags, Flag{Kind: KindHumanRequest, Turn: turn, Quote: textmatch.QuoteAround(m.Content, mt.Start, mt.End, quoteRunes)})
+				flags = append(flags, quoteFlag(KindHumanRequest, turn, m.Content, mt.Start, mt.End))
 			}
 		case transcript.RoleAssistant:
 			f := textmatch.Fold(m.Content)
@@ -128,7 +142,7 @@ func (s *Screener) Screen(conv transcript.Conversation) []Flag {
 			flags = s.phraseFlag(flags, KindRefusal, turn, f, s.refusal)
 		case transcript.RoleTool:
 			if mt, ok := s.findToolError(m.Content); ok {
-				flags = append(flags, Flag{Kind: KindToolError, Turn: turn, Quote: textmatch.QuoteAround(m.Content, mt.Start, mt.End, quoteRunes)})
+				flags = append(flags, quoteFlag(KindToolError, turn, m.Content, mt.Start, mt.End))
 			}
 		}
 	}
@@ -154,7 +168,7 @@ func (s *Screener) phraseFlag(flags []Flag, kind string, turn int, f textmatch.F
 	if !ok {
 		return flags
 	}
-	return append(flags, Flag{Kind: kind, Turn: turn, Quote: textmatch.QuoteAround(f.Orig, mt.Start, mt.End, quoteRunes)})
+	return append(flags, quoteFlag(kind, turn, f.Orig, mt.Start, mt.End))
 }
 
 func (s *Screener) findHumanRequest(f textmatch.Folded) (textmatch.Match, bool) {

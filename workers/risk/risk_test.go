@@ -147,3 +147,19 @@ func TestScreenSampleConversations(t *testing.T) {
 
 // loadSample reads testdata/airline-100.jsonl, without its ground-truth metadata.
 func loadSample(t *testing.T) []transcript.Conversation { return transcripttest.Sample(t) }
+
+// A quote cut out of a long turn says where it was cut mid-sentence; a whole sentence
+// is not marked.
+func TestScreenMarksWhereAQuoteWasCut(t *testing.T) {
+	t.Parallel()
+	long := "I'm unable to change the passenger's identity in the reservation. If you would like to add a passenger instead, " +
+		"I can help with that, and I can also look at the other reservations on your profile and every flight that is on them right now."
+	flags := NewScreener().Screen(conv(assistant(long)))
+	require.Len(t, flags, 1)
+	require.NotEqual(t, long, flags[0].Quote)
+	require.False(t, flags[0].CutBefore, "it opens at the sentence")
+	require.True(t, flags[0].CutAfter, "it stops inside the next one")
+
+	whole := NewScreener().Screen(conv(assistant("I'm unable to change the passenger's identity.")))
+	require.False(t, whole[0].CutBefore || whole[0].CutAfter)
+}
