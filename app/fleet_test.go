@@ -66,14 +66,15 @@ func TestThreeInstancesLoseTwoAndEveryTaskFinishes(t *testing.T) {
 		}
 	}
 
-	// Finished units were not redone: only the calls in flight when the instance was
-	// killed (at most DIAGNOSIS_CONCURRENCY) were asked again. SIGTERM lost none: the
-	// calls in flight finished within the grace and were stored.
+	// Finished units were not redone: only the units alive when the instance was killed
+	// were asked again — at most twice DIAGNOSIS_CONCURRENCY (2), the calls in flight
+	// and the answered units waiting for their checkpoint. SIGTERM lost none: the units
+	// alive finished within the grace and were stored.
 	calls := o.diagnoseCalls()
 	require.Len(t, calls, 3*perTask)
 	again := 0
 	for _, n := range calls {
 		again += n - 1
 	}
-	require.LessOrEqual(t, again, 2, "conversations diagnosed twice: %d", again)
+	require.LessOrEqual(t, again, 4, "conversations diagnosed twice: %d", again)
 }
