@@ -44,10 +44,11 @@ const preferSearchIndexes = `-- name: PreferSearchIndexes :exec
 SELECT set_config('enable_seqscan', 'off', true)
 `
 
-// For the rest of the transaction, read task_search by its indexes, never in a
-// sequential scan: PostgreSQL does not count reading each document from TOAST, so on a
-// table that holds little but one task it would read every document of the task for a
-// rare word, where the words' index finds its few conversations at once.
+// For the rest of the transaction, read the search documents by their indexes, never
+// in a sequential scan: PostgreSQL does not count reading each document from TOAST, so
+// on a table that holds little but one task it would read every document of the task
+// for a rare word, where the words' index finds its few conversations at once. It reads
+// no table: a setting of the transaction only.
 func (q *Queries) PreferSearchIndexes(ctx context.Context, db DBTX) error {
 	_, err := db.Exec(ctx, preferSearchIndexes)
 	return err

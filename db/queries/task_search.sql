@@ -23,8 +23,9 @@ WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND doc @@ sqlc.arg(
 LIMIT @max_rows;
 
 -- name: PreferSearchIndexes :exec
--- For the rest of the transaction, read task_search by its indexes, never in a
--- sequential scan: PostgreSQL does not count reading each document from TOAST, so on a
--- table that holds little but one task it would read every document of the task for a
--- rare word, where the words' index finds its few conversations at once.
+-- For the rest of the transaction, read the search documents by their indexes, never
+-- in a sequential scan: PostgreSQL does not count reading each document from TOAST, so
+-- on a table that holds little but one task it would read every document of the task
+-- for a rare word, where the words' index finds its few conversations at once. It reads
+-- no table: a setting of the transaction only.
 SELECT set_config('enable_seqscan', 'off', true);
