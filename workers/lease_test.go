@@ -37,8 +37,10 @@ func TestFencedOutWorkerWritesNothing(t *testing.T) {
 	<-paused
 	require.Equal(t, 2, b.units(t, id).byAttempt[1])
 
+	// Named, the claim waits for the row while a's heartbeat holds it (a beats once its
+	// LISTEN connection is up, which may be now), where the next-task scan would skip it.
 	later := time.Now().Add(2 * time.Hour)
-	rows, err := b.q.ClaimTask(context.Background(), b.pool, dbsqlc.ClaimTaskParams{Worker: ptr("b"), Now: &later, Stale: stale(time.Hour)})
+	rows, err := b.q.ClaimTask(context.Background(), b.pool, dbsqlc.ClaimTaskParams{Worker: ptr("b"), Now: &later, ID: &id, Stale: stale(time.Hour)})
 	require.NoError(t, err)
 	require.Len(t, rows, 1)
 	require.True(t, rows[0].TookOver)
@@ -62,8 +64,9 @@ func TestHeartbeatStopsTaskWhoseLeaseIsLost(t *testing.T) {
 	a := b.startWorker(t, testhandler.New(b.pool, "a"), workers.Config{Stale: time.Hour, Heartbeat: 50 * time.Millisecond})
 	b.waitStatus(t, id, 5*time.Second, "running")
 	later := time.Now().Add(2 * time.Hour)
-	_, err := b.q.ClaimTask(context.Background(), b.pool, dbsqlc.ClaimTaskParams{Worker: ptr("b"), Now: &later, Stale: stale(time.Hour)})
+	rows, err := b.q.ClaimTask(context.Background(), b.pool, dbsqlc.ClaimTaskParams{Worker: ptr("b"), Now: &later, ID: &id, Stale: stale(time.Hour)})
 	require.NoError(t, err)
+	require.Len(t, rows, 1)
 	waitFor(t, 5*time.Second, "a's lease lost", func() bool { return counter(a.Metrics().LostLeases) == 1 })
 	require.Empty(t, b.units(t, id).byAttempt)
 }
