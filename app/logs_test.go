@@ -90,6 +90,7 @@ func TestIdleWorkerIsSilent(t *testing.T) {
 	pool, dbURL := dbtest.Isolated(t)
 	o := setupOps(t, pool, dbURL, 0)
 	p := o.startWith(t, o.env("WORKER_POLL_MS=20", "LOG_FORMAT=json"))
+	p.WaitOutput(t, 5*time.Second, "Checkup is ready")
 	started := p.Output()
 	// A window of about fifty polls: there is no state to wait for, only time to pass.
 	time.Sleep(time.Second)

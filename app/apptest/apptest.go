@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -71,6 +72,20 @@ func Start(tb testing.TB, bin string, env []string, args ...string) *Process {
 
 // Output is what the process printed so far.
 func (p *Process) Output() string { return p.out.String() }
+
+// WaitOutput polls until the process has printed text or the deadline passes. What the
+// process wrote before it answered a request may reach Output after the answer: it
+// comes through a pipe.
+func (p *Process) WaitOutput(tb testing.TB, timeout time.Duration, text string) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for !strings.Contains(p.Output(), text) {
+		if time.Now().After(deadline) {
+			tb.Fatalf("apptest: %q not printed within %s:\n%s", text, timeout, p.Output())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
 
 // Signal sends sig to the process.
 func (p *Process) Signal(sig syscall.Signal) error { return p.Cmd.Process.Signal(sig) }
