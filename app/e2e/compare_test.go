@@ -131,7 +131,7 @@ func uploadAndWait(t *testing.T, ctx context.Context, base, file string) string 
 		chromedp.Click(chromedp.CSS(`[data-testid="upload-submit"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="task-page"]`)),
 	))
-	waitFor(t, ctx, `document.querySelector('[data-testid="task-page"]').dataset.status === 'completed'`, 2*time.Minute)
+	browsertest.WaitFor(t, ctx, `document.querySelector('[data-testid="task-page"]').dataset.status === 'completed'`, 2*time.Minute)
 	loc, err := chromedp.Run(ctx, chromedp.Location())
 	require.NoError(t, err)
 	return loc

@@ -6,7 +6,6 @@
 package e2e_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
@@ -78,7 +76,7 @@ func TestDiagnosisInTheBrowser(t *testing.T) {
 	))
 
 	// Watch the progress advance without a reload, then stop at the terminal state.
-	waitFor(t, ctx, `(() => {
+	browsertest.WaitFor(t, ctx, `(() => {
 		const c = document.querySelector('[data-testid="progress-count"]');
 		if (c) { window.firstCount = window.firstCount || c.textContent; window.advanced = c.textContent !== window.firstCount }
 		return window.advanced || !['pending', 'running'].includes(document.querySelector('[data-testid="task-page"]').dataset.status) })()`,
@@ -88,7 +86,7 @@ func TestDiagnosisInTheBrowser(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "advanced", seen, "the progress advanced on the page while the task ran")
 	browsertest.Screenshot(t, ctx, "running")
-	waitFor(t, ctx, `['completed', 'partial'].includes(document.querySelector('[data-testid="task-page"]').dataset.status)`, 3*time.Minute)
+	browsertest.WaitFor(t, ctx, `['completed', 'partial'].includes(document.querySelector('[data-testid="task-page"]').dataset.status)`, 3*time.Minute)
 	state, err := chromedp.Run(ctx, chromedp.Evaluate[struct {
 		SameDocument bool     `json:"sameDocument"`
 		Triggers     int      `json:"triggers"`
@@ -110,7 +108,9 @@ func TestDiagnosisInTheBrowser(t *testing.T) {
 	require.NoError(t, err)
 
 	// The downloads say what the page says.
-	r := downloadReport(t, ctx)
+	var r report.Report
+	require.NoError(t, json.Unmarshal(browsertest.Download(t, ctx, `[data-testid="download-json"]`), &r), "report.json parses")
+	require.Equal(t, report.SchemaVersion, r.SchemaVersion)
 	require.Len(t, r.Actions, len(state.Ranks))
 	for i, a := range r.Actions {
 		require.Equal(t, state.Ranks[i], strconv.Itoa(a.Rank))
@@ -146,41 +146,4 @@ func TestDiagnosisInTheBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="empty-state"]`)),
 	))
 	require.Positive(t, model.Stats().Completions)
-}
-
-func waitFor(t *testing.T, ctx context.Context, expr string, timeout time.Duration) {
-	t.Helper()
-	_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(50*time.Millisecond),
-		chromedp.WithPollingTimeout(timeout)))
-	require.NoError(t, err, "waiting for %s", expr)
-}
-
-// downloadReport clicks the report.json link and parses the downloaded file.
-func downloadReport(t *testing.T, ctx context.Context) report.Report {
-	t.Helper()
-	dir := t.TempDir()
-	progress := chromedp.Events(ctx, browser.DownloadProgress)
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-			enabled := true
-			_, err := chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: &enabled})
-			return err
-		}),
-		chromedp.Click(chromedp.CSS(`[data-testid="download-json"]`)),
-	))
-	for ev, err := range progress {
-		require.NoError(t, err)
-		if ev.State != browser.DownloadProgressStateCompleted {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join(dir, ev.GUID))
-		require.NoError(t, err)
-		var r report.Report
-		require.NoError(t, json.Unmarshal(raw, &r), "report.json parses")
-		require.Equal(t, report.SchemaVersion, r.SchemaVersion)
-		return r
-	}
-	t.Fatal("the download did not complete")
-	return report.Report{}
 }

@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -75,7 +72,9 @@ func TestTaskPageInBrowser(t *testing.T) {
 		`[...document.querySelectorAll('[data-testid="action"]')].map(a => a.dataset.rank)`))
 	require.NoError(t, err)
 
-	r := downloadReport(t, ctx)
+	var r report.Report
+	require.NoError(t, json.Unmarshal(browsertest.Download(t, ctx, `[data-testid="download-json"]`), &r), "report.json parses")
+	require.Equal(t, report.SchemaVersion, r.SchemaVersion)
 	require.EqualValues(t, "completed", r.Task.Status)
 	require.Len(t, r.Actions, len(ranks))
 	for i, a := range r.Actions {
@@ -147,39 +146,7 @@ func browserSession(t *testing.T, ctx context.Context, base string, c *authtest.
 // waitFor waits, up to 15 s, until the JavaScript expression is true in the page.
 func waitFor(t *testing.T, ctx context.Context, expr string) {
 	t.Helper()
-	_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(50*time.Millisecond),
-		chromedp.WithPollingTimeout(15*time.Second)))
-	require.NoError(t, err, "waiting for %s", expr)
-}
-
-// downloadReport clicks the report.json link and reads the downloaded file.
-func downloadReport(t *testing.T, ctx context.Context) report.Report {
-	t.Helper()
-	dir := t.TempDir()
-	progress := chromedp.Events(ctx, browser.DownloadProgress)
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-			enabled := true
-			_, err := chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: &enabled})
-			return err
-		}),
-		chromedp.Click(chromedp.CSS(`[data-testid="download-json"]`)),
-	))
-	for ev, err := range progress {
-		require.NoError(t, err)
-		if ev.State != browser.DownloadProgressStateCompleted {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join(dir, ev.GUID))
-		require.NoError(t, err)
-		var r report.Report
-		require.NoError(t, json.Unmarshal(raw, &r), "report.json parses")
-		require.Equal(t, report.SchemaVersion, r.SchemaVersion)
-		return r
-	}
-	t.Fatal("the download did not complete")
-	return report.Report{}
+	browsertest.WaitFor(t, ctx, expr, 15*time.Second)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 )
 
@@ -101,4 +102,50 @@ func Screenshot(tb testing.TB, ctx context.Context, name string) string {
 	}
 	tb.Logf("screenshot: %s", path)
 	return path
+}
+
+// WaitFor polls the tab until the JavaScript expression is true, failing the test
+// after timeout.
+func WaitFor(tb testing.TB, ctx context.Context, expr string, timeout time.Duration) {
+	tb.Helper()
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(50*time.Millisecond),
+		chromedp.WithPollingTimeout(timeout)))
+	if err != nil {
+		tb.Fatalf("browsertest: waiting for %s: %v", expr, err)
+	}
+}
+
+// Download clicks the link the CSS selector names and returns the file the browser
+// downloaded.
+func Download(tb testing.TB, ctx context.Context, selector string) []byte {
+	tb.Helper()
+	dir := tb.TempDir()
+	progress := chromedp.Events(ctx, browser.DownloadProgress)
+	err := chromedp.Do(ctx,
+		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			enabled := true
+			_, err := chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: &enabled})
+			return err
+		}),
+		chromedp.Click(chromedp.CSS(selector)),
+	)
+	if err != nil {
+		tb.Fatalf("browsertest: download %s: %v", selector, err)
+	}
+	for ev, err := range progress {
+		if err != nil {
+			tb.Fatalf("browsertest: download %s: %v", selector, err)
+		}
+		if ev.State != browser.DownloadProgressStateCompleted {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, ev.GUID))
+		if err != nil {
+			tb.Fatalf("browsertest: download %s: %v", selector, err)
+		}
+		return raw
+	}
+	tb.Fatalf("browsertest: the download of %s did not complete", selector)
+	return nil
 }
