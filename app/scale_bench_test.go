@@ -81,18 +81,18 @@ func runScale(b *testing.B, bin string, n int, content scaleContent) {
 	pid := p.Cmd.Process.Pid
 	sess := authtest.NewSession(b, pool, "scale@example.com")
 	stmts := newStatementStats(pool)
-	postmaster := postmasterOf(b, pool)
+	postmaster := apptest.Postmaster(b, pool)
 	base := "http://" + p.Addr
 	idle := procStatus(b, pid, "VmHWM")
 
 	b.StartTimer()
-	goStart, pgStart := cpuOf(pid, false), serverCPU(postmaster)
+	goStart, pgStart := apptest.ProcessCPU(pid, false), apptest.PostgresCPU(postmaster)
 	uploadStart := time.Now()
 	id := uploadScale(b, base, sess, file)
 	uploaded := time.Since(uploadStart)
-	goUpload, pgUpload := cpuOf(pid, false)-goStart, serverCPU(postmaster)-pgStart
+	goUpload, pgUpload := apptest.ProcessCPU(pid, false)-goStart, apptest.PostgresCPU(postmaster)-pgStart
 	st := followTask(b, pool, id, 50*time.Minute)
-	goCPU, pgCPU := cpuOf(pid, false)-goStart-goUpload, serverCPU(postmaster)-pgStart-pgUpload
+	goCPU, pgCPU := apptest.ProcessCPU(pid, false)-goStart-goUpload, apptest.PostgresCPU(postmaster)-pgStart-pgUpload
 	b.StopTimer()
 	require.Equal(b, "completed", st.status, st.err)
 	peak := procStatus(b, pid, "VmHWM")

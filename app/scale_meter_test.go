@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -156,65 +155,4 @@ func procStatus(tb testing.TB, pid int, field string) int64 {
 // peak of one phase can be read on its own; false where the kernel refuses.
 func resetPeakRSS(pid int) bool {
 	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0) == nil
-}
-
-// cpuOf is the CPU time used so far by process pid (utime + stime), and with children
-// the time of its children that have ended (cutime + cstime).
-func cpuOf(pid int, children bool) time.Duration {
-	fields := statFields(pid)
-	if len(fields) < 15 {
-		return 0
-	}
-	n := 12
-	if children {
-		n = 14
-	}
-	var ticks int64
-	for _, f := range fields[11 : n+1] {
-		v, _ := strconv.ParseInt(f, 10, 64)
-		ticks += v
-	}
-	return time.Duration(ticks) * 10 * time.Millisecond
-}
-
-// statFields are the fields of /proc/<pid>/stat after the command name.
-func statFields(pid int) []string {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return nil
-	}
-	s := string(raw)
-	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-}
-
-// serverCPU is the CPU time used so far by one PostgreSQL server: its postmaster,
-// the children it has, and those that have ended.
-func serverCPU(postmaster int) time.Duration {
-	total := cpuOf(postmaster, true)
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(filepath.Base(d))
-		if err != nil {
-			continue
-		}
-		if f := statFields(pid); len(f) > 1 && f[1] == strconv.Itoa(postmaster) {
-			total += cpuOf(pid, false)
-		}
-	}
-	return total
-}
-
-// postmasterOf is the process id of the server pool is connected to.
-func postmasterOf(tb testing.TB, pool *pgxpool.Pool) int {
-	tb.Helper()
-	var backend int
-	if err := pool.QueryRow(context.Background(), `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
-		tb.Fatal(err)
-	}
-	f := statFields(backend)
-	if len(f) < 2 {
-		return 0 // a server on another machine
-	}
-	ppid, _ := strconv.Atoi(f[1])
-	return ppid
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkup-dev/checkup/app/apptest"
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/app/config"
 	"github.com/checkup-dev/checkup/app/report/reporttest"
@@ -67,7 +68,7 @@ func BenchmarkAPITaskPoll(b *testing.B) {
 	perPoller := max(1, b.N/apiPollers)
 	latencies := make([][]time.Duration, apiPollers)
 	var wg sync.WaitGroup
-	postmaster := postmasterOf(b, pool)
+	postmaster := apptest.Postmaster(b, pool)
 	cpu0 := readCPU(postmaster)
 	b.ResetTimer()
 	start := time.Now()

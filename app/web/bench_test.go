@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/checkup-dev/checkup/app/apptest"
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/app/config"
 	"github.com/checkup-dev/checkup/app/report/reporttest"
@@ -53,7 +54,7 @@ func newBenchServer(b *testing.B) benchServer {
 	sess := authtest.NewSession(b, pool, "bench-"+uuid.NewString()+"@example.com")
 	transport := &http.Transport{MaxIdleConns: pollers, MaxIdleConnsPerHost: pollers}
 	b.Cleanup(transport.CloseIdleConnections)
-	return benchServer{pool: pool, postmaster: postmasterOf(b, pool), url: srv.URL, cookie: sess.Cookie, owner: sess.User.ID, client: &http.Client{Transport: transport}}
+	return benchServer{pool: pool, postmaster: apptest.Postmaster(b, pool), url: srv.URL, cookie: sess.Cookie, owner: sess.User.ID, client: &http.Client{Transport: transport}}
 }
 
 // get requests path as the signed-in user, as htmx when fragment is set, and returns
