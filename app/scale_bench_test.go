@@ -5,10 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,7 +19,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/apptest"
-	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/db/store"
@@ -149,35 +146,7 @@ func runScale(b *testing.B, bin string, n int, content scaleContent) {
 // and returns the new task's id.
 func uploadScale(b testing.TB, base string, sess authtest.Session, path string) uuid.UUID {
 	b.Helper()
-	f, err := os.Open(path)
-	require.NoError(b, err)
-	defer f.Close()
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	go func() {
-		err := mw.WriteField(auth.CSRFField, sess.CSRFToken)
-		if err == nil {
-			err = mw.WriteField("title", "Scale "+filepath.Base(path))
-		}
-		var part io.Writer
-		if err == nil {
-			part, err = mw.CreateFormFile("file", filepath.Base(path))
-		}
-		if err == nil {
-			_, err = io.Copy(part, f)
-		}
-		if err == nil {
-			err = mw.Close()
-		}
-		pw.CloseWithError(err)
-	}()
-	req, err := http.NewRequest(http.MethodPost, base+"/tasks", pr)
-	require.NoError(b, err)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.AddCookie(sess.Cookie)
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
-	require.NoError(b, err)
+	resp := sess.UploadFile(b, base, "Scale "+filepath.Base(path), path)
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	require.Equal(b, http.StatusSeeOther, resp.StatusCode, string(body))

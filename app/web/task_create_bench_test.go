@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"os/exec"
@@ -19,7 +18,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/checkup-dev/checkup/app/apptest"
-	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/db/dbtest"
 )
@@ -102,41 +100,7 @@ func writeRepeatedSample(b *testing.B, path string, size int64) (string, int64) 
 // the new task's id.
 func uploadFile(b *testing.B, baseURL string, sess authtest.Session, path string) string {
 	b.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	go func() {
-		err := mw.WriteField(auth.CSRFField, sess.CSRFToken)
-		if err == nil {
-			err = mw.WriteField("title", "100 MB benchmark")
-		}
-		var part io.Writer
-		if err == nil {
-			part, err = mw.CreateFormFile("file", filepath.Base(path))
-		}
-		if err == nil {
-			_, err = io.Copy(part, f)
-		}
-		if err == nil {
-			err = mw.Close()
-		}
-		pw.CloseWithError(err)
-	}()
-	req, err := http.NewRequest(http.MethodPost, baseURL+"/tasks", pr)
-	if err != nil {
-		b.Fatal(err)
-	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.AddCookie(sess.Cookie)
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
+	resp := sess.UploadFile(b, baseURL, "100 MB benchmark", path)
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	m := taskLocation.FindStringSubmatch(resp.Header.Get("Location"))

@@ -13,9 +13,12 @@ package authtest
 import (
 	"context"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -187,5 +190,48 @@ func (c *APIClient) Do(tb testing.TB, method, path string, body io.Reader, conte
 		tb.Fatalf("authtest: %s %s: %v", method, path, err)
 	}
 	tb.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// UploadFile posts the file at path to baseURL's /tasks as the upload form does,
+// streamed from disk (an upload may be larger than the test would hold), and returns
+// the response: a 303 to the new task when it was accepted.
+func (s Session) UploadFile(tb testing.TB, baseURL, title, path string) *http.Response {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatalf("authtest: upload: %v", err)
+	}
+	defer f.Close()
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		err := mw.WriteField(auth.CSRFField, s.CSRFToken)
+		if err == nil {
+			err = mw.WriteField("title", title)
+		}
+		var part io.Writer
+		if err == nil {
+			part, err = mw.CreateFormFile("file", filepath.Base(path))
+		}
+		if err == nil {
+			_, err = io.Copy(part, f)
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	req, err := http.NewRequest(http.MethodPost, baseURL+"/tasks", pr)
+	if err != nil {
+		tb.Fatalf("authtest: upload: %v", err)
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.AddCookie(s.Cookie)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		tb.Fatalf("authtest: upload: %v", err)
+	}
 	return resp
 }
