@@ -1,5 +1,6 @@
 // Package apptest builds the Checkup binary and runs it as a real OS process, for
-// tests of start-up, shutdown, takeover and many instances on one database.
+// tests of start-up, shutdown, takeover and many instances on one database; and reads
+// the CPU time of processes (the server, PostgreSQL) from /proc for benchmarks.
 package apptest
 
 import (
