@@ -38,7 +38,7 @@ func actionsListed(r report.Report) string {
 func actionsOrder(r report.Report) string {
 	const priority = "a priority score from its prevalence (how common), severity (how severe) and confidence (how sure the analysis is)"
 	if labelled(r.Clusters) {
-		return "RISK Actions are ranked by " + priority + ". ACTION Actions are ranked by the failures their issue explains: its failed conversations beyond what its size predicts from the failure rate of all labeled conversations; ties go by priority score."
+		return "RISK Actions are ranked by " + priority + ". ACTION Actions are ranked by the failures their issue explains: its failed conversations beyond what its size predicts from the failure rate of all labeled conversations, so an issue that fails less often than the rest comes after one that explains none; equal counts go by q-value, then priority score."
 	}
 	return "Each is ranked by " + priority + "."
 }

@@ -26,7 +26,7 @@ func TestActionsSayWhatTheyAreRankedBy(t *testing.T) {
 	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
 	order = testid(doc, "actions-order").Text()
 	require.Contains(t, order, "ACTION Actions are ranked by the failures their issue explains")
-	require.Contains(t, order, "ties go by priority score")
+	require.Contains(t, order, "equal counts go by q-value, then priority score")
 	require.Contains(t, order, "RISK Actions are ranked by a priority score")
 	require.NotContains(t, order, "Each is ranked by a priority score")
 }

@@ -16,9 +16,11 @@ const MaxActionCandidates = 10
 // highest priorityScore — each kind ranked in its own pool, so a RISK cluster never
 // takes an ACTION cluster's place. When the clusters carry outcome labels, the ACTION
 // pool is ranked by the failures each explains instead (ExcessFormula), so the first
-// Action is the problem that cost most resolved conversations. Within a pool ties go by
-// priorityScore, then conversations covered, then cluster index, lowest first, so equal
-// scores always come out in the same order. Expected behaviour is never a candidate. A
+// Action is the problem that cost most resolved conversations (a cluster among fewer
+// failures than its size predicts comes after one that explains none; equal counts go
+// by q-value, then priorityScore). Without labels ties go by priorityScore, then
+// conversations covered, then cluster index, lowest first, so equal scores always come
+// out in the same order. Expected behaviour is never a candidate. A
 // candidate's position in the result is its candidate index, which its Action keeps
 // whatever order the calls finish in. It is a pure function.
 func SelectCandidates(clusters []Cluster) []Cluster {

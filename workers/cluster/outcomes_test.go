@@ -74,3 +74,26 @@ func idxs(cs []Cluster) []int {
 	}
 	return out
 }
+
+// A cluster found more among successes than its size predicts comes after one that
+// explains no failures, whatever its priorityScore, as the task page says.
+func TestCandidatesAmongFewerFailuresComeLast(t *testing.T) {
+	t.Parallel()
+	action := analyzer.TypeAction
+	clusters := []Cluster{
+		{Idx: 0, Type: action, PriorityScore: 20, ConversationSeqs: []int{1, 11}},         // as many failures as predicted
+		{Idx: 1, Type: action, PriorityScore: 80, ConversationSeqs: []int{2, 12, 13, 14}}, // fewer than predicted
+		{Idx: 2, Type: action, PriorityScore: 10, ConversationSeqs: []int{3, 4, 5}},       // more than predicted
+	}
+	labels := map[int]transcript.Label{}
+	for seq := 1; seq <= 20; seq++ {
+		labels[seq] = transcript.LabelSucceeded
+		if seq <= 10 {
+			labels[seq] = transcript.LabelFailed
+		}
+	}
+	SplitByOutcome(clusters, labels)
+	require.Zero(t, clusters[0].Outcomes.ExcessFailures)
+	require.Negative(t, clusters[1].Outcomes.ExcessFailures)
+	require.Equal(t, []int{2, 0, 1}, idxs(SelectCandidates(clusters)))
+}
