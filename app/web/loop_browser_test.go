@@ -112,7 +112,8 @@ func TestConversationListInBrowser(t *testing.T) {
 func TestMarkExpectedInBrowser(t *testing.T) {
 	t.Parallel()
 	b := setupLoop(t)
-	id := b.diagnose(t, b.alice, "Support, labelled", loopSample(t))
+	// A title with a long unbroken run, as an export's file name can be: it wraps.
+	id := b.diagnose(t, b.alice, "Support-labelled-"+strings.Repeat("export", 20), loopSample(t))
 	before := taskReport(t, b.alice, id)
 	marked := firstActionCluster(t, before)
 	ctx := browsertest.Start(t, 2*time.Minute)
@@ -146,7 +147,7 @@ func TestMarkExpectedInBrowser(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "marked")
 
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile)))
-	requireFitsTheScreen(t, ctx, "task page", `[data-testid="expected"]`, `[data-testid="mark-expected"]`)
+	requireFitsTheScreen(t, ctx, "task page", `[data-testid="task-title"]`, `[data-testid="expected"]`, `[data-testid="mark-expected"]`)
 	browsertest.Screenshot(t, ctx, "phone-marked")
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)))
 

@@ -36,6 +36,10 @@ func (s Status) Terminal() bool {
 	return false
 }
 
+// Concluded reports whether the diagnosis ran to its end, completed or with gaps: only
+// then are its issues, Actions and failure drivers the whole answer.
+func (s Status) Concluded() bool { return s == Completed || s == Partial }
+
 // Label is the status in words for people.
 func (s Status) Label() string {
 	switch s {
@@ -74,6 +78,18 @@ const (
 	Actions    Stage = "actions"
 	Finishing  Stage = "finishing"
 )
+
+// Step is where the stage comes in the pipeline's run, n of of (1 of 6 for Quality);
+// 0 for a stage that is not one of its steps (Queued, Upload, Settings).
+func (s Stage) Step() (n, of int) {
+	steps := []Stage{Quality, Risk, Diagnosis, Clustering, Actions, Finishing}
+	for i, step := range steps {
+		if s == step {
+			return i + 1, len(steps)
+		}
+	}
+	return 0, len(steps)
+}
 
 // Label is the stage in words for people.
 func (s Stage) Label() string {

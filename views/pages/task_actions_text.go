@@ -9,6 +9,7 @@ import (
 
 // actionsListed says how many ACTION Actions the page lists out of the ACTION issues,
 // counted as shown: an issue marked expected leaves both, so the number is the real one.
+// While the task runs there is nothing to count yet.
 func actionsListed(r report.Report) string {
 	var listed, open int
 	for _, a := range r.Actions {
@@ -22,6 +23,10 @@ func actionsListed(r report.Report) string {
 		}
 	}
 	switch {
+	case !r.Task.Terminal:
+		return "the most urgent are listed when the diagnosis finishes"
+	case !r.Task.Status.Concluded():
+		return "none, since the diagnosis did not get that far"
 	case open == 0:
 		return "none was found"
 	case listed >= open:

@@ -26,10 +26,38 @@ func TestTaskPageWhileRunningPolls(t *testing.T) {
 	require.Equal(t, "outerHTML", progress.AttrOr("hx-swap", ""))
 	require.Contains(t, testid(doc, "progress-count").Text(), "37 of 100")
 	require.Equal(t, "Diagnosing conversations", testid(doc, "progress-stage").Text())
+	require.Equal(t, "step 3 of 6", testid(doc, "progress-step").Text())
+	require.Equal(t, "the most urgent are listed when the diagnosis finishes", testid(doc, "actions-listed").Text())
 	require.Equal(t, 1, testid(doc, "cancel").Length())
 	require.Zero(t, testid(doc, "rerun").Length(), "re-run is offered once the task has finished")
 	require.Contains(t, testid(doc, "no-actions").Text(), "when the diagnosis finishes")
 	require.Equal(t, "tok", doc.Find(`form[action="/tasks/`+taskID+`/cancel"] input[name="_csrf"]`).AttrOr("value", ""))
+}
+
+// A claimed task that has not reported its first stage yet is starting, not queued.
+func TestTaskPageOfAClaimedTaskSaysStarting(t *testing.T) {
+	t.Parallel()
+	r := sampleReport("running")
+	r.Task.Stage = taskstate.Queued
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	require.Equal(t, "Starting…", testid(doc, "progress-stage").Text())
+	require.Zero(t, testid(doc, "progress-step").Length())
+}
+
+// A task canceled before its quality checks says nothing about what they or the
+// failure drivers would have found: no outcome section, no zero counts, no funnel.
+func TestTaskPageCanceledEarlyClaimsNoResults(t *testing.T) {
+	t.Parallel()
+	r := sampleReport("canceled")
+	r.Task.Stage = taskstate.Quality
+	r.Funnel, r.Actions, r.Clusters, r.RiskSummary = nil, nil, nil, nil
+	r.Population = report.Population{Uploaded: 100}
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	require.Zero(t, testid(doc, "outcomes").Length())
+	require.Zero(t, testid(doc, "funnel").Length())
+	require.Equal(t, "—", testid(doc, "stat-kept").Find("b").Text())
+	require.Equal(t, "—", testid(doc, "stat-analysed").Find("b").Text())
+	require.Equal(t, "none, since the diagnosis did not get that far", testid(doc, "actions-listed").Text())
 }
 
 func TestTaskPageWhenFinished(t *testing.T) {
