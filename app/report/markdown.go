@@ -52,7 +52,7 @@ func (m mdWriter) inShort(r Report) {
 	m.p("")
 	pop := r.Population
 	line := fmt.Sprintf("**In short:** %s uploaded, %d kept after the quality checks, %d diagnosed.",
-		plural(pop.Uploaded, "conversation", "conversations"), pop.Kept, pop.Analysed)
+		plural(r.UploadedCount(), "conversation", "conversations"), pop.Kept, pop.Analysed)
 	if !r.Task.Terminal {
 		line += " The diagnosis is still running; these figures will change."
 	}
@@ -95,7 +95,7 @@ func (m mdWriter) header(r Report) {
 	m.p("## In numbers")
 	m.p("")
 	pop := r.Population
-	m.p("- Conversations uploaded: %d; kept after the quality checks: %d; analyzed: %d.", pop.Uploaded, pop.Kept, pop.Analysed)
+	m.p("- Conversations uploaded: %d; kept after the quality checks: %d; analyzed: %d.", r.UploadedCount(), pop.Kept, pop.Analysed)
 	risks, improvements := 0, 0
 	for _, a := range r.Actions {
 		if a.Type == "RISK" {

@@ -52,3 +52,12 @@ func TestRiskExampleIsMarkedWhereCut(t *testing.T) {
 	require.Equal(t, "…`the reservation. If you`…", RiskExample{CutBefore: true, CutAfter: true}.Marked(inlineQuote("the reservation. If you")))
 	require.Equal(t, "`Bye.`", RiskExample{}.Marked(inlineQuote("Bye.")))
 }
+
+// A report.md downloaded before the quality checks ran counts the upload, not zero.
+func TestMarkdownOfQueuedTaskCountsTheUpload(t *testing.T) {
+	t.Parallel()
+	var md bytes.Buffer
+	require.NoError(t, WriteMarkdown(&md, Report{Task: Task{Title: "Queued", Status: "pending", ConversationCount: 5000}}))
+	require.Contains(t, md.String(), "5000 conversations uploaded")
+	require.Contains(t, md.String(), "Conversations uploaded: 5000;")
+}

@@ -120,6 +120,13 @@ type Population struct {
 	Labelled Labelled `json:"labelled"`
 }
 
+// UploadedCount is how many conversations the upload holds, for people: the task's
+// count before the quality checks have run (Population.Uploaded counts those that
+// entered them, zero until then).
+func (r Report) UploadedCount() int {
+	return max(r.Population.Uploaded, r.Task.ConversationCount)
+}
+
 // Labelled counts the kept conversations by the outcome label the upload carried, and
 // names the field it was read from ("metadata.success"; empty without labels).
 type Labelled struct {
