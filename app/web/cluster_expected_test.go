@@ -143,6 +143,8 @@ func TestMarkExpectedWithHTMX(t *testing.T) {
 	}
 	require.Contains(t, testid(doc, "expected").Text(), marked.ClusterTitle)
 	require.Contains(t, testid(doc, "expected-reason").Text(), "Marked as expected by you, without a reason.")
+	require.Contains(t, testid(doc, "expected-rule").Text(), "whichever agent they come from")
+	require.Equal(t, "/settings/expected", testid(doc, "expected-rule").Find("a").AttrOr("href", ""))
 	requireRerankedWithout(t, before, taskReport(t, b.alice, id), marked.ClusterIdx)
 	notice := testid(doc, "review-notice")
 	require.Equal(t, 1, notice.Length(), "the swap says what it did")

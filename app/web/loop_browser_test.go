@@ -132,6 +132,9 @@ func TestMarkExpectedInBrowser(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(form+` [data-testid="mark-submit"]`))))
 	waitFor(t, ctx, `[...document.querySelectorAll('[data-testid="expected-cluster"]')].some(li =>
 		li.textContent.includes(`+jsString(marked.ClusterTitle)+`) && li.textContent.includes('Our policy requires it'))`)
+	// The confirmation with its Undo is scrolled into view, however far down the mark was.
+	waitFor(t, ctx, `(() => { const r = document.getElementById('review-notice').getBoundingClientRect();
+		return r.top > -1 && r.bottom < window.innerHeight + 1; })()`)
 	state := actionsOnPage(t, ctx)
 	require.True(t, state.SameDocument, "swapped in place, without a reload")
 	var want []string
