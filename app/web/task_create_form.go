@@ -66,8 +66,9 @@ func (e *readError) Unwrap() error { return e.err }
 // uploadForm is the upload form as read so far.
 type uploadForm struct {
 	mr       *multipart.Reader
-	title    string // as typed, trimmed
-	filename string // the file's base name as the browser sent it
+	title      string // as typed, trimmed; its first titleReadBytes at most
+	titleRunes int    // the length of the whole title field, for the error that says it
+	filename   string // the file's base name as the browser sent it
 }
 
 // nextFile reads the fields before the file and returns the file part; errNoFile when
@@ -116,13 +117,46 @@ func (f *uploadForm) field(part *multipart.Part) error {
 	if err != nil {
 		return &readError{err}
 	}
+	if len(b) < titleReadBytes {
+		f.title = strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
+		f.titleRunes = utf8.RuneCountInString(f.title)
+		return nil
+	}
+	// Longer than is read: count the rest for the error, keep whole characters only.
+	length := runeCounter(0)
+	_, _ = length.Write(b)
+	if _, err := io.Copy(&length, part); err != nil {
+		return &readError{err}
+	}
+	f.titleRunes = int(length)
+	for i := len(b) - 1; i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				b = b[:i]
+			}
+			break
+		}
+	}
 	f.title = strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
 	return nil
 }
 
+// runeCounter counts the characters of UTF-8 written to it, by the bytes that start
+// one, so a character split between two writes counts once.
+type runeCounter int
+
+func (c *runeCounter) Write(p []byte) (int, error) {
+	for _, b := range p {
+		if b&0xC0 != 0x80 {
+			*c++
+		}
+	}
+	return len(p), nil
+}
+
 // checkTitle refuses a title longer than the task table takes.
 func (f *uploadForm) checkTitle() error {
-	if n := utf8.RuneCountInString(f.title); n > maxTitleChars {
+	if n := f.titleRunes; n > maxTitleChars {
 		return &formError{http.StatusUnprocessableEntity, fmt.Sprintf(
 			"The title is %d characters long; keep it to %d or fewer.", n, maxTitleChars), fieldTitle}
 	}
