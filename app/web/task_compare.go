@@ -123,9 +123,9 @@ func (s *Server) compareOptions(c echo.Context, t report.Task, selected string) 
 	}
 	out := make([]pages.CompareOption, len(rows))
 	for i, r := range rows {
-		rerun := (r.RerunOf != nil && r.RerunOf.String() == t.ID) || t.RerunOf == r.ID.String()
 		out[i] = pages.CompareOption{ID: r.ID.String(), Title: r.Title, CreatedAt: r.CreatedAt, Conversations: int(r.ConversationCount),
-			SameTitle: r.SameTitle, Rerun: rerun, Selected: r.ID.String() == selected}
+			SameTitle: r.SameTitle, Rerun: r.RerunOf != nil && r.RerunOf.String() == t.ID, Original: t.RerunOf == r.ID.String(),
+			Selected: r.ID.String() == selected}
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package pages_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/stretchr/testify/require"
@@ -43,4 +44,13 @@ func TestComparePageSideBySide(t *testing.T) {
 	require.Contains(t, driver.Text(), "not a driver")
 	require.Contains(t, testid(doc, "compare-analyzers").Text(), "offline rules before, model gpt-4o-mini now")
 	require.Equal(t, "/tasks/"+taskID+"/compare.json?baseline="+before.Task.ID, testid(doc, "compare-json").AttrOr("href", ""))
+}
+
+// The picker says which way a re-run goes: the task's own re-run, or the run it repeats.
+func TestCompareOptionSaysWhichRunIsTheRerun(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	require.Contains(t, pages.CompareOption{Title: "Bot", CreatedAt: at, Rerun: true}.Label(), "its re-run, same conversations")
+	require.Contains(t, pages.CompareOption{Title: "Bot", CreatedAt: at, Original: true}.Label(), "the run this one repeats, same conversations")
+	require.NotContains(t, pages.CompareOption{Title: "Bot", CreatedAt: at}.Label(), "same conversations")
 }

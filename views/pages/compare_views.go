@@ -15,15 +15,19 @@ type CompareOption struct {
 	CreatedAt     time.Time
 	Conversations int
 	SameTitle     bool // the same title as the task: most likely an earlier run of the same agent
-	Rerun         bool // a re-run of the task, or the task it re-ran: the same conversations
+	Rerun         bool // a re-run of the task: the same conversations
+	Original      bool // the task the task re-ran: the same conversations
 	Selected      bool
 }
 
 // Label is the option as the picker lists it.
 func (o CompareOption) Label() string {
 	s := o.Title + " · " + components.FormatTime(o.CreatedAt) + " · " + components.Plural(o.Conversations, "conversation", "conversations")
-	if o.Rerun {
-		s += " · re-run, same conversations"
+	switch {
+	case o.Rerun:
+		s += " · its re-run, same conversations"
+	case o.Original:
+		s += " · the run this one repeats, same conversations"
 	}
 	return s
 }
