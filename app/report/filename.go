@@ -35,17 +35,23 @@ func Slug(title string) string {
 }
 
 // ContentDisposition is the Content-Disposition of a download named
-// "<slug of title>-<suffix>" (RFC 6266): an ASCII filename for old clients, and
-// filename* with the UTF-8 name when the slug is not plain ASCII. taskID names the file
-// when the title has no letters or digits an ASCII client could show.
+// "<slug of title>-<short task id>-<suffix>" (RFC 6266): an ASCII filename for old
+// clients, and filename* with the UTF-8 name when the slug is not plain ASCII. The id
+// keeps two runs of one title (a re-run, last week's upload) apart in a downloads
+// folder; it names the file alone when the title has no letters or digits an ASCII
+// client could show.
 func ContentDisposition(title, taskID, suffix string) string {
+	id := shortID(taskID)
 	slug := Slug(title)
 	ascii := asciiSlug(slug)
 	if ascii == "" {
-		ascii = "checkup-" + shortID(taskID)
+		ascii = "checkup"
 	}
+	ascii += "-" + id
 	if slug == "" {
 		slug = ascii
+	} else {
+		slug += "-" + id
 	}
 	v := `attachment; filename="` + ascii + "-" + suffix + `"`
 	if slug != ascii {

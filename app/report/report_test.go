@@ -258,10 +258,10 @@ func TestContentDisposition(t *testing.T) {
 	t.Parallel()
 	id := "0b7e3f9a-1111-2222-3333-444455556666"
 	for _, tc := range []struct{ title, want string }{
-		{"Support bot, March", `attachment; filename="support-bot-march-report.json"`},
-		{"航空客服 三月", `attachment; filename="checkup-0b7e3f9a-report.json"; filename*=UTF-8''%E8%88%AA%E7%A9%BA%E5%AE%A2%E6%9C%8D-%E4%B8%89%E6%9C%88-report.json`},
-		{"Bot 客服 v2", `attachment; filename="bot-v2-report.json"; filename*=UTF-8''bot-%E5%AE%A2%E6%9C%8D-v2-report.json`},
-		{`"; evil=1 <>`, `attachment; filename="evil-1-report.json"`},
+		{"Support bot, March", `attachment; filename="support-bot-march-0b7e3f9a-report.json"`},
+		{"航空客服 三月", `attachment; filename="checkup-0b7e3f9a-report.json"; filename*=UTF-8''%E8%88%AA%E7%A9%BA%E5%AE%A2%E6%9C%8D-%E4%B8%89%E6%9C%88-0b7e3f9a-report.json`},
+		{"Bot 客服 v2", `attachment; filename="bot-v2-0b7e3f9a-report.json"; filename*=UTF-8''bot-%E5%AE%A2%E6%9C%8D-v2-0b7e3f9a-report.json`},
+		{`"; evil=1 <>`, `attachment; filename="evil-1-0b7e3f9a-report.json"`},
 		{"!!!", `attachment; filename="checkup-0b7e3f9a-report.json"`},
 	} {
 		require.Equal(t, tc.want, report.ContentDisposition(tc.title, id, "report.json"), tc.title)

@@ -36,7 +36,8 @@ func TestTaskPageAndDownloadsAgree(t *testing.T) {
 	resp = b.alice.Get(t, base+"/report.json")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Equal(t, "application/json", resp.Header.Get("Content-Type"))
-	require.Equal(t, `attachment; filename="march-report.json"; filename*=UTF-8''%E8%88%AA%E7%A9%BA%E5%AE%A2%E6%9C%8D-march-report.json`,
+	short := task.ID.String()[:8]
+	require.Equal(t, `attachment; filename="march-`+short+`-report.json"; filename*=UTF-8''%E8%88%AA%E7%A9%BA%E5%AE%A2%E6%9C%8D-march-`+short+`-report.json`,
 		resp.Header.Get("Content-Disposition"))
 	var r report.Report
 	require.NoError(t, json.Unmarshal([]byte(authtest.Body(t, resp)), &r))
@@ -58,7 +59,7 @@ func TestTaskPageAndDownloadsAgree(t *testing.T) {
 		resp := b.alice.Get(t, base+"/"+name)
 		require.Equal(t, http.StatusOK, resp.StatusCode, name)
 		require.Equal(t, ct, resp.Header.Get("Content-Type"), name)
-		require.Contains(t, resp.Header.Get("Content-Disposition"), `filename="march-`+name+`"`)
+		require.Contains(t, resp.Header.Get("Content-Disposition"), `filename="march-`+short+`-`+name+`"`)
 		body := authtest.Body(t, resp)
 		switch name {
 		case "actions.csv":
