@@ -234,3 +234,16 @@ func TestFoldedActionCardsSayWhatTheyHold(t *testing.T) {
 	require.Equal(t, "Mask them. (+1 step)", fourth.Find(`[data-testid="action-todo-preview"]`).Text())
 	require.Equal(t, "“Your card 4242 4242”", fourth.Find(`[data-testid="action-evidence-preview"]`).Text())
 }
+
+// An expected issue of a labelled upload says how many of its conversations failed,
+// with a link to them: behaviour the policy calls for can still go with failures.
+func TestExpectedIssueShowsItsOutcomes(t *testing.T) {
+	t.Parallel()
+	r := sampleReport("completed")
+	policy := "policy"
+	r.Clusters = append(r.Clusters, report.Cluster{Idx: 3, Type: "ACTION", Title: "Declines what its policy rules out", Conversations: 9,
+		Expected: true, ExpectedBy: &policy, OutcomeSplit: report.OutcomeSplit{LabelOutcomes: &report.LabelOutcomes{Failed: 6, Succeeded: 3}}})
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	require.Equal(t, "(6 labeled failed, see them; 3 succeeded)", strings.Join(strings.Fields(testid(doc, "expected-outcomes").Text()), " "))
+	require.Equal(t, "/tasks/"+taskID+"/conversations?cluster=3&label=failed", testid(doc, "expected-failed").AttrOr("href", ""))
+}
