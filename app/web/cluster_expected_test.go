@@ -149,7 +149,7 @@ func TestMarkExpectedWithHTMX(t *testing.T) {
 	notice := testid(doc, "review-notice")
 	require.Equal(t, 1, notice.Length(), "the swap says what it did")
 	require.Equal(t, "status", notice.AttrOr("role", ""))
-	require.Contains(t, strings.Join(strings.Fields(notice.Text()), " "), "Marked “"+marked.ClusterTitle+"” as expected; the Actions were re-ranked.")
+	require.Contains(t, strings.Join(strings.Fields(notice.Text()), " "), "Marked “"+marked.ClusterTitle+"” as expected; the Actions were re-ranked. The next issue in line gets an Action of its own when the diagnosis runs again.")
 	undo := notice.Find("form")
 	require.Equal(t, clusterPath(id, marked.ClusterIdx, "expected"), undo.AttrOr("hx-delete", ""), "its Undo takes the mark back")
 	require.Equal(t, clusterPath(id, marked.ClusterIdx, "expected/delete"), undo.AttrOr("action", ""))
