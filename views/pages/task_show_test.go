@@ -247,3 +247,16 @@ func TestExpectedIssueShowsItsOutcomes(t *testing.T) {
 	require.Equal(t, "(6 labeled failed, see them; 3 succeeded)", strings.Join(strings.Fields(testid(doc, "expected-outcomes").Text()), " "))
 	require.Equal(t, "/tasks/"+taskID+"/conversations?cluster=3&label=failed", testid(doc, "expected-failed").AttrOr("href", ""))
 }
+
+// The notice of a mark promises an Action to the next issue only when one waits for it.
+func TestReviewNoticePromisesOnlyAnIssueThatWaits(t *testing.T) {
+	t.Parallel()
+	r := sampleReport("completed")
+	notice := func(r report.Report) string {
+		doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r, Reviewed: &pages.ReviewNotice{Marked: true, Title: "Card numbers shown"}}))
+		return testid(doc, "review-notice").Text()
+	}
+	require.Contains(t, notice(r), "The next issue in line gets an Action", "Long chats has none")
+	r.Clusters = r.Clusters[:2]
+	require.NotContains(t, notice(r), "next issue")
+}
