@@ -65,7 +65,7 @@ func (e *readError) Unwrap() error { return e.err }
 
 // uploadForm is the upload form as read so far.
 type uploadForm struct {
-	mr       *multipart.Reader
+	mr         *multipart.Reader
 	title      string // as typed, trimmed; its first titleReadBytes at most
 	titleRunes int    // the length of the whole title field, for the error that says it
 	filename   string // the file's base name as the browser sent it
