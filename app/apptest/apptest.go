@@ -74,9 +74,9 @@ func Start(tb testing.TB, bin string, env []string, args ...string) *Process {
 // Output is what the process printed so far.
 func (p *Process) Output() string { return p.out.String() }
 
-// WaitOutput polls until the process has printed text or the deadline passes. What the
-// process wrote before it answered a request may reach Output after the answer: it
-// comes through a pipe.
+// WaitOutput polls until the process has printed text, and fails the test if it has
+// not within timeout. What the process wrote before it answered a request may reach
+// Output after the answer: it comes through a pipe.
 func (p *Process) WaitOutput(tb testing.TB, timeout time.Duration, text string) {
 	tb.Helper()
 	deadline := time.Now().Add(timeout)

@@ -38,8 +38,8 @@ func Slug(title string) string {
 // "<slug of title>-<short task id>-<suffix>" (RFC 6266): an ASCII filename for old
 // clients, and filename* with the UTF-8 name when the slug is not plain ASCII. The id
 // keeps two runs of one title (a re-run, last week's upload) apart in a downloads
-// folder; it names the file alone when the title has no letters or digits an ASCII
-// client could show.
+// folder; a title with no letters or digits an ASCII client could show gives
+// "checkup-<short task id>-<suffix>" as the ASCII name.
 func ContentDisposition(title, taskID, suffix string) string {
 	id := shortID(taskID)
 	slug := Slug(title)

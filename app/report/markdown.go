@@ -53,6 +53,9 @@ func (m mdWriter) inShort(r Report) {
 	pop := r.Population
 	line := fmt.Sprintf("**In short:** %s uploaded, %d kept after the quality checks, %d diagnosed.",
 		plural(r.UploadedCount(), "conversation", "conversations"), pop.Kept, pop.Analysed)
+	if !r.Checked() {
+		line = fmt.Sprintf("**In short:** %s uploaded; %s.", plural(r.UploadedCount(), "conversation", "conversations"), notChecked(r.Task))
+	}
 	if !r.Task.Terminal {
 		line += " The diagnosis is still running; these figures will change."
 	}
@@ -95,7 +98,11 @@ func (m mdWriter) header(r Report) {
 	m.p("## In numbers")
 	m.p("")
 	pop := r.Population
-	m.p("- Conversations uploaded: %d; kept after the quality checks: %d; analyzed: %d.", r.UploadedCount(), pop.Kept, pop.Analysed)
+	if r.Checked() {
+		m.p("- Conversations uploaded: %d; kept after the quality checks: %d; analyzed: %d.", r.UploadedCount(), pop.Kept, pop.Analysed)
+	} else {
+		m.p("- Conversations uploaded: %d; %s.", r.UploadedCount(), notChecked(r.Task))
+	}
 	risks, improvements := 0, 0
 	for _, a := range r.Actions {
 		if a.Type == "RISK" {
@@ -450,4 +457,13 @@ func noAutolink(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// notChecked says that the quality checks have not run, for a report that has no
+// kept or analyzed count to give.
+func notChecked(t Task) string {
+	if t.Terminal {
+		return "the diagnosis stopped before the quality checks"
+	}
+	return "the quality checks have not run yet"
 }

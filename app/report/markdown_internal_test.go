@@ -53,11 +53,17 @@ func TestRiskExampleIsMarkedWhereCut(t *testing.T) {
 	require.Equal(t, "`Bye.`", RiskExample{}.Marked(inlineQuote("Bye.")))
 }
 
-// A report.md downloaded before the quality checks ran counts the upload, not zero.
+// A report.md downloaded before the quality checks ran counts the upload, and gives no
+// kept or analyzed count it does not have.
 func TestMarkdownOfQueuedTaskCountsTheUpload(t *testing.T) {
 	t.Parallel()
 	var md bytes.Buffer
 	require.NoError(t, WriteMarkdown(&md, Report{Task: Task{Title: "Queued", Status: "pending", ConversationCount: 5000}}))
-	require.Contains(t, md.String(), "5000 conversations uploaded")
-	require.Contains(t, md.String(), "Conversations uploaded: 5000;")
+	require.Contains(t, md.String(), "5000 conversations uploaded; the quality checks have not run yet.")
+	require.Contains(t, md.String(), "Conversations uploaded: 5000; the quality checks have not run yet.")
+
+	md.Reset()
+	require.NoError(t, WriteMarkdown(&md, Report{Task: Task{Title: "Canceled", Status: "canceled", Terminal: true, ConversationCount: 5000}}))
+	require.Contains(t, md.String(), "5000 conversations uploaded; the diagnosis stopped before the quality checks.")
+	require.NotContains(t, md.String(), "0 kept")
 }

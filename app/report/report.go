@@ -120,6 +120,10 @@ type Population struct {
 	Labelled Labelled `json:"labelled"`
 }
 
+// Checked reports whether the quality checks have run: before, the kept and analyzed
+// counts are not zero but unknown.
+func (r Report) Checked() bool { return len(r.Funnel) > 0 }
+
 // UploadedCount is how many conversations the upload holds, for people: the task's
 // count before the quality checks have run (Population.Uploaded counts those that
 // entered them, zero until then).

@@ -13,7 +13,6 @@ import (
 	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/app/report/compare"
 	"github.com/checkup-dev/checkup/db/store"
-	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/views/pages"
 	"github.com/checkup-dev/checkup/workers/textmatch"
 )
@@ -100,7 +99,7 @@ func (s *Server) comparedRuns(c echo.Context) (current, baseline report.Report, 
 // comparable refuses a run that has no results to compare (yet).
 func comparable(t report.Task) error {
 	switch {
-	case t.Status == taskstate.Completed || t.Status == taskstate.Partial:
+	case t.Status.Concluded():
 		return nil
 	case !t.Terminal:
 		return echo.NewHTTPError(http.StatusConflict,

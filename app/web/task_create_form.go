@@ -67,7 +67,7 @@ func (e *readError) Unwrap() error { return e.err }
 type uploadForm struct {
 	mr         *multipart.Reader
 	title      string // as typed, trimmed; its first titleReadBytes at most
-	titleRunes int    // the length of the whole title field, for the error that says it
+	titleRunes int    // the title's length, for the error that says it (see field)
 	filename   string // the file's base name as the browser sent it
 }
 
@@ -122,7 +122,8 @@ func (f *uploadForm) field(part *multipart.Part) error {
 		f.titleRunes = utf8.RuneCountInString(f.title)
 		return nil
 	}
-	// Longer than is read: count the rest for the error, keep whole characters only.
+	// Longer than is read: the error gives the length of the field as sent, spaces
+	// around it included (far over the limit either way); keep whole characters only.
 	length := runeCounter(0)
 	_, _ = length.Write(b)
 	if _, err := io.Copy(&length, part); err != nil {

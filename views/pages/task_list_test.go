@@ -100,3 +100,14 @@ func TestTaskListMarksReruns(t *testing.T) {
 	require.Equal(t, 1, rows.Eq(0).Find(`[data-testid="rerun-mark"]`).Length())
 	require.Equal(t, 0, rows.Eq(1).Find(`[data-testid="rerun-mark"]`).Length())
 }
+
+// A claimed task whose first stage is not reported yet reads "Starting…" in the list,
+// as on its page.
+func TestTaskListRowOfAClaimedTaskSaysStarting(t *testing.T) {
+	t.Parallel()
+	v := pages.TaskListView{Tasks: []pages.TaskRow{{Title: "Just claimed", Conversations: 10, CreatedAt: time.Now(),
+		Progress: components.Progress{TaskID: "33333333-3333-3333-3333-333333333333", Status: "running", Stage: "queued"}}}}
+	doc, _ := render(t, pages.TaskList(page, v))
+	require.Contains(t, testid(doc, "task-status").Text(), "Starting…")
+	require.NotContains(t, testid(doc, "task-status").Text(), "Queued")
+}

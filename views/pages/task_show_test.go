@@ -1,6 +1,7 @@
 package pages_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -246,17 +247,35 @@ func TestExpectedIssueShowsItsOutcomes(t *testing.T) {
 	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
 	require.Equal(t, "(6 labeled failed, see them; 3 succeeded)", strings.Join(strings.Fields(testid(doc, "expected-outcomes").Text()), " "))
 	require.Equal(t, "/tasks/"+taskID+"/conversations?cluster=3&label=failed", testid(doc, "expected-failed").AttrOr("href", ""))
+
+	r.Clusters[len(r.Clusters)-1].LabelOutcomes = &report.LabelOutcomes{Succeeded: 9}
+	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	require.Equal(t, "(none labeled failed; 9 succeeded)", strings.Join(strings.Fields(testid(doc, "expected-outcomes").Text()), " "))
+	require.Zero(t, testid(doc, "expected-failed").Length(), "no link to an empty list")
 }
 
-// The notice of a mark promises an Action to the next issue only when one waits for it.
+// The notice of a mark promises an Action to the next issue only when one waits for it:
+// the mark freed one of the ten places, and an open issue is left without an Action.
 func TestReviewNoticePromisesOnlyAnIssueThatWaits(t *testing.T) {
 	t.Parallel()
-	r := sampleReport("completed")
+	withActions := func(open, listed int) report.Report {
+		r := sampleReport("completed")
+		r.Actions, r.Clusters = nil, nil
+		for i := range open {
+			c := report.Cluster{Idx: i, Type: "ACTION", Title: fmt.Sprintf("Issue %d", i), Conversations: 3}
+			if i < listed {
+				c.ActionRank = i + 1
+				r.Actions = append(r.Actions, report.Action{Rank: i + 1, Type: "ACTION", Title: c.Title, ClusterIdx: i, Conversations: 3})
+			}
+			r.Clusters = append(r.Clusters, c)
+		}
+		return r
+	}
 	notice := func(r report.Report) string {
-		doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r, Reviewed: &pages.ReviewNotice{Marked: true, Title: "Card numbers shown"}}))
+		doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r, Reviewed: &pages.ReviewNotice{Marked: true, Title: "Issue 0"}}))
 		return testid(doc, "review-notice").Text()
 	}
-	require.Contains(t, notice(r), "The next issue in line gets an Action", "Long chats has none")
-	r.Clusters = r.Clusters[:2]
-	require.NotContains(t, notice(r), "next issue")
+	require.Contains(t, notice(withActions(12, 9)), "The next issue in line gets an Action", "a place freed, issues waiting")
+	require.NotContains(t, notice(withActions(12, 10)), "next issue", "the mark was of an issue beyond the ten")
+	require.NotContains(t, notice(withActions(4, 4)), "next issue", "every open issue has its Action")
 }
