@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/pages"
 	"github.com/checkup-dev/checkup/workers/textmatch"
+	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // compareCandidates is how many diagnoses the baseline picker offers.
@@ -40,7 +42,11 @@ func (s *Server) taskCompare(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := pages.CompareView{Comparison: cmp, Options: options}
+	differ, err := s.differentAgents(c, current.Task.ID, baseline.Task.ID)
+	if err != nil {
+		return err
+	}
+	v := pages.CompareView{Comparison: cmp, Options: options, DifferentAgents: differ}
 	return render(c, http.StatusOK, pages.CompareShow(s.page(c, "Compare · "+current.Task.Title), v))
 }
 
@@ -127,4 +133,35 @@ func (s *Server) compareOptions(c echo.Context, t report.Task, selected string) 
 			Selected: r.ID.String() == selected}
 	}
 	return out, nil
+}
+
+// differentAgents reports whether the two runs' first conversations have system prompts
+// with little in common (compare.DifferentAgents). A run without a conversation or a
+// system prompt cannot tell, and says no.
+func (s *Server) differentAgents(c echo.Context, current, baseline string) (bool, error) {
+	var prompts [2]string
+	for i, id := range []string{current, baseline} {
+		task, err := uuid.Parse(id)
+		if err != nil {
+			return false, err
+		}
+		raw, err := s.store.FirstMessages(c.Request().Context(), task, auth.OwnerFrom(c))
+		if errors.Is(err, store.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		var msgs []transcript.Message
+		if err := json.Unmarshal(raw, &msgs); err != nil {
+			return false, fmt.Errorf("compare: messages of %s: %w", id, err)
+		}
+		for _, m := range msgs {
+			if m.Role == transcript.RoleSystem {
+				prompts[i] = m.Content
+				break
+			}
+		}
+	}
+	return compare.DifferentAgents(prompts[0], prompts[1]), nil
 }

@@ -62,6 +62,23 @@ func TestComparePickerAndPage(t *testing.T) {
 	}
 }
 
+// TestCompareWarnsOfDifferentAgents: two runs whose system prompts have little in
+// common get a notice that they may be two agents; two runs of one prompt do not.
+func TestCompareWarnsOfDifferentAgents(t *testing.T) {
+	t.Parallel()
+	b := setupTasks(t)
+	airline := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Title: "Support bot",
+		System: "You are an airline agent. You can book, modify or cancel flight reservations. Basic economy flights cannot be modified."})
+	retail := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Title: "Support bot",
+		System: "You are a retail agent. You can cancel or modify pending orders, return or exchange delivered items after authenticating the user."})
+	again := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Title: "Support bot",
+		System: "You are an airline agent. You can book, modify or cancel flight reservations. Basic economy flights cannot be modified."})
+	doc := parse(t, b.alice.Get(t, "/tasks/"+retail.ID.String()+"/compare?baseline="+airline.ID.String()))
+	require.Contains(t, testid(doc, "compare-agents").Text(), "they may come from two different agents")
+	doc = parse(t, b.alice.Get(t, "/tasks/"+again.ID.String()+"/compare?baseline="+airline.ID.String()))
+	require.Zero(t, testid(doc, "compare-agents").Length())
+}
+
 // TestComparePickerPreselectsOnlyTheSameTitle: without a run of the same title the
 // picker opens on "Choose a run", not on another agent's run, and sending it as it
 // opens gets the compare page's sentence; with one, no placeholder is offered.

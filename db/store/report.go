@@ -255,3 +255,14 @@ func (s *Store) Conversation(ctx context.Context, id uuid.UUID, seq int32, owner
 	}
 	return r, nil
 }
+
+// FirstMessages is the stored messages (JSON) of the task's first conversation, the
+// owner's only; ErrNotFound when there is none. The compare page reads the agent's
+// system prompt from it.
+func (s *Store) FirstMessages(ctx context.Context, id uuid.UUID, owner Owner) ([]byte, error) {
+	c, err := s.q.GetTaskConversation(ctx, s.pool, dbsqlc.GetTaskConversationParams{TaskID: id, OwnerUserID: owner.UserID(), Seq: 1})
+	if err != nil {
+		return nil, readError("first conversation", err)
+	}
+	return c.Messages, nil
+}

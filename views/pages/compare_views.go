@@ -37,6 +37,9 @@ func (o CompareOption) Label() string {
 type CompareView struct {
 	Comparison compare.Comparison
 	Options    []CompareOption
+	// DifferentAgents is set when the runs' system prompts have little in common
+	// (compare.DifferentAgents): the comparison may be of two agents, not two versions.
+	DifferentAgents bool
 }
 
 // choosePlaceholder reports whether the picker opens on "Choose a run": nothing is

@@ -4,6 +4,7 @@
 package reporttest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,6 +27,7 @@ const XSS = `<script>alert(1)</script><b>bold</b>`
 type Task struct {
 	Title  string           // default "Support bot, March"
 	Status taskstate.Status // default completed
+	System string           // the conversations' system prompt; default "You are an airline support agent."
 }
 
 // Inserted is what the fixture wrote, for tests to compare with.
@@ -82,7 +84,7 @@ func Insert(tb testing.TB, db dbsqlc.DBTX, owner int64, spec Task) Inserted {
 		0, 0, 0, 4, 1, 1, 6, 'export.jsonl', 'openai_jsonl', 12345, 6)`,
 		id, owner, title, status, mustJSON(tb, config), mustJSON(tb, funnel), mustJSON(tb, riskSummary))
 	for seq := 1; seq <= 6; seq++ {
-		msgs := conversation(seq)
+		msgs := conversation(seq, cmp.Or(spec.System, "You are an airline support agent."))
 		exec(`INSERT INTO task_conversation (task_id, owner_user_id, seq, external_id, messages, message_count,
 			qc_status, risk_flags, selected, diagnosis, diagnosis_status, diagnosis_pass)
 			VALUES ($1, $2, $3, $4, $5, $6, 'kept', $7, true, $8, $9, $10)`,
@@ -155,13 +157,13 @@ func mustJSON(tb testing.TB, v any) []byte {
 }
 
 // conversation is a short airline support chat; conversation 1 carries hostile text.
-func conversation(seq int) []transcript.Message {
+func conversation(seq int, system string) []transcript.Message {
 	user := "I need to change my flight, booking ABC123."
 	if seq == 1 {
 		user = "Please help " + XSS
 	}
 	return []transcript.Message{
-		{Role: transcript.RoleSystem, Content: "You are an airline support agent."},
+		{Role: transcript.RoleSystem, Content: system},
 		{Role: transcript.RoleUser, Content: user},
 		{Role: transcript.RoleAssistant, Content: "Let me look that up.", ToolCalls: []transcript.ToolCall{
 			{ID: "call_1", Name: "get_booking", Arguments: `{"booking":"ABC123"}`}}},
