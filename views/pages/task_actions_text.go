@@ -11,17 +11,7 @@ import (
 // counted as shown: an issue marked expected leaves both, so the number is the real one.
 // While the task runs there is nothing to count yet.
 func actionsListed(r report.Report) string {
-	var listed, open int
-	for _, a := range r.Actions {
-		if a.Type == "ACTION" {
-			listed++
-		}
-	}
-	for _, c := range r.Clusters {
-		if c.Type == "ACTION" && !c.Expected {
-			open++
-		}
-	}
+	listed, open := actionCounts(r)
 	switch {
 	case !r.Task.Terminal:
 		return "the most urgent are listed when the diagnosis finishes"
@@ -35,6 +25,22 @@ func actionsListed(r report.Report) string {
 		return fmt.Sprintf("the most urgent of %s is listed", components.Count(open))
 	}
 	return fmt.Sprintf("the %s most urgent of %s are listed", components.Count(listed), components.Count(open))
+}
+
+// actionCounts are the ACTION Actions the page lists and the ACTION issues that are
+// not expected behaviour.
+func actionCounts(r report.Report) (listed, open int) {
+	for _, a := range r.Actions {
+		if a.Type == "ACTION" {
+			listed++
+		}
+	}
+	for _, c := range r.Clusters {
+		if c.Type == "ACTION" && !c.Expected {
+			open++
+		}
+	}
+	return listed, open
 }
 
 // actionsOrder says what the Actions are ranked by: with outcome labels, the ACTION
