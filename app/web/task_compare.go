@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,7 +15,6 @@ import (
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/pages"
 	"github.com/checkup-dev/checkup/workers/textmatch"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // compareCandidates is how many diagnoses the baseline picker offers.
@@ -42,7 +40,7 @@ func (s *Server) taskCompare(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	differ, err := s.differentAgents(c, current.Task.ID, baseline.Task.ID)
+	differ, err := s.differentAgents(c, current.Task, baseline.Task)
 	if err != nil {
 		return err
 	}
@@ -138,29 +136,22 @@ func (s *Server) compareOptions(c echo.Context, t report.Task, selected string) 
 // differentAgents reports whether the two runs' first conversations have system prompts
 // with little in common (compare.DifferentAgents). A run without a conversation or a
 // system prompt cannot tell, and says no.
-func (s *Server) differentAgents(c echo.Context, current, baseline string) (bool, error) {
+func (s *Server) differentAgents(c echo.Context, current, baseline report.Task) (bool, error) {
 	var prompts [2]string
-	for i, id := range []string{current, baseline} {
-		task, err := uuid.Parse(id)
+	for i, t := range []report.Task{current, baseline} {
+		id, err := uuid.Parse(t.ID)
 		if err != nil {
 			return false, err
 		}
-		raw, err := s.store.FirstMessages(c.Request().Context(), task, auth.OwnerFrom(c))
+		raw, err := s.store.FirstMessages(c.Request().Context(), id, auth.OwnerFrom(c))
 		if errors.Is(err, store.ErrNotFound) {
 			return false, nil
 		}
 		if err != nil {
 			return false, err
 		}
-		var msgs []transcript.Message
-		if err := json.Unmarshal(raw, &msgs); err != nil {
-			return false, fmt.Errorf("compare: messages of %s: %w", id, err)
-		}
-		for _, m := range msgs {
-			if m.Role == transcript.RoleSystem {
-				prompts[i] = m.Content
-				break
-			}
+		if prompts[i], err = compare.SystemPrompt(raw); err != nil {
+			return false, err
 		}
 	}
 	return compare.DifferentAgents(prompts[0], prompts[1]), nil

@@ -1,7 +1,12 @@
 package compare
 
 import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
 	"github.com/checkup-dev/checkup/workers/textmatch"
+	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // sameAgentWords is the share of their words two system prompts of one agent keep in
@@ -26,6 +31,23 @@ func DifferentAgents(systemA, systemB string) bool {
 		}
 	}
 	return float64(shared) < sameAgentWords*float64(len(a)+len(b)-shared)
+}
+
+// SystemPrompt is the system prompt of a conversation as stored (its messages' JSON):
+// its system messages' text, one after another, as the offline analyzer reads the
+// policy; "" when it has none.
+func SystemPrompt(messages []byte) (string, error) {
+	var msgs []transcript.Message
+	if err := json.Unmarshal(messages, &msgs); err != nil {
+		return "", fmt.Errorf("compare: stored messages: %w", err)
+	}
+	var parts []string
+	for _, m := range msgs {
+		if m.Role == transcript.RoleSystem {
+			parts = append(parts, m.Content)
+		}
+	}
+	return strings.Join(parts, "\n"), nil
 }
 
 func wordSet(s string) map[string]bool {

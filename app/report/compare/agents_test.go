@@ -20,3 +20,15 @@ func TestDifferentAgentsByTheirSystemPrompts(t *testing.T) {
 	require.False(t, compare.DifferentAgents(airline, ""), "no prompt: cannot tell")
 	require.True(t, compare.DifferentAgents("你是航空公司的客服，可以改签或退票。", "你是电商平台的客服，处理订单退货和换货。"+strings.Repeat("物流查询", 3)))
 }
+
+func TestSystemPromptJoinsTheSystemMessages(t *testing.T) {
+	t.Parallel()
+	p, err := compare.SystemPrompt([]byte(`[{"role":"system","content":"Policy."},{"role":"user","content":"Hi"},{"role":"system","content":"More policy."}]`))
+	require.NoError(t, err)
+	require.Equal(t, "Policy.\nMore policy.", p)
+	p, err = compare.SystemPrompt([]byte(`[{"role":"user","content":"Hi"}]`))
+	require.NoError(t, err)
+	require.Empty(t, p)
+	_, err = compare.SystemPrompt([]byte(`{`))
+	require.Error(t, err)
+}
