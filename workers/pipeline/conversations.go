@@ -87,35 +87,19 @@ func toolErrorTurns(flags []risk.Flag) []int {
 
 // conversationsToDiagnose yields, one by one, the selected conversations not yet
 // diagnosed or isolated: from the run's kept conversations when the quality pass held
-// them all, otherwise read a page at a time by a goroutine that reads and decodes the
-// next page while the units diagnose this one.
+// them all, otherwise read and decoded a page at a time on a goroutine of its own while
+// the units diagnose the page before.
 func (r *run) conversationsToDiagnose(ctx context.Context) iter.Seq2[storedConversation, error] {
 	if r.kept != nil && r.kept.bySeq != nil {
 		return r.keptToDiagnose(ctx)
 	}
 	return func(yield func(storedConversation, error) bool) {
-		ctx, cancel := context.WithCancel(ctx)
-		pages := make(chan decodedPage, 1)
-		go func() {
-			defer close(pages)
-			if err := protect(r.readToDiagnose, decodedReader{ctx, pages}); err != nil { // a panic too
-				select {
-				case pages <- decodedPage{err: err}:
-				case <-ctx.Done():
-				}
-			}
-		}()
-		defer func() {
-			cancel()
-			for range pages { // the reader has returned once pages is closed
-			}
-		}()
-		for p := range pages {
-			if p.err != nil {
-				yield(storedConversation{}, p.err)
+		for convs, err := range readAhead(ctx, r.lease.Task.ConversationCount, r.readToDiagnose) {
+			if err != nil {
+				yield(storedConversation{}, err)
 				return
 			}
-			for _, c := range p.convs {
+			for _, c := range convs {
 				if !yield(c, nil) {
 					return
 				}
@@ -124,47 +108,27 @@ func (r *run) conversationsToDiagnose(ctx context.Context) iter.Seq2[storedConve
 	}
 }
 
-// decodedPage is one page of conversations to diagnose, decoded, or the error that
-// ended them.
-type decodedPage struct {
-	convs []storedConversation
-	err   error
-}
-
-// decodedReader is where readToDiagnose sends pages, and until when.
-type decodedReader struct {
-	ctx   context.Context
-	pages chan<- decodedPage
-}
-
-// readToDiagnose sends the conversations to diagnose to p.pages, readPage seqs at a
-// time, until the last page or the end of p.ctx.
-func (r *run) readToDiagnose(p decodedReader) error {
-	for after := int32(0); after < r.lease.Task.ConversationCount; after += readPage {
-		rows, err := r.q.ListConversationsToDiagnose(p.ctx, r.p.pool, dbsqlc.ListConversationsToDiagnoseParams{
-			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + readPage,
-		})
-		if err != nil {
-			return fmt.Errorf("pipeline: read conversations to diagnose: %w", err)
-		}
-		convs := make([]storedConversation, len(rows))
-		for i, row := range rows {
-			if convs[i], err = decodeConversation(row.Seq, row.ExternalID, row.Messages, row.Label); err != nil {
-				return err
-			}
-			var flags []risk.Flag
-			if err := json.Unmarshal(row.RiskFlags, &flags); err != nil {
-				return fmt.Errorf("pipeline: conversation %d: risk flags: %w", row.Seq, err)
-			}
-			convs[i].toolErrors = toolErrorTurns(flags)
-		}
-		select {
-		case p.pages <- decodedPage{convs: convs}:
-		case <-p.ctx.Done():
-			return nil
-		}
+// readToDiagnose reads and decodes the conversations to diagnose of the seqs
+// after..through.
+func (r *run) readToDiagnose(ctx context.Context, after, through int32) ([]storedConversation, error) {
+	rows, err := r.q.ListConversationsToDiagnose(ctx, r.p.pool, dbsqlc.ListConversationsToDiagnoseParams{
+		TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: through,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: read conversations to diagnose: %w", err)
 	}
-	return nil
+	convs := make([]storedConversation, len(rows))
+	for i, row := range rows {
+		if convs[i], err = decodeConversation(row.Seq, row.ExternalID, row.Messages, row.Label); err != nil {
+			return nil, err
+		}
+		var flags []risk.Flag
+		if err := json.Unmarshal(row.RiskFlags, &flags); err != nil {
+			return nil, fmt.Errorf("pipeline: conversation %d: risk flags: %w", row.Seq, err)
+		}
+		convs[i].toolErrors = toolErrorTurns(flags)
+	}
+	return convs, nil
 }
 
 // keptToDiagnose yields the selected conversations not finished yet from the

@@ -126,16 +126,26 @@ func (r *run) drivers(ctx context.Context) ([]drivers.Driver, error) {
 }
 
 // eachLabelled reads every labelled, diagnosed conversation a page at a time, in upload
-// order, and hands the features extract finds to add.
+// order, and hands the features extract finds to add in that order. extract runs on
+// pageWorkers goroutines while the next page is read, so it must be safe for
+// concurrent use; add runs on the caller's.
 func (r *run) eachLabelled(ctx context.Context, extract extractFunc, add func(drivers.Conversation)) error {
-	for after := int32(0); after < r.lease.Task.ConversationCount; after += readPage {
+	read := func(ctx context.Context, after, through int32) ([]dbsqlc.ListLabelledConversationsAfterRow, error) {
 		rows, err := r.q.ListLabelledConversationsAfter(ctx, r.p.pool, dbsqlc.ListLabelledConversationsAfterParams{
-			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + readPage,
+			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: through,
 		})
 		if err != nil {
-			return fmt.Errorf("pipeline: read labelled conversations: %w", err)
+			return nil, fmt.Errorf("pipeline: read labelled conversations: %w", err)
 		}
-		for _, row := range rows {
+		return rows, nil
+	}
+	for rows, err := range readAhead(ctx, r.lease.Task.ConversationCount, read) {
+		if err != nil {
+			return err
+		}
+		found := make([]drivers.Conversation, len(rows))
+		err := inOrder(len(rows), func(_, i int) error {
+			row := rows[i]
 			msgs, err := decodeMessages(row.Messages)
 			if err != nil {
 				return fmt.Errorf("pipeline: conversation %d: messages: %w", row.Seq, err)
@@ -145,7 +155,14 @@ func (r *run) eachLabelled(ctx context.Context, extract extractFunc, add func(dr
 				return fmt.Errorf("pipeline: conversation %d: risk flags: %w", row.Seq, err)
 			}
 			failed := row.Label != nil && *row.Label == string(transcript.LabelFailed)
-			add(extract(int(row.Seq), failed, transcript.Conversation{Messages: msgs}, toolErrorTurns(flags), row.Categories))
+			found[i] = extract(int(row.Seq), failed, transcript.Conversation{Messages: msgs}, toolErrorTurns(flags), row.Categories)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, c := range found {
+			add(c)
 		}
 	}
 	return nil

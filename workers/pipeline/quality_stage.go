@@ -21,7 +21,8 @@ import (
 // §5 step 1) and screens each kept one for risks (step 2) in the same pass, storing its
 // search document too, so every transcript is read and decoded once for all three. The
 // verdicts, flags and documents of each pageSize conversations are stored in one fenced
-// transaction, the last ones with the funnel on the task. The kept conversations stay
+// transaction, behind the checks of the next ones, the last ones with the funnel on the
+// task. The kept conversations stay
 // decoded for diagnosis while they fit in keptBudget. A task whose funnel is stored
 // already (an earlier attempt got past this pass) reuses it; all three are
 // deterministic, so an attempt that stopped halfway simply redoes them.
@@ -48,15 +49,17 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	// Without a cap on diagnosis every kept conversation is diagnosed: the pass records
 	// that with the verdicts, instead of the risk stage writing every row again.
 	r.selectedKept = r.p.opt.MaxDiagnosed == 0
+	stored := startWriteBehind(func(b qualityBatch) error { return r.storeQuality(ctx, b) })
+	defer func() { _ = stored.wait() }() // on an early return; the pass's end returns its error
 	w := r.newQualityWrites()
 	var labels labelCounts
 	done := 0
-	for page, err := range r.screenedPages(ctx) {
+	for page, err := range r.screenedPages(ctx, checker) {
 		if err != nil {
 			return quality.Funnel{}, err
 		}
 		for _, c := range page {
-			v := checker.Check(c.conv)
+			v := checker.Decide(c.examined)
 			flags := "[]"
 			if v.Status == quality.Kept {
 				labels.add(c.label)
@@ -82,7 +85,7 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 		}
 		done += len(page)
 		if len(w.verdicts.Seqs) >= pageSize {
-			if err := r.storeQuality(ctx, w, done, max(total, done), nil); err != nil {
+			if err := stored.put(qualityBatch{writes: w, done: done, total: max(total, done)}); err != nil {
 				return quality.Funnel{}, err
 			}
 			w = r.newQualityWrites()
@@ -93,7 +96,11 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	if err != nil {
 		return quality.Funnel{}, fmt.Errorf("pipeline: funnel: %w", err)
 	}
-	return funnel, r.storeQuality(ctx, w, done, max(total, done), &populationWrite{funnel: raw, labels: labels})
+	last := qualityBatch{writes: w, done: done, total: max(total, done), population: &populationWrite{funnel: raw, labels: labels}}
+	if err := stored.put(last); err != nil {
+		return quality.Funnel{}, err
+	}
+	return funnel, stored.wait()
 }
 
 // labelCounts counts the kept conversations by outcome label.
@@ -131,9 +138,18 @@ type populationWrite struct {
 	labels labelCounts
 }
 
-// storeQuality stores w and the progress in one fenced transaction, with the funnel
-// and the label counts when the pass is over (population is not nil).
-func (r *run) storeQuality(ctx context.Context, w qualityWrites, done, total int, population *populationWrite) error {
+// qualityBatch is what one fenced transaction of the quality pass stores: the writes of
+// the conversations checked since the last, the progress, and when the pass is over
+// (population is not nil) the funnel and the label counts.
+type qualityBatch struct {
+	writes      qualityWrites
+	done, total int
+	population  *populationWrite
+}
+
+// storeQuality stores b in one fenced transaction.
+func (r *run) storeQuality(ctx context.Context, b qualityBatch) error {
+	w, population := b.writes, b.population
 	return r.inTx(ctx, "quality verdicts, risk flags and search documents", func(tx pgx.Tx) error {
 		if len(w.verdicts.Seqs) > 0 {
 			if _, err := r.q.SetConversationQuality(ctx, tx, w.verdicts); err != nil {
@@ -145,7 +161,7 @@ func (r *run) storeQuality(ctx context.Context, w qualityWrites, done, total int
 				return err
 			}
 		}
-		if err := r.setStage(ctx, tx, taskstate.Quality, done, total); err != nil {
+		if err := r.setStage(ctx, tx, taskstate.Quality, b.done, b.total); err != nil {
 			return err
 		}
 		if population == nil {

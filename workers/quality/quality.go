@@ -97,7 +97,7 @@ func (f Funnel) Kept() int {
 // Checker applies the quality checks to conversations one at a time, so an
 // upload of any size can be streamed through it; it keeps only the content hashes of
 // kept conversations. Verdicts depend on input order (the first of duplicates is kept)
-// and nothing else. Not safe for concurrent use.
+// and nothing else. Only Examine is safe for concurrent use.
 //
 // A conversation is malformed when a message has an unknown role, a tool call has no
 // name, a tool result answers a tool_call_id no earlier tool call had (or, without an
@@ -130,20 +130,39 @@ func Check(convs []transcript.Conversation, opt Options) ([]Verdict, Funnel) {
 }
 
 // Check decides about the next conversation in upload order.
-func (q *Checker) Check(conv transcript.Conversation) Verdict {
-	q.checked++
-	sum := contentHash(conv)
-	v := Verdict{Status: Kept, ContentHash: sum[:]}
+func (q *Checker) Check(conv transcript.Conversation) Verdict { return q.Decide(q.Examine(conv)) }
+
+// Examined is what the checks find in one conversation on its own, before it is
+// compared with the conversations before it.
+type Examined struct {
+	sum                     [sha256.Size]byte
+	id                      string
+	status                  Status
+	genericReason, reasonOf string
+}
+
+// Examine runs the checks that need only conv: most of the work, and safe for
+// concurrent use, so a pass can examine conversations in parallel and Decide in order.
+func (q *Checker) Examine(conv transcript.Conversation) Examined {
 	status, generic, reason := q.classify(conv)
+	return Examined{sum: contentHash(conv), id: conv.ID, status: status, genericReason: generic, reasonOf: reason}
+}
+
+// Decide gives the verdict of the next examined conversation in upload order: the
+// first of duplicates is kept.
+func (q *Checker) Decide(e Examined) Verdict {
+	q.checked++
+	v := Verdict{Status: Kept, ContentHash: e.sum[:]}
+	status, generic, reason := e.status, e.genericReason, e.reasonOf
 	if status == Kept {
-		if name, dup := q.first[sum]; dup {
+		if name, dup := q.first[e.sum]; dup {
 			status, generic, reason = Duplicate, "same content as an earlier conversation", "duplicate of "+name
 		} else {
 			name := "conversation #" + fmt.Sprint(q.checked)
-			if conv.ID != "" {
-				name = conv.ID
+			if e.id != "" {
+				name = e.id
 			}
-			q.first[sum] = name
+			q.first[e.sum] = name
 		}
 	}
 	if status != Kept {
