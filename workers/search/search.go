@@ -31,18 +31,30 @@ const (
 	maxQueryTerms = 16
 )
 
-// maxStems bounds an Indexer's memory of stems; past it the memory starts again.
+// maxStems bounds an Indexer's memory of words; past it the memory starts again.
 const maxStems = 100_000
 
-// Indexer makes the search terms of conversations, remembering the stems of the words
-// it has seen: the conversations of one agent share most of their words, and stemming
-// is most of the work. An Indexer is used by one goroutine.
+// Indexer makes the search terms of conversations, remembering the term each word it
+// has seen becomes: the conversations of one agent share most of their words, and
+// stemming and deduplicating them is most of the work. An Indexer is used by one
+// goroutine.
 type Indexer struct {
-	stems map[string]string
+	words map[string]*term // a word as written (folded) → its term
+	terms map[string]*term // a term → itself, so words with one stem share it
+	conv  uint32           // the number of the conversation being indexed
+}
+
+// term is one search term, with the last conversation it was added to: a word seen
+// again in the same conversation costs one map read.
+type term struct {
+	text string
+	conv uint32
 }
 
 // NewIndexer returns an Indexer with nothing remembered.
-func NewIndexer() *Indexer { return &Indexer{stems: map[string]string{}} }
+func NewIndexer() *Indexer {
+	return &Indexer{words: map[string]*term{}, terms: map[string]*term{}}
+}
 
 // Terms is what conversation c is indexed by: the distinct terms of its messages' text
 // and of the tools it calls and hears from, sorted. The system prompt, which most
@@ -50,29 +62,42 @@ func NewIndexer() *Indexer { return &Indexer{stems: map[string]string{}} }
 // character of Chinese or Japanese is a term of its own as well as part of the pairs it
 // makes, so a one-character search finds it anywhere.
 func (x *Indexer) Terms(c transcript.Conversation) []string {
-	set := map[string]struct{}{}
-	keep := func(t string) { // t is a slice of a folded text: keep a copy
-		if _, ok := set[t]; !ok {
-			set[strings.Clone(t)] = struct{}{}
+	if len(x.words) >= maxStems || x.conv == ^uint32(0) {
+		clear(x.words)
+		clear(x.terms)
+		x.conv = 0
+	}
+	x.conv++
+	var out []string
+	keep := func(t *term) {
+		if t.conv != x.conv {
+			t.conv = x.conv
+			out = append(out, t.text)
 		}
 	}
 	add := func(text string) {
-		for t := range textmatch.EachTerm(text) {
-			if len(set) >= MaxTerms {
+		for w := range textmatch.EachTerm(text) {
+			if len(out) >= MaxTerms {
 				return
 			}
-			if r, size := utf8.DecodeRuneInString(t); cjkRune(r) {
-				keep(t)
-				if size < len(t) {
-					keep(t[:size])
-					keep(t[size:])
+			if r, size := utf8.DecodeRuneInString(w); cjkRune(r) { // a pair, or a lone character
+				keep(x.word(w, w))
+				if size < len(w) {
+					keep(x.word(w[:size], w[:size]))
+					if len(out) < MaxTerms {
+						keep(x.word(w[size:], w[size:]))
+					}
 				}
 				continue
 			}
-			if len(t) > maxTermRunes && utf8.RuneCountInString(t) > maxTermRunes {
+			if t, ok := x.words[w]; ok {
+				keep(t)
 				continue
 			}
-			keep(x.stem(t))
+			if len(w) > maxTermRunes && utf8.RuneCountInString(w) > maxTermRunes {
+				continue
+			}
+			keep(x.word(w, textmatch.Stem(w)))
 		}
 	}
 	for _, m := range c.Messages {
@@ -85,27 +110,24 @@ func (x *Indexer) Terms(c transcript.Conversation) []string {
 			add(call.Name)
 		}
 	}
-	out := make([]string, 0, len(set))
-	for t := range set {
-		out = append(out, t)
-	}
 	slices.Sort(out)
 	return out
 }
 
-// stem returns w's stem, from memory when w was seen before. w may be a slice of a
-// folded text; what is remembered is a copy.
-func (x *Indexer) stem(w string) string {
-	if s, ok := x.stems[w]; ok {
-		return s
+// word remembers that w becomes the term text, sharing the term with the other words
+// that become it; w and text may be slices of a folded text: what is remembered is a
+// copy.
+func (x *Indexer) word(w, text string) *term {
+	if t, ok := x.words[w]; ok {
+		return t
 	}
-	if len(x.stems) >= maxStems {
-		clear(x.stems)
+	t, ok := x.terms[text]
+	if !ok {
+		t = &term{text: strings.Clone(text)}
+		x.terms[t.text] = t
 	}
-	w = strings.Clone(w)
-	s := textmatch.Stem(w)
-	x.stems[w] = s
-	return s
+	x.words[strings.Clone(w)] = t
+	return t
 }
 
 // Query turns the text of a search into a PostgreSQL tsquery that every term of it must

@@ -8,6 +8,7 @@ import (
 
 	"github.com/checkup-dev/checkup/workers/search"
 	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
 
 func TestTermsIndexWordsToolsAndChinese(t *testing.T) {
@@ -25,6 +26,20 @@ func TestTermsIndexWordsToolsAndChinese(t *testing.T) {
 	require.NotContains(t, terms, "refunds", "English words are stemmed")
 	require.NotContains(t, terms, strings.Repeat("x", 60), "runs longer than a word are not indexed")
 	require.IsIncreasing(t, terms, "sorted and distinct")
+}
+
+func TestAnIndexerGivesEveryConversationItsOwnTerms(t *testing.T) {
+	t.Parallel()
+	convs := append(transcripttest.Sample(t)[:20], transcript.Conversation{Messages: []transcript.Message{
+		{Role: transcript.RoleUser, Content: "我要申请退款, refunds please"},
+		{Role: transcript.RoleAssistant, Content: "申请退款 refunded"},
+	}})
+	shared := search.NewIndexer()
+	for round := range 2 { // the second round finds every word remembered
+		for i, c := range convs {
+			require.Equal(t, search.NewIndexer().Terms(c), shared.Terms(c), "round %d, conversation %d", round, i)
+		}
+	}
 }
 
 func TestQuery(t *testing.T) {
