@@ -85,10 +85,17 @@ func (a *Analyzer) Info() analyzer.Info {
 // Diagnose applies every rule to one conversation. It never calls out, costs nothing
 // (Usage is zero) and is always first-pass valid.
 func (a *Analyzer) Diagnose(ctx context.Context, conv transcript.Conversation) (analyzer.Result[analyzer.Diagnosis], error) {
+	return a.DiagnoseScreened(ctx, conv, a.screen.Screen(conv))
+}
+
+// DiagnoseScreened is Diagnose for a conversation whose risk screen is known already:
+// flags are what risk.Screener.Screen found in conv. The pipeline screens every
+// conversation in its quality pass, and screening is a fifth of the diagnosis's work.
+func (a *Analyzer) DiagnoseScreened(ctx context.Context, conv transcript.Conversation, flags []risk.Flag) (analyzer.Result[analyzer.Diagnosis], error) {
 	if err := ctx.Err(); err != nil {
 		return analyzer.Result[analyzer.Diagnosis]{}, fmt.Errorf("offline: diagnose: %w", err)
 	}
-	v := a.newView(conv)
+	v := a.newView(conv, flags)
 	handoffTurn, _, _ := a.handoffTurn(v)
 	endFindings, end := a.ending(v, handoffTurn > 0)
 

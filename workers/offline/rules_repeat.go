@@ -54,10 +54,37 @@ func (a *Analyzer) userRepeats(v *view) []analyzer.Finding {
 }
 
 // similarPair finds the first message of role (in words, of at least minWeight) that is
-// at least threshold similar to an earlier one of the same role. Messages whose lengths
-// differ by more than the threshold allows are never near-identical, so only pairs of
-// comparable length have their bigram sets built and compared.
+// at least threshold similar to an earlier one of the same role, once per view: two
+// rules ask the same question. Messages whose lengths differ by more than the threshold
+// allows are never near-identical, so only pairs of comparable length have their bigram
+// sets built and compared.
 func (v *view) similarPair(role transcript.Role, minWeight int, threshold float64) (earlier, later int, sim float64) {
+	q := pairQuestion{role, minWeight, threshold}
+	a, ok := v.pairs[q]
+	if !ok {
+		a.earlier, a.later, a.sim = v.findSimilarPair(role, minWeight, threshold)
+		if v.pairs == nil {
+			v.pairs = map[pairQuestion]pairAnswer{}
+		}
+		v.pairs[q] = a
+	}
+	return a.earlier, a.later, a.sim
+}
+
+// pairQuestion and pairAnswer are similarPair's arguments and results.
+type (
+	pairQuestion struct {
+		role      transcript.Role
+		minWeight int
+		threshold float64
+	}
+	pairAnswer struct {
+		earlier, later int
+		sim            float64
+	}
+)
+
+func (v *view) findSimilarPair(role transcript.Role, minWeight int, threshold float64) (earlier, later int, sim float64) {
 	type seen struct {
 		turn, runes int
 		sh          textmatch.ShingleSet // built on first comparison

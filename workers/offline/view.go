@@ -33,6 +33,7 @@ type view struct {
 	// declines are the assistant turns that say something cannot be done, with the
 	// policy sentence each follows when the policy rules the request out.
 	declines []decline
+	pairs    map[pairQuestion]pairAnswer // similarPair's answers
 }
 
 // decline is an assistant turn that turns a request down.
@@ -43,7 +44,7 @@ type decline struct {
 	byRule bool            // false when no sentence of the policy calls for it
 }
 
-func (a *Analyzer) newView(conv transcript.Conversation) *view {
+func (a *Analyzer) newView(conv transcript.Conversation, flags []risk.Flag) *view {
 	v := &view{conv: conv, folded: make([]textmatch.Folded, len(conv.Messages))}
 	var pending []int // indices into v.calls still waiting for a result
 	for i, m := range conv.Messages {
@@ -75,7 +76,7 @@ func (a *Analyzer) newView(conv transcript.Conversation) *view {
 			pending = append(pending[:k], pending[k+1:]...)
 		}
 	}
-	v.flags = a.screen.Screen(conv)
+	v.flags = flags
 	v.policy = a.policies.policyOf(conv)
 	v.declines = a.findDeclines(v)
 	for _, f := range v.flagsOf(risk.KindToolError) {

@@ -28,11 +28,11 @@ type storedConversation struct {
 	seq  int32
 	conv transcript.Conversation
 	size int // the length of its stored messages JSON
-	// label is the outcome the upload recorded, and toolErrors the turns of its tool
-	// results that risk screening flagged as errors: what the search for failure
-	// drivers reads besides the transcript and the diagnosis.
-	label      transcript.Label
-	toolErrors []int
+	// label is the outcome the upload recorded, and flags what the risk screen of the
+	// quality pass found: what the offline diagnosis and the search for failure drivers
+	// read besides the transcript.
+	label transcript.Label
+	flags []risk.Flag
 }
 
 // keptConversations are the kept conversations of a task, decoded by the quality pass
@@ -122,11 +122,9 @@ func (r *run) readToDiagnose(ctx context.Context, after, through int32) ([]store
 		if convs[i], err = decodeConversation(row.Seq, row.ExternalID, row.Messages, row.Label); err != nil {
 			return nil, err
 		}
-		var flags []risk.Flag
-		if err := json.Unmarshal(row.RiskFlags, &flags); err != nil {
+		if err := json.Unmarshal(row.RiskFlags, &convs[i].flags); err != nil {
 			return nil, fmt.Errorf("pipeline: conversation %d: risk flags: %w", row.Seq, err)
 		}
-		convs[i].toolErrors = toolErrorTurns(flags)
 	}
 	return convs, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/drivers"
+	"github.com/checkup-dev/checkup/workers/risk"
 	"github.com/checkup-dev/checkup/workers/textmatch"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
@@ -80,6 +81,12 @@ func (r *run) stopping(ctx context.Context) func() bool {
 	return func() bool { return ctx.Err() != nil || r.lease.Draining() }
 }
 
+// screenedDiagnoser is an analyzer that reads the risk flags the quality pass found in
+// a conversation instead of screening it again (offline.Analyzer).
+type screenedDiagnoser interface {
+	DiagnoseScreened(ctx context.Context, conv transcript.Conversation, flags []risk.Flag) (analyzer.Result[analyzer.Diagnosis], error)
+}
+
 // diagnoseOne is one conversation's unit. An analyzer error while the task's context
 // is alive isolates the conversation and the task goes on, but for a provider outage,
 // which the unit waits out (throughOutage); once the context has ended the task is
@@ -90,6 +97,9 @@ func (r *run) diagnoseOne(ctx context.Context, ck *checkpointer, c storedConvers
 	handed := false
 	defer func() { r.unitEnded(ctx, handed, &err) }()
 	res, aerr, stop := throughOutage(ctx, r.outage, string(taskstate.Diagnosis), func() (analyzer.Result[analyzer.Diagnosis], error) {
+		if a, ok := r.p.analyzer.(screenedDiagnoser); ok {
+			return a.DiagnoseScreened(ctx, c.conv, c.flags)
+		}
 		return r.p.analyzer.Diagnose(ctx, c.conv)
 	})
 	release()
@@ -112,7 +122,7 @@ func (r *run) diagnoseOne(ctx context.Context, ck *checkpointer, c storedConvers
 			cp.pass = analyzer.PassFirst
 		}
 		if r.search != nil && c.label != transcript.LabelNone {
-			f := drivers.Extract(int(c.seq), c.label == transcript.LabelFailed, c.conv, c.toolErrors, categories(d))
+			f := drivers.Extract(int(c.seq), c.label == transcript.LabelFailed, c.conv, toolErrorTurns(c.flags), categories(d))
 			cp.features = &f
 		}
 	} else {

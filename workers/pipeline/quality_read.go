@@ -7,7 +7,6 @@ import (
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/workers/quality"
-	"github.com/checkup-dev/checkup/workers/risk"
 	"github.com/checkup-dev/checkup/workers/search"
 )
 
@@ -33,12 +32,11 @@ func (r *run) screenedPages(ctx context.Context, checker *quality.Checker) iter.
 	}
 }
 
-// screenedConversation is a conversation of the quality pass with what its checks
-// found, its risk flags and its search terms.
+// screenedConversation is a conversation of the quality pass, screened, with what its
+// checks found and its search terms.
 type screenedConversation struct {
 	storedConversation
 	examined quality.Examined
-	flags    []risk.Flag
 	terms    []string
 }
 
@@ -51,11 +49,8 @@ func (r *run) screenPage(rows []dbsqlc.ListConversationsAfterRow, checker *quali
 		if err != nil {
 			return err
 		}
-		flags := r.p.screener.Screen(c.conv)
-		c.toolErrors = toolErrorTurns(flags)
-		out[i] = screenedConversation{
-			storedConversation: c, examined: checker.Examine(c.conv), flags: flags, terms: indexers[w].Terms(c.conv),
-		}
+		c.flags = r.p.screener.Screen(c.conv)
+		out[i] = screenedConversation{storedConversation: c, examined: checker.Examine(c.conv), terms: indexers[w].Terms(c.conv)}
 		return nil
 	})
 	return out, err
