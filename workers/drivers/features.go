@@ -79,14 +79,16 @@ func extract(seq int, failed bool, conv transcript.Conversation, errorTurns []in
 
 // addWords adds the words and adjacent word pairs of text to set, up to maxWordFeatures.
 // A word is a slice of the folded text (textmatch.EachTerm), copied when kept so that
-// the search's counts do not pin whole messages.
+// the search's counts do not pin whole messages; a pair is looked up in a buffer of
+// its own and copied only when new.
 func addWords(set map[string]bool, text string) {
 	prev := ""
+	var pair []byte
 	for t := range textmatch.EachTerm(text) {
 		if len(set) >= maxWordFeatures {
 			return
 		}
-		if textmatch.Stopword(t) || strings.ContainsFunc(t, func(r rune) bool { return unicode.IsDigit(r) || r == '_' }) || utf8.RuneCountInString(t) < 2 {
+		if !wordFeature(t) {
 			prev = ""
 			continue
 		}
@@ -94,10 +96,22 @@ func addWords(set map[string]bool, text string) {
 			set[strings.Clone(t)] = true
 		}
 		if prev != "" {
-			set[prev+" "+t] = true
+			pair = append(append(append(pair[:0], prev...), ' '), t...)
+			if !set[string(pair)] {
+				set[string(pair)] = true
+			}
 		}
 		prev = t
 	}
+}
+
+// wordFeature reports whether a term counts as a word: two characters or more, not a
+// function word, without a digit or an underscore.
+func wordFeature(t string) bool {
+	if textmatch.Stopword(t) || strings.ContainsFunc(t, func(r rune) bool { return unicode.IsDigit(r) || r == '_' }) {
+		return false
+	}
+	return len(t) >= 2 && (len(t) > utf8.UTFMax || utf8.RuneCountInString(t) >= 2)
 }
 
 func appendWords(fs []Feature, kind string, set map[string]bool) []Feature {
