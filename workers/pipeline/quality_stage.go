@@ -21,11 +21,11 @@ import (
 // §5 step 1) and screens each kept one for risks (step 2) in the same pass, storing its
 // search document too, so every transcript is read and decoded once for all three. The
 // verdicts, flags and documents of each pageSize conversations are stored in one fenced
-// transaction, behind the checks of the next ones, the last ones with the funnel on the
-// task. The kept conversations stay
-// decoded for diagnosis while they fit in keptBudget. A task whose funnel is stored
-// already (an earlier attempt got past this pass) reuses it; all three are
-// deterministic, so an attempt that stopped halfway simply redoes them.
+// transaction while the next ones are checked, the last ones with the funnel on the
+// task. The kept conversations stay decoded for diagnosis while they fit in
+// keptBudget. A task whose funnel is stored already (an earlier attempt got past this
+// pass) reuses it; all three are deterministic, so an attempt that stopped halfway
+// simply redoes them.
 func (r *run) quality(ctx context.Context) (quality.Funnel, error) {
 	f, err := r.checkQuality(ctx)
 	r.funnel = f
