@@ -767,6 +767,7 @@ FROM (SELECT unnest($4::int[]) AS seq, unnest($5::text[]) AS qc_status,
              unnest($6::text[]) AS qc_reason, unnest($7::bytea[]) AS content_hash,
              unnest($8::text[]) AS flags) AS v
 WHERE c.task_id = $2 AND c.owner_user_id = $3 AND c.seq = v.seq
+  AND c.seq BETWEEN (SELECT min(s) FROM unnest($4::int[]) AS s) AND (SELECT max(s) FROM unnest($4::int[]) AS s)
 `
 
 type SetConversationQualityParams struct {
@@ -783,7 +784,10 @@ type SetConversationQualityParams struct {
 // The quality verdicts and risk flags of a batch of conversations, one array element
 // per conversation (each element of @flags a JSON array), in one write of each row.
 // With @select_kept it also records the diagnosis sample of a task that diagnoses every
-// kept conversation: the kept ones selected and pending, the others skipped.
+// kept conversation: the kept ones selected and pending, the others skipped. The rows
+// are bounded by the batch's first and last seq too, so that a plan made on statistics
+// taken before the upload's COPY committed (a table believed empty) reads the batch's
+// rows, not every row of the task for each batch.
 func (q *Queries) SetConversationQuality(ctx context.Context, db DBTX, arg SetConversationQualityParams) (int64, error) {
 	result, err := db.Exec(ctx, setConversationQuality,
 		arg.SelectKept,
@@ -819,6 +823,7 @@ WITH input AS MATERIALIZED (
                                    WHERE NOT coalesce((f ->> 'expected')::boolean, false) ORDER BY 1)
     FROM input
     WHERE c.task_id = $8 AND c.owner_user_id = $9 AND c.seq = input.seq
+      AND c.seq BETWEEN (SELECT min(seq) FROM input) AND (SELECT max(seq) FROM input)
       AND c.diagnosis_status = 'pending'
     RETURNING c.task_id, c.owner_user_id, c.seq, c.diagnosis, input.pass, input.calls,
               input.prompt_tokens, input.completion_tokens
@@ -887,7 +892,8 @@ type StoreConversationDiagnosesRow struct {
 // would, that the owner asked the task to stop.
 //
 // The input is MATERIALIZED, each diagnosis parsed once there: inlined, a generic plan
-// may read it again for every row of the task, parsing every diagnosis each time.
+// may read it again for every row of the task, parsing every diagnosis each time. The
+// rows are bounded by the group's lowest and highest seq, as in SetConversationQuality.
 func (q *Queries) StoreConversationDiagnoses(ctx context.Context, db DBTX, arg StoreConversationDiagnosesParams) (StoreConversationDiagnosesRow, error) {
 	row := db.QueryRow(ctx, storeConversationDiagnoses,
 		arg.Seqs,

@@ -71,7 +71,10 @@ LIMIT 1;
 -- The quality verdicts and risk flags of a batch of conversations, one array element
 -- per conversation (each element of @flags a JSON array), in one write of each row.
 -- With @select_kept it also records the diagnosis sample of a task that diagnoses every
--- kept conversation: the kept ones selected and pending, the others skipped.
+-- kept conversation: the kept ones selected and pending, the others skipped. The rows
+-- are bounded by the batch's first and last seq too, so that a plan made on statistics
+-- taken before the upload's COPY committed (a table believed empty) reads the batch's
+-- rows, not every row of the task for each batch.
 UPDATE task_conversation c
 SET qc_status = v.qc_status, qc_reason = v.qc_reason, content_hash = v.content_hash, risk_flags = v.flags::jsonb,
     selected = CASE WHEN @select_kept::boolean THEN v.qc_status = 'kept' ELSE c.selected END,
@@ -80,7 +83,8 @@ SET qc_status = v.qc_status, qc_reason = v.qc_reason, content_hash = v.content_h
 FROM (SELECT unnest(@seqs::int[]) AS seq, unnest(@qc_statuses::text[]) AS qc_status,
              unnest(@qc_reasons::text[]) AS qc_reason, unnest(@content_hashes::bytea[]) AS content_hash,
              unnest(@flags::text[]) AS flags) AS v
-WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = v.seq;
+WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = v.seq
+  AND c.seq BETWEEN (SELECT min(s) FROM unnest(@seqs::int[]) AS s) AND (SELECT max(s) FROM unnest(@seqs::int[]) AS s);
 
 -- name: SelectConversations :execrows
 -- Records the diagnosis sample: conversation seq is selected and pending when element
@@ -102,7 +106,8 @@ WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id;
 -- would, that the owner asked the task to stop.
 --
 -- The input is MATERIALIZED, each diagnosis parsed once there: inlined, a generic plan
--- may read it again for every row of the task, parsing every diagnosis each time.
+-- may read it again for every row of the task, parsing every diagnosis each time. The
+-- rows are bounded by the group's lowest and highest seq, as in SetConversationQuality.
 WITH input AS MATERIALIZED (
     SELECT unnest(@seqs::int[]) AS seq, unnest(@diagnoses::text[])::jsonb AS diagnosis,
            unnest(@passes::text[]) AS pass, unnest(@calls::int[]) AS calls,
@@ -120,6 +125,7 @@ WITH input AS MATERIALIZED (
                                    WHERE NOT coalesce((f ->> 'expected')::boolean, false) ORDER BY 1)
     FROM input
     WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = input.seq
+      AND c.seq BETWEEN (SELECT min(seq) FROM input) AND (SELECT max(seq) FROM input)
       AND c.diagnosis_status = 'pending'
     RETURNING c.task_id, c.owner_user_id, c.seq, c.diagnosis, input.pass, input.calls,
               input.prompt_tokens, input.completion_tokens
