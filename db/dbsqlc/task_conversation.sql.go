@@ -758,46 +758,51 @@ func (q *Queries) SelectConversations(ctx context.Context, db DBTX, arg SelectCo
 }
 
 const setConversationQuality = `-- name: SetConversationQuality :execrows
+WITH batch AS (SELECT $8::int AS first_seq)
 UPDATE task_conversation c
-SET qc_status = v.qc_status, qc_reason = v.qc_reason, content_hash = v.content_hash, risk_flags = v.flags::jsonb,
-    selected = CASE WHEN $1::boolean THEN v.qc_status = 'kept' ELSE c.selected END,
-    diagnosis_status = CASE WHEN NOT $1::boolean THEN c.diagnosis_status
-                            WHEN v.qc_status = 'kept' THEN 'pending' ELSE 'skipped' END
-FROM (SELECT unnest($4::int[]) AS seq, unnest($5::text[]) AS qc_status,
-             unnest($6::text[]) AS qc_reason, unnest($7::bytea[]) AS content_hash,
-             unnest($8::text[]) AS flags) AS v
-WHERE c.task_id = $2 AND c.owner_user_id = $3 AND c.seq = v.seq
-  AND c.seq BETWEEN (SELECT min(s) FROM unnest($4::int[]) AS s) AND (SELECT max(s) FROM unnest($4::int[]) AS s)
+SET qc_status = ($1::text[])[c.seq - batch.first_seq + 1],
+    qc_reason = ($2::text[])[c.seq - batch.first_seq + 1],
+    content_hash = ($3::bytea[])[c.seq - batch.first_seq + 1],
+    risk_flags = CAST(($4::text[])[c.seq - batch.first_seq + 1] AS jsonb),
+    selected = CASE WHEN $5::boolean THEN ($1::text[])[c.seq - batch.first_seq + 1] = 'kept'
+                    ELSE c.selected END,
+    diagnosis_status = CASE WHEN NOT $5::boolean THEN c.diagnosis_status
+                            WHEN ($1::text[])[c.seq - batch.first_seq + 1] = 'kept' THEN 'pending'
+                            ELSE 'skipped' END
+FROM batch
+WHERE c.task_id = $6 AND c.owner_user_id = $7
+  AND c.seq >= batch.first_seq AND c.seq < batch.first_seq + cardinality($1::text[])
 `
 
 type SetConversationQualityParams struct {
-	SelectKept    bool
-	TaskID        uuid.UUID
-	OwnerUserID   int64
-	Seqs          []int32
 	QcStatuses    []string
 	QcReasons     []string
 	ContentHashes [][]byte
 	Flags         []string
+	SelectKept    bool
+	TaskID        uuid.UUID
+	OwnerUserID   int64
+	FirstSeq      int32
 }
 
-// The quality verdicts and risk flags of a batch of conversations, one array element
-// per conversation (each element of @flags a JSON array), in one write of each row.
-// With @select_kept it also records the diagnosis sample of a task that diagnoses every
-// kept conversation: the kept ones selected and pending, the others skipped. The rows
-// are bounded by the batch's first and last seq too, so that a plan made on statistics
-// taken before the upload's COPY committed (a table believed empty) reads the batch's
-// rows, not every row of the task for each batch.
+// The quality verdicts and risk flags of the conversations @first_seq,
+// @first_seq + 1, … (element i of each array for seq @first_seq + i - 1; each element
+// of @flags a JSON array), in one write of each row. With @select_kept it also records
+// the diagnosis sample of a task that diagnoses every kept conversation: the kept ones
+// selected and pending, the others skipped. The rows are found by their seq range and
+// their values by position, with no join: a join of the batch to the table, planned
+// on statistics taken while the upload's COPY was not committed yet (a table believed
+// empty), read every row of the task for each batch.
 func (q *Queries) SetConversationQuality(ctx context.Context, db DBTX, arg SetConversationQualityParams) (int64, error) {
 	result, err := db.Exec(ctx, setConversationQuality,
-		arg.SelectKept,
-		arg.TaskID,
-		arg.OwnerUserID,
-		arg.Seqs,
 		arg.QcStatuses,
 		arg.QcReasons,
 		arg.ContentHashes,
 		arg.Flags,
+		arg.SelectKept,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.FirstSeq,
 	)
 	if err != nil {
 		return 0, err
@@ -893,7 +898,8 @@ type StoreConversationDiagnosesRow struct {
 //
 // The input is MATERIALIZED, each diagnosis parsed once there: inlined, a generic plan
 // may read it again for every row of the task, parsing every diagnosis each time. The
-// rows are bounded by the group's lowest and highest seq, as in SetConversationQuality.
+// rows are bounded by the group's lowest and highest seq too, so that a plan made on
+// statistics taken during the upload's COPY reads the group's rows, not the task's.
 func (q *Queries) StoreConversationDiagnoses(ctx context.Context, db DBTX, arg StoreConversationDiagnosesParams) (StoreConversationDiagnosesRow, error) {
 	row := db.QueryRow(ctx, storeConversationDiagnoses,
 		arg.Seqs,

@@ -68,23 +68,28 @@ ORDER BY seq
 LIMIT 1;
 
 -- name: SetConversationQuality :execrows
--- The quality verdicts and risk flags of a batch of conversations, one array element
--- per conversation (each element of @flags a JSON array), in one write of each row.
--- With @select_kept it also records the diagnosis sample of a task that diagnoses every
--- kept conversation: the kept ones selected and pending, the others skipped. The rows
--- are bounded by the batch's first and last seq too, so that a plan made on statistics
--- taken before the upload's COPY committed (a table believed empty) reads the batch's
--- rows, not every row of the task for each batch.
+-- The quality verdicts and risk flags of the conversations @first_seq,
+-- @first_seq + 1, … (element i of each array for seq @first_seq + i - 1; each element
+-- of @flags a JSON array), in one write of each row. With @select_kept it also records
+-- the diagnosis sample of a task that diagnoses every kept conversation: the kept ones
+-- selected and pending, the others skipped. The rows are found by their seq range and
+-- their values by position, with no join: a join of the batch to the table, planned
+-- on statistics taken while the upload's COPY was not committed yet (a table believed
+-- empty), read every row of the task for each batch.
+WITH batch AS (SELECT @first_seq::int AS first_seq)
 UPDATE task_conversation c
-SET qc_status = v.qc_status, qc_reason = v.qc_reason, content_hash = v.content_hash, risk_flags = v.flags::jsonb,
-    selected = CASE WHEN @select_kept::boolean THEN v.qc_status = 'kept' ELSE c.selected END,
+SET qc_status = (@qc_statuses::text[])[c.seq - batch.first_seq + 1],
+    qc_reason = (@qc_reasons::text[])[c.seq - batch.first_seq + 1],
+    content_hash = (@content_hashes::bytea[])[c.seq - batch.first_seq + 1],
+    risk_flags = CAST((@flags::text[])[c.seq - batch.first_seq + 1] AS jsonb),
+    selected = CASE WHEN @select_kept::boolean THEN (@qc_statuses::text[])[c.seq - batch.first_seq + 1] = 'kept'
+                    ELSE c.selected END,
     diagnosis_status = CASE WHEN NOT @select_kept::boolean THEN c.diagnosis_status
-                            WHEN v.qc_status = 'kept' THEN 'pending' ELSE 'skipped' END
-FROM (SELECT unnest(@seqs::int[]) AS seq, unnest(@qc_statuses::text[]) AS qc_status,
-             unnest(@qc_reasons::text[]) AS qc_reason, unnest(@content_hashes::bytea[]) AS content_hash,
-             unnest(@flags::text[]) AS flags) AS v
-WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = v.seq
-  AND c.seq BETWEEN (SELECT min(s) FROM unnest(@seqs::int[]) AS s) AND (SELECT max(s) FROM unnest(@seqs::int[]) AS s);
+                            WHEN (@qc_statuses::text[])[c.seq - batch.first_seq + 1] = 'kept' THEN 'pending'
+                            ELSE 'skipped' END
+FROM batch
+WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id
+  AND c.seq >= batch.first_seq AND c.seq < batch.first_seq + cardinality(@qc_statuses::text[]);
 
 -- name: SelectConversations :execrows
 -- Records the diagnosis sample: conversation seq is selected and pending when element
@@ -107,7 +112,8 @@ WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id;
 --
 -- The input is MATERIALIZED, each diagnosis parsed once there: inlined, a generic plan
 -- may read it again for every row of the task, parsing every diagnosis each time. The
--- rows are bounded by the group's lowest and highest seq, as in SetConversationQuality.
+-- rows are bounded by the group's lowest and highest seq too, so that a plan made on
+-- statistics taken during the upload's COPY reads the group's rows, not the task's.
 WITH input AS MATERIALIZED (
     SELECT unnest(@seqs::int[]) AS seq, unnest(@diagnoses::text[])::jsonb AS diagnosis,
            unnest(@passes::text[]) AS pass, unnest(@calls::int[]) AS calls,

@@ -57,7 +57,7 @@ func TestBatchWritesReadOnlyTheirRowsOnStaleStatistics(t *testing.T) {
 		}
 		rowsRead := explained(t, pool, func(db dbsqlc.DBTX) error {
 			_, err := q.SetConversationQuality(ctx, db, dbsqlc.SetConversationQualityParams{
-				TaskID: task, OwnerUserID: owner, Seqs: seqs, QcStatuses: fill("kept"), QcReasons: fill(""),
+				TaskID: task, OwnerUserID: owner, FirstSeq: seqs[0], QcStatuses: fill("kept"), QcReasons: fill(""),
 				ContentHashes: hashes, Flags: fill("[]"),
 			})
 			return err

@@ -73,7 +73,9 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 				}
 				flags = string(raw)
 			}
-			w.verdicts.Seqs = append(w.verdicts.Seqs, c.seq)
+			if err := w.next(c.seq); err != nil {
+				return quality.Funnel{}, err
+			}
 			w.verdicts.QcStatuses = append(w.verdicts.QcStatuses, string(v.Status))
 			w.verdicts.QcReasons = append(w.verdicts.QcReasons, v.Reason)
 			w.verdicts.ContentHashes = append(w.verdicts.ContentHashes, v.ContentHash)
@@ -84,7 +86,7 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 			}
 		}
 		done += len(page)
-		if len(w.verdicts.Seqs) >= pageSize {
+		if len(w.verdicts.QcStatuses) >= pageSize {
 			if err := stored.put(qualityBatch{writes: w, done: done, total: max(total, done)}); err != nil {
 				return quality.Funnel{}, err
 			}
@@ -124,6 +126,19 @@ type qualityWrites struct {
 	search   dbsqlc.InsertConversationSearchParams
 }
 
+// next checks that seq is the next of the batch: the verdicts are stored by position
+// from the batch's first seq (SetConversationQuality), and the pass reads every seq in
+// order.
+func (w *qualityWrites) next(seq int32) error {
+	n := int32(len(w.verdicts.QcStatuses))
+	if n == 0 {
+		w.verdicts.FirstSeq = seq
+	} else if seq != w.verdicts.FirstSeq+n {
+		return fmt.Errorf("pipeline: conversation %d follows %d in the quality pass", seq, w.verdicts.FirstSeq+n-1)
+	}
+	return nil
+}
+
 // newQualityWrites starts the next batch of conversations.
 func (r *run) newQualityWrites() qualityWrites {
 	return qualityWrites{
@@ -151,7 +166,7 @@ type qualityBatch struct {
 func (r *run) storeQuality(ctx context.Context, b qualityBatch) error {
 	w, population := b.writes, b.population
 	return r.inTx(ctx, "quality verdicts, risk flags and search documents", func(tx pgx.Tx) error {
-		if len(w.verdicts.Seqs) > 0 {
+		if len(w.verdicts.QcStatuses) > 0 {
 			if _, err := r.q.SetConversationQuality(ctx, tx, w.verdicts); err != nil {
 				return err
 			}
