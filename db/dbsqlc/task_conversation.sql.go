@@ -122,6 +122,18 @@ func (q *Queries) GetTaskConversation(ctx context.Context, db DBTX, arg GetTaskC
 	return i, err
 }
 
+const limitLockWait = `-- name: LimitLockWait :exec
+SELECT set_config('lock_timeout', '5s', true)
+`
+
+// For the rest of the transaction, a statement that would wait more than 5 s for a
+// lock fails instead: what may be skipped (MaintenanceAnalyzeConversations) is not worth waiting
+// behind an operator's VACUUM for.
+func (q *Queries) LimitLockWait(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, limitLockWait)
+	return err
+}
+
 const listConversationCheckpoints = `-- name: ListConversationCheckpoints :many
 
 SELECT seq, diagnosis_status
@@ -690,6 +702,20 @@ func (q *Queries) ListTaskConversations(ctx context.Context, db DBTX, arg ListTa
 		return nil, err
 	}
 	return items, nil
+}
+
+const maintenanceAnalyzeConversations = `-- name: MaintenanceAnalyzeConversations :exec
+ANALYZE task_conversation
+`
+
+// owner-exempt: refreshes the planner's statistics of the whole table, and reads no row for anyone.
+// Autovacuum may analyze the table while an upload's COPY is still uncommitted, and
+// then believes it empty until it analyzes it again; planned on that, a batch write
+// by seq range walks every index entry of the task for each batch. The quality pass of
+// a large task runs this first.
+func (q *Queries) MaintenanceAnalyzeConversations(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, maintenanceAnalyzeConversations)
+	return err
 }
 
 const saveConversationDiagnosis = `-- name: SaveConversationDiagnosis :execrows

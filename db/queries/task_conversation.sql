@@ -282,3 +282,17 @@ ORDER BY CASE WHEN @sort::text = 'turns' THEN c.message_count END DESC,
          CASE WHEN @sort::text NOT IN ('turns', 'severity') THEN coalesce(c.failure_score, -1) END DESC,
          c.seq
 LIMIT @max_rows;
+
+-- name: LimitLockWait :exec
+-- For the rest of the transaction, a statement that would wait more than 5 s for a
+-- lock fails instead: what may be skipped (MaintenanceAnalyzeConversations) is not worth waiting
+-- behind an operator's VACUUM for.
+SELECT set_config('lock_timeout', '5s', true);
+
+-- name: MaintenanceAnalyzeConversations :exec
+-- owner-exempt: refreshes the planner's statistics of the whole table, and reads no row for anyone.
+-- Autovacuum may analyze the table while an upload's COPY is still uncommitted, and
+-- then believes it empty until it analyzes it again; planned on that, a batch write
+-- by seq range walks every index entry of the task for each batch. The quality pass of
+-- a large task runs this first.
+ANALYZE task_conversation;

@@ -84,6 +84,7 @@ type (
 	}
 )
 
+// findSimilarPair is similarPair's search, over the messages of role in order.
 func (v *view) findSimilarPair(role transcript.Role, minWeight int, threshold float64) (earlier, later int, sim float64) {
 	type seen struct {
 		turn, runes int

@@ -144,7 +144,7 @@ func (r *run) eachLabelled(ctx context.Context, extract extractFunc, add func(dr
 			return err
 		}
 		found := make([]drivers.Conversation, len(rows))
-		err := inOrder(len(rows), func(_, i int) error {
+		err := forEachOnWorkers(len(rows), func(_, i int) error {
 			row := rows[i]
 			msgs, err := decodeMessages(row.Messages)
 			if err != nil {

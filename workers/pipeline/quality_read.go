@@ -44,7 +44,7 @@ type screenedConversation struct {
 // goroutine w indexes with indexers[w].
 func (r *run) screenPage(rows []dbsqlc.ListConversationsAfterRow, checker *quality.Checker, indexers [pageWorkers]*search.Indexer) ([]screenedConversation, error) {
 	out := make([]screenedConversation, len(rows))
-	err := inOrder(len(rows), func(w, i int) error {
+	err := forEachOnWorkers(len(rows), func(w, i int) error {
 		c, err := decodeConversation(rows[i].Seq, rows[i].ExternalID, rows[i].Messages, rows[i].Label)
 		if err != nil {
 			return err

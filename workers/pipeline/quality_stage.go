@@ -44,6 +44,7 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	if err := r.lease.Progress(ctx, taskstate.Quality, 0, total); err != nil {
 		return quality.Funnel{}, err
 	}
+	r.analyzeConversations(ctx)
 	checker := quality.NewChecker(r.p.opt.QC)
 	r.kept = &keptConversations{bySeq: map[int32]storedConversation{}}
 	// Without a cap on diagnosis every kept conversation is diagnosed: the pass records
@@ -103,6 +104,30 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 		return quality.Funnel{}, err
 	}
 	return funnel, stored.wait()
+}
+
+// analyzeAtLeast is the size of task from which the quality pass first refreshes the
+// planner's statistics of task_conversation: a small upload changes them little, and
+// the refresh reads a sample of the whole table.
+const analyzeAtLeast = 1000
+
+// analyzeConversations refreshes the statistics for a large task
+// (MaintenanceAnalyzeConversations), so that its batch writes are planned on its rows.
+// It only makes the pass faster: when it cannot run (a lock held too long, a role that
+// does not own the table) the pass goes on, and the log says why.
+func (r *run) analyzeConversations(ctx context.Context) {
+	if r.lease.Task.ConversationCount < analyzeAtLeast {
+		return
+	}
+	err := pgx.BeginFunc(ctx, r.p.pool, func(tx pgx.Tx) error {
+		if err := r.q.LimitLockWait(ctx, tx); err != nil {
+			return err
+		}
+		return r.q.MaintenanceAnalyzeConversations(ctx, tx)
+	})
+	if err != nil && ctx.Err() == nil {
+		r.lease.Logger().Warn("the conversations' statistics could not be refreshed", "stage", taskstate.Quality, "err", err)
+	}
 }
 
 // labelCounts counts the kept conversations by outcome label.
@@ -167,8 +192,12 @@ func (r *run) storeQuality(ctx context.Context, b qualityBatch) error {
 	w, population := b.writes, b.population
 	return r.inTx(ctx, "quality verdicts, risk flags and search documents", func(tx pgx.Tx) error {
 		if len(w.verdicts.QcStatuses) > 0 {
-			if _, err := r.q.SetConversationQuality(ctx, tx, w.verdicts); err != nil {
+			n, err := r.q.SetConversationQuality(ctx, tx, w.verdicts)
+			if err != nil {
 				return err
+			}
+			if want := len(w.verdicts.QcStatuses); n != int64(want) {
+				return fmt.Errorf("%d of the %d conversations from %d were not found", int64(want)-n, want, w.verdicts.FirstSeq)
 			}
 		}
 		if len(w.search.Seqs) > 0 {

@@ -65,11 +65,11 @@ func readAhead[T any](ctx context.Context, last int32, read func(ctx context.Con
 	}
 }
 
-// inOrder calls do(w, i) for every i < n on pageWorkers goroutines, w being the
+// forEachOnWorkers calls do(w, i) for every i < n on pageWorkers goroutines, w being the
 // goroutine's number (for state of its own, used by one goroutine), and returns the
 // error of the lowest i that failed; a panic is an error too. Callers keep the order by
 // writing result i to their own slice.
-func inOrder(n int, do func(w, i int) error) error {
+func forEachOnWorkers(n int, do func(w, i int) error) error {
 	errs := make([]error, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup

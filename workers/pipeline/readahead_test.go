@@ -71,14 +71,14 @@ func TestReadAheadEndsWithTheContextsError(t *testing.T) {
 	require.ErrorIs(t, last, context.Canceled, "a canceled read is not the end of the conversations")
 }
 
-func TestInOrderReturnsTheFirstFailureByPosition(t *testing.T) {
+func TestForEachOnWorkersReturnsTheFirstFailureByPosition(t *testing.T) {
 	t.Parallel()
 	out := make([]int, 100)
-	require.NoError(t, inOrder(len(out), func(_, i int) error { out[i] = i * i; return nil }))
+	require.NoError(t, forEachOnWorkers(len(out), func(_, i int) error { out[i] = i * i; return nil }))
 	for i, v := range out {
 		require.Equal(t, i*i, v)
 	}
-	err := inOrder(100, func(_, i int) error {
+	err := forEachOnWorkers(100, func(_, i int) error {
 		switch i {
 		case 70:
 			return errors.New("seventy")

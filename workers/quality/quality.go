@@ -135,17 +135,17 @@ func (q *Checker) Check(conv transcript.Conversation) Verdict { return q.Decide(
 // Examined is what the checks find in one conversation on its own, before it is
 // compared with the conversations before it.
 type Examined struct {
-	sum                     [sha256.Size]byte
-	id                      string
-	status                  Status
-	genericReason, reasonOf string
+	sum                           [sha256.Size]byte
+	id                            string
+	status                        Status
+	genericReason, specificReason string
 }
 
 // Examine runs the checks that need only conv: most of the work, and safe for
 // concurrent use, so a pass can examine conversations in parallel and Decide in order.
 func (q *Checker) Examine(conv transcript.Conversation) Examined {
 	status, generic, reason := q.classify(conv)
-	return Examined{sum: contentHash(conv), id: conv.ID, status: status, genericReason: generic, reasonOf: reason}
+	return Examined{sum: contentHash(conv), id: conv.ID, status: status, genericReason: generic, specificReason: reason}
 }
 
 // Decide gives the verdict of the next examined conversation in upload order: the
@@ -153,7 +153,7 @@ func (q *Checker) Examine(conv transcript.Conversation) Examined {
 func (q *Checker) Decide(e Examined) Verdict {
 	q.checked++
 	v := Verdict{Status: Kept, ContentHash: e.sum[:]}
-	status, generic, reason := e.status, e.genericReason, e.reasonOf
+	status, generic, reason := e.status, e.genericReason, e.specificReason
 	if status == Kept {
 		if name, dup := q.first[e.sum]; dup {
 			status, generic, reason = Duplicate, "same content as an earlier conversation", "duplicate of "+name

@@ -31,8 +31,8 @@ const (
 	maxQueryTerms = 16
 )
 
-// maxStems bounds an Indexer's memory of words; past it the memory starts again.
-const maxStems = 100_000
+// maxWords bounds an Indexer's memory of words; past it the memory starts again.
+const maxWords = 100_000
 
 // Indexer makes the search terms of conversations, remembering the term each word it
 // has seen becomes: the conversations of one agent share most of their words, and
@@ -62,7 +62,7 @@ func NewIndexer() *Indexer {
 // character of Chinese or Japanese is a term of its own as well as part of the pairs it
 // makes, so a one-character search finds it anywhere.
 func (x *Indexer) Terms(c transcript.Conversation) []string {
-	if len(x.words) >= maxStems || x.conv == ^uint32(0) {
+	if len(x.words) >= maxWords || x.conv == ^uint32(0) {
 		clear(x.words)
 		clear(x.terms)
 		x.conv = 0
@@ -70,7 +70,7 @@ func (x *Indexer) Terms(c transcript.Conversation) []string {
 	x.conv++
 	var out []string
 	keep := func(t *term) {
-		if t.conv != x.conv {
+		if t.conv != x.conv && len(out) < MaxTerms {
 			t.conv = x.conv
 			out = append(out, t.text)
 		}
@@ -84,9 +84,7 @@ func (x *Indexer) Terms(c transcript.Conversation) []string {
 				keep(x.word(w, w))
 				if size < len(w) {
 					keep(x.word(w[:size], w[:size]))
-					if len(out) < MaxTerms {
-						keep(x.word(w[size:], w[size:]))
-					}
+					keep(x.word(w[size:], w[size:]))
 				}
 				continue
 			}
