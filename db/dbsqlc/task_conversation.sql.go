@@ -818,7 +818,8 @@ type SetConversationQualityParams struct {
 // selected and pending, the others skipped. The rows are found by their seq range and
 // their values by position, with no join: a join of the batch to the table, planned
 // on statistics taken while the upload's COPY was not committed yet (a table believed
-// empty), read every row of the task for each batch.
+// empty), read every row of the task for each batch. The pass refreshes a large task's
+// statistics first (MaintenanceAnalyzeConversations), but may not be allowed to.
 func (q *Queries) SetConversationQuality(ctx context.Context, db DBTX, arg SetConversationQualityParams) (int64, error) {
 	result, err := db.Exec(ctx, setConversationQuality,
 		arg.QcStatuses,

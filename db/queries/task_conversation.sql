@@ -75,7 +75,8 @@ LIMIT 1;
 -- selected and pending, the others skipped. The rows are found by their seq range and
 -- their values by position, with no join: a join of the batch to the table, planned
 -- on statistics taken while the upload's COPY was not committed yet (a table believed
--- empty), read every row of the task for each batch.
+-- empty), read every row of the task for each batch. The pass refreshes a large task's
+-- statistics first (MaintenanceAnalyzeConversations), but may not be allowed to.
 WITH batch AS (SELECT @first_seq::int AS first_seq)
 UPDATE task_conversation c
 SET qc_status = (@qc_statuses::text[])[c.seq - batch.first_seq + 1],

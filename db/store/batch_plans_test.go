@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
@@ -82,9 +83,7 @@ func TestBatchWritesReadOnlyTheirRowsOnceAnalyzed(t *testing.T) {
 
 // explained runs write with a DBTX that runs its statement under EXPLAIN ANALYZE in a
 // transaction rolled back, and returns the plan's scans of task_conversation.
-func explained(t *testing.T, pool interface {
-	Begin(context.Context) (pgx.Tx, error)
-}, write func(dbsqlc.DBTX) error) scans {
+func explained(t *testing.T, pool *pgxpool.Pool, write func(dbsqlc.DBTX) error) scans {
 	t.Helper()
 	ctx := context.Background()
 	tx, err := pool.Begin(ctx)

@@ -108,10 +108,8 @@ func addWords(set map[string]bool, text string) {
 // wordFeature reports whether a term counts as a word: two characters or more, not a
 // function word, without a digit or an underscore.
 func wordFeature(t string) bool {
-	if textmatch.Stopword(t) || strings.ContainsFunc(t, func(r rune) bool { return unicode.IsDigit(r) || r == '_' }) {
-		return false
-	}
-	return len(t) >= 2 && (len(t) > utf8.UTFMax || utf8.RuneCountInString(t) >= 2)
+	return !textmatch.Stopword(t) && !strings.ContainsFunc(t, func(r rune) bool { return unicode.IsDigit(r) || r == '_' }) &&
+		utf8.RuneCountInString(t) >= 2
 }
 
 func appendWords(fs []Feature, kind string, set map[string]bool) []Feature {
