@@ -64,7 +64,9 @@ func BenchmarkWakeLatency(b *testing.B) {
 // production), and pgbench with the same two statements, taken from
 // db/queries/analysis_task.sql, on an identical table: 2 s each in turn, five times,
 // so both see the same machine as its load changes; the rates are over the ten
-// seconds each ran.
+// seconds each ran. It also reports the CPU each client spent per claim (this process
+// for the claimers, the pgbench process for pgbench): on two cores shared with the
+// server, what a client spends is what the server cannot.
 //
 //	go test ./workers -run '^$' -bench ClaimThroughput -benchtime 1x
 func BenchmarkClaimThroughput(b *testing.B) {
@@ -78,15 +80,22 @@ func BenchmarkClaimThroughput(b *testing.B) {
 
 		pool := claimerPool(b, goSide, claimers)
 		claims, benchClaims := 0, 0.0
+		var goCPU, benchCPU time.Duration
 		for range turns {
+			before := selfCPU(b)
 			claims += claimFor(b, goSide, pool, claimers, turn)
-			benchClaims += runPgbench(b, pgbench, benchSide, claimers, turn) * turn.Seconds()
+			goCPU += selfCPU(b) - before
+			tps, cpu := runPgbench(b, pgbench, benchSide, claimers, turn)
+			benchClaims += tps * turn.Seconds()
+			benchCPU += cpu
 		}
 		goRate := float64(claims) / (turns * turn).Seconds()
 		benchRate := benchClaims / (turns * turn).Seconds()
 		b.ReportMetric(goRate, "claims/s")
 		b.ReportMetric(benchRate, "pgbench_claims/s")
 		b.ReportMetric(goRate/benchRate, "ratio")
+		b.ReportMetric(float64(goCPU.Microseconds())/float64(claims), "client-cpu-µs/claim")
+		b.ReportMetric(float64(benchCPU.Microseconds())/benchClaims, "pgbench-cpu-µs/claim")
 	}
 }
 
@@ -192,10 +201,18 @@ func claimFor(tb testing.TB, bd *bundle, pool *pgxpool.Pool, claimers int, d tim
 	return claims
 }
 
+// selfCPU is the CPU time this process has used so far, user and system.
+func selfCPU(tb testing.TB) time.Duration {
+	tb.Helper()
+	var u syscall.Rusage
+	require.NoError(tb, syscall.Getrusage(syscall.RUSAGE_SELF, &u))
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+}
+
 // runPgbench runs the ClaimTask and FinishTask statements of analysis_task.sql as a
-// pgbench script (prepared, like pgx) and returns pgbench's transactions per second:
-// claims per second.
-func runPgbench(tb testing.TB, pgbench string, bd *bundle, clients int, d time.Duration) float64 {
+// pgbench script (prepared, like pgx) and returns pgbench's transactions per second
+// (claims per second) and the CPU time pgbench used.
+func runPgbench(tb testing.TB, pgbench string, bd *bundle, clients int, d time.Duration) (float64, time.Duration) {
 	tb.Helper()
 	src, err := os.ReadFile(filepath.Join("..", "db", "queries", "analysis_task.sql"))
 	require.NoError(tb, err)
@@ -222,7 +239,7 @@ func runPgbench(tb testing.TB, pgbench string, bd *bundle, clients int, d time.D
 	require.NotNil(tb, m, "%s", out)
 	tps, err := strconv.ParseFloat(string(m[1]), 64)
 	require.NoError(tb, err)
-	return tps
+	return tps, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
 
 // query returns the SQL of the named query in a sqlc query file, comments removed.
