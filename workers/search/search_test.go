@@ -25,7 +25,11 @@ func TestTermsIndexWordsToolsAndChinese(t *testing.T) {
 	}
 	require.NotContains(t, terms, "refunds", "English words are stemmed")
 	require.NotContains(t, terms, strings.Repeat("x", 60), "runs longer than a word are not indexed")
-	require.IsIncreasing(t, terms, "sorted and distinct")
+	seen := map[string]bool{}
+	for _, term := range terms {
+		require.False(t, seen[term], "%q is listed twice", term)
+		seen[term] = true
+	}
 }
 
 func TestAnIndexerGivesEveryConversationItsOwnTerms(t *testing.T) {
