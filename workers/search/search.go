@@ -7,6 +7,7 @@
 package search
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -56,8 +57,7 @@ func NewIndexer() *Indexer {
 }
 
 // Terms is what conversation c is indexed by: the distinct terms of its messages' text
-// and of the tools it calls and hears from, in the order they first appear (PostgreSQL
-// sorts a document's terms as it builds it). The system prompt, which most
+// and of the tools it calls and hears from, sorted. The system prompt, which most
 // conversations of a task share, is left out: it would match every one of them. A
 // character of Chinese or Japanese is a term of its own as well as part of the pairs it
 // makes, so a one-character search finds it anywhere.
@@ -108,6 +108,7 @@ func (x *Indexer) Terms(c transcript.Conversation) []string {
 			add(call.Name)
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 
