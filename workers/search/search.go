@@ -108,7 +108,7 @@ func (x *Indexer) Terms(c transcript.Conversation) []string {
 			add(call.Name)
 		}
 	}
-	slices.Sort(out)
+	slices.Sort(out) // PostgreSQL builds the document from sorted terms in one pass, and sorts others dearer
 	return out
 }
 
