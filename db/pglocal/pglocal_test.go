@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,6 +47,7 @@ func TestStartStopReuse(t *testing.T) {
 	again, err := pglocal.Start(ctx, pglocal.Options{Dir: dir})
 	require.NoError(t, err)
 	require.Equal(t, c.Port(), again.Port())
+	require.Equal(t, c.URL("app"), again.URL("app"), "the adopted server is reached the same way")
 
 	require.NoError(t, c.Stop(ctx))
 	require.NoError(t, c.Stop(ctx), "Stop is safe twice")
@@ -62,6 +64,31 @@ func TestStartStopReuse(t *testing.T) {
 	var v int
 	require.NoError(t, conn.QueryRow(ctx, "SELECT v FROM kept").Scan(&v))
 	require.Equal(t, 42, v)
+}
+
+// TestConnectionsUseTheSocketWhenItFits: a cluster is reached over its Unix socket, or
+// over TCP on 127.0.0.1 when the socket's path would be longer than the kernel allows.
+func TestConnectionsUseTheSocketWhenItFits(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	short := tempDir(t)
+	long := filepath.Join(tempDir(t), strings.Repeat("d", 100))
+	for dir, want := range map[string]string{short: "", long: "127.0.0.1/32"} {
+		c, err := pglocal.Start(ctx, pglocal.Options{Dir: dir, Throwaway: true})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = c.Stop(context.Background()) })
+		conn, err := pgx.Connect(ctx, c.URL("postgres"))
+		require.NoError(t, err)
+		var client *string
+		require.NoError(t, conn.QueryRow(ctx, "SELECT inet_client_addr()::text").Scan(&client))
+		require.NoError(t, conn.Close(ctx))
+		if want == "" {
+			require.Nil(t, client, "over the socket in %s", dir)
+		} else {
+			require.NotNil(t, client)
+			require.Equal(t, want, *client, "over TCP for %s", dir)
+		}
+	}
 }
 
 func TestPasswordRequired(t *testing.T) {
