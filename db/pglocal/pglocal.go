@@ -111,13 +111,14 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 // Port is the TCP port the cluster listens on at 127.0.0.1.
 func (c *Cluster) Port() int { return c.port }
 
-// URL returns a connection URL for database name: over the Unix socket when the
-// server has one, else over TCP.
+// URL returns a connection URL for database name. When the server has a Unix socket
+// the URL names it first and TCP second: clients connect over the socket, and a pool
+// that streams much data can prefer TCP (db.OpenBulk).
 func (c *Cluster) URL(database string) string {
 	u := url.URL{Scheme: "postgres", User: url.UserPassword(superuser, c.password), Path: "/" + database}
 	q := url.Values{"sslmode": {"disable"}}
 	if c.socketDir != "" {
-		q.Set("host", c.socketDir)
+		q.Set("host", c.socketDir+",127.0.0.1")
 		q.Set("port", strconv.Itoa(c.port))
 	} else {
 		u.Host = net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port))

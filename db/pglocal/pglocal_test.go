@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db"
 	"github.com/checkup-dev/checkup/db/pglocal"
 )
 
@@ -67,28 +69,39 @@ func TestStartStopReuse(t *testing.T) {
 }
 
 // TestConnectionsUseTheSocketWhenItFits: a cluster is reached over its Unix socket, or
-// over TCP on 127.0.0.1 when the socket's path would be longer than the kernel allows.
+// over TCP on 127.0.0.1 when the socket's path would be longer than the kernel allows;
+// the bulk pool streams over TCP either way.
 func TestConnectionsUseTheSocketWhenItFits(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
+	const overTCP = "127.0.0.1/32"
 	short := tempDir(t)
 	long := filepath.Join(tempDir(t), strings.Repeat("d", 100))
-	for dir, want := range map[string]string{short: "", long: "127.0.0.1/32"} {
+	for dir, want := range map[string]string{short: "", long: overTCP} {
 		c, err := pglocal.Start(ctx, pglocal.Options{Dir: dir, Throwaway: true})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = c.Stop(context.Background()) })
-		conn, err := pgx.Connect(ctx, c.URL("postgres"))
+		pool, err := db.Open(ctx, c.URL("postgres"))
 		require.NoError(t, err)
-		var client *string
-		require.NoError(t, conn.QueryRow(ctx, "SELECT inet_client_addr()::text").Scan(&client))
-		require.NoError(t, conn.Close(ctx))
-		if want == "" {
-			require.Nil(t, client, "over the socket in %s", dir)
-		} else {
-			require.NotNil(t, client)
-			require.Equal(t, want, *client, "over TCP for %s", dir)
-		}
+		t.Cleanup(pool.Close)
+		bulk, err := db.OpenBulk(ctx, pool)
+		require.NoError(t, err)
+		t.Cleanup(bulk.Close)
+		require.Equal(t, want, clientAddr(t, pool), "the main pool in %s", dir)
+		require.Equal(t, overTCP, clientAddr(t, bulk), "the bulk pool in %s", dir)
 	}
+}
+
+// clientAddr is the address the server sees a connection of pool come from, "" over a
+// Unix socket.
+func clientAddr(t *testing.T, pool *pgxpool.Pool) string {
+	t.Helper()
+	var addr *string
+	require.NoError(t, pool.QueryRow(context.Background(), "SELECT inet_client_addr()::text").Scan(&addr))
+	if addr == nil {
+		return ""
+	}
+	return *addr
 }
 
 func TestPasswordRequired(t *testing.T) {
