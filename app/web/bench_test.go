@@ -87,8 +87,8 @@ func (s benchServer) get(b *testing.B, path string, fragment bool) {
 // poller is one browser's keep-alive connection to the server, polling one path as
 // htmx does: the request is written once, sent as is each time, and the answer read on
 // the same goroutine. net/http's client hands every request to two goroutines of its
-// connection, which cost ~37 µs more CPU per request, taken from the two cores the
-// server measured shares.
+// connection, which cost ~37 µs more CPU per request on the two cores the server
+// shares with the pollers.
 type poller struct {
 	conn    net.Conn
 	answers *bufio.Reader
