@@ -101,7 +101,16 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 		}
 	}
 	if err := c.start(ctx, opt.Throwaway); err != nil {
-		return nil, err
+		if c.socketDir == "" {
+			return nil, err
+		}
+		// Some file systems hold no sockets, and the server refuses to start when it
+		// can make none of those it was asked for: TCP alone then.
+		c.logger.Warn("PostgreSQL did not start with its socket in DATA_DIR; starting it on TCP alone", "err", err)
+		c.socketDir = ""
+		if err := c.start(ctx, opt.Throwaway); err != nil {
+			return nil, err
+		}
 	}
 	c.claim()
 	c.logger.Info("started private PostgreSQL", "data_dir", dir, "port", c.port)

@@ -2,6 +2,7 @@ package pglocal_test
 
 import (
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,6 +91,33 @@ func TestConnectionsUseTheSocketWhenItFits(t *testing.T) {
 		require.Equal(t, want, clientAddr(t, pool), "the main pool in %s", dir)
 		require.Equal(t, overTCP, clientAddr(t, bulk), "the bulk pool in %s", dir)
 	}
+}
+
+// TestAClusterWhoseSocketCannotBeMadeRunsOnTCP: when the server cannot make its socket
+// in DATA_DIR (here a directory stands in its place, as a file system without sockets
+// would refuse it), the cluster starts on TCP alone rather than not at all.
+func TestAClusterWhoseSocketCannotBeMadeRunsOnTCP(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := tempDir(t)
+	port := freePort(t)
+	require.NoError(t, os.Mkdir(filepath.Join(dir, ".s.PGSQL."+strconv.Itoa(port)), 0o755))
+	c, err := pglocal.Start(ctx, pglocal.Options{Dir: dir, Port: port, Throwaway: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Stop(context.Background()) })
+	pool, err := db.Open(ctx, c.URL("postgres"))
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	require.Equal(t, "127.0.0.1/32", clientAddr(t, pool))
+}
+
+// freePort is a TCP port on 127.0.0.1 that nothing listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
 
 // clientAddr is the address the server sees a connection of pool come from, "" over a
