@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/url"
@@ -21,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // Options configures a cluster.
@@ -95,18 +97,22 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 		return c, nil
 	}
 	c.port, c.socketDir = opt.Port, socketDirFor(dir)
+	if c.socketDir == "" {
+		c.logger.Info("the private PostgreSQL listens on TCP alone: DATA_DIR's path is too long for a Unix socket or holds a character its list of socket directories would misread", "data_dir", dir)
+	}
 	if c.port == 0 {
 		if c.port, err = freePort(); err != nil {
 			return nil, fmt.Errorf("pglocal: choose a port: %w", err)
 		}
 	}
+	logged := c.logSize()
 	if err := c.start(ctx, opt.Throwaway); err != nil {
-		if c.socketDir == "" {
+		if c.socketDir == "" || !c.loggedSince(logged, socketRefused) {
 			return nil, err
 		}
 		// Some file systems hold no sockets, and the server refuses to start when it
 		// can make none of those it was asked for: TCP alone then.
-		c.logger.Warn("PostgreSQL did not start with its socket in DATA_DIR; starting it on TCP alone", "err", err)
+		c.logger.Warn("PostgreSQL could not make its socket in DATA_DIR; starting it on TCP alone", "data_dir", dir)
 		c.socketDir = ""
 		if err := c.start(ctx, opt.Throwaway); err != nil {
 			return nil, err
@@ -142,10 +148,11 @@ const maxSocketPath = 107
 
 // socketDirFor is where a cluster in dir puts its Unix socket: dir itself, or "" (TCP
 // alone) when the socket's path would be too long, or dir holds a character that
-// pg_ctl's shell or the server's list of socket directories would read as syntax.
+// pg_ctl's shell, the server's list of socket directories or the URL's list of hosts
+// would read as syntax (a quote, a comma, a space, …).
 func socketDirFor(dir string) string {
 	plain := func(r rune) bool {
-		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("/._-", r)
+		return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("/._-", r)
 	}
 	if len(filepath.Join(dir, ".s.PGSQL.65535")) > maxSocketPath || strings.ContainsFunc(dir, func(r rune) bool { return !plain(r) }) {
 		return ""
@@ -237,11 +244,36 @@ func (c *Cluster) start(ctx context.Context, throwaway bool) error {
 			opts += " -c shared_preload_libraries=pg_stat_statements" // benchmarks count statements with it
 		}
 	}
-	logFile := filepath.Join(c.dir, "postgres.log")
+	logFile := c.logFile()
 	if out, err := c.pgCtl(ctx, "start", "-D", c.pgdata, "-w", "-t", "60", "-l", logFile, "-o", opts); err != nil {
 		return fmt.Errorf("pglocal: PostgreSQL did not start (see %s): %s", logFile, lastLine(out, err))
 	}
 	return nil
+}
+
+// socketRefused is what the server logs when it could make none of its Unix sockets.
+const socketRefused = "could not create any Unix-domain sockets"
+
+func (c *Cluster) logFile() string { return filepath.Join(c.dir, "postgres.log") }
+
+// logSize is the length of the server's log so far, 0 when there is none yet.
+func (c *Cluster) logSize() int64 {
+	info, err := os.Stat(c.logFile())
+	if err != nil {
+		return 0
+	}
+	return info.Size()
+}
+
+// loggedSince reports whether the server's log says message after its first from bytes.
+func (c *Cluster) loggedSince(from int64, message string) bool {
+	f, err := os.Open(c.logFile())
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.NewSectionReader(f, from, 1<<20))
+	return err == nil && bytes.Contains(b, []byte(message))
 }
 
 // running reports the port and the socket directory ("" for none) of a server already

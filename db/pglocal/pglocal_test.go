@@ -70,15 +70,16 @@ func TestStartStopReuse(t *testing.T) {
 }
 
 // TestConnectionsUseTheSocketWhenItFits: a cluster is reached over its Unix socket, or
-// over TCP on 127.0.0.1 when the socket's path would be longer than the kernel allows;
-// the bulk pool streams over TCP either way.
+// over TCP on 127.0.0.1 when the socket's path would be longer than the kernel allows
+// or would need quoting; the bulk pool streams over TCP either way.
 func TestConnectionsUseTheSocketWhenItFits(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	const overTCP = "127.0.0.1/32"
 	short := tempDir(t)
 	long := filepath.Join(tempDir(t), strings.Repeat("d", 100))
-	for dir, want := range map[string]string{short: "", long: overTCP} {
+	spaced := filepath.Join(tempDir(t), "my data")
+	for dir, want := range map[string]string{short: "", long: overTCP, spaced: overTCP} {
 		c, err := pglocal.Start(ctx, pglocal.Options{Dir: dir, Throwaway: true})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = c.Stop(context.Background()) })
@@ -95,7 +96,8 @@ func TestConnectionsUseTheSocketWhenItFits(t *testing.T) {
 
 // TestAClusterWhoseSocketCannotBeMadeRunsOnTCP: when the server cannot make its socket
 // in DATA_DIR (here a directory stands in its place, as a file system without sockets
-// would refuse it), the cluster starts on TCP alone rather than not at all.
+// would refuse it), the cluster starts on TCP alone rather than not at all, and a
+// later Start that finds it running reaches it on TCP too.
 func TestAClusterWhoseSocketCannotBeMadeRunsOnTCP(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -109,6 +111,11 @@ func TestAClusterWhoseSocketCannotBeMadeRunsOnTCP(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
 	require.Equal(t, "127.0.0.1/32", clientAddr(t, pool))
+
+	require.NoError(t, os.Remove(filepath.Join(dir, ".s.PGSQL."+strconv.Itoa(port))))
+	again, err := pglocal.Start(ctx, pglocal.Options{Dir: dir})
+	require.NoError(t, err)
+	require.Equal(t, c.URL("postgres"), again.URL("postgres"), "the running server has no socket")
 }
 
 // freePort is a TCP port on 127.0.0.1 that nothing listens on now.
