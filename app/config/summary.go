@@ -26,13 +26,24 @@ func Summary(cfg Config) []slog.Attr {
 	return attrs
 }
 
-// mask hides a secret; a PostgreSQL URL keeps what identifies the server.
+// mask hides a secret; a PostgreSQL URL keeps what identifies the server: its host and
+// port, in the URL's authority or in its query (a Unix socket's directory).
 func mask(v string) string {
 	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		return masked
 	}
 	shown := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
+	server := url.Values{}
+	for _, key := range []string{"host", "port"} {
+		if value := u.Query().Get(key); value != "" {
+			server.Set(key, value)
+		}
+	}
+	if u.Host == "" && server.Get("host") == "" {
+		return masked
+	}
+	shown.RawQuery = server.Encode()
 	if u.User != nil {
 		shown.User = url.User(u.User.Username())
 	}

@@ -53,3 +53,16 @@ func TestSummaryMasksADatabaseURLThatIsNotAURL(t *testing.T) {
 		}
 	}
 }
+
+func TestSummaryShowsTheSocketOfADatabaseURL(t *testing.T) {
+	t.Parallel()
+	cfg, _, err := config.Load(env(map[string]string{
+		"DATABASE_URL": "postgres://checkup:db-pass-123@/checkup?host=%2Fsrv%2Fdata%2C127.0.0.1&port=5433&sslmode=disable",
+	}))
+	require.NoError(t, err)
+	for _, a := range config.Summary(cfg) {
+		if a.Key == "database_url" {
+			require.Equal(t, "postgres://checkup@/checkup?host=%2Fsrv%2Fdata%2C127.0.0.1&port=5433", a.Value.String())
+		}
+	}
+}
