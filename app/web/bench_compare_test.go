@@ -52,8 +52,8 @@ func seedWeeklyRuns(b *testing.B, s benchServer) (newest, previous uuid.UUID) {
 func BenchmarkTaskListTrends10k(b *testing.B) {
 	s := newBenchServer(b)
 	seedWeeklyRuns(b, s)
-	s.get(b, "/tasks", false)
-	timed(b, func() { s.get(b, "/tasks", false) })
+	s.get(b, "/tasks")
+	timed(b, func() { s.get(b, "/tasks") })
 }
 
 // BenchmarkComparePage10k is the compare page and compare.json of the newest two of
@@ -67,10 +67,10 @@ func BenchmarkComparePage10k(b *testing.B) {
 		"/tasks/" + newest.String(),
 	}
 	for _, p := range paths {
-		s.get(b, p, false)
+		s.get(b, p)
 	}
 	i := 0
-	timed(b, func() { s.get(b, paths[i%len(paths)], false); i++ })
+	timed(b, func() { s.get(b, paths[i%len(paths)]); i++ })
 }
 
 // timed runs one request b.N times, one at a time, and reports the rate and latencies.
