@@ -1,6 +1,7 @@
 // Package pglocal runs a private PostgreSQL cluster in a directory with the server
 // binaries installed on the machine, so `go run ./app` and `go test ./...` need no
-// database set up by hand. When the process runs as root, the cluster runs as the
+// database set up by hand. The server listens on a Unix socket in the cluster's
+// directory and on 127.0.0.1. When the process runs as root, the cluster runs as the
 // `postgres` user, since PostgreSQL refuses to run as root.
 package pglocal
 
@@ -30,7 +31,8 @@ type Options struct {
 	// Dir holds the cluster (pgdata/), its password and its log. Created if missing;
 	// an existing cluster in it is reused.
 	Dir string
-	// Port to listen on, on 127.0.0.1 only; 0 picks a free one at each start.
+	// Port is the server's TCP port, on 127.0.0.1 only, which also names its Unix
+	// socket in Dir; 0 picks a free one at each start.
 	Port int
 	// BinDir holds initdb, pg_ctl and postgres; empty searches PATH, `pg_config
 	// --bindir` and /usr/lib/postgresql/*/bin.
