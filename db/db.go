@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -65,45 +64,11 @@ const BulkConns = 2
 func OpenBulk(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Pool, error) {
 	cfg := pool.Config()
 	cfg.MaxConns, cfg.MinConns = BulkConns, 0
-	preferTCP(&cfg.ConnConfig.Config)
 	bulk, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("db: open bulk pool: %w", err)
 	}
 	return bulk, nil
-}
-
-// preferTCP tries the server over TCP first when its URL names it by a Unix socket
-// first and by a loopback TCP address on the same port too, as the private cluster's
-// does: the kernel buffers far more of a loopback TCP connection than of a Unix
-// socket, so the bulk pool's COPY waits less for the server (BenchmarkUploadIngest
-// ~13% faster), while the main pool's short statements cost less over the socket.
-// Other lists of hosts, which may name other servers, are left as they are.
-func preferTCP(c *pgconn.Config) {
-	if !isSocket(c.Host) {
-		return
-	}
-	var tcp, rest []*pgconn.FallbackConfig
-	for _, f := range c.Fallbacks {
-		if !isSocket(f.Host) && f.Port == c.Port && isLoopback(f.Host) {
-			tcp = append(tcp, f)
-		} else {
-			rest = append(rest, f)
-		}
-	}
-	if len(tcp) == 0 {
-		return
-	}
-	socket := &pgconn.FallbackConfig{Host: c.Host, Port: c.Port, TLSConfig: c.TLSConfig}
-	c.Host, c.Port, c.TLSConfig = tcp[0].Host, tcp[0].Port, tcp[0].TLSConfig
-	c.Fallbacks = append(append(tcp[1:], socket), rest...)
-}
-
-func isSocket(host string) bool { return strings.HasPrefix(host, "/") }
-
-func isLoopback(host string) bool {
-	ip := net.ParseIP(host)
-	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 func unreachable(host string, port uint16, err error) error {

@@ -1,7 +1,6 @@
 // Package pglocal runs a private PostgreSQL cluster in a directory with the server
 // binaries installed on the machine, so `go run ./app` and `go test ./...` need no
-// database set up by hand. The server listens on a Unix socket in the cluster's
-// directory and on 127.0.0.1. When the process runs as root, the cluster runs as the
+// database set up by hand. When the process runs as root, the cluster runs as the
 // `postgres` user, since PostgreSQL refuses to run as root.
 package pglocal
 
@@ -13,7 +12,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/url"
@@ -23,7 +21,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
 )
 
 // Options configures a cluster.
@@ -31,8 +28,7 @@ type Options struct {
 	// Dir holds the cluster (pgdata/), its password and its log. Created if missing;
 	// an existing cluster in it is reused.
 	Dir string
-	// Port is the server's TCP port, on 127.0.0.1 only, which also names its Unix
-	// socket in Dir; 0 picks a free one at each start.
+	// Port to listen on, on 127.0.0.1 only; 0 picks a free one at each start.
 	Port int
 	// BinDir holds initdb, pg_ctl and postgres; empty searches PATH, `pg_config
 	// --bindir` and /usr/lib/postgresql/*/bin.
@@ -47,12 +43,8 @@ type Options struct {
 type Cluster struct {
 	dir, binDir, pgdata string
 	port                int
-	// socketDir holds the server's Unix socket, which the URL names: a query over it
-	// costs both sides less than over TCP on 127.0.0.1. "" when the server listens on
-	// TCP alone (socketDirFor).
-	socketDir string
-	password  string
-	owner     *osUser
+	password            string
+	owner               *osUser
 	// guest is true when another live process started this server and still uses it:
 	// Stop then leaves it running for that process.
 	guest    bool
@@ -92,33 +84,20 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	if err := c.initdb(ctx, opt.Throwaway); err != nil {
 		return nil, err
 	}
-	if port, socketDir, ok := c.running(); ok {
-		c.port, c.socketDir = port, socketDir
+	if port, ok := c.runningPort(); ok {
+		c.port = port
 		c.guest = c.claimByOther()
 		c.logger.Info("reusing PostgreSQL already running", "data_dir", dir, "port", port, "shared", c.guest)
 		return c, nil
 	}
-	c.port, c.socketDir = opt.Port, socketDirFor(dir)
-	if c.socketDir == "" {
-		c.logger.Info("the private PostgreSQL listens on TCP alone: DATA_DIR's path is too long for a Unix socket or holds a character its list of socket directories would misread", "data_dir", dir)
-	}
+	c.port = opt.Port
 	if c.port == 0 {
 		if c.port, err = freePort(); err != nil {
 			return nil, fmt.Errorf("pglocal: choose a port: %w", err)
 		}
 	}
-	logged := c.logSize()
 	if err := c.start(ctx, opt.Throwaway); err != nil {
-		if c.socketDir == "" || !c.loggedSince(logged, socketRefused) {
-			return nil, err
-		}
-		// Some file systems hold no sockets, and the server refuses to start when it
-		// can make none of those it was asked for: TCP alone then.
-		c.logger.Warn("PostgreSQL could not make its socket in DATA_DIR; starting it on TCP alone", "data_dir", dir)
-		c.socketDir = ""
-		if err := c.start(ctx, opt.Throwaway); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	c.claim()
 	c.logger.Info("started private PostgreSQL", "data_dir", dir, "port", c.port)
@@ -128,38 +107,12 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 // Port is the TCP port the cluster listens on at 127.0.0.1.
 func (c *Cluster) Port() int { return c.port }
 
-// URL returns a connection URL for database name. When the server has a Unix socket
-// the URL names it first and TCP second: clients connect over the socket, and a pool
-// that streams much data can prefer TCP (db.OpenBulk).
+// URL returns a connection URL for database name.
 func (c *Cluster) URL(database string) string {
-	u := url.URL{Scheme: "postgres", User: url.UserPassword(superuser, c.password), Path: "/" + database}
-	q := url.Values{"sslmode": {"disable"}}
-	if c.socketDir != "" {
-		q.Set("host", c.socketDir+",127.0.0.1")
-		q.Set("port", strconv.Itoa(c.port))
-	} else {
-		u.Host = net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port))
-	}
-	u.RawQuery = q.Encode()
+	u := url.URL{Scheme: "postgres", User: url.UserPassword(superuser, c.password),
+		Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port)), Path: "/" + database,
+		RawQuery: "sslmode=disable"}
 	return u.String()
-}
-
-// maxSocketPath is the longest path a Unix socket can have on Linux (sun_path less its
-// terminating NUL).
-const maxSocketPath = 107
-
-// socketDirFor is where a cluster in dir puts its Unix socket: dir itself, or "" (TCP
-// alone) when the socket's path would be too long, or dir holds a character that
-// pg_ctl's shell, the server's list of socket directories or the URL's list of hosts
-// would read as syntax (a quote, a comma, a space, …).
-func socketDirFor(dir string) string {
-	plain := func(r rune) bool {
-		return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("/._-", r)
-	}
-	if len(filepath.Join(dir, ".s.PGSQL.65535")) > maxSocketPath || strings.ContainsFunc(dir, func(r rune) bool { return !plain(r) }) {
-		return ""
-	}
-	return dir
 }
 
 // Stop shuts the cluster down (fast mode: open sessions are ended), unless another
@@ -239,62 +192,35 @@ func (c *Cluster) checkVersion() error {
 }
 
 func (c *Cluster) start(ctx context.Context, throwaway bool) error {
-	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -c unix_socket_directories='%s'", c.port, c.socketDir)
+	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -c unix_socket_directories=''", c.port)
 	if throwaway {
 		opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
 		if fileExists(filepath.Join(c.binDir, "..", "lib", "pg_stat_statements.so")) {
 			opts += " -c shared_preload_libraries=pg_stat_statements" // benchmarks count statements with it
 		}
 	}
-	logFile := c.logFile()
+	logFile := filepath.Join(c.dir, "postgres.log")
 	if out, err := c.pgCtl(ctx, "start", "-D", c.pgdata, "-w", "-t", "60", "-l", logFile, "-o", opts); err != nil {
 		return fmt.Errorf("pglocal: PostgreSQL did not start (see %s): %s", logFile, lastLine(out, err))
 	}
 	return nil
 }
 
-// socketRefused is what the server logs when it could make none of its Unix sockets.
-const socketRefused = "could not create any Unix-domain sockets"
-
-func (c *Cluster) logFile() string { return filepath.Join(c.dir, "postgres.log") }
-
-// logSize is the length of the server's log so far, 0 when there is none yet.
-func (c *Cluster) logSize() int64 {
-	info, err := os.Stat(c.logFile())
-	if err != nil {
-		return 0
-	}
-	return info.Size()
-}
-
-// loggedSince reports whether the server's log says message after its first from bytes.
-func (c *Cluster) loggedSince(from int64, message string) bool {
-	f, err := os.Open(c.logFile())
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.NewSectionReader(f, from, 1<<20))
-	return err == nil && bytes.Contains(b, []byte(message))
-}
-
-// running reports the port and the socket directory ("" for none) of a server already
-// running on this data directory, from its postmaster.pid: a server started before
-// clusters had a socket has none.
-func (c *Cluster) running() (port int, socketDir string, ok bool) {
+// runningPort reports the port of a server already running on this data directory.
+func (c *Cluster) runningPort() (int, bool) {
 	if _, err := c.pgCtl(context.Background(), "status", "-D", c.pgdata); err != nil {
-		return 0, "", false
+		return 0, false
 	}
 	b, err := os.ReadFile(filepath.Join(c.pgdata, "postmaster.pid"))
 	if err != nil {
-		return 0, "", false
+		return 0, false
 	}
 	lines := strings.Split(string(b), "\n")
-	if len(lines) < 5 {
-		return 0, "", false
+	if len(lines) < 4 {
+		return 0, false
 	}
-	port, err = strconv.Atoi(strings.TrimSpace(lines[3]))
-	return port, strings.TrimSpace(lines[4]), err == nil
+	port, err := strconv.Atoi(strings.TrimSpace(lines[3]))
+	return port, err == nil
 }
 
 func (c *Cluster) pgCtl(ctx context.Context, args ...string) ([]byte, error) {

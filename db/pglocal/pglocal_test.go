@@ -2,20 +2,16 @@ package pglocal_test
 
 import (
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkup-dev/checkup/db"
 	"github.com/checkup-dev/checkup/db/pglocal"
 )
 
@@ -50,7 +46,6 @@ func TestStartStopReuse(t *testing.T) {
 	again, err := pglocal.Start(ctx, pglocal.Options{Dir: dir})
 	require.NoError(t, err)
 	require.Equal(t, c.Port(), again.Port())
-	require.Equal(t, c.URL("app"), again.URL("app"), "the adopted server is reached the same way")
 
 	require.NoError(t, c.Stop(ctx))
 	require.NoError(t, c.Stop(ctx), "Stop is safe twice")
@@ -67,76 +62,6 @@ func TestStartStopReuse(t *testing.T) {
 	var v int
 	require.NoError(t, conn.QueryRow(ctx, "SELECT v FROM kept").Scan(&v))
 	require.Equal(t, 42, v)
-}
-
-// TestConnectionsUseTheSocketWhenItFits: a cluster is reached over its Unix socket, or
-// over TCP on 127.0.0.1 when the socket's path would be longer than the kernel allows
-// or would need quoting; the bulk pool streams over TCP either way.
-func TestConnectionsUseTheSocketWhenItFits(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	const overTCP = "127.0.0.1/32"
-	short := tempDir(t)
-	long := filepath.Join(tempDir(t), strings.Repeat("d", 100))
-	spaced := filepath.Join(tempDir(t), "my data")
-	for dir, want := range map[string]string{short: "", long: overTCP, spaced: overTCP} {
-		c, err := pglocal.Start(ctx, pglocal.Options{Dir: dir, Throwaway: true})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = c.Stop(context.Background()) })
-		pool, err := db.Open(ctx, c.URL("postgres"))
-		require.NoError(t, err)
-		t.Cleanup(pool.Close)
-		bulk, err := db.OpenBulk(ctx, pool)
-		require.NoError(t, err)
-		t.Cleanup(bulk.Close)
-		require.Equal(t, want, clientAddr(t, pool), "the main pool in %s", dir)
-		require.Equal(t, overTCP, clientAddr(t, bulk), "the bulk pool in %s", dir)
-	}
-}
-
-// TestAClusterWhoseSocketCannotBeMadeRunsOnTCP: when the server cannot make its socket
-// in DATA_DIR (here a directory stands in its place, as a file system without sockets
-// would refuse it), the cluster starts on TCP alone rather than not at all, and a
-// later Start that finds it running reaches it on TCP too.
-func TestAClusterWhoseSocketCannotBeMadeRunsOnTCP(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	dir := tempDir(t)
-	port := freePort(t)
-	require.NoError(t, os.Mkdir(filepath.Join(dir, ".s.PGSQL."+strconv.Itoa(port)), 0o755))
-	c, err := pglocal.Start(ctx, pglocal.Options{Dir: dir, Port: port, Throwaway: true})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Stop(context.Background()) })
-	pool, err := db.Open(ctx, c.URL("postgres"))
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
-	require.Equal(t, "127.0.0.1/32", clientAddr(t, pool))
-
-	require.NoError(t, os.Remove(filepath.Join(dir, ".s.PGSQL."+strconv.Itoa(port))))
-	again, err := pglocal.Start(ctx, pglocal.Options{Dir: dir})
-	require.NoError(t, err)
-	require.Equal(t, c.URL("postgres"), again.URL("postgres"), "the running server has no socket")
-}
-
-// freePort is a TCP port on 127.0.0.1 that nothing listens on now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// clientAddr is the address the server sees a connection of pool come from, "" over a
-// Unix socket.
-func clientAddr(t *testing.T, pool *pgxpool.Pool) string {
-	t.Helper()
-	var addr *string
-	require.NoError(t, pool.QueryRow(context.Background(), "SELECT inet_client_addr()::text").Scan(&addr))
-	if addr == nil {
-		return ""
-	}
-	return *addr
 }
 
 func TestPasswordRequired(t *testing.T) {
