@@ -46,6 +46,7 @@ func TestStartStopReuse(t *testing.T) {
 	again, err := pglocal.Start(ctx, pglocal.Options{Dir: dir})
 	require.NoError(t, err)
 	require.Equal(t, c.Port(), again.Port())
+	require.Equal(t, c.URL("app"), again.URL("app"), "the adopted server is reached the same way")
 
 	require.NoError(t, c.Stop(ctx))
 	require.NoError(t, c.Stop(ctx), "Stop is safe twice")
