@@ -134,12 +134,14 @@ func TestAPIUploadsShareTheUsersUploadLimit(t *testing.T) {
 		resp := api.Do(t, http.MethodPost, "/api/v1/tasks", body, contentType)
 		return resp.StatusCode, decode[apiErr](t, k.check(t, http.MethodPost, "/api/v1/tasks", resp))
 	}
+	// Polled at 4 a second: the token's own limit (30 at once, 2 a second after) must
+	// not be what refuses the probe while the slow uploads reach their slots.
 	var refused apiErr
 	require.Eventually(t, func() bool {
 		var status int
 		status, refused = probe()
 		return status == http.StatusTooManyRequests
-	}, 10*time.Second, 20*time.Millisecond, "the page's two slow uploads take the user's slots, for the API too")
+	}, 10*time.Second, 250*time.Millisecond, "the page's two slow uploads take the user's slots, for the API too")
 	require.Contains(t, refused.Error, "2 uploads in progress")
 	_, err := second.conn.Write(second.rest)
 	require.NoError(t, err)
@@ -148,6 +150,6 @@ func TestAPIUploadsShareTheUsersUploadLimit(t *testing.T) {
 	require.Eventually(t, func() bool {
 		status, _ := probe()
 		return status == http.StatusUnprocessableEntity // no file: the slot was free
-	}, 10*time.Second, 20*time.Millisecond)
+	}, 10*time.Second, 250*time.Millisecond)
 	first.conn.Close()
 }
