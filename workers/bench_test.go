@@ -11,11 +11,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -69,6 +71,12 @@ func BenchmarkWakeLatency(b *testing.B) {
 // server, what a client spends is what the server cannot. pgbench's includes opening
 // its 8 connections in every turn, which the claimers' pool did before timing.
 //
+// A third client in each turn is the floor of a Go client: pgbench's script sent
+// through pgx's lowest layer (pgconn) on 8 held connections, without the pool, the
+// generated code or decoding, on a third identical table. What the claimers spend
+// above it goes to the pool and to pgx encoding and decoding typed values; what it
+// spends above pgbench, to Go's runtime and pgx's protocol layer.
+//
 //	go test ./workers -run '^$' -bench ClaimThroughput -benchtime 1x
 func BenchmarkClaimThroughput(b *testing.B) {
 	const tasks, claimers, turns, turn = 100_000, 8, 5, 2 * time.Second
@@ -78,10 +86,13 @@ func BenchmarkClaimThroughput(b *testing.B) {
 		seedTasks(b, goSide, tasks)
 		benchSide := setup(b)
 		seedTasks(b, benchSide, tasks)
+		floorSide := setup(b)
+		seedTasks(b, floorSide, tasks)
 
 		pool := claimerPool(b, goSide, claimers)
-		claims, benchClaims := 0, 0.0
-		var goCPU, benchCPU time.Duration
+		floor := dialFloor(b, floorSide, claimers)
+		claims, floorClaims, benchClaims := 0, 0, 0.0
+		var goCPU, floorCPU, benchCPU time.Duration
 		for range turns {
 			before := selfCPU(b)
 			claims += claimFor(b, goSide, pool, claimers, turn)
@@ -89,16 +100,22 @@ func BenchmarkClaimThroughput(b *testing.B) {
 			tps, cpu := runPgbench(b, pgbench, benchSide, claimers, turn)
 			benchClaims += tps * turn.Seconds()
 			benchCPU += cpu
+			before = selfCPU(b)
+			floorClaims += floor.claimFor(b, turn)
+			floorCPU += selfCPU(b) - before
 		}
-		if claims == 0 {
-			b.Fatal("the claimers claimed nothing")
+		if claims == 0 || floorClaims == 0 {
+			b.Fatalf("claimed nothing: %d by the claimers, %d by the floor", claims, floorClaims)
 		}
 		goRate := float64(claims) / (turns * turn).Seconds()
+		floorRate := float64(floorClaims) / (turns * turn).Seconds()
 		benchRate := benchClaims / (turns * turn).Seconds()
 		b.ReportMetric(goRate, "claims/s")
 		b.ReportMetric(benchRate, "pgbench_claims/s")
 		b.ReportMetric(goRate/benchRate, "ratio")
+		b.ReportMetric(floorRate/benchRate, "floor-ratio")
 		b.ReportMetric(float64(goCPU.Microseconds())/float64(claims), "client-cpu-µs/claim")
+		b.ReportMetric(float64(floorCPU.Microseconds())/float64(floorClaims), "floor-cpu-µs/claim")
 		b.ReportMetric(float64(benchCPU.Microseconds())/benchClaims, "pgbench-cpu-µs/claim")
 	}
 }
@@ -213,26 +230,34 @@ func selfCPU(tb testing.TB) time.Duration {
 	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
-// runPgbench runs the ClaimTask and FinishTask statements of analysis_task.sql as a
-// pgbench script (prepared, like pgx) and returns pgbench's transactions per second
-// (claims per second) and the CPU time pgbench used.
-func runPgbench(tb testing.TB, pgbench string, bd *bundle, clients int, d time.Duration) (float64, time.Duration) {
+// claimScript returns the ClaimTask and FinishTask statements of analysis_task.sql as
+// the claim benchmark's clients send them: the claim's parameters written in, and the
+// finish's id, owner and attempt as param names them.
+func claimScript(tb testing.TB, param func(name string) string) (claim, finish string) {
 	tb.Helper()
 	src, err := os.ReadFile(filepath.Join("..", "db", "queries", "analysis_task.sql"))
 	require.NoError(tb, err)
-	claim := strings.NewReplacer(
+	claim = strings.NewReplacer(
 		"sqlc.narg('now')::timestamptz", "NULL::timestamptz",
 		"sqlc.narg('id')::uuid", "NULL::uuid",
 		"@stale::interval", "'2 minutes'::interval",
 		"@worker", "'pgbench'",
 	).Replace(query(tb, string(src), "ClaimTask"))
-	finish := strings.NewReplacer(
+	finish = strings.NewReplacer(
 		"sqlc.narg('now')::timestamptz", "NULL::timestamptz",
 		"@status", "'completed'", "@error", "''",
-		"@id", ":id", "@owner_user_id", ":owner_user_id", "@attempt", ":attempt",
+		"@id", param("id"), "@owner_user_id", param("owner_user_id"), "@attempt", param("attempt"),
 	).Replace(query(tb, string(src), "FinishTask"))
+	return strings.TrimSuffix(claim, ";"), finish
+}
+
+// runPgbench runs claimScript as a pgbench script (prepared, like pgx) and returns
+// pgbench's transactions per second (claims per second) and the CPU time pgbench used.
+func runPgbench(tb testing.TB, pgbench string, bd *bundle, clients int, d time.Duration) (float64, time.Duration) {
+	tb.Helper()
+	claim, finish := claimScript(tb, func(name string) string { return ":" + name })
 	script := filepath.Join(tb.TempDir(), "claim.sql")
-	body := strings.TrimSuffix(claim, ";") + " \\gset\n" + finish + "\n"
+	body := claim + " \\gset\n" + finish + "\n"
 	require.NoError(tb, os.WriteFile(script, []byte(body), 0o644))
 
 	cmd := exec.Command(pgbench, "-n", "-M", "prepared", "-f", script,
@@ -244,6 +269,63 @@ func runPgbench(tb testing.TB, pgbench string, bd *bundle, clients int, d time.D
 	tps, err := strconv.ParseFloat(string(m[1]), 64)
 	require.NoError(tb, err)
 	return tps, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+}
+
+// floorClaimer is one connection of the floor client, with claimScript prepared on it.
+type floorClaimer struct {
+	conn          *pgconn.PgConn
+	claim, finish *pgconn.StatementDescription
+}
+
+type floorClient []floorClaimer
+
+// dialFloor opens n connections to bd's database and prepares claimScript on each.
+func dialFloor(tb testing.TB, bd *bundle, n int) floorClient {
+	tb.Helper()
+	ctx := context.Background()
+	positional := map[string]string{"id": "$1", "owner_user_id": "$2", "attempt": "$3"}
+	claim, finish := claimScript(tb, func(name string) string { return positional[name] })
+	fs := make(floorClient, n)
+	for i := range fs {
+		conn, err := pgconn.Connect(ctx, bd.url)
+		require.NoError(tb, err)
+		tb.Cleanup(func() { _ = conn.Close(context.Background()) })
+		fs[i].conn = conn
+		fs[i].claim, err = conn.Prepare(ctx, "claim", claim, nil)
+		require.NoError(tb, err)
+		fs[i].finish, err = conn.Prepare(ctx, "finish", finish, nil)
+		require.NoError(tb, err)
+	}
+	return fs
+}
+
+// claimFor has every connection claim and finish tasks until d ends, the claim's id,
+// owner and attempt sent back as the text they came in, and returns the claims.
+func (fs floorClient) claimFor(tb testing.TB, d time.Duration) int {
+	tb.Helper()
+	ctx := context.Background()
+	end := time.Now().Add(d)
+	var claims atomic.Int64
+	var wg sync.WaitGroup
+	for _, f := range fs {
+		wg.Go(func() {
+			for time.Now().Before(end) {
+				res := f.conn.ExecStatement(ctx, f.claim, nil, nil, nil).Read()
+				if res.Err != nil || len(res.Rows) == 0 {
+					tb.Errorf("floor claim: %v (%d rows)", res.Err, len(res.Rows))
+					return
+				}
+				row := res.Rows[0] // id, owner_user_id, title, stage, attempt, …
+				if res := f.conn.ExecStatement(ctx, f.finish, [][]byte{row[0], row[1], row[4]}, nil, nil).Read(); res.Err != nil {
+					tb.Errorf("floor finish: %v", res.Err)
+					return
+				}
+				claims.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	return int(claims.Load())
 }
 
 // query returns the SQL of the named query in a sqlc query file, comments removed.
