@@ -47,7 +47,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		}
 	}
 	if code >= 500 {
-		logger(c).Error("request failed", "err", err, "status", code)
+		s.logger(c).Error("request failed", "err", err, "status", code)
 	}
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(code)

@@ -43,7 +43,7 @@ func (s *Server) tokenCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	logger(c).Info("api token created", "user_id", auth.OwnerFrom(c).UserID(), "token_id", row.ID)
+	s.logger(c).Info("api token created", "user_id", auth.OwnerFrom(c).UserID(), "token_id", row.ID)
 	return s.renderTokens(c, http.StatusCreated, pages.TokensView{Created: &pages.CreatedToken{Name: row.Name, Token: token}})
 }
 

@@ -32,7 +32,7 @@ func (s *Server) tokenRevoke(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	logger(c).Info("api token revoked", "user_id", owner.UserID(), "token_id", id)
+	s.logger(c).Info("api token revoked", "user_id", owner.UserID(), "token_id", id)
 	flash.Set(c, "The token “"+name+"” is revoked: requests with it are refused from now on.")
 	if isFragment(c) {
 		c.Response().Header().Set(htmx.HeaderRedirect, "/settings/tokens")
