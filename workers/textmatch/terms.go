@@ -30,47 +30,55 @@ func EachTerm(s string) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		f := FoldString(s)
 		word := -1    // byte offset of the word being read, -1 for none
+		cut := -1     // byte offset of that word's first apostrophe, where it ends
 		var run []int // byte offsets of the characters of the CJK run being read
 		ok := true    // false once yield asked to stop
 		endWord := func(end int) {
-			if word < 0 {
-				return
+			if cut >= 0 {
+				end = cut
 			}
 			w := f[word:end]
-			if i := strings.IndexByte(w, '\''); i >= 0 {
-				w = w[:i]
-			}
-			word = -1
+			word, cut = -1, -1
 			if w != "" && ok {
 				ok = yield(w)
 			}
 		}
 		endRun := func(end int) {
-			switch {
-			case len(run) == 1 && ok:
+			if len(run) == 1 && ok {
 				ok = yield(f[run[0]:end])
-			case len(run) > 1:
-				for i := 1; i < len(run) && ok; i++ {
-					e := end
-					if i+1 < len(run) {
-						e = run[i+1]
-					}
-					ok = yield(f[run[i-1]:e])
+			}
+			for i := 1; i < len(run) && ok; i++ {
+				e := end
+				if i+1 < len(run) {
+					e = run[i+1]
 				}
+				ok = yield(f[run[i-1]:e])
 			}
 			run = run[:0]
 		}
+		// A word and a run are never open at once; each is closed only when open.
 		for i := 0; i < len(f) && ok; {
 			c := f[i]
 			if c < utf8.RuneSelf {
-				if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || (c == '\'' && word >= 0) {
-					endRun(i)
+				switch {
+				case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+					if len(run) > 0 {
+						endRun(i)
+					}
 					if word < 0 {
 						word = i
 					}
-				} else {
-					endWord(i)
-					endRun(i)
+				case c == '\'' && word >= 0:
+					if cut < 0 {
+						cut = i
+					}
+				default:
+					if word >= 0 {
+						endWord(i)
+					}
+					if len(run) > 0 {
+						endRun(i)
+					}
 				}
 				i++
 				continue
@@ -78,20 +86,30 @@ func EachTerm(s string) iter.Seq[string] {
 			r, size := utf8.DecodeRuneInString(f[i:])
 			switch {
 			case isCJK(r):
-				endWord(i)
+				if word >= 0 {
+					endWord(i)
+				}
 				run = append(run, i)
 			case unicode.IsLetter(r) || unicode.IsDigit(r):
-				endRun(i)
+				if len(run) > 0 {
+					endRun(i)
+				}
 				if word < 0 {
 					word = i
 				}
 			default:
-				endWord(i)
-				endRun(i)
+				if word >= 0 {
+					endWord(i)
+				}
+				if len(run) > 0 {
+					endRun(i)
+				}
 			}
 			i += size
 		}
-		endWord(len(f))
+		if word >= 0 {
+			endWord(len(f))
+		}
 		endRun(len(f))
 	}
 }
