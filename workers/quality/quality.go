@@ -279,7 +279,16 @@ func (q *Checker) Funnel() Funnel {
 // conversation look alike — and so are ids, which exports regenerate. The hashed bytes
 // are gathered in one buffer and hashed at once.
 func contentHash(conv transcript.Conversation) [sha256.Size]byte {
-	var buf []byte
+	size := 0 // what the text takes unfolded: folding rarely makes it longer
+	for _, m := range conv.Messages {
+		if m.Role != transcript.RoleSystem {
+			size += len(m.Role) + len(m.Content) + 2
+			for _, tc := range m.ToolCalls {
+				size += len(tc.Name) + len(tc.Arguments) + 2
+			}
+		}
+	}
+	buf := make([]byte, 0, size)
 	var compact bytes.Buffer
 	for _, m := range conv.Messages {
 		if m.Role == transcript.RoleSystem {
