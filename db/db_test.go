@@ -96,6 +96,37 @@ func TestSchemaConstraints(t *testing.T) {
 	require.Equal(t, "23514", pgErr.Code, "check violation")
 }
 
+// Deleting a task deletes every row it holds (its conversations, their findings and
+// search documents) and nothing of another task's.
+func TestDeletingATaskDeletesItsRows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tx := dbtest.Tx(t)
+	var owner int64
+	require.NoError(t, tx.QueryRow(ctx, `INSERT INTO app_user (provider, provider_user_id) VALUES ('local','ann') RETURNING id`).Scan(&owner))
+	tasks := make([]string, 2)
+	for i := range tasks {
+		require.NoError(t, tx.QueryRow(ctx, `INSERT INTO analysis_task (owner_user_id, title) VALUES ($1, 't') RETURNING id`, owner).Scan(&tasks[i]))
+		_, err := tx.Exec(ctx, `INSERT INTO task_conversation (task_id, owner_user_id, seq, external_id, messages, message_count)
+			VALUES ($1, $2, 1, 'c1', '[]', 0)`, tasks[i], owner)
+		require.NoError(t, err)
+		_, err = tx.Exec(ctx, `INSERT INTO task_finding (task_id, owner_user_id, conversation_seq, idx, type, category, title,
+			severity, confidence, priority_score) VALUES ($1, $2, 1, 0, 'RISK', 'tool_error', 'A tool failed', 3, 0.9, 50)`, tasks[i], owner)
+		require.NoError(t, err)
+		_, err = tx.Exec(ctx, `INSERT INTO task_search (task_id, owner_user_id, seq, doc) VALUES ($1, $2, 1, 'refund'::tsvector)`, tasks[i], owner)
+		require.NoError(t, err)
+	}
+	_, err := tx.Exec(ctx, `DELETE FROM analysis_task WHERE id = $1`, tasks[0])
+	require.NoError(t, err)
+	for _, table := range []string{"task_conversation", "task_finding", "task_search"} {
+		var gone, kept int
+		require.NoError(t, tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE task_id = $1), count(*) FILTER (WHERE task_id = $2) FROM `+table,
+			tasks[0], tasks[1]).Scan(&gone, &kept))
+		require.Zero(t, gone, "%s of the deleted task", table)
+		require.Equal(t, 1, kept, "%s of the other task", table)
+	}
+}
+
 func TestOpenUnreachable(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
