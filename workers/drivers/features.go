@@ -1,6 +1,7 @@
 package drivers
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -69,6 +70,7 @@ func extract(seq int, failed bool, conv transcript.Conversation, errorTurns []in
 			}
 		}
 	}
+	c.Features = slices.Grow(c.Features, len(categories)+len(user)+len(agent))
 	for _, cat := range categories {
 		c.Features = append(c.Features, Feature{KindCategory, cat})
 	}
