@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -32,7 +33,8 @@ func (b *lockedBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
-// lines returns the JSON log lines written so far.
+// lines returns the JSON log lines written so far. It may run on a goroutine of
+// require.Eventually, so a line that is not JSON is reported with Errorf.
 func (b *lockedBuffer) lines(t *testing.T) []map[string]any {
 	t.Helper()
 	b.mu.Lock()
@@ -41,7 +43,10 @@ func (b *lockedBuffer) lines(t *testing.T) []map[string]any {
 	sc := bufio.NewScanner(bytes.NewReader(b.buf.Bytes()))
 	for sc.Scan() {
 		var line map[string]any
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &line), "%s", sc.Text())
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Errorf("a log line that is not JSON: %s: %v", sc.Text(), err)
+			continue
+		}
 		out = append(out, line)
 	}
 	return out
@@ -65,20 +70,25 @@ func TestARequestsLinesCarryItsRequestID(t *testing.T) {
 	id := resp.Header.Get("X-Request-Id")
 	require.NotEmpty(t, id)
 
-	var created, ended int
-	for _, line := range logs.lines(t) {
-		if line["request_id"] != id {
-			continue
+	// The request's line is written once the answer has gone out: wait for it.
+	var created, ended []map[string]any
+	require.Eventually(t, func() bool {
+		created, ended = nil, nil
+		for _, line := range logs.lines(t) {
+			if line["request_id"] != id {
+				continue
+			}
+			switch line["msg"] {
+			case "api token created":
+				created = append(created, line)
+			case "request":
+				ended = append(ended, line)
+			}
 		}
-		switch line["msg"] {
-		case "api token created":
-			created++
-		case "request":
-			ended++
-			require.Equal(t, "/settings/tokens", line["route"])
-			require.EqualValues(t, http.StatusCreated, line["status"])
-		}
-	}
-	require.Equal(t, 1, created, "the handler's line")
-	require.Equal(t, 1, ended, "the request's line")
+		return len(ended) > 0
+	}, 10*time.Second, 5*time.Millisecond, "the request's line")
+	require.Len(t, created, 1, "the handler's line")
+	require.Len(t, ended, 1, "the request's line, once")
+	require.Equal(t, "/settings/tokens", ended[0]["route"])
+	require.EqualValues(t, http.StatusCreated, ended[0]["status"])
 }
