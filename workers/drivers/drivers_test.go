@@ -4,13 +4,17 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/workers/offline"
 	"github.com/checkup-dev/checkup/workers/risk"
 	"github.com/checkup-dev/checkup/workers/stats"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 	"github.com/checkup-dev/checkup/workers/transcript"
 	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
@@ -186,4 +190,22 @@ func TestExtract(t *testing.T) {
 	require.Contains(t, c.Features, Feature{KindUserWords, "cancel order"})
 	require.Contains(t, c.Features, Feature{KindAgentWords, "取消"})
 	require.NotContains(t, c.Features, Feature{KindUserWords, "w123"}, "ids are not words")
+}
+
+// wordFeature agrees with the plain statement of its rule on every term of the
+// sample's texts and of random text, and on terms made to test it.
+func TestWordFeatureAgreesWithItsRule(t *testing.T) {
+	t.Parallel()
+	rule := func(t string) bool {
+		return !textmatch.Stopword(t) && !strings.ContainsFunc(t, func(r rune) bool { return unicode.IsDigit(r) || r == '_' }) &&
+			utf8.RuneCountInString(t) >= 2
+	}
+	texts, _ := transcripttest.TextCorpus(t)
+	terms := []string{"", "a", "é", "ab", "the", "٣x", "x٣", "w123", "a_b", "\xff", "\xff\xfe", "好", "人工", "don"}
+	for _, text := range texts {
+		terms = append(terms, textmatch.Terms(text)...)
+	}
+	for _, term := range terms {
+		require.Equal(t, rule(term), wordFeature(term), "%q", term)
+	}
 }

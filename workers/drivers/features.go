@@ -18,8 +18,9 @@ const maxWordFeatures = 400
 // Extract lists the features of one labelled conversation: the tools it called, the
 // tools whose results were errors (errorTurns are the turns of those results, as risk
 // screening flags them), the categories of its findings, and the words and word pairs
-// of each side. Words are folded, function words and anything with a digit or an
-// underscore (ids, amounts) left out; Chinese counts by character pairs.
+// of each side. Words are folded and split at anything but letters and digits (so at
+// underscores too), function words and words with a digit (ids, amounts) left out;
+// Chinese counts by character pairs.
 func Extract(seq int, failed bool, conv transcript.Conversation, errorTurns []int, categories []string) Conversation {
 	return extract(seq, failed, conv, errorTurns, categories, sides{user: true, agent: true})
 }
@@ -107,11 +108,12 @@ func addWords(set map[string]bool, text string) {
 	}
 }
 
-// wordSet is the set one side's words are added to, sized for a long conversation's
-// when they are read: growing it entry by entry was a tenth of the extraction.
+// wordSet is the set one side's words are added to: when that side is read, made at
+// the size a long conversation's words reach, since growing it entry by entry was a
+// tenth of the extraction.
 func wordSet(read bool) map[string]bool {
 	if !read {
-		return map[string]bool{}
+		return nil
 	}
 	return make(map[string]bool, maxWordFeatures)
 }
@@ -119,12 +121,12 @@ func wordSet(read bool) map[string]bool {
 // wordFeature reports whether a term counts as a word: two characters or more, not a
 // function word, without a digit or an underscore.
 func wordFeature(t string) bool {
-	if len(t) < 2 { // a byte is one character
+	if len(t) < 2 { // fewer than two bytes cannot be two characters
 		return false
 	}
 	chars := 0
 	for _, r := range t {
-		if r == '_' || '0' <= r && r <= '9' || r >= utf8.RuneSelf && unicode.IsDigit(r) {
+		if '0' <= r && r <= '9' || r == '_' || r >= utf8.RuneSelf && unicode.IsDigit(r) {
 			return false
 		}
 		chars++
