@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"net/http"
 	"net/url"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -13,22 +10,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/app/apptest"
 	"github.com/checkup-dev/checkup/db/dbtest"
 )
-
-// logLines parses the JSON log lines a process printed.
-func logLines(t *testing.T, out string) []map[string]any {
-	t.Helper()
-	var lines []map[string]any
-	scanner := bufio.NewScanner(strings.NewReader(out))
-	scanner.Buffer(nil, 1<<20)
-	for scanner.Scan() {
-		var line map[string]any
-		require.NoError(t, json.Unmarshal(scanner.Bytes(), &line), "not a JSON log line: %s", scanner.Text())
-		lines = append(lines, line)
-	}
-	return lines
-}
 
 // TestLogsNeverShowSecretsAndTagRequests runs an instance at LOG_LEVEL=debug with an
 // API key, an OAuth client secret and a database password, takes a task through the
@@ -65,7 +49,7 @@ func TestLogsNeverShowSecretsAndTagRequests(t *testing.T) {
 		require.NotContains(t, out, secret)
 	}
 	var summaries, requests int
-	for _, line := range logLines(t, out) {
+	for _, line := range apptest.LogLines(t, out) {
 		switch {
 		case line["msg"] == "configuration":
 			summaries++
@@ -96,7 +80,7 @@ func TestIdleWorkerIsSilent(t *testing.T) {
 	time.Sleep(time.Second)
 	require.Equal(t, started, p.Output(), "an idle worker logs nothing")
 	var msgs []string
-	for _, line := range logLines(t, started) {
+	for _, line := range apptest.LogLines(t, started) {
 		msgs = append(msgs, line["msg"].(string))
 	}
 	require.Equal(t, []string{"configuration", "Checkup is ready"}, msgs)

@@ -38,7 +38,7 @@ func Build(tb testing.TB, dir string) string {
 type Process struct {
 	Cmd  *exec.Cmd
 	Addr string
-	out  syncBuffer
+	out  SyncBuffer
 	done chan struct{}
 	err  error
 }
@@ -148,18 +148,20 @@ func valueOf(env []string, key string) string {
 	return ""
 }
 
-type syncBuffer struct {
+// SyncBuffer is a buffer that the goroutines of a process or a server can write to at
+// once, such as their output or their log, read whole with String.
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()

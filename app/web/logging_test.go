@@ -1,56 +1,23 @@
 package web_test
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"sync"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/app/apptest"
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/app/config"
 	"github.com/checkup-dev/checkup/app/web"
 	"github.com/checkup-dev/checkup/db/dbtest"
 )
-
-// lockedBuffer is a log destination the server's goroutines can write at once.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// lines returns the JSON log lines written so far. It may run on a goroutine of
-// require.Eventually, so a line that is not JSON is reported with Errorf.
-func (b *lockedBuffer) lines(t *testing.T) []map[string]any {
-	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(b.buf.Bytes()))
-	for sc.Scan() {
-		var line map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			t.Errorf("a log line that is not JSON: %s: %v", sc.Text(), err)
-			continue
-		}
-		out = append(out, line)
-	}
-	return out
-}
 
 // What a handler logs and the line that ends the request both carry the request id the
 // answer names in X-Request-Id, so an operator can find one request's lines.
@@ -59,7 +26,7 @@ func TestARequestsLinesCarryItsRequestID(t *testing.T) {
 	pool := dbtest.Pool(t)
 	cfg, _, err := config.Load(func(string) string { return "" })
 	require.NoError(t, err)
-	var logs lockedBuffer
+	var logs apptest.SyncBuffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ts := httptest.NewServer(web.New(web.Deps{Config: cfg, Pool: pool, Logger: logger}).Handler())
 	t.Cleanup(ts.Close)
@@ -71,22 +38,26 @@ func TestARequestsLinesCarryItsRequestID(t *testing.T) {
 	require.NotEmpty(t, id)
 
 	// The request's line is written once the answer has gone out: wait for it.
-	var created, ended []map[string]any
 	require.Eventually(t, func() bool {
-		created, ended = nil, nil
-		for _, line := range logs.lines(t) {
-			if line["request_id"] != id {
-				continue
-			}
-			switch line["msg"] {
-			case "api token created":
-				created = append(created, line)
-			case "request":
-				ended = append(ended, line)
+		for line := range strings.Lines(logs.String()) {
+			if strings.Contains(line, `"msg":"request"`) && strings.Contains(line, `"request_id":"`+id+`"`) {
+				return true
 			}
 		}
-		return len(ended) > 0
+		return false
 	}, 10*time.Second, 5*time.Millisecond, "the request's line")
+	var created, ended []map[string]any
+	for _, line := range apptest.LogLines(t, logs.String()) {
+		if line["request_id"] != id {
+			continue
+		}
+		switch line["msg"] {
+		case "api token created":
+			created = append(created, line)
+		case "request":
+			ended = append(ended, line)
+		}
+	}
 	require.Len(t, created, 1, "the handler's line")
 	require.Len(t, ended, 1, "the request's line, once")
 	require.Equal(t, "/settings/tokens", ended[0]["route"])
