@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -52,8 +53,10 @@ const parallelDownloads = 5
 // embedded worker diagnose them offline, then downloads every file five times at once and
 // reads the task page, a conversation page and the task list. It reports claim to finish
 // and the time of each stage, the statements per conversation (pg_stat_statements, when
-// the server loads it), the CPU of the server and of PostgreSQL, and the server's peak RSS
-// through upload and task and what the downloads add to it. See BENCHMARKS.md.
+// the server loads it), the CPU of the server and of PostgreSQL (in all, the rate it would
+// allow with every core busy, and the share of the cores each stage kept busy), and the
+// server's peak RSS through upload and task and what the downloads add to it. See
+// BENCHMARKS.md.
 //
 //	go test ./app -run '^$' -bench 'Scale/(1k|10k|50k)$' -benchtime 1x -timeout 60m -v
 func BenchmarkScale(b *testing.B) {
@@ -88,7 +91,8 @@ func runScale(b *testing.B, bin string, n int, content scaleContent) {
 	id := uploadScale(b, base, sess, file)
 	uploaded := time.Since(uploadStart)
 	goUpload, pgUpload := apptest.ProcessCPU(pid, false)-goStart, apptest.PostgresCPU(postmaster)-pgStart
-	st := followTask(b, pool, id, 50*time.Minute)
+	taskCPU := func() time.Duration { return apptest.ProcessCPU(pid, false) + apptest.PostgresCPU(postmaster) }
+	st := followTask(b, pool, id, 50*time.Minute, taskCPU)
 	goCPU, pgCPU := apptest.ProcessCPU(pid, false)-goStart-goUpload, apptest.PostgresCPU(postmaster)-pgStart-pgUpload
 	b.StopTimer()
 	require.Equal(b, "completed", st.status, st.err)
@@ -110,10 +114,22 @@ func runScale(b *testing.B, bin string, n int, content scaleContent) {
 	b.ReportMetric(float64(goCPU.Microseconds())/float64(n), "task-server-cpu-µs/conversation")
 	b.ReportMetric(float64(pgCPU.Microseconds())/float64(n), "task-postgres-cpu-µs/conversation")
 	b.ReportMetric(float64(peak)/1024, "peak-RSS-MB")
+	// The rate the task's CPU allows: with every core on it, server and PostgreSQL
+	// together, the task could go no faster than this; busy is the share of the cores
+	// it kept working. A rate target above the bound needs less work per conversation,
+	// not better overlap.
+	cores := float64(runtime.NumCPU())
+	b.ReportMetric(cores*float64(n)/(goCPU+pgCPU).Seconds(), "cpu-bound-conversations/s")
+	b.ReportMetric((goCPU+pgCPU).Seconds()/total.Seconds()/cores, "busy")
 
 	var lines []string
 	for _, stage := range st.order {
-		lines = append(lines, fmt.Sprintf("%s %.2f s", stage, st.spent[stage].Seconds()))
+		spent := st.spent[stage].Seconds()
+		line := fmt.Sprintf("%s %.2f s", stage, spent)
+		if spent > 0 {
+			line += fmt.Sprintf(" at %.0f%% CPU", 100*st.cpu[stage].Seconds()/spent/cores)
+		}
+		lines = append(lines, line)
 	}
 	b.Logf("%d conversations (%.0f MB of JSONL): upload %.1f s; claim to finish %.2f s = %.0f conversations/s (%s); statements %d (%.2f per conversation); CPU of the upload: server %.1f s, PostgreSQL %.1f s; of the task: server %.1f s, PostgreSQL %.1f s; server VmHWM idle %.0f MB, after the task %.0f MB",
 		n, float64(size)/(1<<20), uploaded.Seconds(), total.Seconds(), float64(n)/total.Seconds(), strings.Join(lines, ", "),

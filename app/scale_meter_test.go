@@ -14,11 +14,12 @@ import (
 )
 
 // stageTimes follows a task from the benchmark's side by reading its stage every
-// few milliseconds: the time spent in each stage, to that resolution, and the claim
-// and finish times the task row records.
+// few milliseconds: the time spent in each stage, to that resolution, the CPU used
+// meanwhile, and the claim and finish times the task row records.
 type stageTimes struct {
 	order    []string
 	spent    map[string]time.Duration
+	cpu      map[string]time.Duration
 	claimed  time.Time
 	finished time.Time
 	status   string
@@ -28,13 +29,14 @@ type stageTimes struct {
 // stagePoll is how often followTask reads the task's stage.
 const stagePoll = 10 * time.Millisecond
 
-// followTask reads task id's stage until it finishes or timeout passes.
-func followTask(tb testing.TB, pool *pgxpool.Pool, id uuid.UUID, timeout time.Duration) stageTimes {
+// followTask reads task id's stage until it finishes or timeout passes; cpu is read
+// whenever the stage is seen to change, for the CPU of each stage.
+func followTask(tb testing.TB, pool *pgxpool.Pool, id uuid.UUID, timeout time.Duration, cpu func() time.Duration) stageTimes {
 	tb.Helper()
-	st := stageTimes{spent: map[string]time.Duration{}}
+	st := stageTimes{spent: map[string]time.Duration{}, cpu: map[string]time.Duration{}}
 	ctx := context.Background()
 	deadline := time.Now().Add(timeout)
-	last, lastAt := "", time.Time{}
+	last, lastAt, lastCPU := "", time.Time{}, time.Duration(0)
 	for {
 		var stage, status, msg string
 		var claimed, finished *time.Time
@@ -45,16 +47,21 @@ func followTask(tb testing.TB, pool *pgxpool.Pool, id uuid.UUID, timeout time.Du
 			tb.Fatalf("scale: read task: %v", err)
 		}
 		if claimed != nil && last == "" {
-			last, lastAt = stage, *claimed
+			last, lastAt, lastCPU = stage, *claimed, cpu()
 			st.order = append(st.order, stage)
 		}
 		if last != "" && stage != last && finished == nil {
+			used := cpu()
 			st.spent[last] += now.Sub(lastAt)
-			last, lastAt = stage, now
+			st.cpu[last] += used - lastCPU
+			last, lastAt, lastCPU = stage, now, used
 			st.order = append(st.order, stage)
 		}
 		if finished != nil { // a stage begun since the last read is counted in the one before
-			st.spent[last] += finished.Sub(lastAt)
+			// finished_at is the finishing transaction's start, which can be before this
+			// read saw the stage it set: then the stage took no time that can be told.
+			st.spent[last] += max(0, finished.Sub(lastAt))
+			st.cpu[last] += cpu() - lastCPU
 			st.claimed, st.finished, st.status, st.err = *claimed, *finished, status, msg
 			return st
 		}
