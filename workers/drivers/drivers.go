@@ -300,10 +300,11 @@ func compare(a, b Feature) int {
 	return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
 }
 
-// Members finds, in a second pass over the same labelled conversations, every one with
-// the feature of one of the drivers, so each driver lists all its conversations, not
-// only its examples: the search keeps only counts while it runs, so that its memory does
-// not grow with features times conversations.
+// Members finds, in a second pass over the same labelled conversations (or in a
+// FeatureLog of the first), every one with the feature of one of the drivers, so each
+// driver lists all its conversations, not only its examples: the search keeps only
+// counts while it runs, so that its memory does not grow with features times
+// conversations.
 type Members struct {
 	drivers []Driver
 	index   map[Feature]int // feature → its driver, for those still without Conversations

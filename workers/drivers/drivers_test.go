@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -117,6 +118,7 @@ func TestDriversOnTheSample(t *testing.T) {
 			cats     []string
 		}
 		var inputs []input
+		var counted []Conversation
 		for i, l := range transcripttest.LabelledSet(t, set) {
 			d, err := a.Diagnose(context.Background(), l.Conversation)
 			require.NoError(t, err)
@@ -132,7 +134,9 @@ func TestDriversOnTheSample(t *testing.T) {
 					errTurns = append(errTurns, f.Turn)
 				}
 			}
-			s.Add(Extract(i+1, !l.Success, l.Conversation, errTurns, cats))
+			c := Extract(i+1, !l.Success, l.Conversation, errTurns, cats)
+			s.Add(c)
+			counted = append(counted, c)
 			inputs = append(inputs, input{l.Conversation, !l.Success, errTurns, cats})
 		}
 		found := s.Drivers()
@@ -150,6 +154,18 @@ func TestDriversOnTheSample(t *testing.T) {
 			require.Greater(t, d.RateWith, d.RateWithout)
 			t.Logf("%s: %s %q failed %d succeeded %d lift %.2f q %.4f", set, d.Kind, d.Name, d.Failed, d.Succeeded, d.Lift, d.QValue)
 		}
+
+		// The feature log of the first pass finds the same conversations, whatever the
+		// order the diagnoses were stored in.
+		log, err := NewFeatureLog(t.TempDir())
+		require.NoError(t, err)
+		for _, c := range slices.Backward(counted) {
+			log.Add(c)
+		}
+		logged := NewMembers(found)
+		require.NoError(t, log.Members(logged))
+		require.NoError(t, log.Close())
+		require.Equal(t, m.Drivers(), logged.Drivers(), "%s: the feature log finds what the second pass finds", set)
 	}
 }
 

@@ -217,6 +217,9 @@ func (r *run) storeCheckpoints(ctx context.Context, group []diagnosisCheckpoint)
 	for _, c := range group { // only the checkpointer's goroutine stores, and so adds
 		if c.diagnosis != nil && c.features != nil {
 			r.search.Add(*c.features)
+			if r.features != nil {
+				r.features.Add(*c.features)
+			}
 		}
 	}
 	if cancel {

@@ -47,6 +47,7 @@ func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRo
 	}
 	if counts.Done == 0 {
 		r.search = drivers.New()
+		r.features = r.newFeatureLog()
 	}
 	ck := r.startCheckpoints(ctx)
 	stop := r.stopping(ctx)

@@ -106,8 +106,9 @@ func (o analysedOutcomes) check() LabelCheck {
 
 // drivers searches the labelled, diagnosed conversations for failure drivers — with
 // what diagnosis counted as it stored them, or else reading them back — then, when a
-// driver found needs it, reads them again for all the conversations of each
-// (drivers.Members): the search holds counts only.
+// driver found needs it, finds all the conversations of each (drivers.Members): the
+// search holds counts only. They come from the log of what diagnosis counted, or else
+// from reading the conversations again.
 func (r *run) drivers(ctx context.Context) ([]drivers.Driver, error) {
 	search := r.search
 	if !r.searched {
@@ -116,13 +117,34 @@ func (r *run) drivers(ctx context.Context) ([]drivers.Driver, error) {
 			return nil, err
 		}
 	}
-	members := drivers.NewMembers(search.Drivers())
-	if members.Needed() {
-		if err := r.eachLabelled(ctx, members.Extract, members.Add); err != nil {
-			return nil, err
+	found := search.Drivers()
+	members := drivers.NewMembers(found)
+	if !members.Needed() {
+		return members.Drivers(), nil
+	}
+	if r.searched && r.features != nil {
+		err := r.features.Members(members)
+		if err == nil {
+			return members.Drivers(), nil
 		}
+		r.lease.Logger().Warn("failure drivers: the feature log could not be read; reading the conversations again", "err", err)
+		members = drivers.NewMembers(found)
+	}
+	if err := r.eachLabelled(ctx, members.Extract, members.Add); err != nil {
+		return nil, err
 	}
 	return members.Drivers(), nil
+}
+
+// newFeatureLog opens the log of what the search counts; without one (no temporary
+// file) the drivers' conversations are read again instead.
+func (r *run) newFeatureLog() *drivers.FeatureLog {
+	l, err := drivers.NewFeatureLog("")
+	if err != nil {
+		r.lease.Logger().Warn("failure drivers: no feature log; their conversations will be read again", "err", err)
+		return nil
+	}
+	return l
 }
 
 // eachLabelled reads every labelled, diagnosed conversation a page at a time, in upload

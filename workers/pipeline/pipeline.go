@@ -84,6 +84,7 @@ func New(pool *pgxpool.Pool, a analyzer.Analyzer, opt Options) *Pipeline {
 // worker drains between units, or an infrastructure error, which fails the task.
 func (p *Pipeline) Run(ctx context.Context, lease *workers.Lease) (workers.Outcome, error) {
 	r := newRun(p, lease)
+	defer r.close()
 	if err := r.start(ctx); err != nil {
 		return workers.Outcome{}, r.stopped(ctx, err)
 	}

@@ -46,12 +46,24 @@ type run struct {
 	// is set once it has. Otherwise the search reads them back after diagnosis.
 	search   *drivers.Search
 	searched bool
+	// features logs what search counts, so the drivers' conversations are found
+	// without reading them all again; nil without search or a temporary file.
+	features *drivers.FeatureLog
 }
 
 func newRun(p *Pipeline, lease *workers.Lease) *run {
 	r := &run{p: p, lease: lease, q: p.q, id: lease.Task.ID, owner: lease.Task.Owner.UserID()}
 	r.outage = newOutage(r)
 	return r
+}
+
+// close releases what the run holds outside the database.
+func (r *run) close() {
+	if r.features != nil {
+		if err := r.features.Close(); err != nil {
+			r.lease.Logger().Warn("failure drivers: remove the feature log", "err", err)
+		}
+	}
 }
 
 // start reads what earlier attempts stored and writes the TaskConfig this run works
