@@ -21,7 +21,7 @@ func Shingles(s string) ShingleSet {
 		}
 		return nil
 	}
-	if n >= latin1Min && latin1(t) {
+	if latin1(t) {
 		return latin1Shingles(t)
 	}
 	set := make([]uint64, 0, n-1)
@@ -36,10 +36,6 @@ func Shingles(s string) ShingleSet {
 	return ShingleSet(slices.Compact(set))
 }
 
-// latin1Min is the fewest runes for which latin1Shingles beats sorting: it reads its
-// whole 8 KiB set back, whatever the length of the text.
-const latin1Min = 256
-
 // latin1 reports whether every rune of s is below U+0100.
 func latin1(s string) bool {
 	for _, r := range s {
@@ -51,27 +47,35 @@ func latin1(s string) bool {
 }
 
 // latin1Shingles is Shingles for a text of runes below U+0100: each bigram has one bit
-// in a 64 Kbit set, read back in order, so no sort is needed.
+// in a 64 Kbit set, read back in order, so no sort is needed. A second level marks the
+// set's words that have a bit, so reading back visits those only: a short message
+// touches a few dozen of the 1,024.
 func latin1Shingles(t string) ShingleSet {
 	var seen [1 << 16 / 64]uint64
+	var used [len(seen) / 64]uint64 // bit w: seen[w] is not zero
 	count := 0
 	prev := rune(-1)
 	for _, r := range t {
 		if prev >= 0 {
 			k := prev<<8 | r
-			if seen[k/64]&(1<<(k%64)) == 0 {
-				seen[k/64] |= 1 << (k % 64)
+			w := k / 64
+			if seen[w]&(1<<(k%64)) == 0 {
+				seen[w] |= 1 << (k % 64)
+				used[w/64] |= 1 << (w % 64)
 				count++
 			}
 		}
 		prev = r
 	}
 	set := make(ShingleSet, 0, count)
-	for w, word := range seen {
-		for word != 0 {
-			k := uint64(w*64 + bits.TrailingZeros64(word))
-			set = append(set, k>>8<<32|k&0xFF)
-			word &= word - 1
+	for u, words := range used {
+		for words != 0 {
+			w := u*64 + bits.TrailingZeros64(words)
+			words &= words - 1
+			for word := seen[w]; word != 0; word &= word - 1 {
+				k := uint64(w*64 + bits.TrailingZeros64(word))
+				set = append(set, k>>8<<32|k&0xFF)
+			}
 		}
 	}
 	return set
