@@ -97,11 +97,13 @@ type Search struct {
 	// pruning frees less than half of maxFeatures, so the map is scanned at most once per
 	// maxFeatures/2 new features.
 	dropAtMost int
+	added      int // the conversations added so far
 }
 
 type count struct {
 	failed, succeeded int
 	examples          []int
+	lastAdd           int // the Add that counted it last, so a conversation counts once
 }
 
 type lengthOf struct {
@@ -120,13 +122,17 @@ func (s *Search) Add(c Conversation) {
 		s.succeeded++
 	}
 	s.lengths = append(s.lengths, lengthOf{c.Seq, c.Turns, c.UserTurns, c.Failed})
-	seen := make(map[Feature]bool, len(c.Features))
+	s.added++
 	for _, f := range c.Features {
-		if seen[f] {
+		n := s.counts[f]
+		if n == nil {
+			n = &count{}
+			s.counts[f] = n
+		} else if n.lastAdd == s.added { // a duplicate within c
 			continue
 		}
-		seen[f] = true
-		s.count(f, c.Seq, c.Failed)
+		n.lastAdd = s.added
+		n.add(c.Seq, c.Failed)
 	}
 	if len(s.counts) > maxFeatures {
 		s.prune()
@@ -148,14 +154,17 @@ func (s *Search) prune() {
 	}
 }
 
-func (s *Search) count(f Feature, seq int, failed bool) { countIn(s.counts, f, seq, failed) }
-
 func countIn(counts map[Feature]*count, f Feature, seq int, failed bool) {
 	n := counts[f]
 	if n == nil {
 		n = &count{}
 		counts[f] = n
 	}
+	n.add(seq, failed)
+}
+
+// add counts one more conversation with the feature.
+func (n *count) add(seq int, failed bool) {
 	if failed {
 		n.failed++
 		n.examples = firstSeqs(n.examples, seq)
