@@ -309,8 +309,8 @@ func compare(a, b Feature) int {
 	return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
 }
 
-// Members finds, in a second pass over the same labelled conversations (or in a
-// FeatureLog of the first), every one with the feature of one of the drivers, so each
+// Members finds, in a second pass over the same labelled conversations (or in the
+// FeatureLog of the first, FillMembers), every one with the feature of one of the drivers, so each
 // driver lists all its conversations, not only its examples: the search keeps only
 // counts while it runs, so that its memory does not grow with features times
 // conversations.

@@ -163,7 +163,7 @@ func TestDriversOnTheSample(t *testing.T) {
 			log.Add(c)
 		}
 		logged := NewMembers(found)
-		require.NoError(t, log.Members(logged))
+		require.NoError(t, log.FillMembers(logged))
 		require.NoError(t, log.Close())
 		require.Equal(t, m.Drivers(), logged.Drivers(), "%s: the feature log finds what the second pass finds", set)
 	}

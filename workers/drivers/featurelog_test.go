@@ -21,7 +21,7 @@ func TestFeatureLogLeavesNoFile(t *testing.T) {
 	require.Empty(t, entries)
 
 	m := NewMembers([]Driver{{Feature: Feature{KindTool, "cancel_order"}}})
-	require.NoError(t, log.Members(m))
+	require.NoError(t, log.FillMembers(m))
 	require.Equal(t, []int{1}, m.Drivers()[0].Conversations)
 	require.NoError(t, log.Close())
 }
@@ -38,18 +38,39 @@ func TestFeatureLogReportsAFailedWrite(t *testing.T) {
 		log.Add(Conversation{Seq: seq, Features: []Feature{{KindUserWords, "word" + strconv.Itoa(seq)}, {KindTool, "cancel_order"}}})
 	}
 	m := NewMembers([]Driver{{Feature: Feature{KindTool, "cancel_order"}}})
-	require.ErrorContains(t, log.Members(m), "feature log")
+	require.ErrorContains(t, log.FillMembers(m), "feature log")
 	require.Nil(t, m.Drivers()[0].Conversations)
 }
 
 // TestFeatureLogNoticesATruncatedFile: a record cut short is an error, not a shorter
-// list.
+// list, and leaves the drivers as they were for the second pass.
 func TestFeatureLogNoticesATruncatedFile(t *testing.T) {
 	t.Parallel()
 	log, err := NewFeatureLog(t.TempDir())
 	require.NoError(t, err)
 	log.Add(Conversation{Seq: 1, Features: []Feature{{KindTool, "a"}, {KindTool, "b"}}})
+	log.Add(Conversation{Seq: 2, Features: []Feature{{KindTool, "a"}, {KindTool, "b"}}})
 	log.size -= 3
-	require.ErrorContains(t, log.Members(NewMembers([]Driver{{Feature: Feature{KindTool, "a"}}})), "feature log")
+	m := NewMembers([]Driver{{Feature: Feature{KindTool, "a"}}})
+	require.ErrorContains(t, log.FillMembers(m), "feature log")
+	require.Nil(t, m.Drivers()[0].Conversations, "nothing of what was read before the error")
+	require.NoError(t, log.Close())
+}
+
+// TestFeatureLogListsAConversationOnce: a feature a conversation has twice (a tool it
+// called twice) lists it once, and conversations stored out of order come out in
+// upload order.
+func TestFeatureLogListsAConversationOnce(t *testing.T) {
+	t.Parallel()
+	log, err := NewFeatureLog(t.TempDir())
+	require.NoError(t, err)
+	twice := []Feature{{KindTool, "cancel_order"}, {KindUserWords, "cancel"}, {KindTool, "cancel_order"}}
+	log.Add(Conversation{Seq: 3, Features: twice})
+	log.Add(Conversation{Seq: 1, Features: twice})
+	log.Add(Conversation{Seq: 2, Features: []Feature{{KindUserWords, "cancel"}}})
+	m := NewMembers([]Driver{{Feature: Feature{KindTool, "cancel_order"}}, {Feature: Feature{KindUserWords, "cancel"}}})
+	require.NoError(t, log.FillMembers(m))
+	require.Equal(t, []int{1, 3}, m.Drivers()[0].Conversations)
+	require.Equal(t, []int{1, 2, 3}, m.Drivers()[1].Conversations)
 	require.NoError(t, log.Close())
 }

@@ -117,18 +117,17 @@ func (r *run) drivers(ctx context.Context) ([]drivers.Driver, error) {
 			return nil, err
 		}
 	}
-	found := search.Drivers()
-	members := drivers.NewMembers(found)
+	members := drivers.NewMembers(search.Drivers())
 	if !members.Needed() {
 		return members.Drivers(), nil
 	}
 	if r.searched && r.features != nil {
-		err := r.features.Members(members)
+		err := r.features.FillMembers(members)
+		r.closeFeatureLog()
 		if err == nil {
 			return members.Drivers(), nil
 		}
 		r.lease.Logger().Warn("failure drivers: the feature log could not be read; reading the conversations again", "err", err)
-		members = drivers.NewMembers(found)
 	}
 	if err := r.eachLabelled(ctx, members.Extract, members.Add); err != nil {
 		return nil, err

@@ -58,12 +58,17 @@ func newRun(p *Pipeline, lease *workers.Lease) *run {
 }
 
 // close releases what the run holds outside the database.
-func (r *run) close() {
-	if r.features != nil {
-		if err := r.features.Close(); err != nil {
-			r.lease.Logger().Warn("failure drivers: remove the feature log", "err", err)
-		}
+func (r *run) close() { r.closeFeatureLog() }
+
+// closeFeatureLog closes the feature log once it has been read, or the run ends.
+func (r *run) closeFeatureLog() {
+	if r.features == nil {
+		return
 	}
+	if err := r.features.Close(); err != nil {
+		r.lease.Logger().Warn("failure drivers: remove the feature log", "err", err)
+	}
+	r.features = nil
 }
 
 // start reads what earlier attempts stored and writes the TaskConfig this run works
