@@ -23,13 +23,9 @@ func UnquoteJSON(lit string) (string, bool) {
 	}
 	var b strings.Builder
 	b.Grow(len(body))
-	for i := 0; ; {
-		n := plainPrefix(body[i:]) // the bytes up to the next escape, at once
-		b.WriteString(body[i : i+n])
-		if i += n; i == len(body) {
-			break
-		}
-		if body[i] != '\\' || i+1 >= len(body) { // a quote or a control character
+	b.WriteString(body[:n])
+	for i := n; i < len(body); {
+		if body[i] != '\\' || i+1 >= len(body) { // a quote, a control character, a backslash at the end
 			return "", false
 		}
 		esc := body[i+1]
@@ -67,6 +63,9 @@ func UnquoteJSON(lit string) (string, bool) {
 		default:
 			return "", false
 		}
+		run := plainPrefix(body[i:]) // the bytes up to the next escape, at once
+		b.WriteString(body[i : i+run])
+		i += run
 	}
 	out := b.String()
 	return out, utf8.ValidString(out)
@@ -103,7 +102,8 @@ func plainPrefix(s string) int {
 }
 
 // hasSpecialByte reports whether a byte of w is below 0x20, a quote or a backslash,
-// with the classic tests for a byte below n and a zero byte (Hacker's Delight 6-1).
+// with the classic word tests for a byte below n and for a zero byte ("Bit Twiddling
+// Hacks": hasless, haszero).
 func hasSpecialByte(w uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	control := (w - 0x20*ones) &^ w & highs

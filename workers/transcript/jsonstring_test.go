@@ -20,7 +20,7 @@ func TestUnquoteJSONAgreesWithEncodingJSON(t *testing.T) {
 		require.True(t, ok, lit)
 		require.Equal(t, want, got, lit)
 	}
-	for _, lit := range []string{``, `"`, `"open`, `"\x"`, `"\u12"`, `"\ud800"`, `"\ud800\u0041"`, "\"tab\there\"", "\"\xff\"", `"a"b"`} {
+	for _, lit := range []string{``, `"`, `"open`, `"\x"`, `"\u12"`, `"\ud800"`, `"\ud800\u0041"`, "\"tab\there\"", "\"\xff\"", `"a"b"`, `"ends\"`} {
 		_, ok := UnquoteJSON(lit)
 		require.False(t, ok, "%q", lit)
 	}
@@ -33,7 +33,7 @@ func TestUnquoteJSONOnRandomLiterals(t *testing.T) {
 	t.Parallel()
 	good := []string{"a", "plain words ", "the quick brown fox jumps over the lazy dog", "é", "用户", "\x7f", " ",
 		`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u00e9`, `\u003c`, `\ud83d\ude00`, `{\"id\": 12}`}
-	bad := []string{`"`, "\x01", "\n", "\x1f", `\x`, `\u12g`, `\ud800`, "\xff", "\xe4\xb8"}
+	bad := []string{`"`, "\x00", "\x01", "\n", "\x1f", `\x`, `\u12g`, `\ud800`, "\xff", "\xe4\xb8"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 20_000 {
 		var b strings.Builder
@@ -55,6 +55,28 @@ func TestUnquoteJSONOnRandomLiterals(t *testing.T) {
 			var want string
 			require.NoError(t, json.Unmarshal([]byte(lit), &want), "%q", lit)
 			require.Equal(t, want, got, "%q", lit)
+		}
+	}
+}
+
+// TestPlainPrefixStopsAtEverySpecialByte: every byte value at every place of the first
+// two words, after plain text, ends the prefix exactly where a byte-by-byte scan would.
+func TestPlainPrefixStopsAtEverySpecialByte(t *testing.T) {
+	t.Parallel()
+	want := func(s string) int {
+		for i := 0; i < len(s); i++ {
+			if s[i] < 0x20 || s[i] == '"' || s[i] == '\\' {
+				return i
+			}
+		}
+		return len(s)
+	}
+	for c := range 256 {
+		for at := range 16 {
+			b := []byte(strings.Repeat("plain é text ", 2))
+			b[at] = byte(c)
+			s := string(b)
+			require.Equal(t, want(s), plainPrefix(s), "byte %#x at %d", c, at)
 		}
 	}
 }
