@@ -21,9 +21,18 @@ func Shingles(s string) ShingleSet {
 		}
 		return nil
 	}
-	if latin1(t) {
+	if n >= latin1Min && latin1(t) {
 		return latin1Shingles(t)
 	}
+	return sortedShingles(t, n)
+}
+
+// latin1Min is the fewest runes for which the bit set beats sorting
+// (BenchmarkShinglesByLength): it is cleared whole for every text.
+const latin1Min = 16
+
+// sortedShingles is Shingles for any text of n runes: its bigrams sorted.
+func sortedShingles(t string, n int) ShingleSet {
 	set := make([]uint64, 0, n-1)
 	prev := rune(-1)
 	for _, r := range t {
