@@ -30,7 +30,8 @@ type stageTimes struct {
 const stagePoll = 10 * time.Millisecond
 
 // followTask reads task id's stage until it finishes or timeout passes; cpu is read
-// whenever the stage is seen to change, for the CPU of each stage.
+// whenever the stage is seen to change, for the CPU of each stage (the first stage's
+// from the first read that saw the task claimed, a poll after the claim at most).
 func followTask(tb testing.TB, pool *pgxpool.Pool, id uuid.UUID, timeout time.Duration, cpu func() time.Duration) stageTimes {
 	tb.Helper()
 	st := stageTimes{spent: map[string]time.Duration{}, cpu: map[string]time.Duration{}}
