@@ -61,6 +61,7 @@ func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRo
 	if err != nil {
 		return counts, err
 	}
+	r.refreshStatistics(ctx, taskstate.Diagnosis, r.q.MaintenanceAnalyzeResults)
 	if err := r.between(ctx); err != nil {
 		return counts, err
 	}

@@ -44,7 +44,7 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	if err := r.lease.Progress(ctx, taskstate.Quality, 0, total); err != nil {
 		return quality.Funnel{}, err
 	}
-	r.analyzeConversations(ctx)
+	r.refreshStatistics(ctx, taskstate.Quality, r.q.MaintenanceAnalyzeConversations)
 	checker := quality.NewChecker(r.p.opt.QC)
 	r.kept = &keptConversations{bySeq: map[int32]storedConversation{}}
 	// Without a cap on diagnosis every kept conversation is diagnosed: the pass records
@@ -107,15 +107,17 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 }
 
 // analyzeAtLeast is the size of task from which the quality pass first refreshes the
-// planner's statistics of task_conversation: a small upload changes them little, and
-// the refresh reads a sample of the whole table.
+// planner's statistics of task_conversation, and diagnosis last those of the tables it
+// and the quality pass wrote: a small upload changes them little, and the refresh
+// reads a sample of the whole table.
 const analyzeAtLeast = 1000
 
-// analyzeConversations refreshes the statistics for a large task
-// (MaintenanceAnalyzeConversations), so that its batch writes are planned on its rows.
-// It only makes the pass faster: when it cannot run (a lock held too long, a role that
-// does not own the table) the pass goes on, and the log says why.
-func (r *run) analyzeConversations(ctx context.Context) {
+// refreshStatistics runs analyze (MaintenanceAnalyzeConversations before the quality
+// pass's batch writes, MaintenanceAnalyzeResults once diagnosis stored its results)
+// for a large task. It only makes what follows faster: when it cannot run (a lock
+// held too long, a role that does not own the table) the task goes on, and the log
+// says why.
+func (r *run) refreshStatistics(ctx context.Context, stage taskstate.Stage, analyze func(context.Context, dbsqlc.DBTX) error) {
 	if r.lease.Task.ConversationCount < analyzeAtLeast {
 		return
 	}
@@ -123,10 +125,10 @@ func (r *run) analyzeConversations(ctx context.Context) {
 		if err := r.q.LimitLockWait(ctx, tx); err != nil {
 			return err
 		}
-		return r.q.MaintenanceAnalyzeConversations(ctx, tx)
+		return analyze(ctx, tx)
 	})
 	if err != nil && ctx.Err() == nil {
-		r.lease.Logger().Warn("the conversations' statistics could not be refreshed", "stage", taskstate.Quality, "err", err)
+		r.lease.Logger().Warn("the planner's statistics could not be refreshed", "stage", stage, "err", err)
 	}
 }
 
