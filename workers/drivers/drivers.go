@@ -124,11 +124,8 @@ func (s *Search) Add(c Conversation) {
 	s.lengths = append(s.lengths, lengthOf{c.Seq, c.Turns, c.UserTurns, c.Failed})
 	s.added++
 	for _, f := range c.Features {
-		n := s.counts[f]
-		if n == nil {
-			n = &count{}
-			s.counts[f] = n
-		} else if n.lastAdd == s.added { // a duplicate within c
+		n := countOf(s.counts, f)
+		if n.lastAdd == s.added { // a duplicate within c
 			continue
 		}
 		n.lastAdd = s.added
@@ -155,12 +152,17 @@ func (s *Search) prune() {
 }
 
 func countIn(counts map[Feature]*count, f Feature, seq int, failed bool) {
+	countOf(counts, f).add(seq, failed)
+}
+
+// countOf is f's count in counts, a new one when f has none.
+func countOf(counts map[Feature]*count, f Feature) *count {
 	n := counts[f]
 	if n == nil {
 		n = &count{}
 		counts[f] = n
 	}
-	n.add(seq, failed)
+	return n
 }
 
 // add counts one more conversation with the feature.
@@ -310,10 +312,10 @@ func compare(a, b Feature) int {
 }
 
 // Members finds, in a second pass over the same labelled conversations (or in the
-// FeatureLog of the first, FillMembers), every one with the feature of one of the drivers, so each
-// driver lists all its conversations, not only its examples: the search keeps only
-// counts while it runs, so that its memory does not grow with features times
-// conversations.
+// FeatureLog of the first, FillMembers), every one with the feature of one of the
+// drivers, so each driver lists all its conversations, not only its examples: the
+// search keeps only counts while it runs, so that its memory does not grow with
+// features times conversations.
 type Members struct {
 	drivers []Driver
 	index   map[Feature]int // feature → its driver, for those still without Conversations
