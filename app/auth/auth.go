@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/config"
+	"github.com/checkup-dev/checkup/app/notified"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/layout"
 )
@@ -39,11 +40,12 @@ type Auth struct {
 	cfg      config.Config
 	store    *store.Store
 	cache    *sessionCache
-	listener sessionListener
+	sessions *notified.Subscription // keeps cache true
 }
 
 // New returns the sign-in handlers and middleware for cfg. Start turns its session
 // cache on.
 func New(deps Deps, cfg config.Config) *Auth {
-	return &Auth{deps: deps, cfg: cfg, store: store.New(deps.Pool), cache: newSessionCache(time.Now)}
+	cache := newSessionCache(time.Now)
+	return &Auth{deps: deps, cfg: cfg, store: store.New(deps.Pool), cache: cache, sessions: sessionSubscription(deps, cache)}
 }

@@ -93,13 +93,13 @@ func (a *Auth) loadSession(c echo.Context) error {
 
 // session returns the live session of hash, from the session cache when it is there.
 func (a *Auth) session(ctx context.Context, hash []byte) (store.Session, error) {
-	if sess, ok := a.cache.get(hash); ok {
+	if sess, ok := a.cache.Get(key(hash)); ok && time.Now().Before(sess.ExpiresAt) {
 		return sess, nil
 	}
-	mark := a.cache.mark()
+	mark := a.cache.Mark()
 	sess, err := a.store.SessionByHash(ctx, hash)
 	if err == nil {
-		a.cache.put(hash, sess, mark)
+		a.cache.Put(key(hash), sess, mark)
 	}
 	return sess, err
 }
@@ -114,7 +114,7 @@ func (a *Auth) touch(c echo.Context, hash []byte, lastSeen time.Time) {
 	if err := a.store.TouchSession(c.Request().Context(), hash, SessionTTL, SessionMaxAge); err != nil {
 		a.logger(c).Warn("sliding the session failed", "err", err)
 	}
-	a.cache.evict(hash)
+	a.cache.Evict(key(hash))
 }
 
 // sendToLogin answers a visitor who is not signed in on a private route.

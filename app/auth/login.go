@@ -36,7 +36,7 @@ func (a *Auth) Logout(c echo.Context) error {
 		if err := a.store.EndSession(c.Request().Context(), hash); err != nil {
 			return err
 		}
-		a.cache.evict(hash) // here at once; the other instances when the notification arrives
+		a.cache.Evict(key(hash)) // here at once; the other instances when the notification arrives
 	}
 	a.clearCookie(c, SessionCookie, "/")
 	a.logger(c).Info("signed out")

@@ -138,14 +138,56 @@ func (p *poller) get() error {
 	return err
 }
 
-// dialPollers opens the connections of all the pollers, one after the other.
-func (s benchServer) dialPollers(b *testing.B, path string) []*poller {
+// dialPollers opens the connections of all the pollers, one after the other, the
+// pollers taking paths in turn.
+func (s benchServer) dialPollers(b *testing.B, paths []string) []*poller {
 	b.Helper()
 	ps := make([]*poller, pollers)
 	for i := range ps {
-		ps[i] = s.dialPoller(b, path)
+		ps[i] = s.dialPoller(b, paths[i%len(paths)])
 	}
 	return ps
+}
+
+// Running tasks the pollers share, and how often a worker moves each one's progress
+// on: about as often as the pipeline's checkpoints do in a large task.
+const (
+	pollTasks     = 20
+	progressEvery = 100 * time.Millisecond
+)
+
+// runningTasks inserts pollTasks running tasks and returns their progress fragments'
+// paths. Until the benchmark ends, their progress moves on every progressEvery, as a
+// worker's would, so the pages' polls see it change.
+func (s benchServer) runningTasks(b *testing.B) []string {
+	b.Helper()
+	ids := make([]uuid.UUID, pollTasks)
+	paths := make([]string, pollTasks)
+	for i := range ids {
+		ids[i] = reporttest.Insert(b, s.pool, s.owner, reporttest.Task{Status: "running"}).ID
+		paths[i] = "/tasks/" + ids[i].String() + "/progress"
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(progressEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if _, err := s.pool.Exec(ctx, `UPDATE analysis_task SET progress_done = (progress_done + 1) % (progress_total + 1)
+				WHERE id = ANY($1)`, ids); err != nil && ctx.Err() == nil {
+				b.Error(err)
+				return
+			}
+		}
+	}()
+	b.Cleanup(func() { cancel(); <-done })
+	return paths
 }
 
 // BenchmarkProgressFragmentPaced offers the progress fragment 5,000 requests a second
@@ -155,8 +197,7 @@ func (s benchServer) dialPollers(b *testing.B, path string) []*poller {
 // first, untimed (warmUp).
 func BenchmarkProgressFragmentPaced(b *testing.B) {
 	s := newBenchServer(b)
-	path := "/tasks/" + reporttest.Insert(b, s.pool, s.owner, reporttest.Task{Status: "running"}).ID.String() + "/progress"
-	ps := s.dialPollers(b, path)
+	ps := s.dialPollers(b, s.runningTasks(b))
 	const rate = 5000
 	interval := time.Second * pollers / rate
 	pace(b, ps, interval, int(warmUp/interval))
@@ -199,8 +240,7 @@ func pace(b *testing.B, ps []*poller, interval time.Duration, perPoller int) []t
 // request as soon as the last one is answered, after warmUp of the same load, untimed.
 func BenchmarkProgressFragmentMax(b *testing.B) {
 	s := newBenchServer(b)
-	path := "/tasks/" + reporttest.Insert(b, s.pool, s.owner, reporttest.Task{Status: "running"}).ID.String() + "/progress"
-	ps := s.dialPollers(b, path)
+	ps := s.dialPollers(b, s.runningTasks(b))
 	for deadline := time.Now().Add(warmUp); time.Now().Before(deadline) && !b.Failed(); {
 		flood(b, ps, 10)
 	}

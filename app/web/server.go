@@ -4,8 +4,10 @@ package web
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
@@ -14,6 +16,7 @@ import (
 	"github.com/checkup-dev/checkup/app/config"
 	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/app/metrics"
+	"github.com/checkup-dev/checkup/app/notified"
 	"github.com/checkup-dev/checkup/db/store"
 )
 
@@ -53,6 +56,10 @@ type Server struct {
 	// connection while it streams, so at most half the pool's connections send files
 	// and the rest stay for the pages and the worker; more downloads wait their turn.
 	downloads chan struct{}
+	// progressCache answers the polls of running tasks while progressUpdates, started
+	// by Start, keeps it true.
+	progressCache   *progressCache
+	progressUpdates *notified.Subscription
 }
 
 // New builds the server and its routes.
@@ -70,18 +77,28 @@ func New(deps Deps) *Server {
 	s := &Server{deps: deps, echo: e, store: store.New(deps.Pool), bulk: store.New(deps.BulkPool),
 		limits:    newTokenLimits(deps.Config.APIRatePerMinute, deps.Config.APIRateBurst),
 		downloads: make(chan struct{}, max(1, deps.Pool.Config().MaxConns/2))}
+	s.progressCache = newProgressCache(time.Now)
+	s.progressUpdates = progressSubscription(deps, s.progressCache)
 	s.auth = auth.New(auth.Deps{Pool: deps.Pool, Logger: deps.Logger, Providers: deps.Providers, Page: s.page}, deps.Config)
 	e.HTTPErrorHandler = s.handleError
 	s.routes()
 	return s
 }
 
-// Start starts what the server runs beside its handlers: the subscription that keeps
-// its session cache true to sign-outs on every instance (auth.Auth.Start).
-func (s *Server) Start(ctx context.Context) error { return s.auth.Start(ctx) }
+// Start starts what the server runs beside its handlers: the subscriptions that keep
+// its caches true to every instance, the sessions' to sign-outs (auth.Auth.Start) and
+// the progress cache to the workers' changes. Until then both caches are off.
+func (s *Server) Start(ctx context.Context) error {
+	if err := s.auth.Start(ctx); err != nil {
+		return err
+	}
+	return s.progressUpdates.Start(ctx)
+}
 
 // Stop stops what Start started.
-func (s *Server) Stop(ctx context.Context) error { return s.auth.Stop(ctx) }
+func (s *Server) Stop(ctx context.Context) error {
+	return errors.Join(s.progressUpdates.Stop(ctx), s.auth.Stop(ctx))
+}
 
 // Handler is the server as an http.Handler, for http.Server and tests.
 func (s *Server) Handler() http.Handler { return s.echo }

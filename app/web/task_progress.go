@@ -16,7 +16,8 @@ import (
 
 // taskProgress is the polling fragment: the task page's progress, or with ?view=row
 // the status cell of the task list. While the task runs it costs one primary-key
-// lookup. When the task page's poll finds the task finished, it answers with the whole
+// lookup, or none once this instance caches the task's progress (progress_cache.go).
+// When the task page's poll finds the task finished, it answers with the whole
 // finished page body, retargeted over the old one: the results appear without a
 // reload, and the new body has no trigger, so polling stops. The flash above it (the
 // upload's "the diagnosis has started") is cleared with it.
@@ -25,7 +26,7 @@ func (s *Server) taskProgress(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	row, err := s.store.TaskProgress(c.Request().Context(), id, auth.OwnerFrom(c))
+	row, err := s.progress(c.Request().Context(), id, auth.OwnerFrom(c))
 	if err != nil {
 		return err
 	}

@@ -740,6 +740,18 @@ func (q *Queries) ListTitleRuns(ctx context.Context, db DBTX, arg ListTitleRunsP
 	return items, nil
 }
 
+const listenProgress = `-- name: ListenProgress :exec
+LISTEN checkup_progress
+`
+
+// Subscribes an instance's dedicated connection to checkup_progress, on which every
+// change to what a running task's progress shows is announced (the trigger of
+// migration 00015): the row's shown columns as JSON, or only its id.
+func (q *Queries) ListenProgress(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, listenProgress)
+	return err
+}
+
 const lockOwnerReruns = `-- name: LockOwnerReruns :exec
 
 SELECT pg_advisory_xact_lock($1::int, mod($2::bigint, 2147483647)::int)

@@ -1,0 +1,134 @@
+package notified
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// maxBackoff is the longest wait before subscribing again after a failure.
+const maxBackoff = 30 * time.Second
+
+// Config says what a Subscription listens to and whom it tells.
+type Config struct {
+	// Conn is the database to listen on; the subscription opens a dedicated connection
+	// of its own (a pooled one would be lost to the pool).
+	Conn *pgx.ConnConfig
+	// Listen subscribes conn to the channel (a LISTEN statement).
+	Listen func(ctx context.Context, conn *pgx.Conn) error
+	// Live is told true once subscribed and false when the subscription is lost.
+	Live func(live bool)
+	// Notify is given each notification's payload, in commit order.
+	Notify func(payload string)
+	// Name says in the log what the subscription keeps true ("the session cache").
+	Name   string
+	Logger *slog.Logger
+}
+
+// Subscription keeps one instance subscribed to a channel, subscribing again with a
+// growing backoff after a failure.
+type Subscription struct {
+	cfg Config
+
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// NewSubscription returns a subscription that Start starts.
+func NewSubscription(cfg Config) *Subscription { return &Subscription{cfg: cfg} }
+
+// Start subscribes in the background until Stop. Starting twice is a no-op.
+func (s *Subscription) Start(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done != nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.cancel, s.done = cancel, make(chan struct{})
+	go func(done chan struct{}) {
+		defer close(done)
+		s.run(ctx)
+	}(s.done)
+	return nil
+}
+
+// Stop ends the subscription (Live is told false) and waits until it has, or ctx ends.
+func (s *Subscription) Stop(ctx context.Context) error {
+	s.mu.Lock()
+	cancel, done := s.cancel, s.done
+	s.cancel, s.done = nil, nil
+	s.mu.Unlock()
+	if done == nil {
+		return nil
+	}
+	cancel()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("notified: stop the subscription of %s: %w", s.cfg.Name, context.Cause(ctx))
+	}
+}
+
+// run subscribes again until ctx ends. A failure is logged once, when the subscription
+// stops working, not at every retry.
+func (s *Subscription) run(ctx context.Context) {
+	var backoff time.Duration
+	warned := false
+	for ctx.Err() == nil {
+		err := s.listenOnce(ctx, func() {
+			backoff = 0
+			if warned {
+				s.cfg.Logger.Info(s.cfg.Name + " is on again")
+				warned = false
+			}
+		})
+		s.cfg.Live(false)
+		if ctx.Err() != nil {
+			return
+		}
+		if !warned {
+			s.cfg.Logger.Warn("cannot LISTEN; "+s.cfg.Name+" is off until it works again", "err", err)
+			warned = true
+		}
+		backoff = min(max(2*backoff, time.Second), maxBackoff)
+		timer := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+}
+
+// listenOnce opens the connection, subscribes, turns the cache on and hands over each
+// notification until the connection fails or ctx ends.
+func (s *Subscription) listenOnce(ctx context.Context, connected func()) error {
+	conn, err := pgx.ConnectConfig(ctx, s.cfg.Conn.Copy())
+	if err != nil {
+		return fmt.Errorf("notified: listen: connect: %w", err)
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		_ = conn.Close(closeCtx)
+	}()
+	if err := s.cfg.Listen(ctx, conn); err != nil {
+		return fmt.Errorf("notified: listen: %w", err)
+	}
+	s.cfg.Live(true)
+	connected()
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return fmt.Errorf("notified: listen: %w", err)
+		}
+		s.cfg.Notify(n.Payload)
+	}
+}

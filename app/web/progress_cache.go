@@ -1,0 +1,100 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/checkup-dev/checkup/app/notified"
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/db/taskstate"
+)
+
+// Progress cache bounds: an entry is used for at most progressCacheTTL after it was
+// read or last announced, and the cache holds at most progressCacheMax tasks.
+const (
+	progressCacheTTL = time.Minute
+	progressCacheMax = 10_000
+)
+
+// progressCache keeps the progress of the running tasks whose pages poll here, so a
+// poll costs no database read. Every change to a running task's shown columns is
+// announced on checkup_progress by a trigger (migration 00015) with the new values,
+// which replace the cached ones on every instance. Only running tasks are kept: a
+// task is claimed without an announcement, and a finished one is polled once more.
+type progressCache = notified.Cache[uuid.UUID, ownedProgress]
+
+// ownedProgress is a cached progress with the owner it was read for: another user's
+// request for the same task misses, and reads the database on its own behalf.
+type ownedProgress struct {
+	owner int64
+	row   dbsqlc.GetAnalysisProgressRow
+}
+
+func newProgressCache(now func() time.Time) *progressCache {
+	return notified.NewCache[uuid.UUID, ownedProgress](now, progressCacheTTL, progressCacheMax)
+}
+
+// progress returns the task's progress for owner, from the cache while it is there.
+func (s *Server) progress(ctx context.Context, id uuid.UUID, owner store.Owner) (dbsqlc.GetAnalysisProgressRow, error) {
+	if p, ok := s.progressCache.Get(id); ok && p.owner == owner.UserID() {
+		return p.row, nil
+	}
+	mark := s.progressCache.Mark()
+	row, err := s.store.TaskProgress(ctx, id, owner)
+	if err == nil && row.Status == taskstate.Running {
+		s.progressCache.Put(id, ownedProgress{owner: owner.UserID(), row: row}, mark)
+	}
+	return row, err
+}
+
+// progressNotice is a payload of checkup_progress: a running task's shown columns
+// after a change, or only its id (OwnerUserID zero) when they did not fit or the task
+// was deleted.
+type progressNotice struct {
+	ID                uuid.UUID        `json:"id"`
+	OwnerUserID       int64            `json:"owner_user_id"`
+	Status            taskstate.Status `json:"status"`
+	Stage             taskstate.Stage  `json:"stage"`
+	ProgressDone      int32            `json:"progress_done"`
+	ProgressTotal     int32            `json:"progress_total"`
+	Attempt           int32            `json:"attempt"`
+	LostCount         int32            `json:"lost_count"`
+	Error             string           `json:"error"`
+	CancelRequestedAt *time.Time       `json:"cancel_requested_at"`
+	FinishedAt        *time.Time       `json:"finished_at"`
+	ProviderDownSince *time.Time       `json:"provider_down_since"`
+}
+
+// progressSubscription keeps cache true to every change announced on checkup_progress.
+func progressSubscription(deps Deps, cache *progressCache) *notified.Subscription {
+	return notified.NewSubscription(notified.Config{
+		Conn: deps.Pool.Config().ConnConfig,
+		Listen: func(ctx context.Context, conn *pgx.Conn) error {
+			return dbsqlc.New().ListenProgress(ctx, conn)
+		},
+		Live: cache.SetLive,
+		Notify: func(payload string) {
+			var n progressNotice
+			if err := json.Unmarshal([]byte(payload), &n); err != nil || n.ID == uuid.Nil {
+				cache.SetLive(true) // cannot tell which task changed: forget them all
+				return
+			}
+			if n.OwnerUserID == 0 || n.Status != taskstate.Running {
+				cache.Evict(n.ID)
+				return
+			}
+			cache.Replace(n.ID, ownedProgress{owner: n.OwnerUserID, row: dbsqlc.GetAnalysisProgressRow{
+				ID: n.ID, Status: n.Status, Stage: n.Stage, ProgressDone: n.ProgressDone, ProgressTotal: n.ProgressTotal,
+				Attempt: n.Attempt, LostCount: n.LostCount, Error: n.Error, CancelRequestedAt: n.CancelRequestedAt,
+				FinishedAt: n.FinishedAt, ProviderDownSince: n.ProviderDownSince,
+			}})
+		},
+		Name:   "the progress cache",
+		Logger: deps.Logger,
+	})
+}
