@@ -15,17 +15,20 @@ import (
 )
 
 // Progress cache bounds: an entry is used for at most progressCacheTTL after it was
-// read or last announced, and the cache holds at most progressCacheMax tasks.
+// read or last announced, and the cache holds at most progressCacheMax tasks. The TTL
+// is the poll's interval: a task that stops running (finished, handed back, deleted)
+// announces nothing, so its pages see that at most this much later than a read would.
 const (
-	progressCacheTTL = time.Minute
+	progressCacheTTL = 2 * time.Second
 	progressCacheMax = 10_000
 )
 
 // progressCache keeps the progress of the running tasks whose pages poll here, so a
-// poll costs no database read. Every change to a running task's shown columns is
-// announced on checkup_progress by a trigger (migration 00015) with the new values,
-// which replace the cached ones on every instance. Only running tasks are kept: a
-// task is claimed without an announcement, and a finished one is polled once more.
+// poll costs no database read while the worker moves the task on. Every change that
+// leaves a task running is announced on checkup_progress by a trigger (migration
+// 00015) with the new values, which replace the cached ones on every instance and
+// keep them for another TTL. Only running tasks are kept: claims and finishes, the
+// queue's busiest statements, are not announced.
 type progressCache = notified.Cache[uuid.UUID, ownedProgress]
 
 // ownedProgress is a cached progress with the owner it was read for: another user's
@@ -53,8 +56,7 @@ func (s *Server) progress(ctx context.Context, id uuid.UUID, owner store.Owner) 
 }
 
 // progressNotice is a payload of checkup_progress: a running task's shown columns
-// after a change, or only its id (OwnerUserID zero) when they did not fit or the task
-// was deleted.
+// after a change, or only its id (OwnerUserID zero) when they did not fit.
 type progressNotice struct {
 	ID                uuid.UUID        `json:"id"`
 	OwnerUserID       int64            `json:"owner_user_id"`

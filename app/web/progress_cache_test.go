@@ -62,8 +62,9 @@ func eventually(t *testing.T, c *authtest.Client, id uuid.UUID, what string, ok 
 }
 
 // A running task's progress is served from each instance's cache, and every change
-// the worker makes reaches it on every instance: progress, a long error that does not
-// fit in a notification, the finish, a deletion. Another user never gets it.
+// the worker makes reaches it on every instance: progress and a long error that does
+// not fit in a notification as they are announced, the finish and a deletion, which
+// are not, within the cache's two seconds. Another user never gets it.
 func TestProgressFollowsTheWorkerOnEveryInstance(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

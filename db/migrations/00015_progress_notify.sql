@@ -2,28 +2,25 @@
 -- A running task's progress, as the polling fragment shows it, is announced on
 -- checkup_progress when its transaction commits, so every instance's cache of the
 -- progress it serves follows the worker without a read per poll (app/web). A trigger
--- rather than each statement: no statement that changes what the page shows can
--- forget to tell. Only rows that were running announce: the cache keeps running tasks
--- alone, so a claim, the busiest statement of the queue, stays silent, and so do
--- heartbeats, which change no column shown. The payload is the row's shown columns
--- as JSON, or only the id when a long error would not fit in a notification (8,000
--- bytes), which tells the instances to read the row again.
+-- rather than each statement: no statement that changes what the page shows of a
+-- running task can forget to tell. Only changes that leave a task running announce:
+-- the claim and the finish, the queue's busiest statements, stay silent (the cache
+-- keeps a progress only briefly, and only of a running task, so a finish reaches
+-- the page within that time), and so do heartbeats, which change no column shown.
+-- The payload is the row's shown columns as JSON, or only the id when a long error
+-- would not fit in a notification (8,000 bytes), which tells the instances to read
+-- the row again.
 -- +goose StatementBegin
 CREATE FUNCTION analysis_task_notify_progress() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-    payload text;
+    payload text := json_build_object(
+        'id', NEW.id, 'owner_user_id', NEW.owner_user_id, 'status', NEW.status, 'stage', NEW.stage,
+        'progress_done', NEW.progress_done, 'progress_total', NEW.progress_total, 'attempt', NEW.attempt,
+        'lost_count', NEW.lost_count, 'error', NEW.error, 'cancel_requested_at', NEW.cancel_requested_at,
+        'finished_at', NEW.finished_at, 'provider_down_since', NEW.provider_down_since)::text;
 BEGIN
-    IF TG_OP = 'DELETE' THEN
-        payload := json_build_object('id', OLD.id)::text;
-    ELSE
-        payload := json_build_object(
-            'id', NEW.id, 'owner_user_id', NEW.owner_user_id, 'status', NEW.status, 'stage', NEW.stage,
-            'progress_done', NEW.progress_done, 'progress_total', NEW.progress_total, 'attempt', NEW.attempt,
-            'lost_count', NEW.lost_count, 'error', NEW.error, 'cancel_requested_at', NEW.cancel_requested_at,
-            'finished_at', NEW.finished_at, 'provider_down_since', NEW.provider_down_since)::text;
-        IF octet_length(payload) > 7900 THEN
-            payload := json_build_object('id', NEW.id)::text;
-        END IF;
+    IF octet_length(payload) > 7900 THEN
+        payload := json_build_object('id', NEW.id)::text;
     END IF;
     PERFORM pg_notify('checkup_progress', payload);
     RETURN NULL;
@@ -31,19 +28,14 @@ END $$;
 -- +goose StatementEnd
 
 CREATE TRIGGER analysis_task_progress_changed AFTER UPDATE ON analysis_task FOR EACH ROW
-    WHEN (OLD.status = 'running' AND
-          (OLD.status, OLD.stage, OLD.progress_done, OLD.progress_total, OLD.attempt, OLD.lost_count, OLD.error,
-           OLD.cancel_requested_at, OLD.finished_at, OLD.provider_down_since)
+    WHEN (OLD.status = 'running' AND NEW.status = 'running' AND
+          (OLD.stage, OLD.progress_done, OLD.progress_total, OLD.attempt, OLD.lost_count, OLD.error,
+           OLD.cancel_requested_at, OLD.provider_down_since)
           IS DISTINCT FROM
-          (NEW.status, NEW.stage, NEW.progress_done, NEW.progress_total, NEW.attempt, NEW.lost_count, NEW.error,
-           NEW.cancel_requested_at, NEW.finished_at, NEW.provider_down_since))
-    EXECUTE FUNCTION analysis_task_notify_progress();
-
-CREATE TRIGGER analysis_task_progress_deleted AFTER DELETE ON analysis_task FOR EACH ROW
-    WHEN (OLD.status = 'running')
+          (NEW.stage, NEW.progress_done, NEW.progress_total, NEW.attempt, NEW.lost_count, NEW.error,
+           NEW.cancel_requested_at, NEW.provider_down_since))
     EXECUTE FUNCTION analysis_task_notify_progress();
 
 -- +goose Down
-DROP TRIGGER analysis_task_progress_deleted ON analysis_task;
 DROP TRIGGER analysis_task_progress_changed ON analysis_task;
 DROP FUNCTION analysis_task_notify_progress();
