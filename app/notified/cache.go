@@ -48,24 +48,32 @@ func (c *Cache[K, V]) Get(k K) (V, bool) {
 }
 
 // Mark is taken before a value is read from the database and given to Put.
-func (c *Cache[K, V]) Mark() uint64 {
+type Mark struct {
+	changes uint64
+	at      time.Time
+}
+
+// Mark starts a read from the database.
+func (c *Cache[K, V]) Mark() Mark {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.changes
+	return Mark{changes: c.changes, at: c.now()}
 }
 
 // Put keeps v, read from the database since mark, unless a change was announced in
-// between. A full cache is emptied first: a bound, not an eviction policy.
-func (c *Cache[K, V]) Put(k K, v V, mark uint64) {
+// between. Its TTL counts from the mark, before the read, so a read that was slow to
+// arrive is not kept longer. A full cache is emptied first: a bound, not an eviction
+// policy.
+func (c *Cache[K, V]) Put(k K, v V, mark Mark) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.live || c.changes != mark {
+	if !c.live || c.changes != mark.changes {
 		return
 	}
 	if len(c.entries) >= c.max {
 		clear(c.entries)
 	}
-	c.entries[k] = entry[V]{value: v, until: c.now().Add(c.ttl)}
+	c.entries[k] = entry[V]{value: v, until: mark.at.Add(c.ttl)}
 }
 
 // Evict drops k: its row changed, or will be read again.
@@ -76,15 +84,16 @@ func (c *Cache[K, V]) Evict(k K) {
 	delete(c.entries, k)
 }
 
-// Replace sets k to v, as a notification carried it, when k is cached; a value not
-// cached stays out, so only what is read here fills the cache. The time k is kept for
-// starts again.
+// Replace sets k to v, as a notification carried it, when k is cached and fresh; a
+// value not cached stays out, so only what is read here fills the cache. The time k
+// is kept for starts again.
 func (c *Cache[K, V]) Replace(k K, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.changes++
-	if _, ok := c.entries[k]; ok {
-		c.entries[k] = entry[V]{value: v, until: c.now().Add(c.ttl)}
+	now := c.now()
+	if e, ok := c.entries[k]; ok && now.Before(e.until) {
+		c.entries[k] = entry[V]{value: v, until: now.Add(c.ttl)}
 	}
 }
 

@@ -72,6 +72,24 @@ func TestCacheReplacesOnlyWhatItHolds(t *testing.T) {
 	require.False(t, ok)
 }
 
+func TestCacheCountsTheTTLFromBeforeTheRead(t *testing.T) {
+	clk := &clock{t: time.Now()}
+	c := newCache(clk, 10)
+	c.SetLive(true)
+	mark := c.Mark()
+	clk.t = clk.t.Add(30 * time.Second) // a slow read
+	c.Put("a", 1, mark)
+	clk.t = clk.t.Add(30 * time.Second)
+	_, ok := c.Get("a")
+	require.False(t, ok, "a minute after the read began")
+
+	c.Put("b", 1, c.Mark())
+	clk.t = clk.t.Add(time.Minute)
+	c.Replace("b", 2)
+	_, ok = c.Get("b")
+	require.False(t, ok, "an announcement does not bring back what expired")
+}
+
 func TestCacheForgetsAfterItsTTL(t *testing.T) {
 	clk := &clock{t: time.Now()}
 	c := newCache(clk, 10)

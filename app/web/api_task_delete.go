@@ -15,7 +15,7 @@ func (s *Server) apiTaskDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteTask(c.Request().Context(), id, auth.OwnerFrom(c)); err != nil {
+	if err := s.deleteTask(c.Request().Context(), id, auth.OwnerFrom(c)); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"time"
@@ -14,10 +15,12 @@ import (
 	"github.com/checkup-dev/checkup/db/taskstate"
 )
 
-// Progress cache bounds: an entry is used for at most progressCacheTTL after it was
-// read or last announced, and the cache holds at most progressCacheMax tasks. The TTL
-// is the poll's interval: a task that stops running (finished, handed back, deleted)
-// announces nothing, so its pages see that at most this much later than a read would.
+// Progress cache bounds: an entry is used for at most Deps.ProgressCacheTTL after it
+// was read or last announced (progressCacheTTL unless a test sets it), and the cache
+// holds at most progressCacheMax tasks. The TTL is the poll's interval: a task that
+// stops running (finished, handed back, deleted elsewhere) announces nothing, and a
+// count that moved within a second of the last announcement waits for the next one,
+// so its pages see either at most this much later than a read would.
 const (
 	progressCacheTTL = 2 * time.Second
 	progressCacheMax = 10_000
@@ -38,8 +41,8 @@ type ownedProgress struct {
 	row   dbsqlc.GetAnalysisProgressRow
 }
 
-func newProgressCache(now func() time.Time) *progressCache {
-	return notified.NewCache[uuid.UUID, ownedProgress](now, progressCacheTTL, progressCacheMax)
+func newProgressCache(now func() time.Time, ttl time.Duration) *progressCache {
+	return notified.NewCache[uuid.UUID, ownedProgress](now, cmp.Or(ttl, progressCacheTTL), progressCacheMax)
 }
 
 // progress returns the task's progress for owner, from the cache while it is there.
@@ -53,6 +56,25 @@ func (s *Server) progress(ctx context.Context, id uuid.UUID, owner store.Owner) 
 		s.progressCache.Put(id, ownedProgress{owner: owner.UserID(), row: row}, mark)
 	}
 	return row, err
+}
+
+// cancelTask asks the task to stop; this instance's polls read it again at once.
+func (s *Server) cancelTask(ctx context.Context, id uuid.UUID, owner store.Owner) (taskstate.Status, error) {
+	status, err := s.store.CancelTask(ctx, id, owner)
+	if err == nil {
+		s.progressCache.Evict(id)
+	}
+	return status, err
+}
+
+// deleteTask deletes the task; this instance's polls find it gone at once, the
+// others' once their copy expires.
+func (s *Server) deleteTask(ctx context.Context, id uuid.UUID, owner store.Owner) error {
+	err := s.store.DeleteTask(ctx, id, owner)
+	if err == nil {
+		s.progressCache.Evict(id)
+	}
+	return err
 }
 
 // progressNotice is a payload of checkup_progress: a running task's shown columns

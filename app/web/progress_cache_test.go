@@ -21,12 +21,13 @@ import (
 	"github.com/checkup-dev/checkup/db/dbtest"
 )
 
-// startedSite is one Checkup server on pool with its caches on, as the binary runs it.
-func startedSite(t *testing.T, pool *pgxpool.Pool) string {
+// startedSite is one Checkup server on pool with its caches on, as the binary runs it;
+// progressTTL zero keeps the progress cache's own.
+func startedSite(t *testing.T, pool *pgxpool.Pool, progressTTL time.Duration) string {
 	t.Helper()
 	cfg, _, err := config.Load(func(string) string { return "" })
 	require.NoError(t, err)
-	site := web.New(web.Deps{Config: cfg, Pool: pool, Logger: slog.New(slog.DiscardHandler)})
+	site := web.New(web.Deps{Config: cfg, Pool: pool, Logger: slog.New(slog.DiscardHandler), ProgressCacheTTL: progressTTL})
 	require.NoError(t, site.Start(context.Background()))
 	t.Cleanup(func() { require.NoError(t, site.Stop(context.Background())) })
 	srv := httptest.NewServer(site.Handler())
@@ -61,10 +62,48 @@ func eventually(t *testing.T, c *authtest.Client, id uuid.UUID, what string, ok 
 	}
 }
 
-// A running task's progress is served from each instance's cache, and every change
-// the worker makes reaches it on every instance: progress and a long error that does
-// not fit in a notification as they are announced, the finish and a deletion, which
-// are not, within the cache's two seconds. Another user never gets it.
+// How a test changes a task's progress: as a worker does (announced, the last
+// announcement long ago), within a second of the last announcement (limited), or
+// without the trigger, as no statement may (quietly).
+const (
+	announced = iota
+	limited
+	quietly
+)
+
+// setDone sets the task's count as how says.
+func setDone(t *testing.T, pool *pgxpool.Pool, task uuid.UUID, done, how int) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	defer tx.Rollback(ctx)
+	switch how {
+	case announced:
+		_, err = tx.Exec(ctx, `UPDATE analysis_task SET progress_announced_at = NULL WHERE id = $1`, task)
+	case limited:
+		_, err = tx.Exec(ctx, `UPDATE analysis_task SET progress_announced_at = now() + interval '1 hour' WHERE id = $1`, task)
+	case quietly:
+		_, err = tx.Exec(ctx, `ALTER TABLE analysis_task DISABLE TRIGGER analysis_task_progress_changed`)
+	}
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `UPDATE analysis_task SET progress_done = $2 WHERE id = $1`, task, done)
+	require.NoError(t, err)
+	if how == quietly {
+		_, err = tx.Exec(ctx, `ALTER TABLE analysis_task ENABLE TRIGGER analysis_task_progress_changed`)
+		require.NoError(t, err)
+	}
+	require.NoError(t, tx.Commit(ctx))
+}
+
+func shows(count string) func(int, string) bool {
+	return func(status int, body string) bool { return status == http.StatusOK && strings.Contains(body, count) }
+}
+
+// A running task's progress is served from each instance's cache, and the changes a
+// worker makes reach it on every instance as they are announced: a moved count at
+// most once a second, any other change at once, and a long error that does not fit
+// in a notification by reading the row again. Another user never gets it.
 func TestProgressFollowsTheWorkerOnEveryInstance(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -72,37 +111,20 @@ func TestProgressFollowsTheWorkerOnEveryInstance(t *testing.T) {
 	poolB, err := db.Open(ctx, dbURL)
 	require.NoError(t, err)
 	t.Cleanup(poolB.Close)
-	a, b := startedSite(t, poolA), startedSite(t, poolB)
+	// B keeps a copy a minute: only an announcement changes what it shows.
+	a, b := startedSite(t, poolA, 0), startedSite(t, poolB, time.Minute)
 	alice := authtest.SignIn(t, poolA, a, "alice-"+uuid.NewString()+"@example.com")
 	bob := authtest.SignIn(t, poolA, a, "bob-"+uuid.NewString()+"@example.com")
 	aliceB := on(alice, b)
 	task := reporttest.Insert(t, poolA, alice.User.ID, reporttest.Task{Status: "running"}).ID
-	setDone := func(done int, quietly bool) {
-		t.Helper()
-		tx, err := poolA.Begin(ctx)
-		require.NoError(t, err)
-		defer tx.Rollback(ctx)
-		if quietly { // as no statement may: without the trigger's announcement
-			_, err = tx.Exec(ctx, `ALTER TABLE analysis_task DISABLE TRIGGER analysis_task_progress_changed`)
-			require.NoError(t, err)
-		}
-		_, err = tx.Exec(ctx, `UPDATE analysis_task SET progress_done = $2 WHERE id = $1`, task, done)
-		require.NoError(t, err)
-		_, err = tx.Exec(ctx, `ALTER TABLE analysis_task ENABLE TRIGGER analysis_task_progress_changed`)
-		require.NoError(t, err)
-		require.NoError(t, tx.Commit(ctx))
-	}
-	shows := func(count string) func(int, string) bool {
-		return func(status int, body string) bool { return status == http.StatusOK && strings.Contains(body, count) }
-	}
+	fence := reporttest.Insert(t, poolA, alice.User.ID, reporttest.Task{Status: "running"}).ID
 
-	// B serves the progress from its cache: a change made behind its back, without the
-	// announcement, is not seen there.
+	// B serves the progress from its cache: a change made behind its back is not seen.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		setDone(5, false)
+		setDone(t, poolA, task, 5, announced)
 		eventually(t, aliceB, task, "5 of 6 on B", shows("5 of 6"))
-		setDone(2, true)
+		setDone(t, poolA, task, 2, quietly)
 		if _, body := poll(t, aliceB, task); strings.Contains(body, "5 of 6") {
 			break
 		}
@@ -111,23 +133,55 @@ func TestProgressFollowsTheWorkerOnEveryInstance(t *testing.T) {
 	status, _ := poll(t, on(bob, b), task)
 	require.Equal(t, http.StatusNotFound, status, "another user's poll of a cached task")
 
-	setDone(4, false)
+	setDone(t, poolA, task, 4, announced)
 	eventually(t, aliceB, task, "4 of 6 on B", shows("4 of 6"))
 	eventually(t, alice, task, "4 of 6 on A", shows("4 of 6"))
 
-	_, err = poolA.Exec(ctx, `UPDATE analysis_task SET progress_done = 3, error = repeat('x', 10000) WHERE id = $1`, task)
-	require.NoError(t, err, "a change too long to announce whole")
-	eventually(t, aliceB, task, "3 of 6 on B after the long error", shows("3 of 6"))
+	// A count moved within a second of the last announcement is not announced: the
+	// fence's announcement, committed after it, arrives after it would have.
+	eventually(t, aliceB, fence, "the fence on B", shows("5 of 6"))
+	setDone(t, poolA, task, 3, limited)
+	setDone(t, poolA, fence, 1, announced)
+	eventually(t, aliceB, fence, "the fence's change on B", shows("1 of 6"))
+	_, body := poll(t, aliceB, task)
+	require.Contains(t, body, "4 of 6", "the limited change was announced")
 
-	_, err = poolA.Exec(ctx, `UPDATE analysis_task SET status = 'completed', finished_at = now(), error = '' WHERE id = $1`, task)
+	// Any other change is announced at once, with the count as it is now.
+	_, err = poolA.Exec(ctx, `UPDATE analysis_task SET stage = 'clustering' WHERE id = $1`, task)
 	require.NoError(t, err)
-	eventually(t, aliceB, task, "the finished page on B", func(status int, body string) bool {
+	eventually(t, aliceB, task, "the new stage on B", shows("3 of 6"))
+
+	_, err = poolA.Exec(ctx, `UPDATE analysis_task SET progress_done = 2, error = repeat('x', 10000) WHERE id = $1`, task)
+	require.NoError(t, err, "a change too long to announce whole")
+	eventually(t, aliceB, task, "2 of 6 on B after the long error", shows("2 of 6"))
+}
+
+// What is not announced reaches the page when the copy expires, within the poll's
+// interval: the finish, and a deletion elsewhere. A deletion here is seen at once.
+func TestProgressLearnsOfTheFinishWithinAPoll(t *testing.T) {
+	t.Parallel()
+	pool, _ := dbtest.Isolated(t)
+	a := startedSite(t, pool, 0)
+	alice := authtest.SignIn(t, pool, a, "alice-"+uuid.NewString()+"@example.com")
+	tasks := make([]uuid.UUID, 3)
+	for i := range tasks {
+		tasks[i] = reporttest.Insert(t, pool, alice.User.ID, reporttest.Task{Status: "running"}).ID
+		eventually(t, alice, tasks[i], "the running task", shows("5 of 6"))
+	}
+
+	_, err := pool.Exec(t.Context(), `UPDATE analysis_task SET status = 'completed', finished_at = now() WHERE id = $1`, tasks[0])
+	require.NoError(t, err)
+	eventually(t, alice, tasks[0], "the finished page", func(status int, body string) bool {
 		return status == http.StatusOK && strings.Contains(body, `data-status="completed"`)
 	})
 
-	running := reporttest.Insert(t, poolA, alice.User.ID, reporttest.Task{Status: "running"}).ID
-	eventually(t, aliceB, running, "the second task on B", shows("5 of 6"))
-	_, err = poolA.Exec(ctx, `DELETE FROM analysis_task WHERE id = $1`, running)
+	_, err = pool.Exec(t.Context(), `DELETE FROM analysis_task WHERE id = $1`, tasks[1])
 	require.NoError(t, err)
-	eventually(t, aliceB, running, "the deleted task gone on B", func(status int, _ string) bool { return status == http.StatusNotFound })
+	eventually(t, alice, tasks[1], "the task deleted elsewhere gone", func(status int, _ string) bool { return status == http.StatusNotFound })
+
+	resp := htmx(t, alice, http.MethodDelete, "/tasks/"+tasks[2].String())
+	resp.Body.Close()
+	require.Less(t, resp.StatusCode, 400)
+	status, _ := poll(t, alice, tasks[2])
+	require.Equal(t, http.StatusNotFound, status, "the task deleted here")
 }

@@ -41,6 +41,10 @@ type Deps struct {
 	// Timeouts bound how long a client may take to send a request; zero fields take
 	// the defaults.
 	Timeouts Timeouts
+	// ProgressCacheTTL is how long a running task's cached progress is used without an
+	// announcement; zero is the poll's interval. Tests lengthen it, to tell an
+	// announced change from an expired copy.
+	ProgressCacheTTL time.Duration
 }
 
 // Server serves the dashboard.
@@ -77,7 +81,7 @@ func New(deps Deps) *Server {
 	s := &Server{deps: deps, echo: e, store: store.New(deps.Pool), bulk: store.New(deps.BulkPool),
 		limits:    newTokenLimits(deps.Config.APIRatePerMinute, deps.Config.APIRateBurst),
 		downloads: make(chan struct{}, max(1, deps.Pool.Config().MaxConns/2))}
-	s.progressCache = newProgressCache(time.Now)
+	s.progressCache = newProgressCache(time.Now, deps.ProgressCacheTTL)
 	s.progressUpdates = progressSubscription(deps, s.progressCache)
 	s.auth = auth.New(auth.Deps{Pool: deps.Pool, Logger: deps.Logger, Providers: deps.Providers, Page: s.page}, deps.Config)
 	e.HTTPErrorHandler = s.handleError

@@ -28,7 +28,7 @@ func (s *Server) taskDelete(c echo.Context) error {
 		}
 		return render(c, http.StatusOK, pages.TaskDeleteConfirm(s.page(c, "Delete "+t.Title), id.String(), t.Title))
 	}
-	if err := s.store.DeleteTask(c.Request().Context(), id, owner); err != nil {
+	if err := s.deleteTask(c.Request().Context(), id, owner); err != nil {
 		return err
 	}
 	flash.Set(c, deletedMessage)
@@ -42,7 +42,7 @@ func (s *Server) taskDeleteHTMX(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteTask(c.Request().Context(), id, auth.OwnerFrom(c)); err != nil {
+	if err := s.deleteTask(c.Request().Context(), id, auth.OwnerFrom(c)); err != nil {
 		return err
 	}
 	flash.Set(c, deletedMessage)

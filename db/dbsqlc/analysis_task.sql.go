@@ -349,7 +349,7 @@ func (q *Queries) GetAnalysisProgress(ctx context.Context, db DBTX, arg GetAnaly
 
 const getAnalysisTask = `-- name: GetAnalysisTask :one
 
-SELECT id, owner_user_id, title, status, stage, progress_done, progress_total, attempt, lost_count, lease_owner, created_at, claimed_at, heartbeat_at, finished_at, cancel_requested_at, error, config, funnel, risk_summary, llm_calls, prompt_tokens, completion_tokens, first_pass_valid, repaired, isolated, conversation_count, source_filename, source_format, source_bytes, rerun_of, label_field, provider_down_since, label_check, kept_failed, kept_succeeded, kept_unlabelled FROM analysis_task WHERE id = $1 AND owner_user_id = $2
+SELECT id, owner_user_id, title, status, stage, progress_done, progress_total, attempt, lost_count, lease_owner, created_at, claimed_at, heartbeat_at, finished_at, cancel_requested_at, error, config, funnel, risk_summary, llm_calls, prompt_tokens, completion_tokens, first_pass_valid, repaired, isolated, conversation_count, source_filename, source_format, source_bytes, rerun_of, label_field, provider_down_since, label_check, kept_failed, kept_succeeded, kept_unlabelled, progress_announced_at FROM analysis_task WHERE id = $1 AND owner_user_id = $2
 `
 
 type GetAnalysisTaskParams struct {
@@ -398,6 +398,7 @@ func (q *Queries) GetAnalysisTask(ctx context.Context, db DBTX, arg GetAnalysisT
 		&i.KeptFailed,
 		&i.KeptSucceeded,
 		&i.KeptUnlabelled,
+		&i.ProgressAnnouncedAt,
 	)
 	return i, err
 }

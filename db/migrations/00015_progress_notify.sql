@@ -3,39 +3,56 @@
 -- checkup_progress when its transaction commits, so every instance's cache of the
 -- progress it serves follows the worker without a read per poll (app/web). A trigger
 -- rather than each statement: no statement that changes what the page shows of a
--- running task can forget to tell. Only changes that leave a task running announce:
--- the claim and the finish, the queue's busiest statements, stay silent (the cache
--- keeps a progress only briefly, and only of a running task, so a finish reaches
--- the page within that time), and so do heartbeats, which change no column shown.
--- The payload is the row's shown columns as JSON, or only the id when a long error
--- would not fit in a notification (8,000 bytes), which tells the instances to read
--- the row again.
+-- running task can forget to tell.
+--
+-- Only changes that leave a task running announce, a takeover among them: a claim of
+-- a pending task and the finish stay silent (the cache keeps a progress only briefly,
+-- and only of a running task, so a finish reaches the page within that time), and so
+-- do heartbeats, which change no column shown. A change of the count alone announces
+-- at most once a second per task (progress_announced_at): a notification's commit
+-- holds a lock every other notifying commit of the cluster waits for, and the worker
+-- counts each diagnosed conversation. The payload is the row's shown columns as JSON,
+-- or only the id when a long error would not fit in a notification (8,000 bytes),
+-- which tells the instances to read the row again.
+ALTER TABLE analysis_task ADD COLUMN progress_announced_at timestamptz;
+
 -- +goose StatementBegin
-CREATE FUNCTION analysis_task_notify_progress() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION analysis_task_announce_progress() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-    payload text := json_build_object(
+    payload text;
+BEGIN
+    IF (OLD.stage, OLD.progress_total, OLD.attempt, OLD.lost_count, OLD.error, OLD.cancel_requested_at,
+        OLD.provider_down_since)
+       IS NOT DISTINCT FROM
+       (NEW.stage, NEW.progress_total, NEW.attempt, NEW.lost_count, NEW.error, NEW.cancel_requested_at,
+        NEW.provider_down_since)
+       AND OLD.progress_announced_at > now() - interval '1 second' THEN
+        RETURN NEW;
+    END IF;
+    NEW.progress_announced_at := now();
+    payload := json_build_object(
         'id', NEW.id, 'owner_user_id', NEW.owner_user_id, 'status', NEW.status, 'stage', NEW.stage,
         'progress_done', NEW.progress_done, 'progress_total', NEW.progress_total, 'attempt', NEW.attempt,
         'lost_count', NEW.lost_count, 'error', NEW.error, 'cancel_requested_at', NEW.cancel_requested_at,
         'finished_at', NEW.finished_at, 'provider_down_since', NEW.provider_down_since)::text;
-BEGIN
     IF octet_length(payload) > 7900 THEN
         payload := json_build_object('id', NEW.id)::text;
     END IF;
     PERFORM pg_notify('checkup_progress', payload);
-    RETURN NULL;
+    RETURN NEW;
 END $$;
 -- +goose StatementEnd
 
-CREATE TRIGGER analysis_task_progress_changed AFTER UPDATE ON analysis_task FOR EACH ROW
+CREATE TRIGGER analysis_task_progress_changed BEFORE UPDATE ON analysis_task FOR EACH ROW
     WHEN (OLD.status = 'running' AND NEW.status = 'running' AND
           (OLD.stage, OLD.progress_done, OLD.progress_total, OLD.attempt, OLD.lost_count, OLD.error,
            OLD.cancel_requested_at, OLD.provider_down_since)
           IS DISTINCT FROM
           (NEW.stage, NEW.progress_done, NEW.progress_total, NEW.attempt, NEW.lost_count, NEW.error,
            NEW.cancel_requested_at, NEW.provider_down_since))
-    EXECUTE FUNCTION analysis_task_notify_progress();
+    EXECUTE FUNCTION analysis_task_announce_progress();
 
 -- +goose Down
 DROP TRIGGER analysis_task_progress_changed ON analysis_task;
-DROP FUNCTION analysis_task_notify_progress();
+DROP FUNCTION analysis_task_announce_progress();
+ALTER TABLE analysis_task DROP COLUMN progress_announced_at;
