@@ -17,7 +17,7 @@ func (s *Server) apiTaskCancel(c echo.Context) error {
 		return err
 	}
 	owner := auth.OwnerFrom(c)
-	if _, err := s.cancelTask(c.Request().Context(), id, owner); err != nil {
+	if _, err := s.store.CancelTask(c.Request().Context(), id, owner); err != nil {
 		return err
 	}
 	t, err := s.store.TaskState(c.Request().Context(), id, owner)

@@ -15,8 +15,8 @@ import (
 	"github.com/checkup-dev/checkup/db/taskstate"
 )
 
-// Progress cache bounds: an entry is used for at most Deps.ProgressCacheTTL after it
-// was read or last announced (progressCacheTTL unless a test sets it), and the cache
+// Progress cache bounds: an entry is used for at most Deps.ProgressCacheTTL after its
+// read began or it was last announced (progressCacheTTL unless a test sets it), and the cache
 // holds at most progressCacheMax tasks. The TTL is the poll's interval: a task that
 // stops running (finished, handed back, deleted elsewhere) announces nothing, and a
 // count that moved within a second of the last announcement waits for the next one,
@@ -27,10 +27,10 @@ const (
 )
 
 // progressCache keeps the progress of the running tasks whose pages poll here, so a
-// poll costs no database read while the worker moves the task on. Every change that
-// leaves a task running is announced on checkup_progress by a trigger (migration
-// 00015) with the new values, which replace the cached ones on every instance and
-// keep them for another TTL. Only running tasks are kept: claims and finishes, the
+// poll costs no database read while the worker moves the task on. The changes that
+// leave a task running are announced on checkup_progress by a trigger (migration
+// 00015; a moved count at most once a second) with the new values, which replace the
+// cached ones on every instance and keep them for another TTL. Only running tasks are kept: claims and finishes, the
 // queue's busiest statements, are not announced.
 type progressCache = notified.Cache[uuid.UUID, ownedProgress]
 
@@ -56,15 +56,6 @@ func (s *Server) progress(ctx context.Context, id uuid.UUID, owner store.Owner) 
 		s.progressCache.Put(id, ownedProgress{owner: owner.UserID(), row: row}, mark)
 	}
 	return row, err
-}
-
-// cancelTask asks the task to stop; this instance's polls read it again at once.
-func (s *Server) cancelTask(ctx context.Context, id uuid.UUID, owner store.Owner) (taskstate.Status, error) {
-	status, err := s.store.CancelTask(ctx, id, owner)
-	if err == nil {
-		s.progressCache.Evict(id)
-	}
-	return status, err
 }
 
 // deleteTask deletes the task; this instance's polls find it gone at once, the

@@ -29,7 +29,7 @@ func (s *Server) taskCancel(c echo.Context) error {
 		}
 		return render(c, http.StatusOK, pages.TaskCancelConfirm(s.page(c, "Cancel "+t.Title), id.String(), t.Title))
 	}
-	status, err := s.cancelTask(c.Request().Context(), id, owner)
+	status, err := s.store.CancelTask(c.Request().Context(), id, owner)
 	if err != nil {
 		return err
 	}

@@ -745,9 +745,10 @@ const listenProgress = `-- name: ListenProgress :exec
 LISTEN checkup_progress
 `
 
-// Subscribes an instance's dedicated connection to checkup_progress, on which every
-// change to what a running task's progress shows is announced (the trigger of
-// migration 00015): the row's shown columns as JSON, or only its id.
+// Subscribes an instance's dedicated connection to checkup_progress, on which the
+// changes to what a running task's progress shows are announced (the trigger of
+// migration 00015; a moved count at most once a second): the row's shown columns as
+// JSON, or only its id.
 func (q *Queries) ListenProgress(ctx context.Context, db DBTX) error {
 	_, err := db.Exec(ctx, listenProgress)
 	return err

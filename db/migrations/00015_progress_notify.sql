@@ -11,7 +11,10 @@
 -- do heartbeats, which change no column shown. A change of the count alone announces
 -- at most once a second per task (progress_announced_at): a notification's commit
 -- holds a lock every other notifying commit of the cluster waits for, and the worker
--- counts each diagnosed conversation. The payload is the row's shown columns as JSON,
+-- counts each diagnosed conversation. Within the transaction that announced (now()
+-- is its start), every change announces again: a notification carries the row as it
+-- was then, and the last one must hold the count the transaction commits; more
+-- notifications in a transaction that already sends one add no wait. The payload is the row's shown columns as JSON,
 -- or only the id when a long error would not fit in a notification (8,000 bytes),
 -- which tells the instances to read the row again.
 ALTER TABLE analysis_task ADD COLUMN progress_announced_at timestamptz;
@@ -26,7 +29,8 @@ BEGIN
        IS NOT DISTINCT FROM
        (NEW.stage, NEW.progress_total, NEW.attempt, NEW.lost_count, NEW.error, NEW.cancel_requested_at,
         NEW.provider_down_since)
-       AND OLD.progress_announced_at > now() - interval '1 second' THEN
+       AND OLD.progress_announced_at > now() - interval '1 second'
+       AND OLD.progress_announced_at <> now() THEN
         RETURN NEW;
     END IF;
     NEW.progress_announced_at := now();

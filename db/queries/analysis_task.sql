@@ -383,7 +383,8 @@ WHERE p.owner_user_id = @owner_user_id AND p.id = ANY(@ids::uuid[])
 ORDER BY p.id, r.created_at;
 
 -- name: ListenProgress :exec
--- Subscribes an instance's dedicated connection to checkup_progress, on which every
--- change to what a running task's progress shows is announced (the trigger of
--- migration 00015): the row's shown columns as JSON, or only its id.
+-- Subscribes an instance's dedicated connection to checkup_progress, on which the
+-- changes to what a running task's progress shows are announced (the trigger of
+-- migration 00015; a moved count at most once a second): the row's shown columns as
+-- JSON, or only its id.
 LISTEN checkup_progress;
