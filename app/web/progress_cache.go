@@ -16,11 +16,11 @@ import (
 )
 
 // Progress cache bounds: an entry is used for at most Deps.ProgressCacheTTL after its
-// read began or it was last announced (progressCacheTTL unless a test sets it), and the cache
-// holds at most progressCacheMax tasks. The TTL is the poll's interval: a task that
-// stops running (finished, handed back, deleted elsewhere) announces nothing, and a
-// count that moved within a second of the last announcement waits for the next one,
-// so its pages see either at most this much later than a read would.
+// read began or it was last announced (progressCacheTTL unless a test sets it), and
+// the cache holds at most progressCacheMax tasks. The TTL is the poll's interval: a
+// task that stops running (finished, handed back, deleted elsewhere) announces
+// nothing, and a count that moved within a second of the last announcement waits for
+// the next one, so its pages see either at most this much later than a read would.
 const (
 	progressCacheTTL = 2 * time.Second
 	progressCacheMax = 10_000
@@ -30,8 +30,8 @@ const (
 // poll costs no database read while the worker moves the task on. The changes that
 // leave a task running are announced on checkup_progress by a trigger (migration
 // 00015; a moved count at most once a second) with the new values, which replace the
-// cached ones on every instance and keep them for another TTL. Only running tasks are kept: claims and finishes, the
-// queue's busiest statements, are not announced.
+// cached ones on every instance and keep them for another TTL. Only running tasks are
+// kept: claims and finishes, the queue's busiest statements, are not announced.
 type progressCache = notified.Cache[uuid.UUID, ownedProgress]
 
 // ownedProgress is a cached progress with the owner it was read for: another user's
