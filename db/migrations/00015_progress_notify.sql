@@ -14,9 +14,9 @@
 -- counts each diagnosed conversation. Within the transaction that announced (now()
 -- is its start), every change announces again: a notification carries the row as it
 -- was then, and the last one must hold the count the transaction commits; more
--- notifications in a transaction that already sends one add no wait. The payload is the row's shown columns as JSON,
--- or only the id when a long error would not fit in a notification (8,000 bytes),
--- which tells the instances to read the row again.
+-- notifications in a transaction that already sends one add no wait. The payload is
+-- the row's shown columns as JSON, or only the id when a long error would not fit in
+-- a notification (8,000 bytes), which tells the instances to read the row again.
 ALTER TABLE analysis_task ADD COLUMN progress_announced_at timestamptz;
 
 -- +goose StatementBegin
