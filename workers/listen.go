@@ -2,10 +2,10 @@ package workers
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/checkup-dev/checkup/db/notified"
 )
 
 // The notification channels (see db/queries/analysis_task.sql).
@@ -24,81 +24,49 @@ func (w *Worker) startListener(ctx context.Context) <-chan struct{} {
 		close(done)
 		return done
 	}
+	sub := notified.NewSubscription(notified.Config{
+		Conn: w.pool.Config().ConnConfig,
+		Listen: func(ctx context.Context, conn *pgx.Conn) error {
+			if err := w.q.MaintenanceListenTasks(ctx, conn); err != nil {
+				return err
+			}
+			return w.q.MaintenanceListenCancels(ctx, conn)
+		},
+		Live:   w.listening,
+		Notify: w.routeNotification,
+		Lost:   "cannot LISTEN for new tasks; polling instead until it works again",
+		Back:   "listening for new tasks again",
+		Logger: w.logger.With("poll", w.cfg.Poll),
+	})
 	go func() {
 		defer close(done)
-		w.listen(ctx)
+		sub.Run(ctx)
 	}()
 	return done
 }
 
-// listen reconnects with a growing backoff. A failure is logged once, when LISTEN
-// stops working, not at every retry.
-func (w *Worker) listen(ctx context.Context) {
-	var backoff time.Duration
-	warned := false
-	connected := func() {
-		backoff = 0
-		if warned {
-			w.logger.Info("listening for new tasks again")
-			warned = false
-		}
+// listening catches up, once subscribed, with what was notified while nobody
+// listened: a task created then is claimed, and the running task beats at once,
+// seeing a cancel requested then.
+func (w *Worker) listening(live bool) {
+	if !live {
+		return
 	}
-	for ctx.Err() == nil {
-		err := w.listenOnce(ctx, connected)
-		if ctx.Err() != nil {
-			return
-		}
-		if !warned {
-			w.logger.Warn("cannot LISTEN for new tasks; polling instead until it works again", "err", err, "poll", w.cfg.Poll)
-			warned = true
-		}
-		backoff = min(max(2*backoff, time.Second), maxBackoff)
-		timer := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-		case <-timer.C:
-		}
-		timer.Stop()
-	}
-}
-
-// listenOnce opens a dedicated connection (a pooled one would be lost to the pool),
-// subscribes, and routes notifications until the connection fails or ctx ends.
-func (w *Worker) listenOnce(ctx context.Context, connected func()) error {
-	conn, err := pgx.ConnectConfig(ctx, w.pool.Config().ConnConfig.Copy())
-	if err != nil {
-		return fmt.Errorf("workers: listen: connect: %w", err)
-	}
-	defer func() {
-		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		defer cancel()
-		_ = conn.Close(closeCtx)
-	}()
-	if err := w.q.MaintenanceListenTasks(ctx, conn); err != nil {
-		return fmt.Errorf("workers: listen: %w", err)
-	}
-	if err := w.q.MaintenanceListenCancels(ctx, conn); err != nil {
-		return fmt.Errorf("workers: listen: %w", err)
-	}
-	connected()
-	// What was notified while nobody listened is caught up now: a task created then is
-	// claimed, and the running task beats at once, seeing a cancel requested then.
 	w.wakeUp()
 	if l := w.current.Load(); l != nil {
 		l.wake()
 	}
-	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
-			return fmt.Errorf("workers: listen: %w", err)
-		}
-		switch n.Channel {
-		case channelTasks:
-			w.wakeUp()
-		case channelCancel:
-			if l := w.current.Load(); l != nil && l.Task.ID.String() == n.Payload {
-				l.wake()
-			}
+}
+
+// routeNotification routes a notification: a new task wakes the loop, a cancel the lease of
+// the task it names when this worker runs it.
+func (w *Worker) routeNotification(channel, payload string) {
+	switch channel {
+	case channelTasks:
+		w.wakeUp()
+	case channelCancel:
+		if l := w.current.Load(); l != nil && l.Task.ID.String() == payload {
+			l.wake()
 		}
 	}
 }

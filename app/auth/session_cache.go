@@ -7,8 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/checkup-dev/checkup/app/notified"
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/notified"
 	"github.com/checkup-dev/checkup/db/store"
 )
 
@@ -38,7 +38,7 @@ func sessionSubscription(deps Deps, cache *sessionCache) *notified.Subscription 
 			return dbsqlc.New().ListenSessions(ctx, conn)
 		},
 		Live: cache.SetLive,
-		Notify: func(payload string) {
+		Notify: func(_, payload string) {
 			hash, err := hex.DecodeString(payload)
 			if err != nil {
 				cache.SetLive(true) // cannot tell which session ended: forget them all
@@ -46,7 +46,8 @@ func sessionSubscription(deps Deps, cache *sessionCache) *notified.Subscription 
 			}
 			cache.Evict(key(hash))
 		},
-		Name:   "the session cache",
+		Lost:   "cannot LISTEN for ended sessions; every request reads its session until it works again",
+		Back:   "the session cache is on again",
 		Logger: deps.Logger,
 	})
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/checkup-dev/checkup/app/notified"
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/notified"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/db/taskstate"
 )
@@ -93,7 +93,7 @@ func progressSubscription(deps Deps, cache *progressCache) *notified.Subscriptio
 			return dbsqlc.New().ListenProgress(ctx, conn)
 		},
 		Live: cache.SetLive,
-		Notify: func(payload string) {
+		Notify: func(_, payload string) {
 			var n progressNotice
 			if err := json.Unmarshal([]byte(payload), &n); err != nil || n.ID == uuid.Nil {
 				cache.SetLive(true) // cannot tell which task changed: forget them all
@@ -109,7 +109,8 @@ func progressSubscription(deps Deps, cache *progressCache) *notified.Subscriptio
 				FinishedAt: n.FinishedAt, ProviderDownSince: n.ProviderDownSince,
 			}})
 		},
-		Name:   "the progress cache",
+		Lost:   "cannot LISTEN for progress; every poll reads its task until it works again",
+		Back:   "the progress cache is on again",
 		Logger: deps.Logger,
 	})
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/checkup-dev/checkup/app/config"
 	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/app/metrics"
-	"github.com/checkup-dev/checkup/app/notified"
+	"github.com/checkup-dev/checkup/db/notified"
 	"github.com/checkup-dev/checkup/db/store"
 )
 

@@ -18,18 +18,19 @@ type Config struct {
 	// Conn is the database to listen on; the subscription opens a dedicated connection
 	// of its own (a pooled one would be lost to the pool).
 	Conn *pgx.ConnConfig
-	// Listen subscribes conn to the channel (a LISTEN statement).
+	// Listen subscribes conn to the channels (LISTEN statements).
 	Listen func(ctx context.Context, conn *pgx.Conn) error
 	// Live is told true once subscribed and false when the subscription is lost.
 	Live func(live bool)
-	// Notify is given each notification's payload, in commit order.
-	Notify func(payload string)
-	// Name says in the log what the subscription keeps true ("the session cache").
-	Name   string
-	Logger *slog.Logger
+	// Notify is given each notification, in commit order.
+	Notify func(channel, payload string)
+	// Lost is logged, as a warning, when the subscription stops working; Back when it
+	// works again.
+	Lost, Back string
+	Logger     *slog.Logger
 }
 
-// Subscription keeps one instance subscribed to a channel, subscribing again with a
+// Subscription keeps one instance subscribed to its channels, subscribing again with a
 // growing backoff after a failure.
 type Subscription struct {
 	cfg Config
@@ -53,7 +54,7 @@ func (s *Subscription) Start(ctx context.Context) error {
 	s.cancel, s.done = cancel, make(chan struct{})
 	go func(done chan struct{}) {
 		defer close(done)
-		s.run(ctx)
+		s.Run(ctx)
 	}(s.done)
 	return nil
 }
@@ -72,20 +73,21 @@ func (s *Subscription) Stop(ctx context.Context) error {
 	case <-done:
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("notified: stop the subscription of %s: %w", s.cfg.Name, context.Cause(ctx))
+		return fmt.Errorf("notified: stop the subscription: %w", context.Cause(ctx))
 	}
 }
 
-// run subscribes again until ctx ends. A failure is logged once, when the subscription
-// stops working, not at every retry.
-func (s *Subscription) run(ctx context.Context) {
+// Run subscribes, and again after each failure, until ctx ends; Start runs it in the
+// background. A failure is logged once, when the subscription stops working, not at
+// every retry.
+func (s *Subscription) Run(ctx context.Context) {
 	var backoff time.Duration
 	warned := false
 	for ctx.Err() == nil {
 		err := s.listenOnce(ctx, func() {
 			backoff = 0
 			if warned {
-				s.cfg.Logger.Info(s.cfg.Name + " is on again")
+				s.cfg.Logger.Info(s.cfg.Back)
 				warned = false
 			}
 		})
@@ -94,7 +96,7 @@ func (s *Subscription) run(ctx context.Context) {
 			return
 		}
 		if !warned {
-			s.cfg.Logger.Warn("cannot LISTEN; "+s.cfg.Name+" is off until it works again", "err", err)
+			s.cfg.Logger.Warn(s.cfg.Lost, "err", err)
 			warned = true
 		}
 		backoff = min(max(2*backoff, time.Second), maxBackoff)
@@ -107,7 +109,7 @@ func (s *Subscription) run(ctx context.Context) {
 	}
 }
 
-// listenOnce opens the connection, subscribes, turns the cache on and hands over each
+// listenOnce opens the connection, subscribes, tells Live and hands over each
 // notification until the connection fails or ctx ends.
 func (s *Subscription) listenOnce(ctx context.Context, connected func()) error {
 	conn, err := pgx.ConnectConfig(ctx, s.cfg.Conn.Copy())
@@ -129,6 +131,6 @@ func (s *Subscription) listenOnce(ctx context.Context, connected func()) error {
 		if err != nil {
 			return fmt.Errorf("notified: listen: %w", err)
 		}
-		s.cfg.Notify(n.Payload)
+		s.cfg.Notify(n.Channel, n.Payload)
 	}
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkup-dev/checkup/app/notified"
+	"github.com/checkup-dev/checkup/db/notified"
 )
 
 // clock is a time that tests move by hand.
