@@ -69,20 +69,11 @@ func (s *Server) deleteTask(ctx context.Context, id uuid.UUID, owner store.Owner
 }
 
 // progressNotice is a payload of checkup_progress: a running task's shown columns
-// after a change, or only its id (OwnerUserID zero) when they did not fit.
+// after a change, keyed by the progress row's field names, and its owner; or only its
+// id (OwnerUserID zero) when they did not fit.
 type progressNotice struct {
-	ID                uuid.UUID        `json:"id"`
-	OwnerUserID       int64            `json:"owner_user_id"`
-	Status            taskstate.Status `json:"status"`
-	Stage             taskstate.Stage  `json:"stage"`
-	ProgressDone      int32            `json:"progress_done"`
-	ProgressTotal     int32            `json:"progress_total"`
-	Attempt           int32            `json:"attempt"`
-	LostCount         int32            `json:"lost_count"`
-	Error             string           `json:"error"`
-	CancelRequestedAt *time.Time       `json:"cancel_requested_at"`
-	FinishedAt        *time.Time       `json:"finished_at"`
-	ProviderDownSince *time.Time       `json:"provider_down_since"`
+	dbsqlc.GetAnalysisProgressRow
+	OwnerUserID int64
 }
 
 // progressSubscription keeps cache true to every change announced on checkup_progress.
@@ -103,11 +94,7 @@ func progressSubscription(deps Deps, cache *progressCache) *notified.Subscriptio
 				cache.Evict(n.ID)
 				return
 			}
-			cache.Replace(n.ID, ownedProgress{owner: n.OwnerUserID, row: dbsqlc.GetAnalysisProgressRow{
-				ID: n.ID, Status: n.Status, Stage: n.Stage, ProgressDone: n.ProgressDone, ProgressTotal: n.ProgressTotal,
-				Attempt: n.Attempt, LostCount: n.LostCount, Error: n.Error, CancelRequestedAt: n.CancelRequestedAt,
-				FinishedAt: n.FinishedAt, ProviderDownSince: n.ProviderDownSince,
-			}})
+			cache.Replace(n.ID, ownedProgress{owner: n.OwnerUserID, row: n.GetAnalysisProgressRow})
 		},
 		Lost:   "cannot LISTEN for progress; every poll reads its task until it works again",
 		Back:   "the progress cache is on again",

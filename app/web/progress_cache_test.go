@@ -172,6 +172,21 @@ func TestProgressFollowsTheWorkerOnEveryInstance(t *testing.T) {
 	}
 	require.NoError(t, tx.Commit(ctx))
 	eventually(t, aliceB, task, "the transaction's last count on B", shows("3 of 6"))
+
+	// Every column the fragment shows is carried whole: B, answering from what was
+	// announced, says what an instance without a cache reads.
+	cfg, _, err := config.Load(func(string) string { return "" })
+	require.NoError(t, err)
+	uncached := httptest.NewServer(web.New(web.Deps{Config: cfg, Pool: poolA, Logger: slog.New(slog.DiscardHandler)}).Handler())
+	t.Cleanup(uncached.Close)
+	_, err = poolA.Exec(ctx, `UPDATE analysis_task SET stage = 'diagnosis', progress_total = 7, attempt = attempt + 1,
+		lost_count = lost_count + 1, error = 'the model provider timed out', cancel_requested_at = now(),
+		provider_down_since = now() - interval '3 minutes' WHERE id = $1`, task)
+	require.NoError(t, err)
+	eventually(t, aliceB, task, "B showing what the database holds", func(status int, body string) bool {
+		_, read := poll(t, on(alice, uncached.URL), task)
+		return status == http.StatusOK && strings.Contains(body, "3 of 7") && body == read
+	})
 }
 
 // What is not announced reaches the page when the copy expires, within the poll's

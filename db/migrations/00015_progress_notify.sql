@@ -15,8 +15,9 @@
 -- is its start), every change announces again: a notification carries the row as it
 -- was then, and the last one must hold the count the transaction commits; more
 -- notifications in a transaction that already sends one add no wait. The payload is
--- the row's shown columns as JSON, or only the id when a long error would not fit in
--- a notification (8,000 bytes), which tells the instances to read the row again.
+-- the row's shown columns as JSON, keyed as GetAnalysisProgress's row names them in
+-- Go, or only the id when a long error would not fit in a notification (8,000
+-- bytes), which tells the instances to read the row again.
 ALTER TABLE analysis_task ADD COLUMN progress_announced_at timestamptz;
 
 -- +goose StatementBegin
@@ -35,12 +36,12 @@ BEGIN
     END IF;
     NEW.progress_announced_at := now();
     payload := json_build_object(
-        'id', NEW.id, 'owner_user_id', NEW.owner_user_id, 'status', NEW.status, 'stage', NEW.stage,
-        'progress_done', NEW.progress_done, 'progress_total', NEW.progress_total, 'attempt', NEW.attempt,
-        'lost_count', NEW.lost_count, 'error', NEW.error, 'cancel_requested_at', NEW.cancel_requested_at,
-        'finished_at', NEW.finished_at, 'provider_down_since', NEW.provider_down_since)::text;
+        'ID', NEW.id, 'OwnerUserID', NEW.owner_user_id, 'Status', NEW.status, 'Stage', NEW.stage,
+        'ProgressDone', NEW.progress_done, 'ProgressTotal', NEW.progress_total, 'Attempt', NEW.attempt,
+        'LostCount', NEW.lost_count, 'Error', NEW.error, 'CancelRequestedAt', NEW.cancel_requested_at,
+        'FinishedAt', NEW.finished_at, 'ProviderDownSince', NEW.provider_down_since)::text;
     IF octet_length(payload) > 7900 THEN
-        payload := json_build_object('id', NEW.id)::text;
+        payload := json_build_object('ID', NEW.id)::text;
     END IF;
     PERFORM pg_notify('checkup_progress', payload);
     RETURN NEW;
