@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -105,7 +106,7 @@ func cached(t *testing.T, c *authtest.Client, pool *pgxpool.Pool, task uuid.UUID
 		setDone(t, pool, task, 5, announced)
 		eventually(t, c, task, "5 of 6", shows("5 of 6"))
 		setDone(t, pool, task, 2, quietly)
-		if _, body := poll(t, c, task); strings.Contains(body, "5 of 6") {
+		if _, body := poll(t, c, task); shownCount(body) == "5 of 6" {
 			return
 		}
 		require.True(t, time.Now().Before(deadline), "the instance never served the progress from its cache")
@@ -113,7 +114,18 @@ func cached(t *testing.T, c *authtest.Client, pool *pgxpool.Pool, task uuid.UUID
 }
 
 func shows(count string) func(int, string) bool {
-	return func(status int, body string) bool { return status == http.StatusOK && strings.Contains(body, count) }
+	return func(status int, body string) bool { return status == http.StatusOK && shownCount(body) == count }
+}
+
+var progressCount = regexp.MustCompile(`data-testid="progress-count">(\d+ of \d+)`)
+
+// shownCount is the count a progress fragment shows ("4 of 6"), not its stage's step
+// ("step 5 of 6"); "" when it shows none.
+func shownCount(body string) string {
+	if m := progressCount.FindStringSubmatch(body); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // A running task's progress is served from each instance's cache, and the changes a
@@ -150,7 +162,7 @@ func TestProgressFollowsTheWorkerOnEveryInstance(t *testing.T) {
 	setDone(t, poolA, fence, 1, announced)
 	eventually(t, aliceB, fence, "the fence's change on B", shows("1 of 6"))
 	_, body := poll(t, aliceB, task)
-	require.Contains(t, body, "4 of 6", "the limited change was announced")
+	require.Equal(t, "4 of 6", shownCount(body), "the limited change was not announced")
 
 	// Any other change is announced at once, with the count as it is now.
 	_, err = poolA.Exec(ctx, `UPDATE analysis_task SET stage = 'clustering' WHERE id = $1`, task)
@@ -185,7 +197,7 @@ func TestProgressFollowsTheWorkerOnEveryInstance(t *testing.T) {
 	require.NoError(t, err)
 	eventually(t, aliceB, task, "B showing what the database holds", func(status int, body string) bool {
 		_, read := poll(t, on(alice, uncached.URL), task)
-		return status == http.StatusOK && strings.Contains(body, "3 of 7") && body == read
+		return status == http.StatusOK && shownCount(body) == "3 of 7" && body == read
 	})
 }
 
