@@ -88,8 +88,15 @@ func Build(rows store.ReportRows, now time.Time) (Report, error) {
 		}
 	}
 	splits := map[int]OutcomeSplit{}
+	var seqs map[int32][]int32 // nil unless the clusters' conversations were read
+	if rows.ClusterConversations != nil {
+		seqs = make(map[int32][]int32, len(rows.ClusterConversations))
+		for _, c := range rows.ClusterConversations {
+			seqs[c.Idx] = c.ConversationSeqs
+		}
+	}
 	for _, c := range rows.Clusters {
-		cl, err := buildCluster(c, ranks, policies)
+		cl, err := buildCluster(c, seqs, ranks, policies)
 		if err != nil {
 			return Report{}, err
 		}

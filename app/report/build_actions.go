@@ -81,18 +81,23 @@ func (r *Report) addAction(a dbsqlc.ListTaskActionsRow, quotes map[int][]Quote) 
 	return nil
 }
 
-func buildCluster(c dbsqlc.TaskCluster, ranks map[int]int, policies map[int][]string) (Cluster, error) {
+// buildCluster builds the report's cluster from its row, with its conversations when
+// they were read (conversations is not nil; a download writes them).
+func buildCluster(c dbsqlc.ListReportClustersRow, conversations map[int32][]int32, ranks map[int]int, policies map[int][]string) (Cluster, error) {
 	parts, err := decodeParts(c.PriorityParts)
 	if err != nil {
 		return Cluster{}, err
 	}
-	seqs := make([]int, len(c.ConversationSeqs))
-	for i, s := range c.ConversationSeqs {
-		seqs[i] = int(s)
+	var seqs []int
+	if conversations != nil {
+		seqs = make([]int, len(conversations[c.Idx]))
+		for i, s := range conversations[c.Idx] {
+			seqs[i] = int(s)
+		}
 	}
 	cl := Cluster{
 		Idx: int(c.Idx), Type: c.Type, Category: c.Category, Title: c.Title,
-		Conversations: len(seqs), ConversationSeqs: seqs, FindingCount: int(c.FindingCount),
+		Conversations: int(c.Conversations), ConversationSeqs: seqs, FindingCount: int(c.FindingCount),
 		Prevalence: float64(c.Prevalence), Severity: float64(c.Severity), Confidence: float64(c.Confidence),
 		PriorityScore: float64(c.PriorityScore), PriorityParts: parts, ActionRank: ranks[int(c.Idx)],
 		Expected: c.Expected, ExpectedBy: c.ExpectedBy, ExpectedReason: c.ExpectedReason, Policies: policies[int(c.Idx)],
@@ -108,7 +113,7 @@ func buildCluster(c dbsqlc.TaskCluster, ranks map[int]int, policies map[int][]st
 }
 
 // outcomeSplit reads a stored cluster's split by outcome label.
-func outcomeSplit(c dbsqlc.TaskCluster) OutcomeSplit {
+func outcomeSplit(c dbsqlc.ListReportClustersRow) OutcomeSplit {
 	if c.QValue == nil {
 		return OutcomeSplit{}
 	}

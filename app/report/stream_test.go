@@ -26,6 +26,16 @@ func TestStreamedDownloadsEqualWholeOnes(t *testing.T) {
 		require.NoError(t, err)
 		whole, err := report.Build(rows, now)
 		require.NoError(t, err)
+		page, err := b.store.TaskReport(context.Background(), b.inserted.ID, b.owner, store.ReportPage)
+		require.NoError(t, err)
+		shown, err := report.Build(page, now)
+		require.NoError(t, err)
+		require.Len(t, shown.Clusters, len(whole.Clusters))
+		for i, c := range whole.Clusters {
+			require.Len(t, c.ConversationSeqs, c.Conversations, "report.json lists a cluster's conversations")
+			require.Equal(t, c.Conversations, shown.Clusters[i].Conversations, "the page counts them")
+			require.Nil(t, shown.Clusters[i].ConversationSeqs, "the page does not read the list")
+		}
 		var encoded, written bytes.Buffer
 		enc := json.NewEncoder(&encoded)
 		enc.SetIndent("", "  ")

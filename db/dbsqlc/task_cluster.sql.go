@@ -47,6 +47,43 @@ func (q *Queries) InsertTaskClusters(ctx context.Context, db DBTX, arg InsertTas
 	return err
 }
 
+const listClusterConversations = `-- name: ListClusterConversations :many
+SELECT idx, conversation_seqs FROM task_cluster
+WHERE task_id = $1 AND owner_user_id = $2
+ORDER BY idx
+`
+
+type ListClusterConversationsParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+type ListClusterConversationsRow struct {
+	Idx              int32
+	ConversationSeqs []int32
+}
+
+// Which conversations each of the task's clusters covers, for report.json.
+func (q *Queries) ListClusterConversations(ctx context.Context, db DBTX, arg ListClusterConversationsParams) ([]ListClusterConversationsRow, error) {
+	rows, err := db.Query(ctx, listClusterConversations, arg.TaskID, arg.OwnerUserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListClusterConversationsRow
+	for rows.Next() {
+		var i ListClusterConversationsRow
+		if err := rows.Scan(&i.Idx, &i.ConversationSeqs); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listClusterNames = `-- name: ListClusterNames :many
 SELECT idx, type, category, title, cardinality(conversation_seqs)::int AS conversations, expected
 FROM task_cluster
@@ -85,6 +122,100 @@ func (q *Queries) ListClusterNames(ctx context.Context, db DBTX, arg ListCluster
 			&i.Title,
 			&i.Conversations,
 			&i.Expected,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listReportClusters = `-- name: ListReportClusters :many
+SELECT task_id, owner_user_id, idx, type, category, title,
+       cardinality(conversation_seqs)::int AS conversations, finding_count, prevalence, severity,
+       confidence, priority_score, priority_parts, expected, expected_by, expected_reason,
+       label_failed, label_succeeded, label_unlabelled, failure_rate_in, failure_rate_out,
+       failure_lift, excess_failures, p_value, q_value
+FROM task_cluster
+WHERE task_id = $1 AND owner_user_id = $2
+ORDER BY priority_score DESC, idx
+`
+
+type ListReportClustersParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+type ListReportClustersRow struct {
+	TaskID          uuid.UUID
+	OwnerUserID     int64
+	Idx             int32
+	Type            string
+	Category        string
+	Title           string
+	Conversations   int32
+	FindingCount    int32
+	Prevalence      float32
+	Severity        float32
+	Confidence      float32
+	PriorityScore   float32
+	PriorityParts   json.RawMessage
+	Expected        bool
+	ExpectedBy      *string
+	ExpectedReason  string
+	LabelFailed     int32
+	LabelSucceeded  int32
+	LabelUnlabelled int32
+	FailureRateIn   *float32
+	FailureRateOut  *float32
+	FailureLift     *float32
+	ExcessFailures  *float32
+	PValue          *float64
+	QValue          *float64
+}
+
+// The task's issue clusters as its report shows them, most urgent first: how many
+// conversations each covers, not which. Those are a list as long as the task's findings
+// (ListClusterConversations), which only report.json writes out, and the evidence is
+// read on its own (ListTaskClusterEvidence).
+func (q *Queries) ListReportClusters(ctx context.Context, db DBTX, arg ListReportClustersParams) ([]ListReportClustersRow, error) {
+	rows, err := db.Query(ctx, listReportClusters, arg.TaskID, arg.OwnerUserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListReportClustersRow
+	for rows.Next() {
+		var i ListReportClustersRow
+		if err := rows.Scan(
+			&i.TaskID,
+			&i.OwnerUserID,
+			&i.Idx,
+			&i.Type,
+			&i.Category,
+			&i.Title,
+			&i.Conversations,
+			&i.FindingCount,
+			&i.Prevalence,
+			&i.Severity,
+			&i.Confidence,
+			&i.PriorityScore,
+			&i.PriorityParts,
+			&i.Expected,
+			&i.ExpectedBy,
+			&i.ExpectedReason,
+			&i.LabelFailed,
+			&i.LabelSucceeded,
+			&i.LabelUnlabelled,
+			&i.FailureRateIn,
+			&i.FailureRateOut,
+			&i.FailureLift,
+			&i.ExcessFailures,
+			&i.PValue,
+			&i.QValue,
 		); err != nil {
 			return nil, err
 		}

@@ -4,6 +4,26 @@ SELECT * FROM task_cluster
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id
 ORDER BY priority_score DESC, idx;
 
+-- name: ListReportClusters :many
+-- The task's issue clusters as its report shows them, most urgent first: how many
+-- conversations each covers, not which. Those are a list as long as the task's findings
+-- (ListClusterConversations), which only report.json writes out, and the evidence is
+-- read on its own (ListTaskClusterEvidence).
+SELECT task_id, owner_user_id, idx, type, category, title,
+       cardinality(conversation_seqs)::int AS conversations, finding_count, prevalence, severity,
+       confidence, priority_score, priority_parts, expected, expected_by, expected_reason,
+       label_failed, label_succeeded, label_unlabelled, failure_rate_in, failure_rate_out,
+       failure_lift, excess_failures, p_value, q_value
+FROM task_cluster
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id
+ORDER BY priority_score DESC, idx;
+
+-- name: ListClusterConversations :many
+-- Which conversations each of the task's clusters covers, for report.json.
+SELECT idx, conversation_seqs FROM task_cluster
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id
+ORDER BY idx;
+
 -- name: InsertTaskClusters :exec
 -- A task's issue clusters, from a JSON array of rows (see pipeline.clusterRow).
 INSERT INTO task_cluster (task_id, owner_user_id, idx, type, category, title, conversation_seqs,

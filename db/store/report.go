@@ -14,8 +14,9 @@ import (
 // ReportDetail says how much of a task a report read loads.
 type ReportDetail int
 
-// The two reads: the task page needs the ranked Actions and their evidence; the
-// downloads need every finding and conversation as well.
+// The two reads: the task page needs the ranked Actions and their evidence, and how
+// many conversations each cluster covers; ReportFull holds which conversations, and
+// every finding and conversation, as well.
 const (
 	ReportPage ReportDetail = iota
 	ReportFull
@@ -31,16 +32,19 @@ const (
 // ranks and quotes of a report always agree with each other even while the worker is
 // still writing.
 type ReportRows struct {
-	Task          dbsqlc.AnalysisTask
-	Usage         []dbsqlc.TaskUsage
-	Warnings      []dbsqlc.TaskWarning
-	WarningCount  int64
-	Clusters      []dbsqlc.TaskCluster
-	Actions       []dbsqlc.ListTaskActionsRow
-	Evidence      []dbsqlc.ListTaskClusterEvidenceRow
-	Drivers       []dbsqlc.ListTaskDriversRow
-	Findings      []dbsqlc.ListTaskFindingsRow              // ReportFull only
-	Conversations []dbsqlc.ListTaskConversationSummariesRow // ReportFull only
+	Task         dbsqlc.AnalysisTask
+	Usage        []dbsqlc.TaskUsage
+	Warnings     []dbsqlc.TaskWarning
+	WarningCount int64
+	Clusters     []dbsqlc.ListReportClustersRow
+	// ClusterConversations are the conversations of each cluster, for report.json:
+	// read for a download (WithTaskReport) and at ReportFull only.
+	ClusterConversations []dbsqlc.ListClusterConversationsRow
+	Actions              []dbsqlc.ListTaskActionsRow
+	Evidence             []dbsqlc.ListTaskClusterEvidenceRow
+	Drivers              []dbsqlc.ListTaskDriversRow
+	Findings             []dbsqlc.ListTaskFindingsRow              // ReportFull only
+	Conversations        []dbsqlc.ListTaskConversationSummariesRow // ReportFull only
 }
 
 // TaskReport reads a task and its results for owner in one REPEATABLE READ, read-only
@@ -79,7 +83,7 @@ func (s *Store) readReport(ctx context.Context, tx pgx.Tx, id uuid.UUID, owner O
 	if r.WarningCount, err = s.q.CountTaskWarnings(ctx, tx, dbsqlc.CountTaskWarningsParams{TaskID: id, OwnerUserID: uid}); err != nil {
 		return r, fmt.Errorf("count warnings: %w", err)
 	}
-	if r.Clusters, err = s.q.ListTaskClusters(ctx, tx, dbsqlc.ListTaskClustersParams{TaskID: id, OwnerUserID: uid}); err != nil {
+	if r.Clusters, err = s.q.ListReportClusters(ctx, tx, dbsqlc.ListReportClustersParams{TaskID: id, OwnerUserID: uid}); err != nil {
 		return r, fmt.Errorf("clusters: %w", err)
 	}
 	if r.Actions, err = s.q.ListTaskActions(ctx, tx, dbsqlc.ListTaskActionsParams{TaskID: id, OwnerUserID: uid}); err != nil {
@@ -94,6 +98,9 @@ func (s *Store) readReport(ctx context.Context, tx pgx.Tx, id uuid.UUID, owner O
 	}
 	if detail != ReportFull {
 		return r, nil
+	}
+	if r.ClusterConversations, err = s.clusterConversations(ctx, tx, id, owner); err != nil {
+		return r, err
 	}
 	lists := s.lists(ctx, tx, r.Task)
 	for f, err := range lists.Findings() {
@@ -112,8 +119,8 @@ func (s *Store) readReport(ctx context.Context, tx pgx.Tx, id uuid.UUID, owner O
 }
 
 // WithTaskReport reads a task and its results for owner as TaskReport does at
-// ReportPage detail, and calls fn with them inside the same read-only snapshot, with
-// the task's long lists — every finding, conversation and warning — to be read a page
+// ReportPage detail, with the clusters' conversations, and calls fn with them inside
+// the same read-only snapshot, with the task's long lists — every finding, conversation and warning — to be read a page
 // at a time: a download writes them as it reads them instead of holding them all.
 func (s *Store) WithTaskReport(ctx context.Context, id uuid.UUID, owner Owner, fn func(ReportRows, *ReportLists) error) error {
 	var fnErr error // fn's own error, returned as it is
@@ -121,6 +128,9 @@ func (s *Store) WithTaskReport(ctx context.Context, id uuid.UUID, owner Owner, f
 		func(tx pgx.Tx) error {
 			rows, err := s.readReport(ctx, tx, id, owner, ReportPage)
 			if err != nil {
+				return err
+			}
+			if rows.ClusterConversations, err = s.clusterConversations(ctx, tx, id, owner); err != nil {
 				return err
 			}
 			fnErr = fn(rows, s.lists(ctx, tx, rows.Task))
@@ -133,6 +143,15 @@ func (s *Store) WithTaskReport(ctx context.Context, id uuid.UUID, owner Owner, f
 		return readError("task report", err)
 	}
 	return nil
+}
+
+// clusterConversations reads which conversations each of the task's clusters covers.
+func (s *Store) clusterConversations(ctx context.Context, tx pgx.Tx, id uuid.UUID, owner Owner) ([]dbsqlc.ListClusterConversationsRow, error) {
+	rows, err := s.q.ListClusterConversations(ctx, tx, dbsqlc.ListClusterConversationsParams{TaskID: id, OwnerUserID: owner.UserID()})
+	if err != nil {
+		return nil, fmt.Errorf("clusters' conversations: %w", err)
+	}
+	return rows, nil
 }
 
 // listPage is how many conversations a page of the long lists covers (their findings,

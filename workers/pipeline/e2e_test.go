@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/report"
-	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/pipeline"
@@ -79,7 +79,7 @@ func TestSampleEndToEnd(t *testing.T) {
 	}
 	ranked := requireRanked(t, rows.Actions)
 	require.NotEmpty(t, ranked)
-	require.Len(t, rows.Actions, len(cluster.SelectCandidates(clustersOf(rows.Clusters))))
+	require.Len(t, rows.Actions, len(cluster.SelectCandidates(clustersOf(rows))))
 	require.Equal(t, len(rows.Actions), p.actionCalls())
 
 	// Every evidence quote the Actions show is in its turn of the transcript: offline
@@ -119,11 +119,12 @@ func TestSampleEndToEnd(t *testing.T) {
 	require.Contains(t, rep.Actions[0].PriorityParts.Formula, "priorityScore")
 }
 
-func clustersOf(rows []dbsqlc.TaskCluster) []cluster.Cluster {
-	out := make([]cluster.Cluster, len(rows))
-	for i, r := range rows {
-		seqs := make([]int, len(r.ConversationSeqs))
-		for j, s := range r.ConversationSeqs {
+func clustersOf(rows store.ReportRows) []cluster.Cluster {
+	conversations := clusterSeqs(rows)
+	out := make([]cluster.Cluster, len(rows.Clusters))
+	for i, r := range rows.Clusters {
+		seqs := make([]int, len(conversations[r.Idx]))
+		for j, s := range conversations[r.Idx] {
 			seqs[j] = int(s)
 		}
 		out[i] = cluster.Cluster{Idx: int(r.Idx), Type: analyzer.FindingType(r.Type), Title: r.Title,

@@ -262,3 +262,13 @@ func requireRanked(tb testing.TB, actions []dbsqlc.ListTaskActionsRow) []int32 {
 	}
 	return clusters
 }
+
+// clusterSeqs is which conversations each cluster of rows (read at ReportFull) covers,
+// by the cluster's idx.
+func clusterSeqs(rows store.ReportRows) map[int32][]int32 {
+	seqs := map[int32][]int32{}
+	for _, c := range rows.ClusterConversations {
+		seqs[c.Idx] = c.ConversationSeqs
+	}
+	return seqs
+}

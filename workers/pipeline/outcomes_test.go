@@ -44,9 +44,10 @@ func TestLabelledSampleSplitsEveryCluster(t *testing.T) {
 
 	rows := b.report(t, id)
 	require.NotEmpty(t, rows.Clusters)
+	seqs := clusterSeqs(rows)
 	for _, c := range rows.Clusters {
 		var f, s int
-		for _, seq := range c.ConversationSeqs {
+		for _, seq := range seqs[c.Idx] {
 			if labels[int(seq)] == transcript.LabelFailed {
 				f++
 			} else {
@@ -82,7 +83,7 @@ func TestLabelledSampleSplitsEveryCluster(t *testing.T) {
 }
 
 // firstAction is the ACTION cluster with the first rank.
-func firstAction(t *testing.T, rows store.ReportRows) dbsqlc.TaskCluster {
+func firstAction(t *testing.T, rows store.ReportRows) dbsqlc.ListReportClustersRow {
 	t.Helper()
 	best := int32(0)
 	var idx int32 = -1
@@ -98,5 +99,5 @@ func firstAction(t *testing.T, rows store.ReportRows) dbsqlc.TaskCluster {
 		}
 	}
 	t.Fatalf("no cluster %d", idx)
-	return dbsqlc.TaskCluster{}
+	return dbsqlc.ListReportClustersRow{}
 }

@@ -87,8 +87,9 @@ func (b *bundle) resultOf(t *testing.T, id uuid.UUID) string {
 	t.Helper()
 	rows := b.report(t, id)
 	var s strings.Builder
+	seqs := clusterSeqs(rows)
 	for _, c := range rows.Clusters {
-		fmt.Fprintf(&s, "cluster %d %s %s %q %v %.2f\n", c.Idx, c.Type, c.Category, c.Title, c.ConversationSeqs, c.PriorityScore)
+		fmt.Fprintf(&s, "cluster %d %s %s %q %v %.2f\n", c.Idx, c.Type, c.Category, c.Title, seqs[c.Idx], c.PriorityScore)
 	}
 	for _, a := range rows.Actions {
 		fmt.Fprintf(&s, "action %d cluster %d rank %v %s %s\n", a.CandidateIndex, a.ClusterIdx, *a.Rank, a.Status, a.Action)
