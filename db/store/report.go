@@ -120,8 +120,9 @@ func (s *Store) readReport(ctx context.Context, tx pgx.Tx, id uuid.UUID, owner O
 
 // WithTaskReport reads a task and its results for owner as TaskReport does at
 // ReportPage detail, with the clusters' conversations, and calls fn with them inside
-// the same read-only snapshot, with the task's long lists — every finding, conversation and warning — to be read a page
-// at a time: a download writes them as it reads them instead of holding them all.
+// the same read-only snapshot, with the task's long lists — every finding,
+// conversation and warning — to be read a page at a time: a download writes them as it
+// reads them instead of holding them all.
 func (s *Store) WithTaskReport(ctx context.Context, id uuid.UUID, owner Owner, fn func(ReportRows, *ReportLists) error) error {
 	var fnErr error // fn's own error, returned as it is
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
