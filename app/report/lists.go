@@ -17,8 +17,9 @@ type Lists interface {
 	Warnings() iter.Seq2[dbsqlc.TaskWarning, error]
 }
 
-// Stream builds the report from rows read at store.ReportPage detail, its findings,
-// conversations and warnings left to lists: the downloads range over AllFindings,
+// Stream builds the report from the rows store.WithTaskReport passes (ReportPage detail
+// with the clusters' conversations), its findings, conversations and warnings left to
+// lists: the downloads range over AllFindings,
 // AllConversations and AllWarnings, which read them as they go. Use the report only
 // inside the snapshot lists reads from (store.WithTaskReport's callback).
 func Stream(rows store.ReportRows, lists Lists, now time.Time) (Report, error) {

@@ -5,11 +5,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
@@ -117,15 +117,15 @@ func shows(count string) func(int, string) bool {
 	return func(status int, body string) bool { return status == http.StatusOK && shownCount(body) == count }
 }
 
-var progressCount = regexp.MustCompile(`data-testid="progress-count">(\d+ of \d+)`)
-
 // shownCount is the count a progress fragment shows ("4 of 6"), not its stage's step
 // ("step 5 of 6"); "" when it shows none.
 func shownCount(body string) string {
-	if m := progressCount.FindStringSubmatch(body); m != nil {
-		return m[1]
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if err != nil {
+		return ""
 	}
-	return ""
+	count, _, _ := strings.Cut(testid(doc, "progress-count").Text(), " (")
+	return count
 }
 
 // A running task's progress is served from each instance's cache, and the changes a

@@ -178,8 +178,8 @@ type ListReportClustersRow struct {
 }
 
 // The task's issue clusters as its report shows them, most urgent first: how many
-// conversations each covers, not which. Those are a list as long as the task's findings
-// (ListClusterConversations), which only report.json writes out, and the evidence is
+// conversations each covers, not which: those lists grow with the task's findings
+// (ListClusterConversations), and only report.json writes them out. The evidence is
 // read on its own (ListTaskClusterEvidence).
 func (q *Queries) ListReportClusters(ctx context.Context, db DBTX, arg ListReportClustersParams) ([]ListReportClustersRow, error) {
 	rows, err := db.Query(ctx, listReportClusters, arg.TaskID, arg.OwnerUserID)

@@ -6,8 +6,8 @@ ORDER BY priority_score DESC, idx;
 
 -- name: ListReportClusters :many
 -- The task's issue clusters as its report shows them, most urgent first: how many
--- conversations each covers, not which. Those are a list as long as the task's findings
--- (ListClusterConversations), which only report.json writes out, and the evidence is
+-- conversations each covers, not which: those lists grow with the task's findings
+-- (ListClusterConversations), and only report.json writes them out. The evidence is
 -- read on its own (ListTaskClusterEvidence).
 SELECT task_id, owner_user_id, idx, type, category, title,
        cardinality(conversation_seqs)::int AS conversations, finding_count, prevalence, severity,

@@ -38,7 +38,7 @@ type ReportRows struct {
 	WarningCount int64
 	Clusters     []dbsqlc.ListReportClustersRow
 	// ClusterConversations are the conversations of each cluster, for report.json:
-	// read for a download (WithTaskReport) and at ReportFull only.
+	// read for a download (WithTaskReport) and at ReportFull only, nil when not read.
 	ClusterConversations []dbsqlc.ListClusterConversationsRow
 	Actions              []dbsqlc.ListTaskActionsRow
 	Evidence             []dbsqlc.ListTaskClusterEvidenceRow
