@@ -50,6 +50,7 @@ func SplitByOutcome(clusters []Cluster, labels map[int]transcript.Label) {
 		return
 	}
 	ps := make([]float64, len(clusters))
+	var fisher stats.Fisher
 	for i := range clusters {
 		o := &Outcomes{}
 		for _, seq := range clusters[i].ConversationSeqs {
@@ -68,7 +69,7 @@ func SplitByOutcome(clusters []Cluster, labels map[int]transcript.Label) {
 		}
 		o.FailureRateIn, o.FailureRateOut = round4(t.RateWith()), round4(t.RateWithout())
 		o.FailureLift, o.ExcessFailures = round4(t.Lift()), round4(t.ExcessFailures())
-		o.PValue = stats.FisherExact(t)
+		o.PValue = fisher.Exact(t)
 		ps[i] = o.PValue
 		clusters[i].Outcomes = o
 	}

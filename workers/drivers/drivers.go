@@ -189,6 +189,7 @@ func (s *Search) Drivers() []Driver {
 	s.addQuartiles(quartiles, members, KindLength, func(l lengthOf) int { return l.turns }, "turns")
 	s.addQuartiles(quartiles, members, KindUserTurns, func(l lengthOf) int { return l.userTurns }, "user turns")
 	var tested []Driver
+	var fisher stats.Fisher
 	words := max(minSupport, (s.failed+s.succeeded)/wordSupport)
 	for f, n := range all(s.counts, quartiles) {
 		support := minSupport
@@ -205,7 +206,7 @@ func (s *Search) Drivers() []Driver {
 		tested = append(tested, Driver{
 			Feature: f, Failed: n.failed, Succeeded: n.succeeded,
 			RateWith: t.RateWith(), RateWithout: t.RateWithout(), Lift: t.Lift(),
-			PValue: stats.FisherExact(t), Examples: slices.Clone(n.examples),
+			PValue: fisher.Exact(t), Examples: slices.Clone(n.examples),
 		})
 	}
 	// A fixed order before the correction, so ties among p-values rank the same way.

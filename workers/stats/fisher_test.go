@@ -1,6 +1,8 @@
 package stats
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,6 +23,39 @@ func TestFisherExact(t *testing.T) {
 	// 10 failed: p = 2 × (P(8)+P(9)+P(10)) = 2 × (2025+100+1)/184756.
 	require.InDelta(t, 2*2126.0/184756, FisherExact(Table{8, 2, 2, 8}), 1e-12)
 	require.Equal(t, 1.0, FisherExact(Table{0, 0, 0, 0}))
+}
+
+// The p-value is the same, to the last bit, as the test written out with math.Lgamma,
+// on large tables and small ones, whether a Fisher has seen larger tables before or not.
+func TestFisherExactAsWrittenOut(t *testing.T) {
+	t.Parallel()
+	lchoose := func(n, k int) float64 {
+		a, _ := math.Lgamma(float64(n + 1))
+		b, _ := math.Lgamma(float64(k + 1))
+		c, _ := math.Lgamma(float64(n - k + 1))
+		return a - b - c
+	}
+	writtenOut := func(tb Table) float64 {
+		a, b, c, d := tb.FailedWith, tb.SucceededWith, tb.FailedWithout, tb.SucceededWithout
+		row1, col1, n := a+b, a+c, a+b+c+d
+		logP := func(x int) float64 { return lchoose(col1, x) + lchoose(n-col1, row1-x) - lchoose(n, row1) }
+		observed, p := logP(a), 0.0
+		for x := max(0, row1+col1-n); x <= min(row1, col1); x++ {
+			if lp := logP(x); lp <= observed+1e-7*math.Abs(observed)+1e-12 {
+				p += math.Exp(lp)
+			}
+		}
+		return min(p, 1)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var shared Fisher
+	for i := range 600 {
+		size := []int{10, 5000, 200}[i%3]
+		tb := Table{rng.IntN(size), rng.IntN(size), rng.IntN(size), rng.IntN(size)}
+		want := writtenOut(tb)
+		require.Equal(t, want, FisherExact(tb), "%+v", tb)
+		require.Equal(t, want, shared.Exact(tb), "%+v", tb)
+	}
 }
 
 func TestTableRates(t *testing.T) {
