@@ -91,16 +91,23 @@ func (a *Analyzer) nextClaim(v *view, after int) (analyzer.Evidence, int, bool) 
 }
 
 // mismatches compares the top-level scalar fields of a call's JSON arguments with the
-// same fields of its JSON object result, in field order.
+// same fields of its JSON object result, in field order. Only the result's fields that
+// were asked for are decoded: a result is often a large record of which the call
+// named two or three fields.
 func mismatches(args, result string) []fieldMismatch {
-	var asked, got map[string]any
+	var asked map[string]any
+	var got map[string]json.RawMessage
 	if json.Unmarshal([]byte(args), &asked) != nil || json.Unmarshal([]byte(result), &got) != nil {
 		return nil
 	}
 	var out []fieldMismatch
 	for field, av := range asked {
-		gv, ok := got[field]
-		if !ok || !isScalar(av) || !isScalar(gv) {
+		raw, ok := got[field]
+		if !ok || !isScalar(av) {
+			continue
+		}
+		var gv any
+		if json.Unmarshal(raw, &gv) != nil || !isScalar(gv) {
 			continue
 		}
 		if !sameScalar(av, gv) {
