@@ -18,6 +18,9 @@ func TestMismatchesComparesTheAskedScalars(t *testing.T) {
 		{field: "insured", asked: "true", got: "yes"},
 	}, mismatches(args, result))
 
+	require.Equal(t, []fieldMismatch{{field: "cabin", asked: "economy", got: "business"}},
+		mismatches(args, `{"cabin": "business", "total": 1e400, "bags": 1e999}`),
+		"a number beyond float64 is skipped where it is, and hides nothing elsewhere")
 	require.Nil(t, mismatches(args, `{"id": "A1", "cabin": "economy", "bags": 2.0}`), "equal values")
 	require.Nil(t, mismatches(args, `[{"cabin": "business"}]`), "a result that is not an object")
 	require.Nil(t, mismatches(args, `{"cabin": "business"`), "a result that is not JSON")

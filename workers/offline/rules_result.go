@@ -91,9 +91,10 @@ func (a *Analyzer) nextClaim(v *view, after int) (analyzer.Evidence, int, bool) 
 }
 
 // mismatches compares the top-level scalar fields of a call's JSON arguments with the
-// same fields of its JSON object result, in field order. Only the result's fields that
-// were asked for are decoded: a result is often a large record of which the call
-// named two or three fields.
+// same fields of its JSON object result, sorted by field name. Only the result's fields
+// that were asked for are decoded: a result is often a large record of which the call
+// named two or three fields, and a value elsewhere in it that Go cannot hold (a number
+// beyond float64) does not hide a mismatch.
 func mismatches(args, result string) []fieldMismatch {
 	var asked map[string]any
 	var got map[string]json.RawMessage

@@ -5,7 +5,8 @@ import "testing"
 // BenchmarkFisherLargeTable runs the drivers' search's test on a table of 10,000
 // conversations: a feature shared by 5,500 of them, 5,000 of which failed. Shared is a
 // Fisher that has met the size before, as the search's does for every feature but the
-// first; alone is FisherExact, which starts from nothing. See BENCHMARKS.md.
+// first; alone is FisherExact, which works out each log factorial as it needs it. See
+// BENCHMARKS.md.
 //
 //	go test ./workers/stats -run '^$' -bench FisherLargeTable
 func BenchmarkFisherLargeTable(b *testing.B) {

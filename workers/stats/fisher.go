@@ -58,34 +58,46 @@ func rate(n, of int) float64 {
 // (the tables whose hypergeometric probability is at most this table's, with a
 // relative tolerance of 1e-7 for ties computed in floating point).
 func FisherExact(t Table) float64 {
-	var f Fisher
-	return f.Exact(t)
+	return fisherExact(t, nil)
 }
 
-// Fisher runs Fisher's exact test on many tables, remembering log Γ of every count it
-// has met: the test sums over every table with the same margins, thousands for a
-// feature of a large task, four values of log Γ each, and a search for failure
-// drivers tests thousands of features on tables of the same size. The zero value is
-// ready; a Fisher is used by one goroutine.
+// Fisher runs Fisher's exact test on many tables, keeping log i! for every i up to the
+// largest table's total: the test sums over every table with the same margins,
+// thousands for a feature of a large task, with six log factorials each, and a search
+// for failure drivers tests thousands of features on tables of one size. The zero
+// value is ready; it is not safe for concurrent use.
 type Fisher struct {
-	lgammas []float64 // lgammas[i] is log Γ(i+1), log i!
+	logFactorials []float64 // logFactorials[i] is log i! = log Γ(i+1)
 }
 
 // Exact is FisherExact(t), to the last bit.
 func (f *Fisher) Exact(t Table) float64 {
+	for i := len(f.logFactorials); i <= t.Total(); i++ {
+		f.logFactorials = append(f.logFactorials, lgamma(i+1))
+	}
+	return fisherExact(t, f.logFactorials)
+}
+
+// fisherExact is the test with log i! read from logFactorials, or worked out as it is
+// needed when that is nil, as for a one-off test: filling a table up to a large total
+// would cost more than the sum itself.
+func fisherExact(t Table, logFactorials []float64) float64 {
 	a, b, c, d := t.FailedWith, t.SucceededWith, t.FailedWithout, t.SucceededWithout
 	if a < 0 || b < 0 || c < 0 || d < 0 {
 		return math.NaN()
 	}
 	row1, col1, n := a+b, a+c, a+b+c+d
 	lo, hi := max(0, row1+col1-n), min(row1, col1)
-	for i := len(f.lgammas); i <= n; i++ {
-		f.lgammas = append(f.lgammas, lgamma(i+1))
+	logFactorial := func(i int) float64 {
+		if logFactorials != nil {
+			return logFactorials[i]
+		}
+		return lgamma(i + 1)
 	}
-	lf := f.lgammas
-	lchoose := func(n, k int) float64 { return lf[n] - lf[k] - lf[n-k] }
+	lchoose := func(m, k int) float64 { return logFactorial(m) - logFactorial(k) - logFactorial(m-k) }
+	tables := lchoose(n, row1)
 	logP := func(x int) float64 {
-		return lchoose(col1, x) + lchoose(n-col1, row1-x) - lchoose(n, row1)
+		return lchoose(col1, x) + lchoose(n-col1, row1-x) - tables
 	}
 	observed := logP(a)
 	p := 0.0
