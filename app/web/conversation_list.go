@@ -134,7 +134,7 @@ func describeFilter(f store.ConversationFilter, query string, list store.Convers
 	if f.Risk != nil {
 		out = append(out, "Flagged: "+report.RiskKindLabel(*f.Risk))
 	}
-	if f.Query != "" {
+	if len(f.Search) > 0 {
 		out = append(out, fmt.Sprintf("Matching %q", query))
 	}
 	return out, ""

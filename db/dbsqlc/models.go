@@ -185,11 +185,12 @@ type TaskFinding struct {
 	Policy          string
 }
 
-type TaskSearch struct {
+type TaskSearchTerm struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
-	Seq         int32
-	Doc         interface{}
+	Term        string
+	FirstSeq    int32
+	Seqs        []int32
 }
 
 type TaskUsage struct {

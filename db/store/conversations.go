@@ -96,8 +96,15 @@ type ConversationFilter struct {
 	MinSeverity *int32  // whose most severe such finding is at least this severe
 	Label       *string // with this outcome label: "failed" or "succeeded"
 	Risk        *string // with a risk flag of this kind
-	Query       string  // a tsquery of search terms (search.Query); "" for none
+	Search      []SearchTerm // terms every one of which a conversation has; none for no search
 	After       *ConversationCursor
+}
+
+// SearchTerm is one term of a search (search.Query): a word matches every stored term
+// it starts (Prefix), a Chinese or Japanese character or pair only itself.
+type SearchTerm struct {
+	Text   string
+	Prefix bool
 }
 
 // ConversationList is one page of a task's conversations, with what the page names its
@@ -135,7 +142,7 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 				return fmt.Errorf("drivers: %w", err)
 			}
 			p := listParams(id, uid, f, limit+1)
-			if f.Query != "" {
+			if len(f.Search) > 0 {
 				if err := s.searchFirst(ctx, tx, &p); err != nil {
 					return fmt.Errorf("search: %w", err)
 				}
@@ -143,7 +150,7 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 			if l.Conversations, err = s.q.ListTaskConversations(ctx, planned{tx}, p); err != nil {
 				return err
 			}
-			if f.Query == "" || len(l.Conversations) > 0 || f.After != nil {
+			if len(f.Search) == 0 || len(l.Conversations) > 0 || f.After != nil {
 				return nil
 			}
 			searchable, err := s.q.TaskHasSearch(ctx, tx, dbsqlc.TaskHasSearchParams{TaskID: id, OwnerUserID: uid})
@@ -169,21 +176,28 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 // them; a search matching more is checked along the list's sort instead.
 const fewMatches = 2000
 
-// searchFirst reads the conversations a search matches from the words' index, when
-// they are few, and lists from them: walking the sort's index and checking each
-// conversation's words costs in proportion to the conversations walked, which for a
-// rare word can be all of them. A common word finds its page within a short walk.
+// searchFirst reads the conversations a search matches from the posting lists, when
+// they are few, and lists from them: walking the sort's index costs in proportion to
+// the conversations walked, which for a rare word can be all of them. A common word
+// finds its page within a short walk, looking each conversation up in its matches.
+// Whether they are few is told from the lists' lengths alone, which bound the matches.
 func (s *Store) searchFirst(ctx context.Context, tx pgx.Tx, p *dbsqlc.ListTaskConversationsParams) error {
 	if err := s.q.PreferSearchIndexes(ctx, tx); err != nil {
 		return err
 	}
-	seqs, err := s.q.SearchConversationSeqs(ctx, planned{tx}, dbsqlc.SearchConversationSeqsParams{
-		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, Query: *p.Query, MaxRows: fewMatches + 1,
+	atMost, err := s.q.CountSearchPostings(ctx, planned{tx}, dbsqlc.CountSearchPostingsParams{
+		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, Terms: p.Terms, Prefixes: p.Prefixes,
 	})
-	if err != nil || len(seqs) > fewMatches {
+	if err != nil || atMost > fewMatches {
 		return err
 	}
-	p.Query, p.Seqs = nil, append([]int32{}, seqs...)
+	seqs, err := s.q.SearchConversationSeqs(ctx, planned{tx}, dbsqlc.SearchConversationSeqsParams{
+		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, Terms: p.Terms, Prefixes: p.Prefixes, MaxRows: fewMatches,
+	})
+	if err != nil {
+		return err
+	}
+	p.Terms, p.Prefixes, p.Seqs = nil, nil, append([]int32{}, seqs...)
 	return nil
 }
 
@@ -196,8 +210,8 @@ func listParams(id uuid.UUID, owner int64, f ConversationFilter, rows int) dbsql
 	if p.Sort == "" {
 		p.Sort = string(SortFailure)
 	}
-	if f.Query != "" {
-		p.Query = &f.Query
+	for _, t := range f.Search {
+		p.Terms, p.Prefixes = append(p.Terms, t.Text), append(p.Prefixes, t.Prefix)
 	}
 	if a := f.After; a != nil {
 		p.AfterSeq, p.AfterScore, p.AfterTurns, p.AfterSeverity = &a.Seq, &a.Score, &a.Turns, &a.Severity

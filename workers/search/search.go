@@ -1,13 +1,13 @@
 // Package search is the full-text search of a task's conversations: the terms a
-// conversation is indexed by when the quality pass stores it, and the query the text of
-// a search box becomes. Both split text the same way (textmatch.Terms: folded words, and
-// the characters and character pairs of scripts written without spaces) and stem English
-// words, so "refunds" finds "refunded" and 退款 finds 申请退款, and neither depends on the
-// database's locale: PostgreSQL only stores and matches the terms.
+// conversation is indexed by when the quality pass stores it, gathered into posting
+// lists a batch at a time, and the terms the text of a search box becomes. Both split
+// text the same way (textmatch.Terms: folded words, and the characters and character
+// pairs of scripts written without spaces) and stem English words, so "refunds" finds
+// "refunded" and 退款 finds 申请退款, and neither depends on the database's locale:
+// PostgreSQL only stores and matches the terms.
 package search
 
 import (
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -57,7 +57,8 @@ func NewIndexer() *Indexer {
 }
 
 // Terms is what conversation c is indexed by: the distinct terms of its messages' text
-// and of the tools it calls and hears from, sorted. The system prompt, which most
+// and of the tools it calls and hears from, in the order they first appear. The
+// returned slice is the caller's, the terms are shared. The system prompt, which most
 // conversations of a task share, is left out: it would match every one of them. A
 // character of Chinese or Japanese is a term of its own as well as part of the pairs it
 // makes, so a one-character search finds it anywhere.
@@ -108,7 +109,6 @@ func (x *Indexer) Terms(c transcript.Conversation) []string {
 			add(call.Name)
 		}
 	}
-	slices.Sort(out) // PostgreSQL builds the document from sorted terms in one pass, and sorts others dearer
 	return out
 }
 
@@ -128,15 +128,23 @@ func (x *Indexer) word(w, text string) *term {
 	return t
 }
 
-// Query turns the text of a search into a PostgreSQL tsquery that every term of it must
-// match: an English word as the start of a term (so "refu" finds "refund"), a pair of
-// Chinese characters or a lone one as itself. It returns "" when the text has nothing
-// to look for (only punctuation, say).
-func Query(text string) string {
-	var terms []string
+// Term is one term a search looks for.
+type Term struct {
+	Text string
+	// Prefix is set for a word, which matches every term it starts ("refu" finds
+	// "refund"); a Chinese or Japanese character or pair matches itself only.
+	Prefix bool
+}
+
+// Query is the distinct terms of the text of a search, at most maxQueryTerms, every
+// one of which a conversation must have to match. It is empty when the text has
+// nothing to look for (only punctuation, say).
+func Query(text string) []Term {
+	var terms []Term
 	seen := map[string]bool{}
 	for _, t := range textmatch.Terms(text) {
-		if !cjk(t) {
+		prefix := !cjk(t)
+		if prefix {
 			if utf8.RuneCountInString(t) > maxTermRunes {
 				continue
 			}
@@ -144,24 +152,10 @@ func Query(text string) string {
 		}
 		if !seen[t] && len(terms) < maxQueryTerms {
 			seen[t] = true
-			terms = append(terms, t)
+			terms = append(terms, Term{Text: t, Prefix: prefix})
 		}
 	}
-	parts := make([]string, len(terms))
-	for i, t := range terms {
-		parts[i] = quote(t)
-		if !cjk(t) {
-			parts[i] += ":*"
-		}
-	}
-	return strings.Join(parts, " & ")
-}
-
-// quote writes t as a tsquery lexeme. Terms are letters and digits only; quoting keeps
-// the query well-formed whatever they hold.
-func quote(t string) string {
-	t = strings.ReplaceAll(t, `\`, `\\`)
-	return "'" + strings.ReplaceAll(t, "'", "''") + "'"
+	return terms
 }
 
 // cjk reports whether a term is of a script written without spaces (textmatch.Terms

@@ -1,0 +1,44 @@
+package search
+
+import "slices"
+
+// Postings gathers the posting lists of one batch of conversations: for each term, the
+// conversations that have it. A batch's conversations share most of their words, so
+// the lists are far fewer than the terms of every conversation (a dozen a conversation
+// for batches of 500 of one agent's conversations, against ~250 terms each).
+type Postings struct {
+	seqs map[string][]int32
+}
+
+// NewPostings returns Postings with no conversation.
+func NewPostings() *Postings { return &Postings{seqs: map[string][]int32{}} }
+
+// Add records that conversation seq has terms (distinct, as Indexer.Terms makes
+// them). Conversations are added in ascending seq.
+func (p *Postings) Add(seq int32, terms []string) {
+	for _, t := range terms {
+		p.seqs[t] = append(p.seqs[t], seq)
+	}
+}
+
+// Empty reports whether no conversation added a term.
+func (p *Postings) Empty() bool { return len(p.seqs) == 0 }
+
+// Lists returns the posting lists as PostgreSQL takes them (InsertSearchPostings): the
+// terms, sorted, so their rows go into the primary key in its order; how many
+// conversations have each; and those conversations, term after term.
+func (p *Postings) Lists() (terms []string, counts []int32, seqs []int32) {
+	terms = make([]string, 0, len(p.seqs))
+	total := 0
+	for t, s := range p.seqs {
+		terms = append(terms, t)
+		total += len(s)
+	}
+	slices.Sort(terms)
+	counts, seqs = make([]int32, len(terms)), make([]int32, 0, total)
+	for i, t := range terms {
+		counts[i] = int32(len(p.seqs[t]))
+		seqs = append(seqs, p.seqs[t]...)
+	}
+	return terms, counts, seqs
+}
