@@ -90,12 +90,12 @@ func ParseConversationCursor(sort ConversationSort, s string) (ConversationCurso
 // field filters nothing.
 type ConversationFilter struct {
 	Sort        ConversationSort
-	Cluster     *int32  // the conversations of this cluster
-	Driver      *int32  // the labelled conversations with this failure driver's feature
-	Category    *string // with a finding of this category that is not expected behaviour
-	MinSeverity *int32  // whose most severe such finding is at least this severe
-	Label       *string // with this outcome label: "failed" or "succeeded"
-	Risk        *string // with a risk flag of this kind
+	Cluster     *int32       // the conversations of this cluster
+	Driver      *int32       // the labelled conversations with this failure driver's feature
+	Category    *string      // with a finding of this category that is not expected behaviour
+	MinSeverity *int32       // whose most severe such finding is at least this severe
+	Label       *string      // with this outcome label: "failed" or "succeeded"
+	Risk        *string      // with a risk flag of this kind
 	Search      []SearchTerm // terms every one of which a conversation has; none for no search
 	After       *ConversationCursor
 }
