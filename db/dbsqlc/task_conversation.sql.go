@@ -588,12 +588,12 @@ WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.qc_status = 'kept'
   AND ($8::text IS NULL OR c.risk_flags @> jsonb_build_array(jsonb_build_object('kind', $8::text)))
   AND ($9::text[] IS NULL OR c.seq IN (
         SELECT h.seq FROM (
-            SELECT q.term, unnest(p.seqs) AS seq
-            FROM (SELECT unnest($9::text[]) AS term, unnest($10::bool[]) AS prefix) AS q, task_search_term p
+            SELECT q.i, unnest(p.seqs) AS seq
+            FROM unnest($9::text[]) WITH ORDINALITY AS q(term, i), task_search_term p
             WHERE p.task_id = $1 AND p.owner_user_id = $2
-              AND p.term >= q.term AND p.term < q.term || CASE WHEN q.prefix THEN chr(1114111) ELSE chr(1) END) AS h
+              AND p.term >= q.term AND p.term < q.term || CASE WHEN ($10::bool[])[q.i] THEN chr(1114111) ELSE chr(1) END) AS h
         GROUP BY h.seq
-        HAVING count(DISTINCT h.term) = cardinality($9::text[])))
+        HAVING bit_or(1 << (h.i::int - 1)) = (1 << cardinality($9::text[])) - 1))
   AND ($11::int[] IS NULL OR c.seq = ANY($11::int[]))
   AND ($12::int IS NULL OR CASE $13::text
         WHEN 'turns' THEN c.message_count <= $14::int

@@ -15,15 +15,15 @@ const countSearchPostings = `-- name: CountSearchPostings :one
 SELECT coalesce(min(per_term.n), 0)::bigint AS at_most
 FROM (SELECT (SELECT coalesce(sum(cardinality(p.seqs)), 0) FROM task_search_term p
               WHERE p.task_id = $1 AND p.owner_user_id = $2
-                AND p.term >= q.term AND p.term < q.term || CASE WHEN q.prefix THEN chr(1114111) ELSE chr(1) END) AS n
-      FROM (SELECT unnest($3::text[]) AS term, unnest($4::bool[]) AS prefix) AS q) AS per_term
+                AND p.term >= q.term AND p.term < q.term || CASE WHEN ($3::bool[])[q.i] THEN chr(1114111) ELSE chr(1) END) AS n
+      FROM unnest($4::text[]) WITH ORDINALITY AS q(term, i)) AS per_term
 `
 
 type CountSearchPostingsParams struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
-	Terms       []string
 	Prefixes    []bool
+	Terms       []string
 }
 
 // At least as many conversations as a search of @terms matches: for each term, the
@@ -34,8 +34,8 @@ func (q *Queries) CountSearchPostings(ctx context.Context, db DBTX, arg CountSea
 	row := db.QueryRow(ctx, countSearchPostings,
 		arg.TaskID,
 		arg.OwnerUserID,
-		arg.Terms,
 		arg.Prefixes,
+		arg.Terms,
 	)
 	var at_most int64
 	err := row.Scan(&at_most)
@@ -46,9 +46,9 @@ const insertSearchPostings = `-- name: InsertSearchPostings :exec
 INSERT INTO task_search_term (task_id, owner_user_id, term, first_seq, seqs)
 SELECT t.id, t.owner_user_id, p.term, $1, ($2::int[])[p.start:p.start + p.n - 1]
 FROM analysis_task t,
-     (SELECT u.term, u.n, (sum(u.n) OVER (ORDER BY u.i) - u.n + 1)::int AS start
-      FROM (SELECT unnest($3::text[]) AS term, unnest($4::int[]) AS n,
-                   generate_subscripts($3::text[], 1) AS i) AS u) AS p
+     (SELECT c.term, c.n, (sum(c.n) OVER (ORDER BY c.i) - c.n + 1)::int AS start
+      FROM (SELECT u.term, u.i, ($3::int[])[u.i] AS n
+            FROM unnest($4::text[]) WITH ORDINALITY AS u(term, i)) AS c) AS p
 WHERE t.id = $5 AND t.owner_user_id = $6
 ON CONFLICT (task_id, term, first_seq) DO NOTHING
 `
@@ -56,8 +56,8 @@ ON CONFLICT (task_id, term, first_seq) DO NOTHING
 type InsertSearchPostingsParams struct {
 	FirstSeq    int32
 	Seqs        []int32
-	Terms       []string
 	Counts      []int32
+	Terms       []string
 	TaskID      uuid.UUID
 	OwnerUserID int64
 }
@@ -71,8 +71,8 @@ func (q *Queries) InsertSearchPostings(ctx context.Context, db DBTX, arg InsertS
 	_, err := db.Exec(ctx, insertSearchPostings,
 		arg.FirstSeq,
 		arg.Seqs,
-		arg.Terms,
 		arg.Counts,
+		arg.Terms,
 		arg.TaskID,
 		arg.OwnerUserID,
 	)
@@ -94,33 +94,34 @@ func (q *Queries) PreferSearchIndexes(ctx context.Context, db DBTX) error {
 
 const searchConversationSeqs = `-- name: SearchConversationSeqs :many
 SELECT h.seq::int AS seq
-FROM (SELECT q.term, unnest(p.seqs) AS seq
-      FROM (SELECT unnest($1::text[]) AS term, unnest($2::bool[]) AS prefix) AS q, task_search_term p
-      WHERE p.task_id = $3 AND p.owner_user_id = $4
-        AND p.term >= q.term AND p.term < q.term || CASE WHEN q.prefix THEN chr(1114111) ELSE chr(1) END) AS h
+FROM (SELECT q.i, unnest(p.seqs) AS seq
+      FROM unnest($1::text[]) WITH ORDINALITY AS q(term, i), task_search_term p
+      WHERE p.task_id = $2 AND p.owner_user_id = $3
+        AND p.term >= q.term AND p.term < q.term || CASE WHEN ($4::bool[])[q.i] THEN chr(1114111) ELSE chr(1) END) AS h
 GROUP BY h.seq
-HAVING count(DISTINCT h.term) = cardinality($1::text[])
+HAVING bit_or(1 << (h.i::int - 1)) = (1 << cardinality($1::text[])) - 1
 ORDER BY h.seq
 LIMIT $5
 `
 
 type SearchConversationSeqsParams struct {
 	Terms       []string
-	Prefixes    []bool
 	TaskID      uuid.UUID
 	OwnerUserID int64
+	Prefixes    []bool
 	MaxRows     int32
 }
 
-// The task's conversations that have every one of @terms (distinct, read as
-// CountSearchPostings reads them), ascending, at most @max_rows: a search few
-// conversations match is listed from these, instead of walking the list's sort.
+// The task's conversations that have every one of @terms (at most 31, read as
+// CountSearchPostings reads them: a bit for each, set by its lists), ascending, at most
+// @max_rows: a search few conversations match is listed from these, instead of walking
+// the list's sort.
 func (q *Queries) SearchConversationSeqs(ctx context.Context, db DBTX, arg SearchConversationSeqsParams) ([]int32, error) {
 	rows, err := db.Query(ctx, searchConversationSeqs,
 		arg.Terms,
-		arg.Prefixes,
 		arg.TaskID,
 		arg.OwnerUserID,
+		arg.Prefixes,
 		arg.MaxRows,
 	)
 	if err != nil {

@@ -269,12 +269,12 @@ WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.qc_status 
   AND (sqlc.narg('risk')::text IS NULL OR c.risk_flags @> jsonb_build_array(jsonb_build_object('kind', sqlc.narg('risk')::text)))
   AND (sqlc.narg('terms')::text[] IS NULL OR c.seq IN (
         SELECT h.seq FROM (
-            SELECT q.term, unnest(p.seqs) AS seq
-            FROM (SELECT unnest(sqlc.narg('terms')::text[]) AS term, unnest(@prefixes::bool[]) AS prefix) AS q, task_search_term p
+            SELECT q.i, unnest(p.seqs) AS seq
+            FROM unnest(sqlc.narg('terms')::text[]) WITH ORDINALITY AS q(term, i), task_search_term p
             WHERE p.task_id = @task_id AND p.owner_user_id = @owner_user_id
-              AND p.term >= q.term AND p.term < q.term || CASE WHEN q.prefix THEN chr(1114111) ELSE chr(1) END) AS h
+              AND p.term >= q.term AND p.term < q.term || CASE WHEN (@prefixes::bool[])[q.i] THEN chr(1114111) ELSE chr(1) END) AS h
         GROUP BY h.seq
-        HAVING count(DISTINCT h.term) = cardinality(sqlc.narg('terms')::text[])))
+        HAVING bit_or(1 << (h.i::int - 1)) = (1 << cardinality(sqlc.narg('terms')::text[])) - 1))
   AND (sqlc.narg('seqs')::int[] IS NULL OR c.seq = ANY(sqlc.narg('seqs')::int[]))
   AND (sqlc.narg('after_seq')::int IS NULL OR CASE @sort::text
         WHEN 'turns' THEN c.message_count <= sqlc.narg('after_turns')::int

@@ -7,9 +7,9 @@
 INSERT INTO task_search_term (task_id, owner_user_id, term, first_seq, seqs)
 SELECT t.id, t.owner_user_id, p.term, @first_seq, (@seqs::int[])[p.start:p.start + p.n - 1]
 FROM analysis_task t,
-     (SELECT u.term, u.n, (sum(u.n) OVER (ORDER BY u.i) - u.n + 1)::int AS start
-      FROM (SELECT unnest(@terms::text[]) AS term, unnest(@counts::int[]) AS n,
-                   generate_subscripts(@terms::text[], 1) AS i) AS u) AS p
+     (SELECT c.term, c.n, (sum(c.n) OVER (ORDER BY c.i) - c.n + 1)::int AS start
+      FROM (SELECT u.term, u.i, (@counts::int[])[u.i] AS n
+            FROM unnest(@terms::text[]) WITH ORDINALITY AS u(term, i)) AS c) AS p
 WHERE t.id = @task_id AND t.owner_user_id = @owner_user_id
 ON CONFLICT (task_id, term, first_seq) DO NOTHING;
 
@@ -26,20 +26,21 @@ SELECT EXISTS (SELECT 1 FROM task_search_term WHERE task_id = @task_id AND owner
 SELECT coalesce(min(per_term.n), 0)::bigint AS at_most
 FROM (SELECT (SELECT coalesce(sum(cardinality(p.seqs)), 0) FROM task_search_term p
               WHERE p.task_id = @task_id AND p.owner_user_id = @owner_user_id
-                AND p.term >= q.term AND p.term < q.term || CASE WHEN q.prefix THEN chr(1114111) ELSE chr(1) END) AS n
-      FROM (SELECT unnest(@terms::text[]) AS term, unnest(@prefixes::bool[]) AS prefix) AS q) AS per_term;
+                AND p.term >= q.term AND p.term < q.term || CASE WHEN (@prefixes::bool[])[q.i] THEN chr(1114111) ELSE chr(1) END) AS n
+      FROM unnest(@terms::text[]) WITH ORDINALITY AS q(term, i)) AS per_term;
 
 -- name: SearchConversationSeqs :many
--- The task's conversations that have every one of @terms (distinct, read as
--- CountSearchPostings reads them), ascending, at most @max_rows: a search few
--- conversations match is listed from these, instead of walking the list's sort.
+-- The task's conversations that have every one of @terms (at most 31, read as
+-- CountSearchPostings reads them: a bit for each, set by its lists), ascending, at most
+-- @max_rows: a search few conversations match is listed from these, instead of walking
+-- the list's sort.
 SELECT h.seq::int AS seq
-FROM (SELECT q.term, unnest(p.seqs) AS seq
-      FROM (SELECT unnest(@terms::text[]) AS term, unnest(@prefixes::bool[]) AS prefix) AS q, task_search_term p
+FROM (SELECT q.i, unnest(p.seqs) AS seq
+      FROM unnest(@terms::text[]) WITH ORDINALITY AS q(term, i), task_search_term p
       WHERE p.task_id = @task_id AND p.owner_user_id = @owner_user_id
-        AND p.term >= q.term AND p.term < q.term || CASE WHEN q.prefix THEN chr(1114111) ELSE chr(1) END) AS h
+        AND p.term >= q.term AND p.term < q.term || CASE WHEN (@prefixes::bool[])[q.i] THEN chr(1114111) ELSE chr(1) END) AS h
 GROUP BY h.seq
-HAVING count(DISTINCT h.term) = cardinality(@terms::text[])
+HAVING bit_or(1 << (h.i::int - 1)) = (1 << cardinality(@terms::text[])) - 1
 ORDER BY h.seq
 LIMIT @max_rows;
 
