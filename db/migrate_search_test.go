@@ -15,7 +15,8 @@ import (
 )
 
 // Migration 16 turns the search documents of the tasks diagnosed before it into posting
-// lists, and back when it is undone: no task loses its search.
+// lists, and back when it is undone: no task loses its search, and a conversation
+// without a word keeps its empty document.
 func TestSearchPostingsMigrationKeepsEveryTasksTerms(t *testing.T) {
 	t.Parallel()
 	pool, _ := dbtest.Isolated(t)
@@ -32,7 +33,7 @@ func TestSearchPostingsMigrationKeepsEveryTasksTerms(t *testing.T) {
 	task := uuid.New()
 	_, err = pool.Exec(ctx, `INSERT INTO analysis_task (id, owner_user_id, title) VALUES ($1, $2, 'old')`, task, owner)
 	require.NoError(t, err)
-	docs := map[int]string{1: "order refund", 2: "order 退款", 501: "order", 502: "parcel refund"}
+	docs := map[int]string{1: "order refund", 2: "order 退款", 3: "", 501: "order", 502: "parcel refund"}
 	for seq, doc := range docs {
 		_, err = pool.Exec(ctx, `INSERT INTO task_conversation (task_id, owner_user_id, seq, external_id, messages, message_count)
 			VALUES ($1, $2, $3, $4, '[]', 0)`, task, owner, seq, fmt.Sprint("c", seq))
@@ -54,9 +55,9 @@ func TestSearchPostingsMigrationKeepsEveryTasksTerms(t *testing.T) {
 	}
 	require.NoError(t, rows.Err())
 	require.Equal(t, map[string][]int32{
-		"order@1": {1, 2}, "refund@1": {1}, "退款@1": {2},
-		"order@501": {501}, "parcel@501": {502}, "refund@501": {502},
-	}, postings, "a list per term and batch of 500")
+		"@1": {1, 2, 3}, "order@1": {1, 2}, "refund@1": {1}, "退款@1": {2},
+		"@501": {501, 502}, "order@501": {501}, "parcel@501": {502}, "refund@501": {502},
+	}, postings, "a list per term and batch of 500, and the empty term's of every conversation")
 
 	_, err = provider.DownTo(ctx, 15)
 	require.NoError(t, err)

@@ -102,8 +102,11 @@ func fillMenus(v *pages.ConversationListView, clusters []dbsqlc.ListClusterNames
 }
 
 // describeFilter says in words what the list is restricted to, or why a cluster or a
-// driver it names does not exist.
+// driver it names does not exist, or why the search cannot be listed.
 func describeFilter(f store.ConversationFilter, query string, list store.ConversationList) ([]string, string) {
+	if list.TooBroad {
+		return nil, fmt.Sprintf("The search %q has too many words that most conversations share to list at once; leave some out, or use longer words.", query)
+	}
 	var out []string
 	if f.Cluster != nil {
 		i := slices.IndexFunc(list.Clusters, func(c dbsqlc.ListClusterNamesRow) bool { return c.Idx == *f.Cluster })

@@ -12,7 +12,7 @@ import (
 )
 
 const countSearchPostings = `-- name: CountSearchPostings :one
-SELECT coalesce(min(per_term.n), 0)::bigint AS at_most
+SELECT coalesce(min(per_term.n), 0)::bigint AS at_most, coalesce(sum(per_term.n), 0)::bigint AS reads
 FROM (SELECT (SELECT coalesce(sum(cardinality(p.seqs)), 0) FROM task_search_term p
               WHERE p.task_id = $1 AND p.owner_user_id = $2
                 AND p.term >= q.term AND p.term < q.term || CASE WHEN ($3::bool[])[q.i] THEN chr(1114111) ELSE chr(1) END) AS n
@@ -26,20 +26,29 @@ type CountSearchPostingsParams struct {
 	Terms       []string
 }
 
-// At least as many conversations as a search of @terms matches: for each term, the
-// conversations of every posting list it reads (a word reads every term it starts,
-// @prefixes true; a Chinese character or pair only itself), and of those the fewest.
-// It reads the lists' lengths only, to choose how the list is read.
-func (q *Queries) CountSearchPostings(ctx context.Context, db DBTX, arg CountSearchPostingsParams) (int64, error) {
+type CountSearchPostingsRow struct {
+	AtMost int64
+	Reads  int64
+}
+
+// At least as many conversations as a search of @terms matches, and how many seqs
+// reading its lists would read: for each term, the conversations of every posting list
+// it reads, the fewest of those, and their sum over the terms. A term with @prefixes
+// set reads every term it starts, the range up to itself followed by U+10FFFF (the
+// highest code point: in the C collation, byte order, every string that starts with it
+// is below that); one without, only itself, the range up to itself followed by U+0001,
+// which nothing but the term itself is in (a text holds no U+0000). It reads the lists'
+// lengths only, to choose how the list is read.
+func (q *Queries) CountSearchPostings(ctx context.Context, db DBTX, arg CountSearchPostingsParams) (CountSearchPostingsRow, error) {
 	row := db.QueryRow(ctx, countSearchPostings,
 		arg.TaskID,
 		arg.OwnerUserID,
 		arg.Prefixes,
 		arg.Terms,
 	)
-	var at_most int64
-	err := row.Scan(&at_most)
-	return at_most, err
+	var i CountSearchPostingsRow
+	err := row.Scan(&i.AtMost, &i.Reads)
+	return i, err
 }
 
 const insertSearchPostings = `-- name: InsertSearchPostings :exec
@@ -143,7 +152,7 @@ func (q *Queries) SearchConversationSeqs(ctx context.Context, db DBTX, arg Searc
 }
 
 const taskHasSearch = `-- name: TaskHasSearch :one
-SELECT EXISTS (SELECT 1 FROM task_search_term WHERE task_id = $1 AND owner_user_id = $2)::boolean
+SELECT EXISTS (SELECT 1 FROM task_search_term WHERE task_id = $1 AND owner_user_id = $2 AND term = '')::boolean
 `
 
 type TaskHasSearchParams struct {
@@ -152,7 +161,8 @@ type TaskHasSearchParams struct {
 }
 
 // Whether the task's conversations can be searched: a task diagnosed before its
-// conversations' terms were stored has none.
+// conversations' terms were stored has no list of the empty term, which lists the
+// indexed conversations of each batch whatever words they have.
 func (q *Queries) TaskHasSearch(ctx context.Context, db DBTX, arg TaskHasSearchParams) (bool, error) {
 	row := db.QueryRow(ctx, taskHasSearch, arg.TaskID, arg.OwnerUserID)
 	var column_1 bool

@@ -7,8 +7,10 @@
 -- shares most of its words, so here it adds a dozen rows per conversation. A search
 -- reads a term's rows by the primary key, a word as the start of a term being a range
 -- of it; term is in the "C" collation, so the range is one of bytes whatever the
--- database's locale. toast_tuple_target keeps a batch's seqs (up to 2 KB) in the row,
--- uncompressed.
+-- database's locale. The empty term, which no search looks for, lists every indexed
+-- conversation of the batch, so a task whose conversations were indexed is told from
+-- one diagnosed before search existed even when none of them has a word.
+-- toast_tuple_target keeps a batch's seqs (up to 2 KB) in the row, uncompressed.
 CREATE TABLE task_search_term (
     task_id       uuid      NOT NULL,
     owner_user_id bigint    NOT NULL,
@@ -19,10 +21,11 @@ CREATE TABLE task_search_term (
     FOREIGN KEY (task_id, owner_user_id) REFERENCES analysis_task (id, owner_user_id) ON DELETE CASCADE
 ) WITH (toast_tuple_target = 8160);
 
+-- The stored documents, in batches of 500 as the quality pass writes them.
 INSERT INTO task_search_term (task_id, owner_user_id, term, first_seq, seqs)
-SELECT s.task_id, s.owner_user_id, l.lexeme, (s.seq - 1) / 500 * 500 + 1, array_agg(s.seq ORDER BY s.seq)
-FROM task_search s, unnest(s.doc) AS l
-GROUP BY s.task_id, s.owner_user_id, l.lexeme, (s.seq - 1) / 500 * 500 + 1;
+SELECT s.task_id, s.owner_user_id, t.term, (s.seq - 1) / 500 * 500 + 1, array_agg(s.seq ORDER BY s.seq)
+FROM task_search s, LATERAL (SELECT '' AS term UNION ALL SELECT lexeme FROM unnest(s.doc)) AS t
+GROUP BY s.task_id, s.owner_user_id, t.term, (s.seq - 1) / 500 * 500 + 1;
 
 DROP TABLE task_search;
 
@@ -39,9 +42,9 @@ CREATE TABLE task_search (
 CREATE INDEX task_search_doc ON task_search USING gin (doc);
 
 INSERT INTO task_search (task_id, owner_user_id, seq, doc)
-SELECT p.task_id, p.owner_user_id, s.seq, array_to_tsvector(array_agg(p.term ORDER BY p.term))
+SELECT p.task_id, p.owner_user_id, s.seq,
+       array_to_tsvector(coalesce(array_agg(p.term ORDER BY p.term) FILTER (WHERE p.term <> ''), '{}'))
 FROM task_search_term p, unnest(p.seqs) AS s(seq)
-GROUP BY p.task_id, p.owner_user_id, s.seq
-ON CONFLICT (task_id, seq) DO NOTHING;
+GROUP BY p.task_id, p.owner_user_id, s.seq;
 
 DROP TABLE task_search_term;

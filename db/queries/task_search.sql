@@ -15,15 +15,20 @@ ON CONFLICT (task_id, term, first_seq) DO NOTHING;
 
 -- name: TaskHasSearch :one
 -- Whether the task's conversations can be searched: a task diagnosed before its
--- conversations' terms were stored has none.
-SELECT EXISTS (SELECT 1 FROM task_search_term WHERE task_id = @task_id AND owner_user_id = @owner_user_id)::boolean;
+-- conversations' terms were stored has no list of the empty term, which lists the
+-- indexed conversations of each batch whatever words they have.
+SELECT EXISTS (SELECT 1 FROM task_search_term WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND term = '')::boolean;
 
 -- name: CountSearchPostings :one
--- At least as many conversations as a search of @terms matches: for each term, the
--- conversations of every posting list it reads (a word reads every term it starts,
--- @prefixes true; a Chinese character or pair only itself), and of those the fewest.
--- It reads the lists' lengths only, to choose how the list is read.
-SELECT coalesce(min(per_term.n), 0)::bigint AS at_most
+-- At least as many conversations as a search of @terms matches, and how many seqs
+-- reading its lists would read: for each term, the conversations of every posting list
+-- it reads, the fewest of those, and their sum over the terms. A term with @prefixes
+-- set reads every term it starts, the range up to itself followed by U+10FFFF (the
+-- highest code point: in the C collation, byte order, every string that starts with it
+-- is below that); one without, only itself, the range up to itself followed by U+0001,
+-- which nothing but the term itself is in (a text holds no U+0000). It reads the lists'
+-- lengths only, to choose how the list is read.
+SELECT coalesce(min(per_term.n), 0)::bigint AS at_most, coalesce(sum(per_term.n), 0)::bigint AS reads
 FROM (SELECT (SELECT coalesce(sum(cardinality(p.seqs)), 0) FROM task_search_term p
               WHERE p.task_id = @task_id AND p.owner_user_id = @owner_user_id
                 AND p.term >= q.term AND p.term < q.term || CASE WHEN (@prefixes::bool[])[q.i] THEN chr(1114111) ELSE chr(1) END) AS n

@@ -116,8 +116,11 @@ type ConversationList struct {
 	Conversations []dbsqlc.ListTaskConversationsRow
 	Next          *ConversationCursor
 	// Unsearchable is set when a search found nothing because the task has no search
-	// documents: it was diagnosed before they were stored.
+	// terms: it was diagnosed before they were stored.
 	Unsearchable bool
+	// TooBroad is set, and nothing listed, when a search would read more than
+	// maxSearchReads seqs of posting lists: many words common to most conversations.
+	TooBroad bool
 }
 
 // Conversations reads up to limit of owner's task's kept conversations that f lets
@@ -143,8 +146,8 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 			}
 			p := listParams(id, uid, f, limit+1)
 			if len(f.Search) > 0 {
-				if err := s.searchFirst(ctx, tx, &p); err != nil {
-					return fmt.Errorf("search: %w", err)
+				if l.TooBroad, err = s.searchFirst(ctx, tx, &p, maxSearchReads); err != nil || l.TooBroad {
+					return err
 				}
 			}
 			if l.Conversations, err = s.q.ListTaskConversations(ctx, planned{tx}, p); err != nil {
@@ -176,29 +179,44 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 // them; a search matching more is checked along the list's sort instead.
 const fewMatches = 2000
 
+// maxSearchReads is the most seqs a search reads from the posting lists: a term read
+// along the walk is looked for in all its conversations at once, ~0.3 µs a seq, so
+// this bounds a page of the list at ~100 ms. Seven words that every conversation of a
+// 40,000-conversation task has stay under it.
+const maxSearchReads = 300_000
+
 // searchFirst reads the conversations a search matches from the posting lists, when
 // they are few, and lists from them: walking the sort's index costs in proportion to
 // the conversations walked, which for a rare word can be all of them. A common word
 // finds its page within a short walk, looking each conversation up in its matches.
 // Whether they are few is told from the lists' lengths alone, which bound the matches.
-func (s *Store) searchFirst(ctx context.Context, tx pgx.Tx, p *dbsqlc.ListTaskConversationsParams) error {
+// It reports a search that would read more than maxReads seqs, and then changes p in
+// nothing.
+func (s *Store) searchFirst(ctx context.Context, tx pgx.Tx, p *dbsqlc.ListTaskConversationsParams, maxReads int64) (tooBroad bool, err error) {
 	if err := s.q.PreferSearchIndexes(ctx, tx); err != nil {
-		return err
+		return false, fmt.Errorf("search: %w", err)
 	}
-	atMost, err := s.q.CountSearchPostings(ctx, planned{tx}, dbsqlc.CountSearchPostingsParams{
+	n, err := s.q.CountSearchPostings(ctx, planned{tx}, dbsqlc.CountSearchPostingsParams{
 		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, Terms: p.Terms, Prefixes: p.Prefixes,
 	})
-	if err != nil || atMost > fewMatches {
-		return err
+	switch {
+	case err != nil:
+		return false, fmt.Errorf("search: %w", err)
+	case n.Reads > maxReads:
+		return true, nil
+	case n.AtMost > fewMatches:
+		return false, nil
 	}
-	seqs, err := s.q.SearchConversationSeqs(ctx, planned{tx}, dbsqlc.SearchConversationSeqsParams{
-		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, Terms: p.Terms, Prefixes: p.Prefixes, MaxRows: fewMatches,
-	})
-	if err != nil {
-		return err
+	seqs := []int32{} // none, not NULL: a list of no seqs lists nothing
+	if n.AtMost > 0 {
+		if seqs, err = s.q.SearchConversationSeqs(ctx, planned{tx}, dbsqlc.SearchConversationSeqsParams{
+			TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, Terms: p.Terms, Prefixes: p.Prefixes, MaxRows: fewMatches,
+		}); err != nil {
+			return false, fmt.Errorf("search: %w", err)
+		}
 	}
 	p.Terms, p.Prefixes, p.Seqs = nil, nil, append([]int32{}, seqs...)
-	return nil
+	return false, nil
 }
 
 func listParams(id uuid.UUID, owner int64, f ConversationFilter, rows int) dbsqlc.ListTaskConversationsParams {

@@ -6,6 +6,10 @@ import "slices"
 // conversations that have it. A batch's conversations share most of their words, so
 // the lists are far fewer than the terms of every conversation (a dozen a conversation
 // for batches of 500 of one agent's conversations, against ~250 terms each).
+//
+// The empty term, which no search looks for, lists every conversation added: it tells
+// a task whose conversations were indexed, even if none has a word, from one diagnosed
+// before search existed.
 type Postings struct {
 	seqs map[string][]int32
 }
@@ -16,12 +20,13 @@ func NewPostings() *Postings { return &Postings{seqs: map[string][]int32{}} }
 // Add records that conversation seq has terms (distinct, as Indexer.Terms makes
 // them). Conversations are added in ascending seq.
 func (p *Postings) Add(seq int32, terms []string) {
+	p.seqs[""] = append(p.seqs[""], seq)
 	for _, t := range terms {
 		p.seqs[t] = append(p.seqs[t], seq)
 	}
 }
 
-// Empty reports whether no conversation added a term.
+// Empty reports whether no conversation was added.
 func (p *Postings) Empty() bool { return len(p.seqs) == 0 }
 
 // Lists returns the posting lists as PostgreSQL takes them (InsertSearchPostings): the

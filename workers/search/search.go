@@ -22,13 +22,17 @@ const (
 	// encoded data that nobody types into a search box.
 	maxTermRunes = 40
 	// MaxTerms is how many distinct terms one conversation is indexed by: far more than
-	// a conversation of a few hundred turns has, and far below what PostgreSQL stores in
-	// one document.
+	// a conversation of a few hundred turns has, so a conversation cannot fill its
+	// batch's posting lists with data no one searches for.
 	MaxTerms = 20_000
 	// MaxQueryRunes is the longest search accepted.
 	MaxQueryRunes = 200
 	// maxQueryTerms is how many terms of a search are looked for.
 	maxQueryTerms = 16
+	// minPrefixRunes is the shortest word of a search that matches the terms it starts:
+	// a shorter one ("a", "no") matches itself only, for it starts thousands of terms
+	// and would read the posting lists of most of them.
+	minPrefixRunes = 3
 )
 
 // maxWords bounds an Indexer's memory of words; past it the memory starts again.
@@ -131,8 +135,9 @@ func (x *Indexer) word(w, text string) *term {
 // Term is one term a search looks for.
 type Term struct {
 	Text string
-	// Prefix is set for a word, which matches every term it starts ("refu" finds
-	// "refund"); a Chinese or Japanese character or pair matches itself only.
+	// Prefix is set for a word of minPrefixRunes or more, which matches every term it
+	// starts ("refu" finds "refund"); a shorter word, and a Chinese or Japanese
+	// character or pair, matches itself only.
 	Prefix bool
 }
 
@@ -143,12 +148,13 @@ func Query(text string) []Term {
 	var terms []Term
 	seen := map[string]bool{}
 	for _, t := range textmatch.Terms(text) {
-		prefix := !cjk(t)
-		if prefix {
-			if utf8.RuneCountInString(t) > maxTermRunes {
+		prefix := false
+		if !cjk(t) {
+			n := utf8.RuneCountInString(t)
+			if n > maxTermRunes {
 				continue
 			}
-			t = textmatch.Stem(t)
+			t, prefix = textmatch.Stem(t), n >= minPrefixRunes
 		}
 		if !seen[t] && len(terms) < maxQueryTerms {
 			seen[t] = true

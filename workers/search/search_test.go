@@ -58,7 +58,8 @@ func TestQuery(t *testing.T) {
 		{"退", []search.Term{chinese("退")}},
 		{"get_order_details", []search.Term{word("get"), word("order"), word("detail")}},
 		{"order order", []search.Term{word("order")}},
-		{"it's", []search.Term{word("it")}},
+		{"it's", []search.Term{{Text: "it"}}},
+		{"No refunds", []search.Term{{Text: "no"}, word("refund")}},
 		{"!!! ??", nil},
 		{"", nil},
 	} {
@@ -76,7 +77,7 @@ func TestPostingsListEachTermsConversations(t *testing.T) {
 	p.Add(9, []string{"refund"})
 	require.False(t, p.Empty())
 	terms, counts, seqs := p.Lists()
-	require.Equal(t, []string{"order", "refund", "退款"}, terms)
-	require.Equal(t, []int32{2, 2, 1}, counts)
-	require.Equal(t, []int32{3, 7, 3, 9, 7}, seqs)
+	require.Equal(t, []string{"", "order", "refund", "退款"}, terms, "the empty term lists every conversation")
+	require.Equal(t, []int32{4, 2, 2, 1}, counts)
+	require.Equal(t, []int32{3, 4, 7, 9, 3, 7, 3, 9, 7}, seqs)
 }
