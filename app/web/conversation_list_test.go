@@ -254,10 +254,10 @@ func intArray(seqs []int) string {
 	return "{" + strings.Join(parts, ",") + "}"
 }
 
-// TestConversationListSearchesCommonAndRareWords lists 2,100 short conversations by a
-// word every one of them has (checked along the list's sort) and by one a few have
-// (listed from its matches), page by page, and requires exactly the conversations
-// SQL gives for each.
+// TestConversationListSearchesCommonAndRareWords lists 2,100 short conversations by
+// words every one of them has (checked along the list's sort, one word and two) and by
+// a word a few have, alone and with a common one (listed from its matches), page by
+// page, and requires exactly the conversations SQL gives for each.
 func TestConversationListSearchesCommonAndRareWords(t *testing.T) {
 	t.Parallel()
 	b := setupLoop(t)
@@ -275,15 +275,18 @@ func TestConversationListSearchesCommonAndRareWords(t *testing.T) {
 		}}
 	}
 	id := b.diagnose(t, b.alice, "Orders", convs)
-	for query, like := range map[string]string{
-		"q=hello&sort=turns": `%hello%`,
-		"q=parcels":          `%parcel%`,
+	has := func(word string) string { return `lower(c.messages::text) LIKE '%` + word + `%'` }
+	for query, where := range map[string]string{
+		"q=hello&sort=turns":                    has("hello"),
+		"q=parcels":                             has("parcel"),
+		"q=" + url.QueryEscape("thanks, hello"): has("thank") + " AND " + has("hello"),
+		"q=" + url.QueryEscape("hello parcel"):  has("hello") + " AND " + has("parcel"),
 	} {
 		order := `coalesce(c.failure_score, -1) DESC`
 		if strings.Contains(query, "turns") {
 			order = `c.message_count DESC`
 		}
-		want := sqlSeqs(t, b.pool, id, `lower(c.messages::text) LIKE '`+like+`'`, order)
+		want := sqlSeqs(t, b.pool, id, where, order)
 		got, pages := listedSeqs(t, b.alice, "/tasks/"+id.String()+"/conversations?"+query)
 		require.Equal(t, want, got, query)
 		t.Logf("%s: %d conversations on %d pages", query, len(got), pages)

@@ -587,10 +587,19 @@ WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.qc_status = 'kept'
   AND ($7::text IS NULL OR c.label = $7::text)
   AND ($8::text IS NULL OR c.risk_flags @> jsonb_build_array(jsonb_build_object('kind', $8::text)))
   AND ($9::text[] IS NULL OR c.seq IN (
+        -- One term: its lists' seqs as they are (the lookup ignores repeats).
+        SELECT unnest(p.seqs) FROM task_search_term p
+        WHERE cardinality($9::text[]) = 1
+          AND p.task_id = $1 AND p.owner_user_id = $2
+          AND p.term >= ($9::text[])[1]
+          AND p.term < ($9::text[])[1] || CASE WHEN ($10::bool[])[1] THEN chr(1114111) ELSE chr(1) END
+        UNION ALL
+        -- More: the seqs with a bit set by every term's lists.
         SELECT h.seq FROM (
             SELECT q.i, unnest(p.seqs) AS seq
             FROM unnest($9::text[]) WITH ORDINALITY AS q(term, i), task_search_term p
-            WHERE p.task_id = $1 AND p.owner_user_id = $2
+            WHERE cardinality($9::text[]) > 1
+              AND p.task_id = $1 AND p.owner_user_id = $2
               AND p.term >= q.term AND p.term < q.term || CASE WHEN ($10::bool[])[q.i] THEN chr(1114111) ELSE chr(1) END) AS h
         GROUP BY h.seq
         HAVING bit_or(1 << (h.i::int - 1)) = (1 << cardinality($9::text[])) - 1))

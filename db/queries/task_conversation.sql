@@ -268,10 +268,19 @@ WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.qc_status 
   AND (sqlc.narg('label')::text IS NULL OR c.label = sqlc.narg('label')::text)
   AND (sqlc.narg('risk')::text IS NULL OR c.risk_flags @> jsonb_build_array(jsonb_build_object('kind', sqlc.narg('risk')::text)))
   AND (sqlc.narg('terms')::text[] IS NULL OR c.seq IN (
+        -- One term: its lists' seqs as they are (the lookup ignores repeats).
+        SELECT unnest(p.seqs) FROM task_search_term p
+        WHERE cardinality(sqlc.narg('terms')::text[]) = 1
+          AND p.task_id = @task_id AND p.owner_user_id = @owner_user_id
+          AND p.term >= (sqlc.narg('terms')::text[])[1]
+          AND p.term < (sqlc.narg('terms')::text[])[1] || CASE WHEN (@prefixes::bool[])[1] THEN chr(1114111) ELSE chr(1) END
+        UNION ALL
+        -- More: the seqs with a bit set by every term's lists.
         SELECT h.seq FROM (
             SELECT q.i, unnest(p.seqs) AS seq
             FROM unnest(sqlc.narg('terms')::text[]) WITH ORDINALITY AS q(term, i), task_search_term p
-            WHERE p.task_id = @task_id AND p.owner_user_id = @owner_user_id
+            WHERE cardinality(sqlc.narg('terms')::text[]) > 1
+              AND p.task_id = @task_id AND p.owner_user_id = @owner_user_id
               AND p.term >= q.term AND p.term < q.term || CASE WHEN (@prefixes::bool[])[q.i] THEN chr(1114111) ELSE chr(1) END) AS h
         GROUP BY h.seq
         HAVING bit_or(1 << (h.i::int - 1)) = (1 << cardinality(sqlc.narg('terms')::text[])) - 1))
