@@ -82,7 +82,7 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 			w.verdicts.ContentHashes = append(w.verdicts.ContentHashes, v.ContentHash)
 			w.verdicts.Flags = append(w.verdicts.Flags, flags)
 			if v.Status == quality.Kept {
-				w.search.Add(c.seq, c.terms)
+				w.addTerms(c.seq, c.terms)
 			}
 		}
 		done += len(page)
@@ -149,7 +149,22 @@ func (l *labelCounts) add(label transcript.Label) {
 // of the conversations checked since the last store.
 type qualityWrites struct {
 	verdicts dbsqlc.SetConversationQualityParams
-	search   *search.Postings
+	search   []*search.Postings // in seq order; the next starts once one holds maxBatchTerms terms
+}
+
+// maxBatchTerms bounds the distinct terms one batch of posting lists holds (~100 bytes
+// each in memory): the conversations of an agent share most of their words, a dozen
+// lists a conversation, but ids and data in every message make a list of each.
+const maxBatchTerms = 100_000
+
+// addTerms adds a kept conversation's search terms to the batch's posting lists,
+// starting lists of their own once the last ones hold maxBatchTerms terms. Where they
+// start depends only on the conversations, so a pass done again makes the same lists.
+func (w *qualityWrites) addTerms(seq int32, terms []string) {
+	if n := len(w.search); n == 0 || w.search[n-1].Terms() >= maxBatchTerms {
+		w.search = append(w.search, search.NewPostings())
+	}
+	w.search[len(w.search)-1].Add(seq, terms)
 }
 
 // next checks that seq is the next of the batch: the verdicts are stored by position
@@ -169,7 +184,6 @@ func (w *qualityWrites) next(seq int32) error {
 func (r *run) newQualityWrites() qualityWrites {
 	return qualityWrites{
 		verdicts: dbsqlc.SetConversationQualityParams{TaskID: r.id, OwnerUserID: r.owner, SelectKept: r.selectedKept},
-		search:   search.NewPostings(),
 	}
 }
 
@@ -201,10 +215,10 @@ func (r *run) storeQuality(ctx context.Context, b qualityBatch) error {
 				return fmt.Errorf("%d of the %d conversations from %d were not found", int64(want)-n, want, w.verdicts.FirstSeq)
 			}
 		}
-		if !w.search.Empty() {
-			terms, counts, seqs := w.search.Lists()
+		for _, p := range w.search {
+			terms, counts, seqs := p.Lists()
 			err := r.q.InsertSearchPostings(ctx, tx, dbsqlc.InsertSearchPostingsParams{
-				TaskID: r.id, OwnerUserID: r.owner, FirstSeq: w.verdicts.FirstSeq, Terms: terms, Counts: counts, Seqs: seqs,
+				TaskID: r.id, OwnerUserID: r.owner, FirstSeq: p.First(), Terms: terms, Counts: counts, Seqs: seqs,
 			})
 			if err != nil {
 				return err

@@ -11,7 +11,8 @@ import "slices"
 // a task whose conversations were indexed, even if none has a word, from one diagnosed
 // before search existed.
 type Postings struct {
-	seqs map[string][]int32
+	first int32 // the first conversation added
+	seqs  map[string][]int32
 }
 
 // NewPostings returns Postings with no conversation.
@@ -20,14 +21,20 @@ func NewPostings() *Postings { return &Postings{seqs: map[string][]int32{}} }
 // Add records that conversation seq has terms (distinct, as Indexer.Terms makes
 // them). Conversations are added in ascending seq.
 func (p *Postings) Add(seq int32, terms []string) {
+	if len(p.seqs) == 0 {
+		p.first = seq
+	}
 	p.seqs[""] = append(p.seqs[""], seq)
 	for _, t := range terms {
 		p.seqs[t] = append(p.seqs[t], seq)
 	}
 }
 
-// Empty reports whether no conversation was added.
-func (p *Postings) Empty() bool { return len(p.seqs) == 0 }
+// First is the first conversation added, which names the lists' batch.
+func (p *Postings) First() int32 { return p.first }
+
+// Terms is how many lists there are: what the Postings hold in memory grows with it.
+func (p *Postings) Terms() int { return len(p.seqs) }
 
 // Lists returns the posting lists as PostgreSQL takes them (InsertSearchPostings): the
 // terms, sorted, so their rows go into the primary key in its order; how many
