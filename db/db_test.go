@@ -97,7 +97,7 @@ func TestSchemaConstraints(t *testing.T) {
 }
 
 // Deleting a task deletes every row it holds (its conversations, their findings and
-// search terms) and nothing of another task's.
+// search documents) and nothing of another task's.
 func TestDeletingATaskDeletesItsRows(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -113,12 +113,12 @@ func TestDeletingATaskDeletesItsRows(t *testing.T) {
 		_, err = tx.Exec(ctx, `INSERT INTO task_finding (task_id, owner_user_id, conversation_seq, idx, type, category, title,
 			severity, confidence, priority_score) VALUES ($1, $2, 1, 0, 'RISK', 'tool_error', 'A tool failed', 3, 0.9, 50)`, tasks[i], owner)
 		require.NoError(t, err)
-		_, err = tx.Exec(ctx, `INSERT INTO task_search_term (task_id, owner_user_id, term, first_seq, seqs) VALUES ($1, $2, 'refund', 1, '{1}')`, tasks[i], owner)
+		_, err = tx.Exec(ctx, `INSERT INTO task_search (task_id, owner_user_id, seq, doc) VALUES ($1, $2, 1, 'refund'::tsvector)`, tasks[i], owner)
 		require.NoError(t, err)
 	}
 	_, err := tx.Exec(ctx, `DELETE FROM analysis_task WHERE id = $1`, tasks[0])
 	require.NoError(t, err)
-	for _, table := range []string{"task_conversation", "task_finding", "task_search_term"} {
+	for _, table := range []string{"task_conversation", "task_finding", "task_search"} {
 		var gone, kept int
 		require.NoError(t, tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE task_id = $1), count(*) FILTER (WHERE task_id = $2) FROM `+table,
 			tasks[0], tasks[1]).Scan(&gone, &kept))

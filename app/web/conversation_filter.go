@@ -68,10 +68,7 @@ func conversationFilter(q url.Values) (store.ConversationFilter, pages.Conversat
 		if n := utf8.RuneCountInString(form.Query); n > search.MaxQueryRunes {
 			return f, form, fmt.Sprintf("The search is %d characters long; keep it to %d.", n, search.MaxQueryRunes)
 		}
-		for _, t := range search.Query(form.Query) {
-			f.Search = append(f.Search, store.SearchTerm{Text: t.Text, Prefix: t.Prefix})
-		}
-		if len(f.Search) == 0 {
+		if f.Query = search.Query(form.Query); f.Query == "" {
 			return f, form, fmt.Sprintf("The search %q has no words to look for.", form.Query)
 		}
 	}

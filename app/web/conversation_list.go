@@ -102,11 +102,8 @@ func fillMenus(v *pages.ConversationListView, clusters []dbsqlc.ListClusterNames
 }
 
 // describeFilter says in words what the list is restricted to, or why a cluster or a
-// driver it names does not exist, or why the search cannot be listed.
+// driver it names does not exist.
 func describeFilter(f store.ConversationFilter, query string, list store.ConversationList) ([]string, string) {
-	if list.TooBroad {
-		return nil, fmt.Sprintf("The search %q has too many words that most conversations share to list at once; leave some out, or use longer words.", query)
-	}
 	var out []string
 	if f.Cluster != nil {
 		i := slices.IndexFunc(list.Clusters, func(c dbsqlc.ListClusterNamesRow) bool { return c.Idx == *f.Cluster })
@@ -137,7 +134,7 @@ func describeFilter(f store.ConversationFilter, query string, list store.Convers
 	if f.Risk != nil {
 		out = append(out, "Flagged: "+report.RiskKindLabel(*f.Risk))
 	}
-	if len(f.Search) > 0 {
+	if f.Query != "" {
 		out = append(out, fmt.Sprintf("Matching %q", query))
 	}
 	return out, ""

@@ -133,10 +133,10 @@ func TestConversationListRefusesBadFilters(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, b.alice.Get(t, "/tasks/"+uuid.NewString()+"/conversations").StatusCode)
 	require.Equal(t, http.StatusNotFound, b.alice.Get(t, "/tasks/not-a-uuid/conversations").StatusCode)
 
-	// A task diagnosed before search terms were stored says so instead of "no match".
+	// A task diagnosed before search documents were stored says so instead of "no match".
 	doc := parse(t, b.alice.Get(t, path+"q=hello"))
 	require.Equal(t, 0, testid(doc, "unsearchable").Length())
-	_, err := b.pool.Exec(context.Background(), `DELETE FROM task_search_term WHERE task_id = $1`, id)
+	_, err := b.pool.Exec(context.Background(), `DELETE FROM task_search WHERE task_id = $1`, id)
 	require.NoError(t, err)
 	doc = parse(t, b.alice.Get(t, path+"q=hello"))
 	require.Contains(t, testid(doc, "unsearchable").Text(), "Run again")
@@ -256,8 +256,8 @@ func intArray(seqs []int) string {
 
 // TestConversationListSearchesCommonAndRareWords lists 2,100 short conversations by
 // words every one of them has (checked along the list's sort, one word and two) and by
-// a word a few have, alone and with a common one (listed from its matches), page by
-// page, and requires exactly the conversations SQL gives for each.
+// a word a few have, alone and with a common one (listed from the words' index), page
+// by page, and requires exactly the conversations SQL gives for each.
 func TestConversationListSearchesCommonAndRareWords(t *testing.T) {
 	t.Parallel()
 	b := setupLoop(t)

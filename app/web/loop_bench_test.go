@@ -197,7 +197,7 @@ func uniqueConversations(b *testing.B, n int) []transcript.Conversation {
 }
 
 // listRecorder keeps the last queries of the conversation list the server ran
-// (CountSearchPostings, SearchConversationSeqs, ListTaskConversations), to explain them.
+// (SearchConversationSeqs, ListTaskConversations), to explain them.
 type listRecorder struct {
 	mu      sync.Mutex
 	queries []recordedQuery
@@ -209,18 +209,12 @@ type recordedQuery struct {
 }
 
 func (r *listRecorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	if strings.HasPrefix(d.SQL, "-- name: ListTaskConversations ") || searchQuery(d.SQL) {
+	if strings.HasPrefix(d.SQL, "-- name: ListTaskConversations ") || strings.HasPrefix(d.SQL, "-- name: SearchConversationSeqs ") {
 		r.mu.Lock()
 		r.queries = append(r.queries, recordedQuery{d.SQL, d.Args})
 		r.mu.Unlock()
 	}
 	return ctx
-}
-
-// searchQuery reports whether sql is one of the search's reads of the posting lists,
-// which the store runs with sequential scans off (PreferSearchIndexes).
-func searchQuery(sql string) bool {
-	return strings.HasPrefix(sql, "-- name: CountSearchPostings ") || strings.HasPrefix(sql, "-- name: SearchConversationSeqs ")
 }
 
 func (r *listRecorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
@@ -247,7 +241,7 @@ func (r *listRecorder) explain(b *testing.B, pool *pgxpool.Pool) {
 	}
 	defer tx.Rollback(ctx)
 	for _, q := range queries {
-		if searchQuery(q.sql) {
+		if strings.HasPrefix(q.sql, "-- name: SearchConversationSeqs ") {
 			if _, err := tx.Exec(ctx, `SELECT set_config('enable_seqscan', 'off', true)`); err != nil {
 				b.Fatal(err)
 			}

@@ -185,12 +185,11 @@ type TaskFinding struct {
 	Policy          string
 }
 
-type TaskSearchTerm struct {
+type TaskSearch struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
-	Term        string
-	FirstSeq    int32
-	Seqs        []int32
+	Seq         int32
+	Doc         interface{}
 }
 
 type TaskUsage struct {

@@ -568,6 +568,7 @@ SELECT c.seq, c.external_id, c.message_count, c.label, c.failure_score, c.max_se
        coalesce(top.type, '')::text AS top_type, coalesce(top.category, '')::text AS top_category,
        coalesce(top.title, '')::text AS top_title, coalesce(top.severity, 0)::int AS top_severity
 FROM task_conversation c
+LEFT JOIN task_search s ON s.task_id = c.task_id AND s.owner_user_id = c.owner_user_id AND s.seq = c.seq
 LEFT JOIN LATERAL (
     SELECT f.type, f.category, f.title, f.severity
     FROM task_finding f
@@ -586,37 +587,21 @@ WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.qc_status = 'kept'
   AND ($6::int IS NULL OR c.max_severity >= $6::int)
   AND ($7::text IS NULL OR c.label = $7::text)
   AND ($8::text IS NULL OR c.risk_flags @> jsonb_build_array(jsonb_build_object('kind', $8::text)))
-  AND ($9::text[] IS NULL OR c.seq IN (
-        -- One term: its lists' seqs as they are (the lookup ignores repeats).
-        SELECT unnest(p.seqs) FROM task_search_term p
-        WHERE cardinality($9::text[]) = 1
-          AND p.task_id = $1 AND p.owner_user_id = $2
-          AND p.term >= ($9::text[])[1]
-          AND p.term < ($9::text[])[1] || CASE WHEN ($10::bool[])[1] THEN chr(1114111) ELSE chr(1) END
-        UNION ALL
-        -- More: the seqs with a bit set by every term's lists.
-        SELECT h.seq FROM (
-            SELECT q.i, unnest(p.seqs) AS seq
-            FROM unnest($9::text[]) WITH ORDINALITY AS q(term, i), task_search_term p
-            WHERE cardinality($9::text[]) > 1
-              AND p.task_id = $1 AND p.owner_user_id = $2
-              AND p.term >= q.term AND p.term < q.term || CASE WHEN ($10::bool[])[q.i] THEN chr(1114111) ELSE chr(1) END) AS h
-        GROUP BY h.seq
-        HAVING bit_or(1 << (h.i::int - 1)) = (1 << cardinality($9::text[])) - 1))
-  AND ($11::int[] IS NULL OR c.seq = ANY($11::int[]))
-  AND ($12::int IS NULL OR CASE $13::text
-        WHEN 'turns' THEN c.message_count <= $14::int
-             AND (c.message_count < $14::int OR c.seq > $12::int)
-        WHEN 'severity' THEN c.max_severity <= $15::int
-             AND (c.max_severity < $15::int OR c.seq > $12::int)
-        ELSE coalesce(c.failure_score, -1) <= $16::real
-             AND (coalesce(c.failure_score, -1) < $16::real OR c.seq > $12::int)
+  AND ($9::text IS NULL OR s.doc @@ $9::text::tsquery)
+  AND ($10::int[] IS NULL OR c.seq = ANY($10::int[]))
+  AND ($11::int IS NULL OR CASE $12::text
+        WHEN 'turns' THEN c.message_count <= $13::int
+             AND (c.message_count < $13::int OR c.seq > $11::int)
+        WHEN 'severity' THEN c.max_severity <= $14::int
+             AND (c.max_severity < $14::int OR c.seq > $11::int)
+        ELSE coalesce(c.failure_score, -1) <= $15::real
+             AND (coalesce(c.failure_score, -1) < $15::real OR c.seq > $11::int)
         END)
-ORDER BY CASE WHEN $13::text = 'turns' THEN c.message_count END DESC,
-         CASE WHEN $13::text = 'severity' THEN c.max_severity END DESC,
-         CASE WHEN $13::text NOT IN ('turns', 'severity') THEN coalesce(c.failure_score, -1) END DESC,
+ORDER BY CASE WHEN $12::text = 'turns' THEN c.message_count END DESC,
+         CASE WHEN $12::text = 'severity' THEN c.max_severity END DESC,
+         CASE WHEN $12::text NOT IN ('turns', 'severity') THEN coalesce(c.failure_score, -1) END DESC,
          c.seq
-LIMIT $17
+LIMIT $16
 `
 
 type ListTaskConversationsParams struct {
@@ -628,8 +613,7 @@ type ListTaskConversationsParams struct {
 	MinSeverity   *int32
 	Label         *string
 	Risk          *string
-	Terms         []string
-	Prefixes      []bool
+	Query         *string
 	Seqs          []int32
 	AfterSeq      *int32
 	Sort          string
@@ -660,15 +644,15 @@ type ListTaskConversationsRow struct {
 // their findings; highest first, ties in upload order) after the cursor (the last
 // row's key and seq), filtered by whichever of the narg filters are set: a cluster's or
 // a driver's conversations, a finding category, a lowest severity, an outcome label, a
-// risk kind, the terms of a search (as SearchConversationSeqs reads them, the
-// conversations they match gathered once and looked up along the walk) or the seqs a
+// risk kind, a full-text query (a tsquery of search.Query's terms) or the seqs a
 // search matched (SearchConversationSeqs). Each row carries its most severe finding
 // that is not expected behaviour, and its risk kinds.
 //
 // Run it planned with its parameters (store.planned): PostgreSQL then folds away the
-// sorts and filters not asked for, walks the one index of the sort asked for, and
-// reads no posting list when there is no search. A cached generic plan could do none
-// of that.
+// sorts and filters not asked for, walks the one index of the sort asked for, drops the
+// join to task_search when there is no query, and chooses, by how common the query's
+// words are, between probing task_search along the walk and reading the index of the
+// words first. A cached generic plan could do none of that.
 func (q *Queries) ListTaskConversations(ctx context.Context, db DBTX, arg ListTaskConversationsParams) ([]ListTaskConversationsRow, error) {
 	rows, err := db.Query(ctx, listTaskConversations,
 		arg.TaskID,
@@ -679,8 +663,7 @@ func (q *Queries) ListTaskConversations(ctx context.Context, db DBTX, arg ListTa
 		arg.MinSeverity,
 		arg.Label,
 		arg.Risk,
-		arg.Terms,
-		arg.Prefixes,
+		arg.Query,
 		arg.Seqs,
 		arg.AfterSeq,
 		arg.Sort,
@@ -736,12 +719,12 @@ func (q *Queries) MaintenanceAnalyzeConversations(ctx context.Context, db DBTX) 
 }
 
 const maintenanceAnalyzeResults = `-- name: MaintenanceAnalyzeResults :exec
-ANALYZE task_conversation, task_search_term
+ANALYZE task_conversation, task_search
 `
 
 // owner-exempt: refreshes the planner's statistics of the two tables, and reads no row for anyone.
 // Diagnosis fills the columns the conversation list sorts and filters on, and the
-// quality pass the posting lists; until autovacuum analyzes them, up to a minute
+// quality pass the search documents; until autovacuum analyzes them, up to a minute
 // later, a search of a 40,000-conversation task is planned on what the tables held
 // before it and took ~180 ms instead of ~15. Diagnosis of a large task runs this last.
 func (q *Queries) MaintenanceAnalyzeResults(ctx context.Context, db DBTX) error {

@@ -11,76 +11,28 @@ import (
 	"github.com/google/uuid"
 )
 
-const countSearchPostings = `-- name: CountSearchPostings :one
-SELECT coalesce(min(per_term.n), 0)::bigint AS at_most, coalesce(sum(per_term.n), 0)::bigint AS reads
-FROM (SELECT (SELECT coalesce(sum(cardinality(p.seqs)), 0) FROM task_search_term p
-              WHERE p.task_id = $1 AND p.owner_user_id = $2
-                AND p.term >= q.term AND p.term < q.term || CASE WHEN ($3::bool[])[q.i] THEN chr(1114111) ELSE chr(1) END) AS n
-      FROM unnest($4::text[]) WITH ORDINALITY AS q(term, i)) AS per_term
+const insertConversationSearch = `-- name: InsertConversationSearch :exec
+INSERT INTO task_search (task_id, owner_user_id, seq, doc)
+SELECT t.id, t.owner_user_id, v.seq, array_to_tsvector(string_to_array(v.terms, ' '))
+FROM analysis_task t, (SELECT unnest($1::int[]) AS seq, unnest($2::text[]) AS terms) AS v
+WHERE t.id = $3 AND t.owner_user_id = $4
+ON CONFLICT (task_id, seq) DO NOTHING
 `
 
-type CountSearchPostingsParams struct {
-	TaskID      uuid.UUID
-	OwnerUserID int64
-	Prefixes    []bool
-	Terms       []string
-}
-
-type CountSearchPostingsRow struct {
-	AtMost int64
-	Reads  int64
-}
-
-// At least as many conversations as a search of @terms matches, and how many seqs
-// reading its lists would read: for each term, the conversations of every posting list
-// it reads, the fewest of those, and their sum over the terms. A term with @prefixes
-// set reads every term it starts, the range up to itself followed by U+10FFFF (the
-// highest code point: in the C collation, byte order, every string that starts with it
-// is below that); one without, only itself, the range up to itself followed by U+0001,
-// which nothing but the term itself is in (a text holds no U+0000). It reads the lists'
-// lengths only, to choose how the list is read.
-func (q *Queries) CountSearchPostings(ctx context.Context, db DBTX, arg CountSearchPostingsParams) (CountSearchPostingsRow, error) {
-	row := db.QueryRow(ctx, countSearchPostings,
-		arg.TaskID,
-		arg.OwnerUserID,
-		arg.Prefixes,
-		arg.Terms,
-	)
-	var i CountSearchPostingsRow
-	err := row.Scan(&i.AtMost, &i.Reads)
-	return i, err
-}
-
-const insertSearchPostings = `-- name: InsertSearchPostings :exec
-INSERT INTO task_search_term (task_id, owner_user_id, term, first_seq, seqs)
-SELECT t.id, t.owner_user_id, p.term, $1, ($2::int[])[p.start:p.start + p.n - 1]
-FROM analysis_task t,
-     (SELECT c.term, c.n, (sum(c.n) OVER (ORDER BY c.i) - c.n + 1)::int AS start
-      FROM (SELECT u.term, u.i, ($3::int[])[u.i] AS n
-            FROM unnest($4::text[]) WITH ORDINALITY AS u(term, i)) AS c) AS p
-WHERE t.id = $5 AND t.owner_user_id = $6
-ON CONFLICT (task_id, term, first_seq) DO NOTHING
-`
-
-type InsertSearchPostingsParams struct {
-	FirstSeq    int32
+type InsertConversationSearchParams struct {
 	Seqs        []int32
-	Counts      []int32
 	Terms       []string
 	TaskID      uuid.UUID
 	OwnerUserID int64
 }
 
-// The posting lists of one batch of the quality pass, which starts at @first_seq: for
-// each of @terms (distinct), @counts holds how many of the batch's kept conversations
-// have it, and @seqs those conversations, term after term, each term's ascending.
-// Written in the quality pass's fenced transaction; a pass that is done again after a
-// takeover makes the same batches and finds them there.
-func (q *Queries) InsertSearchPostings(ctx context.Context, db DBTX, arg InsertSearchPostingsParams) error {
-	_, err := db.Exec(ctx, insertSearchPostings,
-		arg.FirstSeq,
+// The search documents of a batch of kept conversations, one element of each array per
+// conversation; @terms are each conversation's search terms (search.Terms) joined by
+// spaces, which no term contains. Written in the quality pass's fenced transaction; a
+// pass that is done again after a takeover finds them there.
+func (q *Queries) InsertConversationSearch(ctx context.Context, db DBTX, arg InsertConversationSearchParams) error {
+	_, err := db.Exec(ctx, insertConversationSearch,
 		arg.Seqs,
-		arg.Counts,
 		arg.Terms,
 		arg.TaskID,
 		arg.OwnerUserID,
@@ -92,45 +44,37 @@ const preferSearchIndexes = `-- name: PreferSearchIndexes :exec
 SELECT set_config('enable_seqscan', 'off', true)
 `
 
-// For the rest of the transaction, read the posting lists by their primary key, never
-// in a sequential scan: on a table that holds little but one task PostgreSQL may read
-// every list of the task for one term, where the key's range finds its few rows at
-// once. It reads no table: a setting of the transaction only.
+// For the rest of the transaction, read the search documents by their indexes, never
+// in a sequential scan: PostgreSQL does not count reading each document from TOAST, so
+// on a table that holds little but one task it would read every document of the task
+// for a rare word, where the words' index finds its few conversations at once. It reads
+// no table: a setting of the transaction only.
 func (q *Queries) PreferSearchIndexes(ctx context.Context, db DBTX) error {
 	_, err := db.Exec(ctx, preferSearchIndexes)
 	return err
 }
 
 const searchConversationSeqs = `-- name: SearchConversationSeqs :many
-SELECT h.seq::int AS seq
-FROM (SELECT q.i, unnest(p.seqs) AS seq
-      FROM unnest($1::text[]) WITH ORDINALITY AS q(term, i), task_search_term p
-      WHERE p.task_id = $2 AND p.owner_user_id = $3
-        AND p.term >= q.term AND p.term < q.term || CASE WHEN ($4::bool[])[q.i] THEN chr(1114111) ELSE chr(1) END) AS h
-GROUP BY h.seq
-HAVING bit_or(1 << (h.i::int - 1)) = (1 << cardinality($1::text[])) - 1
-ORDER BY h.seq
-LIMIT $5
+SELECT seq FROM task_search
+WHERE task_id = $1 AND owner_user_id = $2 AND doc @@ $3::text::tsquery
+LIMIT $4
 `
 
 type SearchConversationSeqsParams struct {
-	Terms       []string
 	TaskID      uuid.UUID
 	OwnerUserID int64
-	Prefixes    []bool
+	Query       string
 	MaxRows     int32
 }
 
-// The task's conversations that have every one of @terms (at most 31, read as
-// CountSearchPostings reads them: a bit for each, set by its lists), ascending, at most
-// @max_rows: a search few conversations match is listed from these, instead of walking
-// the list's sort.
+// Up to @max_rows of a task's conversations whose search document matches @query (a
+// tsquery of search.Query's terms), read from the words' index: a search few
+// conversations match is listed from these, instead of walking the list's sort.
 func (q *Queries) SearchConversationSeqs(ctx context.Context, db DBTX, arg SearchConversationSeqsParams) ([]int32, error) {
 	rows, err := db.Query(ctx, searchConversationSeqs,
-		arg.Terms,
 		arg.TaskID,
 		arg.OwnerUserID,
-		arg.Prefixes,
+		arg.Query,
 		arg.MaxRows,
 	)
 	if err != nil {
@@ -152,7 +96,7 @@ func (q *Queries) SearchConversationSeqs(ctx context.Context, db DBTX, arg Searc
 }
 
 const taskHasSearch = `-- name: TaskHasSearch :one
-SELECT EXISTS (SELECT 1 FROM task_search_term WHERE task_id = $1 AND owner_user_id = $2 AND term = '')::boolean
+SELECT EXISTS (SELECT 1 FROM task_search WHERE task_id = $1 AND owner_user_id = $2)::boolean
 `
 
 type TaskHasSearchParams struct {
@@ -160,9 +104,8 @@ type TaskHasSearchParams struct {
 	OwnerUserID int64
 }
 
-// Whether the task's conversations can be searched: a task diagnosed before its
-// conversations' terms were stored has no list of the empty term, which lists the
-// indexed conversations of each batch whatever words they have.
+// Whether the task's conversations can be searched: a task diagnosed before search
+// documents were stored has none.
 func (q *Queries) TaskHasSearch(ctx context.Context, db DBTX, arg TaskHasSearchParams) (bool, error) {
 	row := db.QueryRow(ctx, taskHasSearch, arg.TaskID, arg.OwnerUserID)
 	var column_1 bool

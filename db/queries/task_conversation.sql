@@ -234,21 +234,22 @@ ORDER BY seq;
 -- their findings; highest first, ties in upload order) after the cursor (the last
 -- row's key and seq), filtered by whichever of the narg filters are set: a cluster's or
 -- a driver's conversations, a finding category, a lowest severity, an outcome label, a
--- risk kind, the terms of a search (as SearchConversationSeqs reads them, the
--- conversations they match gathered once and looked up along the walk) or the seqs a
+-- risk kind, a full-text query (a tsquery of search.Query's terms) or the seqs a
 -- search matched (SearchConversationSeqs). Each row carries its most severe finding
 -- that is not expected behaviour, and its risk kinds.
 --
 -- Run it planned with its parameters (store.planned): PostgreSQL then folds away the
--- sorts and filters not asked for, walks the one index of the sort asked for, and
--- reads no posting list when there is no search. A cached generic plan could do none
--- of that.
+-- sorts and filters not asked for, walks the one index of the sort asked for, drops the
+-- join to task_search when there is no query, and chooses, by how common the query's
+-- words are, between probing task_search along the walk and reading the index of the
+-- words first. A cached generic plan could do none of that.
 SELECT c.seq, c.external_id, c.message_count, c.label, c.failure_score, c.max_severity,
        c.diagnosis_status, coalesce(c.diagnosis ->> 'outcome', '')::text AS outcome,
        ARRAY(SELECT DISTINCT k #>> '{}' FROM jsonb_path_query(c.risk_flags, '$[*].kind') AS k ORDER BY 1)::text[] AS risk_kinds,
        coalesce(top.type, '')::text AS top_type, coalesce(top.category, '')::text AS top_category,
        coalesce(top.title, '')::text AS top_title, coalesce(top.severity, 0)::int AS top_severity
 FROM task_conversation c
+LEFT JOIN task_search s ON s.task_id = c.task_id AND s.owner_user_id = c.owner_user_id AND s.seq = c.seq
 LEFT JOIN LATERAL (
     SELECT f.type, f.category, f.title, f.severity
     FROM task_finding f
@@ -267,23 +268,7 @@ WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.qc_status 
   AND (sqlc.narg('min_severity')::int IS NULL OR c.max_severity >= sqlc.narg('min_severity')::int)
   AND (sqlc.narg('label')::text IS NULL OR c.label = sqlc.narg('label')::text)
   AND (sqlc.narg('risk')::text IS NULL OR c.risk_flags @> jsonb_build_array(jsonb_build_object('kind', sqlc.narg('risk')::text)))
-  AND (sqlc.narg('terms')::text[] IS NULL OR c.seq IN (
-        -- One term: its lists' seqs as they are (the lookup ignores repeats).
-        SELECT unnest(p.seqs) FROM task_search_term p
-        WHERE cardinality(sqlc.narg('terms')::text[]) = 1
-          AND p.task_id = @task_id AND p.owner_user_id = @owner_user_id
-          AND p.term >= (sqlc.narg('terms')::text[])[1]
-          AND p.term < (sqlc.narg('terms')::text[])[1] || CASE WHEN (@prefixes::bool[])[1] THEN chr(1114111) ELSE chr(1) END
-        UNION ALL
-        -- More: the seqs with a bit set by every term's lists.
-        SELECT h.seq FROM (
-            SELECT q.i, unnest(p.seqs) AS seq
-            FROM unnest(sqlc.narg('terms')::text[]) WITH ORDINALITY AS q(term, i), task_search_term p
-            WHERE cardinality(sqlc.narg('terms')::text[]) > 1
-              AND p.task_id = @task_id AND p.owner_user_id = @owner_user_id
-              AND p.term >= q.term AND p.term < q.term || CASE WHEN (@prefixes::bool[])[q.i] THEN chr(1114111) ELSE chr(1) END) AS h
-        GROUP BY h.seq
-        HAVING bit_or(1 << (h.i::int - 1)) = (1 << cardinality(sqlc.narg('terms')::text[])) - 1))
+  AND (sqlc.narg('query')::text IS NULL OR s.doc @@ sqlc.narg('query')::text::tsquery)
   AND (sqlc.narg('seqs')::int[] IS NULL OR c.seq = ANY(sqlc.narg('seqs')::int[]))
   AND (sqlc.narg('after_seq')::int IS NULL OR CASE @sort::text
         WHEN 'turns' THEN c.message_count <= sqlc.narg('after_turns')::int
@@ -316,7 +301,7 @@ ANALYZE task_conversation;
 -- name: MaintenanceAnalyzeResults :exec
 -- owner-exempt: refreshes the planner's statistics of the two tables, and reads no row for anyone.
 -- Diagnosis fills the columns the conversation list sorts and filters on, and the
--- quality pass the posting lists; until autovacuum analyzes them, up to a minute
+-- quality pass the search documents; until autovacuum analyzes them, up to a minute
 -- later, a search of a 40,000-conversation task is planned on what the tables held
 -- before it and took ~180 ms instead of ~15. Diagnosis of a large task runs this last.
-ANALYZE task_conversation, task_search_term;
+ANALYZE task_conversation, task_search;

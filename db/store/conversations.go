@@ -90,21 +90,14 @@ func ParseConversationCursor(sort ConversationSort, s string) (ConversationCurso
 // field filters nothing.
 type ConversationFilter struct {
 	Sort        ConversationSort
-	Cluster     *int32       // the conversations of this cluster
-	Driver      *int32       // the labelled conversations with this failure driver's feature
-	Category    *string      // with a finding of this category that is not expected behaviour
-	MinSeverity *int32       // whose most severe such finding is at least this severe
-	Label       *string      // with this outcome label: "failed" or "succeeded"
-	Risk        *string      // with a risk flag of this kind
-	Search      []SearchTerm // terms every one of which a conversation has; none for no search
+	Cluster     *int32  // the conversations of this cluster
+	Driver      *int32  // the labelled conversations with this failure driver's feature
+	Category    *string // with a finding of this category that is not expected behaviour
+	MinSeverity *int32  // whose most severe such finding is at least this severe
+	Label       *string // with this outcome label: "failed" or "succeeded"
+	Risk        *string // with a risk flag of this kind
+	Query       string  // a tsquery of search terms (search.Query); "" for none
 	After       *ConversationCursor
-}
-
-// SearchTerm is one term of a search (search.Query): a word matches every stored term
-// it starts (Prefix), a Chinese or Japanese character or pair only itself.
-type SearchTerm struct {
-	Text   string
-	Prefix bool
 }
 
 // ConversationList is one page of a task's conversations, with what the page names its
@@ -116,11 +109,8 @@ type ConversationList struct {
 	Conversations []dbsqlc.ListTaskConversationsRow
 	Next          *ConversationCursor
 	// Unsearchable is set when a search found nothing because the task has no search
-	// terms: it was diagnosed before they were stored.
+	// documents: it was diagnosed before they were stored.
 	Unsearchable bool
-	// TooBroad is set, and nothing listed, when a search would read more than
-	// maxSearchReads seqs of posting lists: many words common to most conversations.
-	TooBroad bool
 }
 
 // Conversations reads up to limit of owner's task's kept conversations that f lets
@@ -145,15 +135,15 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 				return fmt.Errorf("drivers: %w", err)
 			}
 			p := listParams(id, uid, f, limit+1)
-			if len(f.Search) > 0 {
-				if l.TooBroad, err = s.searchFirst(ctx, tx, &p, maxSearchReads); err != nil || l.TooBroad {
-					return err
+			if f.Query != "" {
+				if err := s.searchFirst(ctx, tx, &p); err != nil {
+					return fmt.Errorf("search: %w", err)
 				}
 			}
 			if l.Conversations, err = s.q.ListTaskConversations(ctx, planned{tx}, p); err != nil {
 				return err
 			}
-			if len(f.Search) == 0 || len(l.Conversations) > 0 || f.After != nil {
+			if f.Query == "" || len(l.Conversations) > 0 || f.After != nil {
 				return nil
 			}
 			searchable, err := s.q.TaskHasSearch(ctx, tx, dbsqlc.TaskHasSearchParams{TaskID: id, OwnerUserID: uid})
@@ -179,44 +169,22 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 // them; a search matching more is checked along the list's sort instead.
 const fewMatches = 2000
 
-// maxSearchReads is the most seqs a search reads from the posting lists: a term read
-// along the walk is looked for in all its conversations at once, ~0.3 µs a seq, so
-// this bounds a page of the list at ~100 ms. Seven words that every conversation of a
-// 40,000-conversation task has stay under it.
-const maxSearchReads = 300_000
-
-// searchFirst reads the conversations a search matches from the posting lists, when
-// they are few, and lists from them: walking the sort's index costs in proportion to
-// the conversations walked, which for a rare word can be all of them. A common word
-// finds its page within a short walk, looking each conversation up in its matches.
-// Whether they are few is told from the lists' lengths alone, which bound the matches.
-// It reports a search that would read more than maxReads seqs, and then changes p in
-// nothing.
-func (s *Store) searchFirst(ctx context.Context, tx pgx.Tx, p *dbsqlc.ListTaskConversationsParams, maxReads int64) (tooBroad bool, err error) {
+// searchFirst reads the conversations a search matches from the words' index, when
+// they are few, and lists from them: walking the sort's index and checking each
+// conversation's words costs in proportion to the conversations walked, which for a
+// rare word can be all of them. A common word finds its page within a short walk.
+func (s *Store) searchFirst(ctx context.Context, tx pgx.Tx, p *dbsqlc.ListTaskConversationsParams) error {
 	if err := s.q.PreferSearchIndexes(ctx, tx); err != nil {
-		return false, fmt.Errorf("search: %w", err)
+		return err
 	}
-	n, err := s.q.CountSearchPostings(ctx, planned{tx}, dbsqlc.CountSearchPostingsParams{
-		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, Terms: p.Terms, Prefixes: p.Prefixes,
+	seqs, err := s.q.SearchConversationSeqs(ctx, planned{tx}, dbsqlc.SearchConversationSeqsParams{
+		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, Query: *p.Query, MaxRows: fewMatches + 1,
 	})
-	switch {
-	case err != nil:
-		return false, fmt.Errorf("search: %w", err)
-	case n.Reads > maxReads:
-		return true, nil
-	case n.AtMost > fewMatches:
-		return false, nil
+	if err != nil || len(seqs) > fewMatches {
+		return err
 	}
-	seqs := []int32{} // none, not NULL: a list of no seqs lists nothing
-	if n.AtMost > 0 {
-		if seqs, err = s.q.SearchConversationSeqs(ctx, planned{tx}, dbsqlc.SearchConversationSeqsParams{
-			TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, Terms: p.Terms, Prefixes: p.Prefixes, MaxRows: fewMatches,
-		}); err != nil {
-			return false, fmt.Errorf("search: %w", err)
-		}
-	}
-	p.Terms, p.Prefixes, p.Seqs = nil, nil, append([]int32{}, seqs...)
-	return false, nil
+	p.Query, p.Seqs = nil, append([]int32{}, seqs...)
+	return nil
 }
 
 func listParams(id uuid.UUID, owner int64, f ConversationFilter, rows int) dbsqlc.ListTaskConversationsParams {
@@ -228,8 +196,8 @@ func listParams(id uuid.UUID, owner int64, f ConversationFilter, rows int) dbsql
 	if p.Sort == "" {
 		p.Sort = string(SortFailure)
 	}
-	for _, t := range f.Search {
-		p.Terms, p.Prefixes = append(p.Terms, t.Text), append(p.Prefixes, t.Prefix)
+	if f.Query != "" {
+		p.Query = &f.Query
 	}
 	if a := f.After; a != nil {
 		p.AfterSeq, p.AfterScore, p.AfterTurns, p.AfterSeverity = &a.Seq, &a.Score, &a.Turns, &a.Severity

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/quality"
 	"github.com/checkup-dev/checkup/workers/risk"
-	"github.com/checkup-dev/checkup/workers/search"
 
 	"github.com/jackc/pgx/v5"
 
@@ -19,8 +19,8 @@ import (
 
 // quality runs the quality checks over every conversation in upload order (DESIGN.md
 // §5 step 1) and screens each kept one for risks (step 2) in the same pass, storing its
-// search terms too, so every transcript is read and decoded once for all three. The
-// verdicts, flags and terms of each pageSize conversations are stored in one fenced
+// search document too, so every transcript is read and decoded once for all three. The
+// verdicts, flags and documents of each pageSize conversations are stored in one fenced
 // transaction while the next ones are checked, the last ones with the funnel on the
 // task. The kept conversations stay decoded for diagnosis while they fit in
 // keptBudget. A task whose funnel is stored already (an earlier attempt got past this
@@ -82,7 +82,8 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 			w.verdicts.ContentHashes = append(w.verdicts.ContentHashes, v.ContentHash)
 			w.verdicts.Flags = append(w.verdicts.Flags, flags)
 			if v.Status == quality.Kept {
-				w.addTerms(c.seq, c.terms)
+				w.search.Seqs = append(w.search.Seqs, c.seq)
+				w.search.Terms = append(w.search.Terms, strings.Join(c.terms, " "))
 			}
 		}
 		done += len(page)
@@ -145,26 +146,11 @@ func (l *labelCounts) add(label transcript.Label) {
 	}
 }
 
-// qualityWrites are the verdicts with risk flags, and the search terms' posting lists,
-// of the conversations checked since the last store.
+// qualityWrites are the verdicts with risk flags, and the search documents, of the
+// conversations checked since the last store.
 type qualityWrites struct {
 	verdicts dbsqlc.SetConversationQualityParams
-	search   []*search.Postings // in seq order; the next starts once one holds maxBatchTerms terms
-}
-
-// maxBatchTerms bounds the distinct terms one batch of posting lists holds (~100 bytes
-// each in memory): the conversations of an agent share most of their words, a dozen
-// lists a conversation, but ids and data in every message make a list of each.
-const maxBatchTerms = 100_000
-
-// addTerms adds a kept conversation's search terms to the batch's posting lists,
-// starting lists of their own once the last ones hold maxBatchTerms terms. Where they
-// start depends only on the conversations, so a pass done again makes the same lists.
-func (w *qualityWrites) addTerms(seq int32, terms []string) {
-	if n := len(w.search); n == 0 || w.search[n-1].Terms() >= maxBatchTerms {
-		w.search = append(w.search, search.NewPostings())
-	}
-	w.search[len(w.search)-1].Add(seq, terms)
+	search   dbsqlc.InsertConversationSearchParams
 }
 
 // next checks that seq is the next of the batch: the verdicts are stored by position
@@ -184,6 +170,7 @@ func (w *qualityWrites) next(seq int32) error {
 func (r *run) newQualityWrites() qualityWrites {
 	return qualityWrites{
 		verdicts: dbsqlc.SetConversationQualityParams{TaskID: r.id, OwnerUserID: r.owner, SelectKept: r.selectedKept},
+		search:   dbsqlc.InsertConversationSearchParams{TaskID: r.id, OwnerUserID: r.owner},
 	}
 }
 
@@ -205,7 +192,7 @@ type qualityBatch struct {
 // storeQuality stores b in one fenced transaction.
 func (r *run) storeQuality(ctx context.Context, b qualityBatch) error {
 	w, population := b.writes, b.population
-	return r.inTx(ctx, "quality verdicts, risk flags and search terms", func(tx pgx.Tx) error {
+	return r.inTx(ctx, "quality verdicts, risk flags and search documents", func(tx pgx.Tx) error {
 		if len(w.verdicts.QcStatuses) > 0 {
 			n, err := r.q.SetConversationQuality(ctx, tx, w.verdicts)
 			if err != nil {
@@ -215,12 +202,8 @@ func (r *run) storeQuality(ctx context.Context, b qualityBatch) error {
 				return fmt.Errorf("%d of the %d conversations from %d were not found", int64(want)-n, want, w.verdicts.FirstSeq)
 			}
 		}
-		for _, p := range w.search {
-			terms, counts, seqs := p.Lists()
-			err := r.q.InsertSearchPostings(ctx, tx, dbsqlc.InsertSearchPostingsParams{
-				TaskID: r.id, OwnerUserID: r.owner, FirstSeq: p.First(), Terms: terms, Counts: counts, Seqs: seqs,
-			})
-			if err != nil {
+		if len(w.search.Seqs) > 0 {
+			if err := r.q.InsertConversationSearch(ctx, tx, w.search); err != nil {
 				return err
 			}
 		}

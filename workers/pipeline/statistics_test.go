@@ -27,7 +27,7 @@ func TestLargeTaskRefreshesTheListsStatistics(t *testing.T) {
 	}
 	id := b.upload(t, convs)
 	require.EqualValues(t, "completed", b.runTask(t, id, offlineProbe(), pipeline.Options{}).Status)
-	for _, table := range []string{"task_conversation", "task_search_term"} {
+	for _, table := range []string{"task_conversation", "task_search"} {
 		var analyzed *time.Time // set by ANALYZE only, never by autovacuum
 		require.NoError(t, b.pool.QueryRow(context.Background(),
 			`SELECT last_analyze FROM pg_stat_user_tables WHERE relname = $1`, table).Scan(&analyzed))

@@ -1,13 +1,13 @@
 // Package search is the full-text search of a task's conversations: the terms a
-// conversation is indexed by when the quality pass stores it, gathered into posting
-// lists a batch at a time, and the terms the text of a search box becomes. Both split
-// text the same way (textmatch.Terms: folded words, and the characters and character
-// pairs of scripts written without spaces) and stem English words, so "refunds" finds
-// "refunded" and 退款 finds 申请退款, and neither depends on the database's locale:
-// PostgreSQL only stores and matches the terms.
+// conversation is indexed by when the quality pass stores it, and the query the text of
+// a search box becomes. Both split text the same way (textmatch.Terms: folded words, and
+// the characters and character pairs of scripts written without spaces) and stem English
+// words, so "refunds" finds "refunded" and 退款 finds 申请退款, and neither depends on the
+// database's locale: PostgreSQL only stores and matches the terms.
 package search
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -22,17 +22,13 @@ const (
 	// encoded data that nobody types into a search box.
 	maxTermRunes = 40
 	// MaxTerms is how many distinct terms one conversation is indexed by: far more than
-	// a conversation of a few hundred turns has, so a conversation cannot fill its
-	// batch's posting lists with data no one searches for.
+	// a conversation of a few hundred turns has, and far below what PostgreSQL stores in
+	// one document.
 	MaxTerms = 20_000
 	// MaxQueryRunes is the longest search accepted.
 	MaxQueryRunes = 200
 	// maxQueryTerms is how many terms of a search are looked for.
 	maxQueryTerms = 16
-	// minPrefixRunes is the shortest word of a search that matches the terms it starts:
-	// a shorter one ("a", "no") matches itself only, for it starts thousands of terms
-	// and would read the posting lists of most of them.
-	minPrefixRunes = 3
 )
 
 // maxWords bounds an Indexer's memory of words; past it the memory starts again.
@@ -61,8 +57,7 @@ func NewIndexer() *Indexer {
 }
 
 // Terms is what conversation c is indexed by: the distinct terms of its messages' text
-// and of the tools it calls and hears from, in the order they first appear. The
-// returned slice is the caller's, the terms are shared. The system prompt, which most
+// and of the tools it calls and hears from, sorted. The system prompt, which most
 // conversations of a task share, is left out: it would match every one of them. A
 // character of Chinese or Japanese is a term of its own as well as part of the pairs it
 // makes, so a one-character search finds it anywhere.
@@ -113,6 +108,7 @@ func (x *Indexer) Terms(c transcript.Conversation) []string {
 			add(call.Name)
 		}
 	}
+	slices.Sort(out) // PostgreSQL builds the document from sorted terms in one pass, and sorts others dearer
 	return out
 }
 
@@ -132,36 +128,40 @@ func (x *Indexer) word(w, text string) *term {
 	return t
 }
 
-// Term is one term a search looks for.
-type Term struct {
-	Text string
-	// Prefix is set for a word of minPrefixRunes or more, which matches every term it
-	// starts ("refu" finds "refund"); a shorter word, and a Chinese or Japanese
-	// character or pair, matches itself only.
-	Prefix bool
-}
-
-// Query is the distinct terms of the text of a search, at most maxQueryTerms, every
-// one of which a conversation must have to match. It is empty when the text has
-// nothing to look for (only punctuation, say).
-func Query(text string) []Term {
-	var terms []Term
+// Query turns the text of a search into a PostgreSQL tsquery that every term of it must
+// match: an English word as the start of a term (so "refu" finds "refund"), a pair of
+// Chinese characters or a lone one as itself. It returns "" when the text has nothing
+// to look for (only punctuation, say).
+func Query(text string) string {
+	var terms []string
 	seen := map[string]bool{}
 	for _, t := range textmatch.Terms(text) {
-		prefix := false
 		if !cjk(t) {
-			n := utf8.RuneCountInString(t)
-			if n > maxTermRunes {
+			if utf8.RuneCountInString(t) > maxTermRunes {
 				continue
 			}
-			t, prefix = textmatch.Stem(t), n >= minPrefixRunes
+			t = textmatch.Stem(t)
 		}
 		if !seen[t] && len(terms) < maxQueryTerms {
 			seen[t] = true
-			terms = append(terms, Term{Text: t, Prefix: prefix})
+			terms = append(terms, t)
 		}
 	}
-	return terms
+	parts := make([]string, len(terms))
+	for i, t := range terms {
+		parts[i] = quote(t)
+		if !cjk(t) {
+			parts[i] += ":*"
+		}
+	}
+	return strings.Join(parts, " & ")
+}
+
+// quote writes t as a tsquery lexeme. Terms are letters and digits only; quoting keeps
+// the query well-formed whatever they hold.
+func quote(t string) string {
+	t = strings.ReplaceAll(t, `\`, `\\`)
+	return "'" + strings.ReplaceAll(t, "'", "''") + "'"
 }
 
 // cjk reports whether a term is of a script written without spaces (textmatch.Terms
