@@ -213,9 +213,9 @@ func fetch(base string, sess authtest.Session, path string) (int64, error) {
 }
 
 // pageTimes gives the task's owner 10,000 more tasks and times the task page, a
-// conversation page, the conversation list and a search of it, and the first and a deep
-// page of the task list, one request at a
-// time, reporting the median and the slowest of each.
+// conversation page, the conversation list and a search of it, the first and a deep
+// page of the task list, and marking an issue expected and taking the mark back, one
+// request at a time, reporting the median and the slowest of each.
 func pageTimes(b *testing.B, pool *pgxpool.Pool, base string, sess authtest.Session, id uuid.UUID) {
 	b.Helper()
 	ctx := context.Background()
@@ -249,6 +249,41 @@ func pageTimes(b *testing.B, pool *pgxpool.Pool, base string, sess authtest.Sess
 		}
 		b.ReportMetric(float64(median(times).Microseconds())/1000, page.name+"-p50-ms")
 		b.ReportMetric(float64(slices.Max(times).Microseconds())/1000, page.name+"-max-ms")
+	}
+	markTimes(b, pool, base, sess, id)
+}
+
+// markTimes marks the task's largest ranked issue expected and takes the mark back, 21
+// times each, as the page's plain forms post them: each re-ranks the task's Actions.
+func markTimes(b *testing.B, pool *pgxpool.Pool, base string, sess authtest.Session, id uuid.UUID) {
+	b.Helper()
+	var idx int
+	require.NoError(b, pool.QueryRow(context.Background(), `SELECT idx FROM task_cluster WHERE task_id = $1 AND NOT expected
+		AND idx IN (SELECT cluster_idx FROM task_action WHERE task_id = $1 AND rank IS NOT NULL)
+		ORDER BY cardinality(conversation_seqs) DESC LIMIT 1`, id).Scan(&idx))
+	form := url.Values{"_csrf": {sess.CSRFToken}, "reason": {"expected here"}}.Encode()
+	path := fmt.Sprintf("%s/tasks/%s/clusters/%d/expected", base, id, idx)
+	client := http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	const requests = 21
+	times := map[string][]time.Duration{}
+	for range requests {
+		for _, step := range []struct{ name, path string }{{"mark-expected", path}, {"unmark-expected", path + "/delete"}} {
+			req, err := http.NewRequest(http.MethodPost, step.path, strings.NewReader(form))
+			require.NoError(b, err)
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.AddCookie(sess.Cookie)
+			start := time.Now()
+			resp, err := client.Do(req)
+			require.NoError(b, err)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			require.Equal(b, http.StatusSeeOther, resp.StatusCode, step.name)
+			times[step.name] = append(times[step.name], time.Since(start))
+		}
+	}
+	for name, ts := range times {
+		b.ReportMetric(float64(median(ts).Microseconds())/1000, name+"-p50-ms")
+		b.ReportMetric(float64(slices.Max(ts).Microseconds())/1000, name+"-max-ms")
 	}
 }
 
