@@ -83,7 +83,7 @@ func (r *Report) addAction(a dbsqlc.ListTaskActionsRow, quotes map[int][]Quote) 
 
 // buildCluster builds the report's cluster from its row, with its conversations when
 // they were read (conversations is not nil; a download writes them).
-func buildCluster(c dbsqlc.ListReportClustersRow, conversations map[int32][]int32, ranks map[int]int, policies map[int][]string) (Cluster, error) {
+func buildCluster(c dbsqlc.ListTaskClustersRow, conversations map[int32][]int32, ranks map[int]int, policies map[int][]string) (Cluster, error) {
 	parts, err := decodeParts(c.PriorityParts)
 	if err != nil {
 		return Cluster{}, err
@@ -113,7 +113,7 @@ func buildCluster(c dbsqlc.ListReportClustersRow, conversations map[int32][]int3
 }
 
 // outcomeSplit reads a stored cluster's split by outcome label.
-func outcomeSplit(c dbsqlc.ListReportClustersRow) OutcomeSplit {
+func outcomeSplit(c dbsqlc.ListTaskClustersRow) OutcomeSplit {
 	if c.QValue == nil {
 		return OutcomeSplit{}
 	}

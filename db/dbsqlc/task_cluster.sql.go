@@ -133,100 +133,6 @@ func (q *Queries) ListClusterNames(ctx context.Context, db DBTX, arg ListCluster
 	return items, nil
 }
 
-const listReportClusters = `-- name: ListReportClusters :many
-SELECT task_id, owner_user_id, idx, type, category, title,
-       cardinality(conversation_seqs)::int AS conversations, finding_count, prevalence, severity,
-       confidence, priority_score, priority_parts, expected, expected_by, expected_reason,
-       label_failed, label_succeeded, label_unlabelled, failure_rate_in, failure_rate_out,
-       failure_lift, excess_failures, p_value, q_value
-FROM task_cluster
-WHERE task_id = $1 AND owner_user_id = $2
-ORDER BY priority_score DESC, idx
-`
-
-type ListReportClustersParams struct {
-	TaskID      uuid.UUID
-	OwnerUserID int64
-}
-
-type ListReportClustersRow struct {
-	TaskID          uuid.UUID
-	OwnerUserID     int64
-	Idx             int32
-	Type            string
-	Category        string
-	Title           string
-	Conversations   int32
-	FindingCount    int32
-	Prevalence      float32
-	Severity        float32
-	Confidence      float32
-	PriorityScore   float32
-	PriorityParts   json.RawMessage
-	Expected        bool
-	ExpectedBy      *string
-	ExpectedReason  string
-	LabelFailed     int32
-	LabelSucceeded  int32
-	LabelUnlabelled int32
-	FailureRateIn   *float32
-	FailureRateOut  *float32
-	FailureLift     *float32
-	ExcessFailures  *float32
-	PValue          *float64
-	QValue          *float64
-}
-
-// The task's issue clusters as its report shows them, most urgent first: how many
-// conversations each covers, not which: those lists grow with the task's findings
-// (ListClusterConversations), and only report.json writes them out. The evidence is
-// read on its own (ListTaskClusterEvidence).
-func (q *Queries) ListReportClusters(ctx context.Context, db DBTX, arg ListReportClustersParams) ([]ListReportClustersRow, error) {
-	rows, err := db.Query(ctx, listReportClusters, arg.TaskID, arg.OwnerUserID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []ListReportClustersRow
-	for rows.Next() {
-		var i ListReportClustersRow
-		if err := rows.Scan(
-			&i.TaskID,
-			&i.OwnerUserID,
-			&i.Idx,
-			&i.Type,
-			&i.Category,
-			&i.Title,
-			&i.Conversations,
-			&i.FindingCount,
-			&i.Prevalence,
-			&i.Severity,
-			&i.Confidence,
-			&i.PriorityScore,
-			&i.PriorityParts,
-			&i.Expected,
-			&i.ExpectedBy,
-			&i.ExpectedReason,
-			&i.LabelFailed,
-			&i.LabelSucceeded,
-			&i.LabelUnlabelled,
-			&i.FailureRateIn,
-			&i.FailureRateOut,
-			&i.FailureLift,
-			&i.ExcessFailures,
-			&i.PValue,
-			&i.QValue,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const listRunClusters = `-- name: ListRunClusters :many
 SELECT c.task_id, c.idx, c.type, c.category, c.title, c.prevalence, c.expected,
        cardinality(c.conversation_seqs)::int AS conversations, a.rank AS action_rank
@@ -289,7 +195,12 @@ func (q *Queries) ListRunClusters(ctx context.Context, db DBTX, arg ListRunClust
 }
 
 const listTaskClusters = `-- name: ListTaskClusters :many
-SELECT task_id, owner_user_id, idx, type, category, title, conversation_seqs, finding_count, prevalence, severity, confidence, priority_score, priority_parts, expected, label_failed, label_succeeded, label_unlabelled, failure_rate_in, failure_rate_out, failure_lift, excess_failures, p_value, q_value, evidence, expected_by, expected_reason FROM task_cluster
+SELECT task_id, owner_user_id, idx, type, category, title,
+       cardinality(conversation_seqs)::int AS conversations, finding_count, prevalence, severity,
+       confidence, priority_score, priority_parts, expected, expected_by, expected_reason,
+       label_failed, label_succeeded, label_unlabelled, failure_rate_in, failure_rate_out,
+       failure_lift, excess_failures, p_value, q_value
+FROM task_cluster
 WHERE task_id = $1 AND owner_user_id = $2
 ORDER BY priority_score DESC, idx
 `
@@ -299,16 +210,47 @@ type ListTaskClustersParams struct {
 	OwnerUserID int64
 }
 
-// The task's issue clusters, most urgent first.
-func (q *Queries) ListTaskClusters(ctx context.Context, db DBTX, arg ListTaskClustersParams) ([]TaskCluster, error) {
+type ListTaskClustersRow struct {
+	TaskID          uuid.UUID
+	OwnerUserID     int64
+	Idx             int32
+	Type            string
+	Category        string
+	Title           string
+	Conversations   int32
+	FindingCount    int32
+	Prevalence      float32
+	Severity        float32
+	Confidence      float32
+	PriorityScore   float32
+	PriorityParts   json.RawMessage
+	Expected        bool
+	ExpectedBy      *string
+	ExpectedReason  string
+	LabelFailed     int32
+	LabelSucceeded  int32
+	LabelUnlabelled int32
+	FailureRateIn   *float32
+	FailureRateOut  *float32
+	FailureLift     *float32
+	ExcessFailures  *float32
+	PValue          *float64
+	QValue          *float64
+}
+
+// The task's issue clusters, most urgent first, with how many conversations each
+// covers, not which: those lists grow with the task's findings
+// (ListClusterConversations), and only report.json writes them out. The evidence is
+// read on its own (ListTaskClusterEvidence).
+func (q *Queries) ListTaskClusters(ctx context.Context, db DBTX, arg ListTaskClustersParams) ([]ListTaskClustersRow, error) {
 	rows, err := db.Query(ctx, listTaskClusters, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var items []TaskCluster
+	var items []ListTaskClustersRow
 	for rows.Next() {
-		var i TaskCluster
+		var i ListTaskClustersRow
 		if err := rows.Scan(
 			&i.TaskID,
 			&i.OwnerUserID,
@@ -316,7 +258,7 @@ func (q *Queries) ListTaskClusters(ctx context.Context, db DBTX, arg ListTaskClu
 			&i.Type,
 			&i.Category,
 			&i.Title,
-			&i.ConversationSeqs,
+			&i.Conversations,
 			&i.FindingCount,
 			&i.Prevalence,
 			&i.Severity,
@@ -324,6 +266,8 @@ func (q *Queries) ListTaskClusters(ctx context.Context, db DBTX, arg ListTaskClu
 			&i.PriorityScore,
 			&i.PriorityParts,
 			&i.Expected,
+			&i.ExpectedBy,
+			&i.ExpectedReason,
 			&i.LabelFailed,
 			&i.LabelSucceeded,
 			&i.LabelUnlabelled,
@@ -333,9 +277,6 @@ func (q *Queries) ListTaskClusters(ctx context.Context, db DBTX, arg ListTaskClu
 			&i.ExcessFailures,
 			&i.PValue,
 			&i.QValue,
-			&i.Evidence,
-			&i.ExpectedBy,
-			&i.ExpectedReason,
 		); err != nil {
 			return nil, err
 		}

@@ -1,12 +1,6 @@
 -- name: ListTaskClusters :many
--- The task's issue clusters, most urgent first.
-SELECT * FROM task_cluster
-WHERE task_id = @task_id AND owner_user_id = @owner_user_id
-ORDER BY priority_score DESC, idx;
-
--- name: ListReportClusters :many
--- The task's issue clusters as its report shows them, most urgent first: how many
--- conversations each covers, not which: those lists grow with the task's findings
+-- The task's issue clusters, most urgent first, with how many conversations each
+-- covers, not which: those lists grow with the task's findings
 -- (ListClusterConversations), and only report.json writes them out. The evidence is
 -- read on its own (ListTaskClusterEvidence).
 SELECT task_id, owner_user_id, idx, type, category, title,

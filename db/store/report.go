@@ -36,7 +36,7 @@ type ReportRows struct {
 	Usage        []dbsqlc.TaskUsage
 	Warnings     []dbsqlc.TaskWarning
 	WarningCount int64
-	Clusters     []dbsqlc.ListReportClustersRow
+	Clusters     []dbsqlc.ListTaskClustersRow
 	// ClusterConversations are the conversations of each cluster, for report.json:
 	// read for a download (WithTaskReport) and at ReportFull only, nil when not read.
 	ClusterConversations []dbsqlc.ListClusterConversationsRow
@@ -83,7 +83,7 @@ func (s *Store) readReport(ctx context.Context, tx pgx.Tx, id uuid.UUID, owner O
 	if r.WarningCount, err = s.q.CountTaskWarnings(ctx, tx, dbsqlc.CountTaskWarningsParams{TaskID: id, OwnerUserID: uid}); err != nil {
 		return r, fmt.Errorf("count warnings: %w", err)
 	}
-	if r.Clusters, err = s.q.ListReportClusters(ctx, tx, dbsqlc.ListReportClustersParams{TaskID: id, OwnerUserID: uid}); err != nil {
+	if r.Clusters, err = s.q.ListTaskClusters(ctx, tx, dbsqlc.ListTaskClustersParams{TaskID: id, OwnerUserID: uid}); err != nil {
 		return r, fmt.Errorf("clusters: %w", err)
 	}
 	if r.Actions, err = s.q.ListTaskActions(ctx, tx, dbsqlc.ListTaskActionsParams{TaskID: id, OwnerUserID: uid}); err != nil {

@@ -28,7 +28,7 @@ type Review struct {
 	tx       pgx.Tx
 	id       uuid.UUID
 	owner    Owner
-	clusters []dbsqlc.TaskCluster
+	clusters []dbsqlc.ListTaskClustersRow
 	actions  []dbsqlc.ListActionCheckpointsRow
 }
 
@@ -68,19 +68,19 @@ func (r *Review) read(ctx context.Context) error {
 
 // Clusters are the task's clusters, most urgent first, as they are in the review so
 // far.
-func (r *Review) Clusters() []dbsqlc.TaskCluster { return r.clusters }
+func (r *Review) Clusters() []dbsqlc.ListTaskClustersRow { return r.clusters }
 
 // Actions are the task's stored Actions, in candidate order.
 func (r *Review) Actions() []dbsqlc.ListActionCheckpointsRow { return r.actions }
 
 // Cluster is the cluster idx of the task; ErrNotFound when there is none.
-func (r *Review) Cluster(idx int32) (dbsqlc.TaskCluster, error) {
+func (r *Review) Cluster(idx int32) (dbsqlc.ListTaskClustersRow, error) {
 	for _, c := range r.clusters {
 		if c.Idx == idx {
 			return c, nil
 		}
 	}
-	return dbsqlc.TaskCluster{}, ErrNotFound
+	return dbsqlc.ListTaskClustersRow{}, ErrNotFound
 }
 
 // ExpectedMark is an owner's mark of a cluster as expected behaviour.

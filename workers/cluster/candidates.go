@@ -39,7 +39,7 @@ func SelectCandidates(clusters []Cluster) []Cluster {
 	byPriority := func(a, b Cluster) int {
 		return cmp.Or(
 			cmp.Compare(b.PriorityScore, a.PriorityScore),
-			cmp.Compare(b.Conversations(), a.Conversations()),
+			cmp.Compare(b.ConversationCount, a.ConversationCount),
 			cmp.Compare(a.Idx, b.Idx),
 		)
 	}

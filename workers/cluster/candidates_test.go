@@ -16,11 +16,11 @@ func testClusters(risks, actions int) []Cluster {
 	var out []Cluster
 	for i := range risks {
 		out = append(out, Cluster{Idx: len(out), Type: analyzer.TypeRisk, Title: fmt.Sprintf("risk %d", i),
-			PriorityScore: float64(5 + i), ConversationSeqs: []int{1}})
+			PriorityScore: float64(5 + i), ConversationCount: 1})
 	}
 	for i := range actions {
 		out = append(out, Cluster{Idx: len(out), Type: analyzer.TypeAction, Title: fmt.Sprintf("action %d", i),
-			PriorityScore: float64(50 + i), ConversationSeqs: []int{1, 2}})
+			PriorityScore: float64(50 + i), ConversationCount: 2})
 	}
 	return out
 }
@@ -73,7 +73,7 @@ func TestSelectCandidatesTieBreakIsDeterministic(t *testing.T) {
 	var clusters []Cluster
 	for i := range 14 {
 		clusters = append(clusters, Cluster{Idx: i, Type: analyzer.TypeAction, PriorityScore: 40,
-			ConversationSeqs: make([]int, 1+i%3)})
+			ConversationCount: 1 + i%3})
 	}
 	want := SelectCandidates(clusters)
 	// Equal scores: more conversations first, then the lower cluster index.

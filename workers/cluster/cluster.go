@@ -45,17 +45,20 @@ type FindingRef struct {
 
 // Cluster is one issue cluster: findings of one type and category with similar titles.
 type Cluster struct {
-	Idx              int // position in the task's clusters, most urgent first
-	Type             analyzer.FindingType
-	Category         string
-	Title            string // the most frequent title among its findings
-	ConversationSeqs []int  // the conversations it covers, ascending
-	FindingCount     int
-	Prevalence       float64 // conversations / analysed conversations
-	Severity         float64 // mean severity of its findings
-	Confidence       float64 // mean confidence of its findings
-	PriorityScore    float64
-	Parts            PriorityParts
+	Idx      int // position in the task's clusters, most urgent first
+	Type     analyzer.FindingType
+	Category string
+	Title    string // the most frequent title among its findings
+	// ConversationSeqs are the conversations it covers, ascending; a cluster read back
+	// from storage (FromRows) has only their count.
+	ConversationSeqs  []int
+	ConversationCount int // how many conversations it covers
+	FindingCount      int
+	Prevalence        float64 // conversations / analysed conversations
+	Severity          float64 // mean severity of its findings
+	Confidence        float64 // mean confidence of its findings
+	PriorityScore     float64
+	Parts             PriorityParts
 	// Titles are the exact titles of its findings, in the order first seen: with Type,
 	// Category and Expected they say which findings the cluster holds.
 	Titles []string
@@ -68,9 +71,6 @@ type Cluster struct {
 	// Outcomes is the cluster's split by the uploaded outcome labels; nil without labels.
 	Outcomes *Outcomes
 }
-
-// Conversations is the number of conversations the cluster covers.
-func (c Cluster) Conversations() int { return len(c.ConversationSeqs) }
 
 // Priority computes a priorityScore and its parts by PriorityFormula, each term
 // rounded to two decimals and the score their sum.
@@ -187,7 +187,7 @@ func (cb *Builder) Clusters(analysed int) []Cluster {
 	slices.SortStableFunc(clusters, func(a, b Cluster) int {
 		return cmp.Or(
 			cmp.Compare(b.PriorityScore, a.PriorityScore),
-			cmp.Compare(b.Conversations(), a.Conversations()),
+			cmp.Compare(b.ConversationCount, a.ConversationCount),
 			cmp.Compare(typeRank(a.Type), typeRank(b.Type)),
 			cmp.Compare(a.Category, b.Category),
 			cmp.Compare(a.Title, b.Title),
@@ -392,7 +392,7 @@ func (b *building) finish(analysed int) Cluster {
 		prevalence = min(float64(len(b.seqs))/float64(analysed), 1)
 	}
 	c := Cluster{
-		Type: b.key.typ, Category: b.key.category, Title: title, ConversationSeqs: b.seqs,
+		Type: b.key.typ, Category: b.key.category, Title: title, ConversationSeqs: b.seqs, ConversationCount: len(b.seqs),
 		FindingCount: b.findings, Prevalence: prevalence, Expected: b.key.expected,
 		Severity: b.severity / n, Confidence: b.confidence / n, Titles: b.titleOrder,
 	}

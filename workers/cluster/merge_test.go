@@ -33,7 +33,7 @@ func TestNearDuplicateTitlesMerge(t *testing.T) {
 	clusters := Build(findings, 40)
 	require.Len(t, clusters, 2, "one cluster per problem, not one per wording or id")
 	for _, c := range clusters {
-		require.Equal(t, 20, c.Conversations())
+		require.Equal(t, 20, c.ConversationCount)
 	}
 
 	// Descriptions that say the same merge titles that do not.

@@ -86,7 +86,7 @@ func buildReference(findings []FindingRef, analysed int) []Cluster {
 	slices.SortStableFunc(clusters, func(a, b Cluster) int {
 		return cmp.Or(
 			cmp.Compare(b.PriorityScore, a.PriorityScore),
-			cmp.Compare(b.Conversations(), a.Conversations()),
+			cmp.Compare(b.ConversationCount, a.ConversationCount),
 			cmp.Compare(typeRank(a.Type), typeRank(b.Type)),
 			cmp.Compare(a.Category, b.Category),
 			cmp.Compare(a.Title, b.Title),

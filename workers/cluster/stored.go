@@ -10,8 +10,9 @@ import (
 
 // FromRows reads a task's stored clusters back, in idx order: what the pipeline selects
 // Action candidates from, and what an owner's review re-ranks the Actions by. Their
-// titles are not needed after clustering and are left out.
-func FromRows(rows []dbsqlc.TaskCluster) ([]Cluster, error) {
+// titles are not needed after clustering and are left out, and of their conversations
+// only the count is read: which ones grows with the task, and neither needs it.
+func FromRows(rows []dbsqlc.ListTaskClustersRow) ([]Cluster, error) {
 	clusters := make([]Cluster, len(rows))
 	for _, row := range rows {
 		var parts PriorityParts
@@ -21,13 +22,9 @@ func FromRows(rows []dbsqlc.TaskCluster) ([]Cluster, error) {
 		if int(row.Idx) >= len(rows) || row.Idx < 0 {
 			return nil, fmt.Errorf("cluster: stored cluster index %d out of range", row.Idx)
 		}
-		seqs := make([]int, len(row.ConversationSeqs))
-		for i, s := range row.ConversationSeqs {
-			seqs[i] = int(s)
-		}
 		c := Cluster{
 			Idx: int(row.Idx), Type: analyzer.FindingType(row.Type), Category: row.Category, Title: row.Title,
-			ConversationSeqs: seqs, FindingCount: int(row.FindingCount), Prevalence: float64(row.Prevalence),
+			ConversationCount: int(row.Conversations), FindingCount: int(row.FindingCount), Prevalence: float64(row.Prevalence),
 			Severity: float64(row.Severity), Confidence: float64(row.Confidence),
 			PriorityScore: float64(row.PriorityScore), Parts: parts, Expected: row.Expected,
 			ExpectedReason: row.ExpectedReason, Outcomes: storedOutcomes(row),
@@ -42,7 +39,7 @@ func FromRows(rows []dbsqlc.TaskCluster) ([]Cluster, error) {
 
 // storedOutcomes reads a stored cluster's outcome split back; nil when the task had no
 // labels.
-func storedOutcomes(row dbsqlc.TaskCluster) *Outcomes {
+func storedOutcomes(row dbsqlc.ListTaskClustersRow) *Outcomes {
 	if row.QValue == nil {
 		return nil
 	}

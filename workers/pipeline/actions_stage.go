@@ -171,7 +171,7 @@ func (r *run) briefs(ctx context.Context, cands []candidate) error {
 		idxs[i] = int32(c.Idx)
 		cands[i].brief = analyzer.ClusterBrief{
 			Type: c.Type, Category: c.Category, Title: c.Title, Descriptions: []string{}, Examples: []analyzer.Example{},
-			ConversationCount: c.Conversations(), AnalysedCount: r.analysed,
+			ConversationCount: c.ConversationCount, AnalysedCount: r.analysed,
 			Severity: c.Severity, Confidence: c.Confidence, PriorityScore: c.PriorityScore,
 		}
 		byCluster[c.Idx] = &cands[i].brief
@@ -254,7 +254,7 @@ func (r *run) rankActions(ctx context.Context, selected []cluster.Cluster) error
 			c := selected[a.CandidateIndex]
 			if err := r.warn(ctx, tx, taskstate.Actions, fmt.Sprintf("cluster %d", c.Idx), fmt.Sprintf(
 				"The Action for the %s cluster %q (%d conversations, %d findings) could not be written: %s",
-				c.Type, c.Title, c.Conversations(), c.FindingCount, a.Error)); err != nil {
+				c.Type, c.Title, c.ConversationCount, c.FindingCount, a.Error)); err != nil {
 				return err
 			}
 		}

@@ -120,15 +120,10 @@ func TestSampleEndToEnd(t *testing.T) {
 }
 
 func clustersOf(rows store.ReportRows) []cluster.Cluster {
-	conversations := clusterSeqs(rows)
 	out := make([]cluster.Cluster, len(rows.Clusters))
 	for i, r := range rows.Clusters {
-		seqs := make([]int, len(conversations[r.Idx]))
-		for j, s := range conversations[r.Idx] {
-			seqs[j] = int(s)
-		}
 		out[i] = cluster.Cluster{Idx: int(r.Idx), Type: analyzer.FindingType(r.Type), Title: r.Title,
-			PriorityScore: float64(r.PriorityScore), ConversationSeqs: seqs}
+			PriorityScore: float64(r.PriorityScore), ConversationCount: int(r.Conversations)}
 	}
 	return out
 }

@@ -83,7 +83,7 @@ func TestLabelledSampleSplitsEveryCluster(t *testing.T) {
 }
 
 // firstAction is the ACTION cluster with the first rank.
-func firstAction(t *testing.T, rows store.ReportRows) dbsqlc.ListReportClustersRow {
+func firstAction(t *testing.T, rows store.ReportRows) dbsqlc.ListTaskClustersRow {
 	t.Helper()
 	best := int32(0)
 	var idx int32 = -1
@@ -99,5 +99,5 @@ func firstAction(t *testing.T, rows store.ReportRows) dbsqlc.ListReportClustersR
 		}
 	}
 	t.Fatalf("no cluster %d", idx)
-	return dbsqlc.ListReportClustersRow{}
+	return dbsqlc.ListTaskClustersRow{}
 }
