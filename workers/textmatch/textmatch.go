@@ -32,9 +32,17 @@ func FoldString(s string) string {
 	if folded(s) {
 		return s
 	}
-	buf := make([]byte, 0, len(s)+utf8.UTFMax)
+	var b strings.Builder
+	b.Grow(len(s) + utf8.UTFMax)
 	space := false
+	slow := 0 // up to here the bytes are folded one at a time: a word that did not fold by case
 	for i := 0; i < len(s); {
+		if i >= slow {
+			if i, space = writePlainWords(&b, s, i, space); i == len(s) {
+				break
+			}
+			slow = i + 8
+		}
 		if c := s[i]; c < utf8.RuneSelf {
 			i++
 			switch {
@@ -45,11 +53,11 @@ func FoldString(s string) string {
 					continue
 				}
 				space = true
-				buf = append(buf, ' ')
+				b.WriteByte(' ')
 				continue
 			}
 			space = false
-			buf = append(buf, c)
+			b.WriteByte(c)
 			continue
 		}
 		f, size := foldAt(s, i)
@@ -62,9 +70,9 @@ func FoldString(s string) string {
 		} else {
 			space = false
 		}
-		buf = utf8.AppendRune(buf, f)
+		b.WriteRune(f)
 	}
-	return string(buf)
+	return b.String()
 }
 
 // folded reports whether folding leaves s as it is: ASCII without capitals, without
