@@ -12,6 +12,32 @@ import (
 //
 //	go test ./workers/textmatch -run '^$' -bench FoldStringSample
 func BenchmarkFoldStringSample(b *testing.B) {
+	texts := sampleTexts(b)
+	for b.Loop() {
+		for _, t := range texts {
+			FoldString(t)
+		}
+	}
+}
+
+// BenchmarkAppendFoldSample appends the same texts folded to one buffer, as the quality
+// checks' content hash does.
+//
+//	go test ./workers/textmatch -run '^$' -bench AppendFoldSample
+func BenchmarkAppendFoldSample(b *testing.B) {
+	texts := sampleTexts(b)
+	var buf []byte
+	for b.Loop() {
+		buf = buf[:0]
+		for _, t := range texts {
+			buf = AppendFold(buf, t)
+		}
+	}
+}
+
+// sampleTexts is every message and tool call of the airline sample, their size set as
+// the benchmark's bytes.
+func sampleTexts(b *testing.B) []string {
 	var texts []string
 	size := 0
 	for _, c := range transcripttest.Sample(b) {
@@ -25,9 +51,5 @@ func BenchmarkFoldStringSample(b *testing.B) {
 		}
 	}
 	b.SetBytes(int64(size))
-	for b.Loop() {
-		for _, t := range texts {
-			FoldString(t)
-		}
-	}
+	return texts
 }

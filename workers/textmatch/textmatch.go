@@ -378,51 +378,9 @@ func ClipQuote(s string, maxRunes int) string {
 	return strings.TrimSpace(s[:cut])
 }
 
-// AppendFold appends the folded, trimmed form of s to buf (runs of white space
-// become one space) without building the folded string; content hashes use it.
+// AppendFold appends the folded form of s to buf, without the space folding may leave
+// at either end; content hashes use it. Folding the whole text at once and copying it
+// is twice as fast as folding into buf a byte at a time (BenchmarkAppendFoldSample).
 func AppendFold(buf []byte, s string) []byte {
-	pending := false
-	started := false
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf { // as foldAt would, a run of ASCII at a time
-			if asciiSpace(c) {
-				i++
-				pending = started
-				continue
-			}
-			j := i + 1 // the run goes on over single spaces between ASCII characters
-			for ; j < len(s) && s[j] < utf8.RuneSelf; j++ {
-				if asciiSpace(s[j]) && (s[j] != ' ' || j+1 == len(s) || s[j+1] >= utf8.RuneSelf || asciiSpace(s[j+1])) {
-					break
-				}
-			}
-			if pending {
-				buf = append(buf, ' ')
-				pending = false
-			}
-			started = true
-			n := len(buf)
-			buf = append(buf, s[i:j]...)
-			for k := n; k < len(buf); k++ {
-				if 'A' <= buf[k] && buf[k] <= 'Z' {
-					buf[k] += 'a' - 'A'
-				}
-			}
-			i = j
-			continue
-		}
-		f, size := foldAt(s, i)
-		i += size
-		if f == ' ' {
-			pending = started
-			continue
-		}
-		if pending {
-			buf = append(buf, ' ')
-			pending = false
-		}
-		started = true
-		buf = utf8.AppendRune(buf, f)
-	}
-	return buf
+	return append(buf, strings.Trim(FoldString(s), " ")...)
 }
