@@ -127,6 +127,35 @@ func TestDeletingATaskDeletesItsRows(t *testing.T) {
 	}
 }
 
+// Refreshing the statistics of a task's conversations gathers those of the columns
+// queries filter and sort on, and skips the transcripts, diagnoses and metadata, which
+// none does: decompressing and comparing them was half of each refresh.
+func TestAnalyzeSkipsColumnsNoQueryFiltersOn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tx := dbtest.Tx(t)
+	var owner int64
+	require.NoError(t, tx.QueryRow(ctx, `INSERT INTO app_user (provider, provider_user_id) VALUES ('local','stats') RETURNING id`).Scan(&owner))
+	var task string
+	require.NoError(t, tx.QueryRow(ctx, `INSERT INTO analysis_task (owner_user_id, title) VALUES ($1, 't') RETURNING id`, owner).Scan(&task))
+	_, err := tx.Exec(ctx, `INSERT INTO task_conversation (task_id, owner_user_id, seq, external_id, messages, metadata, message_count,
+			diagnosis, diagnosis_status, failure_score, max_severity)
+		SELECT $1, $2, s, 'c' || s, '[{"role":"user","content":"hi"}]', '{"channel":"web"}', 1,
+			'{"outcome":"resolved","findings":[]}', 'done', s / 10.0, s % 5
+		FROM generate_series(1, 10) AS s`, task, owner)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `ANALYZE task_conversation`)
+	require.NoError(t, err)
+	rows, err := tx.Query(ctx, `SELECT attname FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'task_conversation'`)
+	require.NoError(t, err)
+	analyzed, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Subset(t, analyzed, []string{"task_id", "seq", "qc_status", "label", "failure_score", "max_severity", "message_count", "risk_flags", "finding_categories"})
+	for _, column := range []string{"messages", "metadata", "diagnosis", "content_hash", "qc_reason", "diagnosis_error", "diagnosed_at", "failed_turn"} {
+		require.NotContains(t, analyzed, column)
+	}
+}
+
 func TestOpenUnreachable(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
