@@ -156,6 +156,28 @@ func TestAnalyzeSkipsColumnsNoQueryFiltersOn(t *testing.T) {
 	}
 }
 
+// The transcripts and the diagnoses are compressed with lz4 where the server has it,
+// with its default elsewhere. Changing a column's type drops its compression setting
+// (00013 had to set it again), which nothing else would notice.
+func TestLargeValuesCompressWithLz4(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.Pool(t)
+	var lz4 bool
+	require.NoError(t, pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_settings
+		WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals))`).Scan(&lz4))
+	want := "" // the server's default, pglz
+	if lz4 {
+		want = "l"
+	}
+	for _, column := range []string{"messages", "diagnosis"} {
+		var method string
+		require.NoError(t, pool.QueryRow(ctx, `SELECT attcompression::text FROM pg_attribute
+			WHERE attrelid = 'task_conversation'::regclass AND attname = $1`, column).Scan(&method))
+		require.Equal(t, want, method, "task_conversation.%s: compression (lz4 available: %v)", column, lz4)
+	}
+}
+
 func TestOpenUnreachable(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
