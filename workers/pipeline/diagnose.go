@@ -61,7 +61,10 @@ func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRo
 	if err != nil {
 		return counts, err
 	}
-	r.refreshStatistics(ctx, taskstate.Diagnosis, r.q.MaintenanceAnalyzeResults)
+	// The refresh is for the task's pages: clustering and the Actions read the rows
+	// they need by task and seq, planned alike on any statistics, so it runs beside
+	// them on a connection of its own.
+	r.behind.Go(func() { r.refreshStatistics(ctx, taskstate.Diagnosis, r.q.MaintenanceAnalyzeResults) })
 	if err := r.between(ctx); err != nil {
 		return counts, err
 	}

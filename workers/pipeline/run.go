@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/checkup-dev/checkup/workers/quality"
 
@@ -49,6 +50,9 @@ type run struct {
 	// features logs what search counts, so the drivers' conversations are found
 	// without reading them all again; nil without search or a temporary file.
 	features *drivers.FeatureLog
+	// behind runs what the stages after it do not need (the planner's statistics of
+	// the diagnosed task); the run waits for it before it ends.
+	behind sync.WaitGroup
 }
 
 func newRun(p *Pipeline, lease *workers.Lease) *run {
@@ -57,8 +61,12 @@ func newRun(p *Pipeline, lease *workers.Lease) *run {
 	return r
 }
 
-// close releases what the run holds outside the database.
-func (r *run) close() { r.closeFeatureLog() }
+// close waits for the work left behind the stages and releases what the run holds
+// outside the database.
+func (r *run) close() {
+	r.behind.Wait()
+	r.closeFeatureLog()
+}
 
 // closeFeatureLog closes the feature log once it has been read, or the run ends.
 func (r *run) closeFeatureLog() {
