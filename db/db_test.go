@@ -151,7 +151,7 @@ func TestAnalyzeSkipsColumnsNoQueryFiltersOn(t *testing.T) {
 	analyzed, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(t, err)
 	require.Subset(t, analyzed, []string{"task_id", "seq", "qc_status", "label", "failure_score", "max_severity", "message_count", "risk_flags", "finding_categories"})
-	for _, column := range []string{"messages", "metadata", "diagnosis", "content_hash", "qc_reason", "diagnosis_error", "diagnosed_at", "failed_turn"} {
+	for _, column := range []string{"messages", "metadata", "diagnosis", "content_hash", "qc_reason", "diagnosis_error", "diagnosis_pass", "diagnosed_at", "failed_turn"} {
 		require.NotContains(t, analyzed, column)
 	}
 }

@@ -16,7 +16,8 @@ import (
 
 // maxPending is how many finished diagnoses may wait for their checkpoint, and the most
 // one transaction writes. A unit that finds the queue full waits, so a crash loses at
-// most this many units of offline work, which the next attempt redoes at no cost. At 32
+// most twice this many units of offline work (a group being written and a full queue),
+// which the next attempt redoes at no cost. At 32
 // the offline units of a large task waited on the writer and the diagnosis stage kept
 // the two cores 84–86% busy; at 128, 90–91% (BENCHMARKS.md).
 const maxPending = 128

@@ -19,7 +19,10 @@ import (
 // cancel as the heartbeat does. The cancel is requested in the table alone (no
 // notification wakes the worker, and its periodic heartbeat is minutes away) partway
 // through diagnosis and through the Actions: the next checkpoint sees it and the task
-// ends canceled before the stage's last unit.
+// ends canceled before the stage's last unit. Offline diagnoses are handed to the
+// checkpointer without waiting for it, so a diagnosis after the cancel waits for the
+// task's context to end (for a while at most) rather than racing the writer through
+// the rest of the sample.
 func TestCheckpointSeesCancel(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -29,7 +32,11 @@ func TestCheckpointSeesCancel(t *testing.T) {
 		all   int
 	}{
 		{"diagnosis", func(p *probe, cancel func()) {
-			p.onDiagnose = func(context.Context, transcript.Conversation) error { cancel(); return nil }
+			p.onDiagnose = func(ctx context.Context, _ transcript.Conversation) error {
+				cancel()
+				afterCancel(ctx, p)
+				return nil
+			}
 		}, (*probe).diagnoses, 100},
 		{"actions", func(p *probe, cancel func()) {
 			p.onAction = func(context.Context, analyzer.ClusterBrief) error { cancel(); return nil }
@@ -54,5 +61,18 @@ func TestCheckpointSeesCancel(t *testing.T) {
 			require.EqualValues(t, "canceled", task.Status)
 			require.Less(t, tc.calls(p), tc.all, "the cancel was seen before the stage's last unit")
 		})
+	}
+}
+
+// afterCancel waits, in a diagnosis made after the third, until the task's context
+// ends or ten seconds pass: a checkpoint that did not see the cancel leaves the
+// diagnoses crawling, and the test runs out of time.
+func afterCancel(ctx context.Context, p *probe) {
+	if p.diagnoses() <= 3 {
+		return
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
 	}
 }

@@ -64,7 +64,15 @@ func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRo
 	// The refresh is for the task's pages: clustering and the Actions read the rows
 	// they need by task and seq, planned alike on any statistics, so it runs beside
 	// them on a connection of its own.
-	r.behind.Go(func() { r.refreshStatistics(ctx, taskstate.Diagnosis, r.q.MaintenanceAnalyzeResults) })
+	r.behind.Go(func() {
+		refresh := func(taskstate.Stage) error {
+			r.refreshStatistics(ctx, taskstate.Diagnosis, r.q.MaintenanceAnalyzeResults)
+			return nil
+		}
+		if err := protect(refresh, taskstate.Diagnosis); err != nil { // beyond the worker's recover
+			r.lease.Logger().Error("the planner's statistics could not be refreshed", "stage", taskstate.Diagnosis, "err", err)
+		}
+	})
 	if err := r.between(ctx); err != nil {
 		return counts, err
 	}
