@@ -65,11 +65,11 @@ func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRo
 	// they need by task and seq, planned alike on any statistics, so it runs beside
 	// them on a connection of its own.
 	r.behind.Go(func() {
-		refresh := func(taskstate.Stage) error {
-			r.refreshStatistics(ctx, taskstate.Diagnosis, r.q.MaintenanceAnalyzeResults)
+		refresh := func(stage taskstate.Stage) error {
+			r.refreshStatistics(ctx, stage, r.q.MaintenanceAnalyzeResults)
 			return nil
 		}
-		if err := protect(refresh, taskstate.Diagnosis); err != nil { // beyond the worker's recover
+		if err := protect(refresh, taskstate.Diagnosis); err != nil { // a goroutine beyond the worker's recover
 			r.lease.Logger().Error("the planner's statistics could not be refreshed", "stage", taskstate.Diagnosis, "err", err)
 		}
 	})
