@@ -213,7 +213,7 @@ func fetch(base string, sess authtest.Session, path string) (int64, error) {
 }
 
 // pageTimes gives the task's owner 10,000 more tasks and times the task page, a
-// conversation page, the conversation list and a search of it, the first and a deep
+// conversation page, the conversation list and two searches of it, the first and a deep
 // page of the task list, and marking an issue expected and taking the mark back, one
 // request at a time, reporting the median and the slowest of each.
 func pageTimes(b *testing.B, pool *pgxpool.Pool, base string, sess authtest.Session, id uuid.UUID) {
@@ -236,6 +236,8 @@ func pageTimes(b *testing.B, pool *pgxpool.Pool, base string, sess authtest.Sess
 		{"conversation-page", fmt.Sprintf("/tasks/%s/conversations/%d", id, seq)},
 		{"conversation-list", "/tasks/" + id.String() + "/conversations"},
 		{"conversation-search", "/tasks/" + id.String() + "/conversations?q=refund&label=failed"},
+		// a word of 8% of the conversations, those that sort last by failure score
+		{"conversation-search-late", "/tasks/" + id.String() + "/conversations?q=compensation"},
 		{"task-list", "/tasks"},
 		{"task-list-deep", "/tasks?before=" + url.QueryEscape(deep.String())},
 	} {
