@@ -66,7 +66,12 @@ func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRo
 	// them on a connection of its own.
 	r.behind.Go(func() {
 		refresh := func(stage taskstate.Stage) error {
-			r.refreshStatistics(ctx, stage, r.q.MaintenanceAnalyzeResults)
+			r.refreshStatistics(ctx, stage, func(ctx context.Context, tx dbsqlc.DBTX) error {
+				if err := r.q.MaintenanceMergeSearchPending(ctx, tx); err != nil {
+					return err
+				}
+				return r.q.MaintenanceAnalyzeResults(ctx, tx)
+			})
 			return nil
 		}
 		if err := protect(refresh, taskstate.Diagnosis); err != nil { // a goroutine beyond the worker's recover

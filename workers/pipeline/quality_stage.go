@@ -113,8 +113,8 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 const analyzeAtLeast = 1000
 
 // refreshStatistics runs analyze (MaintenanceAnalyzeConversations before the quality
-// pass's batch writes, MaintenanceAnalyzeResults once diagnosis stored its results,
-// beside clustering) for a large task. It only makes what follows faster: when it cannot run (a lock
+// pass's batch writes; MaintenanceAnalyzeResults, after merging the words' index's
+// pending list, once diagnosis stored its results, beside clustering) for a large task. It only makes what follows faster: when it cannot run (a lock
 // held too long, a role that does not own the table) the task goes on, and the log
 // says why.
 func (r *run) refreshStatistics(ctx context.Context, stage taskstate.Stage, analyze func(context.Context, dbsqlc.DBTX) error) {

@@ -14,7 +14,8 @@ import (
 
 // TestLargeTaskRefreshesTheListsStatistics: once a large task's diagnoses are stored,
 // the run analyzes the tables the conversation list and its search read, so that they
-// are planned on the task's rows at once, not when autovacuum gets to them.
+// are planned on the task's rows at once, not when autovacuum gets to them, and merges
+// the words' index's pending list, which would steer a search away from the index.
 func TestLargeTaskRefreshesTheListsStatistics(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -33,4 +34,10 @@ func TestLargeTaskRefreshesTheListsStatistics(t *testing.T) {
 			`SELECT last_analyze FROM pg_stat_user_tables WHERE relname = $1`, table).Scan(&analyzed))
 		require.NotNil(t, analyzed, table)
 	}
+	ctx := context.Background()
+	_, err := b.pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pgstattuple`)
+	require.NoError(t, err, "the pending list is read with pgstattuple, of PostgreSQL's contrib modules")
+	var pending int64
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT pending_tuples FROM pgstatginindex('task_search_doc')`).Scan(&pending))
+	require.Zero(t, pending, "search documents left in the words' index's pending list")
 }
