@@ -25,7 +25,10 @@ const maxPending = 128
 // diagnosisCheckpoint is what one finished conversation stores: its diagnosis, or the
 // error that isolated it, and what it cost.
 type diagnosisCheckpoint struct {
-	conv      storedConversation
+	// seq and name are all it keeps of its conversation: the checkpoints waiting for
+	// their write hold no transcript.
+	seq       int32
+	name      string
 	diagnosis []byte // the normalised diagnosis as JSON; nil when isolated
 	pass      analyzer.Pass
 	usage     analyzer.Usage
@@ -145,7 +148,7 @@ func (ck *checkpointer) store(group []diagnosisCheckpoint) error {
 	for _, c := range group {
 		err := ck.r.storeCheckpoints(ck.ctx, []diagnosisCheckpoint{c})
 		if why, refused := refusedValue(err); refused && c.diagnosis != nil {
-			ck.r.lease.Logger().Warn("conversation isolated: its diagnosis cannot be stored", "stage", taskstate.Diagnosis, "unit", c.conv.name(), "err", err)
+			ck.r.lease.Logger().Warn("conversation isolated: its diagnosis cannot be stored", "stage", taskstate.Diagnosis, "unit", c.name, "err", err)
 			c.diagnosis, c.isolated = nil, "the database refused to store its diagnosis ("+why+")"
 			err = ck.r.storeCheckpoints(ck.ctx, []diagnosisCheckpoint{c})
 		}
@@ -170,16 +173,16 @@ func (r *run) storeCheckpoints(ctx context.Context, group []diagnosisCheckpoint)
 		if c.diagnosis == nil {
 			continue
 		}
-		done.Seqs = append(done.Seqs, c.conv.seq)
+		done.Seqs = append(done.Seqs, c.seq)
 		done.Diagnoses = append(done.Diagnoses, string(c.diagnosis))
 		done.Passes = append(done.Passes, string(c.pass))
 		done.Calls = append(done.Calls, int32(c.usage.Calls))
 		done.PromptTokens = append(done.PromptTokens, int64(c.usage.PromptTokens))
 		done.CompletionTokens = append(done.CompletionTokens, int64(c.usage.CompletionTokens))
 	}
-	what := "diagnosis of conversation " + group[0].conv.name()
+	what := "diagnosis of conversation " + group[0].name
 	if len(group) > 1 {
-		what = fmt.Sprintf("diagnoses of %d conversations from %s", len(group), group[0].conv.name())
+		what = fmt.Sprintf("diagnoses of %d conversations from %s", len(group), group[0].name)
 	}
 	cancel := false
 	err := r.inTx(ctx, what, func(tx pgx.Tx) error {
@@ -197,8 +200,8 @@ func (r *run) storeCheckpoints(ctx context.Context, group []diagnosisCheckpoint)
 			if c.diagnosis == nil || !c.adjusted.Any() {
 				continue
 			}
-			if err := r.warn(ctx, tx, taskstate.Diagnosis, "conversation "+c.conv.name(),
-				fmt.Sprintf("Conversation %s: %s", c.conv.name(), c.adjusted)); err != nil {
+			if err := r.warn(ctx, tx, taskstate.Diagnosis, "conversation "+c.name,
+				fmt.Sprintf("Conversation %s: %s", c.name, c.adjusted)); err != nil {
 				return err
 			}
 		}
@@ -236,12 +239,12 @@ func (r *run) storeCheckpoints(ctx context.Context, group []diagnosisCheckpoint)
 // the owner asked to cancel.
 func (r *run) storeIsolation(ctx context.Context, tx pgx.Tx, c diagnosisCheckpoint) (bool, error) {
 	if _, err := r.q.SaveConversationDiagnosis(ctx, tx, dbsqlc.SaveConversationDiagnosisParams{
-		DiagnosisStatus: "isolated", DiagnosisError: c.isolated, TaskID: r.id, OwnerUserID: r.owner, Seq: c.conv.seq,
+		DiagnosisStatus: "isolated", DiagnosisError: c.isolated, TaskID: r.id, OwnerUserID: r.owner, Seq: c.seq,
 	}); err != nil {
 		return false, err
 	}
-	if err := r.warn(ctx, tx, taskstate.Diagnosis, "conversation "+c.conv.name(),
-		fmt.Sprintf("Conversation %s could not be diagnosed and is left out of the results: %s", c.conv.name(), c.isolated)); err != nil {
+	if err := r.warn(ctx, tx, taskstate.Diagnosis, "conversation "+c.name,
+		fmt.Sprintf("Conversation %s could not be diagnosed and is left out of the results: %s", c.name, c.isolated)); err != nil {
 		return false, err
 	}
 	return r.countUnit(ctx, tx, c.usage, true)

@@ -127,7 +127,7 @@ func (r *run) diagnoseOne(ctx context.Context, ck *checkpointer, c storedConvers
 	if stop != nil {
 		return stop
 	}
-	cp := diagnosisCheckpoint{conv: c, usage: res.Usage, pass: res.Pass, adjusted: res.Adjusted}
+	cp := diagnosisCheckpoint{seq: c.seq, name: c.name(), usage: res.Usage, pass: res.Pass, adjusted: res.Adjusted}
 	var d analyzer.Diagnosis
 	if aerr == nil {
 		d, aerr = NormalizeDiagnosis(res.Value, c.conv)
