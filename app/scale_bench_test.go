@@ -51,7 +51,8 @@ const parallelDownloads = 5
 // BenchmarkScale uploads n unique conversations made from the sample (each user message
 // with words appended, see scaleContent) to the real binary on its own database, lets the
 // embedded worker diagnose them offline, then downloads every file five times at once and
-// reads the task page, a conversation page and the task list. It reports claim to finish
+// (from 40,000, after another owner's small task) reads the task page, a conversation
+// page and the task list. It reports claim to finish
 // and the time of each stage, the statements per conversation (pg_stat_statements, when
 // the server loads it), the CPU of the server and of PostgreSQL (in all, the rate it would
 // allow with every core busy, and the share of the cores each stage kept busy), and the
@@ -157,6 +158,7 @@ func runScale(b *testing.B, bin string, n int, content scaleContent) {
 	b.ReportMetric(float64(added)/1024, "download-added-MB")
 	b.ReportMetric(float64(max(peak, procStatus(b, pid, "VmHWM")))/1024, "peak-RSS-all-MB")
 	if n >= 40_000 {
+		neighbourTask(b, pool, base, dir, content)
 		pageTimes(b, pool, base, sess, id)
 	}
 	b.StartTimer()
@@ -210,6 +212,29 @@ func fetch(base string, sess authtest.Session, path string) (int64, error) {
 		err = fmt.Errorf("%s: %d", path, resp.StatusCode)
 	}
 	return n, err
+}
+
+// neighbourConversations is the size of the task another owner runs before the pages
+// are timed: below the size whose statistics a task refreshes, as most tasks are.
+const neighbourConversations = 500
+
+// neighbourTask has another owner upload and diagnose a small task, as the pages of a
+// shared instance are read between other owners' tasks: their search documents share
+// the words' index with the large task's, and the pages are timed with them in it. It
+// reports the pages of the index's pending list afterwards.
+func neighbourTask(b *testing.B, pool *pgxpool.Pool, base, dir string, content scaleContent) {
+	b.Helper()
+	neighbour := authtest.NewSession(b, pool, "neighbour@example.com")
+	file, _ := writeScaleUpload(b, dir, neighbourConversations, content)
+	id := uploadScale(b, base, neighbour, file)
+	st := followTask(b, pool, id, 5*time.Minute, func() time.Duration { return 0 })
+	require.Equal(b, "completed", st.status, st.err)
+	ctx := context.Background()
+	_, err := pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pgstattuple`)
+	require.NoError(b, err)
+	var pending int64
+	require.NoError(b, pool.QueryRow(ctx, `SELECT pending_pages FROM pgstatginindex('task_search_doc')`).Scan(&pending))
+	b.ReportMetric(float64(pending), "search-pending-pages")
 }
 
 // pageTimes gives the task's owner 10,000 more tasks and times the task page, a

@@ -314,6 +314,8 @@ ANALYZE task_conversation, task_search;
 -- The words' index keeps the entries last written in a pending list (up to 4 MB) until
 -- autovacuum merges them. Every search reads that list, and the planner counts it so
 -- dear that while it is there it checks every document of the task instead of reading
--- the index: a search of a 40,000-conversation task took 125–190 ms instead of 30–45.
--- Diagnosis of a large task runs this last, before refreshing the statistics.
+-- the index: a search of a 40,000-conversation task took 125–190 ms instead of 30–45,
+-- and 124–260 ms after another owner's task of 500 had filled the list. Every task's
+-- quality pass runs this once its documents are stored, so the list holds only the
+-- documents of passes still running.
 SELECT gin_clean_pending_list('task_search_doc'::regclass);

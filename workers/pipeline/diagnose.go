@@ -63,21 +63,10 @@ func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRo
 	}
 	// The refresh is for the task's pages: clustering and the Actions read the rows
 	// they need by task and seq, planned alike on any statistics, so it runs beside
-	// them on a connection of its own.
-	r.behind.Go(func() {
-		refresh := func(stage taskstate.Stage) error {
-			r.refreshStatistics(ctx, stage, func(ctx context.Context, tx dbsqlc.DBTX) error {
-				if err := r.q.MaintenanceMergeSearchPending(ctx, tx); err != nil {
-					return err
-				}
-				return r.q.MaintenanceAnalyzeResults(ctx, tx)
-			})
-			return nil
-		}
-		if err := protect(refresh, taskstate.Diagnosis); err != nil { // a goroutine beyond the worker's recover
-			r.lease.Logger().Error("the planner's statistics could not be refreshed", "stage", taskstate.Diagnosis, "err", err)
-		}
-	})
+	// them.
+	if r.large() {
+		r.maintainBehind(ctx, taskstate.Diagnosis, statisticsNotRefreshed, r.q.MaintenanceAnalyzeResults)
+	}
 	if err := r.between(ctx); err != nil {
 		return counts, err
 	}

@@ -44,7 +44,9 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	if err := r.lease.Progress(ctx, taskstate.Quality, 0, total); err != nil {
 		return quality.Funnel{}, err
 	}
-	r.refreshStatistics(ctx, taskstate.Quality, r.q.MaintenanceAnalyzeConversations)
+	if r.large() {
+		r.maintain(ctx, taskstate.Quality, statisticsNotRefreshed, r.q.MaintenanceAnalyzeConversations)
+	}
 	checker := quality.NewChecker(r.p.opt.QC)
 	r.kept = &keptConversations{bySeq: map[int32]storedConversation{}}
 	// Without a cap on diagnosis every kept conversation is diagnosed: the pass records
@@ -103,33 +105,14 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	if err := stored.put(last); err != nil {
 		return quality.Funnel{}, err
 	}
-	return funnel, stored.wait()
-}
-
-// analyzeAtLeast is the size of task from which the quality pass first refreshes the
-// planner's statistics of task_conversation, and diagnosis last those of the tables it
-// and the quality pass wrote: a small upload changes them little, and the refresh
-// reads a sample of the whole table.
-const analyzeAtLeast = 1000
-
-// refreshStatistics runs analyze (MaintenanceAnalyzeConversations before the quality
-// pass's batch writes; MaintenanceAnalyzeResults, after merging the words' index's
-// pending list, once diagnosis stored its results, beside clustering) for a large task. It only makes what follows faster: when it cannot run (a lock
-// held too long, a role that does not own the table) the task goes on, and the log
-// says why.
-func (r *run) refreshStatistics(ctx context.Context, stage taskstate.Stage, analyze func(context.Context, dbsqlc.DBTX) error) {
-	if r.lease.Task.ConversationCount < analyzeAtLeast {
-		return
+	if err := stored.wait(); err != nil {
+		return funnel, err
 	}
-	err := pgx.BeginFunc(ctx, r.p.pool, func(tx pgx.Tx) error {
-		if err := r.q.LimitLockWait(ctx, tx); err != nil {
-			return err
-		}
-		return analyze(ctx, tx)
-	})
-	if err != nil && ctx.Err() == nil {
-		r.lease.Logger().Warn("the planner's statistics could not be refreshed", "stage", stage, "err", err)
-	}
+	// Every search reads what the words' index still holds in its pending list, and
+	// is planned away from the index while it holds much: the pass leaves none of its
+	// documents there, whatever the task's size.
+	r.maintainBehind(ctx, taskstate.Quality, searchPendingNotMerged, r.q.MaintenanceMergeSearchPending)
+	return funnel, nil
 }
 
 // labelCounts counts the kept conversations by outcome label.

@@ -1,0 +1,59 @@
+package pipeline
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
+)
+
+// analyzeAtLeast is the size of task from which the quality pass first refreshes the
+// planner's statistics of task_conversation, and diagnosis last those of the tables it
+// and the quality pass wrote: a small upload changes them little, and the refresh
+// reads a sample of the whole table.
+const analyzeAtLeast = 1000
+
+// maintenanceFn is one of the queries' Maintenance statements: they read no row for
+// anyone and only make what follows faster.
+type maintenanceFn func(context.Context, dbsqlc.DBTX) error
+
+const (
+	statisticsNotRefreshed = "the planner's statistics could not be refreshed"
+	searchPendingNotMerged = "the words' index's pending list could not be merged"
+)
+
+// large says whether the task is large enough to refresh the planner's statistics.
+func (r *run) large() bool {
+	return r.lease.Task.ConversationCount >= analyzeAtLeast
+}
+
+// maintain runs work in a transaction that waits for locks only briefly. When it
+// cannot run (a lock held too long, a role that does not own the table) the task goes
+// on, and the log says why (failed, with the error).
+func (r *run) maintain(ctx context.Context, stage taskstate.Stage, failed string, work maintenanceFn) {
+	err := pgx.BeginFunc(ctx, r.p.pool, func(tx pgx.Tx) error {
+		if err := r.q.LimitLockWait(ctx, tx); err != nil {
+			return err
+		}
+		return work(ctx, tx)
+	})
+	if err != nil && ctx.Err() == nil {
+		r.lease.Logger().Warn(failed, "stage", stage, "err", err)
+	}
+}
+
+// maintainBehind runs maintain beside the stages that follow, which do not need it, on
+// a connection of its own; the run waits for it before it ends.
+func (r *run) maintainBehind(ctx context.Context, stage taskstate.Stage, failed string, work maintenanceFn) {
+	r.behind.Go(func() {
+		do := func(stage taskstate.Stage) error {
+			r.maintain(ctx, stage, failed, work)
+			return nil
+		}
+		if err := protect(do, stage); err != nil { // a goroutine beyond the worker's recover
+			r.lease.Logger().Error(failed, "stage", stage, "err", err)
+		}
+	})
+}
