@@ -23,6 +23,7 @@ import (
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/db/taskstate"
 )
 
 // The content of the scaling benchmark's conversations, to check that the cost does
@@ -158,6 +159,7 @@ func runScale(b *testing.B, bin string, n int, content scaleContent) {
 	b.ReportMetric(float64(added)/1024, "download-added-MB")
 	b.ReportMetric(float64(max(peak, procStatus(b, pid, "VmHWM")))/1024, "peak-RSS-all-MB")
 	if n >= 40_000 {
+		searchesBesidePass(b, pool, base, dir, content, sess, id)
 		neighbourTask(b, pool, base, dir, content)
 		pageTimes(b, pool, base, sess, id)
 	}
@@ -229,12 +231,89 @@ func neighbourTask(b *testing.B, pool *pgxpool.Pool, base, dir string, content s
 	id := uploadScale(b, base, neighbour, file)
 	st := followTask(b, pool, id, 5*time.Minute, func() time.Duration { return 0 })
 	require.Equal(b, "completed", st.status, st.err)
+	if pending, ok := searchPendingPages(b, pool); ok {
+		b.ReportMetric(float64(pending), "search-pending-pages")
+	}
+}
+
+// passConversations is the size of the task another owner runs while the large task's
+// searches are timed beside its quality pass.
+const passConversations = 10_000
+
+// searchesBesidePass has another owner upload a task of passConversations and times
+// searches of the large task while that task's quality pass writes its search
+// documents, which wait in the words' index's pending list until the list is full or
+// the pass merges it. It reports the median and slowest search and the most pages the
+// list was seen to hold.
+func searchesBesidePass(b *testing.B, pool *pgxpool.Pool, base, dir string, content scaleContent, sess authtest.Session, id uuid.UUID) {
+	b.Helper()
 	ctx := context.Background()
-	_, err := pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pgstattuple`)
-	require.NoError(b, err)
+	neighbour := authtest.NewSession(b, pool, "busy-neighbour@example.com")
+	file, _ := writeScaleUpload(b, dir, passConversations, content)
+	other := uploadScale(b, base, neighbour, file)
+	searches := []string{
+		"/tasks/" + id.String() + "/conversations?q=refund&label=failed",
+		"/tasks/" + id.String() + "/conversations?q=compensation",
+	}
+	var times []time.Duration
+	most, counted := int64(0), true
+	deadline := time.Now().Add(5 * time.Minute)
+	for seen := false; time.Now().Before(deadline); {
+		var status, stage string
+		require.NoError(b, pool.QueryRow(ctx, `SELECT status, stage FROM analysis_task WHERE id = $1`, other).Scan(&status, &stage))
+		if stage != string(taskstate.Quality) {
+			if seen || (status != "pending" && status != "running") {
+				break
+			}
+			time.Sleep(stagePoll)
+			continue
+		}
+		seen = true
+		start := time.Now()
+		_, err := fetch(base, sess, searches[len(times)%len(searches)])
+		require.NoError(b, err)
+		times = append(times, time.Since(start))
+		if counted {
+			var pending int64
+			pending, counted = searchPendingPages(b, pool)
+			most = max(most, pending)
+		}
+	}
+	st := followTask(b, pool, other, 5*time.Minute, func() time.Duration { return 0 })
+	require.Equal(b, "completed", st.status, st.err)
+	if len(times) == 0 {
+		b.Logf("no search ran beside the other owner's quality pass")
+		return
+	}
+	b.ReportMetric(float64(median(times).Microseconds())/1000, "search-beside-pass-p50-ms")
+	b.ReportMetric(float64(slices.Max(times).Microseconds())/1000, "search-beside-pass-max-ms")
+	if counted {
+		b.ReportMetric(float64(most), "search-pending-pages-beside-pass")
+	}
+	slow := 0
+	for _, t := range times {
+		if t > 50*time.Millisecond {
+			slow++
+		}
+	}
+	b.Logf("%d searches beside another owner's quality pass of %d conversations, %d of them over 50 ms", len(times), passConversations, slow)
+}
+
+// searchPendingPages reads how many pages the words' index's pending list holds, with
+// pgstattuple (of PostgreSQL's contrib modules); false, logged, where it cannot be had.
+func searchPendingPages(b *testing.B, pool *pgxpool.Pool) (int64, bool) {
+	b.Helper()
+	ctx := context.Background()
 	var pending int64
-	require.NoError(b, pool.QueryRow(ctx, `SELECT pending_pages FROM pgstatginindex('task_search_doc')`).Scan(&pending))
-	b.ReportMetric(float64(pending), "search-pending-pages")
+	if _, err := pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pgstattuple`); err != nil {
+		b.Logf("the words' index's pending list is not read: %v", err)
+		return 0, false
+	}
+	if err := pool.QueryRow(ctx, `SELECT pending_pages FROM pgstatginindex('task_search_doc')`).Scan(&pending); err != nil {
+		b.Logf("the words' index's pending list is not read: %v", err)
+		return 0, false
+	}
+	return pending, true
 }
 
 // pageTimes gives the task's owner 10,000 more tasks and times the task page, a

@@ -127,8 +127,8 @@ SELECT set_config('lock_timeout', '5s', true)
 `
 
 // For the rest of the transaction, a statement that would wait more than 5 s for a
-// lock fails instead: what may be skipped (the statistics' refreshes) is not worth waiting
-// behind an operator's VACUUM for.
+// lock fails instead: what may be skipped (the statistics' refreshes, the words'
+// index's merge) is not worth waiting behind an operator's VACUUM for.
 func (q *Queries) LimitLockWait(ctx context.Context, db DBTX) error {
 	_, err := db.Exec(ctx, limitLockWait)
 	return err
@@ -745,8 +745,8 @@ SELECT gin_clean_pending_list('task_search_doc'::regclass)
 // dear that while it is there it checks every document of the task instead of reading
 // the index: a search of a 40,000-conversation task took 125–190 ms instead of 30–45,
 // and 124–260 ms after another owner's task of 500 had filled the list. Every task's
-// quality pass runs this once its documents are stored, so the list holds only the
-// documents of passes still running.
+// quality pass runs this once its documents are stored, so the list holds little more
+// than the documents of passes still running.
 func (q *Queries) MaintenanceMergeSearchPending(ctx context.Context, db DBTX) error {
 	_, err := db.Exec(ctx, maintenanceMergeSearchPending)
 	return err

@@ -289,8 +289,8 @@ LIMIT @max_rows;
 
 -- name: LimitLockWait :exec
 -- For the rest of the transaction, a statement that would wait more than 5 s for a
--- lock fails instead: what may be skipped (the statistics' refreshes) is not worth waiting
--- behind an operator's VACUUM for.
+-- lock fails instead: what may be skipped (the statistics' refreshes, the words'
+-- index's merge) is not worth waiting behind an operator's VACUUM for.
 SELECT set_config('lock_timeout', '5s', true);
 
 -- name: MaintenanceAnalyzeConversations :exec
@@ -316,6 +316,6 @@ ANALYZE task_conversation, task_search;
 -- dear that while it is there it checks every document of the task instead of reading
 -- the index: a search of a 40,000-conversation task took 125–190 ms instead of 30–45,
 -- and 124–260 ms after another owner's task of 500 had filled the list. Every task's
--- quality pass runs this once its documents are stored, so the list holds only the
--- documents of passes still running.
+-- quality pass runs this once its documents are stored, so the list holds little more
+-- than the documents of passes still running.
 SELECT gin_clean_pending_list('task_search_doc'::regclass);

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/db/store"
 )
@@ -96,8 +97,7 @@ func (r *listQueries) explain(t *testing.T, pool *pgxpool.Pool) planNode {
 	tx, err := pool.Begin(ctx)
 	require.NoError(t, err)
 	defer func() { _ = tx.Rollback(ctx) }()
-	_, err = tx.Exec(ctx, `SELECT set_config('enable_seqscan', 'off', true)`)
-	require.NoError(t, err)
+	require.NoError(t, dbsqlc.New().PreferSearchIndexes(ctx, tx), "as the list's transaction does before its search")
 	var out []byte
 	require.NoError(t, tx.QueryRow(ctx, "EXPLAIN (ANALYZE, FORMAT JSON) "+sql, args...).Scan(&out))
 	var plans []struct{ Plan planNode }

@@ -64,7 +64,7 @@ func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRo
 	// The refresh is for the task's pages: clustering and the Actions read the rows
 	// they need by task and seq, planned alike on any statistics, so it runs beside
 	// them.
-	if r.large() {
+	if r.refreshesStatistics() {
 		r.maintainBehind(ctx, taskstate.Diagnosis, statisticsNotRefreshed, r.q.MaintenanceAnalyzeResults)
 	}
 	if err := r.between(ctx); err != nil {

@@ -24,15 +24,16 @@ const (
 	searchPendingNotMerged = "the words' index's pending list could not be merged"
 )
 
-// large says whether the task is large enough to refresh the planner's statistics.
-func (r *run) large() bool {
+// refreshesStatistics says whether the task is large enough to refresh the planner's
+// statistics (analyzeAtLeast).
+func (r *run) refreshesStatistics() bool {
 	return r.lease.Task.ConversationCount >= analyzeAtLeast
 }
 
 // maintain runs work in a transaction that waits for locks only briefly. When it
 // cannot run (a lock held too long, a role that does not own the table) the task goes
-// on, and the log says why (failed, with the error).
-func (r *run) maintain(ctx context.Context, stage taskstate.Stage, failed string, work maintenanceFn) {
+// on, and the log gives warning with the error.
+func (r *run) maintain(ctx context.Context, stage taskstate.Stage, warning string, work maintenanceFn) {
 	err := pgx.BeginFunc(ctx, r.p.pool, func(tx pgx.Tx) error {
 		if err := r.q.LimitLockWait(ctx, tx); err != nil {
 			return err
@@ -40,20 +41,20 @@ func (r *run) maintain(ctx context.Context, stage taskstate.Stage, failed string
 		return work(ctx, tx)
 	})
 	if err != nil && ctx.Err() == nil {
-		r.lease.Logger().Warn(failed, "stage", stage, "err", err)
+		r.lease.Logger().Warn(warning, "stage", stage, "err", err)
 	}
 }
 
 // maintainBehind runs maintain beside the stages that follow, which do not need it, on
 // a connection of its own; the run waits for it before it ends.
-func (r *run) maintainBehind(ctx context.Context, stage taskstate.Stage, failed string, work maintenanceFn) {
+func (r *run) maintainBehind(ctx context.Context, stage taskstate.Stage, warning string, work maintenanceFn) {
 	r.behind.Go(func() {
 		do := func(stage taskstate.Stage) error {
-			r.maintain(ctx, stage, failed, work)
+			r.maintain(ctx, stage, warning, work)
 			return nil
 		}
 		if err := protect(do, stage); err != nil { // a goroutine beyond the worker's recover
-			r.lease.Logger().Error(failed, "stage", stage, "err", err)
+			r.lease.Logger().Error(warning, "stage", stage, "err", err)
 		}
 	})
 }

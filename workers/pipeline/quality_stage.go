@@ -44,7 +44,7 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	if err := r.lease.Progress(ctx, taskstate.Quality, 0, total); err != nil {
 		return quality.Funnel{}, err
 	}
-	if r.large() {
+	if r.refreshesStatistics() {
 		r.maintain(ctx, taskstate.Quality, statisticsNotRefreshed, r.q.MaintenanceAnalyzeConversations)
 	}
 	checker := quality.NewChecker(r.p.opt.QC)
@@ -109,8 +109,9 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 		return funnel, err
 	}
 	// Every search reads what the words' index still holds in its pending list, and
-	// is planned away from the index while it holds much: the pass leaves none of its
-	// documents there, whatever the task's size.
+	// is planned away from the index while it holds much: the pass merges its
+	// documents, whatever the task's size. A pass cancelled or resumed after its last
+	// write leaves them to the next pass's merge.
 	r.maintainBehind(ctx, taskstate.Quality, searchPendingNotMerged, r.q.MaintenanceMergeSearchPending)
 	return funnel, nil
 }

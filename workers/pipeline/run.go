@@ -50,8 +50,9 @@ type run struct {
 	// features logs what search counts, so the drivers' conversations are found
 	// without reading them all again; nil without search or a temporary file.
 	features *drivers.FeatureLog
-	// behind runs what the stages after it do not need (the planner's statistics of
-	// the diagnosed task); the run waits for it before it ends.
+	// behind runs what the stages after it do not need (merging the words' index's
+	// pending list, the planner's statistics of the diagnosed task); the run waits for
+	// it before it ends.
 	behind sync.WaitGroup
 }
 
