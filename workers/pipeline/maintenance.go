@@ -32,7 +32,7 @@ func (r *run) refreshesStatistics() bool {
 
 // maintain runs work in a transaction that waits for locks only briefly. When it
 // cannot run (a lock held too long, a role that does not own the table) the task goes
-// on, and the log gives warning with the error.
+// on, and the log gives the warning with the error.
 func (r *run) maintain(ctx context.Context, stage taskstate.Stage, warning string, work maintenanceFn) {
 	err := pgx.BeginFunc(ctx, r.p.pool, func(tx pgx.Tx) error {
 		if err := r.q.LimitLockWait(ctx, tx); err != nil {
