@@ -51,14 +51,14 @@ const parallelDownloads = 5
 
 // BenchmarkScale uploads n unique conversations made from the sample (each user message
 // with words appended, see scaleContent) to the real binary on its own database, lets the
-// embedded worker diagnose them offline, then downloads every file five times at once and
-// (from 40,000, after another owner's small task) reads the task page, a conversation
-// page and the task list. It reports claim to finish
-// and the time of each stage, the statements per conversation (pg_stat_statements, when
-// the server loads it), the CPU of the server and of PostgreSQL (in all, the rate it would
-// allow with every core busy, and the share of the cores each stage kept busy), and the
-// server's peak RSS through upload and task and what the downloads add to it. See
-// BENCHMARKS.md.
+// embedded worker diagnose them offline, then downloads every file five times at once.
+// From 40,000 it also times searches beside another owner's quality pass and, after
+// another owner's small task, reads the task page, a conversation page and the task
+// list. It reports claim to finish and the time of each stage, the statements per
+// conversation (pg_stat_statements, when the server loads it), the CPU of the server and
+// of PostgreSQL (in all, the rate it would allow with every core busy, and the share of
+// the cores each stage kept busy), and the server's peak RSS through upload and task and
+// what the downloads add to it. See BENCHMARKS.md.
 //
 //	go test ./app -run '^$' -bench 'Scale/(1k|10k|50k)$' -benchtime 1x -timeout 60m -v
 func BenchmarkScale(b *testing.B) {
@@ -226,11 +226,7 @@ const neighbourConversations = 500
 // reports the pages of the index's pending list afterwards.
 func neighbourTask(b *testing.B, pool *pgxpool.Pool, base, dir string, content scaleContent) {
 	b.Helper()
-	neighbour := authtest.NewSession(b, pool, "neighbour@example.com")
-	file, _ := writeScaleUpload(b, dir, neighbourConversations, content)
-	id := uploadScale(b, base, neighbour, file)
-	st := followTask(b, pool, id, 5*time.Minute, func() time.Duration { return 0 })
-	require.Equal(b, "completed", st.status, st.err)
+	finishTask(b, pool, uploadAs(b, pool, base, dir, "neighbour@example.com", neighbourConversations, content))
 	if pending, ok := searchPendingPages(b, pool); ok {
 		b.ReportMetric(float64(pending), "search-pending-pages")
 	}
@@ -248,9 +244,7 @@ const passConversations = 10_000
 func searchesBesidePass(b *testing.B, pool *pgxpool.Pool, base, dir string, content scaleContent, sess authtest.Session, id uuid.UUID) {
 	b.Helper()
 	ctx := context.Background()
-	neighbour := authtest.NewSession(b, pool, "busy-neighbour@example.com")
-	file, _ := writeScaleUpload(b, dir, passConversations, content)
-	other := uploadScale(b, base, neighbour, file)
+	other := uploadAs(b, pool, base, dir, "busy-neighbour@example.com", passConversations, content)
 	searches := []string{
 		"/tasks/" + id.String() + "/conversations?q=refund&label=failed",
 		"/tasks/" + id.String() + "/conversations?q=compensation",
@@ -279,8 +273,7 @@ func searchesBesidePass(b *testing.B, pool *pgxpool.Pool, base, dir string, cont
 			most = max(most, pending)
 		}
 	}
-	st := followTask(b, pool, other, 5*time.Minute, func() time.Duration { return 0 })
-	require.Equal(b, "completed", st.status, st.err)
+	finishTask(b, pool, other)
 	if len(times) == 0 {
 		b.Logf("no search ran beside the other owner's quality pass")
 		return
@@ -297,6 +290,21 @@ func searchesBesidePass(b *testing.B, pool *pgxpool.Pool, base, dir string, cont
 		}
 	}
 	b.Logf("%d searches beside another owner's quality pass of %d conversations, %d of them over 50 ms", len(times), passConversations, slow)
+}
+
+// uploadAs has a new owner with email upload n conversations made as the large task's
+// were, and returns the task's id.
+func uploadAs(b *testing.B, pool *pgxpool.Pool, base, dir, email string, n int, content scaleContent) uuid.UUID {
+	b.Helper()
+	file, _ := writeScaleUpload(b, dir, n, content)
+	return uploadScale(b, base, authtest.NewSession(b, pool, email), file)
+}
+
+// finishTask waits for another owner's task to complete.
+func finishTask(b *testing.B, pool *pgxpool.Pool, id uuid.UUID) {
+	b.Helper()
+	st := followTask(b, pool, id, 5*time.Minute, func() time.Duration { return 0 })
+	require.Equal(b, "completed", st.status, st.err)
 }
 
 // searchPendingPages reads how many pages the words' index's pending list holds, with

@@ -33,6 +33,7 @@ func TestLargeTaskRefreshesTheListsStatistics(t *testing.T) {
 			`SELECT last_analyze FROM pg_stat_user_tables WHERE relname = $1`, table).Scan(&analyzed))
 		require.NotNil(t, analyzed, table)
 	}
+	require.Zero(t, searchPending(t, b), "search documents left in the words' index's pending list")
 }
 
 // TestTaskLeavesNoSearchDocumentsPending: a task of any size merges its search
