@@ -301,21 +301,25 @@ SELECT set_config('lock_timeout', '5s', true);
 -- a large task runs this first.
 ANALYZE task_conversation;
 
--- name: MaintenanceAnalyzeResults :exec
--- owner-exempt: refreshes the planner's statistics of the two tables, and reads no row for anyone.
--- Diagnosis fills the columns the conversation list sorts and filters on, and the
--- quality pass the search documents; until autovacuum analyzes them, up to a minute
--- later, a search of a 40,000-conversation task is planned on what the tables held
--- before it and took ~180 ms instead of ~15. Diagnosis of a large task runs this last.
-ANALYZE task_conversation, task_search;
+-- name: TaskSearchPartition :one
+-- The partition that holds the task's search documents (00018), by schema and name,
+-- for a statement that takes its table by name only (ANALYZE); no row for a task with
+-- no documents.
+SELECT n.nspname::text AS schema_name, c.relname::text AS table_name
+FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.oid = (SELECT s.tableoid FROM task_search s WHERE s.task_id = @task_id AND s.owner_user_id = @owner_user_id LIMIT 1);
 
--- name: MaintenanceMergeSearchPending :exec
--- owner-exempt: moves the words' index's newest entries into the index, and reads no row for anyone.
--- The words' index keeps the entries last written in a pending list (up to 4 MB) until
+-- name: MergeTaskSearchPending :exec
+-- Moves the newest entries of the words' index of the task's partition into the index.
+-- The index keeps the entries last written in a pending list (up to 4 MB) until
 -- autovacuum merges them. Every search reads that list, and the planner counts it so
 -- dear that while it is there it checks every document of the task instead of reading
 -- the index: a search of a 40,000-conversation task took 125–190 ms instead of 30–45,
 -- and 124–260 ms after another owner's task of 500 had filled the list. Every task's
 -- quality pass runs this once its documents are stored, so the list holds little more
 -- than the documents of passes still running.
-SELECT gin_clean_pending_list('task_search_doc'::regclass);
+SELECT gin_clean_pending_list(i.indexrelid)
+FROM pg_catalog.pg_index i
+WHERE i.indrelid = (SELECT s.tableoid FROM task_search s WHERE s.task_id = @task_id AND s.owner_user_id = @owner_user_id LIMIT 1)
+  AND i.indexrelid IN (SELECT t.relid FROM pg_partition_tree('task_search_doc'::regclass) t WHERE t.isleaf);

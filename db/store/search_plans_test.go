@@ -29,7 +29,7 @@ func TestSearchReadsItsMatchesOnce(t *testing.T) {
 	ctx := context.Background()
 	cfg, err := pgxpool.ParseConfig(dbURL)
 	require.NoError(t, err)
-	rec := &listQueries{}
+	rec := &listQueries{name: "ListTaskConversations"}
 	cfg.ConnConfig.Tracer = rec
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	require.NoError(t, err)
@@ -60,21 +60,35 @@ func TestSearchReadsItsMatchesOnce(t *testing.T) {
 	}
 
 	plan := rec.explain(t, pool)
+	partition, index := searchPartition(t, pool, task)
 	var s scans
-	plan.scansOf("task_search", &s)
-	require.Equal(t, []string{"task_search_doc"}, s.indexes, "the matches are read from the words' index, and no document is probed")
+	plan.scansOf(partition, &s)
+	require.Equal(t, []string{index}, s.indexes, "the matches are read from the words' index, and no document is probed")
 	require.LessOrEqual(t, s.rows, int64(late), "each match is read once")
 }
 
-// listQueries records the list queries a pool runs, with their arguments.
+// searchPartition names the partition that holds task's search documents and its
+// words' index.
+func searchPartition(t *testing.T, pool *pgxpool.Pool, task uuid.UUID) (table, index string) {
+	t.Helper()
+	require.NoError(t, pool.QueryRow(context.Background(), `
+		SELECT c.relname, ic.relname
+		FROM pg_class c JOIN pg_index i ON i.indrelid = c.oid JOIN pg_class ic ON ic.oid = i.indexrelid
+		WHERE c.oid = (SELECT tableoid FROM task_search WHERE task_id = $1 LIMIT 1) AND ic.relam = (SELECT oid FROM pg_am WHERE amname = 'gin')`,
+		task).Scan(&table, &index), "the task's search documents are in one partition")
+	return table, index
+}
+
+// listQueries records the last query of one name a pool runs, with its arguments.
 type listQueries struct {
+	name string
 	mu   sync.Mutex
 	sql  string
 	args []any
 }
 
 func (r *listQueries) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	if strings.HasPrefix(d.SQL, "-- name: ListTaskConversations ") {
+	if strings.HasPrefix(d.SQL, "-- name: "+r.name+" ") {
 		r.mu.Lock()
 		r.sql, r.args = d.SQL, d.Args
 		r.mu.Unlock()
@@ -84,7 +98,7 @@ func (r *listQueries) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.Tr
 
 func (r *listQueries) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
-// explain runs the last list query again under EXPLAIN ANALYZE, planned for its
+// explain runs the last query again under EXPLAIN ANALYZE, planned for its
 // arguments as the store plans it and with sequential scans off as a search sets them,
 // and returns its plan.
 func (r *listQueries) explain(t *testing.T, pool *pgxpool.Pool) planNode {
@@ -92,7 +106,7 @@ func (r *listQueries) explain(t *testing.T, pool *pgxpool.Pool) planNode {
 	r.mu.Lock()
 	sql, args := r.sql, r.args
 	r.mu.Unlock()
-	require.NotEmpty(t, sql, "the list query ran")
+	require.NotEmpty(t, sql, "%s ran", r.name)
 	ctx := context.Background()
 	tx, err := pool.Begin(ctx)
 	require.NoError(t, err)

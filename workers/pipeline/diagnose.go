@@ -65,7 +65,7 @@ func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRo
 	// they need by task and seq, planned alike on any statistics, so it runs beside
 	// them.
 	if r.refreshesStatistics() {
-		r.maintainBehind(ctx, taskstate.Diagnosis, statisticsNotRefreshed, r.q.MaintenanceAnalyzeResults)
+		r.maintainBehind(ctx, taskstate.Diagnosis, statisticsNotRefreshed, r.analyzeResults)
 	}
 	if err := r.between(ctx); err != nil {
 		return counts, err

@@ -112,7 +112,7 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	// is planned away from the index while it holds much: the pass merges its
 	// documents, whatever the task's size. A pass cancelled or resumed after its last
 	// write leaves them to the next pass's merge.
-	r.maintainBehind(ctx, taskstate.Quality, searchPendingNotMerged, r.q.MaintenanceMergeSearchPending)
+	r.maintainBehind(ctx, taskstate.Quality, searchPendingNotMerged, r.mergeSearchPending)
 	return funnel, nil
 }
 

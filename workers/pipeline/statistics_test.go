@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/workers/pipeline"
@@ -27,13 +28,14 @@ func TestLargeTaskRefreshesTheListsStatistics(t *testing.T) {
 	}
 	id := b.upload(t, convs)
 	require.EqualValues(t, "completed", b.runTask(t, id, offlineProbe(), pipeline.Options{}).Status)
-	for _, table := range []string{"task_conversation", "task_search"} {
+	partition, _ := searchPartition(t, b, id)
+	for _, table := range []string{"task_conversation", partition} {
 		var analyzed *time.Time // set by ANALYZE only, never by autovacuum
 		require.NoError(t, b.pool.QueryRow(context.Background(),
 			`SELECT last_analyze FROM pg_stat_user_tables WHERE relname = $1`, table).Scan(&analyzed))
 		require.NotNil(t, analyzed, table)
 	}
-	require.Zero(t, searchPending(t, b), "search documents left in the words' index's pending list")
+	require.Zero(t, searchPending(t, b, id), "search documents left in the words' index's pending list")
 }
 
 // TestTaskLeavesNoSearchDocumentsPending: a task of any size merges its search
@@ -48,16 +50,30 @@ func TestTaskLeavesNoSearchDocumentsPending(t *testing.T) {
 	require.NoError(t, b.pool.QueryRow(context.Background(),
 		`SELECT count(*) FROM task_search WHERE task_id = $1`, id).Scan(&documents))
 	require.Positive(t, documents)
-	require.Zero(t, searchPending(t, b), "search documents left in the words' index's pending list")
+	require.Zero(t, searchPending(t, b, id), "search documents left in the words' index's pending list")
 }
 
-// searchPending counts the entries of the words' index's pending list.
-func searchPending(t *testing.T, b *bundle) int64 {
+// searchPending counts the entries of the pending list of the words' index that holds
+// task id's search documents.
+func searchPending(t *testing.T, b *bundle, id uuid.UUID) int64 {
 	t.Helper()
 	ctx := context.Background()
 	_, err := b.pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pgstattuple`)
 	require.NoError(t, err, "the pending list is read with pgstattuple, of PostgreSQL's contrib modules")
+	_, index := searchPartition(t, b, id)
 	var pending int64
-	require.NoError(t, b.pool.QueryRow(ctx, `SELECT pending_tuples FROM pgstatginindex('task_search_doc')`).Scan(&pending))
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT pending_tuples FROM pgstatginindex($1::regclass)`, index).Scan(&pending))
 	return pending
+}
+
+// searchPartition names the partition that holds task id's search documents and its
+// words' index.
+func searchPartition(t *testing.T, b *bundle, id uuid.UUID) (table, index string) {
+	t.Helper()
+	require.NoError(t, b.pool.QueryRow(context.Background(), `
+		SELECT c.relname, ic.relname
+		FROM pg_class c JOIN pg_index i ON i.indrelid = c.oid JOIN pg_class ic ON ic.oid = i.indexrelid
+		WHERE c.oid = (SELECT tableoid FROM task_search WHERE task_id = $1 LIMIT 1) AND ic.relam = (SELECT oid FROM pg_am WHERE amname = 'gin')`,
+		id).Scan(&table, &index), "the task's search documents are in one partition")
+	return table, index
 }

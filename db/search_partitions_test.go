@@ -1,0 +1,56 @@
+package db_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/db/dbtest"
+)
+
+// The migration that partitions the search documents (00018) moves those already
+// stored, and so does taking it back: a deployment that upgrades keeps its tasks
+// searchable.
+func TestSearchPartitionsKeepTheDocuments(t *testing.T) {
+	t.Parallel()
+	pool, _ := dbtest.Isolated(t)
+	ctx := context.Background()
+	var owner int64
+	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO app_user (provider, provider_user_id) VALUES ('local','parts') RETURNING id`).Scan(&owner))
+	var task string
+	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO analysis_task (owner_user_id, title) VALUES ($1, 't') RETURNING id`, owner).Scan(&task))
+	_, err := pool.Exec(ctx, `INSERT INTO task_conversation (task_id, owner_user_id, seq, external_id, messages, message_count)
+		SELECT $1, $2, i, 'c' || i, '[]', 0 FROM generate_series(1, 3) AS i`, task, owner)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `INSERT INTO task_search (task_id, owner_user_id, seq, doc)
+		SELECT $1, $2, i, CASE WHEN i = 2 THEN 'refund'::tsvector ELSE 'order'::tsvector END FROM generate_series(1, 3) AS i`, task, owner)
+	require.NoError(t, err)
+
+	sqlDB := stdlib.OpenDBFromPool(pool)
+	t.Cleanup(func() { _ = sqlDB.Close() })
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, os.DirFS("migrations"))
+	require.NoError(t, err)
+	found := func(kind string) {
+		t.Helper()
+		var relkind string
+		require.NoError(t, pool.QueryRow(ctx, `SELECT relkind::text FROM pg_class WHERE oid = 'task_search'::regclass`).Scan(&relkind))
+		require.Equal(t, kind, relkind)
+		var seqs []int32
+		require.NoError(t, pool.QueryRow(ctx, `SELECT array_agg(seq) FROM task_search WHERE task_id = $1 AND doc @@ 'refund'::tsquery`, task).Scan(&seqs))
+		require.Equal(t, []int32{2}, seqs)
+	}
+	found("p")
+	_, err = provider.DownTo(ctx, 17)
+	require.NoError(t, err)
+	found("r")
+	_, err = provider.Up(ctx)
+	require.NoError(t, err)
+	found("p")
+	var partitions int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM pg_partition_tree('task_search') WHERE isleaf`).Scan(&partitions))
+	require.Equal(t, 16, partitions)
+}
