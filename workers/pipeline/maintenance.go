@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/taskstate"
@@ -20,6 +21,10 @@ const analyzeAtLeast = 1000
 // planner's statistics, a merge of the words' index's pending list), and that a task
 // goes on without when it fails.
 type maintenanceFn func(context.Context, dbsqlc.DBTX) error
+
+// insufficientPrivilege is PostgreSQL's SQLSTATE for a statement the role may not run,
+// here on a table it does not own.
+const insufficientPrivilege = "42501"
 
 const (
 	statisticsNotRefreshed = "the planner's statistics could not be refreshed"
@@ -63,7 +68,9 @@ func (r *run) mergeSearchPending(ctx context.Context, tx dbsqlc.DBTX) error {
 
 // maintain runs work in a transaction that waits for locks only briefly. When it
 // cannot run (a lock held too long, a role that does not own the table) the task goes
-// on, and the log gives the warning with the error.
+// on, and the log gives the warning with the error. A role that does not own the
+// table cannot do the work for any task: the pipeline warns of it once, and logs it
+// at debug level after.
 func (r *run) maintain(ctx context.Context, stage taskstate.Stage, warning string, work maintenanceFn) {
 	err := pgx.BeginFunc(ctx, r.p.pool, func(tx pgx.Tx) error {
 		if err := r.q.LimitLockWait(ctx, tx); err != nil {
@@ -71,9 +78,20 @@ func (r *run) maintain(ctx context.Context, stage taskstate.Stage, warning strin
 		}
 		return work(ctx, tx)
 	})
-	if err != nil && ctx.Err() == nil {
-		r.lease.Logger().Warn(warning, "stage", stage, "err", err)
+	if err == nil || ctx.Err() != nil {
+		return
 	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == insufficientPrivilege {
+		if _, warned := r.p.notOwner.LoadOrStore(warning, true); warned {
+			r.lease.Logger().Debug(warning, "stage", stage, "err", err)
+			return
+		}
+		r.lease.Logger().Warn(warning, "stage", stage, "err", err,
+			"note", "the database role does not own the table: not said again until the server restarts")
+		return
+	}
+	r.lease.Logger().Warn(warning, "stage", stage, "err", err)
 }
 
 // maintainBehind runs maintain beside the stages that follow, which do not need it, on

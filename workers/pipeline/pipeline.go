@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/checkup-dev/checkup/db/taskstate"
@@ -63,6 +64,9 @@ type Pipeline struct {
 	warnings []string // the corrected settings, repeated on every task
 	screener *risk.Screener
 	q        *dbsqlc.Queries
+	// notOwner holds the maintenance warnings given for a role that does not own the
+	// tables, which every later task would give again (maintain).
+	notOwner sync.Map
 }
 
 var _ workers.Handler = (*Pipeline)(nil)
