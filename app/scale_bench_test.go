@@ -160,7 +160,7 @@ func runScale(b *testing.B, bin string, n int, content scaleContent) {
 	b.ReportMetric(float64(max(peak, procStatus(b, pid, "VmHWM")))/1024, "peak-RSS-all-MB")
 	if n >= 40_000 {
 		searchesBesidePass(b, pool, base, dir, content, sess, id)
-		neighbourTask(b, pool, base, dir, content)
+		neighbourTask(b, pool, base, dir, content, id)
 		pageTimes(b, pool, base, sess, id)
 	}
 	b.StartTimer()
@@ -223,12 +223,12 @@ const neighbourConversations = 500
 // neighbourTask has another owner upload and diagnose a small task, as the pages of a
 // shared instance are read between other owners' tasks: their search documents share
 // the table of search documents with the large task's, and the pages are timed with
-// them in it. It reports the pages its words' index's pending list holds afterwards.
-func neighbourTask(b *testing.B, pool *pgxpool.Pool, base, dir string, content scaleContent) {
+// them in it. It reports the pages the pending list of the large task's words' index
+// holds afterwards, which its searches read.
+func neighbourTask(b *testing.B, pool *pgxpool.Pool, base, dir string, content scaleContent, large uuid.UUID) {
 	b.Helper()
-	id := uploadAs(b, pool, base, dir, "neighbour@example.com", neighbourConversations, content)
-	finishTask(b, pool, id)
-	if pending, ok := searchPendingPages(b, pool, id); ok {
+	finishTask(b, pool, uploadAs(b, pool, base, dir, "neighbour@example.com", neighbourConversations, content))
+	if pending, ok := searchPendingPages(b, pool, large); ok {
 		b.ReportMetric(float64(pending), "search-pending-pages")
 	}
 }
@@ -317,15 +317,19 @@ func finishTask(b *testing.B, pool *pgxpool.Pool, id uuid.UUID) {
 func searchPendingPages(b *testing.B, pool *pgxpool.Pool, task uuid.UUID) (int64, bool) {
 	b.Helper()
 	ctx := context.Background()
-	var pending int64
 	if _, err := pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pgstattuple`); err != nil {
 		b.Logf("the words' index's pending list is not read: %v", err)
 		return 0, false
 	}
-	if err := pool.QueryRow(ctx, `SELECT coalesce((
-			SELECT (pgstatginindex(i.indexrelid)).pending_pages FROM pg_index i
-			WHERE i.indrelid = (SELECT tableoid FROM task_search WHERE task_id = $1 LIMIT 1)
-			  AND i.indexrelid IN (SELECT relid FROM pg_partition_tree('task_search_doc'))), 0)`, task).Scan(&pending); err != nil {
+	_, index, ok, err := dbtest.SearchPartition(ctx, pool, task)
+	if !ok {
+		if err != nil {
+			b.Logf("the words' index's pending list is not read: %v", err)
+		}
+		return 0, err == nil
+	}
+	var pending int64
+	if err := pool.QueryRow(ctx, `SELECT pending_pages FROM pgstatginindex($1::regclass)`, index).Scan(&pending); err != nil {
 		b.Logf("the words' index's pending list is not read: %v", err)
 		return 0, false
 	}

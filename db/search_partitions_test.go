@@ -13,8 +13,8 @@ import (
 )
 
 // The migration that partitions the search documents (00018) moves those already
-// stored, and so does taking it back: a deployment that upgrades keeps its tasks
-// searchable.
+// stored with the table's grants, and so does taking it back: a deployment that
+// upgrades keeps its tasks searchable, and deleting a task still deletes them.
 func TestSearchPartitionsKeepTheDocuments(t *testing.T) {
 	t.Parallel()
 	pool, _ := dbtest.Isolated(t)
@@ -30,6 +30,9 @@ func TestSearchPartitionsKeepTheDocuments(t *testing.T) {
 		SELECT $1, $2, i, CASE WHEN i = 2 THEN 'refund'::tsvector ELSE 'order'::tsvector END FROM generate_series(1, 3) AS i`, task, owner)
 	require.NoError(t, err)
 
+	_, err = pool.Exec(ctx, `GRANT SELECT ON task_search TO PUBLIC`) // as to a role that uses the tables without owning them
+	require.NoError(t, err)
+
 	sqlDB := stdlib.OpenDBFromPool(pool)
 	t.Cleanup(func() { _ = sqlDB.Close() })
 	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, os.DirFS("migrations"))
@@ -37,10 +40,16 @@ func TestSearchPartitionsKeepTheDocuments(t *testing.T) {
 	found := func(kind string) {
 		t.Helper()
 		var relkind string
-		require.NoError(t, pool.QueryRow(ctx, `SELECT relkind::text FROM pg_class WHERE oid = 'task_search'::regclass`).Scan(&relkind))
+		var granted bool
+		require.NoError(t, pool.QueryRow(ctx, `SELECT relkind::text, EXISTS (SELECT 1 FROM aclexplode(relacl) a WHERE a.grantee = 0 AND a.privilege_type = 'SELECT')
+			FROM pg_class WHERE oid = 'task_search'::regclass`).Scan(&relkind, &granted))
 		require.Equal(t, kind, relkind)
+		require.True(t, granted, "the grant is kept")
+		var documents int
 		var seqs []int32
-		require.NoError(t, pool.QueryRow(ctx, `SELECT array_agg(seq) FROM task_search WHERE task_id = $1 AND doc @@ 'refund'::tsquery`, task).Scan(&seqs))
+		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*), array_agg(seq) FILTER (WHERE doc @@ 'refund'::tsquery) FROM task_search WHERE task_id = $1`,
+			task).Scan(&documents, &seqs))
+		require.Equal(t, 3, documents)
 		require.Equal(t, []int32{2}, seqs)
 	}
 	found("p")
@@ -53,4 +62,10 @@ func TestSearchPartitionsKeepTheDocuments(t *testing.T) {
 	var partitions int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM pg_partition_tree('task_search') WHERE isleaf`).Scan(&partitions))
 	require.Equal(t, 16, partitions)
+
+	_, err = pool.Exec(ctx, `DELETE FROM analysis_task WHERE id = $1`, task)
+	require.NoError(t, err)
+	var left int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM task_search WHERE task_id = $1`, task).Scan(&left))
+	require.Zero(t, left, "a deleted task's documents go with it")
 }

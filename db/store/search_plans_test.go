@@ -49,8 +49,9 @@ func TestSearchReadsItsMatchesOnce(t *testing.T) {
 		SELECT $1, $2, i, CASE WHEN i > $3::int - $4::int THEN 'order late'::tsvector ELSE 'order'::tsvector END
 		FROM generate_series(1, $3::int) AS i`, task, owner, conversations, late)
 	require.NoError(t, err)
-	_, err = pool.Exec(ctx, `ANALYZE task_conversation, task_search`)
-	require.NoError(t, err)
+	partition, index := searchPartition(t, pool, task)
+	_, err = pool.Exec(ctx, `ANALYZE task_conversation, `+pgx.Identifier{partition}.Sanitize())
+	require.NoError(t, err, "as a large task's diagnosis analyzes its partition")
 
 	list, err := store.New(pool).Conversations(ctx, task, store.NewOwner(owner), store.ConversationFilter{Query: "'late':*"}, 50)
 	require.NoError(t, err)
@@ -60,7 +61,6 @@ func TestSearchReadsItsMatchesOnce(t *testing.T) {
 	}
 
 	plan := rec.explain(t, pool)
-	partition, index := searchPartition(t, pool, task)
 	var s scans
 	plan.scansOf(partition, &s)
 	require.Equal(t, []string{index}, s.indexes, "the matches are read from the words' index, and no document is probed")
@@ -71,11 +71,9 @@ func TestSearchReadsItsMatchesOnce(t *testing.T) {
 // words' index.
 func searchPartition(t *testing.T, pool *pgxpool.Pool, task uuid.UUID) (table, index string) {
 	t.Helper()
-	require.NoError(t, pool.QueryRow(context.Background(), `
-		SELECT c.relname, ic.relname
-		FROM pg_class c JOIN pg_index i ON i.indrelid = c.oid JOIN pg_class ic ON ic.oid = i.indexrelid
-		WHERE c.oid = (SELECT tableoid FROM task_search WHERE task_id = $1 LIMIT 1) AND ic.relam = (SELECT oid FROM pg_am WHERE amname = 'gin')`,
-		task).Scan(&table, &index), "the task's search documents are in one partition")
+	table, index, ok, err := dbtest.SearchPartition(context.Background(), pool, task)
+	require.NoError(t, err)
+	require.True(t, ok, "the task has search documents")
 	return table, index
 }
 

@@ -42,9 +42,10 @@ func (r *run) refreshesStatistics() bool {
 // documents. Until autovacuum analyzed them, up to a minute later, a search of a
 // 40,000-conversation task was planned on what the tables held before it and took
 // ~180 ms instead of ~15. Of the search documents only the task's partition is
-// analyzed: the partitioned table's own statistics would sample every partition, and
-// no query is planned on them, since each names its task. A task with no documents,
-// its every conversation removed, has no partition to refresh.
+// analyzed, by a statement built here since ANALYZE takes no parameters: the
+// partitioned table's own statistics would sample every partition, and no query is
+// planned on them, since each names its task. A task with no documents, its every
+// conversation removed, has no partition to refresh.
 func (r *run) analyzeResults(ctx context.Context, tx dbsqlc.DBTX) error {
 	if err := r.q.MaintenanceAnalyzeConversations(ctx, tx); err != nil {
 		return err
@@ -67,10 +68,11 @@ func (r *run) mergeSearchPending(ctx context.Context, tx dbsqlc.DBTX) error {
 }
 
 // maintain runs work in a transaction that waits for locks only briefly. When it
-// cannot run (a lock held too long, a role that does not own the table) the task goes
-// on, and the log gives the warning with the error. A role that does not own the
-// table cannot do the work for any task: the pipeline warns of it once, and logs it
-// at debug level after.
+// fails (a lock held too long, a role that does not own the index it merges) the task
+// goes on, and the log gives the warning with the error. A role that does not own the
+// index fails so on every task: the pipeline warns of it once, and logs it at debug
+// level after. (PostgreSQL does not fail such a role's ANALYZE: it skips the table
+// with a notice, which nothing logs.)
 func (r *run) maintain(ctx context.Context, stage taskstate.Stage, warning string, work maintenanceFn) {
 	err := pgx.BeginFunc(ctx, r.p.pool, func(tx pgx.Tx) error {
 		if err := r.q.LimitLockWait(ctx, tx); err != nil {
@@ -83,7 +85,7 @@ func (r *run) maintain(ctx context.Context, stage taskstate.Stage, warning strin
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == insufficientPrivilege {
-		if _, warned := r.p.notOwner.LoadOrStore(warning, true); warned {
+		if _, warned := r.p.warnedNotOwner.LoadOrStore(warning, true); warned {
 			r.lease.Logger().Debug(warning, "stage", stage, "err", err)
 			return
 		}

@@ -64,9 +64,9 @@ type Pipeline struct {
 	warnings []string // the corrected settings, repeated on every task
 	screener *risk.Screener
 	q        *dbsqlc.Queries
-	// notOwner holds the maintenance warnings given for a role that does not own the
-	// tables, which every later task would give again (maintain).
-	notOwner sync.Map
+	// warnedNotOwner holds the maintenance warnings given for a role that does not own
+	// the tables, which every later task would give again (maintain).
+	warnedNotOwner sync.Map
 }
 
 var _ workers.Handler = (*Pipeline)(nil)

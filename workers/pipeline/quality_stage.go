@@ -108,10 +108,11 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	if err := stored.wait(); err != nil {
 		return funnel, err
 	}
-	// Every search reads what the words' index still holds in its pending list, and
+	// Every search reads what its words' index still holds in its pending list, and
 	// is planned away from the index while it holds much: the pass merges its
-	// documents, whatever the task's size. A pass cancelled or resumed after its last
-	// write leaves them to the next pass's merge.
+	// partition's list, whatever the task's size. A pass cancelled or resumed after its
+	// last write leaves its documents to autovacuum, or to the next pass to write in
+	// the same partition.
 	r.maintainBehind(ctx, taskstate.Quality, searchPendingNotMerged, r.mergeSearchPending)
 	return funnel, nil
 }

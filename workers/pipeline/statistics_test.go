@@ -9,13 +9,15 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/workers/pipeline"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // TestLargeTaskRefreshesTheListsStatistics: once a large task's diagnoses are stored,
-// the run analyzes the tables the conversation list and its search read, so that they
-// are planned on the task's rows at once, not when autovacuum gets to them.
+// the run analyzes what the conversation list and its search read, so that they are
+// planned on the task's rows at once, not when autovacuum gets to them: the
+// conversations, and the one partition of search documents that holds the task's.
 func TestLargeTaskRefreshesTheListsStatistics(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -35,6 +37,10 @@ func TestLargeTaskRefreshesTheListsStatistics(t *testing.T) {
 			`SELECT last_analyze FROM pg_stat_user_tables WHERE relname = $1`, table).Scan(&analyzed))
 		require.NotNil(t, analyzed, table)
 	}
+	var others []string
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT coalesce(array_agg(relname::text), '{}') FROM pg_stat_user_tables
+		WHERE relname LIKE 'task\_search%' AND relname <> $1 AND last_analyze IS NOT NULL`, partition).Scan(&others))
+	require.Empty(t, others, "analyzed though they hold none of the task's search documents")
 	require.Zero(t, searchPending(t, b, id), "search documents left in the words' index's pending list")
 }
 
@@ -70,10 +76,8 @@ func searchPending(t *testing.T, b *bundle, id uuid.UUID) int64 {
 // words' index.
 func searchPartition(t *testing.T, b *bundle, id uuid.UUID) (table, index string) {
 	t.Helper()
-	require.NoError(t, b.pool.QueryRow(context.Background(), `
-		SELECT c.relname, ic.relname
-		FROM pg_class c JOIN pg_index i ON i.indrelid = c.oid JOIN pg_class ic ON ic.oid = i.indexrelid
-		WHERE c.oid = (SELECT tableoid FROM task_search WHERE task_id = $1 LIMIT 1) AND ic.relam = (SELECT oid FROM pg_am WHERE amname = 'gin')`,
-		id).Scan(&table, &index), "the task's search documents are in one partition")
+	table, index, ok, err := dbtest.SearchPartition(context.Background(), b.pool, id)
+	require.NoError(t, err)
+	require.True(t, ok, "the task has search documents")
 	return table, index
 }
