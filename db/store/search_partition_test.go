@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/db/store"
 )
 
@@ -22,15 +21,8 @@ import (
 // pending.
 func TestSearchIsNotPlannedOnAnotherTasksPendingDocuments(t *testing.T) {
 	t.Parallel()
-	_, dbURL := dbtest.Isolated(t)
 	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(dbURL)
-	require.NoError(t, err)
-	rec := &listQueries{name: "SearchConversationSeqs"}
-	cfg.ConnConfig.Tracer = rec
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
+	pool, rec := recordingPool(t, "SearchConversationSeqs")
 
 	var owner int64
 	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO app_user (provider, provider_user_id) VALUES ('test', 'search-partitions') RETURNING id`).Scan(&owner))
@@ -41,7 +33,7 @@ func TestSearchIsNotPlannedOnAnotherTasksPendingDocuments(t *testing.T) {
 	}
 	// The other pass's documents are left pending as a pass leaves them until its
 	// merge: no autovacuum of their partition, no cleanup by size while they are written.
-	_, err = pool.Exec(ctx, `ALTER TABLE `+pgx.Identifier{fmt.Sprintf("task_search_%d", hashPartition(t, pool, theirs))}.Sanitize()+
+	_, err := pool.Exec(ctx, `ALTER TABLE `+pgx.Identifier{fmt.Sprintf("task_search_%d", hashPartition(t, pool, theirs))}.Sanitize()+
 		` SET (autovacuum_enabled = off)`)
 	require.NoError(t, err)
 	const conversations, late = 6_000, 200

@@ -25,21 +25,14 @@ import (
 // matches (over 2,000) is in the 2,500 conversations that sort last.
 func TestSearchReadsItsMatchesOnce(t *testing.T) {
 	t.Parallel()
-	_, dbURL := dbtest.Isolated(t)
 	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(dbURL)
-	require.NoError(t, err)
-	rec := &listQueries{name: "ListTaskConversations"}
-	cfg.ConnConfig.Tracer = rec
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
+	pool, rec := recordingPool(t, "ListTaskConversations")
 
 	const conversations, late = 6_000, 2_500
 	var owner int64
 	require.NoError(t, pool.QueryRow(ctx, `INSERT INTO app_user (provider, provider_user_id) VALUES ('test', 'search-plans') RETURNING id`).Scan(&owner))
 	task := uuid.New()
-	_, err = pool.Exec(ctx, `INSERT INTO analysis_task (id, owner_user_id, title, status, finished_at) VALUES ($1, $2, 'search plans', 'completed', now())`, task, owner)
+	_, err := pool.Exec(ctx, `INSERT INTO analysis_task (id, owner_user_id, title, status, finished_at) VALUES ($1, $2, 'search plans', 'completed', now())`, task, owner)
 	require.NoError(t, err)
 	_, err = pool.Exec(ctx, `INSERT INTO task_conversation (task_id, owner_user_id, seq, external_id, messages, message_count, qc_status, diagnosis_status, failure_score)
 		SELECT $1, $2, i, 'c' || i, '[]', 4, 'kept', 'done', CASE WHEN i > $3::int - $4::int THEN 0.1 ELSE 0.9 END
@@ -75,6 +68,21 @@ func searchPartition(t *testing.T, pool *pgxpool.Pool, task uuid.UUID) (table, i
 	require.NoError(t, err)
 	require.True(t, ok, "the task has search documents")
 	return table, index
+}
+
+// recordingPool is a pool on a database of the test's own that records the last query
+// named name it runs.
+func recordingPool(t *testing.T, name string) (*pgxpool.Pool, *listQueries) {
+	t.Helper()
+	_, dbURL := dbtest.Isolated(t)
+	cfg, err := pgxpool.ParseConfig(dbURL)
+	require.NoError(t, err)
+	rec := &listQueries{name: name}
+	cfg.ConnConfig.Tracer = rec
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	return pool, rec
 }
 
 // listQueries records the last query of one name a pool runs, with its arguments.
