@@ -30,7 +30,8 @@ func TestSearchPartitionsKeepTheDocuments(t *testing.T) {
 		SELECT $1, $2, i, CASE WHEN i = 2 THEN 'refund'::tsvector ELSE 'order'::tsvector END FROM generate_series(1, 3) AS i`, task, owner)
 	require.NoError(t, err)
 
-	_, err = pool.Exec(ctx, `GRANT SELECT ON task_search TO PUBLIC`) // as to a role that uses the tables without owning them
+	// as to a role that uses the tables without owning them
+	_, err = pool.Exec(ctx, `GRANT SELECT ON task_search TO PUBLIC; GRANT UPDATE (doc) ON task_search TO PUBLIC`)
 	require.NoError(t, err)
 
 	sqlDB := stdlib.OpenDBFromPool(pool)
@@ -40,11 +41,15 @@ func TestSearchPartitionsKeepTheDocuments(t *testing.T) {
 	found := func(kind string) {
 		t.Helper()
 		var relkind string
-		var granted bool
-		require.NoError(t, pool.QueryRow(ctx, `SELECT relkind::text, EXISTS (SELECT 1 FROM aclexplode(relacl) a WHERE a.grantee = 0 AND a.privilege_type = 'SELECT')
-			FROM pg_class WHERE oid = 'task_search'::regclass`).Scan(&relkind, &granted))
+		var granted, columnGranted bool
+		require.NoError(t, pool.QueryRow(ctx, `SELECT relkind::text,
+				EXISTS (SELECT 1 FROM aclexplode(relacl) a WHERE a.grantee = 0 AND a.privilege_type = 'SELECT'),
+				EXISTS (SELECT 1 FROM pg_attribute att, aclexplode(att.attacl) a
+					WHERE att.attrelid = c.oid AND att.attname = 'doc' AND a.grantee = 0 AND a.privilege_type = 'UPDATE')
+			FROM pg_class c WHERE oid = 'task_search'::regclass`).Scan(&relkind, &granted, &columnGranted))
 		require.Equal(t, kind, relkind)
-		require.True(t, granted, "the grant is kept")
+		require.True(t, granted, "the table's grant is kept")
+		require.True(t, columnGranted, "the column's grant is kept")
 		var documents int
 		var seqs []int32
 		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*), array_agg(seq) FILTER (WHERE doc @@ 'refund'::tsquery) FROM task_search WHERE task_id = $1`,
@@ -56,6 +61,9 @@ func TestSearchPartitionsKeepTheDocuments(t *testing.T) {
 	_, err = provider.DownTo(ctx, 17)
 	require.NoError(t, err)
 	found("r")
+	var helper bool
+	require.NoError(t, pool.QueryRow(ctx, `SELECT to_regproc('task_search_replace') IS NOT NULL`).Scan(&helper))
+	require.False(t, helper, "the Down drops the function the migration replaces the table with")
 	_, err = provider.Up(ctx)
 	require.NoError(t, err)
 	found("p")
