@@ -23,7 +23,7 @@ const analyzeAtLeast = 1000
 type maintenanceFn func(context.Context, dbsqlc.DBTX) error
 
 // insufficientPrivilege is PostgreSQL's SQLSTATE for a statement the role may not run,
-// here on a table it does not own.
+// here on an index it does not own.
 const insufficientPrivilege = "42501"
 
 const (
@@ -90,7 +90,7 @@ func (r *run) maintain(ctx context.Context, stage taskstate.Stage, warning strin
 			return
 		}
 		r.lease.Logger().Warn(warning, "stage", stage, "err", err,
-			"note", "the database role does not own the table: not said again until the server restarts")
+			"note", "the database role does not own the words' index: not said again until the server restarts")
 		return
 	}
 	r.lease.Logger().Warn(warning, "stage", stage, "err", err)
