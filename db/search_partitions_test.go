@@ -2,11 +2,8 @@ package db_test
 
 import (
 	"context"
-	"os"
 	"testing"
 
-	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/db/dbtest"
@@ -34,10 +31,7 @@ func TestSearchPartitionsKeepTheDocuments(t *testing.T) {
 	_, err = pool.Exec(ctx, `GRANT SELECT ON task_search TO PUBLIC; GRANT UPDATE (doc) ON task_search TO PUBLIC`)
 	require.NoError(t, err)
 
-	sqlDB := stdlib.OpenDBFromPool(pool)
-	t.Cleanup(func() { _ = sqlDB.Close() })
-	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, os.DirFS("migrations"))
-	require.NoError(t, err)
+	provider := migrationsProvider(t, pool)
 	found := func(kind string) {
 		t.Helper()
 		var relkind string
