@@ -312,28 +312,16 @@ func finishTask(b *testing.B, pool *pgxpool.Pool, id uuid.UUID) {
 }
 
 // searchPendingPages reads how many pages the pending list of the words' index that
-// holds task's search documents holds (0 before it has any), with pgstattuple (of
-// PostgreSQL's contrib modules); false, logged, where it cannot be had.
+// holds task's search documents holds (0 before it has any); false, logged, where it
+// cannot be read.
 func searchPendingPages(b *testing.B, pool *pgxpool.Pool, task uuid.UUID) (int64, bool) {
 	b.Helper()
-	ctx := context.Background()
-	if _, err := pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pgstattuple`); err != nil {
+	p, err := dbtest.PendingSearch(context.Background(), pool, task)
+	if err != nil {
 		b.Logf("the words' index's pending list is not read: %v", err)
 		return 0, false
 	}
-	_, index, ok, err := dbtest.SearchPartition(ctx, pool, task)
-	if !ok {
-		if err != nil {
-			b.Logf("the words' index's pending list is not read: %v", err)
-		}
-		return 0, err == nil
-	}
-	var pending int64
-	if err := pool.QueryRow(ctx, `SELECT pending_pages FROM pgstatginindex($1::regclass)`, index).Scan(&pending); err != nil {
-		b.Logf("the words' index's pending list is not read: %v", err)
-		return 0, false
-	}
-	return pending, true
+	return p.Pages, true
 }
 
 // pageTimes gives the task's owner 10,000 more tasks and times the task page, a

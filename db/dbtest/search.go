@@ -28,3 +28,24 @@ func SearchPartition(ctx context.Context, pool *pgxpool.Pool, task uuid.UUID) (t
 	}
 	return table, index, true, nil
 }
+
+// SearchPending is what the pending list of a words' index holds.
+type SearchPending struct{ Pages, Entries int64 }
+
+// PendingSearch reads the pending list of the words' index that holds task's search
+// documents, nothing while the task has none. It reads it with pgstattuple, of
+// PostgreSQL's contrib modules, which it creates in the database when missing.
+func PendingSearch(ctx context.Context, pool *pgxpool.Pool, task uuid.UUID) (SearchPending, error) {
+	if _, err := pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pgstattuple`); err != nil {
+		return SearchPending{}, fmt.Errorf("dbtest: the pending list is read with pgstattuple: %w", err)
+	}
+	_, index, ok, err := SearchPartition(ctx, pool, task)
+	if !ok {
+		return SearchPending{}, err
+	}
+	var p SearchPending
+	if err := pool.QueryRow(ctx, `SELECT pending_pages, pending_tuples FROM pgstatginindex($1::regclass)`, index).Scan(&p.Pages, &p.Entries); err != nil {
+		return SearchPending{}, fmt.Errorf("dbtest: pending list of %s: %w", index, err)
+	}
+	return p, nil
+}

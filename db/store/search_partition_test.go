@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/db/store"
 )
 
@@ -65,7 +66,9 @@ func TestSearchIsNotPlannedOnAnotherTasksPendingDocuments(t *testing.T) {
 	theirsTable, theirsIndex := searchPartition(t, pool, theirs)
 	_, err = pool.Exec(ctx, `ANALYZE task_conversation, `+pgx.Identifier{oursTable}.Sanitize()+`, `+pgx.Identifier{theirsTable}.Sanitize())
 	require.NoError(t, err, "as a large task's diagnosis analyzes its partition")
-	require.Positive(t, pendingPages(t, pool, theirsIndex))
+	pending, err := dbtest.PendingSearch(ctx, pool, theirs)
+	require.NoError(t, err)
+	require.Positive(t, pending.Pages)
 
 	searchPlan := func(task uuid.UUID) scans {
 		_, err := store.New(pool).Conversations(ctx, task, store.NewOwner(owner), store.ConversationFilter{Query: "'late':*"}, 50)
@@ -92,15 +95,4 @@ func hashPartition(t *testing.T, pool *pgxpool.Pool, task uuid.UUID) int {
 	require.NoError(t, pool.QueryRow(context.Background(),
 		`SELECT r FROM generate_series(0, 15) AS r WHERE satisfies_hash_partition('task_search'::regclass, 16, r, $1::uuid)`, task).Scan(&r))
 	return r
-}
-
-// pendingPages counts the pages of index's pending list.
-func pendingPages(t *testing.T, pool *pgxpool.Pool, index string) int64 {
-	t.Helper()
-	ctx := context.Background()
-	_, err := pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pgstattuple`)
-	require.NoError(t, err, "the pending list is read with pgstattuple, of PostgreSQL's contrib modules")
-	var pages int64
-	require.NoError(t, pool.QueryRow(ctx, `SELECT pending_pages FROM pgstatginindex($1::regclass)`, index).Scan(&pages))
-	return pages
 }

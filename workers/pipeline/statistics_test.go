@@ -30,7 +30,7 @@ func TestLargeTaskRefreshesTheListsStatistics(t *testing.T) {
 	}
 	id := b.upload(t, convs)
 	require.EqualValues(t, "completed", b.runTask(t, id, offlineProbe(), pipeline.Options{}).Status)
-	partition, _ := searchPartition(t, b, id)
+	partition := searchPartition(t, b, id)
 	for _, table := range []string{"task_conversation", partition} {
 		var analyzed *time.Time // set by ANALYZE only, never by autovacuum
 		require.NoError(t, b.pool.QueryRow(context.Background(),
@@ -63,21 +63,16 @@ func TestTaskLeavesNoSearchDocumentsPending(t *testing.T) {
 // task id's search documents.
 func searchPending(t *testing.T, b *bundle, id uuid.UUID) int64 {
 	t.Helper()
-	ctx := context.Background()
-	_, err := b.pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pgstattuple`)
-	require.NoError(t, err, "the pending list is read with pgstattuple, of PostgreSQL's contrib modules")
-	_, index := searchPartition(t, b, id)
-	var pending int64
-	require.NoError(t, b.pool.QueryRow(ctx, `SELECT pending_tuples FROM pgstatginindex($1::regclass)`, index).Scan(&pending))
-	return pending
+	p, err := dbtest.PendingSearch(context.Background(), b.pool, id)
+	require.NoError(t, err)
+	return p.Entries
 }
 
-// searchPartition names the partition that holds task id's search documents and its
-// words' index.
-func searchPartition(t *testing.T, b *bundle, id uuid.UUID) (table, index string) {
+// searchPartition names the partition that holds task id's search documents.
+func searchPartition(t *testing.T, b *bundle, id uuid.UUID) string {
 	t.Helper()
-	table, index, ok, err := dbtest.SearchPartition(context.Background(), b.pool, id)
+	table, _, ok, err := dbtest.SearchPartition(context.Background(), b.pool, id)
 	require.NoError(t, err)
 	require.True(t, ok, "the task has search documents")
-	return table, index
+	return table
 }
