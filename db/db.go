@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"path"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -80,21 +81,45 @@ func unreachable(host string, port uint16, err error) error {
 	return fmt.Errorf("cannot reach PostgreSQL at DATABASE_URL (%s): check that the server runs there, or unset DATABASE_URL to use the private cluster", where)
 }
 
-// Migrate applies every pending migration under an advisory lock.
+// Migrate applies every pending migration under an advisory lock, one at a time, and
+// logs each before it starts: a migration that moves a large table can run for minutes
+// before its "applied" line, and the operator should see which one is running.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
 	provider, closeDB, err := newProvider(pool, true)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
-	results, err := provider.Up(ctx)
-	if err != nil {
-		return fmt.Errorf("db: migrate: %w", err)
-	}
-	for _, r := range results {
+	for {
+		next, err := nextMigration(ctx, provider)
+		if err != nil || next == nil {
+			return err
+		}
+		logger.Info("applying migration", "version", next.Version, "file", path.Base(next.Path))
+		r, err := provider.UpByOne(ctx)
+		if errors.Is(err, goose.ErrNoNextVersion) {
+			return nil // another instance applied the rest meanwhile
+		}
+		if err != nil {
+			return fmt.Errorf("db: migrate: %w", err)
+		}
 		logger.Info("applied migration", "version", r.Source.Version, "duration", r.Duration)
 	}
-	return nil
+}
+
+// nextMigration is the first migration above the database's version, or nil when it is
+// up to date.
+func nextMigration(ctx context.Context, provider *goose.Provider) (*goose.Source, error) {
+	current, err := provider.GetDBVersion(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("db: schema version: %w", err)
+	}
+	for _, s := range provider.ListSources() {
+		if s.Version > current {
+			return s, nil
+		}
+	}
+	return nil, nil
 }
 
 // SchemaVersion returns the version the database is at and the newest one this binary

@@ -1,9 +1,15 @@
 package db_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,6 +73,44 @@ func TestMigrateConcurrently(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, latest, current)
 	require.Positive(t, current)
+}
+
+// Each migration is logged before it starts as well as after, so a long one shows which
+// it is while it runs.
+func TestMigrateLogsEachMigrationBeforeItRuns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := db.Open(ctx, emptyDatabase(t, "migrate_logs"))
+	require.NoError(t, err)
+	defer pool.Close()
+	var log bytes.Buffer
+	require.NoError(t, db.Migrate(ctx, pool, slog.New(slog.NewJSONHandler(&log, nil))))
+
+	var lines []string
+	dec := json.NewDecoder(&log)
+	for dec.More() {
+		var rec struct {
+			Msg     string `json:"msg"`
+			Version int64  `json:"version"`
+			File    string `json:"file"`
+		}
+		require.NoError(t, dec.Decode(&rec))
+		lines = append(lines, fmt.Sprintf("%s %d %s", rec.Msg, rec.Version, rec.File))
+	}
+	files, err := os.ReadDir("migrations")
+	require.NoError(t, err)
+	require.Len(t, lines, 2*len(files))
+	for i, f := range files {
+		version, _, _ := strings.Cut(f.Name(), "_")
+		v, err := strconv.Atoi(version)
+		require.NoError(t, err)
+		require.Equal(t, fmt.Sprintf("applying migration %d %s", v, f.Name()), lines[2*i])
+		require.Equal(t, fmt.Sprintf("applied migration %d ", v), lines[2*i+1])
+	}
+
+	log.Reset()
+	require.NoError(t, db.Migrate(ctx, pool, slog.New(slog.NewJSONHandler(&log, nil))))
+	require.Empty(t, log.String(), "an up-to-date schema logs nothing")
 }
 
 func TestSchemaConstraints(t *testing.T) {
