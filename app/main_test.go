@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,6 +71,33 @@ func TestServeOnDatabaseURLAndShutDown(t *testing.T) {
 	code, err := p.Wait(20 * time.Second)
 	require.NoError(t, err)
 	require.Equal(t, 0, code, p.Output())
+}
+
+// The server raises the garbage collector's GOGC and sets a soft memory limit when the
+// environment sets neither, and leaves each to the environment when it does.
+func TestGarbageCollectorDefaultsYieldToTheEnvironment(t *testing.T) {
+	t.Parallel()
+	_, dbURL := dbtest.Isolated(t)
+	bin := binary(t)
+	gc := func(env ...string) string {
+		p := apptest.Start(t, bin, append([]string{"DATABASE_URL=" + dbURL}, env...))
+		p.WaitReady(t, 30*time.Second)
+		res, err := http.Get("http://" + p.Addr + "/metrics")
+		require.NoError(t, err)
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		var settings []string
+		for line := range strings.Lines(string(body)) {
+			if strings.HasPrefix(line, "go_gc_gogc_percent ") || strings.HasPrefix(line, "go_gc_gomemlimit_bytes ") {
+				settings = append(settings, strings.TrimSpace(line))
+			}
+		}
+		return strings.Join(settings, "; ")
+	}
+	require.Equal(t, "go_gc_gogc_percent 400; go_gc_gomemlimit_bytes 2.097152e+08", gc())
+	require.Equal(t, "go_gc_gogc_percent 150; go_gc_gomemlimit_bytes 1.073741824e+09", gc("GOGC=150", "GOMEMLIMIT=1GiB"))
+	require.Equal(t, "go_gc_gogc_percent 400; go_gc_gomemlimit_bytes 1.073741824e+09", gc("GOMEMLIMIT=1GiB"))
 }
 
 func TestEmbeddedClusterStartsAndStops(t *testing.T) {

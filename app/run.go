@@ -52,6 +52,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return fmt.Errorf("invalid configuration (see `go run ./app --help`):\n  %s",
 			strings.ReplaceAll(err.Error(), "\n", "\n  "))
 	}
+	applyGCDefaults(getenv)
 	logger := newLogger(cfg, stdout)
 	for _, w := range warnings {
 		logger.Warn("setting corrected", "problem", w)
