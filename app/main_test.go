@@ -29,7 +29,7 @@ func TestHelpListsEverySetting(t *testing.T) {
 	code, err := p.Wait(30 * time.Second)
 	require.NoError(t, err)
 	require.Equal(t, 0, code)
-	for _, name := range []string{"DATABASE_URL", "DATA_DIR", "TASK_STALE_MS", "ACTION_CONCURRENCY", "OPENAI_API_KEY", "RETENTION_DAYS"} {
+	for _, name := range []string{"DATABASE_URL", "DATA_DIR", "TASK_STALE_MS", "ACTION_CONCURRENCY", "OPENAI_API_KEY", "RETENTION_DAYS", "GOGC", "GOMEMLIMIT"} {
 		require.Contains(t, p.Output(), name)
 	}
 }
