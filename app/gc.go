@@ -5,12 +5,13 @@ import "runtime/debug"
 // The garbage collector's defaults when the environment sets neither GOGC nor
 // GOMEMLIMIT, which Go reads itself and which then win. The server's live heap stays a
 // few tens of MB whatever the task's size, so at Go's GOGC=100 a large diagnosis
-// collects every few MB it allocates and spends about a fifth of the server's CPU
-// there. Letting the heap grow to five times the live data, under a soft limit that
-// keeps the process within its memory budget, saves most of it (BENCHMARKS.md).
+// collects every few MB it allocates, for about a seventh of the server's CPU. The heap
+// may grow to five times its live data instead, under a soft limit that keeps the
+// largest uploads' peak (the CSV rows the parser regroups) within 150 MB of RSS
+// (BENCHMARKS.md).
 const (
 	defaultGCPercent   = 400
-	defaultMemoryLimit = 200 << 20 // bytes
+	defaultMemoryLimit = 120 << 20 // bytes
 )
 
 // applyGCDefaults sets the defaults the environment (read through getenv) does not

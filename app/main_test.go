@@ -95,7 +95,7 @@ func TestGarbageCollectorDefaultsYieldToTheEnvironment(t *testing.T) {
 		}
 		return strings.Join(settings, "; ")
 	}
-	require.Equal(t, "go_gc_gogc_percent 400; go_gc_gomemlimit_bytes 2.097152e+08", gc())
+	require.Equal(t, "go_gc_gogc_percent 400; go_gc_gomemlimit_bytes 1.2582912e+08", gc())
 	require.Equal(t, "go_gc_gogc_percent 150; go_gc_gomemlimit_bytes 1.073741824e+09", gc("GOGC=150", "GOMEMLIMIT=1GiB"))
 	require.Equal(t, "go_gc_gogc_percent 400; go_gc_gomemlimit_bytes 1.073741824e+09", gc("GOMEMLIMIT=1GiB"))
 }
