@@ -5,6 +5,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
@@ -81,25 +82,32 @@ func unreachable(host string, port uint16, err error) error {
 	return fmt.Errorf("cannot reach PostgreSQL at DATABASE_URL (%s): check that the server runs there, or unset DATABASE_URL to use the private cluster", where)
 }
 
-// Migrate applies every pending migration under an advisory lock, one at a time, and
-// logs each before it starts: a migration that moves a large table can run for minutes
-// before its "applied" line, and the operator should see which one is running.
+// Migrate applies every pending migration, one at a time, and logs each before it
+// starts: a migration that moves a large table can run for minutes before its
+// "applied" line, and the operator should see which one is running. The advisory lock
+// is held across all of them, so instances that start together migrate one after the
+// other and only the one holding it logs.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
-	provider, closeDB, err := newProvider(pool, true)
+	provider, sqlDB, err := newProvider(pool)
 	if err != nil {
 		return err
 	}
-	defer closeDB()
+	defer sqlDB.Close()
+	unlock, err := lockMigrations(ctx, sqlDB)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	for {
 		next, err := nextMigration(ctx, provider)
-		if err != nil || next == nil {
-			return err
+		if err != nil {
+			return fmt.Errorf("db: migrate: %w", err)
+		}
+		if next == nil {
+			return nil
 		}
 		logger.Info("applying migration", "version", next.Version, "file", path.Base(next.Path))
 		r, err := provider.UpByOne(ctx)
-		if errors.Is(err, goose.ErrNoNextVersion) {
-			return nil // another instance applied the rest meanwhile
-		}
 		if err != nil {
 			return fmt.Errorf("db: migrate: %w", err)
 		}
@@ -107,12 +115,38 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error
 	}
 }
 
+// lockMigrations takes the migrations' session-level advisory lock on a connection of
+// its own, waiting for another instance that holds it, and returns its release.
+func lockMigrations(ctx context.Context, sqlDB *sql.DB) (unlock func(), err error) {
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(migrationLockID))
+	if err != nil {
+		return nil, fmt.Errorf("db: migration lock: %w", err)
+	}
+	conn, err := sqlDB.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("db: migration lock: %w", err)
+	}
+	if err := locker.SessionLock(ctx, conn); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("db: migration lock: %w", err)
+	}
+	return func() {
+		_ = locker.SessionUnlock(context.WithoutCancel(ctx), conn)
+		conn.Close()
+	}, nil
+}
+
 // nextMigration is the first migration above the database's version, or nil when it is
-// up to date.
+// up to date. A migration below that version that was never applied is an error, as
+// it is to goose's Up.
 func nextMigration(ctx context.Context, provider *goose.Provider) (*goose.Source, error) {
+	pending, err := provider.HasPending(ctx)
+	if err != nil || !pending {
+		return nil, err
+	}
 	current, err := provider.GetDBVersion(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("db: schema version: %w", err)
+		return nil, err
 	}
 	for _, s := range provider.ListSources() {
 		if s.Version > current {
@@ -125,11 +159,11 @@ func nextMigration(ctx context.Context, provider *goose.Provider) (*goose.Source
 // SchemaVersion returns the version the database is at and the newest one this binary
 // knows, for /readyz.
 func SchemaVersion(ctx context.Context, pool *pgxpool.Pool) (current, latest int64, err error) {
-	provider, closeDB, err := newProvider(pool, false)
+	provider, sqlDB, err := newProvider(pool)
 	if err != nil {
 		return 0, 0, err
 	}
-	defer closeDB()
+	defer sqlDB.Close()
 	current, latest, err = provider.GetVersions(ctx)
 	if err != nil {
 		return 0, 0, fmt.Errorf("db: schema version: %w", err)
@@ -137,24 +171,16 @@ func SchemaVersion(ctx context.Context, pool *pgxpool.Pool) (current, latest int
 	return current, latest, nil
 }
 
-func newProvider(pool *pgxpool.Pool, locked bool) (*goose.Provider, func(), error) {
+func newProvider(pool *pgxpool.Pool) (*goose.Provider, *sql.DB, error) {
 	fsys, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return nil, nil, fmt.Errorf("db: migrations: %w", err)
 	}
-	var opts []goose.ProviderOption
-	if locked {
-		locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(migrationLockID))
-		if err != nil {
-			return nil, nil, fmt.Errorf("db: migration lock: %w", err)
-		}
-		opts = append(opts, goose.WithSessionLocker(locker))
-	}
 	sqlDB := stdlib.OpenDBFromPool(pool)
-	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, opts...)
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, fsys)
 	if err != nil {
 		sqlDB.Close()
 		return nil, nil, fmt.Errorf("db: migrations: %w", err)
 	}
-	return provider, func() { sqlDB.Close() }, nil
+	return provider, sqlDB, nil
 }

@@ -1,20 +1,21 @@
 package db_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/url"
-	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/errgroup"
 
@@ -52,6 +53,7 @@ func TestMigrateConcurrently(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dbURL := emptyDatabase(t, "migrate_concurrently")
+	log := newMigrationLog(t, dbURL)
 
 	var g errgroup.Group
 	for range 3 {
@@ -61,10 +63,11 @@ func TestMigrateConcurrently(t *testing.T) {
 				return err
 			}
 			defer pool.Close()
-			return db.Migrate(ctx, pool, slog.New(slog.DiscardHandler))
+			return db.Migrate(ctx, pool, slog.New(log))
 		})
 	}
 	require.NoError(t, g.Wait(), "instances starting together all migrate without error")
+	require.Equal(t, everyMigration(t), log.lines(), "each migration is applied and logged once, by one instance")
 
 	pool, err := db.Open(ctx, dbURL)
 	require.NoError(t, err)
@@ -75,42 +78,120 @@ func TestMigrateConcurrently(t *testing.T) {
 	require.Positive(t, current)
 }
 
-// Each migration is logged before it starts as well as after, so a long one shows which
-// it is while it runs.
+// Each migration is logged before it starts as well as after it is recorded, so a long
+// one shows which it is while it runs.
 func TestMigrateLogsEachMigrationBeforeItRuns(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, err := db.Open(ctx, emptyDatabase(t, "migrate_logs"))
+	dbURL := emptyDatabase(t, "migrate_logs")
+	pool, err := db.Open(ctx, dbURL)
 	require.NoError(t, err)
 	defer pool.Close()
-	var log bytes.Buffer
-	require.NoError(t, db.Migrate(ctx, pool, slog.New(slog.NewJSONHandler(&log, nil))))
+	log := newMigrationLog(t, dbURL)
+	require.NoError(t, db.Migrate(ctx, pool, slog.New(log)))
+	require.Equal(t, everyMigration(t), log.lines())
 
-	var lines []string
-	dec := json.NewDecoder(&log)
-	for dec.More() {
-		var rec struct {
-			Msg     string `json:"msg"`
-			Version int64  `json:"version"`
-			File    string `json:"file"`
-		}
-		require.NoError(t, dec.Decode(&rec))
-		lines = append(lines, fmt.Sprintf("%s %d %s", rec.Msg, rec.Version, rec.File))
-	}
-	files, err := os.ReadDir("migrations")
+	log.reset()
+	require.NoError(t, db.Migrate(ctx, pool, slog.New(log)))
+	require.Empty(t, log.lines(), "an up-to-date schema logs nothing")
+}
+
+// A migration below the database's version that was never applied stops the start, as
+// goose's Up would, instead of being skipped.
+func TestMigrateRefusesAMissingMigration(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbURL := emptyDatabase(t, "migrate_missing")
+	pool, err := db.Open(ctx, dbURL)
 	require.NoError(t, err)
-	require.Len(t, lines, 2*len(files))
-	for i, f := range files {
-		version, _, _ := strings.Cut(f.Name(), "_")
+	defer pool.Close()
+	require.NoError(t, db.Migrate(ctx, pool, slog.New(slog.DiscardHandler)))
+	_, err = pool.Exec(ctx, `DELETE FROM goose_db_version WHERE version_id = 8`)
+	require.NoError(t, err)
+
+	log := newMigrationLog(t, dbURL)
+	err = db.Migrate(ctx, pool, slog.New(log))
+	require.ErrorContains(t, err, "missing")
+	require.Empty(t, log.lines())
+}
+
+// everyMigration is the log of migrating an empty database: each migration file's
+// version before it is recorded, then after.
+func everyMigration(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("migrations/*.sql")
+	require.NoError(t, err)
+	var want []string
+	for _, f := range files {
+		name := filepath.Base(f)
+		version, _, _ := strings.Cut(name, "_")
 		v, err := strconv.Atoi(version)
 		require.NoError(t, err)
-		require.Equal(t, fmt.Sprintf("applying migration %d %s", v, f.Name()), lines[2*i])
-		require.Equal(t, fmt.Sprintf("applied migration %d ", v), lines[2*i+1])
+		want = append(want, fmt.Sprintf("applying migration %d %s, not recorded", v, name),
+			fmt.Sprintf("applied migration %d, recorded", v))
 	}
+	return want
+}
 
-	log.Reset()
-	require.NoError(t, db.Migrate(ctx, pool, slog.New(slog.NewJSONHandler(&log, nil))))
-	require.Empty(t, log.String(), "an up-to-date schema logs nothing")
+// migrationLog is a slog.Handler that keeps each record's message and version, and
+// whether goose had recorded that version when the record was logged; one may be
+// shared by several migrating instances.
+type migrationLog struct {
+	probe *pgxpool.Pool
+	mu    *sync.Mutex
+	got   *[]string
+}
+
+func newMigrationLog(t *testing.T, dbURL string) migrationLog {
+	t.Helper()
+	probe, err := pgxpool.New(context.Background(), dbURL)
+	require.NoError(t, err)
+	t.Cleanup(probe.Close)
+	return migrationLog{probe: probe, mu: &sync.Mutex{}, got: &[]string{}}
+}
+
+func (l migrationLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l migrationLog) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l migrationLog) WithGroup(string) slog.Handler            { return l }
+
+func (l migrationLog) Handle(ctx context.Context, r slog.Record) error {
+	var version int64
+	line := r.Message
+	r.Attrs(func(a slog.Attr) bool {
+		switch a.Key {
+		case "version":
+			version = a.Value.Int64()
+			line += fmt.Sprint(" ", version)
+		case "file":
+			line += " " + a.Value.String()
+		}
+		return true
+	})
+	var recorded bool
+	if err := l.probe.QueryRow(ctx, `SELECT EXISTS (SELECT FROM goose_db_version WHERE version_id = $1)`, version).Scan(&recorded); err != nil {
+		return err
+	}
+	if recorded {
+		line += ", recorded"
+	} else {
+		line += ", not recorded"
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	*l.got = append(*l.got, line)
+	return nil
+}
+
+func (l migrationLog) lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(*l.got)
+}
+
+func (l migrationLog) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	*l.got = nil
 }
 
 func TestSchemaConstraints(t *testing.T) {
