@@ -73,8 +73,8 @@ func TestServeOnDatabaseURLAndShutDown(t *testing.T) {
 	require.Equal(t, 0, code, p.Output())
 }
 
-// The server raises the garbage collector's GOGC and sets a soft memory limit when the
-// environment sets neither, and leaves each to the environment when it does.
+// The server raises the garbage collector's GOGC and sets a soft memory limit, each
+// when the environment leaves it unset, and leaves it to the environment otherwise.
 func TestGarbageCollectorDefaultsYieldToTheEnvironment(t *testing.T) {
 	t.Parallel()
 	_, dbURL := dbtest.Isolated(t)
@@ -85,6 +85,7 @@ func TestGarbageCollectorDefaultsYieldToTheEnvironment(t *testing.T) {
 		res, err := http.Get("http://" + p.Addr + "/metrics")
 		require.NoError(t, err)
 		defer res.Body.Close()
+		require.Equal(t, http.StatusOK, res.StatusCode)
 		body, err := io.ReadAll(res.Body)
 		require.NoError(t, err)
 		var settings []string
@@ -98,6 +99,7 @@ func TestGarbageCollectorDefaultsYieldToTheEnvironment(t *testing.T) {
 	require.Equal(t, "go_gc_gogc_percent 400; go_gc_gomemlimit_bytes 1.2582912e+08", gc())
 	require.Equal(t, "go_gc_gogc_percent 150; go_gc_gomemlimit_bytes 1.073741824e+09", gc("GOGC=150", "GOMEMLIMIT=1GiB"))
 	require.Equal(t, "go_gc_gogc_percent 400; go_gc_gomemlimit_bytes 1.073741824e+09", gc("GOMEMLIMIT=1GiB"))
+	require.Equal(t, "go_gc_gogc_percent 100; go_gc_gomemlimit_bytes 1.2582912e+08", gc("GOGC=100"))
 }
 
 func TestEmbeddedClusterStartsAndStops(t *testing.T) {

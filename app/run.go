@@ -52,17 +52,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return fmt.Errorf("invalid configuration (see `go run ./app --help`):\n  %s",
 			strings.ReplaceAll(err.Error(), "\n", "\n  "))
 	}
-	applyGCDefaults(getenv)
 	logger := newLogger(cfg, stdout)
 	for _, w := range warnings {
 		logger.Warn("setting corrected", "problem", w)
 	}
 	switch cmd {
 	case "serve":
+		applyGCDefaults(getenv)
 		return serve(ctx, cfg, logger)
 	case "migrate":
 		return migrate(ctx, cfg, logger)
 	case "worker":
+		applyGCDefaults(getenv)
 		return worker(ctx, cfg, logger, args)
 	}
 	return errors.New("unknown command " + cmd + ": use serve, worker, migrate or check (see --help)")
