@@ -128,7 +128,6 @@ func TestAPIUploadsShareTheUsersUploadLimit(t *testing.T) {
 	s := authtest.NewSession(t, pool, "busy-api-"+uuid.NewString()+"@example.com")
 	api := authtest.NewAPIClient("http://"+addr, authtest.NewToken(t, pool, s.User, "ci"))
 	file := sampleLines(t, 10)
-	first, second := startRawUpload(t, addr, s, file), startRawUpload(t, addr, s, file)
 	probe := func() (int, apiErr) {
 		body, contentType := multipartBody(t, titlePart("probe"))
 		resp := api.Do(t, http.MethodPost, "/api/v1/tasks", body, contentType)
@@ -137,11 +136,11 @@ func TestAPIUploadsShareTheUsersUploadLimit(t *testing.T) {
 	// Polled at 4 a second: the token's own limit (30 at once, 2 a second after) must
 	// not be what refuses the probe while the slow uploads reach their slots.
 	var refused apiErr
-	require.Eventually(t, func() bool {
+	first, second := slowUploadsHoldingSlots(t, addr, s, file, 10*time.Second, 250*time.Millisecond, func() bool {
 		var status int
 		status, refused = probe()
 		return status == http.StatusTooManyRequests
-	}, 10*time.Second, 250*time.Millisecond, "the page's two slow uploads take the user's slots, for the API too")
+	})
 	require.Contains(t, refused.Error, "2 uploads in progress")
 	_, err := second.conn.Write(second.rest)
 	require.NoError(t, err)

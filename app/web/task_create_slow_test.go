@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -45,6 +46,7 @@ func slowServer(t *testing.T, pool, bulk *pgxpool.Pool, timeouts web.Timeouts) s
 // the form's first bytes are sent at once, the rest when and as the test says.
 type rawUpload struct {
 	conn net.Conn
+	in   *bufio.Reader
 	rest []byte
 }
 
@@ -68,14 +70,43 @@ func startRawUpload(t *testing.T, addr string, s authtest.Session, file []byte) 
 	require.NoError(t, err)
 	_, err = conn.Write(body.Bytes()[:head])
 	require.NoError(t, err)
-	return &rawUpload{conn: conn, rest: body.Bytes()[head:]}
+	return &rawUpload{conn: conn, in: bufio.NewReader(conn), rest: body.Bytes()[head:]}
+}
+
+// slowUploadsHoldingSlots starts two raw uploads of file that hold owner's two upload
+// slots, and returns them once limited, a probe that is itself an upload of s's user
+// tried every poll, reports that the user's slots are taken. A probe holds a slot for
+// a moment, so an upload that arrives then is refused; it is started again.
+func slowUploadsHoldingSlots(t *testing.T, addr string, s authtest.Session, file []byte, within, poll time.Duration, limited func() bool) (first, second *rawUpload) {
+	t.Helper()
+	uploads := []*rawUpload{startRawUpload(t, addr, s, file), startRawUpload(t, addr, s, file)}
+	require.Eventually(t, func() bool {
+		for i, u := range uploads {
+			if u.answered(t) {
+				u.conn.Close()
+				uploads[i] = startRawUpload(t, addr, s, file)
+			}
+		}
+		return limited()
+	}, within, poll, "the two slow uploads take the user's two slots")
+	return uploads[0], uploads[1]
+}
+
+// answered reports whether the server has answered or closed the connection already,
+// which before the whole body is sent means it refused the upload.
+func (u *rawUpload) answered(t *testing.T) bool {
+	t.Helper()
+	require.NoError(t, u.conn.SetReadDeadline(time.Now().Add(time.Millisecond)))
+	_, err := u.in.Peek(1)
+	var ne net.Error
+	return !errors.As(err, &ne) || !ne.Timeout()
 }
 
 // answer reads the server's answer, waiting at most within.
 func (u *rawUpload) answer(t *testing.T, within time.Duration) (*http.Response, string) {
 	t.Helper()
 	require.NoError(t, u.conn.SetReadDeadline(time.Now().Add(within)))
-	resp, err := http.ReadResponse(bufio.NewReader(u.conn), nil)
+	resp, err := http.ReadResponse(u.in, nil)
 	require.NoError(t, err, "an answer within %s", within)
 	b, _ := io.ReadAll(resp.Body)
 	return resp, string(b)
@@ -142,7 +173,6 @@ func TestConcurrentUploadsPerUserAreLimited(t *testing.T) {
 	addr := slowServer(t, pool, nil, web.Timeouts{})
 	s := authtest.NewSession(t, pool, "busy-"+uuid.NewString()+"@example.com")
 	file := sampleLines(t, 10)
-	first, second := startRawUpload(t, addr, s, file), startRawUpload(t, addr, s, file)
 
 	// A probe is an upload with no file: with a free slot it is refused for having no
 	// file (and gives the slot back), without one for the limit.
@@ -153,10 +183,10 @@ func TestConcurrentUploadsPerUserAreLimited(t *testing.T) {
 		BaseURL: "http://" + addr, User: s.User, CSRFToken: s.CSRFToken}
 	user.HTTP.Jar = jarWith(t, user.BaseURL, s.Cookie)
 	var resp *http.Response
-	require.Eventually(t, func() bool {
+	first, second := slowUploadsHoldingSlots(t, addr, s, file, 30*time.Second, 20*time.Millisecond, func() bool {
 		resp = probe(user)
 		return resp.StatusCode == http.StatusTooManyRequests
-	}, 30*time.Second, 20*time.Millisecond, "the two slow uploads take the user's two slots")
+	})
 	require.Contains(t, authtest.Body(t, resp), "You already have 2 uploads in progress. Wait until one of them has finished")
 
 	other := authtest.SignIn(t, pool, "http://"+addr, "other-"+uuid.NewString()+"@example.com")
