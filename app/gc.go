@@ -1,6 +1,10 @@
 package main
 
-import "runtime/debug"
+import (
+	"runtime/debug"
+
+	"github.com/KimMachineGun/automemlimit/memlimit"
+)
 
 // The garbage collector's defaults for the commands that diagnose (serve and worker),
 // each used when the environment leaves GOGC or GOMEMLIMIT unset: Go reads both itself,
@@ -14,6 +18,10 @@ import "runtime/debug"
 const (
 	defaultGCPercent   = 400
 	defaultMemoryLimit = 120 << 20 // bytes
+	// containerShare is the most of a container's memory limit the soft limit takes,
+	// leaving the rest to what Go does not count (the binary, the kernel's buffers) and
+	// to the private PostgreSQL cluster when it runs in the same container.
+	containerShare = 0.5
 )
 
 // applyGCDefaults sets each default whose variable the environment (read through
@@ -23,6 +31,16 @@ func applyGCDefaults(getenv func(string) string) {
 		debug.SetGCPercent(defaultGCPercent)
 	}
 	if getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(defaultMemoryLimit)
+		debug.SetMemoryLimit(memoryLimit(memlimit.FromCgroup))
 	}
+}
+
+// memoryLimit is the default soft limit: defaultMemoryLimit, or containerShare of the
+// memory limit of the cgroup the process runs in (read by container) when that is less.
+func memoryLimit(container func() (uint64, error)) int64 {
+	limit := int64(defaultMemoryLimit)
+	if c, err := container(); err == nil && c > 0 {
+		limit = min(limit, int64(float64(c)*containerShare))
+	}
+	return limit
 }

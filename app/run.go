@@ -93,7 +93,7 @@ func printHelp(w io.Writer) {
 		fmt.Fprintf(w, "  %-27s %-27s %s\n", s.Name, def, s.Description)
 	}
 	fmt.Fprintf(w, "  %-27s %-27d %s\n", "GOGC", defaultGCPercent, "Go's garbage collector target, read by Go itself")
-	fmt.Fprintf(w, "  %-27s %-27s %s\n", "GOMEMLIMIT", fmt.Sprintf("%dMiB", defaultMemoryLimit>>20), "Go's soft memory limit, read by Go itself")
+	fmt.Fprintf(w, "  %-27s %-27s %s\n", "GOMEMLIMIT", fmt.Sprintf("%dMiB", defaultMemoryLimit>>20), "Go's soft memory limit, read by Go itself; by default at most half a container's memory limit")
 }
 
 func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
