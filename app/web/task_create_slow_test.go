@@ -73,10 +73,10 @@ func startRawUpload(t *testing.T, addr string, s authtest.Session, file []byte) 
 	return &rawUpload{conn: conn, in: bufio.NewReader(conn), rest: body.Bytes()[head:]}
 }
 
-// slowUploadsHoldingSlots starts two raw uploads of file that hold owner's two upload
-// slots, and returns them once limited, a probe that is itself an upload of s's user
-// tried every poll, reports that the user's slots are taken. A probe holds a slot for
-// a moment, so an upload that arrives then is refused; it is started again.
+// slowUploadsHoldingSlots starts two raw uploads of file by s's user and returns them
+// once limited (a probe, itself an upload of that user, tried every poll) reports that
+// the user's two slots are taken. A probe holds a slot for a moment, so an upload that
+// arrives then is refused; it is started again.
 func slowUploadsHoldingSlots(t *testing.T, addr string, s authtest.Session, file []byte, within, poll time.Duration, limited func() bool) (first, second *rawUpload) {
 	t.Helper()
 	uploads := []*rawUpload{startRawUpload(t, addr, s, file), startRawUpload(t, addr, s, file)}
