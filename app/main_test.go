@@ -5,11 +5,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/KimMachineGun/automemlimit/memlimit"
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/apptest"
@@ -96,10 +98,12 @@ func TestGarbageCollectorDefaultsYieldToTheEnvironment(t *testing.T) {
 		}
 		return strings.Join(settings, "; ")
 	}
-	require.Equal(t, "go_gc_gogc_percent 400; go_gc_gomemlimit_bytes 1.2582912e+08", gc())
+	// 120 MiB, or half the memory of the container the tests run in, when that is less.
+	limit := strconv.FormatFloat(float64(memoryLimit(memlimit.FromCgroup)), 'g', -1, 64)
+	require.Equal(t, "go_gc_gogc_percent 400; go_gc_gomemlimit_bytes "+limit, gc())
 	require.Equal(t, "go_gc_gogc_percent 150; go_gc_gomemlimit_bytes 1.073741824e+09", gc("GOGC=150", "GOMEMLIMIT=1GiB"))
 	require.Equal(t, "go_gc_gogc_percent 400; go_gc_gomemlimit_bytes 1.073741824e+09", gc("GOMEMLIMIT=1GiB"))
-	require.Equal(t, "go_gc_gogc_percent 100; go_gc_gomemlimit_bytes 1.2582912e+08", gc("GOGC=100"))
+	require.Equal(t, "go_gc_gogc_percent 100; go_gc_gomemlimit_bytes "+limit, gc("GOGC=100"))
 }
 
 func TestEmbeddedClusterStartsAndStops(t *testing.T) {
