@@ -98,21 +98,19 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error
 		return err
 	}
 	defer unlock()
-	for {
-		next, err := nextMigration(ctx, provider)
-		if err != nil {
-			return fmt.Errorf("db: migrate: %w", err)
-		}
-		if next == nil {
-			return nil
-		}
-		logger.Info("applying migration", "version", next.Version, "file", path.Base(next.Path))
-		r, err := provider.UpByOne(ctx)
+	pending, err := pendingMigrations(ctx, provider)
+	if err != nil {
+		return fmt.Errorf("db: migrate: %w", err)
+	}
+	for _, m := range pending {
+		logger.Info("applying migration", "version", m.Version, "file", path.Base(m.Path))
+		r, err := provider.ApplyVersion(ctx, m.Version, true)
 		if err != nil {
 			return fmt.Errorf("db: migrate: %w", err)
 		}
 		logger.Info("applied migration", "version", r.Source.Version, "duration", r.Duration)
 	}
+	return nil
 }
 
 // lockMigrations takes the migrations' session-level advisory lock on a connection of
@@ -136,10 +134,10 @@ func lockMigrations(ctx context.Context, sqlDB *sql.DB) (unlock func(), err erro
 	}, nil
 }
 
-// nextMigration is the first migration above the database's version, or nil when it is
-// up to date. A migration below that version that was never applied is an error, as
-// it is to goose's Up.
-func nextMigration(ctx context.Context, provider *goose.Provider) (*goose.Source, error) {
+// pendingMigrations lists the migrations above the database's version, in order. A
+// migration below that version that was never applied is an error, as it is to goose's
+// Up. The caller holds the lock, so no other instance applies any meanwhile.
+func pendingMigrations(ctx context.Context, provider *goose.Provider) ([]*goose.Source, error) {
 	pending, err := provider.HasPending(ctx)
 	if err != nil || !pending {
 		return nil, err
@@ -148,12 +146,13 @@ func nextMigration(ctx context.Context, provider *goose.Provider) (*goose.Source
 	if err != nil {
 		return nil, err
 	}
+	var out []*goose.Source
 	for _, s := range provider.ListSources() {
 		if s.Version > current {
-			return s, nil
+			out = append(out, s)
 		}
 	}
-	return nil, nil
+	return out, nil
 }
 
 // SchemaVersion returns the version the database is at and the newest one this binary

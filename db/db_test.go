@@ -49,6 +49,17 @@ func emptyDatabase(t *testing.T, name string) string {
 	return u.String()
 }
 
+// openEmptyDatabase creates an unmigrated database and returns a pool on it, closed
+// when the test ends, and its URL.
+func openEmptyDatabase(t *testing.T, name string) (*pgxpool.Pool, string) {
+	t.Helper()
+	dbURL := emptyDatabase(t, name)
+	pool, err := db.Open(context.Background(), dbURL)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	return pool, dbURL
+}
+
 func TestMigrateConcurrently(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -83,10 +94,7 @@ func TestMigrateConcurrently(t *testing.T) {
 func TestMigrateLogsEachMigrationBeforeItRuns(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dbURL := emptyDatabase(t, "migrate_logs")
-	pool, err := db.Open(ctx, dbURL)
-	require.NoError(t, err)
-	defer pool.Close()
+	pool, dbURL := openEmptyDatabase(t, "migrate_logs")
 	log := newMigrationLog(t, dbURL)
 	require.NoError(t, db.Migrate(ctx, pool, slog.New(log)))
 	require.Equal(t, everyMigration(t), log.lines())
@@ -101,12 +109,9 @@ func TestMigrateLogsEachMigrationBeforeItRuns(t *testing.T) {
 func TestMigrateRefusesAMissingMigration(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dbURL := emptyDatabase(t, "migrate_missing")
-	pool, err := db.Open(ctx, dbURL)
-	require.NoError(t, err)
-	defer pool.Close()
+	pool, dbURL := openEmptyDatabase(t, "migrate_missing")
 	require.NoError(t, db.Migrate(ctx, pool, slog.New(slog.DiscardHandler)))
-	_, err = pool.Exec(ctx, `DELETE FROM goose_db_version WHERE version_id = 8`)
+	_, err := pool.Exec(ctx, `DELETE FROM goose_db_version WHERE version_id = 8`)
 	require.NoError(t, err)
 
 	log := newMigrationLog(t, dbURL)
@@ -138,23 +143,23 @@ func everyMigration(t *testing.T) []string {
 // shared by several migrating instances.
 type migrationLog struct {
 	probe *pgxpool.Pool
-	mu    *sync.Mutex
-	got   *[]string
+	mu    sync.Mutex
+	got   []string
 }
 
-func newMigrationLog(t *testing.T, dbURL string) migrationLog {
+func newMigrationLog(t *testing.T, dbURL string) *migrationLog {
 	t.Helper()
 	probe, err := pgxpool.New(context.Background(), dbURL)
 	require.NoError(t, err)
 	t.Cleanup(probe.Close)
-	return migrationLog{probe: probe, mu: &sync.Mutex{}, got: &[]string{}}
+	return &migrationLog{probe: probe}
 }
 
-func (l migrationLog) Enabled(context.Context, slog.Level) bool { return true }
-func (l migrationLog) WithAttrs([]slog.Attr) slog.Handler       { return l }
-func (l migrationLog) WithGroup(string) slog.Handler            { return l }
+func (l *migrationLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l *migrationLog) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *migrationLog) WithGroup(string) slog.Handler            { return l }
 
-func (l migrationLog) Handle(ctx context.Context, r slog.Record) error {
+func (l *migrationLog) Handle(ctx context.Context, r slog.Record) error {
 	var version int64
 	line := r.Message
 	r.Attrs(func(a slog.Attr) bool {
@@ -178,20 +183,20 @@ func (l migrationLog) Handle(ctx context.Context, r slog.Record) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	*l.got = append(*l.got, line)
+	l.got = append(l.got, line)
 	return nil
 }
 
-func (l migrationLog) lines() []string {
+func (l *migrationLog) lines() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return slices.Clone(*l.got)
+	return slices.Clone(l.got)
 }
 
-func (l migrationLog) reset() {
+func (l *migrationLog) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	*l.got = nil
+	l.got = nil
 }
 
 func TestSchemaConstraints(t *testing.T) {
