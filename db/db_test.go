@@ -308,6 +308,25 @@ func TestLargeValuesCompressWithLz4(t *testing.T) {
 	}
 }
 
+// The search documents, which no compressor shortens, are stored without an attempt
+// (00019) in every partition: a partition made without the setting would go back to
+// compressing each one in vain.
+func TestSearchDocumentsAreNotCompressed(t *testing.T) {
+	t.Parallel()
+	rows, err := dbtest.Pool(t).Query(context.Background(), `SELECT t.relid::regclass::text, a.attstorage::text
+		FROM pg_partition_tree('task_search') t JOIN pg_attribute a ON a.attrelid = t.relid AND a.attname = 'doc'`)
+	require.NoError(t, err)
+	storage, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([2]string, error) {
+		var s [2]string
+		return s, r.Scan(&s[0], &s[1])
+	})
+	require.NoError(t, err)
+	require.Len(t, storage, 17, "the table and its 16 partitions")
+	for _, s := range storage {
+		require.Equal(t, "e", s[1], "%s.doc: storage", s[0])
+	}
+}
+
 func TestOpenUnreachable(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
