@@ -87,7 +87,8 @@ func (v *view) declinedByPolicy(turn int) bool {
 // "好的", "got it 👍"): short and asking nothing, it closes a chat rather than waits for
 // a reply.
 func acknowledgement(folded string) bool {
-	return textWeight(folded) <= 12 && !strings.ContainsAny(folded, "?？吗呢")
+	weight, _ := textWeight(folded)
+	return weight <= 12 && !strings.ContainsAny(folded, "?？吗呢")
 }
 
 // lastTurn is the last turn that is not a system prompt or an empty user or assistant

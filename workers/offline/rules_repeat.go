@@ -3,7 +3,6 @@ package offline
 import (
 	"fmt"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/textmatch"
@@ -92,22 +91,26 @@ func (v *view) findSimilarPair(role transcript.Role, minWeight int, threshold fl
 	}
 	var prev []*seen
 	for turn := 1; turn <= len(v.conv.Messages); turn++ {
-		text := v.fold(turn).Text
-		if v.role(turn) != role || textWeight(text) < minWeight {
+		if v.role(turn) != role {
 			continue
 		}
-		cur := &seen{turn: turn, runes: utf8.RuneCountInString(text)}
+		text := v.fold(turn).Text
+		weight, runes := textWeight(text)
+		if weight < minWeight {
+			continue
+		}
+		cur := &seen{turn: turn, runes: runes}
 		for _, p := range prev {
 			if float64(min(p.runes, cur.runes)) < threshold*float64(max(p.runes, cur.runes)) {
 				continue
 			}
 			if p.sh == nil {
-				p.sh = textmatch.Shingles(v.fold(p.turn).Text)
+				p.sh = textmatch.FoldedShingles(v.fold(p.turn).Text, p.runes)
 			}
 			if cur.sh == nil {
-				cur.sh = textmatch.Shingles(text)
+				cur.sh = textmatch.FoldedShingles(text, cur.runes)
 			}
-			if s := p.sh.Jaccard(cur.sh); s >= threshold {
+			if s, ok := p.sh.JaccardAtLeast(cur.sh, threshold); ok {
 				return p.turn, turn, s
 			}
 		}
@@ -116,15 +119,15 @@ func (v *view) findSimilarPair(role transcript.Role, minWeight int, threshold fl
 	return 0, 0, 0
 }
 
-// textWeight is the length of s with CJK characters counted twice: one Chinese
-// character says about as much as two Latin letters and a space.
-func textWeight(s string) int {
-	n := 0
+// textWeight is the length of s with CJK characters counted twice (one Chinese
+// character says about as much as two Latin letters and a space), and its length in
+// runes, counted in the same pass.
+func textWeight(s string) (weight, runes int) {
 	for _, r := range s {
-		n++
+		runes++
 		if r >= 0x2E80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
-			n++
+			weight++
 		}
 	}
-	return n
+	return weight + runes, runes
 }

@@ -1,6 +1,7 @@
 package textmatch
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 	"unicode/utf8"
@@ -13,7 +14,12 @@ type ShingleSet []uint64
 // Shingles returns the bigram set of s after folding.
 func Shingles(s string) ShingleSet {
 	t := FoldString(s)
-	n := utf8.RuneCountInString(t)
+	return FoldedShingles(t, utf8.RuneCountInString(t))
+}
+
+// FoldedShingles is Shingles of a text t that is folded already (FoldString) and n
+// runes long, for a caller that has folded and counted it.
+func FoldedShingles(t string, n int) ShingleSet {
 	if n < 2 {
 		if n == 1 {
 			r, _ := utf8.DecodeRuneInString(t)
@@ -108,8 +114,59 @@ func (a ShingleSet) Jaccard(b ShingleSet) float64 {
 			j++
 		}
 	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
+	return jaccard(inter, len(a)+len(b))
 }
+
+// JaccardAtLeast returns a.Jaccard(b) and whether it is at least t. It stops counting,
+// returning false, once the elements left could no longer share enough: most pairs
+// compared are far from similar, and that shows early.
+func (a ShingleSet) JaccardAtLeast(b ShingleSet, t float64) (float64, bool) {
+	if len(a) == 0 && len(b) == 0 {
+		return 1, 1 >= t
+	}
+	need, ok := sharedNeeded(len(a), len(b), t)
+	if !ok {
+		return 0, false
+	}
+	inter, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			inter++
+			i++
+			j++
+			continue
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+		if inter+min(len(a)-i, len(b)-j) < need {
+			return 0, false
+		}
+	}
+	s := jaccard(inter, len(a)+len(b))
+	return s, s >= t
+}
+
+// sharedNeeded is the fewest shared elements for which two sets of sizes m and n (not
+// both empty) have a Jaccard of at least t, computed as Jaccard computes it so that
+// stopping short never turns away a pair it would keep; false when even the smaller
+// set shared whole falls short.
+func sharedNeeded(m, n int, t float64) (int, bool) {
+	most := min(m, n)
+	k := min(max(int(math.Ceil(t*float64(m+n)/(1+t))), 0), most)
+	for k > 0 && jaccard(k-1, m+n) >= t {
+		k--
+	}
+	for k <= most && jaccard(k, m+n) < t {
+		k++
+	}
+	return k, k <= most
+}
+
+// jaccard is |a∩b| / |a∪b| for inter shared elements of sets whose sizes add up to total.
+func jaccard(inter, total int) float64 { return float64(inter) / float64(total-inter) }
 
 // Similarity is the Jaccard similarity of the bigram sets of a and b, 0..1.
 func Similarity(a, b string) float64 { return Shingles(a).Jaccard(Shingles(b)) }

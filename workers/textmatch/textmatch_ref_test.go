@@ -164,3 +164,29 @@ func refTerms(s string) []string {
 	flush()
 	return terms
 }
+
+// JaccardAtLeast, which stops counting early, keeps a pair exactly when Jaccard says it
+// is similar enough, with Jaccard's value: on the sample's texts paired with the next
+// one (mostly far apart) and with themselves cut short (mostly close).
+func TestJaccardAtLeastAgreesWithJaccard(t *testing.T) {
+	t.Parallel()
+	texts, _ := transcripttest.TextCorpus(t)
+	thresholds := []float64{0, 0.1, 0.5, 0.7, 0.85, 0.99, 1}
+	kept := 0
+	for i, text := range texts {
+		others := []string{texts[(i+1)%len(texts)], text[:len(text)*9/10], ""}
+		for _, other := range others {
+			a, b := Shingles(text), Shingles(other)
+			want := a.Jaccard(b)
+			for _, th := range thresholds {
+				got, ok := a.JaccardAtLeast(b, th)
+				require.Equal(t, want >= th, ok, "%q and %q at %v", text, other, th)
+				if ok {
+					kept++
+					require.Equal(t, want, got, "%q and %q", text, other)
+				}
+			}
+		}
+	}
+	require.Positive(t, kept)
+}
