@@ -49,9 +49,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/risk"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -69,12 +71,14 @@ type Analyzer struct {
 	screen   *risk.Screener
 	m        markers
 	policies *policyCache
+	stemmers sync.Pool // of *textmatch.Stemmer: one per diagnosing goroutine at a time
 }
 
 // New builds an offline analyzer.
 func New(opt Options) *Analyzer {
 	opt.LongTurns = cmp.Or(opt.LongTurns, 40)
-	return &Analyzer{opt: opt, screen: risk.NewScreener(), m: newMarkers(), policies: newPolicyCache()}
+	return &Analyzer{opt: opt, screen: risk.NewScreener(), m: newMarkers(), policies: newPolicyCache(),
+		stemmers: sync.Pool{New: func() any { return new(textmatch.Stemmer) }}}
 }
 
 // Info names the analyzer in the task's config and the report.
@@ -95,7 +99,9 @@ func (a *Analyzer) DiagnoseScreened(ctx context.Context, conv transcript.Convers
 	if err := ctx.Err(); err != nil {
 		return analyzer.Result[analyzer.Diagnosis]{}, fmt.Errorf("offline: diagnose: %w", err)
 	}
-	v := a.newView(conv, flags)
+	stems := a.stemmers.Get().(*textmatch.Stemmer)
+	defer a.stemmers.Put(stems)
+	v := a.newView(conv, flags, stems)
 	handoffTurn, _, _ := a.handoffTurn(v)
 	endFindings, end := a.ending(v, handoffTurn > 0)
 

@@ -185,13 +185,15 @@ func sentences(line string) []string {
 func contentTerms(s string) map[string]bool {
 	terms := map[string]bool{}
 	for _, t := range textmatch.Terms(s) {
-		if textmatch.Stopword(t) || restrictionWord(t) {
-			continue
+		if contentTerm(t) {
+			terms[textmatch.Stem(t)] = true
 		}
-		terms[textmatch.Stem(t)] = true
 	}
 	return terms
 }
+
+// contentTerm reports whether a folded term says what a sentence is about.
+func contentTerm(t string) bool { return !textmatch.Stopword(t) && !restrictionWord(t) }
 
 // restrictionWord reports whether a folded term only says what kind of rule a sentence
 // is — that something is ruled out, or that the user is passed to a person — not what
@@ -214,14 +216,17 @@ const minSpecificTerms = 2
 // match returns the rule of the given kind that the texts speak of most specifically:
 // the one sharing the most terms used by at most a quarter of the policy's sentences
 // (and by at most three, in a short policy), with at least minSpecificTerms of them.
-func (p policy) match(kind ruleKind, texts ...string) (policyRule, bool) {
+// The texts' terms are stemmed by stems, as contentTerms stems the policy's.
+func (p policy) match(kind ruleKind, stems *textmatch.Stemmer, texts ...string) (policyRule, bool) {
 	if len(p.rules) == 0 {
 		return policyRule{}, false
 	}
 	said := map[string]bool{}
 	for _, t := range texts {
-		for term := range contentTerms(t) {
-			said[term] = true
+		for term := range textmatch.EachTerm(t) {
+			if contentTerm(term) {
+				said[stems.Stem(term)] = true
+			}
 		}
 	}
 	specific := max(len(p.rules)/4, 3)

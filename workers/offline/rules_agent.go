@@ -100,7 +100,7 @@ func (v *view) handoffRule(turn int, declined bool) (policyRule, bool) {
 			break
 		}
 	}
-	return v.policy.match(transfers, texts...)
+	return v.policy.match(transfers, v.stems, texts...)
 }
 
 // findDeclines lists the assistant turns that turn a request down ("I'm unable to",
@@ -131,7 +131,7 @@ func (a *Analyzer) findDeclines(v *view) []decline {
 		// the user's words speak of much else.
 		content := v.msg(turn).Content
 		said := content[sentenceStart(content, m.Start):sentenceEnd(content, m.End)]
-		d.rule, d.byRule = v.policy.match(restricts, said)
+		d.rule, d.byRule = v.policy.match(restricts, v.stems, said)
 		out = append(out, d)
 	}
 	return out

@@ -34,6 +34,7 @@ type view struct {
 	// policy sentence each follows when the policy rules the request out.
 	declines []decline
 	pairs    map[pairQuestion]pairAnswer // similarPair's answers
+	stems    *textmatch.Stemmer          // the diagnosing goroutine's, for policy.match
 }
 
 // decline is an assistant turn that turns a request down.
@@ -44,8 +45,8 @@ type decline struct {
 	byRule bool            // false when no sentence of the policy calls for it
 }
 
-func (a *Analyzer) newView(conv transcript.Conversation, flags []risk.Flag) *view {
-	v := &view{conv: conv, folded: make([]textmatch.Folded, len(conv.Messages))}
+func (a *Analyzer) newView(conv transcript.Conversation, flags []risk.Flag, stems *textmatch.Stemmer) *view {
+	v := &view{conv: conv, folded: make([]textmatch.Folded, len(conv.Messages)), stems: stems}
 	var pending []int // indices into v.calls still waiting for a result
 	for i, m := range conv.Messages {
 		turn := i + 1

@@ -129,6 +129,32 @@ func Stem(w string) string {
 	return english.Stem(w, false)
 }
 
+// maxStems bounds a Stemmer's memory; past it the memory starts again.
+const maxStems = 50_000
+
+// A Stemmer stems as Stem does and remembers each word's stem: the conversations of one
+// agent share most of their words, and the Porter2 stemmer is dear (it turns the word
+// into runes again for each suffix it tries). A Stemmer is used by one goroutine at a
+// time.
+type Stemmer struct{ stems map[string]string }
+
+// Stem returns Stem(w), from memory for a word seen before. w may be a slice of a
+// longer text (EachTerm's terms): what is remembered is a copy.
+func (s *Stemmer) Stem(w string) string {
+	if len(w) < 3 || !isASCIILetters(w) {
+		return w
+	}
+	if stem, ok := s.stems[w]; ok {
+		return stem
+	}
+	if s.stems == nil || len(s.stems) >= maxStems {
+		s.stems = make(map[string]string)
+	}
+	stem := english.Stem(w, false)
+	s.stems[strings.Clone(w)] = stem
+	return stem
+}
+
 func isASCIILetters(w string) bool {
 	for i := 0; i < len(w); i++ {
 		if c := w[i]; c < 'a' || c > 'z' {

@@ -1,9 +1,13 @@
 package textmatch
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
 
 func TestTerms(t *testing.T) {
@@ -25,4 +29,23 @@ func TestStem(t *testing.T) {
 	require.Equal(t, "人工", Stem("人工"))
 	require.True(t, Stopword("the"))
 	require.False(t, Stopword("refund"))
+}
+
+// A Stemmer gives Stem's stems, from memory or not, and its memory stays bounded: on
+// the sample's words, each stemmed twice, and on more distinct words than it keeps.
+func TestStemmerStemsAsStem(t *testing.T) {
+	t.Parallel()
+	texts, _ := transcripttest.TextCorpus(t)
+	var s Stemmer
+	for _, text := range texts {
+		for w := range EachTerm(text) {
+			require.Equal(t, Stem(w), s.Stem(w), "%q", w)
+			require.Equal(t, Stem(w), s.Stem(w), "%q from memory", w)
+		}
+	}
+	for i := range maxStems + 100 {
+		w := "refund" + strings.Map(func(r rune) rune { return 'a' + r - '0' }, strconv.Itoa(i)) + "ing"
+		require.Equal(t, Stem(w), s.Stem(w), "%q", w)
+	}
+	require.LessOrEqual(t, len(s.stems), maxStems)
 }
