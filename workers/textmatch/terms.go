@@ -129,17 +129,19 @@ func Stem(w string) string {
 	return english.Stem(w, false)
 }
 
-// maxStems bounds a Stemmer's memory; past it the memory starts again.
+// maxStems bounds a Stemmer's memory (a few MB of words and stems); past it the memory
+// starts again.
 const maxStems = 50_000
 
-// A Stemmer stems as Stem does and remembers each word's stem: the conversations of one
-// agent share most of their words, and the Porter2 stemmer is dear (it turns the word
-// into runes again for each suffix it tries). A Stemmer is used by one goroutine at a
-// time.
+// A Stemmer stems as Stem does and remembers each word's stem: conversations share most
+// of their words, and the Porter2 stemmer is costly (it turns the word into runes again
+// for each suffix it tries). Stems depend on the word alone, so one memory serves any
+// task. A Stemmer is used by one goroutine at a time.
 type Stemmer struct{ stems map[string]string }
 
 // Stem returns Stem(w), from memory for a word seen before. w may be a slice of a
-// longer text (EachTerm's terms): what is remembered is a copy.
+// longer text (EachTerm's terms), so a copy is stemmed and remembered: the stemmer
+// returns some words as they are, and a stem of w itself would keep the whole text.
 func (s *Stemmer) Stem(w string) string {
 	if len(w) < 3 || !isASCIILetters(w) {
 		return w
@@ -150,8 +152,9 @@ func (s *Stemmer) Stem(w string) string {
 	if s.stems == nil || len(s.stems) >= maxStems {
 		s.stems = make(map[string]string)
 	}
-	stem := english.Stem(w, false)
-	s.stems[strings.Clone(w)] = stem
+	word := strings.Clone(w)
+	stem := english.Stem(word, false)
+	s.stems[word] = stem
 	return stem
 }
 
