@@ -117,9 +117,10 @@ func (a ShingleSet) Jaccard(b ShingleSet) float64 {
 	return jaccard(inter, len(a)+len(b))
 }
 
-// JaccardAtLeast returns a.Jaccard(b) and whether it is at least t. It stops counting,
-// returning false, once the elements left could no longer share enough: most pairs
-// compared are far from similar, and that shows early.
+// JaccardAtLeast reports whether a.Jaccard(b) is at least t, and returns it when it is
+// (the value means nothing when the bool is false). It stops counting once the elements
+// left could no longer share enough: most pairs compared are far from similar, and
+// that shows early.
 func (a ShingleSet) JaccardAtLeast(b ShingleSet, t float64) (float64, bool) {
 	if len(a) == 0 && len(b) == 0 {
 		return 1, 1 >= t

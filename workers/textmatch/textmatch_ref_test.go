@@ -1,6 +1,7 @@
 package textmatch
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -189,4 +190,29 @@ func TestJaccardAtLeastAgreesWithJaccard(t *testing.T) {
 		}
 	}
 	require.Positive(t, kept)
+}
+
+// sharedNeeded is the fewest shared elements that reach a threshold as Jaccard rounds
+// it, checked against counting up, at the thresholds where rounding matters most: each
+// reachable value and its floating-point neighbours.
+func TestSharedNeededCountsAsJaccardRounds(t *testing.T) {
+	t.Parallel()
+	for m := 0; m <= 60; m++ {
+		for n := max(m, 1); n <= 60; n++ {
+			for k := 0; k <= m; k++ {
+				at := jaccard(k, m+n)
+				for _, th := range []float64{math.Nextafter(at, -1), at, math.Nextafter(at, 2)} {
+					want := 0
+					for want <= m && jaccard(want, m+n) < th {
+						want++
+					}
+					got, ok := sharedNeeded(m, n, th)
+					require.Equal(t, want <= m, ok, "m=%d n=%d t=%v", m, n, th)
+					if ok {
+						require.Equal(t, want, got, "m=%d n=%d t=%v", m, n, th)
+					}
+				}
+			}
+		}
+	}
 }
