@@ -327,6 +327,48 @@ func TestSearchDocumentsAreNotCompressed(t *testing.T) {
 	}
 }
 
+// While another instance's quality pass holds the search documents in an open
+// transaction, 00019 waits for it in short tries, so the searches that arrive meanwhile
+// are not queued behind it until the pass's transaction ends; then it applies.
+func TestSearchStorageMigrationLetsSearchesThroughWhileItWaits(t *testing.T) {
+	t.Parallel()
+	pool, _ := dbtest.Isolated(t)
+	ctx := context.Background()
+	provider := migrationsProvider(t, pool)
+	_, err := provider.DownTo(ctx, 18)
+	require.NoError(t, err)
+
+	pass, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = pass.Rollback(ctx) }()
+	_, err = pass.Exec(ctx, `LOCK TABLE task_search IN ROW EXCLUSIVE MODE`) // what its inserts take
+	require.NoError(t, err)
+
+	migrated := make(chan error, 1)
+	go func() {
+		_, err := provider.UpByOne(ctx)
+		migrated <- err
+	}()
+	require.Eventually(t, func() bool {
+		var waiting bool
+		err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks
+			WHERE NOT granted AND mode = 'AccessExclusiveLock' AND relation = 'task_search'::regclass)`).Scan(&waiting)
+		return err == nil && waiting
+	}, 30*time.Second, 5*time.Millisecond, "the migration tries to lock the table")
+	search, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var documents int
+	require.NoError(t, pool.QueryRow(search, `SELECT count(*) FROM task_search`).Scan(&documents),
+		"a search while the migration waits for the pass")
+
+	require.NoError(t, pass.Commit(ctx))
+	require.NoError(t, <-migrated)
+	var storage string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT attstorage::text FROM pg_attribute
+		WHERE attrelid = 'task_search'::regclass AND attname = 'doc'`).Scan(&storage))
+	require.Equal(t, "e", storage)
+}
+
 func TestOpenUnreachable(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
