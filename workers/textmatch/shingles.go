@@ -98,26 +98,11 @@ func latin1Shingles(t string) ShingleSet {
 
 // Jaccard returns |a∩b| / |a∪b|, 1 for two empty sets.
 func (a ShingleSet) Jaccard(b ShingleSet) float64 {
-	if len(a) == 0 && len(b) == 0 {
-		return 1
-	}
-	inter, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
-			inter++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return jaccard(inter, len(a)+len(b))
+	s, _ := a.JaccardAtLeast(b, 0) // every pair reaches 0: the count runs to the end
+	return s
 }
 
-// JaccardAtLeast reports whether a.Jaccard(b) is at least t, and returns it when it is
+// JaccardAtLeast reports whether |a∩b| / |a∪b| is at least t, and returns it when it is
 // (the value means nothing when the bool is false). It stops counting once the elements
 // left could no longer share enough: most pairs compared are far from similar, and
 // that shows early.
