@@ -55,6 +55,10 @@ type checkpointer struct {
 	ctx   context.Context
 	queue chan diagnosisCheckpoint
 	done  chan struct{} // closed once the writer has returned
+	// counted hands the search for failure drivers the features of each stored group,
+	// counted on a goroutine of its own so the next transaction starts meanwhile; nil
+	// when the run does not search.
+	counted *writeBehind[[]drivers.Conversation]
 
 	mu  sync.Mutex
 	err error // the first error of a write; nothing is written after it
@@ -64,6 +68,17 @@ type checkpointer struct {
 // unit runs any more.
 func (r *run) startCheckpoints(ctx context.Context) *checkpointer {
 	ck := &checkpointer{r: r, ctx: ctx, queue: make(chan diagnosisCheckpoint, maxPending), done: make(chan struct{})}
+	if r.search != nil {
+		ck.counted = startWriteBehind(func(found []drivers.Conversation) error {
+			for _, c := range found { // only this goroutine adds while the checkpointer runs
+				r.search.Add(c)
+				if r.features != nil {
+					r.features.Add(c)
+				}
+			}
+			return nil
+		})
+	}
 	go ck.write()
 	return ck
 }
@@ -89,6 +104,11 @@ func (ck *checkpointer) put(c diagnosisCheckpoint) error {
 func (ck *checkpointer) close() error {
 	close(ck.queue)
 	<-ck.done
+	if ck.counted != nil {
+		if err := ck.counted.wait(); err != nil {
+			return err
+		}
+	}
 	return ck.failed()
 }
 
@@ -143,7 +163,10 @@ func (ck *checkpointer) write() {
 func (ck *checkpointer) store(group []diagnosisCheckpoint) error {
 	err := ck.r.storeCheckpoints(ck.ctx, group)
 	if _, refused := refusedValue(err); !refused {
-		return err
+		if err != nil {
+			return err
+		}
+		return ck.count(group)
 	}
 	for _, c := range group {
 		err := ck.r.storeCheckpoints(ck.ctx, []diagnosisCheckpoint{c})
@@ -155,8 +178,29 @@ func (ck *checkpointer) store(group []diagnosisCheckpoint) error {
 		if err != nil {
 			return err
 		}
+		if err := ck.count([]diagnosisCheckpoint{c}); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// count hands the features of the stored diagnoses of group to the search, once
+// their transaction has committed: an isolated conversation is not counted.
+func (ck *checkpointer) count(group []diagnosisCheckpoint) error {
+	if ck.counted == nil {
+		return nil
+	}
+	var found []drivers.Conversation
+	for _, c := range group {
+		if c.diagnosis != nil && c.features != nil {
+			found = append(found, *c.features)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return ck.counted.put(found)
 }
 
 // storeCheckpoints writes a group of finished conversations in one fenced transaction:
@@ -219,14 +263,6 @@ func (r *run) storeCheckpoints(ctx context.Context, group []diagnosisCheckpoint)
 	})
 	if err != nil {
 		return err
-	}
-	for _, c := range group { // only the checkpointer's goroutine stores, and so adds
-		if c.diagnosis != nil && c.features != nil {
-			r.search.Add(*c.features)
-			if r.features != nil {
-				r.features.Add(*c.features)
-			}
-		}
 	}
 	if cancel {
 		return r.lease.Heartbeat(ctx)
