@@ -14,6 +14,7 @@ import (
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/drivers"
 )
 
 // clusterEvidence is how many findings each cluster shows as its evidence: its
@@ -48,6 +49,11 @@ func (r *run) buildClusters(ctx context.Context) error {
 	if err := r.lease.Progress(ctx, taskstate.Clustering, 0, 1); err != nil {
 		return err
 	}
+	// The failure drivers are searched on a goroutine of their own while the findings
+	// are read and grouped, which mostly waits on PostgreSQL. Only a labelled task
+	// stores them; without labelled conversations the search finds nothing at once.
+	foundDrivers := background(func() ([]drivers.Driver, error) { return r.drivers(ctx) })
+	defer foundDrivers() // on an early return too, so nothing is left using the run
 	clusters, err := r.clusterFindings(ctx)
 	if err != nil {
 		return err
@@ -69,7 +75,7 @@ func (r *run) buildClusters(ctx context.Context) error {
 		if check, err = json.Marshal(outcomes.check()); err != nil {
 			return fmt.Errorf("pipeline: label check: %w", err)
 		}
-		found, err := r.drivers(ctx)
+		found, err := foundDrivers()
 		if err != nil {
 			return err
 		}
