@@ -16,7 +16,6 @@ import (
 	"iter"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/checkup-dev/checkup/workers/stats"
 	"github.com/checkup-dev/checkup/workers/transcript"
@@ -156,13 +155,12 @@ func countIn(counts map[Feature]*count, f Feature, seq int, failed bool) {
 	countOf(counts, f).add(seq, failed)
 }
 
-// countOf is f's count in counts, a new one when f has none. A new feature's name is
-// copied: Extract's names are slices of the conversation's text.
+// countOf is f's count in counts, a new one when f has none.
 func countOf(counts map[Feature]*count, f Feature) *count {
 	n := counts[f]
 	if n == nil {
 		n = &count{}
-		counts[Feature{f.Kind, strings.Clone(f.Name)}] = n
+		counts[f] = n
 	}
 	return n
 }

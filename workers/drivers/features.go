@@ -2,6 +2,7 @@ package drivers
 
 import (
 	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -80,9 +81,9 @@ func extract(seq int, failed bool, conv transcript.Conversation, errorTurns []in
 }
 
 // addWords adds the words and adjacent word pairs of text to set, up to maxWordFeatures.
-// A word is a slice of the folded text (textmatch.EachTerm), kept as it is: the search
-// copies the names it counts (countOf), so its counts do not pin whole messages. A pair
-// is looked up in a buffer of its own and copied only when new.
+// A word is a slice of the folded text (textmatch.EachTerm), copied when kept so that
+// the search's counts do not pin whole messages; a pair is looked up in a buffer of
+// its own and copied only when new.
 func addWords(set map[string]bool, text string) {
 	prev := ""
 	var pair []byte
@@ -94,7 +95,9 @@ func addWords(set map[string]bool, text string) {
 			prev = ""
 			continue
 		}
-		set[t] = true
+		if !set[t] {
+			set[strings.Clone(t)] = true
+		}
 		if prev != "" {
 			pair = append(append(append(pair[:0], prev...), ' '), t...)
 			if !set[string(pair)] {
