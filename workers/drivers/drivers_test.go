@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -206,6 +207,34 @@ func TestExtract(t *testing.T) {
 	require.Contains(t, c.Features, Feature{KindUserWords, "cancel order"})
 	require.Contains(t, c.Features, Feature{KindAgentWords, "取消"})
 	require.NotContains(t, c.Features, Feature{KindUserWords, "w123"}, "ids are not words")
+}
+
+// Extract's features own their names: a word that pointed into its message would keep
+// the whole message in memory while the feature waits in the diagnosis checkpoints to
+// be counted, and in the search's counts after. The messages are folded already, so
+// folding returns them as they are and their words are slices of the messages
+// themselves.
+func TestExtractCopiesTheWordsItLists(t *testing.T) {
+	t.Parallel()
+	conv := transcript.Conversation{Messages: []transcript.Message{
+		{Role: transcript.RoleUser, Content: "my suitcase never arrived at the gate"},
+		{Role: transcript.RoleAssistant, Content: "i have filed a claim for the suitcase"},
+	}}
+	within := func(name, text string) bool {
+		p, start := uintptr(unsafe.Pointer(unsafe.StringData(name))), uintptr(unsafe.Pointer(unsafe.StringData(text)))
+		return p >= start && p < start+uintptr(len(text))
+	}
+	words := 0
+	for _, f := range Extract(1, true, conv, nil, nil).Features {
+		if f.Kind != KindUserWords && f.Kind != KindAgentWords {
+			continue
+		}
+		words++
+		for _, m := range conv.Messages {
+			require.False(t, within(f.Name, m.Content), "%q points into %q", f.Name, m.Content)
+		}
+	}
+	require.GreaterOrEqual(t, words, 5)
 }
 
 // wordFeature agrees with the plain statement of its rule on every term of the
