@@ -1,10 +1,12 @@
 package pipeline_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/db/taskstate"
@@ -78,6 +80,24 @@ func TestUnstorableDiagnosisIsolatesItsConversation(t *testing.T) {
 		}
 	}
 	require.Equal(t, bad, isolated)
+	// The failure drivers count only stored diagnoses: no driver names an isolated
+	// conversation among its conversations (counting the isolated ones here makes a
+	// driver that does).
+	isolatedSeqs := map[int32]bool{}
+	for _, c := range b.report(t, id).Conversations {
+		if c.DiagnosisStatus == "isolated" {
+			isolatedSeqs[c.Seq] = true
+		}
+	}
+	driverRows, err := b.pool.Query(context.Background(), `SELECT conversation_seqs FROM task_driver WHERE task_id = $1`, id)
+	require.NoError(t, err)
+	members, err := pgx.CollectRows(driverRows, pgx.RowTo[[]int32])
+	require.NoError(t, err)
+	for _, seqs := range members {
+		for _, seq := range seqs {
+			require.False(t, isolatedSeqs[seq], "conversation %d is isolated but a driver counts it", seq)
+		}
+	}
 	actionWarnings := 0
 	for _, w := range b.warnings(t, id) {
 		switch w.Stage {
