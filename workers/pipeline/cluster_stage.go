@@ -49,20 +49,27 @@ func (r *run) buildClusters(ctx context.Context) error {
 	if err := r.lease.Progress(ctx, taskstate.Clustering, 0, 1); err != nil {
 		return err
 	}
-	// The failure drivers are searched on a goroutine of their own while the findings
-	// are read and grouped, which mostly waits on PostgreSQL. Only a labelled task
-	// stores them; without labelled conversations the search finds nothing at once.
-	foundDrivers := background(func() ([]drivers.Driver, error) { return r.drivers(ctx) })
-	defer foundDrivers() // on an early return too, so nothing is left using the run
+	outcomes, err := r.outcomes(ctx)
+	if err != nil {
+		return err
+	}
+	// A labelled task's failure drivers are searched on a goroutine of their own while
+	// the findings are read and grouped, which mostly waits on PostgreSQL. On an early
+	// return the search is cancelled and waited for, so nothing is left using the run.
+	var foundDrivers func() ([]drivers.Driver, error) // set for a labelled task
+	if outcomes.labelled() {
+		searchCtx, cancel := context.WithCancel(ctx)
+		foundDrivers = background(func() ([]drivers.Driver, error) { return r.drivers(searchCtx) })
+		defer func() {
+			cancel()
+			_, _ = foundDrivers()
+		}()
+	}
 	clusters, err := r.clusterFindings(ctx)
 	if err != nil {
 		return err
 	}
 	if err := r.applyExpectedRules(ctx, clusters); err != nil {
-		return err
-	}
-	outcomes, err := r.outcomes(ctx)
-	if err != nil {
 		return err
 	}
 	cluster.SplitByOutcome(clusters, outcomes.labels)
