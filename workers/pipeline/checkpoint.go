@@ -2,13 +2,8 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"sync"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/drivers"
@@ -44,7 +39,8 @@ type diagnosisCheckpoint struct {
 
 // checkpointer writes the diagnosis stage's checkpoints behind its units (a group
 // commit): one goroutine writes, in one fenced transaction, every checkpoint handed
-// over while its previous transaction ran. A unit whose diagnosis cost model calls
+// over while its previous transaction ran, and a second counts each committed group's
+// features for the failure drivers; close waits for both. A unit whose diagnosis cost model calls
 // waits until its checkpoint is committed, so a crash never loses paid work that
 // finished; a unit that cost nothing (the offline analyzer) goes on to its next
 // conversation at once, and its checkpoint follows within a transaction's time. When
@@ -55,10 +51,10 @@ type checkpointer struct {
 	ctx   context.Context
 	queue chan diagnosisCheckpoint
 	done  chan struct{} // closed once the writer has returned
-	// counted hands the search for failure drivers the features of each stored group,
+	// counter hands the search for failure drivers the features of each stored group,
 	// counted on a goroutine of its own so the next transaction starts meanwhile; nil
 	// when the run does not search.
-	counted *writeBehind[[]drivers.Conversation]
+	counter *writeBehind[[]drivers.Conversation]
 
 	mu  sync.Mutex
 	err error // the first error of a write; nothing is written after it
@@ -69,7 +65,7 @@ type checkpointer struct {
 func (r *run) startCheckpoints(ctx context.Context) *checkpointer {
 	ck := &checkpointer{r: r, ctx: ctx, queue: make(chan diagnosisCheckpoint, maxPending), done: make(chan struct{})}
 	if r.search != nil {
-		ck.counted = startWriteBehind(func(found []drivers.Conversation) error {
+		ck.counter = startWriteBehind(func(found []drivers.Conversation) error {
 			for _, c := range found { // only this goroutine adds while the checkpointer runs
 				r.search.Add(c)
 				if r.features != nil {
@@ -104,8 +100,8 @@ func (ck *checkpointer) put(c diagnosisCheckpoint) error {
 func (ck *checkpointer) close() error {
 	close(ck.queue)
 	<-ck.done
-	if ck.counted != nil {
-		if err := ck.counted.wait(); err != nil {
+	if ck.counter != nil {
+		if err := ck.counter.wait(); err != nil {
 			return err
 		}
 	}
@@ -166,7 +162,7 @@ func (ck *checkpointer) store(group []diagnosisCheckpoint) error {
 		if err != nil {
 			return err
 		}
-		return ck.count(group)
+		return ck.countStored(group)
 	}
 	for _, c := range group {
 		err := ck.r.storeCheckpoints(ck.ctx, []diagnosisCheckpoint{c})
@@ -178,17 +174,17 @@ func (ck *checkpointer) store(group []diagnosisCheckpoint) error {
 		if err != nil {
 			return err
 		}
-		if err := ck.count([]diagnosisCheckpoint{c}); err != nil {
+		if err := ck.countStored([]diagnosisCheckpoint{c}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// count hands the features of the stored diagnoses of group to the search, once
+// countStored hands the features of the stored diagnoses of group to the search, once
 // their transaction has committed: an isolated conversation is not counted.
-func (ck *checkpointer) count(group []diagnosisCheckpoint) error {
-	if ck.counted == nil {
+func (ck *checkpointer) countStored(group []diagnosisCheckpoint) error {
+	if ck.counter == nil {
 		return nil
 	}
 	var found []drivers.Conversation
@@ -200,97 +196,5 @@ func (ck *checkpointer) count(group []diagnosisCheckpoint) error {
 	if len(found) == 0 {
 		return nil
 	}
-	return ck.counted.put(found)
-}
-
-// storeCheckpoints writes a group of finished conversations in one fenced transaction:
-// the diagnosed ones in one statement (diagnoses, findings and task counters), each
-// isolated one marked, named in a warning and counted. The transaction's fenced touch
-// refreshes the heartbeat, so a stored checkpoint is the heartbeat of its units; when
-// it finds that the owner asked to cancel, a heartbeat follows, which ends the task's
-// context as it does whenever it sees a cancel.
-func (r *run) storeCheckpoints(ctx context.Context, group []diagnosisCheckpoint) error {
-	done := dbsqlc.StoreConversationDiagnosesParams{TaskID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt}
-	var usage analyzer.Usage
-	for _, c := range group {
-		usage = usage.Add(c.usage)
-		if c.diagnosis == nil {
-			continue
-		}
-		done.Seqs = append(done.Seqs, c.seq)
-		done.Diagnoses = append(done.Diagnoses, string(c.diagnosis))
-		done.Passes = append(done.Passes, string(c.pass))
-		done.Calls = append(done.Calls, int32(c.usage.Calls))
-		done.PromptTokens = append(done.PromptTokens, int64(c.usage.PromptTokens))
-		done.CompletionTokens = append(done.CompletionTokens, int64(c.usage.CompletionTokens))
-	}
-	what := "diagnosis of conversation " + group[0].name
-	if len(group) > 1 {
-		what = fmt.Sprintf("diagnoses of %d conversations from %s", len(group), group[0].name)
-	}
-	cancel := false
-	err := r.inTx(ctx, what, func(tx pgx.Tx) error {
-		if len(done.Seqs) > 0 {
-			row, err := r.q.StoreConversationDiagnoses(ctx, tx, done)
-			if err != nil {
-				return err
-			}
-			if int(row.Stored) != len(done.Seqs) || row.Counted != 1 {
-				return fmt.Errorf("%d of %d conversations were not pending diagnosis any more", len(done.Seqs)-int(row.Stored), len(done.Seqs))
-			}
-			cancel = row.CancelRequested
-		}
-		for _, c := range group {
-			if c.diagnosis == nil || !c.adjusted.Any() {
-				continue
-			}
-			if err := r.warn(ctx, tx, taskstate.Diagnosis, "conversation "+c.name,
-				fmt.Sprintf("Conversation %s: %s", c.name, c.adjusted)); err != nil {
-				return err
-			}
-		}
-		for _, c := range group {
-			if c.diagnosis != nil {
-				continue
-			}
-			requested, err := r.storeIsolation(ctx, tx, c)
-			if err != nil {
-				return err
-			}
-			cancel = cancel || requested
-		}
-		return r.addUsage(ctx, tx, taskstate.Diagnosis, usage)
-	})
-	if err != nil {
-		return err
-	}
-	if cancel {
-		return r.lease.Heartbeat(ctx)
-	}
-	return nil
-}
-
-// storeIsolation records a conversation whose diagnosis failed inside tx: marked
-// isolated with the error, named in a warning, counted as isolated. It reports whether
-// the owner asked to cancel.
-func (r *run) storeIsolation(ctx context.Context, tx pgx.Tx, c diagnosisCheckpoint) (bool, error) {
-	if _, err := r.q.SaveConversationDiagnosis(ctx, tx, dbsqlc.SaveConversationDiagnosisParams{
-		DiagnosisStatus: "isolated", DiagnosisError: c.isolated, TaskID: r.id, OwnerUserID: r.owner, Seq: c.seq,
-	}); err != nil {
-		return false, err
-	}
-	if err := r.warn(ctx, tx, taskstate.Diagnosis, "conversation "+c.name,
-		fmt.Sprintf("Conversation %s could not be diagnosed and is left out of the results: %s", c.name, c.isolated)); err != nil {
-		return false, err
-	}
-	return r.countUnit(ctx, tx, c.usage, true)
-}
-
-// diagnosisJSON encodes a normalised diagnosis for its checkpoint.
-func diagnosisJSON(c storedConversation, d analyzer.Diagnosis) ([]byte, error) {
-	raw, err := json.Marshal(d)
-	if err != nil {
-		return nil, fmt.Errorf("pipeline: diagnosis of conversation %s: %w", c.name(), err)
-	}
-	return raw, nil
+	return ck.counter.put(found)
 }

@@ -101,3 +101,25 @@ func sliceItems[T any](s []T) iter.Seq2[T, error] {
 		}
 	}
 }
+
+// background calls do on a goroutine of its own at once and returns a function that
+// waits for it and returns its result, a panic as an error; that function may be
+// called more than once.
+func background[T any](do func() (T, error)) func() (T, error) {
+	var (
+		v    T
+		err  error
+		done = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		err = protect(func(struct{}) (err error) {
+			v, err = do()
+			return err
+		}, struct{}{})
+	}()
+	return func() (T, error) {
+		<-done
+		return v, err
+	}
+}

@@ -130,3 +130,31 @@ func TestParallelReleasedCallsStayBounded(t *testing.T) {
 	require.NoError(t, <-errc)
 	require.EqualValues(t, 2*n, peak.Load())
 }
+
+func TestBackgroundReturnsItsResultToEveryWait(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	started := make(chan func() (int, error))
+	go func() { started <- background(func() (int, error) { <-release; return 42, nil }) }()
+	var wait func() (int, error)
+	select {
+	case wait = <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("background waited for do instead of running it on a goroutine of its own")
+	}
+	close(release)
+	for range 2 {
+		v, err := wait()
+		require.NoError(t, err)
+		require.Equal(t, 42, v)
+	}
+
+	broken := errors.New("feature log unreadable")
+	_, err := background(func() (int, error) { return 0, broken })()
+	require.ErrorIs(t, err, broken)
+
+	_, err = background(func() (int, error) { panic("bad driver") })()
+	var pe *panicError
+	require.ErrorAs(t, err, &pe, "a panic is an error")
+	require.ErrorContains(t, err, "bad driver")
+}

@@ -90,8 +90,8 @@ func forEachOnWorkers(n int, do func(w, i int) error) error {
 }
 
 // writeBehind stores the values put to it on a goroutine of its own, one at a time and
-// in order, so the caller prepares the next batch while PostgreSQL stores this one; at
-// most one more waits its turn. After a store fails (or panics) nothing more is stored.
+// in order, so the caller prepares the next batch while this one is stored (written to
+// PostgreSQL, or counted); at most one more waits its turn. After a store fails (or panics) nothing more is stored.
 type writeBehind[T any] struct {
 	values chan T
 	done   chan struct{}
@@ -135,26 +135,4 @@ func (w *writeBehind[T]) wait() error {
 	w.finish.Do(func() { close(w.values) })
 	<-w.done
 	return w.err
-}
-
-// background calls do on a goroutine of its own at once and returns a function that
-// waits for it and returns its result, a panic as an error; that function may be
-// called more than once.
-func background[T any](do func() (T, error)) func() (T, error) {
-	var (
-		v    T
-		err  error
-		done = make(chan struct{})
-	)
-	go func() {
-		defer close(done)
-		err = protect(func(struct{}) (err error) {
-			v, err = do()
-			return err
-		}, struct{}{})
-	}()
-	return func() (T, error) {
-		<-done
-		return v, err
-	}
 }

@@ -122,24 +122,3 @@ func TestWriteBehindStoresInOrderAndStopsAtTheFirstFailure(t *testing.T) {
 	require.NoError(t, w.put(1))
 	require.ErrorContains(t, w.wait(), "bad batch")
 }
-
-func TestBackgroundReturnsItsResultToEveryWait(t *testing.T) {
-	t.Parallel()
-	release := make(chan struct{})
-	wait := background(func() (int, error) { <-release; return 42, nil })
-	close(release) // do runs on its own goroutine: it waited here, not in background
-	for range 2 {
-		v, err := wait()
-		require.NoError(t, err)
-		require.Equal(t, 42, v)
-	}
-
-	broken := errors.New("feature log unreadable")
-	_, err := background(func() (int, error) { return 0, broken })()
-	require.ErrorIs(t, err, broken)
-
-	_, err = background(func() (int, error) { panic("bad driver") })()
-	var pe *panicError
-	require.ErrorAs(t, err, &pe, "a panic is an error")
-	require.ErrorContains(t, err, "bad driver")
-}

@@ -42,9 +42,12 @@ type run struct {
 	// selectedKept is set when this run's quality pass selected every kept
 	// conversation for diagnosis as it stored their verdicts.
 	selectedKept bool
-	// search counts the features of the labelled conversations as their diagnoses are
-	// stored, when this run diagnoses them all (none was diagnosed before it); searched
-	// is set once it has. Otherwise the search reads them back after diagnosis.
+	// search counts the features of the labelled conversations once each group of
+	// their diagnoses has committed, when this run diagnoses them all (none was
+	// diagnosed before it); searched is set once it has. Otherwise the search reads them
+	// back after diagnosis. During diagnosis only the checkpointer's counting goroutine
+	// touches search and features; during clustering only the drivers' goroutine
+	// (buildClusters), which also closes features.
 	search   *drivers.Search
 	searched bool
 	// features logs what search counts, so the drivers' conversations are found
