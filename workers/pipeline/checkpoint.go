@@ -40,9 +40,9 @@ type diagnosisCheckpoint struct {
 // checkpointer writes the diagnosis stage's checkpoints behind its units (a group
 // commit): one goroutine writes, in one fenced transaction, every checkpoint handed
 // over while its previous transaction ran, and a second counts each committed group's
-// features for the failure drivers; close waits for both. A unit whose diagnosis cost model calls
-// waits until its checkpoint is committed, so a crash never loses paid work that
-// finished; a unit that cost nothing (the offline analyzer) goes on to its next
+// features for the failure drivers; close waits for both. A unit whose diagnosis cost
+// model calls waits until its checkpoint is committed, so a crash never loses paid work
+// that finished; a unit that cost nothing (the offline analyzer) goes on to its next
 // conversation at once, and its checkpoint follows within a transaction's time. When
 // units finish further apart than a transaction takes — any model call — each is
 // written alone, as soon as it finishes.

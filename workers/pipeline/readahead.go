@@ -91,7 +91,8 @@ func forEachOnWorkers(n int, do func(w, i int) error) error {
 
 // writeBehind stores the values put to it on a goroutine of its own, one at a time and
 // in order, so the caller prepares the next batch while this one is stored (written to
-// PostgreSQL, or counted); at most one more waits its turn. After a store fails (or panics) nothing more is stored.
+// PostgreSQL, or counted); at most one more waits its turn. After a store fails (or
+// panics) nothing more is stored.
 type writeBehind[T any] struct {
 	values chan T
 	done   chan struct{}
