@@ -175,6 +175,19 @@ func TestGzipBomb(t *testing.T) {
 	require.Less(t, src.n, len(bomb)/2, "the compressed stream was not read to its end")
 }
 
+// TestEndlessLeadingBlanks checks that a file starting with one run of blanks longer
+// than a line may be is refused while it is read, not held in memory to its end.
+func TestEndlessLeadingBlanks(t *testing.T) {
+	t.Parallel()
+	src := &countingReader{r: io.MultiReader(strings.NewReader("\n"), strings.NewReader(strings.Repeat(" \t", 4<<20)), strings.NewReader(okLine))}
+
+	_, err := ingest.Parse(src, ingest.Limits{MaxLineBytes: 1000}, nil)
+
+	require.ErrorIs(t, err, ingest.ErrLineTooLong)
+	require.EqualError(t, err, "Line 2 is longer than the 1,000 bytes limit for one line.")
+	require.Less(t, src.n, 1<<20, "reading stopped long before the end of the blanks")
+}
+
 // TestHugeDocumentValue checks that one oversized conversation inside a JSON document is
 // refused while it is being read, not after all of it has been buffered.
 func TestHugeDocumentValue(t *testing.T) {

@@ -47,7 +47,7 @@ func sniff(br *bufio.Reader, maxLine int) (sniffed, error) {
 	if err := skipBOM(br); err != nil {
 		return sniffed{}, err
 	}
-	line, indent, err := skipSpace(br)
+	line, indent, err := skipSpace(br, maxLine)
 	if err != nil {
 		return sniffed{}, err
 	}
@@ -196,8 +196,10 @@ func skipBOM(br *bufio.Reader) error {
 
 // skipSpace consumes leading JSON white space and returns the line number of the first
 // byte after it, with the blanks consumed on that line (a CSV header keeps them: a
-// leading tab may be a delimiter). A file that is nothing but space is empty.
-func skipSpace(br *bufio.Reader) (line int, indent []byte, err error) {
+// leading tab may be a delimiter). A file that is nothing but space is empty. Blanks
+// count towards their line's maxLine bytes, so a file that starts with one endless run
+// of them is refused once the run passes that, not held.
+func skipSpace(br *bufio.Reader, maxLine int) (line int, indent []byte, err error) {
 	line = 1
 	for {
 		c, err := br.ReadByte()
@@ -212,6 +214,9 @@ func skipSpace(br *bufio.Reader) (line int, indent []byte, err error) {
 			line++
 			indent = indent[:0]
 		case ' ', '\t', '\r':
+			if maxLine > 0 && len(indent) >= maxLine {
+				return 0, nil, lineTooLong(line, maxLine)
+			}
 			indent = append(indent, c)
 		default:
 			return line, indent, br.UnreadByte()
