@@ -24,6 +24,7 @@ func (s *Server) routes() {
 	}))
 	e.Use(s.cacheHeaders())
 	e.Use(s.bodyDeadlines())
+	e.Use(formLimits())
 	e.Use(s.auth.Guard(access))
 
 	e.GET("/healthz", s.healthz)

@@ -1,0 +1,53 @@
+package web
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+)
+
+// maxFormBytes is the most a request other than an upload may send. The largest form,
+// a reason of 500 characters for marking a cluster as expected, is a few KiB encoded.
+const maxFormBytes = 64 << 10
+
+var (
+	errFormTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+		"The request is larger than the 64 KiB a form may send; only an upload may be larger.")
+	errFormUnread = echo.NewHTTPError(http.StatusBadRequest,
+		"The request could not be read to its end; send it again.")
+)
+
+// formLimits reads the body of every request but an upload into memory, up to
+// maxFormBytes, before anything parses it. Go's form parser would otherwise write
+// any multipart body past 32 MB to temporary files, so a small form could fill the
+// disk past MAX_UPLOAD_MB and the per-user upload limit. The uploads bound their own
+// bodies as they stream them (MAX_UPLOAD_MB).
+func formLimits() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 || isUpload(c) {
+				return next(c)
+			}
+			if r.ContentLength > maxFormBytes {
+				return errFormTooLarge
+			}
+			body, err := io.ReadAll(io.LimitReader(r.Body, maxFormBytes+1))
+			if err != nil {
+				return errFormUnread
+			}
+			if len(body) > maxFormBytes {
+				return errFormTooLarge
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			return next(c)
+		}
+	}
+}
+
+// isUpload reports whether the request is one of the two uploads of conversations.
+func isUpload(c echo.Context) bool {
+	return c.Request().Method == http.MethodPost && (c.Path() == "/tasks" || c.Path() == apiPrefix+"/tasks")
+}
