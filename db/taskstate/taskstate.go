@@ -91,6 +91,14 @@ func (s Stage) Step() (n, of int) {
 	return 0, len(steps)
 }
 
+// After reports whether s is a later step of the pipeline's run than t: a task's
+// stage only moves forward, so an attempt that finds it after t knows t concluded.
+func (s Stage) After(t Stage) bool {
+	n, _ := s.Step()
+	m, _ := t.Step()
+	return n > m
+}
+
 // Label is the stage in words for people.
 func (s Stage) Label() string {
 	switch s {

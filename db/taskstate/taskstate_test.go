@@ -23,3 +23,13 @@ func TestStatusesHaveLabelsAndFiveEnds(t *testing.T) {
 	require.Equal(t, "Diagnosing conversations", taskstate.Diagnosis.Label())
 	require.Equal(t, "Upload", taskstate.Upload.Label())
 }
+
+// A stage is after the steps run before it, and a task not started yet is after none.
+func TestStagesComeInTheOrderTheyRun(t *testing.T) {
+	t.Parallel()
+	require.True(t, taskstate.Finishing.After(taskstate.Actions))
+	require.True(t, taskstate.Clustering.After(taskstate.Quality))
+	require.False(t, taskstate.Diagnosis.After(taskstate.Diagnosis))
+	require.False(t, taskstate.Diagnosis.After(taskstate.Clustering))
+	require.False(t, taskstate.Queued.After(taskstate.Quality))
+}

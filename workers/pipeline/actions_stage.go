@@ -41,7 +41,7 @@ type candidate struct {
 // heartbeat (or a checkpoint) that cannot be persisted. A resumed task skips the
 // candidates already stored, and the whole stage once it was ranked.
 func (r *run) actions(ctx context.Context, clusters []cluster.Cluster) error {
-	if r.state.Stage == taskstate.Finishing {
+	if r.state.Stage.After(taskstate.Actions) {
 		return nil
 	}
 	selected := cluster.SelectCandidates(clusters)

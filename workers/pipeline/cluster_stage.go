@@ -28,13 +28,22 @@ const clusterEvidence = 3
 // resumed one select the same Action candidates.
 func (r *run) cluster(ctx context.Context) ([]cluster.Cluster, error) {
 	stored, err := r.storedClusters(ctx)
-	if err != nil || len(stored) > 0 {
+	if err != nil || len(stored) > 0 || r.clustersStored() {
 		return stored, err
 	}
 	if err := r.buildClusters(ctx); err != nil {
 		return nil, err
 	}
 	return r.storedClusters(ctx)
+}
+
+// clustersStored reports whether an earlier attempt stored the clusters: it moved the
+// task past clustering, or the clusters' transaction marked the stage's one step
+// done. A task whose diagnoses found nothing has no cluster rows to say so, but may
+// have stored its failure drivers, which must not be stored twice.
+func (r *run) clustersStored() bool {
+	s := r.state
+	return s.Stage.After(taskstate.Clustering) || (s.Stage == taskstate.Clustering && s.ProgressDone > 0)
 }
 
 func (r *run) storedClusters(ctx context.Context) ([]cluster.Cluster, error) {

@@ -35,11 +35,13 @@ const errorRunes = 500
 // checkpoint — its diagnosis, findings, spend and reliability count, or its isolation —
 // written in a fenced transaction by the checkpointer as the unit finishes; that
 // transaction is the unit's heartbeat. A resumed task skips the conversations an
-// earlier attempt diagnosed or isolated. It returns the counts once every selected
+// earlier attempt diagnosed or isolated, and the whole stage once it moved past it. It returns the counts once every selected
 // conversation is finished and stored.
 func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRow, error) {
 	counts, err := r.diagnosisCounts(ctx)
-	if err != nil {
+	if err != nil || r.state.Stage.After(taskstate.Diagnosis) {
+		// Past diagnosis, an earlier attempt finished every selected conversation, and
+		// writing the stage's progress would move the task back to it.
 		return counts, err
 	}
 	if err := r.lease.Progress(ctx, taskstate.Diagnosis, int(counts.Done+counts.Isolated), int(counts.Selected)); err != nil {

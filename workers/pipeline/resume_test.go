@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/workers"
@@ -145,6 +146,7 @@ func TestResumeSkipsFinishedUnits(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
 			id := b.uploadSample(t)
+			stages := b.logStages(t)
 			first := offlineProbe()
 			b.interrupt(t, id, first, func() bool { return tc.stopWhen(first) })
 			rows := b.report(t, id)
@@ -171,7 +173,31 @@ func TestResumeSkipsFinishedUnits(t *testing.T) {
 			}
 			require.Equal(t, int32(100), task.FirstPassValid, "counters are not counted twice")
 			require.Equal(t, want, b.resultOf(t, id), "the same result as an uninterrupted run")
+			require.Equal(t, []string{"quality", "risk", "diagnosis", "clustering", "actions", "finishing"}, stages(),
+				"the resumed attempt goes on from the stage it found, never back")
 		})
+	}
+}
+
+// logStages records every stage the bundle's tasks are moved to, in order, by a
+// trigger on the task table, and returns a function that reads them: a later attempt
+// may leave a stage's progress as it found it, so its last row shows only the end.
+func (b *bundle) logStages(t *testing.T) func() []string {
+	t.Helper()
+	ctx := context.Background()
+	_, err := b.pool.Exec(ctx, `
+		CREATE TABLE stage_log (n serial PRIMARY KEY, stage text NOT NULL);
+		CREATE FUNCTION log_stage() RETURNS trigger LANGUAGE plpgsql AS
+			$$BEGIN INSERT INTO stage_log (stage) VALUES (NEW.stage); RETURN NEW; END$$;
+		CREATE TRIGGER log_stage AFTER UPDATE OF stage ON analysis_task
+			FOR EACH ROW WHEN (OLD.stage IS DISTINCT FROM NEW.stage) EXECUTE FUNCTION log_stage();`)
+	require.NoError(t, err)
+	return func() []string {
+		rows, err := b.pool.Query(ctx, `SELECT stage FROM stage_log ORDER BY n`)
+		require.NoError(t, err)
+		stages, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		require.NoError(t, err)
+		return stages
 	}
 }
 
@@ -241,5 +267,39 @@ func TestResumedTaskFindsTheSameDrivers(t *testing.T) {
 	p := offlineProbe()
 	b.interrupt(t, id, p, func() bool { return p.diagnoses() >= 30 })
 	require.EqualValues(t, "completed", b.runTask(t, id, offlineProbe(), pipeline.Options{}).Status)
+	require.Equal(t, want, b.resultOf(t, id))
+}
+
+// TestResumedTaskWithNoClustersKeepsItsDrivers: a labelled task whose diagnoses find
+// nothing stores no clusters, only its failure drivers and label check. Handed back
+// right after that commit (a drain before the Actions stage), the next attempt does
+// not store them again: the task completes with the same result.
+func TestResumedTaskWithNoClustersKeepsItsDrivers(t *testing.T) {
+	t.Parallel()
+	convs := sample(t)
+	for i := range convs {
+		convs[i].Label = transcript.LabelSucceeded
+		if i%3 == 0 {
+			convs[i].Label = transcript.LabelFailed
+		}
+	}
+	b := setup(t)
+	id := b.upload(t, convs)
+	quiet := func() *probe {
+		p := offlineProbe()
+		p.changeDiagnosis = func(_ transcript.Conversation, d *analyzer.Diagnosis) { d.Findings = nil }
+		return p
+	}
+	task := b.runTask(t, id, quiet(), pipeline.Options{})
+	require.EqualValues(t, "completed", task.Status, task.Error)
+	want := b.resultOf(t, id)
+	require.NotContains(t, want, "cluster ")
+	require.Contains(t, want, "driver ", "the labels alone give failure drivers")
+
+	_, err := b.pool.Exec(context.Background(), `UPDATE analysis_task SET status = 'pending', finished_at = NULL,
+		lease_owner = NULL, heartbeat_at = NULL, stage = 'clustering', progress_done = 1, progress_total = 1 WHERE id = $1`, id)
+	require.NoError(t, err)
+	task = b.runTask(t, id, quiet(), pipeline.Options{})
+	require.EqualValues(t, "completed", task.Status, task.Error)
 	require.Equal(t, want, b.resultOf(t, id))
 }
