@@ -49,17 +49,14 @@ type Deps struct {
 
 // Server serves the dashboard.
 type Server struct {
-	deps    Deps
-	echo    *echo.Echo
-	auth    *auth.Auth
-	store   *store.Store
-	bulk    *store.Store // on Deps.BulkPool
-	uploads uploadSlots
-	limits  *tokenLimits // per API token
-	// downloads holds a token for each download being sent: each holds a database
-	// connection while it streams, so at most half the pool's connections send files
-	// and the rest stay for the pages and the worker; more downloads wait their turn.
-	downloads chan struct{}
+	deps      Deps
+	echo      *echo.Echo
+	auth      *auth.Auth
+	store     *store.Store
+	bulk      *store.Store // on Deps.BulkPool
+	uploads   uploadSlots
+	limits    *tokenLimits   // per API token
+	downloads *downloadSlots // the downloads being sent, each holding a connection
 	// progressCache answers the polls of running tasks while progressUpdates, started
 	// by Start, keeps it true.
 	progressCache   *progressCache
@@ -80,7 +77,7 @@ func New(deps Deps) *Server {
 	e.HidePort = true
 	s := &Server{deps: deps, echo: e, store: store.New(deps.Pool), bulk: store.New(deps.BulkPool),
 		limits:    newTokenLimits(deps.Config.APIRatePerMinute, deps.Config.APIRateBurst),
-		downloads: make(chan struct{}, max(1, deps.Pool.Config().MaxConns/2))}
+		downloads: newDownloadSlots(int(deps.Pool.Config().MaxConns / 2))}
 	s.progressCache = newProgressCache(time.Now, deps.ProgressCacheTTL)
 	s.progressUpdates = progressSubscription(deps, s.progressCache)
 	s.auth = auth.New(auth.Deps{Pool: deps.Pool, Logger: deps.Logger, Providers: deps.Providers, Page: s.page}, deps.Config)

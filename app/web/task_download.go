@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"time"
@@ -33,9 +32,11 @@ func downloads() []download {
 // taskDownload serves d for the owner's task, finished or not (report.json says the
 // current status, so scripts can poll it). The file is written as it is read from one
 // snapshot of the task (store.WithTaskReport), a page of findings or conversations at
-// a time, so a download costs a page of memory whatever the task's size. Until the
-// first byte is sent an error is the error page; after, the connection is cut, so the
-// client sees a broken download, never a short file that looks whole.
+// a time, so a download costs a page of memory whatever the task's size. A client must
+// read it about as fast as an upload may be sent (sendDeadlines), and each user's
+// downloads wait for their share of the slots (downloadSlots). Until the first byte is
+// sent an error is the error page; after, the connection is cut, so the client sees a
+// broken download, never a short file that looks whole.
 func (s *Server) taskDownload(d download) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, err := taskID(c)
@@ -43,7 +44,7 @@ func (s *Server) taskDownload(d download) echo.HandlerFunc {
 			return err
 		}
 		ctx := c.Request().Context()
-		release, err := s.downloadSlot(ctx)
+		release, err := s.downloads.take(ctx, auth.OwnerFrom(c))
 		if err != nil {
 			return err
 		}
@@ -60,7 +61,9 @@ func (s *Server) taskDownload(d download) echo.HandlerFunc {
 			h.Set(echo.HeaderContentDisposition, report.ContentDisposition(r.Task.Title, r.Task.ID, d.name))
 			c.Response().WriteHeader(http.StatusOK)
 			sending = true
-			return d.write(c.Response(), r)
+			w := s.sendDeadlines(c)
+			defer w.end()
+			return d.write(w, r)
 		})
 		if err != nil && sending {
 			if ctx.Err() == nil {
@@ -69,17 +72,5 @@ func (s *Server) taskDownload(d download) echo.HandlerFunc {
 			panic(http.ErrAbortHandler)
 		}
 		return err
-	}
-}
-
-// downloadSlot waits for one of the downloads that may run at once, each holding a
-// database connection for as long as it sends (see Server.downloads), and returns its
-// release. It gives up when ctx ends.
-func (s *Server) downloadSlot(ctx context.Context) (func(), error) {
-	select {
-	case s.downloads <- struct{}{}:
-		return func() { <-s.downloads }, nil
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
 	}
 }

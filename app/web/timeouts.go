@@ -12,7 +12,8 @@ import (
 
 // Timeouts bound how long a client may take to send its request, so a slow or stalled
 // one holds a goroutine and a socket for a bounded time, and never a database
-// connection (an upload is read to a temporary file before its transaction starts).
+// connection (an upload is read to a temporary file before its transaction starts);
+// the body's bounds also bound how slowly a download may be read (sendDeadlines).
 // Zero fields take the defaults, which suit any link of 256 kbit/s or better: nobody
 // should need to change them, so they are not settings; tests shorten them.
 type Timeouts struct {
@@ -46,9 +47,10 @@ func (t Timeouts) withDefaults() Timeouts {
 }
 
 // HTTPServer is the server as an http.Server with the header and keep-alive
-// timeouts; the body's are set per request (bodyDeadlines). There is no ReadTimeout or
-// WriteTimeout: they would cut a long download, and net/http's ReadTimeout also
-// cancels the context of any handler that outlives it.
+// timeouts; the body's are set per request (bodyDeadlines), and a download's as it is
+// sent (sendDeadlines). There is no ReadTimeout or WriteTimeout: they would cut a long
+// download, and net/http's ReadTimeout also cancels the context of any handler that
+// outlives it.
 func (s *Server) HTTPServer(errorLog *log.Logger) *http.Server {
 	return &http.Server{
 		Handler:           s.echo,
@@ -111,4 +113,37 @@ func earlier(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// deadlineWriter sets the connection's write deadline before every write of a
+// download: BodyIdle for that write, and never past BodyBase plus what has been sent
+// at BodyRate, the slowest link an upload may use. A client that stops reading, or
+// reads slower than that, is cut off instead of holding the download's database
+// connection and snapshot for hours.
+type deadlineWriter struct {
+	w     io.Writer
+	rc    *http.ResponseController
+	t     Timeouts
+	start time.Time
+	sent  int64
+}
+
+func (s *Server) sendDeadlines(c echo.Context) *deadlineWriter {
+	return &deadlineWriter{w: c.Response(), rc: http.NewResponseController(c.Response()), t: s.deps.Timeouts, start: time.Now()}
+}
+
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	end := d.start.Add(d.t.BodyBase + time.Duration(float64(d.sent+int64(len(p)))/float64(d.t.BodyRate)*float64(time.Second)))
+	// An error means the connection cannot take deadlines (a test's recorder).
+	_ = d.rc.SetWriteDeadline(earlier(time.Now().Add(d.t.BodyIdle), end))
+	n, err := d.w.Write(p)
+	d.sent += int64(n)
+	return n, err
+}
+
+// end sends what is still buffered under the last deadline, then lifts it, so the
+// next request on the connection is not cut by it.
+func (d *deadlineWriter) end() {
+	_ = d.rc.Flush()
+	_ = d.rc.SetWriteDeadline(time.Time{})
 }
