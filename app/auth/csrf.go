@@ -17,9 +17,11 @@ import (
 
 // CSRF tokens are bound to the session: the token is an HMAC of the session's cookie
 // token, so it needs no storage and no server secret shared between replicas, changes
-// with every sign-in, and cannot be planted by someone who can set cookies but not read
-// them. A visitor who is not signed in gets a pre-session cookie on the sign-in page,
-// whose HMAC guards the local sign-in form the same way.
+// with every sign-in, and cannot be made for a visitor's session by someone who cannot
+// read its cookie. Someone who could set cookies could plant a session of their own,
+// whose token they know: over https both cookies are __Host- cookies (Auth.hostOnly),
+// which only this host can set. A visitor who is not signed in gets a pre-session
+// cookie on the sign-in page, whose HMAC guards the local sign-in form the same way.
 //
 // The token travels as the X-CSRF-Token header (htmx: hx-headers on <body>) or as the
 // _csrf form field of a plain form. In a multipart form _csrf must be the first field,
@@ -53,7 +55,7 @@ func (a *Auth) ensurePreSession(c echo.Context) {
 		return
 	}
 	token := newToken()
-	a.setCookie(c, preSessionCookie, token, "/", 0)
+	a.setCookie(c, a.hostOnly(preSessionCookie), token, "/", 0)
 	c.Set(csrfKey, CSRFTokenFor(token))
 }
 

@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -65,4 +66,41 @@ func TestSignedOutSessionRowCannotBeUsed(t *testing.T) {
 	require.False(t, signedIn(t, c))
 	require.Equal(t, "/tasks", withCookie(t, b, "/", s.Cookie).Header.Get("Location"),
 		"signing out ends this session only")
+}
+
+// TestCookiesAreHostOnlyOverHTTPS: with an https BASE_URL the pre-session and session
+// cookies are __Host- cookies (Secure, for the path /, no domain), which a sibling
+// subdomain cannot set, and a cookie of the plain name, as such a site could plant,
+// signs nobody in.
+func TestCookiesAreHostOnlyOverHTTPS(t *testing.T) {
+	t.Parallel()
+	b := setup(t, map[string]string{"BASE_URL": "https://127.0.0.1"})
+	hostOnly := func(resp *http.Response, name string) *http.Cookie {
+		t.Helper()
+		for _, c := range resp.Cookies() {
+			if c.Name == "__Host-"+name && c.Value != "" {
+				require.True(t, c.Secure, name)
+				require.Equal(t, "/", c.Path, name)
+				require.Empty(t, c.Domain, name)
+				return c
+			}
+			require.NotEqual(t, name, c.Name, "no cookie of the plain name")
+		}
+		t.Fatalf("no __Host-%s cookie", name)
+		return nil
+	}
+
+	login := withCookie(t, b, "/login", &http.Cookie{Name: "unrelated", Value: "x"})
+	pre := hostOnly(login, "checkup_presession")
+	token, _ := document(t, login).Find(`form[data-testid="local-sign-in"] input[name="_csrf"]`).Attr("value")
+	form := formRequest(t, b.url+"/auth/local", url.Values{"_csrf": {token}, "name": {"Ida"}, "email": {email("ida", "example.com")}})
+	form.AddCookie(pre)
+	signIn := authtest.Anonymous(t, b.url).Send(t, form)
+	require.Equal(t, http.StatusSeeOther, signIn.StatusCode, authtest.Body(t, signIn))
+	session := hostOnly(signIn, auth.SessionCookie)
+
+	require.Equal(t, http.StatusOK, withCookie(t, b, "/tasks", session).StatusCode)
+	planted := withCookie(t, b, "/tasks", &http.Cookie{Name: auth.SessionCookie, Value: session.Value})
+	require.Equal(t, http.StatusSeeOther, planted.StatusCode, "a cookie without the prefix signs nobody in")
+	require.Equal(t, "/login?next=%2Ftasks", planted.Header.Get("Location"))
 }
