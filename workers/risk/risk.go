@@ -68,6 +68,7 @@ type Screener struct {
 	harmful    textmatch.PhraseSet
 	human      textmatch.PhraseSet
 	humanVerb  *regexp.Regexp
+	ownStep    *regexp.Regexp
 	refusal    textmatch.PhraseSet
 	toolError  textmatch.PhraseSet
 	httpStatus *regexp.Regexp
@@ -99,6 +100,10 @@ func NewScreener() *Screener {
 			"转人工", "人工客服", "找人工", "人工服务", "真人",
 		),
 		humanVerb: regexp.MustCompile(`\b(?:speak|speaking|talk|talking|connect|transfer)\b[^.?!\n]{0,40}?\b(?:human|agent|representative|manager|supervisor|person|someone)\b`),
+		// The user saying they will reach a person themselves ("I'll contact a human
+		// agent if needed"), in the words of the sentence before the mention: a plan
+		// of their own, not a request of the agent.
+		ownStep: regexp.MustCompile(`\bi(?:'ll| will| can| could| might| may)\b[^.?!\n]{0,40}\b(?:contact|call|reach|email|phone)\b[^.?!\n]{0,20}$`),
 		refusal: textmatch.NewPhraseSet(
 			"i'm sorry, but i can't", "i'm sorry, but i cannot", "i am sorry, but i cannot", "i'm sorry, but i'm unable",
 			"i cannot help", "i can't help with", "i can't assist", "i cannot assist", "i'm unable to", "i am unable to",
@@ -171,7 +176,26 @@ func (s *Screener) phraseFlag(flags []Flag, kind string, turn int, f textmatch.F
 	return append(flags, quoteFlag(kind, turn, f.Orig, mt.Start, mt.End))
 }
 
+// findHumanRequest finds the first mention of a person that the user asks for,
+// passing over the mentions that are the user's own plan (ownStep).
 func (s *Screener) findHumanRequest(f textmatch.Folded) (textmatch.Match, bool) {
+	rest, from := f, 0
+	for {
+		mt, ok := s.humanMention(rest)
+		if !ok {
+			return mt, false
+		}
+		mt.Start, mt.End = mt.Start+from, mt.End+from
+		if !s.ownStep.MatchString(textmatch.FoldString(f.Orig[:mt.Start])) {
+			return mt, true
+		}
+		from = mt.End
+		rest = textmatch.Fold(f.Orig[from:])
+	}
+}
+
+// humanMention finds the first phrase or verb that names a person to talk to.
+func (s *Screener) humanMention(f textmatch.Folded) (textmatch.Match, bool) {
 	mt, ok := s.human.Find(f)
 	if !mentionsHumanVerb(f.Text) {
 		return mt, ok

@@ -53,6 +53,8 @@ func TestScreenFindsEachKind(t *testing.T) {
 		{"human EN", user("Can I speak to a manager please?"), KindHumanRequest, "Can I speak to a manager please?", ""},
 		{"human EN transfer", user("Yes, please transfer me to someone who can help."), KindHumanRequest, "Yes, please transfer me to someone who can help.", ""},
 		{"human ZH", user("我要转人工"), KindHumanRequest, "我要转人工", ""},
+		{"human EN, the user's own plan", user("Okay, I will try to find it. I will reach a human agent by phone if needed. Thanks!"), "", "", ""},
+		{"human EN, the user's own plan first", user("I'll call a live agent later. For now, please transfer me to a supervisor."), KindHumanRequest, "I'll call a live agent later. For now, please transfer me to a supervisor.", ""},
 		{"a complaint is not a request for a person", user("我要投诉你们"), "", "", ""},
 		{"a device that is not jailbroken", user("我ipad没有越狱，为什么还是登不上"), "", "", ""},
 		{"a device jailbreak is not an attack", user("我的手机越狱了还能用吗"), "", "", ""},
