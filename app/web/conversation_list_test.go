@@ -292,3 +292,45 @@ func TestConversationListSearchesCommonAndRareWords(t *testing.T) {
 		t.Logf("%s: %d conversations on %d pages", query, len(got), pages)
 	}
 }
+
+// TestConversationListFindsAToolByItsName: a search for a tool's name lists the
+// conversations that call it, not those that only have its words; a document stored
+// before names were indexed whole is still found by the name's words.
+func TestConversationListFindsAToolByItsName(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	conv := func(id string, msgs ...transcript.Message) transcript.Conversation {
+		return transcript.Conversation{ID: id, Messages: append(msgs,
+			transcript.Message{Role: transcript.RoleAssistant, Content: "Is there anything else I can help with?"})}
+	}
+	convs := []transcript.Conversation{
+		conv("calls", transcript.Message{Role: transcript.RoleUser, Content: "Where is my parcel?"},
+			transcript.Message{Role: transcript.RoleAssistant, ToolCalls: []transcript.ToolCall{{ID: "1", Name: "get_order_details", Arguments: `{"id": 7}`}}},
+			transcript.Message{Role: transcript.RoleTool, ToolCallID: "1", Name: "get_order_details", Content: `{"status": "shipped"}`}),
+		conv("words", transcript.Message{Role: transcript.RoleUser, Content: "Get me the details of my order, please."},
+			transcript.Message{Role: transcript.RoleAssistant, Content: "Your order details are on the way."}),
+		conv("neither", transcript.Message{Role: transcript.RoleUser, Content: "Thanks for the quick answer."},
+			transcript.Message{Role: transcript.RoleAssistant, Content: "You are welcome."}),
+	}
+	for range 3 { // the quality checks keep a task of at least a few conversations
+		convs = append(convs, conv(fmt.Sprintf("more-%d", len(convs)), transcript.Message{Role: transcript.RoleUser, Content: fmt.Sprintf("Question %d about a refund.", len(convs))}))
+	}
+	id := b.diagnose(t, b.alice, "Tools", convs)
+	path := "/tasks/" + id.String() + "/conversations?q="
+	seqOf := func(external string) int {
+		var seq int
+		require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT seq FROM task_conversation WHERE task_id = $1 AND external_id = $2`, id, external).Scan(&seq))
+		return seq
+	}
+
+	got, _ := listedSeqs(t, b.alice, path+"get_order_details")
+	require.Equal(t, []int{seqOf("calls")}, got)
+	got, _ = listedSeqs(t, b.alice, path+"Get_Order")
+	require.Equal(t, []int{seqOf("calls")}, got, "the start of a name, in any case")
+
+	_, err := b.pool.Exec(context.Background(), `UPDATE task_search SET doc = ts_delete(doc, ARRAY['_names', 'get_order_details'])
+		WHERE task_id = $1`, id)
+	require.NoError(t, err)
+	got, _ = listedSeqs(t, b.alice, path+"get_order_details")
+	require.ElementsMatch(t, []int{seqOf("calls"), seqOf("words")}, got, "documents of before are found by the name's words")
+}

@@ -7,6 +7,7 @@
 package search
 
 import (
+	"iter"
 	"slices"
 	"strings"
 	"unicode"
@@ -30,6 +31,11 @@ const (
 	// maxQueryTerms is how many terms of a search are looked for.
 	maxQueryTerms = 16
 )
+
+// namesTerm is in every document that indexes names joined by underscores whole, so
+// a search tells those from the documents written before, which hold only the names'
+// words. No text gives it: a term never starts with an underscore.
+const namesTerm = "_names"
 
 // maxWords bounds an Indexer's memory of words; past it the memory starts again.
 const maxWords = 100_000
@@ -57,7 +63,9 @@ func NewIndexer() *Indexer {
 }
 
 // Terms is what conversation c is indexed by: the distinct terms of its messages' text
-// and of the tools it calls and hears from, sorted. The system prompt, which most
+// and of the tools it calls and hears from, sorted. A name joined by underscores
+// (get_order_details, order_id) is a term whole as well as its words, so a search for
+// a tool finds the conversations that name it, not every one with its words. The system prompt, which most
 // conversations of a task share, is left out: it would match every one of them. A
 // character of Chinese or Japanese is a term of its own as well as part of the pairs it
 // makes, so a one-character search finds it anywhere.
@@ -68,7 +76,7 @@ func (x *Indexer) Terms(c transcript.Conversation) []string {
 		x.conv = 0
 	}
 	x.conv++
-	var out []string
+	out := []string{namesTerm}
 	keep := func(t *term) {
 		if t.conv != x.conv && len(out) < MaxTerms {
 			t.conv = x.conv
@@ -76,6 +84,9 @@ func (x *Indexer) Terms(c transcript.Conversation) []string {
 		}
 	}
 	add := func(text string) {
+		for id := range identifiers(text) {
+			keep(x.word(id, id))
+		}
 		for w := range textmatch.EachTerm(text) {
 			if len(out) >= MaxTerms {
 				return
@@ -129,32 +140,59 @@ func (x *Indexer) word(w, text string) *term {
 }
 
 // Query turns the text of a search into a PostgreSQL tsquery that every term of it must
-// match: an English word as the start of a term (so "refu" finds "refund"), a pair of
-// Chinese characters or a lone one as itself. It returns "" when the text has nothing
+// match: an English word, or a name joined by underscores, as the start of a term (so
+// "refu" finds "refund" and "get_order" finds "get_order_details"), a pair of Chinese
+// characters or a lone one as itself. It returns "" when the text has nothing
 // to look for (only punctuation, say).
 func Query(text string) string {
-	var terms []string
+	var parts []string
 	seen := map[string]bool{}
-	for _, t := range textmatch.Terms(text) {
-		if !cjk(t) {
-			if utf8.RuneCountInString(t) > maxTermRunes {
-				continue
-			}
-			t = textmatch.Stem(t)
-		}
-		if !seen[t] && len(terms) < maxQueryTerms {
+	add := func(t, part string) {
+		if !seen[t] && len(parts) < maxQueryTerms {
 			seen[t] = true
-			terms = append(terms, t)
+			parts = append(parts, part)
 		}
 	}
-	parts := make([]string, len(terms))
-	for i, t := range terms {
-		parts[i] = quote(t)
-		if !cjk(t) {
-			parts[i] += ":*"
+	for id := range identifiers(text) {
+		add(id, nameQuery(id))
+	}
+	for _, w := range textmatch.Terms(withoutIdentifiers(text)) {
+		if t, ok := queryTerm(w); ok {
+			add(t, termQuery(t))
 		}
 	}
 	return strings.Join(parts, " & ")
+}
+
+// queryTerm is the term a word of a search looks for: stemmed when English; none for
+// a run longer than a term may be.
+func queryTerm(w string) (string, bool) {
+	if cjk(w) {
+		return w, true
+	}
+	if utf8.RuneCountInString(w) > maxTermRunes {
+		return "", false
+	}
+	return textmatch.Stem(w), true
+}
+
+func termQuery(t string) string {
+	if cjk(t) {
+		return quote(t)
+	}
+	return quote(t) + ":*"
+}
+
+// nameQuery looks for a name joined by underscores whole in the documents that index
+// names whole (namesTerm), and by its words in the documents written before they did.
+func nameQuery(id string) string {
+	words := []string{"!" + quote(namesTerm)}
+	for _, w := range textmatch.Terms(id) {
+		if t, ok := queryTerm(w); ok {
+			words = append(words, termQuery(t))
+		}
+	}
+	return "(" + quote(id) + ":* | " + strings.Join(words, " & ") + ")"
 }
 
 // quote writes t as a tsquery lexeme. Terms are letters and digits only; quoting keeps
@@ -173,4 +211,65 @@ func cjk(t string) bool {
 
 func cjkRune(r rune) bool {
 	return r >= 0x2E80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
+}
+
+// identifiers yields the names in text made of ASCII letters and digits joined by
+// underscores (get_order_details), folded to lower case: the names of tools and of
+// their fields, which people search for as they are written.
+func identifiers(text string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for start, end := range identifierSpans(text) {
+			if !yield(strings.ToLower(text[start:end])) {
+				return
+			}
+		}
+	}
+}
+
+// withoutIdentifiers is text with its names joined by underscores blanked out, for
+// the words around them.
+func withoutIdentifiers(text string) string {
+	b := []byte(text)
+	for start, end := range identifierSpans(text) {
+		for i := start; i < end; i++ {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+// identifierSpans yields where each name joined by underscores starts and ends in
+// text, leading and trailing underscores left out. A name longer than a term may be
+// is left out.
+func identifierSpans(text string) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		if strings.IndexByte(text, '_') < 0 {
+			return
+		}
+		for start := 0; start < len(text); {
+			end := start
+			for end < len(text) && identifierByte(text[end]) {
+				end++
+			}
+			if end == start {
+				start++
+				continue
+			}
+			from, to := start, end
+			for from < to && text[from] == '_' {
+				from++
+			}
+			for to > from && text[to-1] == '_' {
+				to--
+			}
+			if strings.IndexByte(text[from:to], '_') >= 0 && to-from <= maxTermRunes && !yield(from, to) {
+				return
+			}
+			start = end
+		}
+	}
+}
+
+func identifierByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
