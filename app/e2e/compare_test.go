@@ -151,13 +151,14 @@ func quoteJS(s string) string {
 }
 
 // removableCluster picks the issue to take out of the upload: the smallest of at least
-// three conversations that is not expected behavior and contains no other issue's
-// conversations, so removing them resolves it and no other.
+// six conversations (fewer gone from 100 could be chance: p ≥ 0.06) that is not
+// expected behavior and contains no other issue's conversations, so removing them
+// resolves it and no other.
 func removableCluster(t *testing.T, r report.Report) report.Cluster {
 	t.Helper()
 	var pick *report.Cluster
 	for i, c := range r.Clusters {
-		if c.Expected || c.Conversations < 3 || (pick != nil && c.Conversations >= pick.Conversations) {
+		if c.Expected || c.Conversations < 6 || (pick != nil && c.Conversations >= pick.Conversations) {
 			continue
 		}
 		holds := slices.ContainsFunc(r.Clusters, func(o report.Cluster) bool {
