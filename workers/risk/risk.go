@@ -101,9 +101,9 @@ func NewScreener() *Screener {
 		),
 		humanVerb: regexp.MustCompile(`\b(?:speak|speaking|talk|talking|connect|transfer)\b[^.?!\n]{0,40}?\b(?:human|agent|representative|manager|supervisor|person|someone)\b`),
 		// The user saying they will reach a person themselves ("I'll contact a human
-		// agent if needed"), in the words of the sentence before the mention: a plan
-		// of their own, not a request of the agent.
-		ownStep: regexp.MustCompile(`\bi(?:'ll| will| can| could| might| may)\b[^.?!\n]{0,40}\b(?:contact|call|reach|email|phone)\b[^.?!\n]{0,20}$`),
+		// agent if needed"), in the words of the clause before the mention; the words
+		// between the two are checked by ownPlan.
+		ownStep: regexp.MustCompile(`\bi(?:'ll| will| can| could| might| may)((?: [a-z']+){0,6}?) (?:contact|call|reach|email|phone)\b[^.?!,;\n]{0,20}$`),
 		refusal: textmatch.NewPhraseSet(
 			"i'm sorry, but i can't", "i'm sorry, but i cannot", "i am sorry, but i cannot", "i'm sorry, but i'm unable",
 			"i cannot help", "i can't help with", "i can't assist", "i cannot assist", "i'm unable to", "i am unable to",
@@ -177,7 +177,7 @@ func (s *Screener) phraseFlag(flags []Flag, kind string, turn int, f textmatch.F
 }
 
 // findHumanRequest finds the first mention of a person that the user asks for,
-// passing over the mentions that are the user's own plan (ownStep).
+// passing over the mentions that are the user's own plan (ownPlan).
 func (s *Screener) findHumanRequest(f textmatch.Folded) (textmatch.Match, bool) {
 	rest, from := f, 0
 	for {
@@ -186,12 +186,29 @@ func (s *Screener) findHumanRequest(f textmatch.Folded) (textmatch.Match, bool) 
 			return mt, false
 		}
 		mt.Start, mt.End = mt.Start+from, mt.End+from
-		if !s.ownStep.MatchString(textmatch.FoldString(f.Orig[:mt.Start])) {
+		if !s.ownPlan(textmatch.FoldString(f.Orig[:mt.Start])) {
 			return mt, true
 		}
 		from = mt.End
 		rest = textmatch.Fold(f.Orig[from:])
 	}
+}
+
+// ownPlan reports whether the clause that ends with before is the user saying they
+// will reach someone themselves: "I'll try to find it and contact", but not "I could
+// not reach" or "I may need to reach", which ask for help.
+func (s *Screener) ownPlan(before string) bool {
+	m := s.ownStep.FindStringSubmatch(before)
+	if m == nil {
+		return false
+	}
+	for _, w := range strings.Fields(m[1]) {
+		switch w {
+		case "not", "never", "need", "needs", "have", "must", "want", "wanted", "tried":
+			return false
+		}
+	}
+	return true
 }
 
 // humanMention finds the first phrase or verb that names a person to talk to.
