@@ -327,6 +327,8 @@ func TestConversationListFindsAToolByItsName(t *testing.T) {
 	require.Equal(t, []int{seqOf("calls")}, got)
 	got, _ = listedSeqs(t, b.alice, path+"Get_Order")
 	require.Equal(t, []int{seqOf("calls")}, got, "the start of a name, in any case")
+	got, _ = listedSeqs(t, b.alice, path+"order_details")
+	require.Equal(t, []int{seqOf("calls")}, got, "the end of a name")
 
 	_, err := b.pool.Exec(context.Background(), `UPDATE task_search SET doc = ts_delete(doc, ARRAY['_names', 'get_order_details'])
 		WHERE task_id = $1`, id)

@@ -35,7 +35,8 @@ const errorRunes = 500
 // checkpoint — its diagnosis, findings, spend and reliability count, or its isolation —
 // written in a fenced transaction by the checkpointer as the unit finishes; that
 // transaction is the unit's heartbeat. A resumed task skips the conversations an
-// earlier attempt diagnosed or isolated, and the whole stage once it moved past it. It returns the counts once every selected
+// earlier attempt diagnosed or isolated, and skips the stage altogether when an earlier
+// attempt had gone on to a later one. It returns the counts once every selected
 // conversation is finished and stored.
 func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRow, error) {
 	counts, err := r.diagnosisCounts(ctx)

@@ -45,9 +45,10 @@ const maxWords = 100_000
 // stemming and deduplicating them is most of the work. An Indexer is used by one
 // goroutine.
 type Indexer struct {
-	words map[string]*term // a word as written (folded) → its term
-	terms map[string]*term // a term → itself, so words with one stem share it
-	conv  uint32           // the number of the conversation being indexed
+	words map[string]*term   // a word as written (folded) → its term
+	terms map[string]*term   // a term → itself, so words with one stem share it
+	names map[string][]*term // a name joined by underscores → its terms
+	conv  uint32             // the number of the conversation being indexed
 }
 
 // term is one search term, with the last conversation it was added to: a word seen
@@ -59,20 +60,22 @@ type term struct {
 
 // NewIndexer returns an Indexer with nothing remembered.
 func NewIndexer() *Indexer {
-	return &Indexer{words: map[string]*term{}, terms: map[string]*term{}}
+	return &Indexer{words: map[string]*term{}, terms: map[string]*term{}, names: map[string][]*term{}}
 }
 
 // Terms is what conversation c is indexed by: the distinct terms of its messages' text
 // and of the tools it calls and hears from, sorted. A name joined by underscores
-// (get_order_details, order_id) is a term whole as well as its words, so a search for
-// a tool finds the conversations that name it, not every one with its words. The system prompt, which most
-// conversations of a task share, is left out: it would match every one of them. A
-// character of Chinese or Japanese is a term of its own as well as part of the pairs it
-// makes, so a one-character search finds it anywhere.
+// (get_order_details) is a term whole, and so is each of its tails that is still
+// joined (order_details), besides its words: a search for a tool, or for the end of
+// its name, finds the conversations that name it, not every one with its words. The
+// system prompt, which most conversations of a task share, is left out: it would
+// match every one of them. A character of Chinese or Japanese is a term of its own as
+// well as part of the pairs it makes, so a one-character search finds it anywhere.
 func (x *Indexer) Terms(c transcript.Conversation) []string {
 	if len(x.words) >= maxWords || x.conv == ^uint32(0) {
 		clear(x.words)
 		clear(x.terms)
+		clear(x.names)
 		x.conv = 0
 	}
 	x.conv++
@@ -85,7 +88,9 @@ func (x *Indexer) Terms(c transcript.Conversation) []string {
 	}
 	add := func(text string) {
 		for id := range identifiers(text) {
-			keep(x.word(id, id))
+			for _, t := range x.name(id) {
+				keep(t)
+			}
 		}
 		for w := range textmatch.EachTerm(text) {
 			if len(out) >= MaxTerms {
@@ -123,6 +128,20 @@ func (x *Indexer) Terms(c transcript.Conversation) []string {
 	return out
 }
 
+// name returns the terms a name joined by underscores is indexed by, remembered: the
+// name and each of its tails that is still joined. A name is a copy once remembered.
+func (x *Indexer) name(id string) []*term {
+	if ts, ok := x.names[id]; ok {
+		return ts
+	}
+	var ts []*term
+	for tail := id; strings.IndexByte(tail, '_') >= 0; tail = tail[strings.IndexByte(tail, '_')+1:] {
+		ts = append(ts, x.word(tail, tail))
+	}
+	x.names[strings.Clone(id)] = ts
+	return ts
+}
+
 // word remembers that w becomes the term text, sharing the term with the other words
 // that become it; w and text may be slices of a folded text: what is remembered is a
 // copy.
@@ -140,10 +159,10 @@ func (x *Indexer) word(w, text string) *term {
 }
 
 // Query turns the text of a search into a PostgreSQL tsquery that every term of it must
-// match: an English word, or a name joined by underscores, as the start of a term (so
-// "refu" finds "refund" and "get_order" finds "get_order_details"), a pair of Chinese
-// characters or a lone one as itself. It returns "" when the text has nothing
-// to look for (only punctuation, say).
+// match: an English word, or a name joined by underscores, as the start of a term
+// ("refu" finds "refund"; "get_order" and "order_details" find "get_order_details"),
+// a pair of Chinese characters or a lone one as itself. It returns "" when the text
+// has nothing to look for (only punctuation, say).
 func Query(text string) string {
 	var parts []string
 	seen := map[string]bool{}
@@ -187,16 +206,18 @@ func termQuery(t string) string {
 // names whole (namesTerm), and by its words in the documents written before they did.
 func nameQuery(id string) string {
 	words := []string{"!" + quote(namesTerm)}
+	seen := map[string]bool{}
 	for _, w := range textmatch.Terms(id) {
-		if t, ok := queryTerm(w); ok {
+		if t, ok := queryTerm(w); ok && !seen[t] {
+			seen[t] = true
 			words = append(words, termQuery(t))
 		}
 	}
 	return "(" + quote(id) + ":* | " + strings.Join(words, " & ") + ")"
 }
 
-// quote writes t as a tsquery lexeme. Terms are letters and digits only; quoting keeps
-// the query well-formed whatever they hold.
+// quote writes t as a tsquery lexeme. Terms are letters, digits and underscores;
+// quoting keeps the query well-formed whatever they hold.
 func quote(t string) string {
 	t = strings.ReplaceAll(t, `\`, `\\`)
 	return "'" + strings.ReplaceAll(t, "'", "''") + "'"
@@ -240,32 +261,31 @@ func withoutIdentifiers(text string) string {
 
 // identifierSpans yields where each name joined by underscores starts and ends in
 // text, leading and trailing underscores left out. A name longer than a term may be
-// is left out.
+// is left out. Only the bytes around each underscore are read.
 func identifierSpans(text string) iter.Seq2[int, int] {
 	return func(yield func(int, int) bool) {
-		if strings.IndexByte(text, '_') < 0 {
-			return
-		}
-		for start := 0; start < len(text); {
-			end := start
+		for i := 0; i < len(text); {
+			u := strings.IndexByte(text[i:], '_')
+			if u < 0 {
+				return
+			}
+			start, end := i+u, i+u+1
+			for start > i && identifierByte(text[start-1]) {
+				start--
+			}
 			for end < len(text) && identifierByte(text[end]) {
 				end++
 			}
-			if end == start {
+			i = end
+			for start < end && text[start] == '_' {
 				start++
-				continue
 			}
-			from, to := start, end
-			for from < to && text[from] == '_' {
-				from++
+			for end > start && text[end-1] == '_' {
+				end--
 			}
-			for to > from && text[to-1] == '_' {
-				to--
-			}
-			if strings.IndexByte(text[from:to], '_') >= 0 && to-from <= maxTermRunes && !yield(from, to) {
+			if strings.IndexByte(text[start:end], '_') >= 0 && end-start <= maxTermRunes && !yield(start, end) {
 				return
 			}
-			start = end
 		}
 	}
 }

@@ -20,7 +20,7 @@ func TestTermsIndexWordsToolsAndChinese(t *testing.T) {
 		{Role: transcript.RoleUser, Content: "bad " + strings.Repeat("x", 60)},
 	}}
 	terms := search.NewIndexer().Terms(c)
-	for _, want := range []string{"refund", "order", "4242", "get", "detail", "get_order_details", "_names", "error", "found", "申请", "请退", "退款", "退", "款", "我"} {
+	for _, want := range []string{"refund", "order", "4242", "get", "detail", "get_order_details", "order_details", "_names", "error", "found", "申请", "请退", "退款", "退", "款", "我"} {
 		require.Contains(t, terms, want)
 	}
 	require.NotContains(t, terms, "refunds", "English words are stemmed")
@@ -53,6 +53,7 @@ func TestQuery(t *testing.T) {
 		{"get_order_details", `('get_order_details':* | !'_names' & 'get':* & 'order':* & 'detail':*)`},
 		{"Get_Order refund", `('get_order':* | !'_names' & 'get':* & 'order':*) & 'refund':*`},
 		{"_private_ x", `'privat':* & 'x':*`},
+		{"ab_ab_ab", `('ab_ab_ab':* | !'_names' & 'ab':*)`},
 		{"order_id: İ", `('order_id':* | !'_names' & 'order':* & 'id':*) & 'i':*`},
 		{"order order", `'order':*`},
 		{"it's", `'it':*`},
