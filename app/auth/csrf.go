@@ -19,7 +19,7 @@ import (
 // token, so it needs no storage and no server secret shared between replicas, changes
 // with every sign-in, and cannot be made for a visitor's session by someone who cannot
 // read its cookie. Someone who could set cookies could plant a session of their own,
-// whose token they know: over https both cookies are __Host- cookies (Auth.hostOnly),
+// whose token they know: over https both cookies are __Host- cookies (Auth.cookieName),
 // which only this host can set. A visitor who is not signed in gets a pre-session
 // cookie on the sign-in page, whose HMAC guards the local sign-in form the same way.
 //
@@ -55,7 +55,7 @@ func (a *Auth) ensurePreSession(c echo.Context) {
 		return
 	}
 	token := newToken()
-	a.setCookie(c, a.hostOnly(preSessionCookie), token, "/", 0)
+	a.setCookie(c, a.cookieName(preSessionCookie), token, "/", 0)
 	c.Set(csrfKey, CSRFTokenFor(token))
 }
 

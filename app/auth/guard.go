@@ -70,12 +70,12 @@ func (a *Auth) Guard(access func(route string) Access) echo.MiddlewareFunc {
 // loadSession puts the session's user and CSRF token on the request. An unknown or
 // expired cookie is dropped, and the request continues as anonymous.
 func (a *Auth) loadSession(c echo.Context) error {
-	if token := cookieValue(c, a.hostOnly(SessionCookie)); token != "" {
+	if token := cookieValue(c, a.cookieName(SessionCookie)); token != "" {
 		hash := hashToken(token)
 		sess, err := a.session(c.Request().Context(), hash)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			a.clearCookie(c, a.hostOnly(SessionCookie), "/")
+			a.clearCookie(c, a.cookieName(SessionCookie), "/")
 		case err != nil:
 			return fmt.Errorf("auth: load session: %w", err)
 		default:
@@ -85,7 +85,7 @@ func (a *Auth) loadSession(c echo.Context) error {
 			return nil
 		}
 	}
-	if pre := cookieValue(c, a.hostOnly(preSessionCookie)); pre != "" {
+	if pre := cookieValue(c, a.cookieName(preSessionCookie)); pre != "" {
 		c.Set(csrfKey, CSRFTokenFor(pre))
 	}
 	return nil

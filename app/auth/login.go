@@ -31,14 +31,14 @@ func (a *Auth) LoginPage(c echo.Context) error {
 // Logout ends the session: POST /logout. The row is deleted, so the old cookie signs
 // nobody in again, wherever it was copied.
 func (a *Auth) Logout(c echo.Context) error {
-	if token := cookieValue(c, a.hostOnly(SessionCookie)); token != "" {
+	if token := cookieValue(c, a.cookieName(SessionCookie)); token != "" {
 		hash := hashToken(token)
 		if err := a.store.EndSession(c.Request().Context(), hash); err != nil {
 			return err
 		}
 		a.cache.Evict(key(hash)) // here at once; the other instances when the notification arrives
 	}
-	a.clearCookie(c, a.hostOnly(SessionCookie), "/")
+	a.clearCookie(c, a.cookieName(SessionCookie), "/")
 	a.logger(c).Info("signed out")
 	flash.Set(c, "You are signed out.")
 	return c.Redirect(http.StatusSeeOther, "/login")

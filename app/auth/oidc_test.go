@@ -2,6 +2,8 @@ package auth_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -209,4 +211,36 @@ func TestUnreachableDiscoveryEndsStartWithASentence(t *testing.T) {
 	_, err = auth.LoadProviders(context.Background(), cfg)
 	require.ErrorContains(t, err, "OIDC_DISCOVERY_URL")
 	require.ErrorContains(t, err, "404")
+}
+
+// Over https the OAuth state is a __Host- cookie for the whole site, and a state
+// cookie of the plain name, as a sibling subdomain could plant, starts no sign-in.
+func TestOAuthStateIsHostOnlyOverHTTPS(t *testing.T) {
+	t.Parallel()
+	idp := startIdP(t)
+	b := setup(t, oidcEnv(idp, "BASE_URL", "https://127.0.0.1"))
+	resp := authtest.Anonymous(t, b.url).Get(t, "/auth/oidc")
+	require.Equal(t, http.StatusFound, resp.StatusCode)
+	var state *http.Cookie
+	for _, c := range resp.Cookies() {
+		require.NotEqual(t, "checkup_oauth_state", c.Name, "no cookie of the plain name")
+		if c.Name == "__Host-checkup_oauth_state" {
+			state = c
+		}
+	}
+	require.NotNil(t, state)
+	require.True(t, state.Secure)
+	require.Equal(t, "/", state.Path)
+	require.Empty(t, state.Domain)
+
+	raw, err := base64.RawURLEncoding.DecodeString(state.Value)
+	require.NoError(t, err)
+	var started struct {
+		State string `json:"s"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &started))
+	query := url.Values{"code": {"x"}, "state": {started.State}}
+	planted := withCookie(t, b, "/auth/oidc/callback?"+query.Encode(), &http.Cookie{Name: "checkup_oauth_state", Value: state.Value})
+	require.Equal(t, http.StatusForbidden, planted.StatusCode)
+	require.Nil(t, sessionCookie(planted))
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // SessionCookie is the name of the cookie that holds the session token; over https it
-// has the __Host- prefix (Auth.hostOnly).
+// has the __Host- prefix (Auth.cookieName).
 const SessionCookie = "checkup_session"
 
 // SignIn is the one way a session starts (OAuth callback, local sign-in, test
@@ -68,12 +68,12 @@ func (a *Auth) setCookie(c echo.Context, name, value, path string, maxAge int) {
 	})
 }
 
-// hostOnly names a cookie of the whole site. Over https it is a __Host- cookie, which a
-// browser takes only from this very host, sent over https for the path /: a sibling
-// subdomain or a page on plain http cannot plant a session of its own (signing the
-// visitor in as someone else, whose uploads would then be theirs) or a pre-session
-// whose CSRF token it knows.
-func (a *Auth) hostOnly(name string) string {
+// cookieName is the name a cookie of the whole site (Path=/) goes by. Over https it is
+// a __Host- cookie, which a browser takes only from this very host, sent over https:
+// a sibling subdomain or a page on plain http cannot plant a session of its own
+// (signing the visitor in as someone else, whose uploads would then be theirs), a
+// pre-session whose CSRF token it knows, or an OAuth state of its own.
+func (a *Auth) cookieName(name string) string {
 	if a.cfg.SecureCookies() {
 		return "__Host-" + name
 	}
@@ -81,7 +81,7 @@ func (a *Auth) hostOnly(name string) string {
 }
 
 func (a *Auth) setSessionCookie(c echo.Context, token string) {
-	a.setCookie(c, a.hostOnly(SessionCookie), token, "/", int(SessionMaxAge.Seconds()))
+	a.setCookie(c, a.cookieName(SessionCookie), token, "/", int(SessionMaxAge.Seconds()))
 }
 
 func (a *Auth) clearCookie(c echo.Context, name, path string) {

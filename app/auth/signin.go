@@ -18,12 +18,12 @@ func (a *Auth) finishSignIn(c echo.Context, id store.Identity, verified bool, ne
 		a.logger(c).Info("sign-in refused by AUTH_ALLOWED_EMAIL_DOMAINS", "provider", id.Provider)
 		return a.problem(c, http.StatusForbidden, refusal(id.Email, verified), a.cfg.AllowedDomains)
 	}
-	user, token, err := SignIn(c.Request().Context(), a.store, id, cookieValue(c, a.hostOnly(SessionCookie)))
+	user, token, err := SignIn(c.Request().Context(), a.store, id, cookieValue(c, a.cookieName(SessionCookie)))
 	if err != nil {
 		return err
 	}
 	a.setSessionCookie(c, token)
-	a.clearCookie(c, a.hostOnly(preSessionCookie), "/")
+	a.clearCookie(c, a.cookieName(preSessionCookie), "/")
 	a.logger(c).Info("signed in", "user_id", user.ID, "provider", user.Provider)
 	a.purgeExpired(c)
 	return c.Redirect(http.StatusSeeOther, cmp.Or(next, "/"))

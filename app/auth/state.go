@@ -8,13 +8,23 @@ import (
 )
 
 // stateCookie ties an OAuth round trip to the browser that started it. It lives ten
-// minutes, is scoped to /auth/ and is deleted by the callback, so a state is good for
-// one callback only.
+// minutes, is scoped to /auth/ (to the whole site over https, where it is a __Host-
+// cookie: stateCookiePath) and is deleted by the callback, so a state is good for one
+// callback only.
 const (
 	stateCookie = "checkup_oauth_state"
 	statePath   = "/auth/"
 	stateMaxAge = 600
 )
+
+// stateCookiePath is the state cookie's name and path: a __Host- cookie must be for
+// the path /.
+func (a *Auth) stateCookiePath() (name, path string) {
+	if a.cfg.SecureCookies() {
+		return a.cookieName(stateCookie), "/"
+	}
+	return stateCookie, statePath
+}
 
 // oauthState is what the state cookie holds between /auth/{provider} and its callback.
 type oauthState struct {
@@ -29,18 +39,20 @@ func (a *Auth) setState(c echo.Context, st oauthState) error {
 	if err != nil {
 		return err
 	}
-	a.setCookie(c, stateCookie, base64.RawURLEncoding.EncodeToString(b), statePath, stateMaxAge)
+	name, path := a.stateCookiePath()
+	a.setCookie(c, name, base64.RawURLEncoding.EncodeToString(b), path, stateMaxAge)
 	return nil
 }
 
 // takeState returns the state the browser started with and deletes the cookie,
 // whatever the callback's outcome.
 func (a *Auth) takeState(c echo.Context) (oauthState, bool) {
-	raw := cookieValue(c, stateCookie)
+	name, path := a.stateCookiePath()
+	raw := cookieValue(c, name)
 	if raw == "" {
 		return oauthState{}, false
 	}
-	a.clearCookie(c, stateCookie, statePath)
+	a.clearCookie(c, name, path)
 	b, err := base64.RawURLEncoding.DecodeString(raw)
 	if err != nil {
 		return oauthState{}, false
