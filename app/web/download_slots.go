@@ -12,8 +12,8 @@ import (
 // downloadSlots bounds the downloads being sent. Each holds a database connection
 // and a snapshot for as long as it sends, so at most half the pool's connections send
 // files and the rest stay for the pages and the worker; and each user may hold half
-// of those, so one user's slow or many downloads cannot stop everyone else's. More
-// downloads wait their turn, in the order they asked.
+// of those (at least one), so one user's slow or many downloads cannot stop everyone
+// else's. More downloads wait their turn, in the order they asked.
 type downloadSlots struct {
 	all     *semaphore.Weighted
 	perUser int64

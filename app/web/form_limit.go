@@ -2,8 +2,10 @@ package web
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
+	"os"
 
 	"github.com/labstack/echo/v4"
 )
@@ -17,13 +19,15 @@ var (
 		"The request is larger than the 64 KiB a form may send; only an upload may be larger.")
 	errFormUnread = echo.NewHTTPError(http.StatusBadRequest,
 		"The request could not be read to its end; send it again.")
+	errFormSlow = echo.NewHTTPError(http.StatusRequestTimeout,
+		"The request arrived too slowly and was stopped; send it again.")
 )
 
 // formLimits reads the body of every request but an upload into memory, up to
-// maxFormBytes, before anything parses it. Go's form parser would otherwise write
-// any multipart body past 32 MB to temporary files, so a small form could fill the
-// disk past MAX_UPLOAD_MB and the per-user upload limit. The uploads bound their own
-// bodies as they stream them (MAX_UPLOAD_MB).
+// maxFormBytes, before anything parses it. Go's form parser would otherwise write any
+// multipart body past 32 MB to temporary files, so a request to a form's address
+// could fill the disk past MAX_UPLOAD_MB and the per-user upload limit. The uploads
+// bound their own bodies as they stream them (MAX_UPLOAD_MB).
 func formLimits() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -35,6 +39,9 @@ func formLimits() echo.MiddlewareFunc {
 				return errFormTooLarge
 			}
 			body, err := io.ReadAll(io.LimitReader(r.Body, maxFormBytes+1))
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return errFormSlow // bodyDeadlines' limits
+			}
 			if err != nil {
 				return errFormUnread
 			}

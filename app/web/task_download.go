@@ -1,8 +1,10 @@
 package web
 
 import (
+	"errors"
 	"io"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -59,6 +61,7 @@ func (s *Server) taskDownload(d download) echo.HandlerFunc {
 			h := c.Response().Header()
 			h.Set(echo.HeaderContentType, d.contentType)
 			h.Set(echo.HeaderContentDisposition, report.ContentDisposition(r.Task.Title, r.Task.ID, d.name))
+			h.Set(echo.HeaderConnection, "close") // the last write deadline stays on the connection
 			c.Response().WriteHeader(http.StatusOK)
 			sending = true
 			w := s.sendDeadlines(c)
@@ -66,7 +69,10 @@ func (s *Server) taskDownload(d download) echo.HandlerFunc {
 			return d.write(w, r)
 		})
 		if err != nil && sending {
-			if ctx.Err() == nil {
+			switch {
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				s.deps.Logger.Info("download cut: the client read it too slowly", "download", d.name, "task_id", id)
+			case ctx.Err() == nil:
 				s.deps.Logger.Error("download cut short", "download", d.name, "task_id", id, "err", err)
 			}
 			panic(http.ErrAbortHandler)

@@ -127,4 +127,5 @@ func TestOneUsersDownloadsLeaveSlotsForOthers(t *testing.T) {
 	body, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	require.True(t, strings.HasSuffix(string(body), "}\n"), "the whole file")
+	require.True(t, resp.Close, "a download closes its connection, which keeps its last write deadline")
 }

@@ -141,9 +141,10 @@ func (d *deadlineWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// end sends what is still buffered under the last deadline, then lifts it, so the
-// next request on the connection is not cut by it.
+// end sends what is still buffered, and gives what net/http writes after the handler
+// (the end of the chunked body) BodyIdle. The deadline stays on the connection, which
+// a download therefore closes after it (Connection: close).
 func (d *deadlineWriter) end() {
+	_ = d.rc.SetWriteDeadline(time.Now().Add(d.t.BodyIdle))
 	_ = d.rc.Flush()
-	_ = d.rc.SetWriteDeadline(time.Time{})
 }
