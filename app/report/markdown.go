@@ -111,8 +111,13 @@ func (m mdWriter) header(r Report) {
 			improvements++
 		}
 	}
+	issues, expected := r.IssueCounts()
+	from := plural(issues, "issue", "issues")
+	if expected > 0 {
+		from += ", besides " + plural(expected, "expected behavior", "expected behaviors")
+	}
 	m.p("- Actions: %d (%s, %s), from %s.", len(r.Actions), plural(risks, "risk", "risks"),
-		plural(improvements, "improvement", "improvements"), plural(len(r.Clusters), "issue cluster", "issue clusters"))
+		plural(improvements, "improvement", "improvements"), from)
 	rel := r.Reliability
 	m.p("- Analyzer answers: %d valid on the first try, %d repaired, %d could not be used (those conversations are left out).", rel.FirstPassValid, rel.Repaired, rel.Isolated)
 	if r.Usage.LLMCalls > 0 {

@@ -124,6 +124,17 @@ type Population struct {
 // counts are not zero but unknown.
 func (r Report) Checked() bool { return len(r.Funnel) > 0 }
 
+// IssueCounts counts the clusters that are issues and those that are expected
+// behaviour, as the page, report.md and the Actions count them.
+func (r Report) IssueCounts() (issues, expected int) {
+	for _, c := range r.Clusters {
+		if c.Expected {
+			expected++
+		}
+	}
+	return len(r.Clusters) - expected, expected
+}
+
 // UploadedCount is how many conversations the upload holds, for people: the task's
 // count before the quality checks have run (Population.Uploaded counts those that
 // entered them, zero until then).

@@ -145,7 +145,7 @@ func TestDownloadsAgreeWithReportJSON(t *testing.T) {
 	}
 	require.NotContains(t, text, "### "+strconv.Itoa(len(r.Actions)+1)+".")
 	require.Contains(t, text, "analyzed: 5.")
-	require.Contains(t, text, "Actions: 2 (1 risk, 1 improvement), from 3 issue clusters.")
+	require.Contains(t, text, "Actions: 2 (1 risk, 1 improvement), from 3 issues.")
 }
 
 func TestMarkdownEscapesUploadedText(t *testing.T) {

@@ -65,17 +65,12 @@ func labelled(cs []report.Cluster) bool {
 }
 
 // issueCount says how many issues were found, and how many expected behaviours beside
-// them, counted as the sections below count them.
-func issueCount(cs []report.Cluster) string {
-	var expected int
-	for _, c := range cs {
-		if c.Expected {
-			expected++
-		}
-	}
-	s := "from " + components.Plural(len(cs)-expected, "issue", "issues")
+// them, counted as the sections below and report.md count them.
+func issueCount(r report.Report) string {
+	issues, expected := r.IssueCounts()
+	s := "from " + components.Plural(issues, "issue", "issues")
 	if expected > 0 {
-		s += ", " + components.Plural(expected, "expected behavior", "expected behaviors") + " apart"
+		s += ", besides " + components.Plural(expected, "expected behavior", "expected behaviors")
 	}
 	return s
 }

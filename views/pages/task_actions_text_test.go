@@ -54,7 +54,7 @@ func TestActionsSayHowManyAreListed(t *testing.T) {
 }
 
 // TestIssueCountsAgree: the summary card counts the issues the way "All issues found"
-// does, and names the expected behaviors apart.
+// does, and names the expected behaviors besides them.
 func TestIssueCountsAgree(t *testing.T) {
 	t.Parallel()
 	r := sampleReport("completed")
@@ -62,7 +62,7 @@ func TestIssueCountsAgree(t *testing.T) {
 		report.Cluster{Idx: 3, Type: "ACTION", Title: "Declines what its policy rules out", Conversations: 9, Expected: true},
 		report.Cluster{Idx: 4, Type: "ACTION", Title: "Asks for an id first", Conversations: 5, Expected: true})
 	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
-	require.Equal(t, "from 3 issues, 2 expected behaviors apart", testid(doc, "stat-issues").Text())
+	require.Equal(t, "from 3 issues, besides 2 expected behaviors", testid(doc, "stat-issues").Text())
 	require.Equal(t, "All issues found (3)", testid(doc, "clusters").Find("h2").Text())
 	require.Equal(t, 2, testid(doc, "expected-cluster").Length())
 
