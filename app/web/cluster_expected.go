@@ -155,7 +155,7 @@ func (s *Server) reviewed(c echo.Context, id uuid.UUID, idx int32, marked bool, 
 		v := pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c), MinConversations: s.deps.Config.MinConversations}
 		for _, cl := range r.Clusters {
 			if cl.Idx == int(idx) {
-				v.Reviewed = &pages.ReviewNotice{Title: cl.Title, Marked: marked, ClusterIdx: cl.Idx}
+				v.Reviewed = &pages.ReviewNotice{Title: cl.Title, Marked: marked, ClusterIdx: cl.Idx, NoAction: !marked && cl.ActionRank == 0}
 			}
 		}
 		return render(c, http.StatusOK, pages.TaskBody(v))

@@ -118,6 +118,15 @@ func TestMarkExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Nil(t, clusterOf(t, undone, marked.ClusterIdx).ExpectedBy)
 	require.Equal(t, before.Actions, undone.Actions, "the Actions and their ranks as they were")
 	require.Empty(t, rules(t, b.alice), "the rule is gone with the mark")
+
+	// In the next run the issue was expected when the Actions were written: taken back,
+	// it is an issue again with no Action, and the notice says how to get one.
+	resp = htmxSend(t, b.alice, http.MethodDelete, clusterPath(next, same.Idx, "expected"), "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	doc = parse(t, resp)
+	require.Contains(t, strings.Join(strings.Fields(testid(doc, "review-notice").Text()), " "),
+		"is an issue again; the Actions were re-ranked. It has no Action of its own, since it was expected when the diagnosis ran: run the diagnosis again to write one.")
+	require.False(t, clusterOf(t, taskReport(t, b.alice, next), same.Idx).Expected)
 }
 
 // TestMarkExpectedWithHTMX: htmx gets the task page's body to swap in, with the cluster

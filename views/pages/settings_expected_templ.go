@@ -69,7 +69,7 @@ func ExpectedRules(p layout.Page, v ExpectedRulesView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if len(v.Rules) == 0 {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<p class=\"panel\" data-testid=\"no-rules\">None yet. On a diagnosis, open “This is expected” on an issue to add one.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<p class=\"panel\" data-testid=\"no-rules\">None yet. On a diagnosis, open “Is this expected?” on an issue to add one.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -60,6 +60,9 @@ type ReviewNotice struct {
 	Title      string
 	Marked     bool
 	ClusterIdx int
+	// NoAction is set for an issue again that has no Action: it was expected when the
+	// diagnosis wrote them.
+	NoAction bool
 }
 
 // Review is what the clusters' forms of expected behaviour need: marks are open once the
