@@ -153,6 +153,9 @@ func (s *Server) reviewed(c echo.Context, id uuid.UUID, idx int32, marked bool, 
 			return err
 		}
 		v := pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c), MinConversations: s.deps.Config.MinConversations}
+		if v.RuleGone, err = s.rulesGone(c, r); err != nil {
+			return err
+		}
 		for _, cl := range r.Clusters {
 			if cl.Idx == int(idx) {
 				v.Reviewed = &pages.ReviewNotice{Title: cl.Title, Marked: marked, ClusterIdx: cl.Idx, NoAction: !marked && cl.ActionRank == 0}

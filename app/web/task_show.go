@@ -2,13 +2,17 @@ package web
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/pages"
+	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/cluster"
 )
 
 // taskShow is the task page: its state, live progress while it runs, and the results
@@ -33,10 +37,39 @@ func (s *Server) taskShow(c echo.Context) error {
 // compared with.
 func (s *Server) taskView(c echo.Context, r report.Report) (pages.TaskView, error) {
 	v := pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c), MinConversations: s.deps.Config.MinConversations}
-	if comparable(r.Task) != nil {
-		return v, nil
-	}
 	var err error
+	if v.RuleGone, err = s.rulesGone(c, r); err != nil || comparable(r.Task) != nil {
+		return v, err
+	}
 	v.CompareOptions, err = s.compareOptions(c, r.Task, "")
 	return v, err
+}
+
+// rulesGone finds the clusters of r the owner marked expected that none of their rules
+// marks any more (they removed it, here or on another diagnosis), so the page does not
+// promise a rule that is gone. It reads the rules only when r has such a mark.
+func (s *Server) rulesGone(c echo.Context, r report.Report) (map[int]bool, error) {
+	var marked []report.Cluster
+	for _, cl := range r.Clusters {
+		if cl.ExpectedBy != nil && *cl.ExpectedBy == cluster.ExpectedByOwner {
+			marked = append(marked, cl)
+		}
+	}
+	if len(marked) == 0 {
+		return nil, nil
+	}
+	rules, err := s.store.ExpectedRules(c.Request().Context(), auth.OwnerFrom(c))
+	if err != nil {
+		return nil, err
+	}
+	gone := map[int]bool{}
+	for _, cl := range marked {
+		issue := cluster.Cluster{Type: analyzer.FindingType(cl.Type), Category: cl.Category, Title: cl.Title}
+		if !slices.ContainsFunc(rules, func(r dbsqlc.ListExpectedRulesRow) bool {
+			return cluster.Rule{Type: analyzer.FindingType(r.Type), Category: r.Category, Title: r.Title}.Matches(issue)
+		}) {
+			gone[cl.Idx] = true
+		}
+	}
+	return gone, nil
 }

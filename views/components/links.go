@@ -23,10 +23,11 @@ func ClusterPath(taskID string, idx int, rest string) string {
 }
 
 // Review is what the forms that mark clusters expected behaviour need: the task, the
-// CSRF token a plain form carries, and whether marks can be made (the diagnosis has
-// finished).
+// CSRF token a plain form carries, whether marks can be made (the diagnosis has
+// finished), and the clusters the owner marked whose rule has since been removed.
 type Review struct {
 	TaskID    string
 	CSRFToken string
 	Open      bool
+	RuleGone  map[int]bool
 }

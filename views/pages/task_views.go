@@ -52,6 +52,8 @@ type TaskView struct {
 	// Reviewed confirms the mark just made or taken back, when htmx swapped the page in
 	// for it; nil otherwise.
 	Reviewed *ReviewNotice
+	// RuleGone holds the clusters the owner marked whose rule has since been removed.
+	RuleGone map[int]bool
 }
 
 // ReviewNotice confirms a mark of expected behaviour: which issue, whether it was marked
@@ -68,7 +70,7 @@ type ReviewNotice struct {
 // Review is what the clusters' forms of expected behaviour need: marks are open once the
 // diagnosis has finished.
 func (v TaskView) Review() components.Review {
-	return components.Review{TaskID: v.Report.Task.ID, CSRFToken: v.CSRFToken, Open: v.Report.Task.Terminal}
+	return components.Review{TaskID: v.Report.Task.ID, CSRFToken: v.CSRFToken, Open: v.Report.Task.Terminal, RuleGone: v.RuleGone}
 }
 
 // ConversationView is one conversation of a task.
