@@ -350,6 +350,8 @@ func pageTimes(b *testing.B, pool *pgxpool.Pool, base string, sess authtest.Sess
 		{"conversation-search", "/tasks/" + id.String() + "/conversations?q=refund&label=failed"},
 		// a word of 8% of the conversations, those that sort last by failure score
 		{"conversation-search-late", "/tasks/" + id.String() + "/conversations?q=compensation"},
+		// a tool's name, searched whole in the documents that hold names
+		{"conversation-search-tool", "/tasks/" + id.String() + "/conversations?q=get_reservation_details"},
 		{"task-list", "/tasks"},
 		{"task-list-deep", "/tasks?before=" + url.QueryEscape(deep.String())},
 	} {

@@ -91,7 +91,7 @@ func (p *parser) openaiMessage(loc string, n int, m *oaMessage) (transcript.Mess
 	ok := true
 	role, good := normRole(m.Role)
 	if !good {
-		p.problem(loc, `message %d: "role" must be one of system, user, assistant, tool (got %s)`, n, quote(m.Role))
+		p.problem(loc, `message %d: "role" must be one of system, developer, user, assistant, tool, function (got %s)`, n, quote(m.Role))
 		ok = false
 	}
 	text, good := m.Content.resolve()

@@ -224,7 +224,7 @@ func (p *parser) csvRow(l csvLayout, rec []string, row int) (id string, m csvMsg
 	raw, _ = cell(colRole)
 	role, good := csvRole(raw)
 	if !good {
-		bad("%s must be one of system, user, assistant, tool (got %s)", quote(l.title(colRole)), quote(raw))
+		bad("%s must be one of system, user, assistant, tool, or another name of one (developer, human, customer, client, gpt, bot, agent, ai, model, function, observation) (got %s)", quote(l.title(colRole)), quote(raw))
 	}
 	text, present := cell(colContent)
 	if !present || (text == "" && (role == transcript.RoleUser || role == transcript.RoleSystem)) {

@@ -227,6 +227,6 @@ func TestDocumentLineNumbers(t *testing.T) {
 	_, _, err := parseBytes(t, []byte(data), zeroLimits())
 
 	require.EqualError(t, err, ""+
-		`line 9: message 1: "role" must be one of system, user, assistant, tool (got "robot")`+"\n"+
-		`line 15: message 1: "role" must be one of system, user, assistant, tool (got "robot")`)
+		`line 9: message 1: "role" must be one of system, developer, user, assistant, tool, function (got "robot")`+"\n"+
+		`line 15: message 1: "role" must be one of system, developer, user, assistant, tool, function (got "robot")`)
 }

@@ -135,7 +135,7 @@ func TestRefusedUploadsStoreNothing(t *testing.T) {
 		{name: "CSV without a role column", parts: []part{titlePart("March"), filePart("export.csv", []byte("conversation_id,who,content\nc1,user,hi\n"))},
 			status: 422, message: "The CSV header has conversation_id, who, content; it needs a role column (role, speaker, from, sender, author)."},
 		{name: "located problems, first 20 then the count", parts: []part{titlePart("March"), filePart("robots.jsonl", []byte(strings.Repeat(`{"messages": [{"role": "robot", "content": "hi"}]}`+"\n", 25)))},
-			status: 422, message: `line 1: message 1: "role" must be one of system, user, assistant, tool (got "robot")`, more: 5},
+			status: 422, message: `line 1: message 1: "role" must be one of system, developer, user, assistant, tool, function (got "robot")`, more: 5},
 		{name: "a bad line after good ones", parts: []part{titlePart("March"), filePart("late.jsonl", []byte(strings.Repeat(ok, 5)+`{"messages": "no"}`+"\n"))},
 			status: 422, message: "line 6:"},
 		{name: "over MAX_UPLOAD_MB", parts: []part{titlePart("March"), filePart("big.jsonl", []byte(ok+strings.Repeat("\n", 3<<19)))},

@@ -32,6 +32,7 @@ func (s *Server) renderUpload(c echo.Context, status int, title string, failure 
 			MaxConversations:     lim.MaxConversations,
 			MaxMessages:          lim.MaxMessages,
 			MaxMessageChars:      lim.MaxMessageChars,
+			MinConversations:     s.deps.Config.MinConversations,
 		},
 	}
 	return renderPage(c, status, pages.TaskNew(s.page(c, "New diagnosis"), v), pages.TaskNewForm(v))
