@@ -68,7 +68,7 @@ func conversationFilter(q url.Values) (store.ConversationFilter, pages.Conversat
 		if n := utf8.RuneCountInString(form.Query); n > search.MaxQueryRunes {
 			return f, form, fmt.Sprintf("The search is %d characters long; keep it to %d.", n, search.MaxQueryRunes)
 		}
-		if f.Query = search.Query(form.Query); f.Query == "" {
+		if f.Query = search.Query(form.Query, true); f.Query == "" {
 			return f, form, fmt.Sprintf("The search %q has no words to look for.", form.Query)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/checkup-dev/checkup/views/pages"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/risk"
+	"github.com/checkup-dev/checkup/workers/search"
 )
 
 // conversationsPerPage is how many conversations one page of the list shows.
@@ -43,6 +44,16 @@ func (s *Server) conversationList(c echo.Context) error {
 		v.TaskTitle = t.Title
 		fillMenus(&v, nil, nil)
 		return render(c, http.StatusBadRequest, pages.ConversationList(s.page(c, "Conversations · "+t.Title), v))
+	}
+	if search.HasNames(form.Query) {
+		// A task stored before names were indexed whole finds them by their words.
+		holds, err := s.store.SearchHoldsNames(ctx, id, owner, search.NamesTerm)
+		if err != nil {
+			return err
+		}
+		if !holds {
+			filter.Query = search.Query(form.Query, false)
+		}
 	}
 	list, err := s.store.Conversations(ctx, id, owner, filter, conversationsPerPage)
 	if err != nil {

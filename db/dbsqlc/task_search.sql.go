@@ -112,3 +112,25 @@ func (q *Queries) TaskHasSearch(ctx context.Context, db DBTX, arg TaskHasSearchP
 	err := row.Scan(&column_1)
 	return column_1, err
 }
+
+const taskSearchHoldsNames = `-- name: TaskSearchHoldsNames :one
+SELECT coalesce((SELECT $1::text = ANY (tsvector_to_array(doc)) FROM task_search
+                 WHERE task_id = $2 AND owner_user_id = $3
+                 ORDER BY seq LIMIT 1), true)::boolean AS holds_names
+`
+
+type TaskSearchHoldsNamesParams struct {
+	Marker      string
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+// Whether the task's search documents hold names joined by underscores whole: those of
+// this version hold @marker (search.NamesTerm). Read from the task's first document; a
+// task with none is taken to, as its documents will be.
+func (q *Queries) TaskSearchHoldsNames(ctx context.Context, db DBTX, arg TaskSearchHoldsNamesParams) (bool, error) {
+	row := db.QueryRow(ctx, taskSearchHoldsNames, arg.Marker, arg.TaskID, arg.OwnerUserID)
+	var holds_names bool
+	err := row.Scan(&holds_names)
+	return holds_names, err
+}

@@ -14,6 +14,14 @@ ON CONFLICT (task_id, seq) DO NOTHING;
 -- documents were stored has none.
 SELECT EXISTS (SELECT 1 FROM task_search WHERE task_id = @task_id AND owner_user_id = @owner_user_id)::boolean;
 
+-- name: TaskSearchHoldsNames :one
+-- Whether the task's search documents hold names joined by underscores whole: those of
+-- this version hold @marker (search.NamesTerm). Read from the task's first document; a
+-- task with none is taken to, as its documents will be.
+SELECT coalesce((SELECT @marker::text = ANY (tsvector_to_array(doc)) FROM task_search
+                 WHERE task_id = @task_id AND owner_user_id = @owner_user_id
+                 ORDER BY seq LIMIT 1), true)::boolean AS holds_names;
+
 -- name: SearchConversationSeqs :many
 -- Up to @max_rows of a task's conversations whose search document matches @query (a
 -- tsquery of search.Query's terms), read from the words' index: a search few

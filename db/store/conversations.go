@@ -165,6 +165,17 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 	return l, nil
 }
 
+// SearchHoldsNames reports whether owner's task's search documents hold names joined by
+// underscores whole, marked by marker (search.NamesTerm): a search then looks for a
+// name whole, and by its words in a task stored before.
+func (s *Store) SearchHoldsNames(ctx context.Context, id uuid.UUID, owner Owner, marker string) (bool, error) {
+	holds, err := s.q.TaskSearchHoldsNames(ctx, s.pool, dbsqlc.TaskSearchHoldsNamesParams{Marker: marker, TaskID: id, OwnerUserID: owner.UserID()})
+	if err != nil {
+		return false, readError("search documents", err)
+	}
+	return holds, nil
+}
+
 // fewMatches is the most conversations a search may match for the list to be read from
 // them; a search matching more is checked along the list's sort instead.
 const fewMatches = 2000

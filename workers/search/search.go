@@ -32,10 +32,11 @@ const (
 	maxQueryTerms = 16
 )
 
-// namesTerm is in every document that indexes names joined by underscores whole, so
-// a search tells those from the documents written before, which hold only the names'
-// words. No text gives it: a term never starts with an underscore.
-const namesTerm = "_names"
+// NamesTerm is in every document that indexes names joined by underscores whole, so a
+// search tells a task whose documents do (Query's names) from one stored before, whose
+// documents hold only the names' words. No text gives it: a term never starts with an
+// underscore.
+const NamesTerm = "_names"
 
 // maxWords bounds an Indexer's memory of words; past it the memory starts again.
 const maxWords = 100_000
@@ -79,7 +80,7 @@ func (x *Indexer) Terms(c transcript.Conversation) []string {
 		x.conv = 0
 	}
 	x.conv++
-	out := []string{namesTerm}
+	out := []string{NamesTerm}
 	keep := func(t *term) {
 		if t.conv != x.conv && len(out) < MaxTerms {
 			t.conv = x.conv
@@ -161,9 +162,11 @@ func (x *Indexer) word(w, text string) *term {
 // Query turns the text of a search into a PostgreSQL tsquery that every term of it must
 // match: an English word, or a name joined by underscores, as the start of a term
 // ("refu" finds "refund"; "get_order" and "order_details" find "get_order_details"),
-// a pair of Chinese characters or a lone one as itself. It returns "" when the text
-// has nothing to look for (only punctuation, say).
-func Query(text string) string {
+// a pair of Chinese characters or a lone one as itself. names says whether the
+// documents searched hold names whole (NamesTerm); in those stored before, a name is
+// looked for by its words. It returns "" when the text has nothing to look for (only
+// punctuation, say).
+func Query(text string, names bool) string {
 	var parts []string
 	seen := map[string]bool{}
 	add := func(t, part string) {
@@ -172,15 +175,27 @@ func Query(text string) string {
 			parts = append(parts, part)
 		}
 	}
-	for id := range identifiers(text) {
-		add(id, nameQuery(id))
+	if names {
+		for id := range identifiers(text) {
+			add(id, quote(id)+":*")
+		}
+		text = withoutIdentifiers(text)
 	}
-	for _, w := range textmatch.Terms(withoutIdentifiers(text)) {
+	for _, w := range textmatch.Terms(text) {
 		if t, ok := queryTerm(w); ok {
 			add(t, termQuery(t))
 		}
 	}
 	return strings.Join(parts, " & ")
+}
+
+// HasNames reports whether the text of a search holds a name joined by underscores,
+// which Query looks for whole or by its words depending on the documents.
+func HasNames(text string) bool {
+	for range identifierSpans(text) {
+		return true
+	}
+	return false
 }
 
 // queryTerm is the term a word of a search looks for: stemmed when English; none for
@@ -200,20 +215,6 @@ func termQuery(t string) string {
 		return quote(t)
 	}
 	return quote(t) + ":*"
-}
-
-// nameQuery looks for a name joined by underscores whole in the documents that index
-// names whole (namesTerm), and by its words in the documents written before they did.
-func nameQuery(id string) string {
-	words := []string{"!" + quote(namesTerm)}
-	seen := map[string]bool{}
-	for _, w := range textmatch.Terms(id) {
-		if t, ok := queryTerm(w); ok && !seen[t] {
-			seen[t] = true
-			words = append(words, termQuery(t))
-		}
-	}
-	return "(" + quote(id) + ":* | " + strings.Join(words, " & ") + ")"
 }
 
 // quote writes t as a tsquery lexeme. Terms are letters, digits and underscores;
