@@ -61,7 +61,6 @@ func (s *Server) taskDownload(d download) echo.HandlerFunc {
 			h := c.Response().Header()
 			h.Set(echo.HeaderContentType, d.contentType)
 			h.Set(echo.HeaderContentDisposition, report.ContentDisposition(r.Task.Title, r.Task.ID, d.name))
-			h.Set(echo.HeaderConnection, "close") // the last write deadline stays on the connection
 			c.Response().WriteHeader(http.StatusOK)
 			sending = true
 			w := s.sendDeadlines(c)

@@ -141,10 +141,14 @@ func (d *deadlineWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// end sends what is still buffered, and gives what net/http writes after the handler
-// (the end of the chunked body) BodyIdle. The deadline stays on the connection, which
-// a download therefore closes after it (Connection: close).
+// end sends what is still buffered within BodyIdle, then lifts the deadline, so the
+// next request on the connection is not cut by it. What net/http writes after the
+// handler, the chunked body's last few bytes, has no deadline: a client that stops
+// reading just then holds a goroutine and a socket, but no database connection. (A
+// download that closed its connection instead would end its body by closing it, and a
+// cut one would look whole.)
 func (d *deadlineWriter) end() {
 	_ = d.rc.SetWriteDeadline(time.Now().Add(d.t.BodyIdle))
 	_ = d.rc.Flush()
+	_ = d.rc.SetWriteDeadline(time.Time{})
 }
