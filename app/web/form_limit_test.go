@@ -28,7 +28,7 @@ import (
 func TestFormsRefuseLargeBodies(t *testing.T) {
 	t.Parallel()
 	b := setupAPI(t, nil)
-	alice := authtest.SignIn(t, b.pool, b.url, "form-limit-"+t.Name()+"@example.com")
+	alice := authtest.SignIn(t, b.pool, b.url, "form-limit-"+uuid.NewString()+"@example.com")
 	form := url.Values{"name": {"large"}, "junk": {strings.Repeat("x", 100<<10)}, auth.CSRFField: {alice.CSRFToken}}.Encode()
 	const contentType = "application/x-www-form-urlencoded"
 

@@ -130,14 +130,17 @@ func (x *Indexer) Terms(c transcript.Conversation) []string {
 }
 
 // name returns the terms a name joined by underscores is indexed by, remembered: the
-// name and each of its tails that is still joined. A name is a copy once remembered.
+// name and each of its tails that is still joined (after a run of underscores), those
+// no longer than a term may be. A name is a copy once remembered.
 func (x *Indexer) name(id string) []*term {
 	if ts, ok := x.names[id]; ok {
 		return ts
 	}
 	var ts []*term
-	for tail := id; strings.IndexByte(tail, '_') >= 0; tail = tail[strings.IndexByte(tail, '_')+1:] {
-		ts = append(ts, x.word(tail, tail))
+	for tail := id; strings.IndexByte(tail, '_') >= 0; tail = strings.TrimLeft(tail[strings.IndexByte(tail, '_'):], "_") {
+		if len(tail) <= maxTermRunes {
+			ts = append(ts, x.word(tail, tail))
+		}
 	}
 	x.names[strings.Clone(id)] = ts
 	return ts
@@ -176,10 +179,18 @@ func Query(text string, names bool) string {
 		}
 	}
 	if names {
-		for id := range identifiers(text) {
+		b := []byte(text)
+		for start, end := range identifierSpans(text) {
+			if end-start > maxTermRunes {
+				continue // too long to be a term: looked for by its words
+			}
+			id := strings.ToLower(text[start:end])
 			add(id, quote(id)+":*")
+			for i := start; i < end; i++ {
+				b[i] = ' '
+			}
 		}
-		text = withoutIdentifiers(text)
+		text = string(b)
 	}
 	for _, w := range textmatch.Terms(text) {
 		if t, ok := queryTerm(w); ok {
@@ -248,21 +259,9 @@ func identifiers(text string) iter.Seq[string] {
 	}
 }
 
-// withoutIdentifiers is text with its names joined by underscores blanked out, for
-// the words around them.
-func withoutIdentifiers(text string) string {
-	b := []byte(text)
-	for start, end := range identifierSpans(text) {
-		for i := start; i < end; i++ {
-			b[i] = ' '
-		}
-	}
-	return string(b)
-}
-
 // identifierSpans yields where each name joined by underscores starts and ends in
-// text, leading and trailing underscores left out. A name longer than a term may be
-// is left out. Only the bytes around each underscore are read.
+// text, leading and trailing underscores left out. Only the bytes around each
+// underscore are read.
 func identifierSpans(text string) iter.Seq2[int, int] {
 	return func(yield func(int, int) bool) {
 		for i := 0; i < len(text); {
@@ -284,7 +283,7 @@ func identifierSpans(text string) iter.Seq2[int, int] {
 			for end > start && text[end-1] == '_' {
 				end--
 			}
-			if strings.IndexByte(text[start:end], '_') >= 0 && end-start <= maxTermRunes && !yield(start, end) {
+			if strings.IndexByte(text[start:end], '_') >= 0 && !yield(start, end) {
 				return
 			}
 		}

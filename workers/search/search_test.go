@@ -28,6 +28,26 @@ func TestTermsIndexWordsToolsAndChinese(t *testing.T) {
 	require.IsIncreasing(t, terms, "sorted and distinct")
 }
 
+// A name's tails are terms down to the last one still joined, after any run of
+// underscores, and a name too long to be a term is still found by its tails and words.
+func TestNamesAreIndexedByTheirTails(t *testing.T) {
+	t.Parallel()
+	long := "mcp__travel_service__get_customer_reservation_details"
+	terms := search.NewIndexer().Terms(transcript.Conversation{Messages: []transcript.Message{
+		{Role: transcript.RoleAssistant, ToolCalls: []transcript.ToolCall{{Name: long}}},
+	}})
+	for _, want := range []string{"get_customer_reservation_details",
+		"customer_reservation_details", "reservation_details", "mcp", "travel", "reserv"} {
+		require.Contains(t, terms, want)
+	}
+	require.NotContains(t, terms, long, "longer than a term")
+	for _, term := range terms {
+		require.False(t, strings.HasPrefix(term, "_") && term != search.NamesTerm, "%q starts with an underscore", term)
+	}
+	require.Equal(t, `'mcp':* & 'travel':* & 'servic':* & 'get':* & 'custom':* & 'reserv':* & 'detail':*`, search.Query(long, true),
+		"a name too long to be a term is looked for by its words")
+}
+
 func TestAnIndexerGivesEveryConversationItsOwnTerms(t *testing.T) {
 	t.Parallel()
 	convs := append(transcripttest.Sample(t)[:20], transcript.Conversation{Messages: []transcript.Message{
