@@ -174,7 +174,11 @@ func (p *parser) sharegpt(loc string, e *element) (transcript.Conversation, bool
 		}
 		role, call, good := sharegptRole(from)
 		if !good {
-			p.problem(loc, `turn %d: "from" must be one of human, gpt, system, function_call, observation, tool, user, assistant (got %s)`, i+1, quote(from))
+			field := "from"
+			if t.From == "" && !t.Value.set {
+				field = "role"
+			}
+			p.problem(loc, `turn %d: %q must be one of human, user, gpt, assistant, bot, model, chatgpt, system, observation, tool, function, function_response, tool_response, function_call, tool_call (got %s)`, i+1, field, quote(from))
 			ok = false
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/app/web/flash"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
@@ -147,24 +148,49 @@ func rerank(rev *store.Review) ([]store.ActionRank, error) {
 // line that confirms the change; the plain form a 303 back to the page's section
 // anchor, with message.
 func (s *Server) reviewed(c echo.Context, id uuid.UUID, idx int32, marked bool, message, anchor string) error {
-	if isFragment(c) {
-		r, err := s.taskReport(c, id, store.ReportPage)
-		if err != nil {
-			return err
-		}
-		v := pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c), MinConversations: s.deps.Config.MinConversations}
-		if v.RuleGone, err = s.rulesGone(c, r); err != nil {
-			return err
-		}
-		for _, cl := range r.Clusters {
-			if cl.Idx == int(idx) {
-				v.Reviewed = &pages.ReviewNotice{Title: cl.Title, Marked: marked, ClusterIdx: cl.Idx, NoAction: !marked && cl.ActionRank == 0}
-			}
-		}
-		return render(c, http.StatusOK, pages.TaskBody(v))
+	if !isFragment(c) && marked {
+		flash.Set(c, message)
+		return c.Redirect(http.StatusSeeOther, string(components.TaskURL(id.String()))+"#"+anchor)
 	}
-	flash.Set(c, message)
-	return c.Redirect(http.StatusSeeOther, string(components.TaskURL(id.String()))+"#"+anchor)
+	r, err := s.taskReport(c, id, store.ReportPage)
+	if err != nil {
+		return err
+	}
+	var notice *pages.ReviewNotice
+	for _, cl := range r.Clusters {
+		if cl.Idx == int(idx) {
+			notice = &pages.ReviewNotice{Title: cl.Title, Marked: marked, ClusterIdx: cl.Idx, NoAction: !marked && withoutAction(r, cl.Idx)}
+		}
+	}
+	if !isFragment(c) {
+		if notice != nil && notice.NoAction {
+			message += " " + pages.NoActionHint
+		}
+		flash.Set(c, message)
+		return c.Redirect(http.StatusSeeOther, string(components.TaskURL(id.String()))+"#"+anchor)
+	}
+	v, err := s.taskView(c, r)
+	if err != nil {
+		return err
+	}
+	v.Reviewed = notice
+	return render(c, http.StatusOK, pages.TaskBody(v))
+}
+
+// withoutAction reports whether cluster idx has no Action in r, neither ranked nor
+// failed: it was expected when the Actions were written, or did not rank among them.
+func withoutAction(r report.Report, idx int) bool {
+	for _, a := range r.Actions {
+		if a.ClusterIdx == idx {
+			return false
+		}
+	}
+	for _, f := range r.FailedActions {
+		if f.ClusterIdx == idx {
+			return false
+		}
+	}
+	return true
 }
 
 // clusterRoute reads the :id and :cluster of a cluster route.

@@ -125,7 +125,8 @@ func TestMarkExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	doc = parse(t, resp)
 	require.Contains(t, strings.Join(strings.Fields(testid(doc, "review-notice").Text()), " "),
-		"is an issue again; the Actions were re-ranked. It has no Action of its own, since it was expected when the diagnosis ran: run the diagnosis again to write one.")
+		"is an issue again; the Actions were re-ranked. It has no Action in this diagnosis: run the diagnosis again, and it gets one if it ranks among the Actions.")
+	require.Equal(t, 1, testid(doc, "compare-select").Length(), "the swapped page still offers the compare picker")
 	require.False(t, clusterOf(t, taskReport(t, b.alice, next), same.Idx).Expected)
 }
 

@@ -63,9 +63,13 @@ type ReviewNotice struct {
 	Marked     bool
 	ClusterIdx int
 	// NoAction is set for an issue again that has no Action: it was expected when the
-	// diagnosis wrote them.
+	// diagnosis wrote them, or did not rank among them (NoActionHint).
 	NoAction bool
 }
+
+// NoActionHint tells the owner how an issue taken back from expected behaviour, with no
+// Action, gets one.
+const NoActionHint = "It has no Action in this diagnosis: run the diagnosis again, and it gets one if it ranks among the Actions."
 
 // Review is what the clusters' forms of expected behaviour need: marks are open once the
 // diagnosis has finished.
