@@ -117,10 +117,14 @@ func normalizeText(s string, n int) string {
 }
 
 // normalizeRange clamps v to lo..hi; NaN, which JSON cannot carry but Go code can
-// produce, becomes lo.
+// produce, becomes lo, and so does a value within minStep of it (a model may answer
+// 1e-50), which the database's single-precision columns would refuse as out of range.
 func normalizeRange(v, lo, hi float64) float64 {
-	if math.IsNaN(v) {
+	if math.IsNaN(v) || v-lo < minStep {
 		return lo
 	}
-	return min(max(v, lo), hi)
+	return min(v, hi)
 }
+
+// minStep is far below any difference a score or a confidence shows.
+const minStep = 1e-9

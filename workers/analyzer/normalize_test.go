@@ -109,3 +109,14 @@ func TestNormalizeAction(t *testing.T) {
 
 	require.Equal(t, "database", analyzer.NormalizeAction(analyzer.Action{FixLocation: "Database"}).FixLocation)
 }
+
+// A score or confidence too small for the database's single precision is zero.
+func TestNormalizeDiagnosisFlushesTinyNumbers(t *testing.T) {
+	t.Parallel()
+	got := analyzer.NormalizeDiagnosis(analyzer.Diagnosis{FailureScore: 1e-50, Findings: []analyzer.Finding{{
+		Type: "action", Category: "tool_error", Title: "t", Severity: 2, Confidence: 1e-300, PriorityScore: 5e-45,
+	}}}, 3)
+	require.Zero(t, got.FailureScore)
+	require.Zero(t, got.Findings[0].Confidence)
+	require.Zero(t, got.Findings[0].PriorityScore)
+}

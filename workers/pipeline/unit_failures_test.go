@@ -115,3 +115,26 @@ func TestUnstorableDiagnosisIsolatesItsConversation(t *testing.T) {
 		require.True(t, a.Action == nil || json.Valid(a.Action))
 	}
 }
+
+// A model answering scores too small for the database's single precision (1e-50) has
+// its diagnoses stored, with those scores as zero, instead of each conversation
+// isolated as one the database refused.
+func TestTinyScoresAreStored(t *testing.T) {
+	t.Parallel()
+	p := offlineProbe()
+	p.changeDiagnosis = func(_ transcript.Conversation, d *analyzer.Diagnosis) {
+		d.FailureScore = 1e-50
+		for i := range d.Findings {
+			d.Findings[i].Confidence = 1e-50
+		}
+	}
+	b := setup(t)
+	id := b.uploadSample(t)
+	task := b.runTask(t, id, p, pipeline.Options{})
+	require.EqualValues(t, "completed", task.Status, task.Error)
+	require.Zero(t, task.Isolated)
+	var positive int
+	require.NoError(t, b.pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM task_conversation WHERE task_id = $1 AND failure_score > 0`, id).Scan(&positive))
+	require.Zero(t, positive)
+}
