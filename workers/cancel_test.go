@@ -10,6 +10,7 @@ import (
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/internal/testhandler"
 )
@@ -67,4 +68,28 @@ func TestCancelPendingTaskAtOnceAndOnlyTheOwners(t *testing.T) {
 	rows, err := b.q.ClaimTask(ctx, b.pool, dbsqlc.ClaimTaskParams{Worker: ptr("w"), Stale: stale(time.Minute)})
 	require.NoError(t, err)
 	require.Empty(t, rows, "a canceled task is never claimed")
+}
+
+// finishesThroughACancel is a handler that asks for its own task's cancel, waits until
+// the cancel has reached it, and returns completed all the same: a cancel that arrives
+// as the handler finishes.
+type finishesThroughACancel struct{ b *bundle }
+
+func (h finishesThroughACancel) Run(ctx context.Context, lease *workers.Lease) (workers.Outcome, error) {
+	if _, err := h.b.store.CancelTask(context.WithoutCancel(ctx), lease.Task.ID, h.b.owner); err != nil {
+		return workers.Outcome{}, err
+	}
+	<-ctx.Done()
+	return workers.Outcome{Status: taskstate.Completed}, nil
+}
+
+// TestACancelTooLateToStopTheHandlerLeavesItsResult: the handler returned its
+// result, so the work the owner would lose is done: the task ends completed.
+func TestACancelTooLateToStopTheHandlerLeavesItsResult(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	id := b.createTask(t, 1, testhandler.Plan{})
+	b.startWorker(t, finishesThroughACancel{b: b}, workers.Config{})
+	task := b.waitStatus(t, id, 10*time.Second, "completed")
+	require.NotNil(t, task.CancelRequestedAt, "the cancel was asked for")
 }

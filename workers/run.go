@@ -94,6 +94,9 @@ func (w *Worker) settle(ctx context.Context, l *Lease, outcome Outcome, runErr, 
 	switch {
 	case l.lost.Load() || errors.Is(cause, ErrLeaseLost):
 		return l.leaseLost()
+	case errors.Is(cause, ErrCanceled) && runErr == nil && outcome.Status.Terminal():
+		// The cancel came as the handler finished: its result is whole, and stands.
+		return l.finish(ctx, outcome.Status, outcome.Error)
 	case errors.Is(cause, ErrCanceled):
 		return l.finish(ctx, taskstate.Canceled, canceledMessage)
 	case errors.As(cause, &hb) && transient(hb.err), cause == nil && runErr != nil && transient(runErr):
