@@ -25,9 +25,9 @@ func TestActionsSayWhatTheyAreRankedBy(t *testing.T) {
 	}
 	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
 	order = testid(doc, "actions-order").Text()
-	require.Contains(t, order, "ACTION Actions are ranked by the failures their issue explains")
-	require.Contains(t, order, "equal counts go by q-value, then priority score")
-	require.Contains(t, order, "RISK Actions are ranked by a priority score")
+	require.Contains(t, order, "The other Actions follow by the failed conversations their issue accounts for")
+	require.Contains(t, order, "its priority score may be lower than the next one's")
+	require.Contains(t, order, "RISK Actions come first, ranked by a priority score")
 	require.NotContains(t, order, "Each is ranked by a priority score")
 }
 
