@@ -235,11 +235,13 @@ type RiskExample struct {
 }
 
 // Marked puts an ellipsis beside a rendered quote on each side where it was cut.
-func (e RiskExample) Marked(quote string) string {
-	if e.CutBefore {
+func (e RiskExample) Marked(quote string) string { return markCuts(quote, e.CutBefore, e.CutAfter) }
+
+func markCuts(quote string, before, after bool) string {
+	if before {
 		quote = "…" + quote
 	}
-	if e.CutAfter {
+	if after {
 		quote += "…"
 	}
 	return quote
@@ -405,10 +407,16 @@ type Conversation struct {
 	FailedTurn       int      `json:"failed_turn"`
 }
 
-// RiskFlag is one deterministic risk observation on a turn.
+// RiskFlag is one deterministic risk observation on a turn. CutBefore and CutAfter
+// say the quote was cut out of the turn mid-sentence there.
 type RiskFlag struct {
-	Kind   string `json:"kind"`
-	Turn   int    `json:"turn"`
-	Quote  string `json:"quote"`
-	Detail string `json:"detail"`
+	Kind      string `json:"kind"`
+	Turn      int    `json:"turn"`
+	Quote     string `json:"quote"`
+	Detail    string `json:"detail"`
+	CutBefore bool   `json:"cut_before,omitempty"`
+	CutAfter  bool   `json:"cut_after,omitempty"`
 }
+
+// Marked is the flag's quote with an ellipsis on each side where it was cut.
+func (f RiskFlag) Marked() string { return markCuts(f.Quote, f.CutBefore, f.CutAfter) }

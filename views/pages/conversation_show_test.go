@@ -21,7 +21,7 @@ func conversationView(userText string) pages.ConversationView {
 	}
 	findings := []report.Finding{{ConversationSeq: 3, Type: "ACTION", Category: "false_success_claim", Title: "Claims success after a tool error",
 		Severity: 4, Evidence: []report.Evidence{{Turn: 4, Quote: "not found", Verified: true}, {Turn: 5, Quote: "your booking is changed", Verified: true}}}}
-	flags := []report.RiskFlag{{Kind: "tool_error", Turn: 4, Quote: `"error"`}}
+	flags := []report.RiskFlag{{Kind: "tool_error", Turn: 4, Quote: `"error"`, CutAfter: true}}
 	return pages.ConversationView{TaskID: taskID, TaskTitle: "Support bot", Seq: 3, ExternalID: "c3", QCStatus: "kept",
 		DiagnosisStatus: "done", Outcome: "unresolved", Flags: flags, Findings: findings, Turns: pages.Messages(msgs, findings, flags)}
 }
@@ -56,6 +56,7 @@ func TestConversationPage(t *testing.T) {
 	require.Equal(t, 1, testid(doc, "finding").Length())
 	require.Equal(t, "#turn-4", testid(doc, "finding-evidence-link").First().AttrOr("href", ""))
 	require.Contains(t, testid(doc, "risk-flag").Text(), "Tool errors")
+	require.Contains(t, testid(doc, "risk-flag").Text(), `"error"…`, "a quote cut mid-sentence says so")
 	require.Equal(t, "Kept for analysis.", testid(doc, "qc-status").Text())
 	require.Equal(t, "/tasks/"+taskID, testid(doc, "back-to-task").AttrOr("href", ""))
 }
