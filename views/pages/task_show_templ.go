@@ -556,7 +556,7 @@ func summary(r report.Report) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Reliability(r.Reliability).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Reliability(r.Reliability, r.Analysis.Offline).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -107,6 +107,12 @@ func TestTaskPageWhenFinished(t *testing.T) {
 	require.Equal(t, "90", testid(doc, "first-pass-valid").Text())
 	require.Equal(t, "3", testid(doc, "repaired").Text())
 	require.Equal(t, "2", testid(doc, "isolated").Text())
+	require.Zero(t, testid(doc, "offline-rules").Length(), "answers were repaired: they are counted")
+	offline := sampleReport("completed")
+	offline.Reliability = report.Reliability{FirstPassValid: 100}
+	rules, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: offline}))
+	require.Equal(t, "rules", testid(rules, "offline-rules").Text(), "the offline rules' answers need no count of repairs")
+	require.Zero(t, testid(rules, "first-pass-valid").Length())
 	require.Equal(t, 3, testid(doc, "cluster").Length())
 	require.Equal(t, 1, testid(doc, "risk-kind").Length())
 	require.Contains(t, testid(doc, "timings").Text(), "took 4 min 0 s")
