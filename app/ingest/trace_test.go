@@ -147,6 +147,25 @@ func TestLangSmithThreads(t *testing.T) {
 	require.Equal(t, "feedback_stats.thumbs", sum.Labels.Field)
 }
 
+// TestLangSmithThumbsAverages reads a thumbs average as LangSmith records votes (0 down,
+// 1 up) or as -1 and 1: all down is failed, mostly up succeeded, and an average that
+// could be either is no label.
+func TestLangSmithThumbsAverages(t *testing.T) {
+	t.Parallel()
+	for avg, want := range map[string]transcript.Label{
+		"0": transcript.LabelFailed, "-1": transcript.LabelFailed, "-0.4": transcript.LabelFailed,
+		"1": transcript.LabelSucceeded, "0.8": transcript.LabelSucceeded,
+		"0.3": transcript.LabelNone, "0.5": transcript.LabelNone,
+	} {
+		line := `{"id": "r1", "run_type": "llm", "trace_id": "t1", "start_time": "2024-05-15T10:00:00", ` +
+			`"inputs": {"messages": [{"role": "user", "content": "hi"}]}, "outputs": {"choices": [{"message": {"role": "assistant", "content": "hello"}}]}, ` +
+			`"feedback_stats": {"thumbs": {"n": 2, "avg": ` + avg + `}}}`
+		convs, _ := mustParse(t, jsonlLines(line))
+		require.Len(t, convs, 1, avg)
+		require.Equal(t, want, convs[0].Label, "avg %s", avg)
+	}
+}
+
 // TestLangfuseScoresAndSessions reads a Langfuse API export ({"data": [...]}) of traces
 // of one session, a generation whose input is plain text, and a score named like an
 // outcome field, which labels the session.

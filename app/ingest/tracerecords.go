@@ -244,7 +244,10 @@ func threadID(meta json.RawMessage) string {
 }
 
 // feedbackLabels reads LangSmith's feedback_stats ({"thumbs": {"n": 3, "avg": 1}}):
-// a key named like an outcome field gives its average as the value.
+// a key named like an outcome field gives its average as the value. A vote's average
+// (thumbs, a yes/no flag) is a mean of scores of 0 and 1, as LangSmith records them,
+// or of -1 and 1: above 0.5 is mostly up in both, 0 and below mostly (or all) down,
+// and between the two it could be either, so it is read as neither.
 func feedbackLabels(raw json.RawMessage) []labelCandidate {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil
@@ -257,9 +260,17 @@ func feedbackLabels(raw json.RawMessage) []labelCandidate {
 	}
 	var out []labelCandidate
 	for key, s := range stats {
-		if _, _, ok := labelRank(key); ok && s.Avg != nil {
-			out = append(out, labelCandidate{field: "feedback_stats." + key, key: key, value: labelValue{kind: valueNumber, num: *s.Avg}})
+		_, group, ok := labelRank(key)
+		if !ok || s.Avg == nil {
+			continue
 		}
+		v := labelValue{kind: valueNumber, num: *s.Avg}
+		if vote := group == groupReaction || group == groupFlag; vote && *s.Avg > 0.5 {
+			v = labelValue{kind: valueBool, flag: true}
+		} else if vote && *s.Avg <= 0 {
+			v = labelValue{kind: valueBool, flag: false}
+		}
+		out = append(out, labelCandidate{field: "feedback_stats." + key, key: key, value: v})
 	}
 	return out
 }
