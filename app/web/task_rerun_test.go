@@ -62,3 +62,26 @@ func pageRequest(t *testing.T, target, csrf string) *http.Request {
 	req.Header.Set("X-CSRF-Token", csrf)
 	return req
 }
+
+// TestARerunSaysWhatItRepeats: a re-run's page names and links the diagnosis it repeats,
+// and says when that one has been deleted.
+func TestARerunSaysWhatItRepeats(t *testing.T) {
+	t.Parallel()
+	b := setupTasks(t)
+	task := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{})
+	resp := b.alice.PostForm(t, "/tasks/"+task.ID.String()+"/rerun", nil)
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	rerun := resp.Header.Get("Location")
+	var title string
+	require.NoError(t, b.pool.QueryRow(t.Context(), `SELECT title FROM analysis_task WHERE id = $1`, task.ID).Scan(&title))
+
+	of := testid(parse(t, b.alice.Get(t, rerun)), "rerun-of")
+	require.Contains(t, of.Text(), "re-run of "+title)
+	require.Equal(t, "/tasks/"+task.ID.String(), of.Find("a").AttrOr("href", ""))
+
+	_, err := b.pool.Exec(t.Context(), `DELETE FROM analysis_task WHERE id = $1`, task.ID)
+	require.NoError(t, err)
+	of = testid(parse(t, b.alice.Get(t, rerun)), "rerun-of")
+	require.Contains(t, of.Text(), "re-run of a diagnosis since deleted")
+	require.Zero(t, of.Find("a").Length())
+}

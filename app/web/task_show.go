@@ -1,9 +1,11 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
@@ -38,11 +40,31 @@ func (s *Server) taskShow(c echo.Context) error {
 func (s *Server) taskView(c echo.Context, r report.Report) (pages.TaskView, error) {
 	v := pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c), MinConversations: s.deps.Config.MinConversations}
 	var err error
-	if v.RuleGone, err = s.rulesGone(c, r); err != nil || comparable(r.Task) != nil {
+	if v.RuleGone, err = s.rulesGone(c, r); err != nil {
+		return v, err
+	}
+	if v.RerunOf, err = s.rerunTitle(c, r.Task.RerunOf); err != nil || comparable(r.Task) != nil {
 		return v, err
 	}
 	v.CompareOptions, err = s.compareOptions(c, r.Task, "")
 	return v, err
+}
+
+// rerunTitle is the title of the owner's diagnosis id, which a re-run repeats: "" when
+// there is none or it has been deleted.
+func (s *Server) rerunTitle(c echo.Context, id string) (string, error) {
+	if id == "" {
+		return "", nil
+	}
+	uid, err := uuid.Parse(id)
+	if err != nil {
+		return "", nil
+	}
+	t, err := s.store.Task(c.Request().Context(), uid, auth.OwnerFrom(c))
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
+	return t.Title, err
 }
 
 // rulesGone finds the clusters of r the owner marked expected that none of their rules

@@ -54,6 +54,9 @@ type TaskView struct {
 	Reviewed *ReviewNotice
 	// RuleGone holds the clusters the owner marked whose rule has since been removed.
 	RuleGone map[int]bool
+	// RerunOf is the title of the diagnosis a re-run repeats, "" when it is not a
+	// re-run or that diagnosis has been deleted.
+	RerunOf string
 }
 
 // ReviewNotice confirms a mark of expected behaviour: which issue, whether it was marked
