@@ -384,7 +384,20 @@ func emptyState() templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "</code>;</li><li><b>CSV</b> with one message per row: <code>conversation_id, role, content</code>.</li></ul><p>At least a few dozen conversations give useful results; a few hundred give good ones.</p><p><a class=\"button\" href=\"/tasks/new\" data-testid=\"empty-new-task\">Upload conversations</a></p></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "</code>;</li><li><b>CSV</b> with one message per row: <code>conversation_id, role, content</code>;</li><li><b>Anthropic Messages</b>: <code>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var20 string
+		templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(`{"messages": [{"role": "user", "content": [...]}]}`)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_list.templ`, Line: 87, Col: 94}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "</code>;</li><li><b>traces</b> exported from OpenTelemetry (OTLP JSON), Langfuse or LangSmith.</li></ul><p>The upload page shows an example of each.</p><p>At least a few dozen conversations give useful results; a few hundred give good ones.</p><p><a class=\"button\" href=\"/tasks/new\" data-testid=\"empty-new-task\">Upload conversations</a></p></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
