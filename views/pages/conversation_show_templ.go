@@ -144,7 +144,7 @@ func ConversationShow(p layout.Page, v ConversationView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if v.Outcome != "" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<dt>Outcome</dt><dd data-testid=\"outcome\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<dt>Outcome, as diagnosed</dt><dd data-testid=\"outcome\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -182,7 +182,7 @@ func ConversationShow(p layout.Page, v ConversationView) templ.Component {
 				}
 			}
 			if v.FailureScore != nil {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<dt>Estimated outcome</dt><dd data-testid=\"estimated-outcome\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<dt>Failure estimate, from its findings</dt><dd data-testid=\"estimated-outcome\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -266,7 +266,7 @@ func ConversationShow(p layout.Page, v ConversationView) templ.Component {
 				}
 			}
 			if v.Label != "" {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<dt>Outcome label</dt><dd data-testid=\"label\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<dt>Outcome label, from your upload</dt><dd data-testid=\"label\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
