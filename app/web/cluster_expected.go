@@ -146,11 +146,11 @@ func rerank(rev *store.Review) ([]store.ActionRank, error) {
 // reviewed answers a review of cluster idx (marked, or its mark taken back): htmx gets
 // the task page's body to swap in, with the clusters and Actions as they are now and a
 // line that confirms the change; the plain form a 303 back to the page's section
-// anchor, with message.
+// anchor, with message, and for an issue again that has no Action, how to get one.
 func (s *Server) reviewed(c echo.Context, id uuid.UUID, idx int32, marked bool, message, anchor string) error {
-	if !isFragment(c) && marked {
-		flash.Set(c, message)
-		return c.Redirect(http.StatusSeeOther, string(components.TaskURL(id.String()))+"#"+anchor)
+	fragment := isFragment(c)
+	if !fragment && marked {
+		return backToTask(c, id, message, anchor)
 	}
 	r, err := s.taskReport(c, id, store.ReportPage)
 	if err != nil {
@@ -162,12 +162,11 @@ func (s *Server) reviewed(c echo.Context, id uuid.UUID, idx int32, marked bool, 
 			notice = &pages.ReviewNotice{Title: cl.Title, Marked: marked, ClusterIdx: cl.Idx, NoAction: !marked && withoutAction(r, cl.Idx)}
 		}
 	}
-	if !isFragment(c) {
+	if !fragment {
 		if notice != nil && notice.NoAction {
 			message += " " + pages.NoActionHint
 		}
-		flash.Set(c, message)
-		return c.Redirect(http.StatusSeeOther, string(components.TaskURL(id.String()))+"#"+anchor)
+		return backToTask(c, id, message, anchor)
 	}
 	v, err := s.taskView(c, r)
 	if err != nil {
@@ -175,6 +174,13 @@ func (s *Server) reviewed(c echo.Context, id uuid.UUID, idx int32, marked bool, 
 	}
 	v.Reviewed = notice
 	return render(c, http.StatusOK, pages.TaskBody(v))
+}
+
+// backToTask sends the plain form back to the task page's section anchor, with message
+// shown there once.
+func backToTask(c echo.Context, id uuid.UUID, message, anchor string) error {
+	flash.Set(c, message)
+	return c.Redirect(http.StatusSeeOther, string(components.TaskURL(id.String()))+"#"+anchor)
 }
 
 // withoutAction reports whether cluster idx has no Action in r, neither ranked nor
