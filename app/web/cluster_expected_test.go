@@ -125,7 +125,7 @@ func TestMarkExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	doc = parse(t, resp)
 	require.Contains(t, strings.Join(strings.Fields(testid(doc, "review-notice").Text()), " "),
-		"is an issue again; the Actions were re-ranked. It has no Action in this diagnosis: run the diagnosis again, and it gets one if it ranks among the Actions.")
+		"is an issue again, here and in your later diagnoses; the Actions were re-ranked. It has no Action in this diagnosis: run the diagnosis again, and it gets one if it ranks among the Actions.")
 	require.Equal(t, 1, testid(doc, "compare-select").Length(), "the swapped page still offers the compare picker")
 	require.False(t, clusterOf(t, taskReport(t, b.alice, next), same.Idx).Expected)
 }
@@ -170,7 +170,7 @@ func TestMarkExpectedWithHTMX(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	doc, err = goquery.NewDocumentFromReader(strings.NewReader(authtest.Body(t, resp)))
 	require.NoError(t, err)
-	require.Contains(t, strings.Join(strings.Fields(testid(doc, "review-notice").Text()), " "), "“"+marked.ClusterTitle+"” is an issue again; the Actions were re-ranked.")
+	require.Contains(t, strings.Join(strings.Fields(testid(doc, "review-notice").Text()), " "), "“"+marked.ClusterTitle+"” is an issue again, here and in your later diagnoses; the Actions were re-ranked.")
 	require.Zero(t, testid(doc, "review-undo").Length())
 	require.Equal(t, before.Actions, taskReport(t, b.alice, id).Actions)
 	resp = htmxSend(t, b.bob, http.MethodDelete, clusterPath(id, marked.ClusterIdx, "expected"), "")

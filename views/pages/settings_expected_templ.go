@@ -64,7 +64,7 @@ func ExpectedRules(p layout.Page, v ExpectedRulesView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>Expected behavior</h1><p>These are the issues you marked as expected behavior on a diagnosis. Every later diagnosis of yours lists the same issue (the same type and category, and a title that says the same) under expected behavior, whichever agent it comes from, without an Action. Nobody else's diagnoses are affected.</p><p class=\"muted\">Removing a rule changes later diagnoses only; to take a mark off a diagnosis, use “Not expected” on its page.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>Expected behavior</h1><p>These are the issues you marked as expected behavior on a diagnosis. Every later diagnosis of yours lists the same issue (the same type and category, and a title that says the same) under expected behavior, whichever agent it comes from, without an Action. Nobody else's diagnoses are affected.</p><p class=\"muted\">Removing a rule changes later diagnoses only. “Not expected” on a diagnosis takes its mark off and removes the rule as well.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

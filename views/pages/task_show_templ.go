@@ -493,7 +493,7 @@ func reviewNotice(taskID, csrf string, n ReviewNotice, waiting bool) templ.Compo
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "” is an issue again; the Actions were re-ranked. ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "” is an issue again, here and in your later diagnoses; the Actions were re-ranked. ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

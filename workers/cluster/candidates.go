@@ -81,16 +81,28 @@ func AssignRanks(results []ActionResult) []ActionResult {
 
 // Rerank ranks a task's stored Actions again after its clusters changed (its owner
 // marked one expected behaviour, or took the mark back) without writing any Action:
-// SelectCandidates picks the candidates from the clusters as they are now, in its
-// order, and AssignRanks ranks 1..N those whose Action is stored and written. A stored
-// Action whose cluster is no longer a candidate comes back unranked, and a candidate
-// with no stored Action (it was not one when the Actions were written) is passed over.
-// stored are the task's Actions as stored: CandidateIndex and ClusterIdx as written,
-// Written for an Action that was. The result has one element per stored Action, in
-// stored order, with its new Rank; stored is not modified.
+// SelectCandidates picks the candidates, in its order, from the clusters as they are
+// now that have a written Action, and AssignRanks ranks them 1..N. A stored Action
+// whose cluster is no longer a candidate (it is expected behaviour now) comes back
+// unranked. A cluster with no written Action (it was expected, or not a candidate,
+// when the Actions were written) takes no place among the candidates, so it never
+// pushes a written Action out of the ten. stored are the task's Actions as stored:
+// CandidateIndex and ClusterIdx as written, Written for an Action that was. The result
+// has one element per stored Action, in stored order, with its new Rank; stored is
+// not modified.
 func Rerank(clusters []Cluster, stored []ActionResult) []ActionResult {
+	written := map[int]bool{}
+	for _, s := range stored {
+		written[s.ClusterIdx] = written[s.ClusterIdx] || s.Written
+	}
+	var withAction []Cluster
+	for _, c := range clusters {
+		if written[c.Idx] {
+			withAction = append(withAction, c)
+		}
+	}
 	position := map[int]int{}
-	for i, c := range SelectCandidates(clusters) {
+	for i, c := range SelectCandidates(withAction) {
 		position[c.Idx] = i
 	}
 	var candidates []ActionResult

@@ -92,6 +92,25 @@ func TestRerankDropsTheExpectedAndClosesTheGap(t *testing.T) {
 	require.Equal(t, before, Rerank(clusters, stored), "taking the mark back gives the ranks back")
 }
 
+// TestRerankKeepsWrittenActionsBeforeOneNeverWritten: an issue that was expected when
+// the Actions were written has none; taken back, it ranks among the ten ACTION
+// candidates, but it pushes no written Action out: every written one keeps a rank.
+func TestRerankKeepsWrittenActionsBeforeOneNeverWritten(t *testing.T) {
+	t.Parallel()
+	clusters := testClusters(3, 14)
+	best := SelectCandidates(clusters)[3] // the first ACTION candidate
+	clusters[best.Idx].Expected, clusters[best.Idx].ExpectedBy = true, ExpectedByOwner
+	stored := storedActions(clusters, -1) // written while it was expected: ten others
+	clusters[best.Idx].Expected, clusters[best.Idx].ExpectedBy = false, ""
+
+	var ranks []int
+	for _, a := range Rerank(clusters, stored) {
+		require.NotEqual(t, best.Idx, a.ClusterIdx, "it has no Action stored")
+		ranks = append(ranks, a.Rank)
+	}
+	require.ElementsMatch(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, ranks, "every written Action is ranked")
+}
+
 // storedActions are the Actions the pipeline stored for clusters: one per candidate in
 // candidate order, written but for candidate failed (-1 for none).
 func storedActions(clusters []Cluster, failed int) []ActionResult {
