@@ -119,7 +119,11 @@ func (m mdWriter) header(r Report) {
 	m.p("- Actions: %d (%s, %s), from %s.", len(r.Actions), plural(risks, "risk", "risks"),
 		plural(improvements, "improvement", "improvements"), from)
 	rel := r.Reliability
-	m.p("- Analyzer answers: %d valid on the first try, %d repaired, %d could not be used (those conversations are left out).", rel.FirstPassValid, rel.Repaired, rel.Isolated)
+	if r.Analysis.Offline && rel.Repaired == 0 {
+		m.p("- Diagnosed by rules, without a model, so no answer needed repair; %d could not be used (those conversations are left out).", rel.Isolated)
+	} else {
+		m.p("- Analyzer answers: %d valid on the first try, %d repaired, %d could not be used (those conversations are left out).", rel.FirstPassValid, rel.Repaired, rel.Isolated)
+	}
 	if r.Usage.LLMCalls > 0 {
 		m.p("- Model usage: %s, %s, %s.", plural(r.Usage.LLMCalls, "call", "calls"),
 			plural(int(r.Usage.PromptTokens), "prompt token", "prompt tokens"), plural(int(r.Usage.CompletionTokens), "completion token", "completion tokens"))

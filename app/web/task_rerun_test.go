@@ -75,8 +75,10 @@ func TestARerunSaysWhatItRepeats(t *testing.T) {
 	var title string
 	require.NoError(t, b.pool.QueryRow(t.Context(), `SELECT title FROM analysis_task WHERE id = $1`, task.ID).Scan(&title))
 
-	of := testid(parse(t, b.alice.Get(t, rerun)), "rerun-of")
+	doc := parse(t, b.alice.Get(t, rerun))
+	of := testid(doc, "rerun-of")
 	require.Contains(t, of.Text(), "re-run of "+title)
+	require.Contains(t, testid(doc, "timings").Text(), "Queued again", "nothing was uploaded when it was made")
 	require.Equal(t, "/tasks/"+task.ID.String(), of.Find("a").AttrOr("href", ""))
 
 	_, err := b.pool.Exec(t.Context(), `DELETE FROM analysis_task WHERE id = $1`, task.ID)
