@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -44,6 +45,16 @@ func (s *Server) conversationList(c echo.Context) error {
 		v.TaskTitle = t.Title
 		fillMenus(&v, nil, nil)
 		return render(c, http.StatusBadRequest, pages.ConversationList(s.page(c, "Conversations · "+t.Title), v))
+	}
+	if q := strings.TrimSpace(form.Query); q != "" && filter.After == nil {
+		// A conversation's id from the upload goes to that conversation.
+		seq, found, err := s.store.ConversationWithID(ctx, id, owner, q)
+		if err != nil {
+			return err
+		}
+		if found {
+			return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/tasks/%s/conversations/%d", id, seq))
+		}
 	}
 	if search.HasNames(form.Query) {
 		// A task stored before names were indexed whole finds them by their words.

@@ -325,6 +325,10 @@ func TestConversationListFindsAToolByItsName(t *testing.T) {
 
 	got, _ := listedSeqs(t, b.alice, path+"get_order_details")
 	require.Equal(t, []int{seqOf("calls")}, got)
+	resp := b.alice.Get(t, path+url.QueryEscape(" words "))
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode, "a conversation's id goes to it")
+	require.Equal(t, fmt.Sprintf("/tasks/%s/conversations/%d", id, seqOf("words")), resp.Header.Get("Location"))
+	require.Equal(t, http.StatusNotFound, b.bob.Get(t, path+"words").StatusCode, "another owner finds no such task")
 	got, _ = listedSeqs(t, b.alice, path+"Get_Order")
 	require.Equal(t, []int{seqOf("calls")}, got, "the start of a name, in any case")
 	got, _ = listedSeqs(t, b.alice, path+"order_details")

@@ -41,6 +41,39 @@ func (q *Queries) CountConversationDiagnoses(ctx context.Context, db DBTX, arg C
 	return i, err
 }
 
+const findConversationSeq = `-- name: FindConversationSeq :many
+SELECT seq FROM task_conversation
+WHERE task_id = $1 AND owner_user_id = $2 AND external_id = $3
+`
+
+type FindConversationSeqParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	ExternalID  string
+}
+
+// The conversation of the task with this id from the upload, if any: a search for an
+// id goes to it. :many so that none is an empty result.
+func (q *Queries) FindConversationSeq(ctx context.Context, db DBTX, arg FindConversationSeqParams) ([]int32, error) {
+	rows, err := db.Query(ctx, findConversationSeq, arg.TaskID, arg.OwnerUserID, arg.ExternalID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []int32
+	for rows.Next() {
+		var seq int32
+		if err := rows.Scan(&seq); err != nil {
+			return nil, err
+		}
+		items = append(items, seq)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const firstConversationError = `-- name: FirstConversationError :many
 SELECT external_id, diagnosis_error
 FROM task_conversation

@@ -2,6 +2,12 @@
 SELECT * FROM task_conversation
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq = @seq;
 
+-- name: FindConversationSeq :many
+-- The conversation of the task with this id from the upload, if any: a search for an
+-- id goes to it. :many so that none is an empty result.
+SELECT seq FROM task_conversation
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND external_id = @external_id;
+
 -- The pipeline's reads and writes of a task's conversations. Writes run inside the
 -- lease's transaction (lease.InTx), whose first statement is the fenced touch of the
 -- task row, so a worker that lost its lease writes nothing.

@@ -165,6 +165,19 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 	return l, nil
 }
 
+// ConversationWithID returns the seq of owner's task's conversation whose id in the
+// upload is external, and whether there is one.
+func (s *Store) ConversationWithID(ctx context.Context, id uuid.UUID, owner Owner, external string) (int32, bool, error) {
+	seqs, err := s.q.FindConversationSeq(ctx, s.pool, dbsqlc.FindConversationSeqParams{TaskID: id, OwnerUserID: owner.UserID(), ExternalID: external})
+	if err != nil {
+		return 0, false, readError("conversation by id", err)
+	}
+	if len(seqs) == 0 {
+		return 0, false, nil
+	}
+	return seqs[0], true, nil
+}
+
 // SearchHoldsNames reports whether owner's task's search documents hold names joined by
 // underscores whole, marked by marker (search.NamesTerm): a search then looks for a
 // name whole, and by its words in a task stored before.
