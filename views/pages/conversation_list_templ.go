@@ -284,7 +284,7 @@ func conversationFilters(v ConversationListView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "\" maxlength=\"200\" placeholder=\"refund, 转人工, get_order…\" data-testid=\"filter-q\"></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "\" maxlength=\"200\" placeholder=\"refund, 转人工, get_order, a conversation id…\" data-testid=\"filter-q\"></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
