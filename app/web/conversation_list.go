@@ -27,7 +27,8 @@ const conversationsPerPage = 50
 // page at a time, filtered by cluster, failure driver, finding category, severity,
 // outcome label, risk flag and a full-text search, sorted by failure score, turns or
 // severity. Filters it cannot use are a 400 with a sentence, after the task was found
-// to be the owner's.
+// to be the owner's. A search that is one of the task's conversation ids opens that
+// conversation.
 func (s *Server) conversationList(c echo.Context) error {
 	id, err := taskID(c)
 	if err != nil {
