@@ -144,9 +144,7 @@ func (d *deadlineWriter) Write(p []byte) (int, error) {
 // end sends what is still buffered within BodyIdle, then lifts the deadline, so the
 // next request on the connection is not cut by it. What net/http writes after the
 // handler, the chunked body's last few bytes, has no deadline: a client that stops
-// reading just then holds a goroutine and a socket, but no database connection. (A
-// download that closed its connection instead would end its body by closing it, and a
-// cut one would look whole.)
+// reading just then holds a goroutine and a socket, but no database connection.
 func (d *deadlineWriter) end() {
 	_ = d.rc.SetWriteDeadline(time.Now().Add(d.t.BodyIdle))
 	_ = d.rc.Flush()
