@@ -88,7 +88,7 @@ func (s *Server) clusterExpectedUndo(c echo.Context) error {
 		marked := cluster.Cluster{Type: analyzer.FindingType(cl.Type), Category: cl.Category, Title: cl.Title}
 		var covering []int64
 		for _, r := range rules {
-			if (cluster.Rule{Type: analyzer.FindingType(r.Type), Category: r.Category, Title: r.Title}).Matches(marked) {
+			if ruleMarks(r.Type, r.Category, r.Title, marked) {
 				covering = append(covering, r.ID)
 			}
 		}
@@ -197,6 +197,12 @@ func withoutAction(r report.Report, idx int) bool {
 		}
 	}
 	return true
+}
+
+// ruleMarks reports whether the owner's rule of expected behaviour, as stored, marks
+// issue: the one test the take-back and the task page's rules-gone line both ask.
+func ruleMarks(typ, category, title string, issue cluster.Cluster) bool {
+	return cluster.Rule{Type: analyzer.FindingType(typ), Category: category, Title: title}.Matches(issue)
 }
 
 // clusterRoute reads the :id and :cluster of a cluster route.

@@ -88,7 +88,7 @@ func (s *Server) rulesGone(c echo.Context, r report.Report) (map[int]bool, error
 	for _, cl := range marked {
 		issue := cluster.Cluster{Type: analyzer.FindingType(cl.Type), Category: cl.Category, Title: cl.Title}
 		if !slices.ContainsFunc(rules, func(r dbsqlc.ListExpectedRulesRow) bool {
-			return cluster.Rule{Type: analyzer.FindingType(r.Type), Category: r.Category, Title: r.Title}.Matches(issue)
+			return ruleMarks(r.Type, r.Category, r.Title, issue)
 		}) {
 			gone[cl.Idx] = true
 		}
