@@ -75,6 +75,33 @@ func TestServeOnDatabaseURLAndShutDown(t *testing.T) {
 	require.Equal(t, 0, code, p.Output())
 }
 
+// With METRICS_ADDR set, /metrics leaves the pages' address for its own, so an
+// operator can keep it off the public one.
+func TestMetricsAddrTakesMetricsOffThePagesAddress(t *testing.T) {
+	t.Parallel()
+	_, dbURL := dbtest.Isolated(t)
+	metricsAddr := apptest.FreeAddr(t)
+	p := apptest.Start(t, binary(t), []string{"DATABASE_URL=" + dbURL, "METRICS_ADDR=" + metricsAddr})
+	p.WaitReady(t, 30*time.Second)
+	status := func(url string) (int, string) {
+		res, err := http.Get(url)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		return res.StatusCode, string(body)
+	}
+	code, _ := status("http://" + p.Addr + "/metrics")
+	require.Equal(t, http.StatusNotFound, code, "the pages' address no longer serves /metrics")
+	code, body := status("http://" + metricsAddr + "/metrics")
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, body, "checkup_queue_depth")
+	code, _ = status("http://" + metricsAddr + "/healthz")
+	require.Equal(t, http.StatusOK, code)
+	code, _ = status("http://" + p.Addr + "/healthz")
+	require.Equal(t, http.StatusOK, code, "probes still reach the pages' address")
+}
+
 // The server raises the garbage collector's GOGC and sets a soft memory limit, each
 // when the environment leaves it unset, and leaves it to the environment otherwise.
 func TestGarbageCollectorDefaultsYieldToTheEnvironment(t *testing.T) {

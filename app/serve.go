@@ -57,6 +57,14 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		return err
 	}
 	defer svc.stop() // runs before closeDB; a no-op after the stop below
+	if cfg.MetricsAddr != "" {
+		stopMetrics, err := svc.metrics.Serve(cfg.MetricsAddr)
+		if err != nil {
+			listener.Close()
+			return err
+		}
+		defer stopMetrics()
+	}
 
 	site := web.New(web.Deps{Config: cfg, Pool: pool, BulkPool: bulk, Logger: logger, Providers: providers, Metrics: svc.metrics})
 	if err := site.Start(ctx); err != nil {

@@ -58,7 +58,7 @@ type Config struct {
 	LogFormat     string // LOG_FORMAT: text or json
 	LogLevel      string // LOG_LEVEL: debug, info, warn or error
 	RetentionDays int    // RETENTION_DAYS; 0 keeps tasks forever
-	MetricsAddr   string // METRICS_ADDR; where `app worker` serves /metrics, empty for nowhere
+	MetricsAddr   string // METRICS_ADDR; where /metrics is served apart from the pages, empty for ADDR (`app`) or nowhere (`app worker`)
 
 	// Corrected holds Load's warnings: settings corrected instead of refused (an
 	// ACTION_CONCURRENCY out of range), which the pipeline repeats on every task.

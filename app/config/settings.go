@@ -68,7 +68,7 @@ func settings(cfg *Config) []Setting {
 		{"LOG_FORMAT", "text", "log format: text or json", false, oneOf(&cfg.LogFormat, "text", "json")},
 		{"LOG_LEVEL", "info", "log level: debug, info, warn or error", false, oneOf(&cfg.LogLevel, "debug", "info", "warn", "error")},
 		{"RETENTION_DAYS", "0", "delete finished tasks older than this many days (0 = keep)", false, integer(&cfg.RetentionDays, 0, 36_500)},
-		{"METRICS_ADDR", "", "host:port where `app worker` serves /metrics and /healthz (empty = none; `app` serves them on ADDR)", false, optionalHostPort(&cfg.MetricsAddr)},
+		{"METRICS_ADDR", "", "host:port where /metrics and /healthz are served apart from the pages (empty: `app` serves them on ADDR, `app worker` nowhere)", false, optionalHostPort(&cfg.MetricsAddr)},
 	}
 }
 

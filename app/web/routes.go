@@ -29,7 +29,7 @@ func (s *Server) routes() {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
-	e.GET("/metrics", echo.WrapHandler(s.deps.Metrics.Handler()))
+	e.GET("/metrics", s.metricsHere())
 	e.StaticFS("/static", echo.MustSubFS(static.FS, ""))
 	e.GET("/favicon.ico", s.favicon)
 
@@ -81,6 +81,16 @@ func (s *Server) routes() {
 
 	e.RouteNotFound("/api/*", func(c echo.Context) error { return echo.NewHTTPError(http.StatusNotFound) })
 	e.RouteNotFound("/*", func(c echo.Context) error { return errNoPage })
+}
+
+// metricsHere serves /metrics beside the pages, unless METRICS_ADDR serves it apart:
+// then this address answers a plain 404, without the sign-in redirect of an unknown
+// page, so a scraper pointed here by mistake sees that nothing is here.
+func (s *Server) metricsHere() echo.HandlerFunc {
+	if s.deps.Config.MetricsAddr != "" {
+		return func(echo.Context) error { return echo.NewHTTPError(http.StatusNotFound) }
+	}
+	return echo.WrapHandler(s.deps.Metrics.Handler())
 }
 
 // access says what each route needs from a session: every route is private (a
