@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/config"
+	"github.com/checkup-dev/checkup/app/web/flash"
 	"github.com/checkup-dev/checkup/db/notified"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/layout"
@@ -41,11 +42,12 @@ type Auth struct {
 	store    *store.Store
 	cache    *sessionCache
 	sessions *notified.Subscription // keeps cache true
+	flash    flash.Messages
 }
 
 // New returns the sign-in handlers and middleware for cfg. Start turns its session
 // cache on.
 func New(deps Deps, cfg config.Config) *Auth {
 	cache := newSessionCache(time.Now)
-	return &Auth{deps: deps, cfg: cfg, store: store.New(deps.Pool), cache: cache, sessions: sessionSubscription(deps, cache)}
+	return &Auth{deps: deps, cfg: cfg, store: store.New(deps.Pool), cache: cache, sessions: sessionSubscription(deps, cache), flash: flash.Messages{Secure: cfg.SecureCookies()}}
 }

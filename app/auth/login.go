@@ -8,7 +8,6 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
-	"github.com/checkup-dev/checkup/app/web/flash"
 	"github.com/checkup-dev/checkup/views/pages"
 )
 
@@ -40,7 +39,7 @@ func (a *Auth) Logout(c echo.Context) error {
 	}
 	a.clearCookie(c, a.cookieName(SessionCookie), "/")
 	a.logger(c).Info("signed out")
-	flash.Set(c, "You are signed out.")
+	a.flash.Set(c, "You are signed out.")
 	return c.Redirect(http.StatusSeeOther, "/login")
 }
 

@@ -103,4 +103,21 @@ func TestCookiesAreHostOnlyOverHTTPS(t *testing.T) {
 	planted := withCookie(t, b, "/tasks", &http.Cookie{Name: auth.SessionCookie, Value: session.Value})
 	require.Equal(t, http.StatusSeeOther, planted.StatusCode, "a cookie without the prefix signs nobody in")
 	require.Equal(t, "/login?next=%2Ftasks", planted.Header.Get("Location"))
+
+	// The notice after signing out is Secure too, though this request came over http,
+	// as it does behind a proxy that ends TLS.
+	tasks := withCookie(t, b, "/tasks", session)
+	csrf, _ := document(t, tasks).Find(`input[name="_csrf"]`).First().Attr("value")
+	out := formRequest(t, b.url+"/logout", url.Values{"_csrf": {csrf}})
+	out.AddCookie(session)
+	signOut := authtest.Anonymous(t, b.url).Send(t, out)
+	require.Equal(t, http.StatusSeeOther, signOut.StatusCode, authtest.Body(t, signOut))
+	var notice *http.Cookie
+	for _, c := range signOut.Cookies() {
+		if c.Name == "checkup_flash" {
+			notice = c
+		}
+	}
+	require.NotNil(t, notice, "signing out leaves a notice")
+	require.True(t, notice.Secure, "the notice's cookie follows BASE_URL, not the request's scheme")
 }

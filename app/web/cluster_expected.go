@@ -14,7 +14,6 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/report"
-	"github.com/checkup-dev/checkup/app/web/flash"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
@@ -150,7 +149,7 @@ func rerank(rev *store.Review) ([]store.ActionRank, error) {
 func (s *Server) reviewed(c echo.Context, id uuid.UUID, idx int32, marked bool, message, anchor string) error {
 	fragment := isFragment(c)
 	if !fragment && marked {
-		return backToTask(c, id, message, anchor)
+		return s.backToTask(c, id, message, anchor)
 	}
 	r, err := s.taskReport(c, id, store.ReportPage)
 	if err != nil {
@@ -166,7 +165,7 @@ func (s *Server) reviewed(c echo.Context, id uuid.UUID, idx int32, marked bool, 
 		if notice != nil && notice.NoAction {
 			message += " " + pages.NoActionHint
 		}
-		return backToTask(c, id, message, anchor)
+		return s.backToTask(c, id, message, anchor)
 	}
 	v, err := s.taskView(c, r)
 	if err != nil {
@@ -178,8 +177,8 @@ func (s *Server) reviewed(c echo.Context, id uuid.UUID, idx int32, marked bool, 
 
 // backToTask sends the plain form back to the task page's section anchor, with message
 // shown there once.
-func backToTask(c echo.Context, id uuid.UUID, message, anchor string) error {
-	flash.Set(c, message)
+func (s *Server) backToTask(c echo.Context, id uuid.UUID, message, anchor string) error {
+	s.flash.Set(c, message)
 	return c.Redirect(http.StatusSeeOther, string(components.TaskURL(id.String()))+"#"+anchor)
 }
 

@@ -6,7 +6,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
-	"github.com/checkup-dev/checkup/app/web/flash"
 	"github.com/checkup-dev/checkup/views/layout"
 )
 
@@ -23,6 +22,6 @@ func (s *Server) page(c echo.Context, title string) layout.Page {
 	if u, ok := auth.UserFrom(c); ok {
 		p.UserName, p.UserEmail = u.Name, u.Email
 	}
-	p.Flash, p.FlashError = flash.Take(c)
+	p.Flash, p.FlashError = s.flash.Take(c)
 	return p
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/checkup-dev/checkup/app/config"
 	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/app/metrics"
+	"github.com/checkup-dev/checkup/app/web/flash"
 	"github.com/checkup-dev/checkup/db/notified"
 	"github.com/checkup-dev/checkup/db/store"
 )
@@ -57,6 +58,7 @@ type Server struct {
 	uploads   uploadSlots
 	limits    *tokenLimits   // per API token
 	downloads *downloadSlots // the downloads being sent, each holding a connection
+	flash     flash.Messages
 	// progressCache answers the polls of running tasks while progressUpdates, started
 	// by Start, keeps it true.
 	progressCache   *progressCache
@@ -77,7 +79,8 @@ func New(deps Deps) *Server {
 	e.HidePort = true
 	s := &Server{deps: deps, echo: e, store: store.New(deps.Pool), bulk: store.New(deps.BulkPool),
 		limits:    newTokenLimits(deps.Config.APIRatePerMinute, deps.Config.APIRateBurst),
-		downloads: newDownloadSlots(int(deps.Pool.Config().MaxConns / 2))}
+		downloads: newDownloadSlots(int(deps.Pool.Config().MaxConns / 2)),
+		flash:     flash.Messages{Secure: deps.Config.SecureCookies()}}
 	s.progressCache = newProgressCache(time.Now, deps.ProgressCacheTTL)
 	s.progressUpdates = progressSubscription(deps, s.progressCache)
 	s.auth = auth.New(auth.Deps{Pool: deps.Pool, Logger: deps.Logger, Providers: deps.Providers, Page: s.page}, deps.Config)

@@ -8,7 +8,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
-	"github.com/checkup-dev/checkup/app/web/flash"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/pages"
 )
@@ -52,6 +51,6 @@ func (s *Server) expectedRuleDelete(c echo.Context) error {
 	if isFragment(c) {
 		return c.NoContent(http.StatusOK)
 	}
-	flash.Set(c, "The rule is removed: later runs no longer mark that issue as expected.")
+	s.flash.Set(c, "The rule is removed: later runs no longer mark that issue as expected.")
 	return c.Redirect(http.StatusSeeOther, "/settings/expected")
 }

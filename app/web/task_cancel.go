@@ -6,7 +6,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
-	"github.com/checkup-dev/checkup/app/web/flash"
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
@@ -35,11 +34,11 @@ func (s *Server) taskCancel(c echo.Context) error {
 	}
 	switch status {
 	case taskstate.Canceled:
-		flash.Set(c, "The diagnosis is canceled.")
+		s.flash.Set(c, "The diagnosis is canceled.")
 	case taskstate.Running:
-		flash.Set(c, "Cancel requested: the diagnosis stops after the step in progress.")
+		s.flash.Set(c, "Cancel requested: the diagnosis stops after the step in progress.")
 	default:
-		flash.Set(c, "This diagnosis had already finished, so there was nothing to cancel.")
+		s.flash.Set(c, "This diagnosis had already finished, so there was nothing to cancel.")
 	}
 	return seeOther(c, string(components.TaskURL(id.String())))
 }

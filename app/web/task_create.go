@@ -15,7 +15,6 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/ingest"
-	"github.com/checkup-dev/checkup/app/web/flash"
 	"github.com/checkup-dev/checkup/app/web/htmx"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
@@ -43,7 +42,7 @@ func (s *Server) taskCreate(c echo.Context) error {
 	if n := len(sum.Warnings) + sum.MoreWarnings; n > 0 {
 		msg += " " + components.Plural(n, "change was", "changes were") + " made to the file on the way in; see the warnings."
 	}
-	flash.Set(c, msg)
+	s.flash.Set(c, msg)
 	to := string(components.TaskURL(up.id.String()))
 	if isFragment(c) {
 		c.Response().Header().Set(htmx.HeaderRedirect, to)

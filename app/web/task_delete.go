@@ -6,7 +6,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
-	"github.com/checkup-dev/checkup/app/web/flash"
 	"github.com/checkup-dev/checkup/views/pages"
 )
 
@@ -31,7 +30,7 @@ func (s *Server) taskDelete(c echo.Context) error {
 	if err := s.deleteTask(c.Request().Context(), id, owner); err != nil {
 		return err
 	}
-	flash.Set(c, deletedMessage)
+	s.flash.Set(c, deletedMessage)
 	return c.Redirect(http.StatusSeeOther, "/tasks")
 }
 
@@ -45,6 +44,6 @@ func (s *Server) taskDeleteHTMX(c echo.Context) error {
 	if err := s.deleteTask(c.Request().Context(), id, auth.OwnerFrom(c)); err != nil {
 		return err
 	}
-	flash.Set(c, deletedMessage)
+	s.flash.Set(c, deletedMessage)
 	return seeOther(c, "/tasks")
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
-	"github.com/checkup-dev/checkup/app/web/flash"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
 )
@@ -36,6 +35,6 @@ func (s *Server) taskRerun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	flash.Set(c, "A new diagnosis of the same "+components.Plural(rerun.Conversations, "conversation", "conversations")+" has started.")
+	s.flash.Set(c, "A new diagnosis of the same "+components.Plural(rerun.Conversations, "conversation", "conversations")+" has started.")
 	return c.Redirect(http.StatusSeeOther, string(components.TaskURL(rerun.ID.String())))
 }

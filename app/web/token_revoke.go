@@ -8,7 +8,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
-	"github.com/checkup-dev/checkup/app/web/flash"
 	"github.com/checkup-dev/checkup/app/web/htmx"
 	"github.com/checkup-dev/checkup/db/store"
 )
@@ -33,7 +32,7 @@ func (s *Server) tokenRevoke(c echo.Context) error {
 		return err
 	}
 	s.logger(c).Info("api token revoked", "user_id", owner.UserID(), "token_id", id)
-	flash.Set(c, "The token “"+name+"” is revoked: requests with it are refused from now on.")
+	s.flash.Set(c, "The token “"+name+"” is revoked: requests with it are refused from now on.")
 	if isFragment(c) {
 		c.Response().Header().Set(htmx.HeaderRedirect, "/settings/tokens")
 		return c.NoContent(http.StatusOK)

@@ -18,19 +18,24 @@ const (
 	errPrefix  = "e."
 )
 
+// Messages writes the cookie. Secure comes from the settings (an https BASE_URL), as
+// the session cookie's does, and not from the request: behind a proxy that ends TLS
+// the request itself arrives over http.
+type Messages struct{ Secure bool }
+
 // Set shows message on the next full page.
-func Set(c echo.Context, message string) { set(c, infoPrefix, message) }
+func (m Messages) Set(c echo.Context, message string) { m.set(c, infoPrefix, message) }
 
 // Error shows message as an error on the next full page.
-func Error(c echo.Context, message string) { set(c, errPrefix, message) }
+func (m Messages) Error(c echo.Context, message string) { m.set(c, errPrefix, message) }
 
 // Take returns the message for this page, if any, and forgets it.
-func Take(c echo.Context) (message string, isError bool) {
+func (m Messages) Take(c echo.Context) (message string, isError bool) {
 	ck, err := c.Cookie(cookieName)
 	if err != nil || ck.Value == "" {
 		return "", false
 	}
-	write(c, "", -1)
+	m.write(c, "", -1)
 	kind, encoded := ck.Value[:min(2, len(ck.Value))], ck.Value[min(2, len(ck.Value)):]
 	b, err := base64.RawURLEncoding.DecodeString(encoded)
 	if err != nil || (kind != infoPrefix && kind != errPrefix) {
@@ -39,17 +44,17 @@ func Take(c echo.Context) (message string, isError bool) {
 	return string(b), kind == errPrefix
 }
 
-func set(c echo.Context, prefix, message string) {
+func (m Messages) set(c echo.Context, prefix, message string) {
 	if len(message) > maxLength {
 		message = message[:maxLength]
 	}
 	message = strings.ToValidUTF8(message, "")
-	write(c, prefix+base64.RawURLEncoding.EncodeToString([]byte(message)), maxAge)
+	m.write(c, prefix+base64.RawURLEncoding.EncodeToString([]byte(message)), maxAge)
 }
 
-func write(c echo.Context, value string, age int) {
+func (m Messages) write(c echo.Context, value string, age int) {
 	c.SetCookie(&http.Cookie{
 		Name: cookieName, Value: value, Path: "/", MaxAge: age,
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: c.Scheme() == "https",
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: m.Secure,
 	})
 }

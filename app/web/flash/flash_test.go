@@ -30,24 +30,37 @@ func carry(t *testing.T, set func(echo.Context)) (echo.Context, *httptest.Respon
 
 func TestAMessageIsShownOnceAndEscapingIsTheTemplatesJob(t *testing.T) {
 	t.Parallel()
-	c, rec := carry(t, func(c echo.Context) { flash.Set(c, `Task "<b>x</b>" deleted; 删除了`) })
-	msg, isErr := flash.Take(c)
+	c, rec := carry(t, func(c echo.Context) { flash.Messages{}.Set(c, `Task "<b>x</b>" deleted; 删除了`) })
+	msg, isErr := flash.Messages{}.Take(c)
 	require.Equal(t, `Task "<b>x</b>" deleted; 删除了`, msg)
 	require.False(t, isErr)
 	require.Contains(t, rec.Header().Get("Set-Cookie"), "Max-Age=0", "taken messages are forgotten")
 
-	c, _ = carry(t, func(c echo.Context) { flash.Error(c, "a"+strings.Repeat("é", 400)) })
-	msg, isErr = flash.Take(c)
+	c, _ = carry(t, func(c echo.Context) { flash.Messages{}.Error(c, "a"+strings.Repeat("é", 400)) })
+	msg, isErr = flash.Messages{}.Take(c)
 	require.True(t, isErr)
 	require.LessOrEqual(t, len(msg), 500)
 	require.True(t, utf8.ValidString(msg), "a long message is cut between characters")
 	require.True(t, strings.HasPrefix(msg, "aéé"))
 }
 
+// Secure is the setting's: a request over http (as behind a proxy that ends TLS)
+// still gets a Secure cookie when BASE_URL is https.
+func TestTheCookieIsSecureBySetting(t *testing.T) {
+	t.Parallel()
+	for _, secure := range []bool{true, false} {
+		rec := httptest.NewRecorder()
+		flash.Messages{Secure: secure}.Set(echo.New().NewContext(httptest.NewRequest(http.MethodPost, "http://example.com/", nil), rec), "Saved.")
+		cookies := rec.Result().Cookies()
+		require.Len(t, cookies, 1)
+		require.Equal(t, secure, cookies[0].Secure)
+	}
+}
+
 func TestATamperedCookieShowsNothing(t *testing.T) {
 	t.Parallel()
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
 	req.AddCookie(&http.Cookie{Name: "checkup_flash", Value: "x.!!!"})
-	msg, _ := flash.Take(echo.New().NewContext(req, httptest.NewRecorder()))
+	msg, _ := flash.Messages{}.Take(echo.New().NewContext(req, httptest.NewRecorder()))
 	require.Empty(t, msg)
 }
