@@ -32,6 +32,7 @@ type Config struct {
 	DiagnosisConcurrency int // DIAGNOSIS_CONCURRENCY
 	ActionConcurrency    int // ACTION_CONCURRENCY
 	MaxUploadMB          int // MAX_UPLOAD_MB
+	MaxUnfinishedTasks   int // MAX_UNFINISHED_TASKS; 0 lets a user queue any number
 
 	APIRatePerMinute int // API_RATE_PER_MINUTE: each token's average request rate
 	APIRateBurst     int // API_RATE_BURST: each token's requests at once

@@ -47,6 +47,7 @@ func settings(cfg *Config) []Setting {
 		{"DIAGNOSIS_CONCURRENCY", "2", "conversation diagnoses in flight per task (1-4)", false, integer(&cfg.DiagnosisConcurrency, 1, 4)},
 		{"ACTION_CONCURRENCY", "2", "Action calls in flight per task (1-4; an invalid value falls back to 2 with a warning)", false, lenientInteger(&cfg.ActionConcurrency, 1, 4, 2)},
 		{"MAX_UPLOAD_MB", "200", "largest upload accepted, in MB", false, integer(&cfg.MaxUploadMB, 1, 10_240)},
+		{"MAX_UNFINISHED_TASKS", "20", "diagnoses one user may have waiting or running at once, uploads and re-runs together (0 = any number); the queue runs the oldest first, so this keeps one user from holding everyone else's behind theirs", false, integer(&cfg.MaxUnfinishedTasks, 0, 1_000_000)},
 		{"API_RATE_PER_MINUTE", "120", "API requests one personal access token may make per minute, on average", false, integer(&cfg.APIRatePerMinute, 1, 1_000_000)},
 		{"API_RATE_BURST", "30", "API requests one token may make at once before API_RATE_PER_MINUTE paces it", false, integer(&cfg.APIRateBurst, 1, 1_000_000)},
 		{"OPENAI_API_KEY", "", "API key; when set, the LLM analyzer replaces the offline one", true, text(&cfg.OpenAIAPIKey)},

@@ -48,7 +48,7 @@ func BenchmarkUploadMemory(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			p := apptest.Start(b, bin, []string{"DATABASE_URL=" + dbURL, "EMBEDDED_WORKER_ENABLED=false", "LOG_LEVEL=warn", "MAX_UPLOAD_MB=1024", "TMPDIR=" + dir})
+			p := apptest.Start(b, bin, []string{"DATABASE_URL=" + dbURL, "EMBEDDED_WORKER_ENABLED=false", "LOG_LEVEL=warn", "MAX_UPLOAD_MB=1024", "MAX_UNFINISHED_TASKS=0", "TMPDIR=" + dir})
 			p.WaitReady(b, time.Minute)
 			sess := authtest.NewSession(b, pool, "bench-memory-"+tc.name+"@example.com")
 			idle := vmHWM(b, p.Cmd.Process.Pid)

@@ -71,6 +71,9 @@ func (s *Server) upload(c echo.Context) (uploaded, error) {
 		return uploaded{form: &uploadForm{}}, errTooManyUploads
 	}
 	defer release()
+	if err := s.roomForATask(c.Request().Context(), owner); err != nil {
+		return uploaded{form: &uploadForm{}}, err // the body is left unread, as above
+	}
 	r := c.Request()
 	body := http.MaxBytesReader(c.Response(), r.Body, s.deps.Config.MaxUploadBytes()+formSlack)
 	// The multipart reader asks for 4 KiB at a time; reading the socket in larger
@@ -138,7 +141,8 @@ func (s *Server) receiveUpload(form *uploadForm) (*spool, error) {
 // conversations pass the quality checks, the task is published to the workers. Any
 // error, or a panic, rolls everything back.
 func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, file *spool, owner store.Owner) (uuid.UUID, ingest.Summary, error) {
-	task, err := s.bulk.BeginTask(ctx, owner, store.NewTask{Title: form.taskTitle(), SourceFilename: form.filename, SourceBytes: file.size})
+	task, err := s.bulk.BeginTask(ctx, owner, store.NewTask{Title: form.taskTitle(), SourceFilename: form.filename, SourceBytes: file.size,
+		Unfinished: s.deps.Config.MaxUnfinishedTasks})
 	if err != nil {
 		return uuid.Nil, ingest.Summary{}, err
 	}
@@ -157,6 +161,9 @@ func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, file *s
 	}
 	warnUpload(task, sum)
 	err = task.Publish(ctx, store.UploadEnd{Format: sourceFormat(sum), LabelField: sum.Labels.Field})
+	if errors.Is(err, store.ErrTooManyUnfinished) {
+		err = s.tooManyUnfinished() // another upload or re-run took the last place meanwhile
+	}
 	return task.ID(), sum, err
 }
 

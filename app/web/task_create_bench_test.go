@@ -37,7 +37,8 @@ func BenchmarkUploadIngest(b *testing.B) {
 	dir := b.TempDir()
 	file, size := writeRepeatedSample(b, filepath.Join(dir, "upload.jsonl"), ingestBenchBytes)
 	bin := apptest.Build(b, dir)
-	p := apptest.Start(b, bin, []string{"DATABASE_URL=" + dbURL, "EMBEDDED_WORKER_ENABLED=false", "LOG_LEVEL=warn"})
+	// No worker runs the uploaded tasks, which pile up unfinished: no cap on them.
+	p := apptest.Start(b, bin, []string{"DATABASE_URL=" + dbURL, "EMBEDDED_WORKER_ENABLED=false", "LOG_LEVEL=warn", "MAX_UNFINISHED_TASKS=0"})
 	p.WaitReady(b, time.Minute)
 	sess := authtest.NewSession(b, pool, "bench-ingest@example.com")
 	idleHWM := vmHWM(b, p.Cmd.Process.Pid)

@@ -33,6 +33,7 @@ func (s *Server) renderUpload(c echo.Context, status int, title string, failure 
 			MaxMessages:          lim.MaxMessages,
 			MaxMessageChars:      lim.MaxMessageChars,
 			MinConversations:     s.deps.Config.MinConversations,
+			MaxUnfinished:        s.deps.Config.MaxUnfinishedTasks,
 		},
 	}
 	return renderPage(c, status, pages.TaskNew(s.page(c, "New diagnosis"), v), pages.TaskNewForm(v))

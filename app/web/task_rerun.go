@@ -28,9 +28,13 @@ func (s *Server) taskRerun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rerun, err := s.bulk.RerunTask(c.Request().Context(), id, auth.OwnerFrom(c), rerunsPerUser)
-	if errors.Is(err, store.ErrTooManyReruns) {
+	limits := store.Limits{Unfinished: s.deps.Config.MaxUnfinishedTasks, Reruns: rerunsPerUser}
+	rerun, err := s.bulk.RerunTask(c.Request().Context(), id, auth.OwnerFrom(c), limits)
+	switch {
+	case errors.Is(err, store.ErrTooManyReruns):
 		return errTooManyReruns
+	case errors.Is(err, store.ErrTooManyUnfinished):
+		return echo.NewHTTPError(http.StatusTooManyRequests, s.tooManyUnfinished().msg)
 	}
 	if err != nil {
 		return err

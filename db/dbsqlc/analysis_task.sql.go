@@ -197,19 +197,31 @@ func (q *Queries) CountTaskUnit(ctx context.Context, db DBTX, arg CountTaskUnitP
 	return i, err
 }
 
-const countUnfinishedReruns = `-- name: CountUnfinishedReruns :one
-SELECT count(*)::int
+const countUnfinishedTasks = `-- name: CountUnfinishedTasks :one
+SELECT count(*)::int AS unfinished, (count(*) FILTER (WHERE rerun_of IS NOT NULL))::int AS reruns
 FROM analysis_task
-WHERE owner_user_id = $1 AND rerun_of IS NOT NULL AND status IN ('pending', 'running')
+WHERE owner_user_id = $1 AND status IN ('pending', 'running')
+  AND id IS DISTINCT FROM $2::uuid
 `
 
-// The owner's re-runs still waiting or running (the partial index
-// analysis_task_rerun_unfinished).
-func (q *Queries) CountUnfinishedReruns(ctx context.Context, db DBTX, ownerUserID int64) (int32, error) {
-	row := db.QueryRow(ctx, countUnfinishedReruns, ownerUserID)
-	var column_1 int32
-	err := row.Scan(&column_1)
-	return column_1, err
+type CountUnfinishedTasksParams struct {
+	OwnerUserID int64
+	Except      *uuid.UUID
+}
+
+type CountUnfinishedTasksRow struct {
+	Unfinished int32
+	Reruns     int32
+}
+
+// The owner's tasks still waiting or running other than @except (the task an upload is
+// publishing, visible to its own transaction), and how many of them are re-runs (the
+// partial index analysis_task_owner_unfinished).
+func (q *Queries) CountUnfinishedTasks(ctx context.Context, db DBTX, arg CountUnfinishedTasksParams) (CountUnfinishedTasksRow, error) {
+	row := db.QueryRow(ctx, countUnfinishedTasks, arg.OwnerUserID, arg.Except)
+	var i CountUnfinishedTasksRow
+	err := row.Scan(&i.Unfinished, &i.Reruns)
+	return i, err
 }
 
 const createTask = `-- name: CreateTask :one
@@ -754,22 +766,23 @@ func (q *Queries) ListenProgress(ctx context.Context, db DBTX) error {
 	return err
 }
 
-const lockOwnerReruns = `-- name: LockOwnerReruns :exec
+const lockOwnerNewTasks = `-- name: LockOwnerNewTasks :exec
 
 SELECT pg_advisory_xact_lock($1::int, mod($2::bigint, 2147483647)::int)
 `
 
-type LockOwnerRerunsParams struct {
+type LockOwnerNewTasksParams struct {
 	LockClass   int32
 	OwnerUserID int64
 }
 
 // Re-running a task: a new pending task from the same conversations.
-// Serialises the owner's re-runs until the end of the transaction, so two clicks at
-// once cannot both pass CountUnfinishedReruns (owners whose ids meet modulo 2^31-1
-// share a lock, which only makes one wait for the other). Reads no table.
-func (q *Queries) LockOwnerReruns(ctx context.Context, db DBTX, arg LockOwnerRerunsParams) error {
-	_, err := db.Exec(ctx, lockOwnerReruns, arg.LockClass, arg.OwnerUserID)
+// Serialises the owner's new tasks (uploads being published and re-runs) until the end
+// of the transaction, so two at once cannot both pass CountUnfinishedTasks (owners
+// whose ids meet modulo 2^31-1 share a lock, which only makes one wait for the other).
+// Reads no table.
+func (q *Queries) LockOwnerNewTasks(ctx context.Context, db DBTX, arg LockOwnerNewTasksParams) error {
+	_, err := db.Exec(ctx, lockOwnerNewTasks, arg.LockClass, arg.OwnerUserID)
 	return err
 }
 

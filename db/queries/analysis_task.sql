@@ -219,18 +219,21 @@ FROM counted;
 
 -- Re-running a task: a new pending task from the same conversations.
 
--- name: LockOwnerReruns :exec
--- Serialises the owner's re-runs until the end of the transaction, so two clicks at
--- once cannot both pass CountUnfinishedReruns (owners whose ids meet modulo 2^31-1
--- share a lock, which only makes one wait for the other). Reads no table.
+-- name: LockOwnerNewTasks :exec
+-- Serialises the owner's new tasks (uploads being published and re-runs) until the end
+-- of the transaction, so two at once cannot both pass CountUnfinishedTasks (owners
+-- whose ids meet modulo 2^31-1 share a lock, which only makes one wait for the other).
+-- Reads no table.
 SELECT pg_advisory_xact_lock(@lock_class::int, mod(@owner_user_id::bigint, 2147483647)::int);
 
--- name: CountUnfinishedReruns :one
--- The owner's re-runs still waiting or running (the partial index
--- analysis_task_rerun_unfinished).
-SELECT count(*)::int
+-- name: CountUnfinishedTasks :one
+-- The owner's tasks still waiting or running other than @except (the task an upload is
+-- publishing, visible to its own transaction), and how many of them are re-runs (the
+-- partial index analysis_task_owner_unfinished).
+SELECT count(*)::int AS unfinished, (count(*) FILTER (WHERE rerun_of IS NOT NULL))::int AS reruns
 FROM analysis_task
-WHERE owner_user_id = @owner_user_id AND rerun_of IS NOT NULL AND status IN ('pending', 'running');
+WHERE owner_user_id = @owner_user_id AND status IN ('pending', 'running')
+  AND id IS DISTINCT FROM sqlc.narg('except')::uuid;
 
 -- name: RerunAnalysisTask :one
 -- Creates a pending task with the source task's title, source and conversations, their

@@ -20,6 +20,9 @@ type NewTask struct {
 	Config         json.RawMessage // analysis_task.config; empty means {}
 	SourceFilename string
 	SourceBytes    int64
+	// Unfinished caps the owner's tasks waiting or running, this one included:
+	// Publish refuses with ErrTooManyUnfinished beyond it. 0 is no cap.
+	Unfinished int
 }
 
 // Conversation is one conversation of an upload as task_conversation stores it.
@@ -67,6 +70,7 @@ type TaskUpload struct {
 	owner Owner
 	title string
 	bytes int64
+	cap   int // NewTask.Unfinished
 
 	src      *conversationSource
 	warnings []dbsqlc.InsertTaskWarningParams
@@ -97,7 +101,7 @@ func (s *Store) BeginTask(ctx context.Context, owner Owner, task NewTask) (*Task
 		_ = tx.Rollback(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("store: begin task: %w", err)
 	}
-	u := &TaskUpload{s: s, tx: tx, id: id, owner: owner, title: task.Title, bytes: task.SourceBytes,
+	u := &TaskUpload{s: s, tx: tx, id: id, owner: owner, title: task.Title, bytes: task.SourceBytes, cap: task.Unfinished,
 		src: &conversationSource{task: id, owner: owner.UserID(), rows: make(chan Conversation, copyAhead), done: make(chan struct{})}}
 	go func() {
 		defer close(u.src.done)
@@ -151,13 +155,19 @@ func (u *TaskUpload) endCopy(abort error) error {
 // Publish records what the upload learned at its end and the warnings, commits the
 // task with its conversations, and wakes the workers: the notification is delivered
 // at commit, so the task is claimed as soon as it is visible, and never visible
-// without its conversations.
+// without its conversations. It is ErrTooManyUnfinished, and commits nothing, when the
+// owner already has NewTask.Unfinished other tasks waiting or running.
 func (u *TaskUpload) Publish(ctx context.Context, end UploadEnd) error {
 	if u.done {
 		return errEnded
 	}
 	defer func() { _ = u.tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
 	if err := u.endCopy(nil); err != nil {
+		return err
+	}
+	// After the COPY, so the owner's lock is held only for the statements before the
+	// commit.
+	if err := u.s.checkLimits(ctx, u.tx, "publish task", u.owner, Limits{Unfinished: u.cap}, false, &u.id); err != nil {
 		return err
 	}
 	q := u.s.q

@@ -98,7 +98,7 @@ func TestPublishedTaskHoldsItsConversationsInOrderWithLabels(t *testing.T) {
 	require.Equal(t, 1000, convs)
 	require.Equal(t, 2, warnings)
 
-	rerun, err := s.RerunTask(ctx, u.ID(), owner, 1)
+	rerun, err := s.RerunTask(ctx, u.ID(), owner, store.Limits{Reruns: 1})
 	require.NoError(t, err)
 	require.NoError(t, pool.QueryRow(ctx, `
 		SELECT t.label_field,

@@ -139,30 +139,63 @@ type Rerun struct {
 // running) as RerunTask allows.
 var ErrTooManyReruns = errors.New("store: too many unfinished re-runs")
 
-// rerunLockClass is the first key of the advisory lock that serialises an owner's
-// re-runs (LockOwnerReruns); the second is the owner.
-const rerunLockClass = 0x72726e // "rrn"
+// ErrTooManyUnfinished refuses a new task, uploaded or re-run, while the owner has as
+// many tasks waiting or running as allowed.
+var ErrTooManyUnfinished = errors.New("store: too many unfinished tasks")
+
+// Limits cap what one owner may have waiting or running at once; 0 is no cap.
+type Limits struct {
+	Unfinished int // tasks, uploads and re-runs together
+	Reruns     int // re-runs, each a copy of every conversation of its task
+}
+
+// newTaskLockClass is the first key of the advisory lock that serialises an owner's
+// new tasks (LockOwnerNewTasks); the second is the owner.
+const newTaskLockClass = 0x6e746b // "ntk"
+
+// checkLimits waits for owner's new-task lock in tx, held until tx ends, then refuses
+// with ErrTooManyReruns or ErrTooManyUnfinished when one more task (a re-run when
+// rerun is set) would pass limits. except is a task of tx's own not to count; op
+// names the caller in other errors.
+func (s *Store) checkLimits(ctx context.Context, tx pgx.Tx, op string, owner Owner, limits Limits, rerun bool, except *uuid.UUID) error {
+	if err := s.q.LockOwnerNewTasks(ctx, tx, dbsqlc.LockOwnerNewTasksParams{LockClass: newTaskLockClass, OwnerUserID: owner.UserID()}); err != nil {
+		return fmt.Errorf("store: %s: lock: %w", op, err)
+	}
+	n, err := s.q.CountUnfinishedTasks(ctx, tx, dbsqlc.CountUnfinishedTasksParams{OwnerUserID: owner.UserID(), Except: except})
+	if err != nil {
+		return fmt.Errorf("store: %s: count unfinished tasks: %w", op, err)
+	}
+	switch {
+	case rerun && limits.Reruns > 0 && int(n.Reruns) >= limits.Reruns:
+		return ErrTooManyReruns
+	case limits.Unfinished > 0 && int(n.Unfinished) >= limits.Unfinished:
+		return ErrTooManyUnfinished
+	}
+	return nil
+}
+
+// UnfinishedTasks counts owner's tasks waiting or running, for a refusal before an
+// upload is read; the count that holds is the one Publish makes under the lock.
+func (s *Store) UnfinishedTasks(ctx context.Context, owner Owner) (int, error) {
+	n, err := s.q.CountUnfinishedTasks(ctx, s.pool, dbsqlc.CountUnfinishedTasksParams{OwnerUserID: owner.UserID()})
+	if err != nil {
+		return 0, fmt.Errorf("store: count unfinished tasks: %w", err)
+	}
+	return int(n.Unfinished), nil
+}
 
 // RerunTask starts a new pending task for owner from the conversations of task id, and
-// wakes the workers, in one transaction, unless owner has maxUnfinished re-runs pending
-// or running already (ErrTooManyReruns): each copies every conversation of its task.
-// The results of the old task are left as they are. A task that does not exist or
-// belongs to someone else is ErrNotFound.
-func (s *Store) RerunTask(ctx context.Context, id uuid.UUID, owner Owner, maxUnfinished int) (Rerun, error) {
+// wakes the workers, in one transaction, unless that passes limits (ErrTooManyReruns,
+// ErrTooManyUnfinished). The results of the old task are left as they are. A task that
+// does not exist or belongs to someone else is ErrNotFound.
+func (s *Store) RerunTask(ctx context.Context, id uuid.UUID, owner Owner, limits Limits) (Rerun, error) {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return Rerun{}, fmt.Errorf("store: rerun task: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if err := s.q.LockOwnerReruns(ctx, tx, dbsqlc.LockOwnerRerunsParams{LockClass: rerunLockClass, OwnerUserID: owner.UserID()}); err != nil {
-		return Rerun{}, fmt.Errorf("store: rerun task: lock: %w", err)
-	}
-	n, err := s.q.CountUnfinishedReruns(ctx, tx, owner.UserID())
-	if err != nil {
-		return Rerun{}, fmt.Errorf("store: rerun task: count: %w", err)
-	}
-	if int(n) >= maxUnfinished {
-		return Rerun{}, ErrTooManyReruns
+	if err := s.checkLimits(ctx, tx, "rerun task", owner, limits, true, nil); err != nil {
+		return Rerun{}, err
 	}
 	row, err := s.q.RerunAnalysisTask(ctx, tx, dbsqlc.RerunAnalysisTaskParams{ID: id, OwnerUserID: owner.UserID()})
 	if err != nil {

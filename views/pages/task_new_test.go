@@ -11,7 +11,7 @@ import (
 )
 
 var limits = pages.UploadLimits{MaxUploadMB: 200, MaxDecompressedBytes: 1 << 30, MaxLineBytes: 8 << 20,
-	MaxConversations: 50_000, MaxMessages: 2_000, MaxMessageChars: 200_000, MinConversations: 5}
+	MaxConversations: 50_000, MaxMessages: 2_000, MaxMessageChars: 200_000, MinConversations: 5, MaxUnfinished: 20}
 
 func TestUploadPageListsFormatsWithExamplesAndLimits(t *testing.T) {
 	t.Parallel()
@@ -34,7 +34,7 @@ func TestUploadPageListsFormatsWithExamplesAndLimits(t *testing.T) {
 	l := testid(doc, "upload-limits").Text()
 	for _, want := range []string{"up to 200 MB as uploaded", "1 GB once decompressed", "50,000 conversations per file",
 		"2,000 messages per conversation", "200,000 characters per message", "up to 8 MB", "first 20 problems",
-		"At least 5 conversations that pass the quality checks"} {
+		"At least 5 conversations that pass the quality checks", "Up to 20 of your diagnoses waiting or running at once"} {
 		require.Contains(t, l, want)
 	}
 	require.Contains(t, testid(doc, "upload-form").Text(), "named after the file")
