@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/google/uuid"
@@ -16,6 +17,7 @@ import (
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/app/report/reporttest"
+	"github.com/checkup-dev/checkup/views/components"
 )
 
 // TestMarkExpectedNowAndInTheNextRun marks the cluster of the first ACTION-type Action
@@ -226,6 +228,11 @@ func TestExpectedRulesSettings(t *testing.T) {
 	require.Equal(t, 1, rule.Length())
 	require.Equal(t, marked.ClusterTitle, rule.Find(`[data-testid="rule-title"]`).Text())
 	require.Equal(t, "Policy 4.2", rule.Find(`[data-testid="rule-reason"]`).Text())
+	require.Equal(t, "/tasks/"+id.String(), rule.Find(`[data-testid="rule-source"]`).AttrOr("href", ""))
+	var started time.Time
+	require.NoError(t, b.pool.QueryRow(t.Context(), `SELECT created_at FROM analysis_task WHERE id = $1`, id).Scan(&started))
+	require.Contains(t, strings.Join(strings.Fields(rule.Text()), " "), "in Support, the diagnosis of "+components.FormatTime(started),
+		"the source's start tells it from its re-runs, which share its title")
 	ruleID := rule.AttrOr("data-rule-id", "")
 	require.Equal(t, 1, testid(parse(t, b.bob.Get(t, "/settings/expected")), "no-rules").Length(), "Bob sees none")
 

@@ -25,8 +25,8 @@ func (s *Server) expectedRuleList(c echo.Context) error {
 	for _, r := range rules {
 		row := pages.ExpectedRule{ID: r.ID, Type: r.Type, Category: r.Category, Title: r.Title, Reason: r.Reason,
 			SourceTitle: r.SourceTaskTitle, CreatedAt: r.CreatedAt}
-		if r.SourceTaskID != nil && r.SourceTaskTitle != "" {
-			row.SourceID = r.SourceTaskID.String()
+		if r.SourceTaskID != nil && r.SourceTaskCreatedAt != nil {
+			row.SourceID, row.SourceStarted = r.SourceTaskID.String(), *r.SourceTaskCreatedAt
 		}
 		v.Rules = append(v.Rules, row)
 	}

@@ -32,7 +32,7 @@ func (q *Queries) DeleteExpectedRules(ctx context.Context, db DBTX, arg DeleteEx
 
 const listExpectedRules = `-- name: ListExpectedRules :many
 SELECT r.id, r.type, r.category, r.normal_title, r.title, r.reason, r.source_task_id, r.created_at,
-       coalesce(t.title, '')::text AS source_task_title
+       coalesce(t.title, '')::text AS source_task_title, t.created_at AS source_task_created_at
 FROM expected_rule r
 LEFT JOIN analysis_task t ON t.id = r.source_task_id AND t.owner_user_id = r.owner_user_id
 WHERE r.owner_user_id = $1
@@ -40,19 +40,20 @@ ORDER BY r.created_at DESC, r.id DESC
 `
 
 type ListExpectedRulesRow struct {
-	ID              int64
-	Type            string
-	Category        string
-	NormalTitle     string
-	Title           string
-	Reason          string
-	SourceTaskID    *uuid.UUID
-	CreatedAt       time.Time
-	SourceTaskTitle string
+	ID                  int64
+	Type                string
+	Category            string
+	NormalTitle         string
+	Title               string
+	Reason              string
+	SourceTaskID        *uuid.UUID
+	CreatedAt           time.Time
+	SourceTaskTitle     string
+	SourceTaskCreatedAt *time.Time
 }
 
-// The owner's rules, newest first, with the title of the diagnosis each was marked in
-// (empty once that diagnosis is deleted).
+// The owner's rules, newest first, with the title and start of the diagnosis each was
+// marked in (re-runs share a title; empty and null once that diagnosis is deleted).
 func (q *Queries) ListExpectedRules(ctx context.Context, db DBTX, ownerUserID int64) ([]ListExpectedRulesRow, error) {
 	rows, err := db.Query(ctx, listExpectedRules, ownerUserID)
 	if err != nil {
@@ -72,6 +73,7 @@ func (q *Queries) ListExpectedRules(ctx context.Context, db DBTX, ownerUserID in
 			&i.SourceTaskID,
 			&i.CreatedAt,
 			&i.SourceTaskTitle,
+			&i.SourceTaskCreatedAt,
 		); err != nil {
 			return nil, err
 		}

@@ -11,10 +11,10 @@ DO UPDATE SET title = EXCLUDED.title, reason = EXCLUDED.reason, source_task_id =
 RETURNING id;
 
 -- name: ListExpectedRules :many
--- The owner's rules, newest first, with the title of the diagnosis each was marked in
--- (empty once that diagnosis is deleted).
+-- The owner's rules, newest first, with the title and start of the diagnosis each was
+-- marked in (re-runs share a title; empty and null once that diagnosis is deleted).
 SELECT r.id, r.type, r.category, r.normal_title, r.title, r.reason, r.source_task_id, r.created_at,
-       coalesce(t.title, '')::text AS source_task_title
+       coalesce(t.title, '')::text AS source_task_title, t.created_at AS source_task_created_at
 FROM expected_rule r
 LEFT JOIN analysis_task t ON t.id = r.source_task_id AND t.owner_user_id = r.owner_user_id
 WHERE r.owner_user_id = @owner_user_id
