@@ -42,6 +42,15 @@ func (s *Server) taskCreate(c echo.Context) error {
 	if n := len(sum.Warnings) + sum.MoreWarnings; n > 0 {
 		msg += " " + components.Plural(n, "change was", "changes were") + " made to the file on the way in; see the warnings."
 	}
+	// The task is stored by now: a failed look for an earlier upload only loses the hint.
+	earlier, again, err := s.store.EarlierUpload(c.Request().Context(), up.id, auth.OwnerFrom(c))
+	if err != nil {
+		s.deps.Logger.Warn("upload: could not look for an earlier upload of the same file", "task_id", up.id, "err", err)
+	}
+	if again {
+		msg += " You uploaded a file of the same name and size on " + components.FormatTime(earlier) +
+			": if it held the same conversations, compare the two diagnoses once this one has finished."
+	}
 	s.flash.Set(c, msg)
 	to := string(components.TaskURL(up.id.String()))
 	if isFragment(c) {

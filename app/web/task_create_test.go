@@ -16,6 +16,7 @@ import (
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/db/dbtest"
+	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
 )
 
@@ -89,6 +90,36 @@ func TestUploadStoresTheSampleForItsOwnerInOneTransaction(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, bob.Get(t, "/tasks/"+id).StatusCode)
 	require.Equal(t, stored{}, storedFor(t, pool, bob.User.ID))
 	require.NotContains(t, authtest.Body(t, bob.Get(t, "/tasks")), id)
+}
+
+// TestUploadingTheSameFileAgainSaysSo: a second upload of a file with the same name
+// and size says when the first was and how to compare them; the first upload, another
+// file, and another user's upload of the same file say nothing of it.
+func TestUploadingTheSameFileAgainSaysSo(t *testing.T) {
+	t.Parallel()
+	pool := dbtest.Pool(t)
+	b := setupUpload(t, pool, 0, ingest.Limits{})
+	alice, bob := b.user(t), b.user(t)
+	file := sampleLines(t, 5)
+	flashAfter := func(c *authtest.Client, filename string) (string, string) {
+		resp := upload(t, c, filePart(filename, file))
+		require.Equal(t, http.StatusSeeOther, resp.StatusCode, authtest.Body(t, resp))
+		id := taskLocation.FindStringSubmatch(resp.Header.Get("Location"))[1]
+		return id, testid(parse(t, c.Get(t, resp.Header.Get("Location"))), "flash").Text()
+	}
+	const hint = "You uploaded a file of the same name and size"
+
+	first, msg := flashAfter(alice, "export.jsonl")
+	require.NotContains(t, msg, hint)
+	_, msg = flashAfter(alice, "other.jsonl")
+	require.NotContains(t, msg, hint, "another name")
+	_, msg = flashAfter(bob, "export.jsonl")
+	require.NotContains(t, msg, hint, "another user's file")
+
+	var uploaded time.Time
+	require.NoError(t, pool.QueryRow(t.Context(), `SELECT created_at FROM analysis_task WHERE id = $1`, first).Scan(&uploaded))
+	_, msg = flashAfter(alice, "export.jsonl")
+	require.Contains(t, msg, hint+" on "+components.FormatTime(uploaded)+": if it held the same conversations, compare the two diagnoses once this one has finished.")
 }
 
 // TestRefusedUploadsStoreNothing is the table of bad files: each is answered with the

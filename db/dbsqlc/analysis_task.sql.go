@@ -282,6 +282,50 @@ func (q *Queries) DeleteAnalysisTask(ctx context.Context, db DBTX, arg DeleteAna
 	return result.RowsAffected(), nil
 }
 
+const findEarlierUpload = `-- name: FindEarlierUpload :many
+SELECT t.id, t.created_at
+FROM analysis_task this
+JOIN analysis_task t ON t.owner_user_id = this.owner_user_id AND t.source_filename = this.source_filename
+                    AND t.source_bytes = this.source_bytes AND t.id <> this.id
+                    AND t.rerun_of IS NULL AND t.created_at <= this.created_at
+WHERE this.id = $1 AND this.owner_user_id = $2 AND this.source_filename <> ''
+ORDER BY t.created_at DESC
+LIMIT 1
+`
+
+type FindEarlierUploadParams struct {
+	ID          uuid.UUID
+	OwnerUserID int64
+}
+
+type FindEarlierUploadRow struct {
+	ID        uuid.UUID
+	CreatedAt time.Time
+}
+
+// The owner's latest upload before task @id (re-runs aside, which are asked for) of a
+// file with the same name and size as @id's, which is most likely the same file sent
+// again. A file without a name matches nothing.
+func (q *Queries) FindEarlierUpload(ctx context.Context, db DBTX, arg FindEarlierUploadParams) ([]FindEarlierUploadRow, error) {
+	rows, err := db.Query(ctx, findEarlierUpload, arg.ID, arg.OwnerUserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []FindEarlierUploadRow
+	for rows.Next() {
+		var i FindEarlierUploadRow
+		if err := rows.Scan(&i.ID, &i.CreatedAt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const finishTask = `-- name: FinishTask :execrows
 UPDATE analysis_task
 SET status = $1, error = $2,

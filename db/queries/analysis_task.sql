@@ -264,6 +264,19 @@ SELECT created.id, (SELECT count(*) FROM copied)::int AS conversations,
        pg_notify('checkup_tasks', created.id::text)::text AS notified
 FROM created;
 
+-- name: FindEarlierUpload :many
+-- The owner's latest upload before task @id (re-runs aside, which are asked for) of a
+-- file with the same name and size as @id's, which is most likely the same file sent
+-- again. A file without a name matches nothing.
+SELECT t.id, t.created_at
+FROM analysis_task this
+JOIN analysis_task t ON t.owner_user_id = this.owner_user_id AND t.source_filename = this.source_filename
+                    AND t.source_bytes = this.source_bytes AND t.id <> this.id
+                    AND t.rerun_of IS NULL AND t.created_at <= this.created_at
+WHERE this.id = @id AND this.owner_user_id = @owner_user_id AND this.source_filename <> ''
+ORDER BY t.created_at DESC
+LIMIT 1;
+
 -- Owner-scoped reads and deletes of tasks for the pages and downloads.
 
 -- name: GetAnalysisTask :one

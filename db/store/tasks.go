@@ -39,6 +39,19 @@ func (s *Store) TaskState(ctx context.Context, id uuid.UUID, owner Owner) (dbsql
 	return t, nil
 }
 
+// EarlierUpload returns when owner last uploaded, before task id, a file of the same
+// name and size (most likely the same file again), and whether they did.
+func (s *Store) EarlierUpload(ctx context.Context, id uuid.UUID, owner Owner) (time.Time, bool, error) {
+	rows, err := s.q.FindEarlierUpload(ctx, s.pool, dbsqlc.FindEarlierUploadParams{ID: id, OwnerUserID: owner.UserID()})
+	if err != nil {
+		return time.Time{}, false, readError("earlier upload", err)
+	}
+	if len(rows) == 0 {
+		return time.Time{}, false, nil
+	}
+	return rows[0].CreatedAt, true, nil
+}
+
 // TaskProgress reads what the polling fragment shows: one primary-key lookup, so the
 // pages can poll every two seconds without weighing on the database.
 func (s *Store) TaskProgress(ctx context.Context, id uuid.UUID, owner Owner) (dbsqlc.GetAnalysisProgressRow, error) {
