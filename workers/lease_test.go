@@ -126,6 +126,30 @@ func TestStopLetsUnitInFlightFinish(t *testing.T) {
 	require.EqualValues(t, "pending", b.task(t, id).Status)
 }
 
+// A handler that fails on its own while the worker drains fails its task, as it would
+// have without the shutdown: handing it back would only run it into the same error on
+// the next worker, and the error would be logged nowhere.
+func TestAnErrorDuringShutdownFailsTheTask(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	id := b.createTask(t, 1, testhandler.Plan{})
+	running := make(chan struct{})
+	h := handlerFunc(func(ctx context.Context, lease *workers.Lease) (workers.Outcome, error) {
+		close(running)
+		waitFor(t, 10*time.Second, "the drain", lease.Draining)
+		return workers.Outcome{}, errors.New("the report could not be assembled")
+	})
+	a := workers.New(b.pool, h, workertest.Complete(workers.Config{ShutdownGrace: 10 * time.Second}), testLogger(t))
+	a.Start(context.Background())
+	<-running
+	require.NoError(t, a.Stop(context.Background()))
+
+	task := b.task(t, id)
+	require.EqualValues(t, "failed", task.Status)
+	require.Contains(t, task.Error, "the report could not be assembled")
+	require.Zero(t, counter(a.Metrics().HandBacks))
+}
+
 func TestTaskLostTooOftenEndsFailed(t *testing.T) {
 	t.Parallel()
 	b := setup(t)

@@ -111,7 +111,10 @@ func (w *Worker) settle(ctx context.Context, l *Lease, outcome Outcome, runErr, 
 		return l.finish(ctx, taskstate.Failed, "The task stopped because its progress could not be saved (a database error). Run it again.")
 	case runErr == nil && outcome.Status.Terminal():
 		return l.finish(ctx, outcome.Status, outcome.Error)
-	case w.isStopping() || abrupt:
+	case (w.isStopping() || abrupt) && (runErr == nil || errors.Is(runErr, ErrDraining) || cause != nil):
+		// A handler that stopped for the shutdown: another worker resumes the task. A
+		// handler that failed on its own meanwhile fails the task below, as it would
+		// have without the shutdown.
 		return l.handBack(ctx, false)
 	}
 	if runErr == nil {

@@ -19,8 +19,9 @@ import (
 // The contract, which is what makes a crash cost only the units in flight:
 //   - write every result in lease.InTx, one finished unit per transaction, so it is a
 //     checkpoint; on a resumed task (lease.Task.Attempt > 1) skip the units already done;
-//   - check lease.Draining() before starting a unit, and return (any error) once it is
-//     true: the worker hands the task back for another instance to resume;
+//   - check lease.Draining() before starting a unit, and return ErrDraining once it is
+//     true: the worker hands the task back for another instance to resume (any other
+//     error fails the task, shutdown or not);
 //   - return when ctx ends: the lease was lost, the owner canceled, a heartbeat could not
 //     be saved, or the shutdown grace ran out. The worker settles the task by the cause.
 type Handler interface {
@@ -40,7 +41,7 @@ var (
 	ErrLeaseLost = errors.New("workers: lease lost")
 	// ErrCanceled means the task's owner asked it to stop.
 	ErrCanceled = errors.New("workers: canceled by the task's owner")
-	// ErrDraining is what a handler may return when it stops for a shutdown
+	// ErrDraining is what a handler returns when it stops for a shutdown
 	// (lease.Draining()); the worker hands the task back.
 	ErrDraining = errors.New("workers: worker is shutting down")
 	// errShutdownGrace ends a task's context when the shutdown grace runs out.
