@@ -176,6 +176,23 @@ func TestGzipBomb(t *testing.T) {
 	require.Less(t, src.n, len(bomb)/2, "the compressed stream was not read to its end")
 }
 
+// TestGzipBombUnderTheSizeLimit: the same bomb under the default 1 GiB limit is refused
+// for how much it grows, after 16 MiB of blank lines, not read to its gigabyte.
+func TestGzipBombUnderTheSizeLimit(t *testing.T) {
+	t.Parallel()
+	member := gzipped(t, bytes.Repeat([]byte("\n"), 1<<20))
+	bomb := append(gzipped(t, []byte(okLine+"\n")), bytes.Repeat(member, 1024)...)
+	src := &countingReader{r: bytes.NewReader(bomb)}
+
+	sum, err := ingest.Parse(src, ingest.Limits{}, func(transcript.Conversation) error { return nil })
+
+	require.ErrorIs(t, err, ingest.ErrTooLarge)
+	require.EqualError(t, err, "The file grew to more than 200 times its compressed size once decompressed, which a conversation "+
+		"export does not: it is mostly the same bytes repeated, and was refused before the rest was read.")
+	require.Less(t, sum.DecompressedBytes, int64(20<<20), "refused soon after 16 MiB")
+	require.Less(t, src.n, len(bomb)/2, "the compressed stream was not read to its end")
+}
+
 // TestEndlessLeadingBlanks checks that a file starting with one run of blanks longer
 // than a line may be is refused while it is read, not held in memory to its end.
 func TestEndlessLeadingBlanks(t *testing.T) {

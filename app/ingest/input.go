@@ -41,9 +41,20 @@ func open(r io.Reader, maxBytes int64) (*input, error) {
 	if err != nil {
 		return nil, gzipErr(err)
 	}
-	text := &countingReader{r: &gzipReader{zr: zr}, max: maxBytes}
+	consumed := func() int64 { return raw.n - int64(buf.Buffered()) } // not what is read ahead
+	text := &countingReader{r: &gzipReader{zr: zr}, max: maxBytes, compressed: consumed}
 	return &input{text: bufio.NewReaderSize(text, bufSize), gzipped: true, count: text}, nil
 }
+
+// A gzip upload may grow to at most maxGzipRatio times the compressed bytes read so far,
+// once past gzipRatioFloor. Conversation exports compress about ten times (the sample
+// 11.5×); gzip itself reaches about 1,000× only on a run of the same bytes, such as a
+// gigabyte of blank lines sent as one megabyte, which is refused here after 16 MiB
+// instead of being read to the decompressed limit.
+const (
+	maxGzipRatio   = 200
+	gzipRatioFloor = 16 << 20
+)
 
 // sourceReader tags failures of the caller's reader so they are never mistaken for a
 // problem with the file.
@@ -87,6 +98,9 @@ type countingReader struct {
 	r   io.Reader
 	n   int64
 	max int64
+	// compressed, for the text of a gzip file, counts the compressed bytes decoded
+	// beneath it: the text may grow only so many times larger (maxGzipRatio).
+	compressed func() int64
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
@@ -107,6 +121,10 @@ func (c *countingReader) Read(p []byte) (int, error) {
 func (c *countingReader) check() error {
 	if c.max >= 0 && c.n > c.max {
 		return fileErr(ErrTooLarge, "The file is larger than the %s limit once decompressed; split it into smaller uploads.", sizeText(c.max))
+	}
+	if c.compressed != nil && c.n > gzipRatioFloor && c.n > maxGzipRatio*c.compressed() {
+		return fileErr(ErrTooLarge, "The file grew to more than %d times its compressed size once decompressed, which a conversation "+
+			"export does not: it is mostly the same bytes repeated, and was refused before the rest was read.", maxGzipRatio)
 	}
 	return nil
 }
