@@ -114,10 +114,10 @@ func TestCookiesAreHostOnlyOverHTTPS(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, signOut.StatusCode, authtest.Body(t, signOut))
 	var notice *http.Cookie
 	for _, c := range signOut.Cookies() {
-		if c.Name == "checkup_flash" {
+		if c.Name == "__Host-checkup_flash" {
 			notice = c
 		}
 	}
 	require.NotNil(t, notice, "signing out leaves a notice")
-	require.True(t, notice.Secure, "the notice's cookie follows BASE_URL, not the request's scheme")
+	require.True(t, notice.Secure, "the notice's cookie follows BASE_URL, not the request's scheme, and is host-only")
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// Serve serves /metrics and /healthz on addr, for a process without the web server
-// (`app worker`), until the returned stop is called. It fails at once when addr
+// Serve serves /metrics and /healthz on addr (METRICS_ADDR), apart from the pages or
+// for a process without them (`app worker`), until the returned stop is called. It fails at once when addr
 // cannot be listened on.
 func (m *Metrics) Serve(addr string) (stop func(), err error) {
 	listener, err := net.Listen("tcp", addr)

@@ -45,7 +45,7 @@ func (s *Server) taskCreate(c echo.Context) error {
 	// The task is stored by now: a failed look for an earlier upload only loses the hint.
 	earlier, again, err := s.store.EarlierUpload(c.Request().Context(), up.id, auth.OwnerFrom(c))
 	if err != nil {
-		s.deps.Logger.Warn("upload: could not look for an earlier upload of the same file", "task_id", up.id, "err", err)
+		s.logger(c).Warn("upload: could not look for an earlier upload of the same file", "task_id", up.id, "err", err)
 	}
 	if again {
 		msg += " You uploaded a file of the same name and size on " + components.FormatTime(earlier) +
@@ -80,9 +80,6 @@ func (s *Server) upload(c echo.Context) (uploaded, error) {
 		return uploaded{form: &uploadForm{}}, errTooManyUploads
 	}
 	defer release()
-	if err := s.roomForATask(c.Request().Context(), owner); err != nil {
-		return uploaded{form: &uploadForm{}}, err // the body is left unread, as above
-	}
 	r := c.Request()
 	body := http.MaxBytesReader(c.Response(), r.Body, s.deps.Config.MaxUploadBytes()+formSlack)
 	// The multipart reader asks for 4 KiB at a time; reading the socket in larger
@@ -98,6 +95,11 @@ func (s *Server) upload(c echo.Context) (uploaded, error) {
 		return uploaded{form: form}, err
 	}
 	defer file.Close()
+	// After the file is read, so that a browser is sure to read the answer, and before
+	// the file is parsed and copied in, which the answer would throw away.
+	if err := s.roomForATask(r.Context(), owner); err != nil {
+		return uploaded{form: form}, err
+	}
 	id, sum, err := s.createFromUpload(r.Context(), form, file, owner)
 	return uploaded{id: id, summary: sum, form: form}, err
 }
@@ -171,7 +173,7 @@ func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, file *s
 	warnUpload(task, sum)
 	err = task.Publish(ctx, store.UploadEnd{Format: sourceFormat(sum), LabelField: sum.Labels.Field})
 	if errors.Is(err, store.ErrTooManyUnfinished) {
-		err = s.tooManyUnfinished() // another upload or re-run took the last place meanwhile
+		err = s.tooManyUnfinished(uploadAgain) // another upload or re-run took the last place meanwhile
 	}
 	return task.ID(), sum, err
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"cmp"
+	"errors"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -12,9 +13,18 @@ import (
 )
 
 // taskNew is the upload page: the form, the accepted formats with an example of each,
-// and the limits.
+// and the limits. A user with no room for another diagnosis is told so before choosing
+// a file, rather than after sending it.
 func (s *Server) taskNew(c echo.Context) error {
-	return s.renderUpload(c, http.StatusOK, "", nil)
+	var failure *pages.UploadFailure
+	if err := s.roomForATask(c.Request().Context(), auth.OwnerFrom(c)); err != nil {
+		var fe *formError
+		if !errors.As(err, &fe) {
+			return err
+		}
+		failure = &pages.UploadFailure{Reason: fe.msg}
+	}
+	return s.renderUpload(c, http.StatusOK, "", failure)
 }
 
 // renderUpload shows the upload form with the title kept and the reasons of a refused

@@ -34,7 +34,7 @@ func (s *Server) taskRerun(c echo.Context) error {
 	case errors.Is(err, store.ErrTooManyReruns):
 		return errTooManyReruns
 	case errors.Is(err, store.ErrTooManyUnfinished):
-		return echo.NewHTTPError(http.StatusTooManyRequests, s.tooManyUnfinished().msg)
+		return echo.NewHTTPError(http.StatusTooManyRequests, s.tooManyUnfinished(rerunAgain).msg)
 	}
 	if err != nil {
 		return err

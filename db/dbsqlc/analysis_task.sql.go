@@ -283,7 +283,7 @@ func (q *Queries) DeleteAnalysisTask(ctx context.Context, db DBTX, arg DeleteAna
 }
 
 const findEarlierUpload = `-- name: FindEarlierUpload :many
-SELECT t.id, t.created_at
+SELECT t.created_at
 FROM analysis_task this
 JOIN analysis_task t ON t.owner_user_id = this.owner_user_id AND t.source_filename = this.source_filename
                     AND t.source_bytes = this.source_bytes AND t.id <> this.id
@@ -298,27 +298,22 @@ type FindEarlierUploadParams struct {
 	OwnerUserID int64
 }
 
-type FindEarlierUploadRow struct {
-	ID        uuid.UUID
-	CreatedAt time.Time
-}
-
 // The owner's latest upload before task @id (re-runs aside, which are asked for) of a
 // file with the same name and size as @id's, which is most likely the same file sent
 // again. A file without a name matches nothing.
-func (q *Queries) FindEarlierUpload(ctx context.Context, db DBTX, arg FindEarlierUploadParams) ([]FindEarlierUploadRow, error) {
+func (q *Queries) FindEarlierUpload(ctx context.Context, db DBTX, arg FindEarlierUploadParams) ([]time.Time, error) {
 	rows, err := db.Query(ctx, findEarlierUpload, arg.ID, arg.OwnerUserID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var items []FindEarlierUploadRow
+	var items []time.Time
 	for rows.Next() {
-		var i FindEarlierUploadRow
-		if err := rows.Scan(&i.ID, &i.CreatedAt); err != nil {
+		var created_at time.Time
+		if err := rows.Scan(&created_at); err != nil {
 			return nil, err
 		}
-		items = append(items, i)
+		items = append(items, created_at)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

@@ -268,7 +268,7 @@ FROM created;
 -- The owner's latest upload before task @id (re-runs aside, which are asked for) of a
 -- file with the same name and size as @id's, which is most likely the same file sent
 -- again. A file without a name matches nothing.
-SELECT t.id, t.created_at
+SELECT t.created_at
 FROM analysis_task this
 JOIN analysis_task t ON t.owner_user_id = this.owner_user_id AND t.source_filename = this.source_filename
                     AND t.source_bytes = this.source_bytes AND t.id <> this.id

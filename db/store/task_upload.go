@@ -82,7 +82,7 @@ type TaskUpload struct {
 // BeginTask starts owner's new task and the COPY of its conversations. The caller adds
 // the conversations, then publishes the task or rolls it back.
 func (s *Store) BeginTask(ctx context.Context, owner Owner, task NewTask) (*TaskUpload, error) {
-	tx, err := s.pool.Begin(ctx)
+	tx, err := s.pool.BeginTx(ctx, newTaskTx)
 	if err != nil {
 		return nil, fmt.Errorf("store: begin task: %w", err)
 	}

@@ -49,7 +49,7 @@ func (s *Store) EarlierUpload(ctx context.Context, id uuid.UUID, owner Owner) (t
 	if len(rows) == 0 {
 		return time.Time{}, false, nil
 	}
-	return rows[0].CreatedAt, true, nil
+	return rows[0], true, nil
 }
 
 // TaskProgress reads what the polling fragment shows: one primary-key lookup, so the
@@ -163,8 +163,15 @@ type Limits struct {
 }
 
 // newTaskLockClass is the first key of the advisory lock that serialises an owner's
-// new tasks (LockOwnerNewTasks); the second is the owner.
-const newTaskLockClass = 0x6e746b // "ntk"
+// new tasks (LockOwnerNewTasks); the second is the owner. It is the key re-runs took
+// alone before ("rrn"), so that in a rolling deploy the re-runs of either version
+// still wait for each other.
+const newTaskLockClass = 0x72726e
+
+// newTaskTx is the isolation of a transaction that creates a task under the owner's
+// lock: READ COMMITTED whatever the database's default, so the count taken once the
+// lock is held sees the task its last holder committed.
+var newTaskTx = pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
 
 // checkLimits waits for owner's new-task lock in tx, held until tx ends, then refuses
 // with ErrTooManyReruns or ErrTooManyUnfinished when one more task (a re-run when
@@ -202,11 +209,15 @@ func (s *Store) UnfinishedTasks(ctx context.Context, owner Owner) (int, error) {
 // ErrTooManyUnfinished). The results of the old task are left as they are. A task that
 // does not exist or belongs to someone else is ErrNotFound.
 func (s *Store) RerunTask(ctx context.Context, id uuid.UUID, owner Owner, limits Limits) (Rerun, error) {
-	tx, err := s.pool.Begin(ctx)
+	tx, err := s.pool.BeginTx(ctx, newTaskTx)
 	if err != nil {
 		return Rerun{}, fmt.Errorf("store: rerun task: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	// A task that is not the owner's is ErrNotFound, however full the owner's queue.
+	if _, err := s.q.GetAnalysisTaskState(ctx, tx, dbsqlc.GetAnalysisTaskStateParams{ID: id, OwnerUserID: owner.UserID()}); err != nil {
+		return Rerun{}, readError("rerun task", err)
+	}
 	if err := s.checkLimits(ctx, tx, "rerun task", owner, limits, true, nil); err != nil {
 		return Rerun{}, err
 	}

@@ -13,15 +13,23 @@ import (
 const (
 	cookieName = "checkup_flash"
 	maxAge     = 60 // seconds: long enough for the redirect, short enough to never linger
-	maxLength  = 500
+	maxLength  = 1000 // bytes: the upload's notice with labels, warnings and a hint fits
 	infoPrefix = "i."
 	errPrefix  = "e."
 )
 
 // Messages writes the cookie. Secure comes from the settings (an https BASE_URL), as
 // the session cookie's does, and not from the request: behind a proxy that ends TLS
-// the request itself arrives over http.
+// the request itself arrives over http. A Secure cookie is a __Host- one too, which a
+// sibling subdomain cannot set.
 type Messages struct{ Secure bool }
+
+func (m Messages) name() string {
+	if m.Secure {
+		return "__Host-" + cookieName
+	}
+	return cookieName
+}
 
 // Set shows message on the next full page.
 func (m Messages) Set(c echo.Context, message string) { m.set(c, infoPrefix, message) }
@@ -31,7 +39,7 @@ func (m Messages) Error(c echo.Context, message string) { m.set(c, errPrefix, me
 
 // Take returns the message for this page, if any, and forgets it.
 func (m Messages) Take(c echo.Context) (message string, isError bool) {
-	ck, err := c.Cookie(cookieName)
+	ck, err := c.Cookie(m.name())
 	if err != nil || ck.Value == "" {
 		return "", false
 	}
@@ -54,7 +62,7 @@ func (m Messages) set(c echo.Context, prefix, message string) {
 
 func (m Messages) write(c echo.Context, value string, age int) {
 	c.SetCookie(&http.Cookie{
-		Name: cookieName, Value: value, Path: "/", MaxAge: age,
+		Name: m.name(), Value: value, Path: "/", MaxAge: age,
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: m.Secure,
 	})
 }
