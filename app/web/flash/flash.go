@@ -12,7 +12,7 @@ import (
 
 const (
 	cookieName = "checkup_flash"
-	maxAge     = 60 // seconds: long enough for the redirect, short enough to never linger
+	maxAge     = 60   // seconds: long enough for the redirect, short enough to never linger
 	maxLength  = 1000 // bytes: the upload's notice with labels, warnings and a hint fits
 	infoPrefix = "i."
 	errPrefix  = "e."
