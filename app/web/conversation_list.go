@@ -72,6 +72,12 @@ func (s *Server) conversationList(c echo.Context) error {
 		return err
 	}
 	v.TaskTitle, v.Unsearchable = list.Task.Title, list.Unsearchable
+	switch {
+	case list.Matches != nil:
+		v.Matches = components.Plural(*list.Matches, "conversation matches", "conversations match")
+	case list.ManyMatches:
+		v.Matches = "More than " + components.Count(store.FewMatches) + " conversations contain these words"
+	}
 	fillMenus(&v, list.Clusters, list.Drivers)
 	status := http.StatusOK
 	if v.Filtered, v.Problem = describeFilter(filter, form.Query, list); v.Problem != "" {

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/auth/authtest"
+	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -89,6 +90,12 @@ func TestConversationListMatchesSQL(t *testing.T) {
 		require.NotEmpty(t, want, "%s: the case lists something", c.name)
 		require.Equal(t, want, got, "%s (%d pages)", c.name, pages)
 		require.Equal(t, (len(want)+49)/50, pages, "%s: pages of 50", c.name)
+		matches := testid(parse(t, b.alice.Get(t, "/tasks/"+id.String()+"/conversations?"+c.query)), "list-matches")
+		if c.matching != nil {
+			require.Equal(t, components.Plural(len(want), "conversation matches", "conversations match")+".", matches.Text(), "%s: a search says how many", c.name)
+		} else {
+			require.Zero(t, matches.Length(), "%s: only a search is counted", c.name)
+		}
 		t.Logf("%s: %d conversations on %d pages", c.name, len(got), pages)
 	}
 	require.Greater(t, len(all), 100, "the unfiltered list spans pages")

@@ -41,6 +41,55 @@ func (q *Queries) CountConversationDiagnoses(ctx context.Context, db DBTX, arg C
 	return i, err
 }
 
+const countTaskConversationsIn = `-- name: CountTaskConversationsIn :one
+SELECT count(*)::int
+FROM task_conversation c
+WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.qc_status = 'kept'
+  AND c.seq = ANY($3::int[])
+  AND ($4::int IS NULL OR c.seq IN (
+        SELECT unnest(k.conversation_seqs) FROM task_cluster k
+        WHERE k.task_id = $1 AND k.owner_user_id = $2 AND k.idx = $4::int))
+  AND ($5::int IS NULL OR c.seq IN (
+        SELECT unnest(d.conversation_seqs) FROM task_driver d
+        WHERE d.task_id = $1 AND d.owner_user_id = $2 AND d.idx = $5::int))
+  AND ($6::text IS NULL OR c.finding_categories @> ARRAY[$6::text])
+  AND ($7::int IS NULL OR c.max_severity >= $7::int)
+  AND ($8::text IS NULL OR c.label = $8::text)
+  AND ($9::text IS NULL OR c.risk_flags @> jsonb_build_array(jsonb_build_object('kind', $9::text)))
+`
+
+type CountTaskConversationsInParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Seqs        []int32
+	Cluster     *int32
+	Driver      *int32
+	Category    *string
+	MinSeverity *int32
+	Label       *string
+	Risk        *string
+}
+
+// How many of the conversations @seqs (the few a search matched) ListTaskConversations
+// lets through with the same filters: the total a search's page shows. At most a few
+// thousand primary-key reads.
+func (q *Queries) CountTaskConversationsIn(ctx context.Context, db DBTX, arg CountTaskConversationsInParams) (int32, error) {
+	row := db.QueryRow(ctx, countTaskConversationsIn,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.Seqs,
+		arg.Cluster,
+		arg.Driver,
+		arg.Category,
+		arg.MinSeverity,
+		arg.Label,
+		arg.Risk,
+	)
+	var column_1 int32
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const findConversationSeq = `-- name: FindConversationSeq :many
 SELECT seq FROM task_conversation
 WHERE task_id = $1 AND owner_user_id = $2 AND external_id = $3

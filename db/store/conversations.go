@@ -111,6 +111,11 @@ type ConversationList struct {
 	// Unsearchable is set when a search found nothing because the task has no search
 	// documents: it was diagnosed before they were stored.
 	Unsearchable bool
+	// Matches is how many conversations a search lets through with the filters, when it
+	// matched few enough to count (FewMatches); nil otherwise. ManyMatches is set when
+	// the search alone matched more than that.
+	Matches     *int
+	ManyMatches bool
 }
 
 // Conversations reads up to limit of owner's task's kept conversations that f lets
@@ -138,6 +143,9 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 			if f.Query != "" {
 				if err := s.searchFirst(ctx, tx, &p); err != nil {
 					return fmt.Errorf("search: %w", err)
+				}
+				if l.Matches, l.ManyMatches, err = s.countMatches(ctx, tx, p); err != nil {
+					return fmt.Errorf("count matches: %w", err)
 				}
 			}
 			if l.Conversations, err = s.q.ListTaskConversations(ctx, planned{tx}, p); err != nil {
@@ -189,9 +197,10 @@ func (s *Store) SearchHoldsNames(ctx context.Context, id uuid.UUID, owner Owner,
 	return holds, nil
 }
 
-// fewMatches is the most conversations a search may match for the list to be read from
-// them; a search matching more is checked along the list's sort instead.
-const fewMatches = 2000
+// FewMatches is the most conversations a search may match for the list to be read from
+// them, and the matches counted; a search matching more is checked along the list's
+// sort instead.
+const FewMatches = 2000
 
 // searchFirst reads the conversations a search matches from the words' index, when
 // they are few, and lists from them: walking the sort's index and checking each
@@ -202,13 +211,34 @@ func (s *Store) searchFirst(ctx context.Context, tx pgx.Tx, p *dbsqlc.ListTaskCo
 		return err
 	}
 	seqs, err := s.q.SearchConversationSeqs(ctx, planned{tx}, dbsqlc.SearchConversationSeqsParams{
-		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, Query: *p.Query, MaxRows: fewMatches + 1,
+		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, Query: *p.Query, MaxRows: FewMatches + 1,
 	})
-	if err != nil || len(seqs) > fewMatches {
+	if err != nil || len(seqs) > FewMatches {
 		return err
 	}
 	p.Query, p.Seqs = nil, append([]int32{}, seqs...)
 	return nil
+}
+
+// countMatches counts the conversations a search listed from its few matches (p.Seqs)
+// lets through with the filters; a search with many matches (p.Query still set) is not
+// counted, which would read every match.
+func (s *Store) countMatches(ctx context.Context, tx pgx.Tx, p dbsqlc.ListTaskConversationsParams) (*int, bool, error) {
+	if p.Query != nil {
+		return nil, true, nil
+	}
+	if len(p.Seqs) == 0 {
+		return new(int), false, nil
+	}
+	n, err := s.q.CountTaskConversationsIn(ctx, tx, dbsqlc.CountTaskConversationsInParams{
+		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, Seqs: p.Seqs,
+		Cluster: p.Cluster, Driver: p.Driver, Category: p.Category, MinSeverity: p.MinSeverity, Label: p.Label, Risk: p.Risk,
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	count := int(n)
+	return &count, false, nil
 }
 
 func listParams(id uuid.UUID, owner int64, f ConversationFilter, rows int) dbsqlc.ListTaskConversationsParams {

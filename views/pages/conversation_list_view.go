@@ -21,6 +21,7 @@ type ConversationListView struct {
 	Problem       string
 	Conversations []ConversationRow
 	Unsearchable  bool   // the search found nothing because the task predates search
+	Matches       string // how many a search lets through ("76 conversations match"); empty without a search
 	NextURL       string // the next page (rel="next"); empty on the last page
 	FirstURL      string // the first page, when this is not it
 }
