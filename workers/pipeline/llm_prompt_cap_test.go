@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/pipeline"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
@@ -32,7 +34,12 @@ func TestLLMLongConversationIsCutAndSaysSo(t *testing.T) {
 	task := b.runTask(t, id, a, pipeline.Options{})
 	require.EqualValues(t, "completed", task.Status, task.Error)
 
-	ws := b.warnings(t, id)
+	var ws []dbsqlc.TaskWarning
+	for _, w := range b.warnings(t, id) {
+		if w.Stage == taskstate.Diagnosis {
+			ws = append(ws, w)
+		}
+	}
 	require.Len(t, ws, 1)
 	require.Equal(t, "conversation long-one", ws[0].Scope)
 	require.Regexp(t, `^Conversation long-one: [\d,]+ of its 2,001 turns, in the middle, were left out of the model's prompt, which is capped at LLM_MAX_PROMPT_CHARS characters\.$`, ws[0].Message)
