@@ -21,9 +21,13 @@ const (
 )
 
 // repeatedMessages reports an assistant message in words that is near-identical to an
-// earlier one: the agent is stuck in a loop.
+// earlier one: the agent is stuck in a loop. A message that states other figures than
+// the earlier one (a price, a date, a count) is not a repeat: it corrects or updates it.
 func (a *Analyzer) repeatedMessages(v *view) []analyzer.Finding {
 	earlier, later, sim := v.similarPair(transcript.RoleAssistant, repeatMinWeight, repeatSimilarity)
+	if earlier != 0 && !sameFigures(v.fold(earlier).Text, v.fold(later).Text) {
+		return nil
+	}
 	if earlier == 0 {
 		return nil
 	}
@@ -130,4 +134,29 @@ func textWeight(s string) (weight, runes int) {
 		}
 	}
 	return weight + runes, runes
+}
+
+// sameFigures reports whether a and b state the same runs of digits, in the same order.
+func sameFigures(a, b string) bool {
+	next := func(s string, i int) (string, int) {
+		for i < len(s) && (s[i] < '0' || s[i] > '9') {
+			i++
+		}
+		j := i
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		return s[i:j], j
+	}
+	for i, j := 0, 0; ; {
+		var x, y string
+		x, i = next(a, i)
+		y, j = next(b, j)
+		if x != y {
+			return false
+		}
+		if x == "" {
+			return true
+		}
+	}
 }

@@ -2,6 +2,7 @@ package offline
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -173,6 +174,32 @@ func TestRepetition(t *testing.T) {
 
 	short := diagnose(t, a, sys(testPolicy), u("Hi"), as("Thank you!"), u("Bye"), as("Thank you!"), u("ok"))
 	require.Empty(t, only(short, "repetition"))
+
+	// The same words with another price are a correction, not a loop; the same price
+	// and card again are a repeat.
+	quote := "The total for the selected flights in economy is $255, paid with certificate 7504069 and the rest on your Visa ending in 7447. Please confirm."
+	corrected := diagnose(t, a, sys(testPolicy), u("Book it"), as(quote), u("Is that right?"),
+		as(strings.Replace(quote, "$255", "$305", 1)), u("Yes"))
+	require.Empty(t, only(corrected, "repetition"))
+	again := diagnose(t, a, sys(testPolicy), u("Book it"), as(quote), u("Is that right?"), as(strings.Replace(quote, "Please confirm.", "Please confirm to go on.", 1)), u("Yes"))
+	require.Len(t, only(again, "repetition"), 1)
+}
+
+func TestSameFigures(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"no figures", "none here either", true},
+		{"$255 on card 7447", "$255 then card 7447", true},
+		{"$255 on card 7447", "$305 on card 7447", false},
+		{"$255", "$255 and 5", false},
+		{"flight 12", "flight 1 2", false},
+		{"2024-05-17", "2024-05-17.", true},
+	} {
+		require.Equal(t, c.same, sameFigures(c.a, c.b), "%q / %q", c.a, c.b)
+	}
 }
 
 func TestUserRepeats(t *testing.T) {
