@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/checkup-dev/checkup/db/taskstate"
+	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
 // SchemaVersion is the version of report.json's schema, written as schema_version.
@@ -326,6 +327,10 @@ type Cluster struct {
 	Policies       []string `json:"policies"`
 	OutcomeSplit
 }
+
+// IsRisk reports whether the cluster's findings are risks (RISK), which a mark of
+// expected behaviour hides from later diagnoses too, so it takes a reason.
+func (c Cluster) IsRisk() bool { return c.Type == string(analyzer.TypeRisk) }
 
 // OutcomeSplit is a cluster's split by the outcome labels of its conversations, every
 // field null without labels: the failure rate inside and outside it, its lift (the rate

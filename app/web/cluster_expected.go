@@ -29,6 +29,10 @@ var (
 		"Issues can be marked as expected once the diagnosis has finished.")
 	errPolicyExpected = echo.NewHTTPError(http.StatusConflict,
 		"This issue is expected by the agent's own policy (its system prompt); change the policy to change that.")
+	// errRiskNeedsReason: a risk marked expected leaves every later diagnosis's risks
+	// too, so the mark says why, for whoever reads the rule later.
+	errRiskNeedsReason = echo.NewHTTPError(http.StatusBadRequest,
+		"A risk is marked as expected only with a reason: the mark hides it in your later diagnoses too. Say why it is expected, and mark it again.")
 )
 
 // clusterExpectedMark is POST /tasks/{id}/clusters/{cluster}/expected: the owner says
@@ -48,6 +52,9 @@ func (s *Server) clusterExpectedMark(c echo.Context) error {
 		}
 		if cl.Expected && (cl.ExpectedBy == nil || *cl.ExpectedBy != cluster.ExpectedByOwner) {
 			return errPolicyExpected
+		}
+		if reason == "" && cl.Type == string(analyzer.TypeRisk) {
+			return errRiskNeedsReason
 		}
 		if utf8.RuneCountInString(reason) > maxReasonRunes {
 			return echo.NewHTTPError(http.StatusBadRequest,

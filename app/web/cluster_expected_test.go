@@ -362,3 +362,35 @@ func rules(t *testing.T, c *authtest.Client) []string {
 	doc := parse(t, c.Get(t, "/settings/expected"))
 	return testid(doc, "expected-rule").Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("data-rule-id", "") })
 }
+
+// A risk marked expected leaves the risks of the owner's later diagnoses too, so the
+// mark takes a reason: without one it is refused with a sentence and nothing changes;
+// the form asks for it.
+func TestARiskIsMarkedExpectedOnlyWithAReason(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	id := b.diagnose(t, b.alice, "Support", loopSample(t)[:60])
+	var risk report.Cluster
+	for _, c := range taskReport(t, b.alice, id).Clusters {
+		if c.IsRisk() && !c.Expected {
+			risk = c
+			break
+		}
+	}
+	require.NotEmpty(t, risk.Title, "the sample has a risk issue")
+	form := parse(t, b.alice.Get(t, "/tasks/"+id.String())).Find("#reason-" + strconv.Itoa(risk.Idx))
+	_, required := form.Attr("required")
+	require.True(t, required, "the form asks for the reason")
+
+	for _, reason := range []string{"", "   "} {
+		resp := b.alice.PostForm(t, clusterPath(id, risk.Idx, "expected"), url.Values{"reason": {reason}})
+		require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+		require.Contains(t, authtest.Body(t, resp), "A risk is marked as expected only with a reason")
+	}
+	require.False(t, clusterOf(t, taskReport(t, b.alice, id), risk.Idx).Expected, "nothing changed")
+	require.Empty(t, rules(t, b.alice))
+
+	require.Equal(t, http.StatusSeeOther, b.alice.PostForm(t, clusterPath(id, risk.Idx, "expected"),
+		url.Values{"reason": {"Our test accounts always get business"}}).StatusCode)
+	require.True(t, clusterOf(t, taskReport(t, b.alice, id), risk.Idx).Expected)
+}
