@@ -215,6 +215,9 @@ func buildDriver(d dbsqlc.ListTaskDriversRow) Driver {
 		}
 		out.Examples = append(out.Examples, ref)
 	}
+	if d.ExampleTurn != nil && d.ExampleQuote != nil && len(out.Examples) > 0 {
+		out.Written = &DriverQuote{Ref: out.Examples[0], Turn: int(*d.ExampleTurn), Quote: *d.ExampleQuote}
+	}
 	return out
 }
 

@@ -263,7 +263,13 @@ func (m mdWriter) outcomes(r Report) {
 		for _, e := range d.Examples {
 			ex = append(ex, mdText(conversationName(e.ID, e.Seq)))
 		}
-		m.p("| %s: %s | %d / %d | %s / %s | %s | %s | %s |", mdText(DriverKindLabel(d.Kind)), mdText(DriverFeatureLabel(d.Kind, d.Feature)), d.Failed, d.Succeeded,
+		feature := mdText(DriverKindLabel(d.Kind)) + ": " + mdText(DriverFeatureLabel(d.Kind, d.Feature))
+		if w := d.Written; w != nil {
+			// A table cell ends at a pipe, inside a code span too, unless it is escaped.
+			quote := strings.ReplaceAll(inlineQuote(w.Quote), "|", `\|`)
+			feature += fmt.Sprintf(", as in %s (%s, turn %d)", quote, mdText(conversationName(w.ID, w.Seq)), w.Turn)
+		}
+		m.p("| %s | %d / %d | %s / %s | %s | %s | %s |", feature, d.Failed, d.Succeeded,
 			Percent(d.RateWith), Percent(d.RateWithout), Lift(d.Lift), PValue(d.QValue), strings.Join(ex, ", "))
 	}
 	m.p("")

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	stdhtml "html"
 	"strings"
@@ -66,4 +67,18 @@ func TestMarkdownOfQueuedTaskCountsTheUpload(t *testing.T) {
 	require.NoError(t, WriteMarkdown(&md, Report{Task: Task{Title: "Canceled", Status: "canceled", Terminal: true, ConversationCount: 5000}}))
 	require.Contains(t, md.String(), "5000 conversations uploaded; the diagnosis stopped before the quality checks.")
 	require.NotContains(t, md.String(), "0 kept")
+}
+
+// A word driver's row says where it is written, its quote a code span whose pipes are
+// escaped so the table keeps its columns.
+func TestMarkdownDriverRowQuotesWhereItIsWritten(t *testing.T) {
+	t.Parallel()
+	var md bytes.Buffer
+	out := bufio.NewWriter(&md)
+	mdWriter{w: out}.outcomes(Report{Task: Task{Terminal: true}, Population: Population{Labelled: Labelled{Field: "success", Failed: 6, Succeeded: 4}}, Drivers: []Driver{{
+		Kind: "user_words", Feature: "refund", Failed: 5, Succeeded: 1, RateWith: 0.83, RateWithout: 0.25, Lift: 1.4, QValue: 0.03,
+		Examples: []Ref{{Seq: 2, ID: "c2"}}, Written: &DriverQuote{Ref: Ref{Seq: 2, ID: "c2"}, Turn: 3, Quote: "refund | or credit?"},
+	}}})
+	require.NoError(t, out.Flush())
+	require.Contains(t, md.String(), "| the user wrote: refund, as in `refund \\| or credit?` (c2, turn 3) | 5 / 1 |")
 }

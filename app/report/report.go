@@ -184,6 +184,17 @@ type Driver struct {
 	QValue        float64 `json:"q_value"`
 	Examples      []Ref   `json:"examples"`
 	Conversations int     `json:"conversations"`
+	// Written is where a word driver (kinds user_words and agent_words) is written in
+	// its first example conversation, which says what the word is about; null for the
+	// other kinds and for drivers stored before it was kept.
+	Written *DriverQuote `json:"written"`
+}
+
+// DriverQuote is a turn of a conversation and a quote of it around a driver's words.
+type DriverQuote struct {
+	Ref
+	Turn  int    `json:"turn"`
+	Quote string `json:"quote"`
 }
 
 // Ref points at one conversation.

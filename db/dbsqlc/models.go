@@ -165,6 +165,8 @@ type TaskDriver struct {
 	QValue           float64
 	ExampleSeqs      []int32
 	ConversationSeqs []int32
+	ExampleTurn      *int32
+	ExampleQuote     *string
 }
 
 type TaskFinding struct {

@@ -163,6 +163,25 @@ func (q *Queries) FirstConversationError(ctx context.Context, db DBTX, arg First
 	return items, nil
 }
 
+const getConversationMessages = `-- name: GetConversationMessages :one
+SELECT messages::text AS messages FROM task_conversation
+WHERE task_id = $1 AND owner_user_id = $2 AND seq = $3
+`
+
+type GetConversationMessagesParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Seq         int32
+}
+
+// One conversation's messages, as text for the pipeline to decode.
+func (q *Queries) GetConversationMessages(ctx context.Context, db DBTX, arg GetConversationMessagesParams) (string, error) {
+	row := db.QueryRow(ctx, getConversationMessages, arg.TaskID, arg.OwnerUserID, arg.Seq)
+	var messages string
+	err := row.Scan(&messages)
+	return messages, err
+}
+
 const getTaskConversation = `-- name: GetTaskConversation :one
 SELECT task_id, owner_user_id, seq, external_id, messages, metadata, message_count, content_hash, qc_status, qc_reason, risk_flags, selected, diagnosis, diagnosis_status, diagnosis_pass, diagnosis_error, diagnosed_at, label, failure_score, failed_turn, max_severity, finding_categories FROM task_conversation
 WHERE task_id = $1 AND owner_user_id = $2 AND seq = $3

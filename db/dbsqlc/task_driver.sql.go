@@ -14,13 +14,15 @@ import (
 
 const insertTaskDrivers = `-- name: InsertTaskDrivers :exec
 INSERT INTO task_driver (task_id, owner_user_id, idx, kind, feature, failed, succeeded, rate_with,
-                         rate_without, lift, p_value, q_value, example_seqs, conversation_seqs)
+                         rate_without, lift, p_value, q_value, example_seqs, conversation_seqs,
+                         example_turn, example_quote)
 SELECT t.id, t.owner_user_id, (d.value ->> 'idx')::int, d.value ->> 'kind', d.value ->> 'feature',
        (d.value ->> 'failed')::int, (d.value ->> 'succeeded')::int, (d.value ->> 'rate_with')::real,
        (d.value ->> 'rate_without')::real, (d.value ->> 'lift')::real,
        (d.value ->> 'p_value')::double precision, (d.value ->> 'q_value')::double precision,
        ARRAY(SELECT s::int FROM jsonb_array_elements_text(d.value -> 'example_seqs') AS s),
-       ARRAY(SELECT s::int FROM jsonb_array_elements_text(d.value -> 'conversation_seqs') AS s)
+       ARRAY(SELECT s::int FROM jsonb_array_elements_text(d.value -> 'conversation_seqs') AS s),
+       (d.value ->> 'example_turn')::int, d.value ->> 'example_quote'
 FROM analysis_task t, jsonb_array_elements($1::jsonb) AS d(value)
 WHERE t.id = $2 AND t.owner_user_id = $3
 `
@@ -84,7 +86,7 @@ func (q *Queries) ListDriverNames(ctx context.Context, db DBTX, arg ListDriverNa
 
 const listTaskDrivers = `-- name: ListTaskDrivers :many
 SELECT d.task_id, d.owner_user_id, d.idx, d.kind, d.feature, d.failed, d.succeeded, d.rate_with,
-       d.rate_without, d.lift, d.p_value, d.q_value, d.example_seqs,
+       d.rate_without, d.lift, d.p_value, d.q_value, d.example_seqs, d.example_turn, d.example_quote,
        cardinality(d.conversation_seqs)::int AS conversations,
        ARRAY(SELECT c.external_id FROM unnest(d.example_seqs) WITH ORDINALITY AS e(seq, ord)
              JOIN task_conversation c
@@ -114,6 +116,8 @@ type ListTaskDriversRow struct {
 	PValue        float64
 	QValue        float64
 	ExampleSeqs   []int32
+	ExampleTurn   *int32
+	ExampleQuote  *string
 	Conversations int32
 	ExampleIds    []string
 }
@@ -144,6 +148,8 @@ func (q *Queries) ListTaskDrivers(ctx context.Context, db DBTX, arg ListTaskDriv
 			&i.PValue,
 			&i.QValue,
 			&i.ExampleSeqs,
+			&i.ExampleTurn,
+			&i.ExampleQuote,
 			&i.Conversations,
 			&i.ExampleIds,
 		); err != nil {

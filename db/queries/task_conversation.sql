@@ -2,6 +2,11 @@
 SELECT * FROM task_conversation
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq = @seq;
 
+-- name: GetConversationMessages :one
+-- One conversation's messages, as text for the pipeline to decode.
+SELECT messages::text AS messages FROM task_conversation
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq = @seq;
+
 -- name: FindConversationSeq :many
 -- The conversation of the task with this id from the upload, if any: a search for an
 -- id goes to it. :many so that none is an empty result.

@@ -56,6 +56,23 @@ func TestCategoryDriverIsNamedInWords(t *testing.T) {
 	require.NotContains(t, text, "long_conversation")
 }
 
+// A word driver shows where its first example writes it, linked to that turn, and the
+// quote is escaped like every text of a conversation.
+func TestWordDriverShowsWhereItIsWritten(t *testing.T) {
+	t.Parallel()
+	ds := []report.Driver{{Kind: "agent_words", Feature: "date", Failed: 36, Succeeded: 3, RateWith: 0.92, RateWithout: 0.54, Lift: 1.3, QValue: 0.02,
+		Written: &report.DriverQuote{Ref: report.Ref{Seq: 4, ID: "c4"}, Turn: 5, Quote: "Please give the <b>date</b> of birth."}}}
+	r := report.Report{Population: report.Population{Labelled: report.Labelled{Field: "success", Failed: 60, Succeeded: 40}}, Drivers: ds}
+	var buf bytes.Buffer
+	require.NoError(t, components.Outcomes("t1", r).Render(context.Background(), &buf))
+	doc, err := goquery.NewDocumentFromReader(&buf)
+	require.NoError(t, err)
+	written := doc.Find(`[data-testid="driver-written"]`)
+	require.Equal(t, "as in “Please give the <b>date</b> of birth.”", written.Text())
+	require.Equal(t, string(components.ConversationURL("t1", 4, 5)), written.Find("a").AttrOr("href", ""))
+	require.Zero(t, written.Find("b").Length(), "the quote's markup is text")
+}
+
 // A risk example cut out of its turn mid-sentence shows an ellipsis where it was cut.
 func TestRiskExampleShowsWhereItWasCut(t *testing.T) {
 	t.Parallel()

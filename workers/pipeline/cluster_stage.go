@@ -95,7 +95,11 @@ func (r *run) buildClusters(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if driversRaw, err = json.Marshal(driverRows(found)); err != nil {
+		rows, err := r.driverRows(ctx, found)
+		if err != nil {
+			return err
+		}
+		if driversRaw, err = json.Marshal(rows); err != nil {
 			return fmt.Errorf("pipeline: drivers: %w", err)
 		}
 	}

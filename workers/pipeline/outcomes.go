@@ -196,15 +196,36 @@ type extractFunc func(seq int, failed bool, conv transcript.Conversation, errorT
 type driverRow struct {
 	Idx int `json:"idx"`
 	drivers.Driver
+	// A word driver's turn and quote in its first example conversation (drivers.Quote).
+	ExampleTurn  *int   `json:"example_turn,omitempty"`
+	ExampleQuote string `json:"example_quote,omitempty"`
 }
 
-func driverRows(found []drivers.Driver) []driverRow {
+// driverRows are the drivers to store, each word driver with where its first example
+// conversation writes it: one read of that conversation per word driver.
+func (r *run) driverRows(ctx context.Context, found []drivers.Driver) ([]driverRow, error) {
 	rows := make([]driverRow, len(found))
 	for i, d := range found {
 		if d.Conversations == nil {
 			d.Conversations = []int{}
 		}
 		rows[i] = driverRow{Idx: i, Driver: d}
+		if (d.Kind != drivers.KindUserWords && d.Kind != drivers.KindAgentWords) || len(d.Examples) == 0 {
+			continue
+		}
+		raw, err := r.q.GetConversationMessages(ctx, r.p.pool, dbsqlc.GetConversationMessagesParams{
+			TaskID: r.id, OwnerUserID: r.owner, Seq: int32(d.Examples[0]),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: driver %d's example: %w", i, err)
+		}
+		msgs, err := decodeMessages(raw)
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: driver %d's example: messages: %w", i, err)
+		}
+		if turn, quote, ok := drivers.Quote(d.Feature, transcript.Conversation{Messages: msgs}); ok {
+			rows[i].ExampleTurn, rows[i].ExampleQuote = &turn, quote
+		}
 	}
-	return rows
+	return rows, nil
 }

@@ -100,6 +100,9 @@ func (b *bundle) resultOf(t *testing.T, id uuid.UUID) string {
 	// conversation, read back after diagnosis when a run resumed it.
 	for _, d := range rows.Drivers {
 		fmt.Fprintf(&s, "driver %s %q %d/%d p %v q %v examples %v\n", d.Kind, d.Feature, d.Failed, d.Succeeded, d.PValue, d.QValue, d.ExampleSeqs)
+		if d.ExampleTurn != nil && d.ExampleQuote != nil {
+			fmt.Fprintf(&s, "driver %q written at turn %d: %q\n", d.Feature, *d.ExampleTurn, *d.ExampleQuote)
+		}
 	}
 	// And every conversation of each driver, as the conversation list reads them.
 	members, err := b.pool.Query(context.Background(), `SELECT idx, conversation_seqs FROM task_driver

@@ -1,0 +1,46 @@
+package drivers
+
+import (
+	"strings"
+
+	"github.com/checkup-dev/checkup/workers/textmatch"
+	"github.com/checkup-dev/checkup/workers/transcript"
+)
+
+// QuoteRunes is the longest quote Quote gives.
+const QuoteRunes = 160
+
+// Quote shows where a word driver is written in conv, one of its example conversations:
+// the first turn of its side (the user's for KindUserWords, the agent's for
+// KindAgentWords) with the word, or with the words of a pair side by side, and a quote
+// around them. A word alone says little to whoever reads the driver ("the agent wrote:
+// date"); the sentence it stands in says what it is about. ok is false for the other
+// kinds, and for a pair whose words stand apart in every turn (across a comma); the
+// pair's first word is looked for then.
+func Quote(f Feature, conv transcript.Conversation) (turn int, quote string, ok bool) {
+	var role transcript.Role
+	switch f.Kind {
+	case KindUserWords:
+		role = transcript.RoleUser
+	case KindAgentWords:
+		role = transcript.RoleAssistant
+	default:
+		return 0, "", false
+	}
+	phrases := []string{f.Name}
+	if first, _, pair := strings.Cut(f.Name, " "); pair {
+		phrases = append(phrases, first)
+	}
+	for _, p := range phrases {
+		set := textmatch.NewPhraseSet(p)
+		for i, m := range conv.Messages {
+			if m.Role != role || m.Content == "" {
+				continue
+			}
+			if at, found := set.Find(textmatch.Fold(m.Content)); found {
+				return i + 1, textmatch.QuoteAround(m.Content, at.Start, at.End, QuoteRunes), true
+			}
+		}
+	}
+	return 0, "", false
+}
