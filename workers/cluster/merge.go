@@ -33,7 +33,8 @@ const minDescriptionTerms = 5
 // ("error", "request") do not make each cluster a candidate of every other.
 func mergeNearDuplicates(all []*building) []*building {
 	type profile struct {
-		title, desc map[string]bool
+		title, desc       map[string]bool
+		titleNeg, descNeg bool // negated: texts that differ in it say opposite things
 	}
 	profiles := make([]profile, len(all))
 	titleDF, descDF := map[groupKey]map[string]int{}, map[groupKey]map[string]int{}
@@ -48,7 +49,8 @@ func mergeNearDuplicates(all []*building) []*building {
 		}
 	}
 	for i, b := range all {
-		profiles[i] = profile{title: signature(b.titleOrder[0]), desc: signature(b.desc)}
+		profiles[i] = profile{title: signature(b.titleOrder[0]), desc: signature(b.desc),
+			titleNeg: negated(b.titleOrder[0]), descNeg: negated(b.desc)}
 		count(titleDF, b.key, profiles[i].title)
 		if len(profiles[i].desc) >= minDescriptionTerms {
 			count(descDF, b.key, profiles[i].desc)
@@ -96,9 +98,10 @@ func mergeNearDuplicates(all []*building) []*building {
 		}
 		slices.Sort(order)
 		for _, j := range order {
-			if dice(p.title, profiles[j].title) >= MergeThreshold ||
-				(len(p.desc) >= minDescriptionTerms && len(profiles[j].desc) >= minDescriptionTerms &&
-					dice(p.desc, profiles[j].desc) >= MergeThreshold) {
+			q := profiles[j]
+			if (p.titleNeg == q.titleNeg && dice(p.title, q.title) >= MergeThreshold) ||
+				(p.descNeg == q.descNeg && len(p.desc) >= minDescriptionTerms && len(q.desc) >= minDescriptionTerms &&
+					dice(p.desc, q.desc) >= MergeThreshold) {
 				root[i] = j
 				break
 			}
@@ -175,4 +178,46 @@ func (b *building) absorb(o *building) {
 	b.seqs = slices.Compact(b.seqs)
 	b.severity += o.severity
 	b.confidence += o.confidence
+}
+
+// negated reports whether s, outside what it quotes, says that something did not
+// happen ("is not transferred", "never handed off", "without confirming", 未转接). Two
+// texts that differ in it say opposite things however many words they share: "the
+// user asks for a person, but the conversation is never handed off" is not "the agent
+// hands the conversation to a person".
+func negated(s string) bool {
+	own := unquoted(s)
+	if lower := strings.ToLower(own); strings.Contains(lower, "n't") || strings.Contains(lower, "n’t") {
+		return true
+	}
+	for _, t := range textmatch.Terms(own) {
+		switch t {
+		case "not", "never", "no", "without", "cannot", "nor":
+			return true
+		}
+		if strings.ContainsAny(t, "不没未无") {
+			return true
+		}
+	}
+	return false
+}
+
+// unquoted is s without what it quotes (between “ and ”, 「 and 」, or straight double
+// quotes): a description quotes the conversation, whose words are not its own.
+func unquoted(s string) string {
+	var b strings.Builder
+	depth, straight := 0, false
+	for _, r := range s {
+		switch {
+		case r == '“' || r == '「':
+			depth++
+		case (r == '”' || r == '」') && depth > 0:
+			depth--
+		case r == '"' && depth == 0:
+			straight = !straight
+		case depth == 0 && !straight:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

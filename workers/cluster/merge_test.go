@@ -93,3 +93,40 @@ func TestDistinctProblemsStayApart(t *testing.T) {
 	}
 	require.Len(t, Build(findings, seq), seq)
 }
+
+// Descriptions that share most words but say opposite things, one negated outside its
+// quotes, stay apart; a negation inside a quote of the conversation does not count.
+func TestOppositeDescriptionsStayApart(t *testing.T) {
+	t.Parallel()
+	action := analyzer.TypeAction
+	clusters := Build([]FindingRef{
+		{Seq: 1, Type: action, Category: "human_handoff", Title: "User asks for a human but is not transferred",
+			Description: "At turn 16 the user asks for a person (“Yes, please transfer me to a human agent.”), but the conversation is never handed off."},
+		{Seq: 2, Type: action, Category: "human_handoff", Title: "Conversation is handed off to a human agent",
+			Description: "The agent hands the conversation to a human at turn 11. The user had asked for one at turn 10: “Yes, please connect me with a human agent.”."},
+		{Seq: 3, Type: action, Category: "human_handoff", Title: "Handed to a person",
+			Description: "The agent hands the conversation to a human at turn 8. The user had asked for one at turn 7: “No, I do not want a refund, connect me with a human.”."},
+	}, 3)
+	require.Len(t, clusters, 2, "the handoffs merge, the one never handed off stays apart")
+	for _, c := range clusters {
+		if c.ConversationCount == 1 {
+			require.Equal(t, "User asks for a human but is not transferred", c.Title)
+		}
+	}
+}
+
+func TestNegated(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{
+		"User asks for a human but is not transferred":                     true,
+		"the conversation is never handed off":                             true,
+		"Booking changed without the agent confirming":                     true,
+		"The agent doesn't confirm":                                        true,
+		"用户要求转人工但未转接":                                                      true,
+		"The agent hands the conversation to a human":                      false,
+		`The user wrote “I do not want this” and the agent hands it over.`: false,
+		`The tool returned "not found" and the agent retried.`:             false,
+	} {
+		require.Equal(t, want, negated(s), s)
+	}
+}
