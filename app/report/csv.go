@@ -62,7 +62,8 @@ func WriteFindingsCSV(w io.Writer, r Report) error {
 	cw := csv.NewWriter(w)
 	write := func(cells ...string) { _ = cw.Write(neutralise(cells)) }
 	write("conversation_seq", "conversation_id", "finding_idx", "type", "category", "title", "description",
-		"severity", "confidence", "priority_score", "action_rank", "turn", "quote", "quote_verified", "more_evidence")
+		"severity", "confidence", "priority_score", "action_rank", "turn", "quote", "quote_verified", "more_evidence",
+		"issue_idx", "expected")
 	for f, err := range r.AllFindings() {
 		if err != nil {
 			return fmt.Errorf("report: findings.csv: %w", err)
@@ -80,9 +81,13 @@ func WriteFindingsCSV(w io.Writer, r Report) error {
 		if f.ActionRank > 0 {
 			rank = strconv.Itoa(f.ActionRank)
 		}
+		issue := ""
+		if f.ClusterIdx != nil {
+			issue = strconv.Itoa(*f.ClusterIdx)
+		}
 		write(strconv.Itoa(f.ConversationSeq), f.ConversationID, strconv.Itoa(f.Idx), f.Type, f.Category,
 			f.Title, f.Description, strconv.Itoa(f.Severity), num(f.Confidence), num(f.PriorityScore), rank,
-			turn, quote, verified, strings.Join(more, "\n"))
+			turn, quote, verified, strings.Join(more, "\n"), issue, strconv.FormatBool(f.Expected))
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {

@@ -130,6 +130,9 @@ func TestDownloadsAgreeWithReportJSON(t *testing.T) {
 		require.Equal(t, strconv.Itoa(f.Evidence[0].Turn), row[col("turn")])
 		require.Equal(t, f.Evidence[0].Quote, row[col("quote")])
 		ranks[row[col("action_rank")]]++
+		require.NotNil(t, f.ClusterIdx)
+		require.Equal(t, strconv.Itoa(*f.ClusterIdx), row[col("issue_idx")], "the issue it belongs to")
+		require.Equal(t, strconv.FormatBool(f.Expected), row[col("expected")])
 	}
 	for _, c := range r.Clusters {
 		if c.ActionRank > 0 {
