@@ -27,8 +27,16 @@ func WriteActionsCSV(w io.Writer, r Report) error {
 	write := func(cells ...string) { _ = cw.Write(neutralise(cells)) }
 	write("rank", "type", "category", "title", "conversations", "share_percent", "priority_score",
 		"prevalence_term", "severity_term", "confidence_term", "severity", "confidence",
-		"problem", "recommendation", "expected_impact", "fix_location", "evidence", "evidence_links")
+		"problem", "recommendation", "expected_impact", "fix_location", "evidence", "evidence_links",
+		"failed", "succeeded", "excess_failures", "q_value")
 	for _, a := range r.Actions {
+		// With outcome labels, what ranks the ACTION Actions (RISK ones come first, by
+		// priority score): the failures the issue explains, then its q-value. Empty
+		// without labels.
+		failed, succeeded, excess, q := "", "", "", ""
+		if o := a.LabelOutcomes; o != nil && a.ExcessFailures != nil && a.QValue != nil {
+			failed, succeeded, excess, q = strconv.Itoa(o.Failed), strconv.Itoa(o.Succeeded), num(*a.ExcessFailures), num(*a.QValue)
+		}
 		steps := make([]string, len(a.Recommendation))
 		for i, s := range a.Recommendation {
 			steps[i] = strconv.Itoa(i+1) + ". " + s
@@ -43,7 +51,7 @@ func WriteActionsCSV(w io.Writer, r Report) error {
 		write(strconv.Itoa(a.Rank), a.Type, a.Category, a.Title, strconv.Itoa(a.Conversations), Percent(a.Share),
 			num(a.PriorityScore), num(p.PrevalenceTerm), num(p.SeverityTerm), num(p.ConfidenceTerm),
 			num(a.Severity), num(a.Confidence), a.Problem, strings.Join(steps, "\n"), a.ExpectedImpact,
-			a.FixLocation, strings.Join(quotes, "\n"), strings.Join(links, "\n"))
+			a.FixLocation, strings.Join(quotes, "\n"), strings.Join(links, "\n"), failed, succeeded, excess, q)
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {
@@ -98,14 +106,35 @@ func WriteFindingsCSV(w io.Writer, r Report) error {
 
 // neutralise defuses formula injection: a spreadsheet runs a cell that starts with
 // = + - @ (or a tab or carriage return) as a formula, so such cells get a leading
-// apostrophe, which spreadsheets show as text.
+// apostrophe, which spreadsheets show as text. A negative number ("-0.38") is left as
+// it is, for the spreadsheet to read as a number: it runs nothing.
 func neutralise(cells []string) []string {
 	for i, c := range cells {
-		if c != "" && strings.ContainsRune("=+-@\t\r", rune(c[0])) {
+		if c != "" && strings.ContainsRune("=+-@\t\r", rune(c[0])) && !negativeNumber(c) {
 			cells[i] = "'" + c
 		}
 	}
 	return cells
+}
+
+// negativeNumber reports whether c is a minus sign and digits, with at most one point.
+func negativeNumber(c string) bool {
+	digits, point := 0, false
+	for i, r := range c {
+		switch {
+		case i == 0:
+			if r != '-' {
+				return false
+			}
+		case r >= '0' && r <= '9':
+			digits++
+		case r == '.' && !point:
+			point = true
+		default:
+			return false
+		}
+	}
+	return digits > 0
 }
 
 // num formats a score or share compactly: no exponent, at most four decimals.

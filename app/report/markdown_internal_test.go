@@ -82,3 +82,11 @@ func TestMarkdownDriverRowQuotesWhereItIsWritten(t *testing.T) {
 	require.NoError(t, out.Flush())
 	require.Contains(t, md.String(), "| the user wrote: refund, as in `refund \\| or credit?` (c2, turn 3) | 5 / 1 |")
 }
+
+// A cell a spreadsheet would run as a formula gets an apostrophe; a negative number,
+// which runs nothing, stays a number.
+func TestNeutraliseLeavesNegativeNumbers(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, []string{"-0.38", "-12", "'-", "'-1+2", "'-0.3.8", "'=1+1", "'@SUM(A1)", "'+1", "0.5", "'-cmd"},
+		neutralise([]string{"-0.38", "-12", "-", "-1+2", "-0.3.8", "=1+1", "@SUM(A1)", "+1", "0.5", "-cmd"}))
+}

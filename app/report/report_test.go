@@ -101,6 +101,11 @@ func TestDownloadsAgreeWithReportJSON(t *testing.T) {
 		require.Equal(t, "share_percent", rows[0][5])
 		require.Equal(t, report.Percent(a.Share), rows[i+1][5], "the share is written as the page writes it")
 		require.Equal(t, "evidence_links", rows[0][17])
+		require.Equal(t, []string{"failed", "succeeded", "excess_failures", "q_value"}, rows[0][18:22])
+		if o := a.LabelOutcomes; o != nil && a.ExcessFailures != nil {
+			require.Equal(t, []string{strconv.Itoa(o.Failed), strconv.Itoa(o.Succeeded)}, rows[i+1][18:20])
+			require.NotEmpty(t, rows[i+1][20], "the failures its issue explains")
+		}
 		links := strings.Split(rows[i+1][17], "\n")
 		require.Len(t, links, len(a.Evidence), "one link per quote")
 		for j, q := range a.Evidence {
