@@ -80,3 +80,18 @@ func TestRiskExampleShowsWhereItWasCut(t *testing.T) {
 		Examples: []report.RiskExample{{ConversationID: "c1", Seq: 1, Turn: 3, Quote: "I'm unable to change it. If you", CutAfter: true}}}}}
 	require.Equal(t, "I'm unable to change it. If you…", renderText(t, components.RiskSummary("t", rs), "risk-quote"))
 }
+
+// An Action's size is the link to its conversations, said once ("15 conversations"),
+// not again as "(all 15)".
+func TestActionSizeIsTheLinkToItsConversations(t *testing.T) {
+	t.Parallel()
+	a := report.Action{Rank: 1, Title: "T", ClusterIdx: 3, Conversations: 15, Share: 0.15}
+	require.True(t, strings.HasPrefix(renderText(t, components.ActionCard("t1", a, true), "action-size"), "15 conversations — 15% of the analyzed conversations"))
+	var buf bytes.Buffer
+	require.NoError(t, components.ActionCard("t1", a, true).Render(context.Background(), &buf))
+	doc, err := goquery.NewDocumentFromReader(&buf)
+	require.NoError(t, err)
+	link := doc.Find(`[data-testid="action-conversations"]`)
+	require.Equal(t, "15 conversations", link.Text())
+	require.Equal(t, string(components.ClusterConversationsURL("t1", 3)), link.AttrOr("href", ""))
+}
