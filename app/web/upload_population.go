@@ -65,9 +65,9 @@ func (e *tooFewError) failure() (int, *pages.UploadFailure) {
 	}
 	kept, uploaded := e.funnel.Kept(), e.funnel.Uploaded()
 	// The PM reads the sentence; the setting's name tells the operator what to change.
-	need := fmt.Sprintf("at least %d are needed (the server's MIN_CONVERSATIONS setting)", e.min)
+	need := fmt.Sprintf("at least %d are needed for a diagnosis (MIN_CONVERSATIONS, set by whoever runs Checkup)", e.min)
 	if e.min == 1 {
-		need = "at least 1 is needed (the server's MIN_CONVERSATIONS setting)"
+		need = "at least 1 is needed for a diagnosis (MIN_CONVERSATIONS, set by whoever runs Checkup)"
 	}
 	switch {
 	case kept == uploaded:
