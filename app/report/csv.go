@@ -72,6 +72,10 @@ func WriteFindingsCSV(w io.Writer, r Report) error {
 	write("conversation_seq", "conversation_id", "finding_idx", "type", "category", "title", "description",
 		"severity", "confidence", "priority_score", "action_rank", "turn", "quote", "quote_verified", "more_evidence",
 		"issue_idx", "expected")
+	markedExpected := map[int]bool{}
+	for _, c := range r.Clusters {
+		markedExpected[c.Idx] = c.Expected
+	}
 	for f, err := range r.AllFindings() {
 		if err != nil {
 			return fmt.Errorf("report: findings.csv: %w", err)
@@ -89,13 +93,15 @@ func WriteFindingsCSV(w io.Writer, r Report) error {
 		if f.ActionRank > 0 {
 			rank = strconv.Itoa(f.ActionRank)
 		}
-		issue := ""
+		// Expected behaviour by the policy is the finding's own; by the owner's mark,
+		// its issue's.
+		issue, expected := "", f.Expected
 		if f.ClusterIdx != nil {
-			issue = strconv.Itoa(*f.ClusterIdx)
+			issue, expected = strconv.Itoa(*f.ClusterIdx), expected || markedExpected[*f.ClusterIdx]
 		}
 		write(strconv.Itoa(f.ConversationSeq), f.ConversationID, strconv.Itoa(f.Idx), f.Type, f.Category,
 			f.Title, f.Description, strconv.Itoa(f.Severity), num(f.Confidence), num(f.PriorityScore), rank,
-			turn, quote, verified, strings.Join(more, "\n"), issue, strconv.FormatBool(f.Expected))
+			turn, quote, verified, strings.Join(more, "\n"), issue, strconv.FormatBool(expected))
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -393,4 +394,20 @@ func TestARiskIsMarkedExpectedOnlyWithAReason(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, b.alice.PostForm(t, clusterPath(id, risk.Idx, "expected"),
 		url.Values{"reason": {"Our test accounts always get business"}}).StatusCode)
 	require.True(t, clusterOf(t, taskReport(t, b.alice, id), risk.Idx).Expected)
+
+	// findings.csv says the marked issue's findings are expected behavior.
+	rows, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(authtest.Body(t, b.alice.Get(t, "/tasks/"+id.String()+"/findings.csv")), "\ufeff"))).ReadAll()
+	require.NoError(t, err)
+	col := map[string]int{}
+	for i, name := range rows[0] {
+		col[name] = i
+	}
+	marked := 0
+	for _, row := range rows[1:] {
+		if row[col["issue_idx"]] == strconv.Itoa(risk.Idx) {
+			require.Equal(t, "true", row[col["expected"]])
+			marked++
+		}
+	}
+	require.Equal(t, risk.FindingCount, marked)
 }
