@@ -224,6 +224,7 @@ type titleGroup struct {
 	byExact  map[string]*titlePlace // title as found → its place
 	clusters []*building            // by position
 	seeds    []textmatch.ShingleSet // each cluster's first title's bigrams, by value
+	seedNeg  []bool                 // whether each cluster's first title is negated
 	index    map[uint64][]int32     // a rare bigram of a seed → positions
 	df       map[uint64]int         // bigram → titles of the group that have it
 }
@@ -275,7 +276,7 @@ func (g *titleGroup) placeAll(create func(groupKey) *building) {
 	g.index = map[uint64][]int32{}
 	for _, t := range g.titles {
 		p := g.folded[t]
-		p.b = g.place(p.sh, create)
+		p.b = g.place(p.sh, negated(t), create)
 	}
 }
 
@@ -287,14 +288,15 @@ func (g *titleGroup) placeNew(title string, create func(groupKey) *building) *bu
 		if g.index == nil {
 			g.df, g.index = map[uint64]int{}, map[uint64][]int32{}
 		}
-		p.b = g.place(p.sh, create)
+		p.b = g.place(p.sh, negated(title), create)
 	}
 	return p.b
 }
 
 // place returns the cluster a title with bigrams sh belongs in, making one when none
-// fits.
-func (g *titleGroup) place(sh textmatch.ShingleSet, create func(groupKey) *building) *building {
+// fits. A title joins only a cluster whose first title is negated as it is (neg): "is
+// transferred" and "is not transferred" share most bigrams and say the opposite.
+func (g *titleGroup) place(sh textmatch.ShingleSet, neg bool, create func(groupKey) *building) *building {
 	rare := g.byRarity(sh)
 	prefix := rare[:prefixLen(len(rare), TitleThreshold)]
 	best, bestSim := -1, 0.0
@@ -305,6 +307,9 @@ func (g *titleGroup) place(sh textmatch.ShingleSet, create func(groupKey) *build
 				continue
 			}
 			seen[pos] = true
+			if g.seedNeg[pos] != neg {
+				continue
+			}
 			sim := sh.Jaccard(g.seeds[pos])
 			if len(sh) > 0 && sim >= TitleThreshold && (sim > bestSim || (sim == bestSim && int(pos) < best)) {
 				best, bestSim = int(pos), sim
@@ -318,6 +323,7 @@ func (g *titleGroup) place(sh textmatch.ShingleSet, create func(groupKey) *build
 	pos := int32(len(g.clusters))
 	g.clusters = append(g.clusters, b)
 	g.seeds = append(g.seeds, sh)
+	g.seedNeg = append(g.seedNeg, neg)
 	for _, s := range prefix {
 		g.index[s] = append(g.index[s], pos)
 	}

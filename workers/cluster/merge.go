@@ -99,9 +99,11 @@ func mergeNearDuplicates(all []*building) []*building {
 		slices.Sort(order)
 		for _, j := range order {
 			q := profiles[j]
-			if (p.titleNeg == q.titleNeg && dice(p.title, q.title) >= MergeThreshold) ||
-				(p.descNeg == q.descNeg && len(p.desc) >= minDescriptionTerms && len(q.desc) >= minDescriptionTerms &&
-					dice(p.desc, q.desc) >= MergeThreshold) {
+			if p.titleNeg != q.titleNeg || p.descNeg != q.descNeg {
+				continue // one says that something did not happen, the other that it did
+			}
+			if dice(p.title, q.title) >= MergeThreshold ||
+				(len(p.desc) >= minDescriptionTerms && len(q.desc) >= minDescriptionTerms && dice(p.desc, q.desc) >= MergeThreshold) {
 				root[i] = j
 				break
 			}
@@ -184,26 +186,53 @@ func (b *building) absorb(o *building) {
 // happen ("is not transferred", "never handed off", "without confirming", 未转接). Two
 // texts that differ in it say opposite things however many words they share: "the
 // user asks for a person, but the conversation is never handed off" is not "the agent
-// hands the conversation to a person".
+// hands the conversation to a person". A word counts whole: "no" in "no-show" or
+// "no. 5" does not, nor 未 in 未来.
 func negated(s string) bool {
-	own := unquoted(s)
-	if lower := strings.ToLower(own); strings.Contains(lower, "n't") || strings.Contains(lower, "n’t") {
+	own := strings.ToLower(unquoted(s))
+	if strings.Contains(own, "n't") || strings.Contains(own, "n’t") {
 		return true
 	}
-	for _, t := range textmatch.Terms(own) {
-		switch t {
-		case "not", "never", "no", "without", "cannot", "nor":
+	for _, w := range chineseNegations {
+		if strings.Contains(own, w) {
 			return true
 		}
-		if strings.ContainsAny(t, "不没未无") {
-			return true
+	}
+	for i := 0; i < len(own); {
+		j := i
+		for j < len(own) && isASCIILetter(own[j]) {
+			j++
 		}
+		if j == i {
+			i++
+			continue
+		}
+		word, next := own[i:j], byte(' ')
+		if j < len(own) {
+			next = own[j]
+		}
+		switch word {
+		case "not", "never", "without", "cannot", "nor":
+			return true
+		case "no":
+			if next != '-' && next != '.' {
+				return true
+			}
+		}
+		i = j
 	}
 	return false
 }
 
-// unquoted is s without what it quotes (between “ and ”, 「 and 」, or straight double
-// quotes): a description quotes the conversation, whose words are not its own.
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' }
+
+// chineseNegations are the words that say something did not happen: 未 and 不 alone
+// also begin words that do not (未来, 不同).
+var chineseNegations = []string{"未被", "未能", "未经", "未转", "未处理", "未收到", "未完成", "并未", "没有", "没能", "没被", "无法", "不能", "不会", "不是", "不予", "不再", "拒绝"}
+
+// unquoted is s without what it quotes (between “ and ”, 「 and 」, or a pair of
+// straight double quotes): a description quotes the conversation, whose words are not
+// its own. A quote left open (a stray mark, 5" screen) keeps s whole.
 func unquoted(s string) string {
 	var b strings.Builder
 	depth, straight := 0, false
@@ -218,6 +247,9 @@ func unquoted(s string) string {
 		case depth == 0 && !straight:
 			b.WriteRune(r)
 		}
+	}
+	if depth != 0 || straight {
+		return s
 	}
 	return b.String()
 }

@@ -126,7 +126,31 @@ func TestNegated(t *testing.T) {
 		"The agent hands the conversation to a human":                      false,
 		`The user wrote “I do not want this” and the agent hands it over.`: false,
 		`The tool returned "not found" and the agent retried.`:             false,
+		"The user is a no-show at the gate":                                false,
+		"Order no. 5 is late":                                              false,
+		"用户询问未来的航班":                                                        false,
+		"两个订单不同":                                                           false,
+		`A 5" screen never arrived`:                                        true,
+		"“It never came and the agent does not answer":                     true,
+		"No reply reaches the user":                                        true,
 	} {
 		require.Equal(t, want, negated(s), s)
 	}
+}
+
+// Titles that differ only by a negation stay apart even when their bigrams are alike
+// enough to group them; the same title stays one cluster whatever its descriptions.
+func TestTitlesThatDifferByANegationStayApart(t *testing.T) {
+	t.Parallel()
+	action := analyzer.TypeAction
+	require.Len(t, Build([]FindingRef{
+		{Seq: 1, Type: action, Category: "human_handoff", Title: "User is transferred to a human"},
+		{Seq: 2, Type: action, Category: "human_handoff", Title: "User is not transferred to a human"},
+		{Seq: 3, Type: action, Category: "human_handoff", Title: "用户要求转人工并已转接"},
+		{Seq: 4, Type: action, Category: "human_handoff", Title: "用户要求转人工但未转接"},
+	}, 4), 4)
+	require.Len(t, Build([]FindingRef{
+		{Seq: 1, Type: action, Category: "other", Title: "Booking change", Description: "The agent confirms the booking change with the user before making it."},
+		{Seq: 2, Type: action, Category: "other", Title: "Booking change", Description: "The agent does not confirm the booking change with the user before making it."},
+	}, 2), 1, "the same title is the same cluster whatever the descriptions")
 }
