@@ -2,6 +2,7 @@ package offline
 
 import (
 	"fmt"
+	"strings"
 	"unicode"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
@@ -24,10 +25,7 @@ const (
 // earlier one: the agent is stuck in a loop. A message that states other figures than
 // the earlier one (a price, a date, a count) is not a repeat: it corrects or updates it.
 func (a *Analyzer) repeatedMessages(v *view) []analyzer.Finding {
-	earlier, later, sim := v.similarPair(transcript.RoleAssistant, repeatMinWeight, repeatSimilarity)
-	if earlier != 0 && !sameFigures(v.fold(earlier).Text, v.fold(later).Text) {
-		return nil
-	}
+	earlier, later, sim := v.agentRepeat()
 	if earlier == 0 {
 		return nil
 	}
@@ -48,7 +46,7 @@ func (a *Analyzer) userRepeats(v *view) []analyzer.Finding {
 			return []analyzer.Finding{ruleUserRepeats.finding(desc, 0, v.quoteMatch(turn, m))}
 		}
 	}
-	earlier, later, sim := v.similarPair(transcript.RoleUser, userRepeatMinWeight, userRepeatSimilarity)
+	earlier, later, sim := v.similarPair(pairQuestion{transcript.RoleUser, userRepeatMinWeight, userRepeatSimilarity, false})
 	if earlier == 0 {
 		return nil
 	}
@@ -56,16 +54,23 @@ func (a *Analyzer) userRepeats(v *view) []analyzer.Finding {
 	return []analyzer.Finding{ruleUserRepeats.finding(desc, 0, v.quoteTurn(later), v.quoteTurn(earlier))}
 }
 
-// similarPair finds the first message of role (in words, of at least minWeight) that is
-// at least threshold similar to an earlier one of the same role, once per view: two
-// rules ask the same question. Messages whose lengths differ by more than the threshold
-// allows are never near-identical, so only pairs of comparable length have their bigram
-// sets built and compared.
-func (v *view) similarPair(role transcript.Role, minWeight int, threshold float64) (earlier, later int, sim float64) {
-	q := pairQuestion{role, minWeight, threshold}
+// agentRepeat is the first agent message that repeats an earlier one: near-identical
+// and stating the same figures, since one that states others (a price, a count)
+// corrects or updates it. Two rules ask it.
+func (v *view) agentRepeat() (earlier, later int, sim float64) {
+	return v.similarPair(pairQuestion{transcript.RoleAssistant, repeatMinWeight, repeatSimilarity, true})
+}
+
+// similarPair finds the first message of q.role (in words, of at least q.minWeight)
+// that is at least q.threshold similar to an earlier one of the same role (and, with
+// q.sameFigures, states the same figures), once per view: two rules ask the same
+// question. Messages whose lengths differ by more than the threshold allows are never
+// near-identical, so only pairs of comparable length have their bigram sets built and
+// compared.
+func (v *view) similarPair(q pairQuestion) (earlier, later int, sim float64) {
 	a, ok := v.pairs[q]
 	if !ok {
-		a.earlier, a.later, a.sim = v.findSimilarPair(role, minWeight, threshold)
+		a.earlier, a.later, a.sim = v.findSimilarPair(q)
 		if v.pairs == nil {
 			v.pairs = map[pairQuestion]pairAnswer{}
 		}
@@ -77,9 +82,10 @@ func (v *view) similarPair(role transcript.Role, minWeight int, threshold float6
 // pairQuestion and pairAnswer are similarPair's arguments and results.
 type (
 	pairQuestion struct {
-		role      transcript.Role
-		minWeight int
-		threshold float64
+		role        transcript.Role
+		minWeight   int
+		threshold   float64
+		sameFigures bool
 	}
 	pairAnswer struct {
 		earlier, later int
@@ -87,8 +93,9 @@ type (
 	}
 )
 
-// findSimilarPair is similarPair's search, over the messages of role in order.
-func (v *view) findSimilarPair(role transcript.Role, minWeight int, threshold float64) (earlier, later int, sim float64) {
+// findSimilarPair is similarPair's search, over the messages of q.role in order.
+func (v *view) findSimilarPair(q pairQuestion) (earlier, later int, sim float64) {
+	role, minWeight, threshold := q.role, q.minWeight, q.threshold
 	type seen struct {
 		turn, runes int
 		sh          textmatch.ShingleSet // built on first comparison
@@ -114,7 +121,7 @@ func (v *view) findSimilarPair(role transcript.Role, minWeight int, threshold fl
 			if cur.sh == nil {
 				cur.sh = textmatch.FoldedShingles(text, cur.runes)
 			}
-			if s, ok := p.sh.JaccardAtLeast(cur.sh, threshold); ok {
+			if s, ok := p.sh.JaccardAtLeast(cur.sh, threshold); ok && (!q.sameFigures || sameFigures(v.fold(p.turn).Text, text)) {
 				return p.turn, turn, s
 			}
 		}
@@ -136,22 +143,14 @@ func textWeight(s string) (weight, runes int) {
 	return weight + runes, runes
 }
 
-// sameFigures reports whether a and b state the same runs of digits, in the same order.
+// sameFigures reports whether a and b state the same figures, in the same order: runs
+// of digits, written with thousands separators or not ("1,255" is "1255") and with
+// trailing zeros after a point or not ("25.50" is "25.5").
 func sameFigures(a, b string) bool {
-	next := func(s string, i int) (string, int) {
-		for i < len(s) && (s[i] < '0' || s[i] > '9') {
-			i++
-		}
-		j := i
-		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			j++
-		}
-		return s[i:j], j
-	}
 	for i, j := 0, 0; ; {
 		var x, y string
-		x, i = next(a, i)
-		y, j = next(b, j)
+		x, i = nextFigure(a, i)
+		y, j = nextFigure(b, j)
 		if x != y {
 			return false
 		}
@@ -159,4 +158,37 @@ func sameFigures(a, b string) bool {
 			return true
 		}
 	}
+}
+
+// nextFigure returns the first figure of s from i on, as sameFigures compares it, and
+// where it ends; "" at the end of s.
+func nextFigure(s string, i int) (string, int) {
+	digit := func(k int) bool { return k < len(s) && s[k] >= '0' && s[k] <= '9' }
+	for i < len(s) && !digit(i) {
+		i++
+	}
+	var b strings.Builder
+	point := false
+	for ; i < len(s); i++ {
+		switch c := s[i]; {
+		case digit(i):
+			b.WriteByte(c)
+		case c == ',' && !point && digit(i+1) && digit(i+2) && digit(i+3) && !digit(i+4):
+			// a thousands separator: dropped
+		case c == '.' && !point && digit(i+1):
+			point = true
+			b.WriteByte(c)
+		default:
+			return trimFraction(b.String(), point), i
+		}
+	}
+	return trimFraction(b.String(), point), i
+}
+
+// trimFraction drops the zeros that end a figure's fraction, and its point with them.
+func trimFraction(f string, point bool) string {
+	if !point {
+		return f
+	}
+	return strings.TrimSuffix(strings.TrimRight(f, "0"), ".")
 }

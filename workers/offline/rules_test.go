@@ -183,6 +183,12 @@ func TestRepetition(t *testing.T) {
 	require.Empty(t, only(corrected, "repetition"))
 	again := diagnose(t, a, sys(testPolicy), u("Book it"), as(quote), u("Is that right?"), as(strings.Replace(quote, "Please confirm.", "Please confirm to go on.", 1)), u("Yes"))
 	require.Len(t, only(again, "repetition"), 1)
+	// A correction, then the corrected message sent again: that is the repeat.
+	newPrice := strings.Replace(quote, "$255", "$305", 1)
+	loop := diagnose(t, a, sys(testPolicy), u("Book it"), as(quote), u("Is that right?"), as(newPrice), u("Yes"), as(newPrice), u("Hello?"))
+	f = only(loop, "repetition")
+	require.Len(t, f, 1)
+	require.Equal(t, []int{7, 5}, []int{f[0].Evidence[0].Turn, f[0].Evidence[1].Turn})
 }
 
 func TestSameFigures(t *testing.T) {
@@ -197,6 +203,12 @@ func TestSameFigures(t *testing.T) {
 		{"$255", "$255 and 5", false},
 		{"flight 12", "flight 1 2", false},
 		{"2024-05-17", "2024-05-17.", true},
+		{"$1,255 due", "$1255 due", true},
+		{"$25.50", "$25.5", true},
+		{"$25.50", "$25.05", false},
+		{"1,2,3", "123", false},
+		{"10.0", "10", true},
+		{"1,2345", "12345", false},
 	} {
 		require.Equal(t, c.same, sameFigures(c.a, c.b), "%q / %q", c.a, c.b)
 	}

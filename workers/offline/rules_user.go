@@ -52,7 +52,7 @@ func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 	}
 	desc := fmt.Sprintf("The conversation took %d turns%s (%d tool calls), more than the %d that mark a long conversation.",
 		n, besides, len(v.calls), a.opt.LongTurns)
-	if earlier, later, _ := v.similarPair(transcript.RoleAssistant, repeatMinWeight, repeatSimilarity); later > 0 {
+	if earlier, later, _ := v.agentRepeat(); later > 0 {
 		desc += fmt.Sprintf(" At turn %d the agent repeats its message of turn %d.", later, earlier)
 		return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteTurn(later))}
 	}
