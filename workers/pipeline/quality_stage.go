@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -101,7 +100,7 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	if err != nil {
 		return quality.Funnel{}, fmt.Errorf("pipeline: funnel: %w", err)
 	}
-	last := qualityBatch{writes: w, done: done, total: max(total, done), population: &populationWrite{funnel: raw, labels: labels, kept: funnel.Kept()}}
+	last := qualityBatch{writes: w, done: done, total: max(total, done), population: &populationWrite{funnel: raw, labels: labels}}
 	if err := stored.put(last); err != nil {
 		return quality.Funnel{}, err
 	}
@@ -163,23 +162,6 @@ func (r *run) newQualityWrites() qualityWrites {
 type populationWrite struct {
 	funnel []byte
 	labels labelCounts
-	kept   int
-}
-
-// roughSample is the fewest kept conversations whose shares the report gives without
-// a warning: below it one conversation moves a share by more than three points, and an
-// issue of two or three conversations can rank first by chance.
-const roughSample = 30
-
-// smallSampleWarning says how rough the figures of a diagnosis of kept conversations
-// are, or "" when they are not.
-func smallSampleWarning(kept int) string {
-	if kept >= roughSample || kept <= 0 {
-		return ""
-	}
-	return fmt.Sprintf("Only %d conversations were kept for diagnosis, so each one moves a share by %d points: read the shares, "+
-		"the failure rates and the order of the Actions as rough. At least %d give steadier figures, a few hundred good ones.",
-		kept, int(math.Round(100/float64(kept))), roughSample)
 }
 
 // qualityBatch is what one fenced transaction of the quality pass stores: the writes of
@@ -214,11 +196,6 @@ func (r *run) storeQuality(ctx context.Context, b qualityBatch) error {
 		}
 		if population == nil {
 			return nil
-		}
-		if msg := smallSampleWarning(population.kept); msg != "" {
-			if err := r.warn(ctx, tx, taskstate.Quality, "", msg); err != nil {
-				return err
-			}
 		}
 		l := population.labels
 		_, err := r.q.SetTaskFunnel(ctx, tx, dbsqlc.SetTaskFunnelParams{

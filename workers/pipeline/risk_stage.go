@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/checkup-dev/checkup/workers/risk"
 
@@ -71,6 +72,11 @@ func (r *run) risk(ctx context.Context) error {
 				return err
 			}
 		}
+		if msg := smallSampleWarning(chosen); msg != "" {
+			if err := r.warn(ctx, tx, taskstate.Risk, "", msg); err != nil {
+				return err
+			}
+		}
 		if _, err := r.q.SetTaskRiskSummary(ctx, tx, dbsqlc.SetTaskRiskSummaryParams{
 			RiskSummary: raw, ID: r.id, OwnerUserID: r.owner, Attempt: r.lease.Task.Attempt,
 		}); err != nil {
@@ -124,4 +130,24 @@ func (s *riskSummarizer) summary(selected int) RiskSummary {
 		}
 	}
 	return out
+}
+
+// roughSample is the fewest analyzed conversations whose shares the report gives
+// without a warning: below it one conversation moves a share by more than three
+// points, and an issue of two or three conversations can rank first by chance.
+const roughSample = 30
+
+// smallSampleWarning says how rough the figures of a diagnosis of analyzed
+// conversations are, or "" when they are not.
+func smallSampleWarning(analyzed int) string {
+	if analyzed >= roughSample || analyzed <= 0 {
+		return ""
+	}
+	are := "conversations are"
+	if analyzed == 1 {
+		are = "conversation is"
+	}
+	return fmt.Sprintf("Only %d %s analyzed, so each one moves a share by %d points: read the shares, "+
+		"the failure rates and the order of the Actions as rough. At least %d give steadier figures, a few hundred good ones.",
+		analyzed, are, int(math.Round(100/float64(analyzed))), roughSample)
 }
