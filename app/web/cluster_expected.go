@@ -36,7 +36,7 @@ var (
 )
 
 // clusterExpectedMark is POST /tasks/{id}/clusters/{cluster}/expected: the owner says
-// the cluster is expected behaviour, with an optional reason. The cluster joins the
+// the cluster is expected behaviour, with a reason (optional but for a RISK issue). The cluster joins the
 // expected behaviour, its Action leaves the ranking and the others are ranked again;
 // a rule marks the same issue in the owner's later runs.
 func (s *Server) clusterExpectedMark(c echo.Context) error {

@@ -72,16 +72,19 @@ func (s *Server) conversationList(c echo.Context) error {
 		return err
 	}
 	v.TaskTitle, v.Unsearchable = list.Task.Title, list.Unsearchable
-	switch {
-	case list.Matches != nil:
-		v.Matches = components.Plural(*list.Matches, "conversation matches", "conversations match")
-	case list.ManyMatches:
-		v.Matches = "More than " + components.Count(store.FewMatches) + " conversations contain these words"
-	}
 	fillMenus(&v, list.Clusters, list.Drivers)
 	status := http.StatusOK
 	if v.Filtered, v.Problem = describeFilter(filter, form.Query, list); v.Problem != "" {
 		status = http.StatusBadRequest
+	}
+	switch {
+	case list.Unsearchable: // the page says why nothing matched
+	case list.Matches != nil:
+		v.Matches = components.Plural(*list.Matches, "conversation matches", "conversations match")
+	case list.ManyMatches && len(v.Filtered) > 1:
+		v.Matches = "More than " + components.Count(store.FewMatches) + " conversations contain these words, before the other filters"
+	case list.ManyMatches:
+		v.Matches = "More than " + components.Count(store.FewMatches) + " conversations contain these words"
 	}
 	for _, row := range list.Conversations {
 		v.Conversations = append(v.Conversations, conversationRow(row))

@@ -72,6 +72,8 @@ func TestConversationListMatchesSQL(t *testing.T) {
 		{name: "search", query: "q=compensation", order: byFailure, matching: []string{"compens"}},
 		{name: "search of two words", query: "sort=turns&q=" + url.QueryEscape("Refunds certificate"), order: byTurns, matching: []string{"refund", "certif"}},
 		{name: "search in Chinese", query: "q=" + url.QueryEscape("退款"), order: byFailure, matching: []string{"退款"}},
+		{name: "search in an issue", query: "sort=turns&q=refund&cluster=" + strconv.Itoa(biggest), order: byTurns, matching: []string{"refund"},
+			where: `EXISTS (SELECT 1 FROM task_cluster k WHERE k.task_id = c.task_id AND k.idx = ` + strconv.Itoa(biggest) + ` AND c.seq = ANY(k.conversation_seqs))`},
 		{name: "search and filters", query: "q=refund&label=succeeded&min_severity=2", order: byFailure, matching: []string{"refund"},
 			where: `c.label = 'succeeded' AND EXISTS (SELECT 1 FROM task_finding f WHERE f.task_id = c.task_id
 				AND f.conversation_seq = c.seq AND f.severity >= 2 AND NOT f.expected)`},

@@ -17,12 +17,13 @@ import (
 // a file, rather than after sending it.
 func (s *Server) taskNew(c echo.Context) error {
 	var failure *pages.UploadFailure
-	if err := s.roomForATask(c.Request().Context(), auth.OwnerFrom(c)); err != nil {
-		var fe *formError
-		if !errors.As(err, &fe) {
-			return err
-		}
+	var fe *formError
+	switch err := s.roomForATask(c.Request().Context(), auth.OwnerFrom(c)); {
+	case errors.As(err, &fe):
 		failure = &pages.UploadFailure{Reason: fe.msg}
+	case err != nil:
+		// The upload counts again before it is stored: the form is worth showing.
+		s.logger(c).Warn("upload page: could not count the unfinished tasks", "err", err)
 	}
 	return s.renderUpload(c, http.StatusOK, "", failure)
 }

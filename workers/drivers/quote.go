@@ -15,8 +15,9 @@ const QuoteRunes = 160
 // KindAgentWords) with the word, or with the words of a pair side by side, and a quote
 // around them. A word alone says little to whoever reads the driver ("the agent wrote:
 // date"); the sentence it stands in says what it is about. ok is false for the other
-// kinds, and for a pair whose words stand apart in every turn (across a comma); the
-// pair's first word is looked for then.
+// kinds, and when the words are not found as words of their own (inside a name joined
+// by underscores, say); a pair whose words stand apart (across a comma) is shown by its
+// first word.
 func Quote(f Feature, conv transcript.Conversation) (turn int, quote string, ok bool) {
 	var role transcript.Role
 	switch f.Kind {
@@ -28,7 +29,11 @@ func Quote(f Feature, conv transcript.Conversation) (turn int, quote string, ok 
 		return 0, "", false
 	}
 	phrases := []string{f.Name}
-	if first, _, pair := strings.Cut(f.Name, " "); pair {
+	if first, second, pair := strings.Cut(f.Name, " "); pair {
+		// Chinese counts by overlapping character pairs: "理退 退款" is written 理退款.
+		if a, b := []rune(first), []rune(second); len(a) == 2 && len(b) == 2 && a[1] == b[0] {
+			phrases[0] = string(a) + string(b[1])
+		}
 		phrases = append(phrases, first)
 	}
 	for _, p := range phrases {

@@ -37,6 +37,15 @@ func TestQuoteShowsWhereAWordDriverIsWritten(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, 4, turn, "a pair split by a comma falls back to its first word")
 
+	zh := transcript.Conversation{Messages: []transcript.Message{
+		{Role: transcript.RoleUser, Content: "我想办理退货。"},
+		{Role: transcript.RoleUser, Content: "请帮我办理退款，谢谢。"},
+	}}
+	turn, q, ok = drivers.Quote(drivers.Feature{Kind: drivers.KindUserWords, Name: "理退 退款"}, zh)
+	require.True(t, ok)
+	require.Equal(t, 2, turn, "a Chinese pair is found where its characters run together, not at its first pair alone")
+	require.Equal(t, "请帮我办理退款，谢谢。", q)
+
 	_, _, ok = quote(drivers.KindAgentWords, "refund")
 	require.False(t, ok)
 	_, _, ok = quote(drivers.KindTool, "get_order")

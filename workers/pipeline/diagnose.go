@@ -60,7 +60,7 @@ func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRo
 	if cerr := ck.close(); err == nil {
 		err = cerr
 	}
-	r.kept = nil // no later stage reads transcripts
+	r.kept = nil // no later stage reads these transcripts (a word driver reads its one example again)
 	if err != nil {
 		return counts, err
 	}
