@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -176,14 +177,19 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 // ConversationWithID returns the seq of owner's task's conversation whose id in the
 // upload is external, and whether there is one.
 func (s *Store) ConversationWithID(ctx context.Context, id uuid.UUID, owner Owner, external string) (int32, bool, error) {
-	seqs, err := s.q.FindConversationSeq(ctx, s.pool, dbsqlc.FindConversationSeqParams{TaskID: id, OwnerUserID: owner.UserID(), ExternalID: external})
-	if err != nil {
-		return 0, false, readError("conversation by id", err)
+	// As typed, then in lower case: ids are mostly written in it, and a person copying
+	// one from a title or a log may not keep its case. Each is one lookup of the task's
+	// unique index on its ids.
+	for _, try := range slices.Compact([]string{external, strings.ToLower(external)}) {
+		seqs, err := s.q.FindConversationSeq(ctx, s.pool, dbsqlc.FindConversationSeqParams{TaskID: id, OwnerUserID: owner.UserID(), ExternalID: try})
+		if err != nil {
+			return 0, false, readError("conversation by id", err)
+		}
+		if len(seqs) > 0 {
+			return seqs[0], true, nil
+		}
 	}
-	if len(seqs) == 0 {
-		return 0, false, nil
-	}
-	return seqs[0], true, nil
+	return 0, false, nil
 }
 
 // SearchHoldsNames reports whether owner's task's search documents hold names joined by
