@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"cmp"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -189,46 +190,18 @@ func (b *building) absorb(o *building) {
 // hands the conversation to a person". A word counts whole: "no" in "no-show" or
 // "no. 5" does not, nor 未 in 未来.
 func negated(s string) bool {
-	own := strings.ToLower(unquoted(s))
-	if strings.Contains(own, "n't") || strings.Contains(own, "n’t") {
-		return true
-	}
-	for _, w := range chineseNegations {
-		if strings.Contains(own, w) {
-			return true
-		}
-	}
-	for i := 0; i < len(own); {
-		j := i
-		for j < len(own) && isASCIILetter(own[j]) {
-			j++
-		}
-		if j == i {
-			i++
-			continue
-		}
-		word, next := own[i:j], byte(' ')
-		if j < len(own) {
-			next = own[j]
-		}
-		switch word {
-		case "not", "never", "without", "cannot", "nor":
-			return true
-		case "no":
-			if next != '-' && next != '.' {
-				return true
-			}
-		}
-		i = j
-	}
-	return false
+	own := textmatch.Fold(unquoted(s))
+	return negations.Contains(own) || negatingNo.MatchString(own.Text)
 }
 
-func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' }
+// negations are the words negated looks for. A phrase edge that is a letter matches
+// only at a word boundary, so "'t" ends "don't"; 未 and 不 alone also begin words that
+// are not negations (未来, 不同).
+var negations = textmatch.NewPhraseSet("not", "never", "without", "cannot", "nor", "'t", "’t",
+	"未被", "未能", "未经", "未转", "未处理", "未收到", "未完成", "并未", "没有", "没能", "没被", "无法", "不能", "不会", "不是", "不予", "不再", "拒绝")
 
-// chineseNegations are the words that say something did not happen: 未 and 不 alone
-// also begin words that do not (未来, 不同).
-var chineseNegations = []string{"未被", "未能", "未经", "未转", "未处理", "未收到", "未完成", "并未", "没有", "没能", "没被", "无法", "不能", "不会", "不是", "不予", "不再", "拒绝"}
+// negatingNo is "no" as a word of its own, but for "no-show" and "no. 5".
+var negatingNo = regexp.MustCompile(`(?:^|[^\pL\pN_])no(?:$|[^\pL\pN_.\-])`)
 
 // unquoted is s without what it quotes (between “ and ”, 「 and 」, or a pair of
 // straight double quotes): a description quotes the conversation, whose words are not
