@@ -101,6 +101,17 @@ func TestConversationListMatchesSQL(t *testing.T) {
 		t.Logf("%s: %d conversations on %d pages", c.name, len(got), pages)
 	}
 	require.Greater(t, len(all), 100, "the unfiltered list spans pages")
+
+	// The count of a search's matches repeats the list's filters in a query of its
+	// own: with every filter, it says as many as the pages list.
+	for _, filter := range []string{"cluster=" + strconv.Itoa(biggest), "driver=" + strconv.Itoa(driver), "category=" + category,
+		"min_severity=3", "label=failed", "risk=refusal"} {
+		path := "/tasks/" + id.String() + "/conversations?q=reservation&" + filter
+		got, _ := listedSeqs(t, b.alice, path)
+		matches := testid(parse(t, b.alice.Get(t, path)), "list-matches").Text()
+		require.Equal(t, components.Plural(len(got), "conversation matches", "conversations match")+".", matches, filter)
+		t.Logf("search with %s: %s", filter, matches)
+	}
 }
 
 // TestConversationListRefusesBadFilters: every value the list cannot use is a 400 that
