@@ -100,7 +100,8 @@ func buildCluster(c dbsqlc.ListTaskClustersRow, conversations map[int32][]int32,
 		Conversations: int(c.Conversations), ConversationSeqs: seqs, FindingCount: int(c.FindingCount),
 		Prevalence: float64(c.Prevalence), Severity: float64(c.Severity), Confidence: float64(c.Confidence),
 		PriorityScore: float64(c.PriorityScore), PriorityParts: parts, ActionRank: ranks[int(c.Idx)],
-		Expected: c.Expected, ExpectedBy: c.ExpectedBy, ExpectedReason: c.ExpectedReason, Policies: policies[int(c.Idx)],
+		Expected: c.Expected, ExpectedBy: c.ExpectedBy, ExpectedReason: c.ExpectedReason, PolicyOverruled: c.PolicyOverruled,
+		Policies: policies[int(c.Idx)],
 	}
 	if cl.Policies == nil {
 		cl.Policies = []string{}

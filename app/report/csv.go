@@ -93,11 +93,11 @@ func WriteFindingsCSV(w io.Writer, r Report) error {
 		if f.ActionRank > 0 {
 			rank = strconv.Itoa(f.ActionRank)
 		}
-		// Expected behaviour by the policy is the finding's own; by the owner's mark,
-		// its issue's.
+		// A finding in an issue is expected as its issue is: the owner's word, either
+		// way, is the issue's, not the finding's.
 		issue, expected := "", f.Expected
 		if f.ClusterIdx != nil {
-			issue, expected = strconv.Itoa(*f.ClusterIdx), expected || markedExpected[*f.ClusterIdx]
+			issue, expected = strconv.Itoa(*f.ClusterIdx), markedExpected[*f.ClusterIdx]
 		}
 		write(strconv.Itoa(f.ConversationSeq), f.ConversationID, strconv.Itoa(f.Idx), f.Type, f.Category,
 			f.Title, f.Description, strconv.Itoa(f.Severity), num(f.Confidence), num(f.PriorityScore), rank,

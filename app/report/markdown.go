@@ -226,7 +226,11 @@ func (m mdWriter) clusters(r Report) {
 		} else if labelled {
 			split = " | | |"
 		}
-		m.p("| %s | %s | %d | %s |%s %d | %s | %s |", c.Type, mdText(c.Title), c.Conversations, Percent(c.Prevalence), split, c.FindingCount, Score(c.PriorityScore), rank)
+		title := mdText(c.Title)
+		if c.PolicyOverruled {
+			title += " (not expected, said the owner, though the policy seemed to call for it)"
+		}
+		m.p("| %s | %s | %d | %s |%s %d | %s | %s |", c.Type, title, c.Conversations, Percent(c.Prevalence), split, c.FindingCount, Score(c.PriorityScore), rank)
 	}
 	m.p("")
 }

@@ -331,11 +331,14 @@ type Cluster struct {
 	// owner marked as expected: listed apart and never an Action. ExpectedBy says which
 	// ("policy" or "owner"; null when not expected) and ExpectedReason why: the owner's
 	// reason (possibly empty), or the first policy sentence. Policies are the distinct
-	// policy sentences its shown findings follow.
-	Expected       bool     `json:"expected"`
-	ExpectedBy     *string  `json:"expected_by"`
-	ExpectedReason string   `json:"expected_reason"`
-	Policies       []string `json:"policies"`
+	// policy sentences its shown findings follow. PolicyOverruled: the policy seemed to
+	// call for it, but the owner said it is not expected (ExpectedReason why); it is an
+	// issue, and Policies are the sentences it was matched to.
+	Expected        bool     `json:"expected"`
+	ExpectedBy      *string  `json:"expected_by"`
+	ExpectedReason  string   `json:"expected_reason"`
+	PolicyOverruled bool     `json:"policy_overruled"`
+	Policies        []string `json:"policies"`
 	OutcomeSplit
 }
 

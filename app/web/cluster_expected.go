@@ -14,6 +14,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
@@ -28,7 +29,13 @@ var (
 	errNotFinished = echo.NewHTTPError(http.StatusConflict,
 		"Issues can be marked as expected once the diagnosis has finished.")
 	errPolicyExpected = echo.NewHTTPError(http.StatusConflict,
-		"This issue is expected by the agent's own policy (its system prompt); change the policy to change that.")
+		"This issue is already expected by the agent's own policy (its system prompt).")
+	errPolicyMark = echo.NewHTTPError(http.StatusConflict,
+		"This issue is expected by the agent's own policy (its system prompt), not by a mark of yours: to make it an issue, mark it as not expected.")
+	errOverruled = echo.NewHTTPError(http.StatusConflict,
+		"You said this issue is not expected, though the agent's policy seemed to call for it: take that back to make it expected again.")
+	errNotPolicyExpected = echo.NewHTTPError(http.StatusConflict,
+		"Only an issue the agent's own policy seems to call for can be marked as not expected; this one is not expected already.")
 	// errRiskNeedsReason: a risk marked expected leaves every later diagnosis's risks
 	// too, so the mark says why, for whoever reads the rule later.
 	errRiskNeedsReason = echo.NewHTTPError(http.StatusBadRequest,
@@ -50,21 +57,53 @@ func (s *Server) clusterExpectedMark(c echo.Context) error {
 		if err != nil {
 			return noCluster(idx)
 		}
-		if cl.Expected && (cl.ExpectedBy == nil || *cl.ExpectedBy != cluster.ExpectedByOwner) {
+		switch {
+		case cl.PolicyOverruled:
+			return errOverruled
+		case cl.Expected && (cl.ExpectedBy == nil || *cl.ExpectedBy != cluster.ExpectedByOwner):
 			return errPolicyExpected
-		}
-		if reason == "" && cl.Type == string(analyzer.TypeRisk) {
+		case reason == "" && cl.Type == string(analyzer.TypeRisk):
 			return errRiskNeedsReason
 		}
-		if utf8.RuneCountInString(reason) > maxReasonRunes {
-			return echo.NewHTTPError(http.StatusBadRequest,
-				fmt.Sprintf("The reason is %d characters long; keep it to %d.", utf8.RuneCountInString(reason), maxReasonRunes))
+		if err := checkReason(reason); err != nil {
+			return err
 		}
 		return rev.MarkExpected(ctx, idx, store.ExpectedMark{Reason: reason, NormalTitle: cluster.NormalTitle(cl.Title)})
 	}); err != nil {
 		return err
 	}
-	return s.reviewed(c, id, idx, true, "Marked as expected behavior: its Action is out of the ranking, and your later runs mark the same issue expected too.", "expected")
+	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Marked: true},
+		"Marked as expected behavior: its Action is out of the ranking, and your later runs mark the same issue expected too.", "expected")
+}
+
+// clusterNotExpectedMark is POST /tasks/{id}/clusters/{cluster}/not-expected: the owner
+// says a cluster the agent's policy seemed to call for is not expected — the policy
+// sentence it was matched to does not fit, or the agent should not do it — with an
+// optional reason. It becomes an issue and the Actions are ranked again; a rule says
+// the same of the issue in the owner's later runs, where it can get an Action.
+func (s *Server) clusterNotExpectedMark(c echo.Context) error {
+	id, idx, err := s.clusterRoute(c)
+	if err != nil {
+		return err
+	}
+	reason := strings.TrimSpace(c.FormValue("reason"))
+	if err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
+		cl, err := rev.Cluster(idx)
+		if err != nil {
+			return noCluster(idx)
+		}
+		if !policyExpected(cl) {
+			return errNotPolicyExpected
+		}
+		if err := checkReason(reason); err != nil {
+			return err
+		}
+		return rev.MarkNotExpected(ctx, idx, store.ExpectedMark{Reason: reason, NormalTitle: cluster.NormalTitle(cl.Title)})
+	}); err != nil {
+		return err
+	}
+	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Policy: true},
+		"Marked as not expected: it is an issue, ranked with the others, and your later runs treat the same issue so too.", "clusters")
 }
 
 // clusterExpectedUndo takes the owner's mark back (DELETE from htmx, POST
@@ -85,24 +124,70 @@ func (s *Server) clusterExpectedUndo(c echo.Context) error {
 			return nil
 		}
 		if cl.ExpectedBy == nil || *cl.ExpectedBy != cluster.ExpectedByOwner {
-			return errPolicyExpected
+			return errPolicyMark
 		}
-		rules, err := rev.Rules(ctx)
-		if err != nil {
-			return err
-		}
-		marked := cluster.Cluster{Type: analyzer.FindingType(cl.Type), Category: cl.Category, Title: cl.Title}
-		var covering []int64
-		for _, r := range rules {
-			if ruleMarks(r.Type, r.Category, r.Title, marked) {
-				covering = append(covering, r.ID)
-			}
-		}
-		return rev.ClearExpected(ctx, idx, covering)
+		return clearWord(ctx, rev, cl)
 	}); err != nil {
 		return err
 	}
-	return s.reviewed(c, id, idx, false, "The issue is no longer marked as expected, here or in your later runs.", "clusters")
+	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx)},
+		"The issue is no longer marked as expected, here or in your later runs.", "clusters")
+}
+
+// clusterNotExpectedUndo takes back the owner's word that a cluster is not expected
+// (DELETE from htmx, POST .../not-expected/delete from the plain form): it is expected
+// by the agent's policy again, out of the ranking, and the rules that said otherwise in
+// later runs are removed.
+func (s *Server) clusterNotExpectedUndo(c echo.Context) error {
+	id, idx, err := s.clusterRoute(c)
+	if err != nil {
+		return err
+	}
+	if err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
+		cl, err := rev.Cluster(idx)
+		if err != nil {
+			return noCluster(idx)
+		}
+		if !cl.PolicyOverruled {
+			return nil
+		}
+		return clearWord(ctx, rev, cl)
+	}); err != nil {
+		return err
+	}
+	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Marked: true, Policy: true},
+		"The issue is expected by the agent's policy again, here and in your later runs.", "expected")
+}
+
+// clearWord takes the owner's word off cl in rev, with the rules that carry it to their
+// later runs.
+func clearWord(ctx context.Context, rev *store.Review, cl dbsqlc.ListTaskClustersRow) error {
+	rules, err := rev.Rules(ctx)
+	if err != nil {
+		return err
+	}
+	issue := issueOf(cl.Type, cl.Category, cl.Title, cl.PolicyOverruled)
+	var covering []int64
+	for _, r := range rules {
+		if ruleCovers(r, issue) {
+			covering = append(covering, r.ID)
+		}
+	}
+	return rev.ClearExpected(ctx, cl.Idx, covering)
+}
+
+// policyExpected reports whether the agent's policy, not its owner, makes cl expected.
+func policyExpected(cl dbsqlc.ListTaskClustersRow) bool {
+	return cl.Expected && cl.ExpectedBy != nil && *cl.ExpectedBy == cluster.ExpectedByPolicy
+}
+
+// checkReason refuses a reason longer than a mark keeps.
+func checkReason(reason string) error {
+	if n := utf8.RuneCountInString(reason); n > maxReasonRunes {
+		return echo.NewHTTPError(http.StatusBadRequest,
+			fmt.Sprintf("The reason is %d characters long; keep it to %d.", n, maxReasonRunes))
+	}
+	return nil
 }
 
 // review runs change on owner's task in one transaction and ranks the stored Actions
@@ -149,13 +234,13 @@ func rerank(rev *store.Review) ([]store.ActionRank, error) {
 	return out, nil
 }
 
-// reviewed answers a review of cluster idx (marked, or its mark taken back): htmx gets
+// reviewed answers a review of a cluster (n says which and what changed): htmx gets
 // the task page's body to swap in, with the clusters and Actions as they are now and a
 // line that confirms the change; the plain form a 303 back to the page's section
-// anchor, with message, and for an issue again that has no Action, how to get one.
-func (s *Server) reviewed(c echo.Context, id uuid.UUID, idx int32, marked bool, message, anchor string) error {
+// anchor, with message, and for an issue now that has no Action, how to get one.
+func (s *Server) reviewed(c echo.Context, id uuid.UUID, n pages.ReviewNotice, message, anchor string) error {
 	fragment := isFragment(c)
-	if !fragment && marked {
+	if !fragment && n.Marked {
 		return s.backToTask(c, id, message, anchor)
 	}
 	r, err := s.taskReport(c, id, store.ReportPage)
@@ -164,8 +249,9 @@ func (s *Server) reviewed(c echo.Context, id uuid.UUID, idx int32, marked bool, 
 	}
 	var notice *pages.ReviewNotice
 	for _, cl := range r.Clusters {
-		if cl.Idx == int(idx) {
-			notice = &pages.ReviewNotice{Title: cl.Title, Marked: marked, ClusterIdx: cl.Idx, NoAction: !marked && withoutAction(r, cl.Idx)}
+		if cl.Idx == n.ClusterIdx {
+			n.Title, n.NoAction = cl.Title, !n.Marked && withoutAction(r, cl.Idx)
+			notice = &n
 		}
 	}
 	if !fragment {
@@ -205,10 +291,18 @@ func withoutAction(r report.Report, idx int) bool {
 	return true
 }
 
-// ruleMarks reports whether the owner's rule of expected behaviour, as stored, marks
-// issue: the one test the take-back and the task page's rules-gone line both ask.
-func ruleMarks(typ, category, title string, issue cluster.Cluster) bool {
-	return cluster.Rule{Type: analyzer.FindingType(typ), Category: category, Title: title}.Matches(issue)
+// issueOf is the cluster a rule is matched against: its type, category and title, and
+// whether the owner's word on it is that it is not expected.
+func issueOf(typ, category, title string, overruled bool) cluster.Cluster {
+	return cluster.Cluster{Type: analyzer.FindingType(typ), Category: category, Title: title, PolicyOverruled: overruled}
+}
+
+// ruleCovers reports whether the owner's rule, as stored, says of issue what the owner
+// said of it — expected, or not expected though the policy seemed to call for it: the
+// one test the take-back and the task page's rules-gone line both ask.
+func ruleCovers(r dbsqlc.ListExpectedRulesRow, issue cluster.Cluster) bool {
+	return r.Expected != issue.PolicyOverruled &&
+		cluster.Rule{Type: analyzer.FindingType(r.Type), Category: r.Category, Title: r.Title}.Matches(issue)
 }
 
 // clusterRoute reads the :id and :cluster of a cluster route.

@@ -56,6 +56,9 @@ func (s *Server) routes() {
 	e.POST("/tasks/:id/clusters/:cluster/expected", s.clusterExpectedMark)
 	e.DELETE("/tasks/:id/clusters/:cluster/expected", s.clusterExpectedUndo)
 	e.POST("/tasks/:id/clusters/:cluster/expected/delete", s.clusterExpectedUndo)
+	e.POST("/tasks/:id/clusters/:cluster/not-expected", s.clusterNotExpectedMark)
+	e.DELETE("/tasks/:id/clusters/:cluster/not-expected", s.clusterNotExpectedUndo)
+	e.POST("/tasks/:id/clusters/:cluster/not-expected/delete", s.clusterNotExpectedUndo)
 	for _, d := range downloads() {
 		e.GET("/tasks/:id/"+d.name, s.taskDownload(d))
 	}

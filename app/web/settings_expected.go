@@ -24,7 +24,7 @@ func (s *Server) expectedRuleList(c echo.Context) error {
 	v := pages.ExpectedRulesView{CSRFToken: auth.CSRFToken(c)}
 	for _, r := range rules {
 		row := pages.ExpectedRule{ID: r.ID, Type: r.Type, Category: r.Category, Title: r.Title, Reason: r.Reason,
-			SourceTitle: r.SourceTaskTitle, CreatedAt: r.CreatedAt}
+			NotExpected: !r.Expected, SourceTitle: r.SourceTaskTitle, CreatedAt: r.CreatedAt}
 		if r.SourceTaskID != nil && r.SourceTaskCreatedAt != nil {
 			row.SourceID, row.SourceStarted = r.SourceTaskID.String(), *r.SourceTaskCreatedAt
 		}

@@ -13,7 +13,6 @@ import (
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/pages"
-	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/cluster"
 )
 
@@ -67,13 +66,14 @@ func (s *Server) rerunTitle(c echo.Context, id string) (string, error) {
 	return t.Title, err
 }
 
-// rulesGone finds the clusters of r the owner marked expected that none of their rules
-// marks any more (they removed it, here or on another diagnosis), so the page does not
-// promise a rule that is gone. It reads the rules only when r has such a mark.
+// rulesGone finds the clusters of r the owner gave their word on (expected, or not
+// expected though the policy seemed to call for it) that none of their rules says any
+// more (they removed it, here or on another diagnosis), so the page does not promise a
+// rule that is gone. It reads the rules only when r has such a word.
 func (s *Server) rulesGone(c echo.Context, r report.Report) (map[int]bool, error) {
 	var marked []report.Cluster
 	for _, cl := range r.Clusters {
-		if cl.ExpectedBy != nil && *cl.ExpectedBy == cluster.ExpectedByOwner {
+		if cl.PolicyOverruled || cl.ExpectedBy != nil && *cl.ExpectedBy == cluster.ExpectedByOwner {
 			marked = append(marked, cl)
 		}
 	}
@@ -86,10 +86,8 @@ func (s *Server) rulesGone(c echo.Context, r report.Report) (map[int]bool, error
 	}
 	gone := map[int]bool{}
 	for _, cl := range marked {
-		issue := cluster.Cluster{Type: analyzer.FindingType(cl.Type), Category: cl.Category, Title: cl.Title}
-		if !slices.ContainsFunc(rules, func(r dbsqlc.ListExpectedRulesRow) bool {
-			return ruleMarks(r.Type, r.Category, r.Title, issue)
-		}) {
+		issue := issueOf(cl.Type, cl.Category, cl.Title, cl.PolicyOverruled)
+		if !slices.ContainsFunc(rules, func(r dbsqlc.ListExpectedRulesRow) bool { return ruleCovers(r, issue) }) {
 			gone[cl.Idx] = true
 		}
 	}

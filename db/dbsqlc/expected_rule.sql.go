@@ -31,7 +31,7 @@ func (q *Queries) DeleteExpectedRules(ctx context.Context, db DBTX, arg DeleteEx
 }
 
 const listExpectedRules = `-- name: ListExpectedRules :many
-SELECT r.id, r.type, r.category, r.normal_title, r.title, r.reason, r.source_task_id, r.created_at,
+SELECT r.id, r.type, r.category, r.normal_title, r.title, r.reason, r.expected, r.source_task_id, r.created_at,
        coalesce(t.title, '')::text AS source_task_title, t.created_at AS source_task_created_at
 FROM expected_rule r
 LEFT JOIN analysis_task t ON t.id = r.source_task_id AND t.owner_user_id = r.owner_user_id
@@ -46,6 +46,7 @@ type ListExpectedRulesRow struct {
 	NormalTitle         string
 	Title               string
 	Reason              string
+	Expected            bool
 	SourceTaskID        *uuid.UUID
 	CreatedAt           time.Time
 	SourceTaskTitle     string
@@ -70,6 +71,7 @@ func (q *Queries) ListExpectedRules(ctx context.Context, db DBTX, ownerUserID in
 			&i.NormalTitle,
 			&i.Title,
 			&i.Reason,
+			&i.Expected,
 			&i.SourceTaskID,
 			&i.CreatedAt,
 			&i.SourceTaskTitle,
@@ -87,10 +89,11 @@ func (q *Queries) ListExpectedRules(ctx context.Context, db DBTX, ownerUserID in
 
 const upsertExpectedRule = `-- name: UpsertExpectedRule :one
 
-INSERT INTO expected_rule (owner_user_id, type, category, normal_title, title, reason, source_task_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+INSERT INTO expected_rule (owner_user_id, type, category, normal_title, title, reason, source_task_id, expected)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (owner_user_id, type, category, normal_title)
-DO UPDATE SET title = EXCLUDED.title, reason = EXCLUDED.reason, source_task_id = EXCLUDED.source_task_id
+DO UPDATE SET title = EXCLUDED.title, reason = EXCLUDED.reason, source_task_id = EXCLUDED.source_task_id,
+              expected = EXCLUDED.expected
 RETURNING id
 `
 
@@ -102,12 +105,15 @@ type UpsertExpectedRuleParams struct {
 	Title        string
 	Reason       string
 	SourceTaskID *uuid.UUID
+	Expected     bool
 }
 
 // An owner's rules of expected behaviour: made by marking a cluster of a finished task,
 // applied by the pipeline to the owner's later runs.
 // Stores owner's rule for clusters of @type and @category whose title normalises to
-// @normal_title; marking the same issue again keeps one rule, with the latest reason.
+// @normal_title: @expected true marks them expected behaviour, false says they are not
+// expected even where the agent's policy seems to call for them. Marking the same
+// issue again keeps one rule, with the latest word and reason.
 func (q *Queries) UpsertExpectedRule(ctx context.Context, db DBTX, arg UpsertExpectedRuleParams) (int64, error) {
 	row := db.QueryRow(ctx, upsertExpectedRule,
 		arg.OwnerUserID,
@@ -117,6 +123,7 @@ func (q *Queries) UpsertExpectedRule(ctx context.Context, db DBTX, arg UpsertExp
 		arg.Title,
 		arg.Reason,
 		arg.SourceTaskID,
+		arg.Expected,
 	)
 	var id int64
 	err := row.Scan(&id)

@@ -83,6 +83,7 @@ type ExpectedRule struct {
 	Reason       string
 	SourceTaskID *uuid.UUID
 	CreatedAt    time.Time
+	Expected     bool
 }
 
 type TaskAction struct {
@@ -123,6 +124,7 @@ type TaskCluster struct {
 	Evidence         json.RawMessage
 	ExpectedBy       *string
 	ExpectedReason   string
+	PolicyOverruled  bool
 }
 
 type TaskConversation struct {

@@ -15,7 +15,7 @@ import (
 const insertTaskClusters = `-- name: InsertTaskClusters :exec
 INSERT INTO task_cluster (task_id, owner_user_id, idx, type, category, title, conversation_seqs,
                           finding_count, prevalence, severity, confidence, priority_score, priority_parts,
-                          expected, expected_by, expected_reason, label_failed, label_succeeded, label_unlabelled, failure_rate_in,
+                          expected, expected_by, expected_reason, policy_overruled, label_failed, label_succeeded, label_unlabelled, failure_rate_in,
                           failure_rate_out, failure_lift, excess_failures, p_value, q_value)
 SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.value ->> 'category',
        c.value ->> 'title',
@@ -24,7 +24,7 @@ SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.va
        (c.value ->> 'severity')::real, (c.value ->> 'confidence')::real,
        (c.value ->> 'priority_score')::real, c.value -> 'priority_parts',
        coalesce((c.value ->> 'expected')::boolean, false), nullif(c.value ->> 'expected_by', ''),
-       coalesce(c.value ->> 'expected_reason', ''),
+       coalesce(c.value ->> 'expected_reason', ''), coalesce((c.value ->> 'policy_overruled')::boolean, false),
        coalesce((c.value -> 'outcomes' ->> 'failed')::int, 0),
        coalesce((c.value -> 'outcomes' ->> 'succeeded')::int, 0),
        coalesce((c.value -> 'outcomes' ->> 'unlabelled')::int, 0),
@@ -197,7 +197,7 @@ func (q *Queries) ListRunClusters(ctx context.Context, db DBTX, arg ListRunClust
 const listTaskClusters = `-- name: ListTaskClusters :many
 SELECT task_id, owner_user_id, idx, type, category, title,
        cardinality(conversation_seqs)::int AS conversations, finding_count, prevalence, severity,
-       confidence, priority_score, priority_parts, expected, expected_by, expected_reason,
+       confidence, priority_score, priority_parts, expected, expected_by, expected_reason, policy_overruled,
        label_failed, label_succeeded, label_unlabelled, failure_rate_in, failure_rate_out,
        failure_lift, excess_failures, p_value, q_value
 FROM task_cluster
@@ -227,6 +227,7 @@ type ListTaskClustersRow struct {
 	Expected        bool
 	ExpectedBy      *string
 	ExpectedReason  string
+	PolicyOverruled bool
 	LabelFailed     int32
 	LabelSucceeded  int32
 	LabelUnlabelled int32
@@ -268,6 +269,7 @@ func (q *Queries) ListTaskClusters(ctx context.Context, db DBTX, arg ListTaskClu
 			&i.Expected,
 			&i.ExpectedBy,
 			&i.ExpectedReason,
+			&i.PolicyOverruled,
 			&i.LabelFailed,
 			&i.LabelSucceeded,
 			&i.LabelUnlabelled,
@@ -290,26 +292,31 @@ func (q *Queries) ListTaskClusters(ctx context.Context, db DBTX, arg ListTaskClu
 
 const setClusterExpected = `-- name: SetClusterExpected :execrows
 UPDATE task_cluster
-SET expected = $1, expected_by = $2, expected_reason = $3
-WHERE task_id = $4 AND owner_user_id = $5 AND idx = $6
+SET expected = $1, expected_by = $2, expected_reason = $3,
+    policy_overruled = $4
+WHERE task_id = $5 AND owner_user_id = $6 AND idx = $7
 `
 
 type SetClusterExpectedParams struct {
-	Expected       bool
-	ExpectedBy     *string
-	ExpectedReason string
-	TaskID         uuid.UUID
-	OwnerUserID    int64
-	Idx            int32
+	Expected        bool
+	ExpectedBy      *string
+	ExpectedReason  string
+	PolicyOverruled bool
+	TaskID          uuid.UUID
+	OwnerUserID     int64
+	Idx             int32
 }
 
 // Marks a cluster expected behaviour (@expected_by 'owner', with the owner's reason),
-// or takes the mark back (@expected false, @expected_by null).
+// takes the mark back (@expected false, @expected_by null), says that the policy it
+// seemed to follow does not make it expected (@policy_overruled, with the owner's
+// reason), or takes that back (@expected_by 'policy').
 func (q *Queries) SetClusterExpected(ctx context.Context, db DBTX, arg SetClusterExpectedParams) (int64, error) {
 	result, err := db.Exec(ctx, setClusterExpected,
 		arg.Expected,
 		arg.ExpectedBy,
 		arg.ExpectedReason,
+		arg.PolicyOverruled,
 		arg.TaskID,
 		arg.OwnerUserID,
 		arg.Idx,

@@ -3,17 +3,20 @@
 
 -- name: UpsertExpectedRule :one
 -- Stores owner's rule for clusters of @type and @category whose title normalises to
--- @normal_title; marking the same issue again keeps one rule, with the latest reason.
-INSERT INTO expected_rule (owner_user_id, type, category, normal_title, title, reason, source_task_id)
-VALUES (@owner_user_id, @type, @category, @normal_title, @title, @reason, @source_task_id)
+-- @normal_title: @expected true marks them expected behaviour, false says they are not
+-- expected even where the agent's policy seems to call for them. Marking the same
+-- issue again keeps one rule, with the latest word and reason.
+INSERT INTO expected_rule (owner_user_id, type, category, normal_title, title, reason, source_task_id, expected)
+VALUES (@owner_user_id, @type, @category, @normal_title, @title, @reason, @source_task_id, @expected)
 ON CONFLICT (owner_user_id, type, category, normal_title)
-DO UPDATE SET title = EXCLUDED.title, reason = EXCLUDED.reason, source_task_id = EXCLUDED.source_task_id
+DO UPDATE SET title = EXCLUDED.title, reason = EXCLUDED.reason, source_task_id = EXCLUDED.source_task_id,
+              expected = EXCLUDED.expected
 RETURNING id;
 
 -- name: ListExpectedRules :many
 -- The owner's rules, newest first, with the title and start of the diagnosis each was
 -- marked in (re-runs share a title; empty and null once that diagnosis is deleted).
-SELECT r.id, r.type, r.category, r.normal_title, r.title, r.reason, r.source_task_id, r.created_at,
+SELECT r.id, r.type, r.category, r.normal_title, r.title, r.reason, r.expected, r.source_task_id, r.created_at,
        coalesce(t.title, '')::text AS source_task_title, t.created_at AS source_task_created_at
 FROM expected_rule r
 LEFT JOIN analysis_task t ON t.id = r.source_task_id AND t.owner_user_id = r.owner_user_id

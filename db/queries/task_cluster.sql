@@ -5,7 +5,7 @@
 -- read on its own (ListTaskClusterEvidence).
 SELECT task_id, owner_user_id, idx, type, category, title,
        cardinality(conversation_seqs)::int AS conversations, finding_count, prevalence, severity,
-       confidence, priority_score, priority_parts, expected, expected_by, expected_reason,
+       confidence, priority_score, priority_parts, expected, expected_by, expected_reason, policy_overruled,
        label_failed, label_succeeded, label_unlabelled, failure_rate_in, failure_rate_out,
        failure_lift, excess_failures, p_value, q_value
 FROM task_cluster
@@ -22,7 +22,7 @@ ORDER BY idx;
 -- A task's issue clusters, from a JSON array of rows (see pipeline.clusterRow).
 INSERT INTO task_cluster (task_id, owner_user_id, idx, type, category, title, conversation_seqs,
                           finding_count, prevalence, severity, confidence, priority_score, priority_parts,
-                          expected, expected_by, expected_reason, label_failed, label_succeeded, label_unlabelled, failure_rate_in,
+                          expected, expected_by, expected_reason, policy_overruled, label_failed, label_succeeded, label_unlabelled, failure_rate_in,
                           failure_rate_out, failure_lift, excess_failures, p_value, q_value)
 SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.value ->> 'category',
        c.value ->> 'title',
@@ -31,7 +31,7 @@ SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.va
        (c.value ->> 'severity')::real, (c.value ->> 'confidence')::real,
        (c.value ->> 'priority_score')::real, c.value -> 'priority_parts',
        coalesce((c.value ->> 'expected')::boolean, false), nullif(c.value ->> 'expected_by', ''),
-       coalesce(c.value ->> 'expected_reason', ''),
+       coalesce(c.value ->> 'expected_reason', ''), coalesce((c.value ->> 'policy_overruled')::boolean, false),
        coalesce((c.value -> 'outcomes' ->> 'failed')::int, 0),
        coalesce((c.value -> 'outcomes' ->> 'succeeded')::int, 0),
        coalesce((c.value -> 'outcomes' ->> 'unlabelled')::int, 0),
@@ -63,7 +63,10 @@ ORDER BY priority_score DESC, idx;
 
 -- name: SetClusterExpected :execrows
 -- Marks a cluster expected behaviour (@expected_by 'owner', with the owner's reason),
--- or takes the mark back (@expected false, @expected_by null).
+-- takes the mark back (@expected false, @expected_by null), says that the policy it
+-- seemed to follow does not make it expected (@policy_overruled, with the owner's
+-- reason), or takes that back (@expected_by 'policy').
 UPDATE task_cluster
-SET expected = @expected, expected_by = sqlc.narg('expected_by'), expected_reason = @expected_reason
+SET expected = @expected, expected_by = sqlc.narg('expected_by'), expected_reason = @expected_reason,
+    policy_overruled = @policy_overruled
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND idx = @idx;

@@ -12,8 +12,9 @@ import (
 )
 
 // The owner's review of a finished task: marking a cluster expected behaviour, or
-// taking the mark back, with the rule that carries the mark to their later runs, and
-// the Actions re-ranked to match.
+// saying that one the policy seemed to call for is not, or taking either back, with the
+// rule that carries the owner's word to their later runs, and the Actions re-ranked to
+// match.
 
 // ErrNotFinished refuses a review of a task that is still running: its clusters and
 // Actions are not all written yet.
@@ -93,28 +94,53 @@ type ExpectedMark struct {
 // MarkExpected marks cluster idx expected behaviour by the owner, with the reason, and
 // stores the owner's rule that marks it in their later runs.
 func (r *Review) MarkExpected(ctx context.Context, idx int32, mark ExpectedMark) error {
-	c, err := r.Cluster(idx)
-	if err != nil {
+	by := "owner"
+	if err := r.setExpected(ctx, idx, clusterMark{expected: true, by: &by, reason: mark.Reason}); err != nil {
 		return err
 	}
-	by := "owner"
-	if err := r.setExpected(ctx, idx, true, &by, mark.Reason); err != nil {
+	return r.storeRule(ctx, idx, mark, true)
+}
+
+// MarkNotExpected makes cluster idx, which the agent's policy seemed to call for, an
+// issue as the owner says, with the reason, and stores the owner's rule that says so in
+// their later runs.
+func (r *Review) MarkNotExpected(ctx context.Context, idx int32, mark ExpectedMark) error {
+	if err := r.setExpected(ctx, idx, clusterMark{overruled: true, reason: mark.Reason}); err != nil {
+		return err
+	}
+	return r.storeRule(ctx, idx, mark, false)
+}
+
+func (r *Review) storeRule(ctx context.Context, idx int32, mark ExpectedMark, expected bool) error {
+	c, err := r.Cluster(idx)
+	if err != nil {
 		return err
 	}
 	id := r.id
 	if _, err := r.s.q.UpsertExpectedRule(ctx, r.tx, dbsqlc.UpsertExpectedRuleParams{
 		OwnerUserID: r.owner.UserID(), Type: c.Type, Category: c.Category, NormalTitle: mark.NormalTitle,
-		Title: c.Title, Reason: mark.Reason, SourceTaskID: &id,
+		Title: c.Title, Reason: mark.Reason, SourceTaskID: &id, Expected: expected,
 	}); err != nil {
 		return fmt.Errorf("store: expected behaviour rule: %w", err)
 	}
 	return nil
 }
 
-// ClearExpected takes the owner's mark off cluster idx and removes the owner's rules
-// ruleIDs (those that cover it), so their later runs do not mark it either.
+// ClearExpected takes the owner's word off cluster idx — it is an issue again when they
+// had marked it expected, expected by the policy again when they had said it is not —
+// and removes the owner's rules ruleIDs (those that cover it), so their later runs do
+// not say it either.
 func (r *Review) ClearExpected(ctx context.Context, idx int32, ruleIDs []int64) error {
-	if err := r.setExpected(ctx, idx, false, nil, ""); err != nil {
+	c, err := r.Cluster(idx)
+	if err != nil {
+		return err
+	}
+	mark := clusterMark{}
+	if c.PolicyOverruled {
+		by := "policy"
+		mark = clusterMark{expected: true, by: &by}
+	}
+	if err := r.setExpected(ctx, idx, mark); err != nil {
 		return err
 	}
 	if len(ruleIDs) == 0 {
@@ -135,9 +161,19 @@ func (r *Review) Rules(ctx context.Context) ([]dbsqlc.ListExpectedRulesRow, erro
 	return rows, nil
 }
 
-func (r *Review) setExpected(ctx context.Context, idx int32, expected bool, by *string, reason string) error {
+// clusterMark is what a review sets of a cluster: whether it is expected and by whom,
+// or overruled (an issue though the policy seemed to call for it), and the owner's
+// reason.
+type clusterMark struct {
+	expected, overruled bool
+	by                  *string
+	reason              string
+}
+
+func (r *Review) setExpected(ctx context.Context, idx int32, m clusterMark) error {
 	n, err := r.s.q.SetClusterExpected(ctx, r.tx, dbsqlc.SetClusterExpectedParams{
-		Expected: expected, ExpectedBy: by, ExpectedReason: reason, TaskID: r.id, OwnerUserID: r.owner.UserID(), Idx: idx,
+		Expected: m.expected, ExpectedBy: m.by, ExpectedReason: m.reason, PolicyOverruled: m.overruled,
+		TaskID: r.id, OwnerUserID: r.owner.UserID(), Idx: idx,
 	})
 	if err != nil {
 		return fmt.Errorf("store: mark cluster %d: %w", idx, err)
@@ -147,7 +183,8 @@ func (r *Review) setExpected(ctx context.Context, idx int32, expected bool, by *
 	}
 	for i := range r.clusters {
 		if r.clusters[i].Idx == idx {
-			r.clusters[i].Expected, r.clusters[i].ExpectedBy, r.clusters[i].ExpectedReason = expected, by, reason
+			c := &r.clusters[i]
+			c.Expected, c.ExpectedBy, c.ExpectedReason, c.PolicyOverruled = m.expected, m.by, m.reason, m.overruled
 		}
 	}
 	return nil

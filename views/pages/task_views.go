@@ -62,8 +62,11 @@ type TaskView struct {
 // ReviewNotice confirms a mark of expected behaviour: which issue, whether it was marked
 // or the mark taken back, and the cluster whose mark an Undo takes back.
 type ReviewNotice struct {
-	Title      string
-	Marked     bool
+	Title  string
+	Marked bool // expected now; an issue otherwise
+	// Policy: the change was to the policy's mark — the owner said the issue is not
+	// expected, or took that back.
+	Policy     bool
 	ClusterIdx int
 	// NoAction is set for an issue again that has no Action: it was expected when the
 	// diagnosis wrote them, or did not rank among them (NoActionHint).

@@ -68,6 +68,9 @@ type Cluster struct {
 	Expected       bool
 	ExpectedBy     string
 	ExpectedReason string
+	// PolicyOverruled: the policy seemed to call for its findings, but the owner says it
+	// is not expected (ExpectedReason why); it is an issue like any other.
+	PolicyOverruled bool
 	// Outcomes is the cluster's split by the uploaded outcome labels; nil without labels.
 	Outcomes *Outcomes
 }

@@ -15,13 +15,15 @@ const (
 )
 
 // Rule is an owner's rule that clusters of one type and category about what Title says
-// are expected behaviour: made when the owner marks a cluster, applied to their later
-// runs as the clusters are built.
+// are expected behaviour — or, NotExpected, that they are not, even where the agent's
+// policy seems to call for them: made when the owner marks a cluster, applied to their
+// later runs as the clusters are built.
 type Rule struct {
-	Type     analyzer.FindingType
-	Category string
-	Title    string
-	Reason   string
+	Type        analyzer.FindingType
+	Category    string
+	Title       string
+	Reason      string
+	NotExpected bool
 }
 
 // NormalTitle is the form a rule is stored under, so that one issue worded in several
@@ -53,22 +55,36 @@ func (r Rule) Matches(c Cluster) bool {
 
 // FindingsExpected reports whether the cluster's findings are themselves marked
 // expected (the policy calls for them): what the findings are grouped and stored by.
-// An owner's mark leaves its findings as they were.
-func (c Cluster) FindingsExpected() bool { return c.ExpectedBy == ExpectedByPolicy }
+// An owner's word, either way, leaves its findings as they were.
+func (c Cluster) FindingsExpected() bool {
+	return c.ExpectedBy == ExpectedByPolicy || c.PolicyOverruled
+}
 
-// ApplyRules marks expected behaviour every cluster one of rules covers, with the
-// reason of the first that does. A cluster the policy marks already keeps that mark.
+// Overrule makes a cluster the policy marks expected an issue, as its owner says, for
+// reason: the policy sentence its findings were matched to does not make it expected.
+func (c *Cluster) Overrule(reason string) {
+	c.Expected, c.ExpectedBy, c.ExpectedReason, c.PolicyOverruled = false, "", reason, true
+}
+
+// ApplyRules gives every cluster the owner's word of the first of rules that covers
+// it: a cluster that is an issue becomes expected behaviour by an expected rule, one the
+// policy marks becomes an issue by a NotExpected rule, with the rule's reason.
 func ApplyRules(clusters []Cluster, rules []Rule) {
 	for i := range clusters {
 		c := &clusters[i]
-		if c.Expected {
+		if c.Expected && c.ExpectedBy != ExpectedByPolicy {
 			continue
 		}
 		for _, r := range rules {
-			if r.Matches(*c) {
-				c.Expected, c.ExpectedBy, c.ExpectedReason = true, ExpectedByOwner, r.Reason
-				break
+			if r.NotExpected != c.Expected || !r.Matches(*c) {
+				continue
 			}
+			if r.NotExpected {
+				c.Overrule(r.Reason)
+			} else {
+				c.Expected, c.ExpectedBy, c.ExpectedReason = true, ExpectedByOwner, r.Reason
+			}
+			break
 		}
 	}
 }

@@ -52,6 +52,32 @@ func TestApplyRules(t *testing.T) {
 	require.Equal(t, ExpectedByPolicy, clusters[3].ExpectedBy, "the policy's mark stays the policy's")
 }
 
+// TestANotExpectedRuleOverrulesOnlyThePolicy: the owner's word that an issue is not
+// expected makes the policy's expected cluster of it an issue, with their reason, and
+// leaves alone an issue of the same title and one an expected rule marks.
+func TestANotExpectedRuleOverrulesOnlyThePolicy(t *testing.T) {
+	t.Parallel()
+	title := "Agent declines to share a gift card balance"
+	clusters := []Cluster{
+		{Idx: 0, Type: analyzer.TypeAction, Category: "refusal", Title: title, Expected: true, ExpectedBy: ExpectedByPolicy},
+		{Idx: 1, Type: analyzer.TypeAction, Category: "refusal", Title: title},
+		{Idx: 2, Type: analyzer.TypeAction, Category: "refusal", Title: "Agent refuses a refund", Expected: true, ExpectedBy: ExpectedByPolicy},
+		{Idx: 3, Type: analyzer.TypeAction, Category: "refusal", Title: "Agent refuses a refund"},
+	}
+	ApplyRules(clusters, []Rule{
+		{Type: analyzer.TypeAction, Category: "refusal", Title: "Agent declines to share gift card balances", Reason: "it may share them", NotExpected: true},
+		{Type: analyzer.TypeAction, Category: "refusal", Title: "Agent refuses a refund", Reason: "ours"},
+	})
+	require.False(t, clusters[0].Expected, "overruled: an issue")
+	require.True(t, clusters[0].PolicyOverruled)
+	require.Equal(t, "it may share them", clusters[0].ExpectedReason)
+	require.True(t, clusters[0].FindingsExpected(), "its findings stay as the policy marked them")
+	require.Equal(t, Cluster{Idx: 1, Type: analyzer.TypeAction, Category: "refusal", Title: title}, clusters[1], "an issue already")
+	require.Equal(t, ExpectedByPolicy, clusters[2].ExpectedBy, "an expected rule does not touch the policy's mark")
+	require.False(t, clusters[2].PolicyOverruled)
+	require.Equal(t, ExpectedByOwner, clusters[3].ExpectedBy)
+}
+
 func TestRerankLeavesRanksAsTheyWereWhenNothingChanged(t *testing.T) {
 	t.Parallel()
 	clusters := testClusters(3, 14)

@@ -27,7 +27,7 @@ func FromRows(rows []dbsqlc.ListTaskClustersRow) ([]Cluster, error) {
 			ConversationCount: int(row.Conversations), FindingCount: int(row.FindingCount), Prevalence: float64(row.Prevalence),
 			Severity: float64(row.Severity), Confidence: float64(row.Confidence),
 			PriorityScore: float64(row.PriorityScore), Parts: parts, Expected: row.Expected,
-			ExpectedReason: row.ExpectedReason, Outcomes: storedOutcomes(row),
+			ExpectedReason: row.ExpectedReason, PolicyOverruled: row.PolicyOverruled, Outcomes: storedOutcomes(row),
 		}
 		if row.ExpectedBy != nil {
 			c.ExpectedBy = *row.ExpectedBy

@@ -181,6 +181,7 @@ type clusterRow struct {
 	Expected         bool                  `json:"expected"`
 	ExpectedBy       string                `json:"expected_by,omitempty"`
 	ExpectedReason   string                `json:"expected_reason,omitempty"`
+	PolicyOverruled  bool                  `json:"policy_overruled,omitempty"`
 	Outcomes         *cluster.Outcomes     `json:"outcomes,omitempty"`
 	Idx              int                   `json:"idx"`
 	Type             string                `json:"type"`
@@ -202,15 +203,16 @@ func clusterRows(clusters []cluster.Cluster) []clusterRow {
 			Idx: c.Idx, Type: string(c.Type), Category: c.Category, Title: c.Title,
 			ConversationSeqs: c.ConversationSeqs, FindingCount: c.FindingCount, Prevalence: c.Prevalence,
 			Severity: c.Severity, Confidence: c.Confidence, PriorityScore: c.PriorityScore, PriorityParts: c.Parts,
-			Expected: c.Expected, ExpectedBy: c.ExpectedBy, ExpectedReason: c.ExpectedReason, Outcomes: c.Outcomes,
+			Expected: c.Expected, ExpectedBy: c.ExpectedBy, ExpectedReason: c.ExpectedReason, PolicyOverruled: c.PolicyOverruled,
+			Outcomes: c.Outcomes,
 		}
 	}
 	return rows
 }
 
-// applyExpectedRules marks expected behaviour the clusters the owner's rules cover: what
-// they marked in earlier runs stays out of this run's Actions (and no Action is written
-// for it).
+// applyExpectedRules gives the clusters the owner's rules cover their word: what they
+// marked expected in earlier runs stays out of this run's Actions (and no Action is
+// written for it), and what they said the policy does not make expected is an issue.
 func (r *run) applyExpectedRules(ctx context.Context, clusters []cluster.Cluster) error {
 	rows, err := r.q.ListExpectedRules(ctx, r.p.pool, r.owner)
 	if err != nil {
@@ -218,7 +220,8 @@ func (r *run) applyExpectedRules(ctx context.Context, clusters []cluster.Cluster
 	}
 	rules := make([]cluster.Rule, len(rows))
 	for i, row := range rows {
-		rules[i] = cluster.Rule{Type: analyzer.FindingType(row.Type), Category: row.Category, Title: row.Title, Reason: row.Reason}
+		rules[i] = cluster.Rule{Type: analyzer.FindingType(row.Type), Category: row.Category, Title: row.Title, Reason: row.Reason,
+			NotExpected: !row.Expected}
 	}
 	cluster.ApplyRules(clusters, rules)
 	return nil

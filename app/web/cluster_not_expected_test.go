@@ -1,0 +1,184 @@
+package web_test
+
+import (
+	"encoding/csv"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/auth/authtest"
+	"github.com/checkup-dev/checkup/app/report"
+)
+
+// TestMarkNotExpectedNowAndInTheNextRun says of an issue the sample's policy seems to
+// call for that it is not expected: at once it is an issue with the owner's reason and
+// the policy sentence it was matched to, the written Actions keep their ranks (it has
+// none of its own), findings.csv no longer calls its findings expected, and a rule says
+// so. The owner's next run lists the same issue as an issue; another owner's run is
+// untouched. Without the CSRF token, as another user, for an issue that is not the
+// policy's, or with a reason too long, nothing changes; taking it back makes it the
+// policy's again and removes the rule.
+func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	convs := loopSample(t)
+	id := b.diagnose(t, b.alice, "Support, March", convs)
+	before := taskReport(t, b.alice, id)
+	policy := policyCluster(t, before)
+	mark := clusterPath(id, policy.Idx, "not-expected")
+
+	req, err := http.NewRequest(http.MethodPost, b.url+mark, strings.NewReader("reason=x"))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	require.Equal(t, http.StatusForbidden, b.alice.Send(t, req).StatusCode, "no CSRF token")
+	require.Equal(t, http.StatusNotFound, b.bob.PostForm(t, mark, nil).StatusCode, "Bob")
+	issue := firstActionCluster(t, before)
+	resp := b.alice.PostForm(t, clusterPath(id, issue.ClusterIdx, "not-expected"), nil)
+	require.Equal(t, http.StatusConflict, resp.StatusCode)
+	require.Contains(t, authtest.Body(t, resp), "Only an issue the agent's own policy seems to call for can be marked as not expected")
+	resp = b.alice.PostForm(t, mark, url.Values{"reason": {strings.Repeat("x", 501)}})
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Contains(t, authtest.Body(t, resp), "The reason is 501 characters long; keep it to 500.")
+	require.Equal(t, before.Clusters, taskReport(t, b.alice, id).Clusters, "nothing changed")
+	require.Empty(t, rules(t, b.alice), "no rule was made")
+
+	resp = b.alice.PostForm(t, mark, url.Values{"reason": {"The agent may <i>share</i> this"}})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Equal(t, "/tasks/"+id.String()+"#clusters", resp.Header.Get("Location"))
+	after := taskReport(t, b.alice, id)
+	c := clusterOf(t, after, policy.Idx)
+	require.False(t, c.Expected)
+	require.Nil(t, c.ExpectedBy)
+	require.True(t, c.PolicyOverruled)
+	require.Equal(t, "The agent may <i>share</i> this", c.ExpectedReason)
+	require.Equal(t, policy.Policies, c.Policies, "the sentence it was matched to is still named")
+	require.Equal(t, before.Actions, after.Actions, "it has no Action in this run and pushes no written one out")
+
+	page := b.alice.Get(t, "/tasks/"+id.String())
+	doc := parse(t, page)
+	require.Contains(t, testid(doc, "flash").Text(), "It has no Action in this diagnosis: run the diagnosis again")
+	row := testid(doc, "cluster").FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return s.Find(`[data-testid="overruled"]`).Length() > 0
+	})
+	require.Equal(t, 1, row.Length(), "listed among the issues, with the owner's word")
+	said := strings.Join(strings.Fields(row.Find(`[data-testid="overruled"]`).Text()), " ")
+	require.Contains(t, said, "You said this is not expected: The agent may <i>share</i> this.", "the reason, as text")
+	require.Contains(t, said, strings.Join(strings.Fields(policy.Policies[0]), " "))
+	require.Zero(t, row.Find(`[data-testid="mark-expected"]`).Length(), "offered to take back, not to mark expected")
+	require.Equal(t, 1, row.Find(`[data-testid="unmark-not-expected"]`).Length())
+	require.Zero(t, testid(doc, "expected-cluster").FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return strings.Contains(s.Text(), c.Title)
+	}).Length(), "no longer under expected behavior")
+
+	resp = b.alice.PostForm(t, clusterPath(id, policy.Idx, "expected"), nil)
+	require.Equal(t, http.StatusConflict, resp.StatusCode, "marked expected only by taking the word back")
+	require.Contains(t, authtest.Body(t, resp), "take that back to make it expected again")
+
+	for _, row := range findingsCSV(t, b.alice, id) {
+		if row["issue_idx"] == strconv.Itoa(c.Idx) {
+			require.Equal(t, "false", row["expected"], "its findings are an issue's")
+		}
+	}
+	settings := parse(t, b.alice.Get(t, "/settings/expected"))
+	require.Equal(t, 1, testid(settings, "expected-rule").Length())
+	require.Equal(t, "not expected", testid(settings, "rule-not-expected").Text())
+
+	// The next run of the same conversations lists the same issue as an issue, with the
+	// owner's reason; Bob's run of them is untouched.
+	resp = b.alice.PostForm(t, "/tasks/"+id.String()+"/rerun", nil)
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	next := uuid.MustParse(strings.TrimPrefix(resp.Header.Get("Location"), "/tasks/"))
+	b.waitFinished(t, b.alice, next)
+	nextReport := taskReport(t, b.alice, next)
+	same := sameIssue(t, nextReport, c)
+	require.False(t, same.Expected, "the next run lists it as an issue")
+	require.True(t, same.PolicyOverruled)
+	require.Equal(t, c.ExpectedReason, same.ExpectedReason)
+	requireRanks(t, nextReport.Actions)
+	var unassigned int
+	require.NoError(t, b.pool.QueryRow(t.Context(),
+		`SELECT count(*) FROM task_finding WHERE task_id = $1 AND cluster_idx IS NULL`, next).Scan(&unassigned))
+	require.Zero(t, unassigned, "its findings, still the policy's, are in it")
+	bobs := b.diagnose(t, b.bob, "Support, March", convs)
+	require.True(t, sameIssue(t, taskReport(t, b.bob, bobs), c).Expected, "another owner's run is unaffected")
+
+	// Taken back with htmx: the policy's again, here; the rule is gone, so a later run
+	// leaves it to the policy too.
+	resp = htmxSend(t, b.alice, http.MethodDelete, clusterPath(id, policy.Idx, "not-expected"), "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, strings.Join(strings.Fields(testid(parse(t, resp), "review-notice").Text()), " "),
+		"is expected by the agent's policy again, here and in your later diagnoses; the Actions were re-ranked.")
+	undone := clusterOf(t, taskReport(t, b.alice, id), policy.Idx)
+	require.True(t, undone.Expected)
+	require.Equal(t, "policy", *undone.ExpectedBy)
+	require.False(t, undone.PolicyOverruled)
+	require.Equal(t, policy.ExpectedReason, undone.ExpectedReason, "the policy's sentence is its reason again")
+	require.Empty(t, rules(t, b.alice), "the rule is gone with the word")
+	require.True(t, clusterOf(t, taskReport(t, b.alice, next), same.Idx).PolicyOverruled, "the next run keeps what it was told")
+	require.Contains(t, strings.Join(strings.Fields(testid(parse(t, b.alice.Get(t, "/tasks/"+next.String())), "overruled").Text()), " "),
+		"The rule this made has been removed", "and no longer promises a rule")
+}
+
+// TestMarkNotExpectedWithHTMX: htmx gets the task page's body with the issue moved to
+// the issues, and a notice whose Undo takes the word back.
+func TestMarkNotExpectedWithHTMX(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	id := b.diagnose(t, b.alice, "Support", loopSample(t))
+	policy := policyCluster(t, taskReport(t, b.alice, id))
+
+	resp := htmxSend(t, b.alice, http.MethodPost, clusterPath(id, policy.Idx, "not-expected"), "reason=")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	doc := parse(t, resp)
+	notice := testid(doc, "review-notice")
+	require.Contains(t, strings.Join(strings.Fields(notice.Text()), " "),
+		"Marked “"+policy.Title+"” as not expected: it is an issue now, here and in your later diagnoses; the Actions were re-ranked. It has no Action in this diagnosis")
+	undo := notice.Find("form")
+	require.Equal(t, clusterPath(id, policy.Idx, "not-expected"), undo.AttrOr("hx-delete", ""))
+	require.Equal(t, clusterPath(id, policy.Idx, "not-expected/delete"), undo.AttrOr("action", ""))
+	require.Contains(t, testid(doc, "overruled").Text(), "You said this is not expected.")
+
+	resp = htmxSend(t, b.bob, http.MethodDelete, clusterPath(id, policy.Idx, "not-expected"), "")
+	require.Equal(t, http.StatusNotFound, resp.StatusCode, "Bob")
+	resp = b.alice.PostForm(t, clusterPath(id, policy.Idx, "not-expected/delete"), nil)
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Equal(t, "/tasks/"+id.String()+"#expected", resp.Header.Get("Location"))
+	require.True(t, clusterOf(t, taskReport(t, b.alice, id), policy.Idx).Expected)
+	require.Equal(t, http.StatusSeeOther, b.alice.PostForm(t, clusterPath(id, policy.Idx, "not-expected/delete"), nil).StatusCode,
+		"taking back what is not said changes nothing")
+}
+
+// policyCluster is the first cluster of r the agent's policy calls for.
+func policyCluster(t *testing.T, r report.Report) report.Cluster {
+	t.Helper()
+	for _, c := range r.Clusters {
+		if c.ExpectedBy != nil && *c.ExpectedBy == "policy" && len(c.Policies) > 0 {
+			return c
+		}
+	}
+	t.Fatal("the sample has no behaviour its policy calls for")
+	return report.Cluster{}
+}
+
+// findingsCSV is c's findings.csv of task id, a map of column to cell per row.
+func findingsCSV(t *testing.T, c *authtest.Client, id uuid.UUID) []map[string]string {
+	t.Helper()
+	body := strings.TrimPrefix(authtest.Body(t, c.Get(t, "/tasks/"+id.String()+"/findings.csv")), "\ufeff")
+	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	require.NoError(t, err)
+	out := make([]map[string]string, 0, len(rows)-1)
+	for _, row := range rows[1:] {
+		m := map[string]string{}
+		for i, name := range rows[0] {
+			m[name] = row[i]
+		}
+		out = append(out, m)
+	}
+	return out
+}
