@@ -167,6 +167,43 @@ func TestMarkExpectedInBrowser(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "undone")
 }
 
+// TestMarkNotExpectedInBrowser says in headless Chromium that an issue the policy seems
+// to call for is not expected: htmx swaps the page in place and lists it among the
+// issues with the reason; "Expected by the policy after all" puts it back.
+func TestMarkNotExpectedInBrowser(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	id := b.diagnose(t, b.alice, "Support", loopSample(t))
+	policy := policyCluster(t, taskReport(t, b.alice, id))
+	ctx := browsertest.Start(t, 2*time.Minute)
+	browserSession(t, ctx, b.url, b.alice)
+
+	form := fmt.Sprintf(`form[action$="/clusters/%d/not-expected"]`, policy.Idx)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(b.url+"/tasks/"+id.String()),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="expected"]`)),
+		chromedp.Evaluate[chromedp.Void](`window.sameDocument = true`),
+		chromedp.Click(chromedp.CSS(`details:has(> `+form+`) > summary`)),
+		chromedp.WaitVisible(chromedp.CSS(form+` [data-testid="not-expected-reason"]`)),
+		chromedp.SendKeys(chromedp.CSS(form+` [data-testid="not-expected-reason"]`), "The agent may answer this"),
+		chromedp.Click(chromedp.CSS(form+` [data-testid="not-expected-submit"]`)),
+	))
+	waitFor(t, ctx, `[...document.querySelectorAll('[data-testid="cluster"]')].some(tr =>
+		tr.textContent.includes(`+jsString(policy.Title)+`) && tr.querySelector('[data-testid="overruled"]')?.textContent.includes('The agent may answer this'))`)
+	state := actionsOnPage(t, ctx)
+	require.True(t, state.SameDocument, "swapped in place, without a reload")
+	browsertest.Screenshot(t, ctx, "not-expected")
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile)))
+	requireFitsTheScreen(t, ctx, "task page", `[data-testid="review-notice"]`, `[data-testid="overruled"]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)))
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(
+		fmt.Sprintf(`[data-testid="cluster"] form[action$="/clusters/%d/not-expected/delete"] [data-testid="unmark-not-expected"]`, policy.Idx)))))
+	waitFor(t, ctx, `[...document.querySelectorAll('[data-testid="expected-cluster"]')].some(li => li.textContent.includes(`+jsString(policy.Title)+`))
+		&& !document.querySelector('[data-testid="overruled"]')`)
+	require.True(t, actionsOnPage(t, ctx).SameDocument)
+}
+
 func rowCount(t *testing.T, ctx context.Context) int {
 	t.Helper()
 	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="conversation-row"]').length`))
