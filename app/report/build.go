@@ -106,6 +106,9 @@ func Build(rows store.ReportRows, now time.Time) (Report, error) {
 	for i := range r.Actions {
 		r.Actions[i].OutcomeSplit = splits[r.Actions[i].ClusterIdx]
 	}
+	if err := r.explainNoActions(rows.Clusters); err != nil {
+		return Report{}, err
+	}
 	for _, d := range rows.Drivers {
 		r.Drivers = append(r.Drivers, buildDriver(d))
 	}

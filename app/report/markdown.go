@@ -219,6 +219,8 @@ func (m mdWriter) clusters(r Report) {
 		rank := "—"
 		if c.ActionRank > 0 {
 			rank = fmt.Sprintf("#%d", c.ActionRank)
+		} else if why, _ := NoActionWords(c); why != "" {
+			rank = "— (" + why + ")"
 		}
 		split := ""
 		if o := c.LabelOutcomes; labelled && o != nil && c.FailureLift != nil && c.QValue != nil {

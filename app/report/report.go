@@ -327,6 +327,9 @@ type Cluster struct {
 	PriorityScore    float64       `json:"priority_score"`
 	PriorityParts    PriorityParts `json:"priority_parts"`
 	ActionRank       int           `json:"action_rank"` // 0 when no Action was written for it
+	// NoAction says why an issue has no Action (NoActionRankedBelow, …); empty when it
+	// has one, for expected behaviour, and while the diagnosis runs.
+	NoAction string `json:"no_action"`
 	// Expected clusters hold behaviour the agent's own policy calls for, or that the
 	// owner marked as expected: listed apart and never an Action. ExpectedBy says which
 	// ("policy" or "owner"; null when not expected) and ExpectedReason why: the owner's

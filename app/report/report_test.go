@@ -81,6 +81,13 @@ func TestReportJSONFromStoredRows(t *testing.T) {
 	require.Equal(t, 2, r.RiskSummary.Flagged)
 	require.Equal(t, 40*0.4, r.Actions[0].PriorityParts.PrevalenceTerm)
 	require.Equal(t, 1, r.Clusters[0].ActionRank, "the most urgent cluster carries Action 1")
+	for _, c := range r.Clusters {
+		if c.Idx == r.FailedActions[0].ClusterIdx {
+			require.Equal(t, report.NoActionFailed, c.NoAction, "an issue whose Action failed says so")
+		} else if c.ActionRank > 0 {
+			require.Empty(t, c.NoAction)
+		}
+	}
 }
 
 func TestDownloadsAgreeWithReportJSON(t *testing.T) {

@@ -130,7 +130,12 @@ func TestMarkExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Contains(t, strings.Join(strings.Fields(testid(doc, "review-notice").Text()), " "),
 		"is an issue again, here and in your later diagnoses; the Actions were re-ranked. It has no Action in this diagnosis: run the diagnosis again, and it gets one if it ranks among the Actions.")
 	require.Equal(t, 1, testid(doc, "compare-select").Length(), "the swapped page still offers the compare picker")
-	require.False(t, clusterOf(t, taskReport(t, b.alice, next), same.Idx).Expected)
+	again := clusterOf(t, taskReport(t, b.alice, next), same.Idx)
+	require.False(t, again.Expected)
+	require.Equal(t, report.NoActionIssueSince, again.NoAction, "report.json says why it has no Action")
+	require.Equal(t, "run again", testid(doc, "cluster").FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return strings.Contains(s.Text(), again.Title)
+	}).Find(`[data-testid="no-action"]`).Text(), "and so does its row")
 }
 
 // TestMarkExpectedWithHTMX: htmx gets the task page's body to swap in, with the cluster

@@ -59,6 +59,7 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Equal(t, "The agent may <i>share</i> this", c.ExpectedReason)
 	require.Equal(t, policy.Policies, c.Policies, "the sentence it was matched to is still named")
 	require.Equal(t, before.Actions, after.Actions, "it has no Action in this run and pushes no written one out")
+	require.NotEmpty(t, c.NoAction, "report.json says why it has no Action")
 
 	page := b.alice.Get(t, "/tasks/"+id.String())
 	doc := parse(t, page)
@@ -72,6 +73,9 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Contains(t, said, strings.Join(strings.Fields(policy.Policies[0]), " "))
 	require.Zero(t, row.Find(`[data-testid="mark-expected"]`).Length(), "offered to take back, not to mark expected")
 	require.Equal(t, 1, row.Find(`[data-testid="unmark-not-expected"]`).Length())
+	short, long := report.NoActionWords(c)
+	require.Equal(t, short, row.Find(`[data-testid="no-action"]`).Text())
+	require.Equal(t, long, row.Find(`[data-testid="no-action"]`).AttrOr("title", ""))
 	require.Zero(t, testid(doc, "expected-cluster").FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return strings.Contains(s.Text(), c.Title)
 	}).Length(), "no longer under expected behavior")
