@@ -76,36 +76,6 @@ func (s *Server) clusterExpectedMark(c echo.Context) error {
 		"Marked as expected behavior: its Action is out of the ranking, and your later runs mark the same issue expected too.", "expected")
 }
 
-// clusterNotExpectedMark is POST /tasks/{id}/clusters/{cluster}/not-expected: the owner
-// says a cluster the agent's policy seemed to call for is not expected — the policy
-// sentence it was matched to does not fit, or the agent should not do it — with an
-// optional reason. It becomes an issue and the Actions are ranked again; a rule says
-// the same of the issue in the owner's later runs, where it can get an Action.
-func (s *Server) clusterNotExpectedMark(c echo.Context) error {
-	id, idx, err := s.clusterRoute(c)
-	if err != nil {
-		return err
-	}
-	reason := strings.TrimSpace(c.FormValue("reason"))
-	if err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
-		cl, err := rev.Cluster(idx)
-		if err != nil {
-			return noCluster(idx)
-		}
-		if !policyExpected(cl) {
-			return errNotPolicyExpected
-		}
-		if err := checkReason(reason); err != nil {
-			return err
-		}
-		return rev.MarkNotExpected(ctx, idx, store.ExpectedMark{Reason: reason, NormalTitle: cluster.NormalTitle(cl.Title)})
-	}); err != nil {
-		return err
-	}
-	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Policy: true},
-		"Marked as not expected: it is an issue, ranked with the others, and your later runs treat the same issue so too.", "clusters")
-}
-
 // clusterExpectedUndo takes the owner's mark back (DELETE from htmx, POST
 // .../expected/delete from the plain form): the cluster is an issue again, its Action
 // (when one was written) is ranked again, and the rules that mark it in later runs
@@ -134,31 +104,6 @@ func (s *Server) clusterExpectedUndo(c echo.Context) error {
 		"The issue is no longer marked as expected, here or in your later runs.", "clusters")
 }
 
-// clusterNotExpectedUndo takes back the owner's word that a cluster is not expected
-// (DELETE from htmx, POST .../not-expected/delete from the plain form): it is expected
-// by the agent's policy again, out of the ranking, and the rules that said otherwise in
-// later runs are removed.
-func (s *Server) clusterNotExpectedUndo(c echo.Context) error {
-	id, idx, err := s.clusterRoute(c)
-	if err != nil {
-		return err
-	}
-	if err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
-		cl, err := rev.Cluster(idx)
-		if err != nil {
-			return noCluster(idx)
-		}
-		if !cl.PolicyOverruled {
-			return nil
-		}
-		return clearWord(ctx, rev, cl)
-	}); err != nil {
-		return err
-	}
-	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Marked: true, Policy: true},
-		"The issue is expected by the agent's policy again, here and in your later runs.", "expected")
-}
-
 // clearWord takes the owner's word off cl in rev, with the rules that carry it to their
 // later runs.
 func clearWord(ctx context.Context, rev *store.Review, cl dbsqlc.ListTaskClustersRow) error {
@@ -174,11 +119,6 @@ func clearWord(ctx context.Context, rev *store.Review, cl dbsqlc.ListTaskCluster
 		}
 	}
 	return rev.ClearExpected(ctx, cl.Idx, covering)
-}
-
-// policyExpected reports whether the agent's policy, not its owner, makes cl expected.
-func policyExpected(cl dbsqlc.ListTaskClustersRow) bool {
-	return cl.Expected && cl.ExpectedBy != nil && *cl.ExpectedBy == cluster.ExpectedByPolicy
 }
 
 // checkReason refuses a reason longer than a mark keeps.

@@ -1,0 +1,73 @@
+package web
+
+import (
+	"context"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/views/pages"
+	"github.com/checkup-dev/checkup/workers/cluster"
+)
+
+// clusterNotExpectedMark is POST /tasks/{id}/clusters/{cluster}/not-expected: the owner
+// says a cluster the agent's policy seemed to call for is not expected — the policy
+// sentence it was matched to does not fit, or the agent should not do it — with an
+// optional reason. It becomes an issue and the Actions are ranked again; a rule says
+// the same of the issue in the owner's later runs, where it can get an Action.
+func (s *Server) clusterNotExpectedMark(c echo.Context) error {
+	id, idx, err := s.clusterRoute(c)
+	if err != nil {
+		return err
+	}
+	reason := strings.TrimSpace(c.FormValue("reason"))
+	if err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
+		cl, err := rev.Cluster(idx)
+		if err != nil {
+			return noCluster(idx)
+		}
+		if !policyExpected(cl) {
+			return errNotPolicyExpected
+		}
+		if err := checkReason(reason); err != nil {
+			return err
+		}
+		return rev.MarkNotExpected(ctx, idx, store.ExpectedMark{Reason: reason, NormalTitle: cluster.NormalTitle(cl.Title)})
+	}); err != nil {
+		return err
+	}
+	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Policy: true},
+		"Marked as not expected: it is an issue, ranked with the others, and your later runs treat the same issue so too.", "clusters")
+}
+
+// clusterNotExpectedUndo takes back the owner's word that a cluster is not expected
+// (DELETE from htmx, POST .../not-expected/delete from the plain form): it is expected
+// by the agent's policy again, out of the ranking, and the rules that said otherwise in
+// later runs are removed.
+func (s *Server) clusterNotExpectedUndo(c echo.Context) error {
+	id, idx, err := s.clusterRoute(c)
+	if err != nil {
+		return err
+	}
+	if err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
+		cl, err := rev.Cluster(idx)
+		if err != nil {
+			return noCluster(idx)
+		}
+		if !cl.PolicyOverruled {
+			return nil
+		}
+		return clearWord(ctx, rev, cl)
+	}); err != nil {
+		return err
+	}
+	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Marked: true, Policy: true},
+		"The issue is expected by the agent's policy again, here and in your later runs.", "expected")
+}
+
+// policyExpected reports whether the agent's policy, not its owner, makes cl expected.
+func policyExpected(cl dbsqlc.ListTaskClustersRow) bool {
+	return cl.Expected && cl.ExpectedBy != nil && *cl.ExpectedBy == cluster.ExpectedByPolicy
+}
