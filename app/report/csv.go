@@ -93,8 +93,9 @@ func WriteFindingsCSV(w io.Writer, r Report) error {
 		if f.ActionRank > 0 {
 			rank = strconv.Itoa(f.ActionRank)
 		}
-		// A finding in an issue is expected as its issue is: the owner's word, either
-		// way, is the issue's, not the finding's.
+		// A finding in an issue is expected as its issue is, whoever said so: the policy,
+		// the owner's mark, or the owner's word that it is not. report.json's findings
+		// keep their own expected, which is the policy's.
 		issue, expected := "", f.Expected
 		if f.ClusterIdx != nil {
 			issue, expected = strconv.Itoa(*f.ClusterIdx), markedExpected[*f.ClusterIdx]

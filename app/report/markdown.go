@@ -230,7 +230,11 @@ func (m mdWriter) clusters(r Report) {
 		}
 		title := mdText(c.Title)
 		if c.PolicyOverruled {
-			title += " (not expected, said the owner, though the policy seemed to call for it)"
+			title += " (the policy seemed to call for it; the owner made it an issue"
+			if c.ExpectedReason != "" {
+				title += ": " + mdText(c.ExpectedReason)
+			}
+			title += ")"
 		}
 		m.p("| %s | %s | %d | %s |%s %d | %s | %s |", c.Type, title, c.Conversations, Percent(c.Prevalence), split, c.FindingCount, Score(c.PriorityScore), rank)
 	}

@@ -8,13 +8,14 @@ import (
 )
 
 // Why an issue has no Action (Cluster.NoAction): empty for one that has an Action, for
-// expected behaviour, and while the diagnosis runs.
+// expected behaviour, and for a diagnosis that has not completed.
 const (
 	// NoActionRankedBelow: only cluster.MaxActionCandidates ACTION issues get an Action,
 	// and it did not rank among them.
 	NoActionRankedBelow = "ranked_below"
-	// NoActionIssueSince: it ranks among them now, but became an issue after the
-	// Actions were written (its owner took a mark back); a new run writes one.
+	// NoActionIssueSince: it ranks among them now, but did not when the Actions were
+	// written — it was expected then and its owner took the mark back, or another issue
+	// has since been marked expected; a new run writes one.
 	NoActionIssueSince = "issue_since"
 	// NoActionFailed: its Action could not be written (FailedActions says why).
 	NoActionFailed = "failed"
@@ -58,13 +59,14 @@ func (r *Report) explainNoActions(rows []dbsqlc.ListTaskClustersRow) error {
 func NoActionWords(c Cluster) (short, long string) {
 	switch c.NoAction {
 	case NoActionRankedBelow:
-		short = fmt.Sprintf("not in the top %d", cluster.MaxActionCandidates)
+		// Not "top 10": RISK Actions rank among them, so an Action can be #11.
+		short = fmt.Sprintf("not among the %d chosen", cluster.MaxActionCandidates)
 		if c.ExcessFailures != nil && *c.ExcessFailures <= 0 {
 			return short, fmt.Sprintf("Only the %d ACTION issues that account for the most failed conversations get an Action; this one's conversations fail no more often than the rest.", cluster.MaxActionCandidates)
 		}
 		return short, fmt.Sprintf("Only the %d most urgent ACTION issues get an Action, in the order the Actions are ranked by; this one came after them.", cluster.MaxActionCandidates)
 	case NoActionIssueSince:
-		return "run again", "It became an issue after the Actions were written: run the diagnosis again, and it gets one."
+		return "run again", "It ranks among the issues that get an Action now, but did not when the Actions were written: run the diagnosis again, and it gets one."
 	case NoActionFailed:
 		return "failed", "Its Action could not be written; the Actions that failed are listed with the Actions."
 	}

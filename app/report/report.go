@@ -328,7 +328,8 @@ type Cluster struct {
 	PriorityParts    PriorityParts `json:"priority_parts"`
 	ActionRank       int           `json:"action_rank"` // 0 when no Action was written for it
 	// NoAction says why an issue has no Action (NoActionRankedBelow, …); empty when it
-	// has one, for expected behaviour, and while the diagnosis runs.
+	// has one, for expected behaviour, and until the diagnosis has completed (also when
+	// it failed or was canceled: none of its issues got that far).
 	NoAction string `json:"no_action"`
 	// Expected clusters hold behaviour the agent's own policy calls for, or that the
 	// owner marked as expected: listed apart and never an Action. ExpectedBy says which

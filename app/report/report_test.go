@@ -136,6 +136,10 @@ func TestDownloadsAgreeWithReportJSON(t *testing.T) {
 		return -1
 	}
 	ranks := map[string]int{}
+	issueExpected := map[int]bool{}
+	for _, c := range r.Clusters {
+		issueExpected[c.Idx] = c.Expected
+	}
 	for i, f := range r.Findings {
 		row := frows[i+1]
 		require.Equal(t, f.ConversationID, row[col("conversation_id")])
@@ -144,7 +148,7 @@ func TestDownloadsAgreeWithReportJSON(t *testing.T) {
 		ranks[row[col("action_rank")]]++
 		require.NotNil(t, f.ClusterIdx)
 		require.Equal(t, strconv.Itoa(*f.ClusterIdx), row[col("issue_idx")], "the issue it belongs to")
-		require.Equal(t, strconv.FormatBool(f.Expected), row[col("expected")])
+		require.Equal(t, strconv.FormatBool(issueExpected[*f.ClusterIdx]), row[col("expected")], "as its issue is")
 	}
 	for _, c := range r.Clusters {
 		if c.ActionRank > 0 {

@@ -13,7 +13,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
-	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
@@ -30,12 +29,18 @@ var (
 		"Issues can be marked as expected once the diagnosis has finished.")
 	errPolicyExpected = echo.NewHTTPError(http.StatusConflict,
 		"This issue is already expected by the agent's own policy (its system prompt).")
-	errPolicyMark = echo.NewHTTPError(http.StatusConflict,
+	errUndoPolicyExpected = echo.NewHTTPError(http.StatusConflict,
 		"This issue is expected by the agent's own policy (its system prompt), not by a mark of yours: to make it an issue, mark it as not expected.")
 	errOverruled = echo.NewHTTPError(http.StatusConflict,
 		"You said this issue is not expected, though the agent's policy seemed to call for it: take that back to make it expected again.")
 	errNotPolicyExpected = echo.NewHTTPError(http.StatusConflict,
-		"Only an issue the agent's own policy seems to call for can be marked as not expected; this one is not expected already.")
+		"Only an issue the agent's own policy seems to call for can be marked as not expected; this one is an issue already.")
+	errOwnerExpected = echo.NewHTTPError(http.StatusConflict,
+		"You marked this issue as expected yourself: take your mark back to make it an issue again.")
+	errNotOverruled = echo.NewHTTPError(http.StatusConflict,
+		"You have not said that this issue is not expected, so there is nothing to take back.")
+	errOppositeRule = echo.NewHTTPError(http.StatusConflict,
+		"One of your rules already says the opposite of the same issue, from another diagnosis: remove it under Expected behavior in your settings (/settings/expected), then mark this one again.")
 	// errRiskNeedsReason: a risk marked expected leaves every later diagnosis's risks
 	// too, so the mark says why, for whoever reads the rule later.
 	errRiskNeedsReason = echo.NewHTTPError(http.StatusBadRequest,
@@ -94,9 +99,9 @@ func (s *Server) clusterExpectedUndo(c echo.Context) error {
 			return nil
 		}
 		if cl.ExpectedBy == nil || *cl.ExpectedBy != cluster.ExpectedByOwner {
-			return errPolicyMark
+			return errUndoPolicyExpected
 		}
-		return clearWord(ctx, rev, cl)
+		return clearOwnersMark(ctx, rev, cl)
 	}); err != nil {
 		return err
 	}
@@ -104,9 +109,10 @@ func (s *Server) clusterExpectedUndo(c echo.Context) error {
 		"The issue is no longer marked as expected, here or in your later runs.", "clusters")
 }
 
-// clearWord takes the owner's word off cl in rev, with the rules that carry it to their
-// later runs.
-func clearWord(ctx context.Context, rev *store.Review, cl dbsqlc.ListTaskClustersRow) error {
+// clearOwnersMark takes what the owner said of cl off it in rev — expected, or not
+// expected though the policy seemed to call for it — with the rules that carry it to
+// their later runs.
+func clearOwnersMark(ctx context.Context, rev *store.Review, cl dbsqlc.ListTaskClustersRow) error {
 	rules, err := rev.Rules(ctx)
 	if err != nil {
 		return err
@@ -143,7 +149,9 @@ func (s *Server) review(c echo.Context, id uuid.UUID, change func(context.Contex
 		return err
 	}
 	defer rev.Rollback()
-	if err := change(ctx, rev); err != nil {
+	if err := change(ctx, rev); errors.Is(err, store.ErrOppositeRule) {
+		return errOppositeRule
+	} else if err != nil {
 		return err
 	}
 	ranks, err := rerank(rev)
@@ -177,7 +185,7 @@ func rerank(rev *store.Review) ([]store.ActionRank, error) {
 // reviewed answers a review of a cluster (n says which and what changed): htmx gets
 // the task page's body to swap in, with the clusters and Actions as they are now and a
 // line that confirms the change; the plain form a 303 back to the page's section
-// anchor, with message, and for an issue now that has no Action, how to get one.
+// anchor, with message, and for an issue now that has no Action, why (report.NoActionWords).
 func (s *Server) reviewed(c echo.Context, id uuid.UUID, n pages.ReviewNotice, message, anchor string) error {
 	fragment := isFragment(c)
 	if !fragment && n.Marked {
@@ -190,13 +198,16 @@ func (s *Server) reviewed(c echo.Context, id uuid.UUID, n pages.ReviewNotice, me
 	var notice *pages.ReviewNotice
 	for _, cl := range r.Clusters {
 		if cl.Idx == n.ClusterIdx {
-			n.Title, n.NoAction = cl.Title, !n.Marked && withoutAction(r, cl.Idx)
+			n.Title = cl.Title
+			if !n.Marked {
+				n.NoAction = pages.NoActionHint(cl)
+			}
 			notice = &n
 		}
 	}
 	if !fragment {
-		if notice != nil && notice.NoAction {
-			message += " " + pages.NoActionHint
+		if notice != nil && notice.NoAction != "" {
+			message += " " + notice.NoAction
 		}
 		return s.backToTask(c, id, message, anchor)
 	}
@@ -213,22 +224,6 @@ func (s *Server) reviewed(c echo.Context, id uuid.UUID, n pages.ReviewNotice, me
 func (s *Server) backToTask(c echo.Context, id uuid.UUID, message, anchor string) error {
 	s.flash.Set(c, message)
 	return c.Redirect(http.StatusSeeOther, string(components.TaskURL(id.String()))+"#"+anchor)
-}
-
-// withoutAction reports whether cluster idx has no Action in r, neither ranked nor
-// failed: it was expected when the Actions were written, or did not rank among them.
-func withoutAction(r report.Report, idx int) bool {
-	for _, a := range r.Actions {
-		if a.ClusterIdx == idx {
-			return false
-		}
-	}
-	for _, f := range r.FailedActions {
-		if f.ClusterIdx == idx {
-			return false
-		}
-	}
-	return true
 }
 
 // issueOf is the cluster a rule is matched against: its type, category and title, and

@@ -128,7 +128,7 @@ func TestMarkExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	doc = parse(t, resp)
 	require.Contains(t, strings.Join(strings.Fields(testid(doc, "review-notice").Text()), " "),
-		"is an issue again, here and in your later diagnoses; the Actions were re-ranked. It has no Action in this diagnosis: run the diagnosis again, and it gets one if it ranks among the Actions.")
+		"is an issue again, here and in your later diagnoses; the Actions were re-ranked. It has no Action in this diagnosis. It ranks among the issues that get an Action now, but did not when the Actions were written: run the diagnosis again, and it gets one.")
 	require.Equal(t, 1, testid(doc, "compare-select").Length(), "the swapped page still offers the compare picker")
 	again := clusterOf(t, taskReport(t, b.alice, next), same.Idx)
 	require.False(t, again.Expected)
@@ -168,6 +168,14 @@ func TestMarkExpectedWithHTMX(t *testing.T) {
 	require.Equal(t, 1, notice.Length(), "the swap says what it did")
 	require.Equal(t, "status", notice.AttrOr("role", ""))
 	require.Contains(t, strings.Join(strings.Fields(notice.Text()), " "), "Marked “"+marked.ClusterTitle+"” as expected; the Actions were re-ranked. The next issue in line gets an Action of its own when the diagnosis runs again.")
+	var next []int
+	for _, c := range taskReport(t, b.alice, id).Clusters {
+		if c.NoAction == report.NoActionIssueSince {
+			next = append(next, c.Idx)
+			require.Equal(t, report.NoActionRankedBelow, clusterOf(t, before, c.Idx).NoAction, "it ranked below the chosen issues before")
+		}
+	}
+	require.Len(t, next, 1, "the next issue in line ranks among them now, without an Action until the next run")
 	undo := notice.Find("form")
 	require.Equal(t, clusterPath(id, marked.ClusterIdx, "expected"), undo.AttrOr("hx-delete", ""), "its Undo takes the mark back")
 	require.Equal(t, clusterPath(id, marked.ClusterIdx, "expected/delete"), undo.AttrOr("action", ""))

@@ -15,8 +15,9 @@ import (
 // clusterNotExpectedMark is POST /tasks/{id}/clusters/{cluster}/not-expected: the owner
 // says a cluster the agent's policy seemed to call for is not expected — the policy
 // sentence it was matched to does not fit, or the agent should not do it — with an
-// optional reason. It becomes an issue and the Actions are ranked again; a rule says
-// the same of the issue in the owner's later runs, where it can get an Action.
+// optional reason. It becomes an issue, without an Action in this run (none was
+// written for it); a rule says the same of the issue in the owner's later runs, where
+// it can get one. Saying it again only changes the reason.
 func (s *Server) clusterNotExpectedMark(c echo.Context) error {
 	id, idx, err := s.clusterRoute(c)
 	if err != nil {
@@ -28,7 +29,10 @@ func (s *Server) clusterNotExpectedMark(c echo.Context) error {
 		if err != nil {
 			return noCluster(idx)
 		}
-		if !policyExpected(cl) {
+		switch {
+		case cl.Expected && !policyExpected(cl):
+			return errOwnerExpected
+		case !cl.Expected && !cl.PolicyOverruled:
 			return errNotPolicyExpected
 		}
 		if err := checkReason(reason); err != nil {
@@ -39,13 +43,14 @@ func (s *Server) clusterNotExpectedMark(c echo.Context) error {
 		return err
 	}
 	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Policy: true},
-		"Marked as not expected: it is an issue, ranked with the others, and your later runs treat the same issue so too.", "clusters")
+		"Marked as not expected: it is an issue now, and your later runs treat the same issue so too.", "clusters")
 }
 
 // clusterNotExpectedUndo takes back the owner's word that a cluster is not expected
 // (DELETE from htmx, POST .../not-expected/delete from the plain form): it is expected
 // by the agent's policy again, out of the ranking, and the rules that said otherwise in
-// later runs are removed.
+// later runs are removed. Taking it back again changes nothing; from an issue the owner
+// never said that of, it is refused.
 func (s *Server) clusterNotExpectedUndo(c echo.Context) error {
 	id, idx, err := s.clusterRoute(c)
 	if err != nil {
@@ -56,10 +61,13 @@ func (s *Server) clusterNotExpectedUndo(c echo.Context) error {
 		if err != nil {
 			return noCluster(idx)
 		}
-		if !cl.PolicyOverruled {
+		switch {
+		case policyExpected(cl):
 			return nil
+		case !cl.PolicyOverruled:
+			return errNotOverruled
 		}
-		return clearWord(ctx, rev, cl)
+		return clearOwnersMark(ctx, rev, cl)
 	}); err != nil {
 		return err
 	}

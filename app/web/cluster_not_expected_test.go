@@ -10,10 +10,13 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/app/report/reporttest"
+	"github.com/checkup-dev/checkup/workers/cluster"
 )
 
 // TestMarkNotExpectedNowAndInTheNextRun says of an issue the sample's policy seems to
@@ -41,7 +44,7 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 	issue := firstActionCluster(t, before)
 	resp := b.alice.PostForm(t, clusterPath(id, issue.ClusterIdx, "not-expected"), nil)
 	require.Equal(t, http.StatusConflict, resp.StatusCode)
-	require.Contains(t, authtest.Body(t, resp), "Only an issue the agent's own policy seems to call for can be marked as not expected")
+	require.Contains(t, authtest.Body(t, resp), "Only an issue the agent's own policy seems to call for can be marked as not expected; this one is an issue already.")
 	resp = b.alice.PostForm(t, mark, url.Values{"reason": {strings.Repeat("x", 501)}})
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
 	require.Contains(t, authtest.Body(t, resp), "The reason is 501 characters long; keep it to 500.")
@@ -60,10 +63,11 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Equal(t, policy.Policies, c.Policies, "the sentence it was matched to is still named")
 	require.Equal(t, before.Actions, after.Actions, "it has no Action in this run and pushes no written one out")
 	require.NotEmpty(t, c.NoAction, "report.json says why it has no Action")
+	short, long := report.NoActionWords(c)
 
 	page := b.alice.Get(t, "/tasks/"+id.String())
 	doc := parse(t, page)
-	require.Contains(t, testid(doc, "flash").Text(), "It has no Action in this diagnosis: run the diagnosis again")
+	require.Contains(t, testid(doc, "flash").Text(), "it is an issue now, and your later runs treat the same issue so too. It has no Action in this diagnosis. "+long)
 	row := testid(doc, "cluster").FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return s.Find(`[data-testid="overruled"]`).Length() > 0
 	})
@@ -73,7 +77,6 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Contains(t, said, strings.Join(strings.Fields(policy.Policies[0]), " "))
 	require.Zero(t, row.Find(`[data-testid="mark-expected"]`).Length(), "offered to take back, not to mark expected")
 	require.Equal(t, 1, row.Find(`[data-testid="unmark-not-expected"]`).Length())
-	short, long := report.NoActionWords(c)
 	require.Equal(t, short, row.Find(`[data-testid="no-action"]`).Text())
 	require.Equal(t, long, row.Find(`[data-testid="no-action"]`).AttrOr("title", ""))
 	require.Zero(t, testid(doc, "expected-cluster").FilterFunction(func(_ int, s *goquery.Selection) bool {
@@ -142,7 +145,7 @@ func TestMarkNotExpectedWithHTMX(t *testing.T) {
 	doc := parse(t, resp)
 	notice := testid(doc, "review-notice")
 	require.Contains(t, strings.Join(strings.Fields(notice.Text()), " "),
-		"Marked “"+policy.Title+"” as not expected: it is an issue now, here and in your later diagnoses; the Actions were re-ranked. It has no Action in this diagnosis")
+		"Marked “"+policy.Title+"” as not expected: it is an issue now, here and in your later diagnoses. It has no Action in this diagnosis.")
 	undo := notice.Find("form")
 	require.Equal(t, clusterPath(id, policy.Idx, "not-expected"), undo.AttrOr("hx-delete", ""))
 	require.Equal(t, clusterPath(id, policy.Idx, "not-expected/delete"), undo.AttrOr("action", ""))
@@ -185,4 +188,74 @@ func findingsCSV(t *testing.T, c *authtest.Client, id uuid.UUID) []map[string]st
 		out = append(out, m)
 	}
 	return out
+}
+
+// TestNotExpectedRefusals: "not expected" and its take-back refuse, with a message that
+// says why and changing nothing, an issue that does not exist, a running task, an issue
+// the owner marked expected themselves, taking back what was never said, and a word
+// that one of the owner's rules from another diagnosis says the opposite of. Saying it
+// twice only changes the reason.
+func TestNotExpectedRefusals(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	id := b.diagnose(t, b.alice, "Support", loopSample(t))
+	before := taskReport(t, b.alice, id)
+	policy := policyCluster(t, before)
+	issue := firstActionCluster(t, before)
+	refused := func(path, message string) {
+		t.Helper()
+		resp := b.alice.PostForm(t, path, nil)
+		require.Equal(t, http.StatusConflict, resp.StatusCode, path)
+		require.Contains(t, authtest.Body(t, resp), message, path)
+	}
+
+	resp := b.alice.PostForm(t, clusterPath(id, 999, "not-expected"), nil)
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	require.Contains(t, authtest.Body(t, resp), "There is no issue 999 in this diagnosis.")
+	running := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Status: "running"})
+	refused(clusterPath(running.ID, 0, "not-expected"), "once the diagnosis has finished")
+	refused(clusterPath(id, issue.ClusterIdx, "not-expected/delete"), "You have not said that this issue is not expected, so there is nothing to take back.")
+
+	// A rule of the owner's from another diagnosis marks the policy's issue expected:
+	// saying it is not would turn that rule round.
+	_, err := b.pool.Exec(t.Context(), `INSERT INTO expected_rule (owner_user_id, type, category, normal_title, title, expected)
+		VALUES ($1, $2, $3, $4, $5, true)`, b.alice.User.ID, policy.Type, policy.Category, cluster.NormalTitle(policy.Title), policy.Title)
+	require.NoError(t, err)
+	refused(clusterPath(id, policy.Idx, "not-expected"), "One of your rules already says the opposite of the same issue")
+	require.Equal(t, before.Clusters, taskReport(t, b.alice, id).Clusters, "nothing changed")
+	require.Equal(t, []bool{true}, ruleWords(t, b), "the rule still marks it expected")
+	_, err = b.pool.Exec(t.Context(), `DELETE FROM expected_rule WHERE owner_user_id = $1`, b.alice.User.ID)
+	require.NoError(t, err)
+
+	// Said twice, it keeps the latest reason and one rule.
+	require.Equal(t, http.StatusSeeOther, b.alice.PostForm(t, clusterPath(id, policy.Idx, "not-expected"), url.Values{"reason": {"first"}}).StatusCode)
+	require.Equal(t, http.StatusSeeOther, b.alice.PostForm(t, clusterPath(id, policy.Idx, "not-expected"), url.Values{"reason": {"second"}}).StatusCode)
+	require.Equal(t, "second", clusterOf(t, taskReport(t, b.alice, id), policy.Idx).ExpectedReason)
+	require.Len(t, rules(t, b.alice), 1)
+
+	// The other way round: the "not expected" rule stands for the same issue wherever it
+	// is, so marking an issue of that kind expected is refused too.
+	_, err = b.pool.Exec(t.Context(), `UPDATE expected_rule SET type = $2, category = $3, normal_title = $4 WHERE owner_user_id = $1`,
+		b.alice.User.ID, issue.Type, clusterOf(t, before, issue.ClusterIdx).Category, cluster.NormalTitle(issue.ClusterTitle))
+	require.NoError(t, err)
+	refused(clusterPath(id, issue.ClusterIdx, "expected"), "One of your rules already says the opposite of the same issue")
+	require.False(t, clusterOf(t, taskReport(t, b.alice, id), issue.ClusterIdx).Expected, "nothing changed")
+	require.Equal(t, []bool{false}, ruleWords(t, b), "the rule still says not expected")
+
+	// An issue the owner marked expected is theirs to take back, not the policy's.
+	other := before.Actions[len(before.Actions)-1].ClusterIdx
+	require.Equal(t, http.StatusSeeOther, b.alice.PostForm(t, clusterPath(id, other, "expected"), url.Values{"reason": {"fine"}}).StatusCode)
+	refused(clusterPath(id, other, "not-expected"), "You marked this issue as expected yourself: take your mark back to make it an issue again.")
+	refused(clusterPath(id, other, "not-expected/delete"), "You have not said that this issue is not expected")
+	require.Equal(t, "owner", *clusterOf(t, taskReport(t, b.alice, id), other).ExpectedBy)
+}
+
+// ruleWords are Alice's rules, whether each marks its issue expected, oldest first.
+func ruleWords(t *testing.T, b loopBundle) []bool {
+	t.Helper()
+	rows, err := b.pool.Query(t.Context(), `SELECT expected FROM expected_rule WHERE owner_user_id = $1 ORDER BY id`, b.alice.User.ID)
+	require.NoError(t, err)
+	words, err := pgx.CollectRows(rows, pgx.RowTo[bool])
+	require.NoError(t, err)
+	return words
 }

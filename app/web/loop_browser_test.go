@@ -106,7 +106,7 @@ func TestConversationListInBrowser(t *testing.T) {
 
 // TestMarkExpectedInBrowser marks an issue expected on the task page in headless
 // Chromium: htmx swaps the page in place, the issue is listed as expected with the
-// reason, its Action is gone and the others are ranked 1..N; "Not expected" puts
+// reason, its Action is gone and the others are ranked 1..N; "Take my mark back" puts
 // everything back. The task page's expected behaviour and the settings page are then
 // checked on a 390 px phone.
 func TestMarkExpectedInBrowser(t *testing.T) {

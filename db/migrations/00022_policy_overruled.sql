@@ -34,6 +34,11 @@ ALTER TABLE task_cluster ADD CONSTRAINT task_cluster_policy_overruled
 ALTER TABLE expected_rule ADD COLUMN expected boolean NOT NULL DEFAULT true;
 
 -- +goose Down
+-- Without the columns a "not expected" rule would read as an expected one and hide the
+-- issue, and an overruled cluster as a plain issue with the owner's reason: both go
+-- back to what the policy says.
+DELETE FROM expected_rule WHERE NOT expected;
 ALTER TABLE expected_rule DROP COLUMN expected;
 ALTER TABLE task_cluster DROP CONSTRAINT task_cluster_policy_overruled;
+UPDATE task_cluster SET expected = true, expected_by = 'policy', expected_reason = '' WHERE policy_overruled;
 ALTER TABLE task_cluster DROP COLUMN policy_overruled;

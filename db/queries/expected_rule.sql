@@ -5,12 +5,13 @@
 -- Stores owner's rule for clusters of @type and @category whose title normalises to
 -- @normal_title: @expected true marks them expected behaviour, false says they are not
 -- expected even where the agent's policy seems to call for them. Marking the same
--- issue again keeps one rule, with the latest word and reason.
+-- issue again keeps one rule, with the latest reason; no row comes back when the owner's
+-- rule for the issue says the opposite, which only its removal changes.
 INSERT INTO expected_rule (owner_user_id, type, category, normal_title, title, reason, source_task_id, expected)
 VALUES (@owner_user_id, @type, @category, @normal_title, @title, @reason, @source_task_id, @expected)
 ON CONFLICT (owner_user_id, type, category, normal_title)
-DO UPDATE SET title = EXCLUDED.title, reason = EXCLUDED.reason, source_task_id = EXCLUDED.source_task_id,
-              expected = EXCLUDED.expected
+DO UPDATE SET title = EXCLUDED.title, reason = EXCLUDED.reason, source_task_id = EXCLUDED.source_task_id
+WHERE expected_rule.owner_user_id = @owner_user_id AND expected_rule.expected = EXCLUDED.expected
 RETURNING id;
 
 -- name: ListExpectedRules :many

@@ -20,6 +20,11 @@ import (
 // Actions are not all written yet.
 var ErrNotFinished = errors.New("store: the task has not finished")
 
+// ErrOppositeRule refuses a mark when the owner's rule for the same issue says the
+// opposite (expected, or not expected though the policy seems to call for it): it would
+// silently turn round what their later runs, and the run it came from, were told.
+var ErrOppositeRule = errors.New("store: the owner's rule for this issue says the opposite")
+
 // Review is one change to a finished task's clusters, inside one transaction that
 // holds the task's row: the caller reads the clusters and the stored Actions, marks or
 // unmarks a cluster, gives the Actions their new ranks and commits. Rollback (deferred
@@ -84,7 +89,8 @@ func (r *Review) Cluster(idx int32) (dbsqlc.ListTaskClustersRow, error) {
 	return dbsqlc.ListTaskClustersRow{}, ErrNotFound
 }
 
-// ExpectedMark is an owner's mark of a cluster as expected behaviour.
+// ExpectedMark is what an owner says of a cluster, expected behaviour or not expected
+// though the policy seems to call for it: why, and the title its rule is stored by.
 type ExpectedMark struct {
 	Reason string // may be empty
 	// NormalTitle is the cluster's title as its rule is stored (cluster.NormalTitle).
@@ -92,7 +98,8 @@ type ExpectedMark struct {
 }
 
 // MarkExpected marks cluster idx expected behaviour by the owner, with the reason, and
-// stores the owner's rule that marks it in their later runs.
+// stores the owner's rule that marks it in their later runs; ErrOppositeRule when their
+// rule for the issue says it is not expected.
 func (r *Review) MarkExpected(ctx context.Context, idx int32, mark ExpectedMark) error {
 	by := "owner"
 	if err := r.setExpected(ctx, idx, clusterMark{expected: true, by: &by, reason: mark.Reason}); err != nil {
@@ -103,7 +110,7 @@ func (r *Review) MarkExpected(ctx context.Context, idx int32, mark ExpectedMark)
 
 // MarkNotExpected makes cluster idx, which the agent's policy seemed to call for, an
 // issue as the owner says, with the reason, and stores the owner's rule that says so in
-// their later runs.
+// their later runs; ErrOppositeRule when their rule for the issue marks it expected.
 func (r *Review) MarkNotExpected(ctx context.Context, idx int32, mark ExpectedMark) error {
 	if err := r.setExpected(ctx, idx, clusterMark{overruled: true, reason: mark.Reason}); err != nil {
 		return err
@@ -120,7 +127,9 @@ func (r *Review) storeRule(ctx context.Context, idx int32, mark ExpectedMark, ex
 	if _, err := r.s.q.UpsertExpectedRule(ctx, r.tx, dbsqlc.UpsertExpectedRuleParams{
 		OwnerUserID: r.owner.UserID(), Type: c.Type, Category: c.Category, NormalTitle: mark.NormalTitle,
 		Title: c.Title, Reason: mark.Reason, SourceTaskID: &id, Expected: expected,
-	}); err != nil {
+	}); errors.Is(err, pgx.ErrNoRows) {
+		return ErrOppositeRule
+	} else if err != nil {
 		return fmt.Errorf("store: expected behaviour rule: %w", err)
 	}
 	return nil

@@ -70,12 +70,12 @@ func ExpectedRules(p layout.Page, v ExpectedRulesView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>Expected behavior</h1><p>These are the issues you marked as expected behavior on a diagnosis. Every later diagnosis of yours lists the same issue (the same type and category, and a title that says the same) under expected behavior, whichever agent it comes from, without an Action. Nobody else's diagnoses are affected.</p><p>Those marked “not expected” are issues the agent's policy seemed to call for, which you said it does not: your later diagnoses list them as issues, which can get an Action.</p><p class=\"muted\">Removing a rule changes later diagnoses only. Taking a mark back on a diagnosis removes its rule as well.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>Expected behavior</h1><p>These are the issues you marked as expected behavior on a diagnosis. Every later diagnosis of yours lists the same issue (the same type and category, and a title that says the same) under expected behavior, whichever agent it comes from, without an Action. Nobody else's diagnoses are affected.</p><p>Those marked “not expected” are issues the agent's policy seemed to call for, which you said it does not: your later diagnoses list them as issues, which can get an Action, whichever policy sentence they are matched to.</p><p class=\"muted\">Removing a rule changes later diagnoses only. Taking a mark back on a diagnosis removes its rule as well.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			if len(v.Rules) == 0 {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<p class=\"panel\" data-testid=\"no-rules\">None yet. On a diagnosis, open “Is this expected?” on an issue to add one.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<p class=\"panel\" data-testid=\"no-rules\">None yet. On a diagnosis, open “Is this expected?” on an issue, or “Should this be an issue?” under expected behavior, to add one.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

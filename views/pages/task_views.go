@@ -68,14 +68,19 @@ type ReviewNotice struct {
 	// expected, or took that back.
 	Policy     bool
 	ClusterIdx int
-	// NoAction is set for an issue again that has no Action: it was expected when the
-	// diagnosis wrote them, or did not rank among them (NoActionHint).
-	NoAction bool
+	// NoAction says why an issue now has no Action (NoActionHint); empty when it has one
+	// or is expected.
+	NoAction string
 }
 
-// NoActionHint tells the owner how an issue taken back from expected behaviour, with no
-// Action, gets one.
-const NoActionHint = "It has no Action in this diagnosis: run the diagnosis again, and it gets one if it ranks among the Actions."
+// NoActionHint tells the owner, in a sentence or two, why issue c has no Action in this
+// diagnosis and how it could get one; empty when it has one or is expected.
+func NoActionHint(c report.Cluster) string {
+	if _, long := report.NoActionWords(c); long != "" {
+		return "It has no Action in this diagnosis. " + long
+	}
+	return ""
+}
 
 // Review is what the clusters' forms of expected behaviour need: marks are open once the
 // diagnosis has finished.
