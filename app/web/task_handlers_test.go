@@ -100,6 +100,7 @@ func TestProgressPollsUntilTerminalThenSwapsInResults(t *testing.T) {
 
 	page := parse(t, b.alice.Get(t, base))
 	require.Equal(t, "every 2s", testid(page, "task-progress").AttrOr("hx-trigger", ""))
+	require.Contains(t, testid(page, "downloads").Text(), "Download what is done so far", "a file downloaded now is not the whole report")
 
 	resp := htmx(t, b.alice, http.MethodGet, base+"/progress")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
@@ -127,6 +128,7 @@ func TestProgressPollsUntilTerminalThenSwapsInResults(t *testing.T) {
 	require.Zero(t, done.Find("[hx-trigger]").Length(), "the finished body stops polling")
 	require.Equal(t, "completed", testid(done, "task-page").AttrOr("data-status", ""))
 	require.Equal(t, 2, testid(done, "action").Length(), "the results appear")
+	require.NotContains(t, testid(done, "downloads").Text(), "so far")
 	cleared := done.Find(`#flash[hx-swap-oob="true"]`)
 	require.Equal(t, 1, cleared.Length(), "the flash above the page is cleared with it")
 	require.Empty(t, cleared.Text())
