@@ -61,10 +61,10 @@ func NoActionWords(c Cluster) (short, long string) {
 	case NoActionRankedBelow:
 		// Not "top 10": RISK Actions rank among them, so an Action can be #11.
 		short = fmt.Sprintf("not among the %d chosen", cluster.MaxActionCandidates)
-		if c.ExcessFailures != nil && *c.ExcessFailures <= 0 {
-			return short, fmt.Sprintf("Only the %d ACTION issues that account for the most failed conversations get an Action; this one's conversations fail no more often than the rest.", cluster.MaxActionCandidates)
+		if c.ExcessFailures != nil {
+			return short, fmt.Sprintf("Only the %d ACTION issues that explain the most failed conversations beyond their size get an Action; this one explains no more than the last of them.", cluster.MaxActionCandidates)
 		}
-		return short, fmt.Sprintf("Only the %d most urgent ACTION issues get an Action, in the order the Actions are ranked by; this one came after them.", cluster.MaxActionCandidates)
+		return short, fmt.Sprintf("Only the %d ACTION issues with the highest priority get an Action; this one comes after the last of them.", cluster.MaxActionCandidates)
 	case NoActionIssueSince:
 		return "run again", "It ranks among the issues that get an Action now, but did not when the Actions were written: run the diagnosis again, and it gets one."
 	case NoActionFailed:

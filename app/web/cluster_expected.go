@@ -39,6 +39,8 @@ var (
 		"You marked this issue as expected yourself: take your mark back to make it an issue again.")
 	errNotOverruled = echo.NewHTTPError(http.StatusConflict,
 		"You have not said that this issue is not expected, so there is nothing to take back.")
+	errNotMarked = echo.NewHTTPError(http.StatusConflict,
+		"You have not marked this issue as expected, so there is nothing to take back.")
 	errOppositeRule = echo.NewHTTPError(http.StatusConflict,
 		"One of your rules already says the opposite of the same issue, from another diagnosis: remove it under Expected behavior in your settings (/settings/expected), then mark this one again.")
 	// errRiskNeedsReason: a risk marked expected leaves every later diagnosis's risks
@@ -57,7 +59,7 @@ func (s *Server) clusterExpectedMark(c echo.Context) error {
 		return err
 	}
 	reason := strings.TrimSpace(c.FormValue("reason"))
-	if err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
+	reranked, err := s.review(c, id, idx, func(ctx context.Context, rev *store.Review) error {
 		cl, err := rev.Cluster(idx)
 		if err != nil {
 			return noCluster(idx)
@@ -74,39 +76,40 @@ func (s *Server) clusterExpectedMark(c echo.Context) error {
 			return err
 		}
 		return rev.MarkExpected(ctx, idx, store.ExpectedMark{Reason: reason, NormalTitle: cluster.NormalTitle(cl.Title)})
-	}); err != nil {
+	})
+	if err != nil {
 		return err
 	}
-	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Marked: true},
-		"Marked as expected behavior: its Action is out of the ranking, and your later runs mark the same issue expected too.", "expected")
+	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Marked: true, Reranked: reranked}, "expected")
 }
 
 // clusterExpectedUndo takes the owner's mark back (DELETE from htmx, POST
 // .../expected/delete from the plain form): the cluster is an issue again, its Action
 // (when one was written) is ranked again, and the rules that mark it in later runs
-// are removed.
+// are removed. From an issue the owner has not marked it is refused, so the answer
+// never claims a change that did not happen.
 func (s *Server) clusterExpectedUndo(c echo.Context) error {
 	id, idx, err := s.clusterRoute(c)
 	if err != nil {
 		return err
 	}
-	if err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
+	reranked, err := s.review(c, id, idx, func(ctx context.Context, rev *store.Review) error {
 		cl, err := rev.Cluster(idx)
 		if err != nil {
 			return noCluster(idx)
 		}
-		if !cl.Expected {
-			return nil
-		}
-		if cl.ExpectedBy == nil || *cl.ExpectedBy != cluster.ExpectedByOwner {
+		switch {
+		case !cl.Expected:
+			return errNotMarked
+		case cl.ExpectedBy == nil || *cl.ExpectedBy != cluster.ExpectedByOwner:
 			return errUndoPolicyExpected
 		}
 		return clearOwnersMark(ctx, rev, cl)
-	}); err != nil {
+	})
+	if err != nil {
 		return err
 	}
-	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx)},
-		"The issue is no longer marked as expected, here or in your later runs.", "clusters")
+	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Reranked: reranked}, "clusters")
 }
 
 // clearOwnersMark takes what the owner said of cl off it in rev — expected, or not
@@ -136,32 +139,36 @@ func checkReason(reason string) error {
 	return nil
 }
 
-// review runs change on owner's task in one transaction and ranks the stored Actions
-// again from the clusters as change left them, with the same selection the pipeline
-// ranks them by.
-func (s *Server) review(c echo.Context, id uuid.UUID, change func(context.Context, *store.Review) error) error {
+// review runs change on cluster idx of owner's task in one transaction and ranks the
+// stored Actions again from the clusters as change left them, with the same selection
+// the pipeline ranks them by. reranked says whether the ranks moved: only an issue with
+// a written Action enters the ranking or leaves it.
+func (s *Server) review(c echo.Context, id uuid.UUID, idx int32, change func(context.Context, *store.Review) error) (reranked bool, err error) {
 	ctx := c.Request().Context()
 	rev, err := s.store.BeginReview(ctx, id, auth.OwnerFrom(c))
 	if errors.Is(err, store.ErrNotFinished) {
-		return errNotFinished
+		return false, errNotFinished
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer rev.Rollback()
 	if err := change(ctx, rev); errors.Is(err, store.ErrOppositeRule) {
-		return errOppositeRule
+		return false, errOppositeRule
 	} else if err != nil {
-		return err
+		return false, err
 	}
 	ranks, err := rerank(rev)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if err := rev.SetRanks(ctx, ranks); err != nil {
-		return err
+		return false, err
 	}
-	return rev.Commit(ctx)
+	for _, a := range rev.Actions() {
+		reranked = reranked || (a.ClusterIdx == idx && a.Status == "done")
+	}
+	return reranked, rev.Commit(ctx)
 }
 
 // rerank is cluster.Rerank over a review's clusters and stored Actions.
@@ -185,12 +192,9 @@ func rerank(rev *store.Review) ([]store.ActionRank, error) {
 // reviewed answers a review of a cluster (n says which and what changed): htmx gets
 // the task page's body to swap in, with the clusters and Actions as they are now and a
 // line that confirms the change; the plain form a 303 back to the page's section
-// anchor, with message, and for an issue now that has no Action, why (report.NoActionWords).
-func (s *Server) reviewed(c echo.Context, id uuid.UUID, n pages.ReviewNotice, message, anchor string) error {
-	fragment := isFragment(c)
-	if !fragment && n.Marked {
-		return s.backToTask(c, id, message, anchor)
-	}
+// anchor, with the same line. For an issue now without an Action, the line says why
+// (report.NoActionWords).
+func (s *Server) reviewed(c echo.Context, id uuid.UUID, n pages.ReviewNotice, anchor string) error {
 	r, err := s.taskReport(c, id, store.ReportPage)
 	if err != nil {
 		return err
@@ -198,16 +202,17 @@ func (s *Server) reviewed(c echo.Context, id uuid.UUID, n pages.ReviewNotice, me
 	var notice *pages.ReviewNotice
 	for _, cl := range r.Clusters {
 		if cl.Idx == n.ClusterIdx {
-			n.Title = cl.Title
+			n.Title, n.NextInLine = cl.Title, pages.Waiting(r) > 0
 			if !n.Marked {
 				n.NoAction = pages.NoActionHint(cl)
 			}
 			notice = &n
 		}
 	}
-	if !fragment {
-		if notice != nil && notice.NoAction != "" {
-			message += " " + notice.NoAction
+	if !isFragment(c) {
+		message := "Saved."
+		if notice != nil {
+			message = notice.Sentence()
 		}
 		return s.backToTask(c, id, message, anchor)
 	}

@@ -37,7 +37,7 @@ func TestMarkExpectedNowAndInTheNextRun(t *testing.T) {
 	mark := clusterPath(id, marked.ClusterIdx, "expected")
 
 	// Refused: no CSRF token, another user, a running task, a cluster that does not
-	// exist, a reason too long. Nothing changes.
+	// exist, a reason too long, taking back a mark never made. Nothing changes.
 	req, err := http.NewRequest(http.MethodPost, b.url+mark, strings.NewReader("reason=x"))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -53,6 +53,9 @@ func TestMarkExpectedNowAndInTheNextRun(t *testing.T) {
 	resp = b.alice.PostForm(t, clusterPath(running.ID, 0, "expected"), nil)
 	require.Equal(t, http.StatusConflict, resp.StatusCode)
 	require.Contains(t, authtest.Body(t, resp), "once the diagnosis has finished")
+	resp = b.alice.PostForm(t, clusterPath(id, marked.ClusterIdx, "expected/delete"), nil)
+	require.Equal(t, http.StatusConflict, resp.StatusCode, "a mark that was never made is not taken back")
+	require.Contains(t, authtest.Body(t, resp), "You have not marked this issue as expected, so there is nothing to take back.")
 	require.Equal(t, before.Actions, taskReport(t, b.alice, id).Actions, "nothing changed")
 	require.Empty(t, rules(t, b.alice), "no rule was made")
 
@@ -128,14 +131,14 @@ func TestMarkExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	doc = parse(t, resp)
 	require.Contains(t, strings.Join(strings.Fields(testid(doc, "review-notice").Text()), " "),
-		"is an issue again, here and in your later diagnoses; the Actions were re-ranked. It has no Action in this diagnosis. It ranks among the issues that get an Action now, but did not when the Actions were written: run the diagnosis again, and it gets one.")
+		"is an issue again, here and in your later diagnoses. It has no Action in this diagnosis. It ranks among the issues that get an Action now, but did not when the Actions were written: run the diagnosis again, and it gets one.")
 	require.Equal(t, 1, testid(doc, "compare-select").Length(), "the swapped page still offers the compare picker")
 	again := clusterOf(t, taskReport(t, b.alice, next), same.Idx)
 	require.False(t, again.Expected)
 	require.Equal(t, report.NoActionIssueSince, again.NoAction, "report.json says why it has no Action")
 	require.Equal(t, "run again", testid(doc, "cluster").FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return strings.Contains(s.Text(), again.Title)
-	}).Find(`[data-testid="no-action"]`).Text(), "and so does its row")
+	}).Find(`[data-testid="no-action"] summary`).Text(), "and so does its row")
 }
 
 // TestMarkExpectedWithHTMX: htmx gets the task page's body to swap in, with the cluster
@@ -167,7 +170,7 @@ func TestMarkExpectedWithHTMX(t *testing.T) {
 	notice := testid(doc, "review-notice")
 	require.Equal(t, 1, notice.Length(), "the swap says what it did")
 	require.Equal(t, "status", notice.AttrOr("role", ""))
-	require.Contains(t, strings.Join(strings.Fields(notice.Text()), " "), "Marked “"+marked.ClusterTitle+"” as expected; the Actions were re-ranked. The next issue in line gets an Action of its own when the diagnosis runs again.")
+	require.Contains(t, strings.Join(strings.Fields(notice.Text()), " "), "Marked “"+marked.ClusterTitle+"” as expected, here and in your later diagnoses; the Actions were re-ranked. The next issue in line gets an Action of its own when the diagnosis runs again.")
 	var next []int
 	for _, c := range taskReport(t, b.alice, id).Clusters {
 		if c.NoAction == report.NoActionIssueSince {
@@ -395,6 +398,7 @@ func TestARiskIsMarkedExpectedOnlyWithAReason(t *testing.T) {
 	form := parse(t, b.alice.Get(t, "/tasks/"+id.String())).Find("#reason-" + strconv.Itoa(risk.Idx))
 	_, required := form.Attr("required")
 	require.True(t, required, "the form asks for the reason")
+	require.Equal(t, `.*\S.*`, form.AttrOr("pattern", ""), "and for more than spaces")
 
 	for _, reason := range []string{"", "   "} {
 		resp := b.alice.PostForm(t, clusterPath(id, risk.Idx, "expected"), url.Values{"reason": {reason}})

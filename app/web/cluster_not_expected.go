@@ -24,7 +24,7 @@ func (s *Server) clusterNotExpectedMark(c echo.Context) error {
 		return err
 	}
 	reason := strings.TrimSpace(c.FormValue("reason"))
-	if err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
+	reranked, err := s.review(c, id, idx, func(ctx context.Context, rev *store.Review) error {
 		cl, err := rev.Cluster(idx)
 		if err != nil {
 			return noCluster(idx)
@@ -39,40 +39,37 @@ func (s *Server) clusterNotExpectedMark(c echo.Context) error {
 			return err
 		}
 		return rev.MarkNotExpected(ctx, idx, store.ExpectedMark{Reason: reason, NormalTitle: cluster.NormalTitle(cl.Title)})
-	}); err != nil {
+	})
+	if err != nil {
 		return err
 	}
-	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Policy: true},
-		"Marked as not expected: it is an issue now, and your later runs treat the same issue so too.", "clusters")
+	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Policy: true, Reranked: reranked}, "clusters")
 }
 
 // clusterNotExpectedUndo takes back the owner's word that a cluster is not expected
 // (DELETE from htmx, POST .../not-expected/delete from the plain form): it is expected
 // by the agent's policy again, out of the ranking, and the rules that said otherwise in
-// later runs are removed. Taking it back again changes nothing; from an issue the owner
-// never said that of, it is refused.
+// later runs are removed. From an issue the owner has not said that of it is refused,
+// so the answer never claims a change that did not happen.
 func (s *Server) clusterNotExpectedUndo(c echo.Context) error {
 	id, idx, err := s.clusterRoute(c)
 	if err != nil {
 		return err
 	}
-	if err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
+	reranked, err := s.review(c, id, idx, func(ctx context.Context, rev *store.Review) error {
 		cl, err := rev.Cluster(idx)
 		if err != nil {
 			return noCluster(idx)
 		}
-		switch {
-		case policyExpected(cl):
-			return nil
-		case !cl.PolicyOverruled:
+		if !cl.PolicyOverruled {
 			return errNotOverruled
 		}
 		return clearOwnersMark(ctx, rev, cl)
-	}); err != nil {
+	})
+	if err != nil {
 		return err
 	}
-	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Marked: true, Policy: true},
-		"The issue is expected by the agent's policy again, here and in your later runs.", "expected")
+	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Marked: true, Policy: true, Reranked: reranked}, "expected")
 }
 
 // policyExpected reports whether the agent's policy, not its owner, makes cl expected.

@@ -67,7 +67,8 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 
 	page := b.alice.Get(t, "/tasks/"+id.String())
 	doc := parse(t, page)
-	require.Contains(t, testid(doc, "flash").Text(), "it is an issue now, and your later runs treat the same issue so too. It has no Action in this diagnosis. "+long)
+	require.Equal(t, "Marked “"+policy.Title+"” as not expected: it is an issue now, here and in your later diagnoses. It has no Action in this diagnosis. "+long,
+		testid(doc, "flash").Text(), "the Actions kept their ranks, and the flash does not say otherwise")
 	row := testid(doc, "cluster").FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return s.Find(`[data-testid="overruled"]`).Length() > 0
 	})
@@ -77,8 +78,8 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Contains(t, said, strings.Join(strings.Fields(policy.Policies[0]), " "))
 	require.Zero(t, row.Find(`[data-testid="mark-expected"]`).Length(), "offered to take back, not to mark expected")
 	require.Equal(t, 1, row.Find(`[data-testid="unmark-not-expected"]`).Length())
-	require.Equal(t, short, row.Find(`[data-testid="no-action"]`).Text())
-	require.Equal(t, long, row.Find(`[data-testid="no-action"]`).AttrOr("title", ""))
+	require.Equal(t, short, row.Find(`[data-testid="no-action"] summary`).Text())
+	require.Equal(t, long, row.Find(`[data-testid="no-action-why"]`).Text(), "said in the row, which a phone can open too")
 	require.Zero(t, testid(doc, "expected-cluster").FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return strings.Contains(s.Text(), c.Title)
 	}).Length(), "no longer under expected behavior")
@@ -120,7 +121,7 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 	resp = htmxSend(t, b.alice, http.MethodDelete, clusterPath(id, policy.Idx, "not-expected"), "")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Contains(t, strings.Join(strings.Fields(testid(parse(t, resp), "review-notice").Text()), " "),
-		"is expected by the agent's policy again, here and in your later diagnoses; the Actions were re-ranked.")
+		"is expected by the agent's policy again, here and in your later diagnoses.")
 	undone := clusterOf(t, taskReport(t, b.alice, id), policy.Idx)
 	require.True(t, undone.Expected)
 	require.Equal(t, "policy", *undone.ExpectedBy)
@@ -157,8 +158,9 @@ func TestMarkNotExpectedWithHTMX(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
 	require.Equal(t, "/tasks/"+id.String()+"#expected", resp.Header.Get("Location"))
 	require.True(t, clusterOf(t, taskReport(t, b.alice, id), policy.Idx).Expected)
-	require.Equal(t, http.StatusSeeOther, b.alice.PostForm(t, clusterPath(id, policy.Idx, "not-expected/delete"), nil).StatusCode,
-		"taking back what is not said changes nothing")
+	resp = b.alice.PostForm(t, clusterPath(id, policy.Idx, "not-expected/delete"), nil)
+	require.Equal(t, http.StatusConflict, resp.StatusCode, "taken back twice: the second time there is nothing to take back")
+	require.Contains(t, authtest.Body(t, resp), "nothing to take back")
 }
 
 // policyCluster is the first cluster of r the agent's policy calls for.

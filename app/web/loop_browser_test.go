@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/web/browsertest"
+	"github.com/checkup-dev/checkup/workers/cluster"
 )
 
 // TestConversationListInBrowser clicks through the PM's reading of one issue in
@@ -262,4 +263,40 @@ func requireFitsTheScreen(t *testing.T, ctx context.Context, what string, roots 
 	require.GreaterOrEqual(t, got.Roots, len(roots), "%s: every part checked is on the page", what)
 	require.LessOrEqual(t, got.Scroll, got.Width, "%s scrolls sideways", what)
 	require.Empty(t, got.Outside, "%s: reaching past the screen", what)
+}
+
+// TestARefusedMarkSaysWhyInBrowser: a mark the server refuses (here, from a page loaded
+// before one of the owner's rules came to say the opposite) shows the server's sentence
+// in the form, where the owner is looking; the next try, once it can work, clears it.
+func TestARefusedMarkSaysWhyInBrowser(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	id := b.diagnose(t, b.alice, "Support", loopSample(t))
+	marked := firstActionCluster(t, taskReport(t, b.alice, id))
+	ctx := browsertest.Start(t, 2*time.Minute)
+	browserSession(t, ctx, b.url, b.alice)
+
+	form := fmt.Sprintf(`form[action$="/clusters/%d/expected"]`, marked.ClusterIdx)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(b.url+"/tasks/"+id.String()),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="clusters"]`)),
+		chromedp.Click(chromedp.CSS(`details:has(> `+form+`) > summary`)),
+		chromedp.WaitVisible(chromedp.CSS(form+` [data-testid="mark-submit"]`)),
+	))
+	c := clusterOf(t, taskReport(t, b.alice, id), marked.ClusterIdx)
+	_, err := b.pool.Exec(t.Context(), `INSERT INTO expected_rule (owner_user_id, type, category, normal_title, title, expected)
+		VALUES ($1, $2, $3, $4, $5, false)`, b.alice.User.ID, c.Type, c.Category, cluster.NormalTitle(c.Title), c.Title)
+	require.NoError(t, err)
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(form+` [data-testid="mark-submit"]`))))
+	waitFor(t, ctx, `!!document.querySelector(`+jsString(form+` [data-testid="request-error"]`)+`)`)
+	said, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(form+` [data-testid="request-error"]`)))
+	require.NoError(t, err)
+	require.Contains(t, said, "One of your rules already says the opposite of the same issue")
+	browsertest.Screenshot(t, ctx, "refused")
+
+	_, err = b.pool.Exec(t.Context(), `DELETE FROM expected_rule WHERE owner_user_id = $1`, b.alice.User.ID)
+	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(form+` [data-testid="mark-submit"]`))))
+	waitFor(t, ctx, `!!document.getElementById('review-notice') && !document.querySelector('[data-testid="request-error"]')`)
 }

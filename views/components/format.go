@@ -5,7 +5,9 @@ package components
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/a-h/templ"
 
@@ -92,4 +94,22 @@ func TaskPath(id, rest string) string { return "/tasks/" + id + "/" + rest }
 // ConversationURL links to a turn of a conversation of a task.
 func ConversationURL(taskID string, seq, turn int) templ.SafeURL {
 	return templ.SafeURL(report.ConversationLink("", taskID, seq, turn))
+}
+
+// andOthers ends the sentence that quotes policy, the first of n+1 policy sentences.
+func andOthers(policy string, n int) string {
+	if n == 0 {
+		return fullStop(policy)
+	}
+	return " and " + Plural(n, "other", "others") + "."
+}
+
+// fullStop ends a sentence whose last words are the quote q: nothing more when q ends
+// one already (“Handoffs cost us money.” needs no second stop).
+func fullStop(q string) string {
+	q = strings.TrimSpace(q)
+	if r, _ := utf8.DecodeLastRuneInString(q); strings.ContainsRune(".!?…。！？", r) {
+		return ""
+	}
+	return "."
 }

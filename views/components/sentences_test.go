@@ -95,3 +95,20 @@ func TestActionSizeIsTheLinkToItsConversations(t *testing.T) {
 	require.Equal(t, "15 conversations", link.Text())
 	require.Equal(t, string(components.ClusterConversationsURL("t1", 3)), link.AttrOr("href", ""))
 }
+
+// What the owner said of an issue the policy seemed to call for ends with one full
+// stop, whether the reason and the policy sentence quoted end with one or not.
+func TestOverruledIssueEndsItsSentencesOnce(t *testing.T) {
+	t.Parallel()
+	for reason, want := range map[string]string{
+		"Handoffs cost us money.": "You said this is not expected: Handoffs cost us money. It had been matched to the policy sentence Hand off when asked.",
+		"It may answer":           "You said this is not expected: It may answer. It had been matched to the policy sentence Hand off when asked.",
+	} {
+		c := report.Cluster{Idx: 3, Type: "ACTION", Title: "Agent hands off as its policy says", Conversations: 4,
+			PolicyOverruled: true, ExpectedReason: reason, Policies: []string{"Hand off when asked."}}
+		require.Equal(t, want, renderText(t, components.Clusters([]report.Cluster{c}, components.Review{TaskID: "t"}), "overruled"))
+		c.Policies = append(c.Policies, "Never promise a refund")
+		require.Contains(t, renderText(t, components.Clusters([]report.Cluster{c}, components.Review{TaskID: "t"}), "overruled"),
+			"the policy sentence Hand off when asked. and 1 other.")
+	}
+}

@@ -9,9 +9,15 @@ import (
 
 // actionsListed says how many ACTION Actions the page lists out of the ACTION issues,
 // counted as shown: an issue marked expected leaves both, so the number is the real one.
-// While the task runs there is nothing to count yet.
+// While the task runs there is nothing to count yet. Issues that rank among the
+// Actions only since a mark (report.NoActionIssueSince) are counted apart: the listed
+// ones are then not the most urgent.
 func actionsListed(r report.Report) string {
 	listed, open := actionCounts(r)
+	if since := Waiting(r); since > 0 && r.Task.Status.Concluded() {
+		return fmt.Sprintf("%s of %s %s listed; %s more %s one when the diagnosis runs again",
+			components.Count(listed), components.Count(open), pick(listed, "is", "are"), components.Count(since), pick(since, "gets", "get"))
+	}
 	switch {
 	case !r.Task.Terminal:
 		return "the most urgent are listed when the diagnosis finishes"
@@ -25,6 +31,25 @@ func actionsListed(r report.Report) string {
 		return fmt.Sprintf("the most urgent of %s is listed", components.Count(open))
 	}
 	return fmt.Sprintf("the %s most urgent of %s are listed", components.Count(listed), components.Count(open))
+}
+
+// Waiting counts the issues that rank among the Actions now but did not when they were
+// written: the next run writes theirs.
+func Waiting(r report.Report) int {
+	n := 0
+	for _, c := range r.Clusters {
+		if c.NoAction == report.NoActionIssueSince {
+			n++
+		}
+	}
+	return n
+}
+
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // actionCounts are the ACTION Actions the page lists and the ACTION issues that are

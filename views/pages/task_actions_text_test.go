@@ -51,6 +51,17 @@ func TestActionsSayHowManyAreListed(t *testing.T) {
 	r.Clusters[2].Expected = true
 	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
 	require.Equal(t, "every one found is listed", testid(doc, "actions-listed").Text())
+
+	// An issue that ranks among them only since a mark is counted apart: the listed ones
+	// are not the most urgent then.
+	r = sampleReport("completed")
+	for i := range r.Clusters {
+		if r.Clusters[i].Type == "ACTION" && r.Clusters[i].ActionRank == 0 {
+			r.Clusters[i].NoAction = report.NoActionIssueSince
+		}
+	}
+	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	require.Equal(t, "1 of 2 is listed; 1 more gets one when the diagnosis runs again", testid(doc, "actions-listed").Text())
 }
 
 // TestIssueCountsAgree: the summary card counts the issues the way "All issues found"

@@ -1,7 +1,6 @@
 package pages_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -260,28 +259,21 @@ func TestExpectedIssueShowsItsOutcomes(t *testing.T) {
 	require.Zero(t, testid(doc, "expected-failed").Length(), "no link to an empty list")
 }
 
-// The notice of a mark promises an Action to the next issue only when one waits for it:
-// the mark freed one of the ten places, and an open issue is left without an Action.
+// The notice of a mark promises an Action to the next issue only when one waits for it
+// (an issue ranks among the Actions that did not when they were written), and says the
+// Actions were re-ranked only when they were.
 func TestReviewNoticePromisesOnlyAnIssueThatWaits(t *testing.T) {
 	t.Parallel()
-	withActions := func(open, listed int) report.Report {
-		r := sampleReport("completed")
-		r.Actions, r.Clusters = nil, nil
-		for i := range open {
-			c := report.Cluster{Idx: i, Type: "ACTION", Title: fmt.Sprintf("Issue %d", i), Conversations: 3}
-			if i < listed {
-				c.ActionRank = i + 1
-				r.Actions = append(r.Actions, report.Action{Rank: i + 1, Type: "ACTION", Title: c.Title, ClusterIdx: i, Conversations: 3})
-			}
-			r.Clusters = append(r.Clusters, c)
-		}
-		return r
-	}
-	notice := func(r report.Report) string {
-		doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r, Reviewed: &pages.ReviewNotice{Marked: true, Title: "Issue 0"}}))
-		return testid(doc, "review-notice").Text()
-	}
-	require.Contains(t, notice(withActions(12, 9)), "The next issue in line gets an Action", "a place freed, issues waiting")
-	require.NotContains(t, notice(withActions(12, 10)), "next issue", "the mark was of an issue beyond the ten")
-	require.NotContains(t, notice(withActions(4, 4)), "next issue", "every open issue has its Action")
+	r := sampleReport("completed")
+	require.Zero(t, pages.Waiting(r))
+	r.Clusters[len(r.Clusters)-1].NoAction = report.NoActionIssueSince
+	require.Equal(t, 1, pages.Waiting(r), "the issue the mark let in")
+
+	n := pages.ReviewNotice{Marked: true, Title: "Issue 0", NextInLine: true, Reranked: true}
+	require.Equal(t, "Marked “Issue 0” as expected, here and in your later diagnoses; the Actions were re-ranked. The next issue in line gets an Action of its own when the diagnosis runs again.", n.Sentence())
+	n.NextInLine, n.Reranked = false, false
+	require.Equal(t, "Marked “Issue 0” as expected, here and in your later diagnoses.", n.Sentence(), "it had no Action: nothing moved")
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r, Reviewed: &n}))
+	require.Contains(t, testid(doc, "review-notice").Text(), n.Sentence())
+	require.Equal(t, 1, testid(doc, "review-undo").Length())
 }

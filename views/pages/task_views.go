@@ -68,9 +68,54 @@ type ReviewNotice struct {
 	// expected, or took that back.
 	Policy     bool
 	ClusterIdx int
+	// Reranked: the issue has a written Action, which the change took into the ranking
+	// or out of it. Otherwise the ranks are as they were.
+	Reranked bool
+	// NextInLine: an issue ranks among the Actions now that did not when they were
+	// written (Waiting).
+	NextInLine bool
 	// NoAction says why an issue now has no Action (NoActionHint); empty when it has one
 	// or is expected.
 	NoAction string
+}
+
+// Sentence says what the review did, as the htmx notice and the plain form's flash
+// both say it.
+func (n ReviewNotice) Sentence() string {
+	ranks := "."
+	if n.Reranked {
+		ranks = "; the Actions were re-ranked."
+	}
+	var s string
+	switch {
+	case n.Marked && n.Policy:
+		s = "“" + n.Title + "” is expected by the agent's policy again, here and in your later diagnoses" + ranks
+	case n.Marked:
+		s = "Marked “" + n.Title + "” as expected, here and in your later diagnoses" + ranks
+		if n.NextInLine {
+			s += " The next issue in line gets an Action of its own when the diagnosis runs again."
+		}
+	case n.Policy:
+		s = "Marked “" + n.Title + "” as not expected: it is an issue now, here and in your later diagnoses" + ranks
+	default:
+		s = "“" + n.Title + "” is an issue again, here and in your later diagnoses" + ranks
+	}
+	if n.NoAction != "" {
+		s += " " + n.NoAction
+	}
+	return s
+}
+
+// Undo is the cluster route under which the notice's Undo takes the change back
+// ("expected" or "not-expected"); empty for a take-back, which has none.
+func (n ReviewNotice) Undo() string {
+	switch {
+	case n.Marked && !n.Policy:
+		return "expected"
+	case n.Policy && !n.Marked:
+		return "not-expected"
+	}
+	return ""
 }
 
 // NoActionHint tells the owner, in a sentence or two, why issue c has no Action in this
