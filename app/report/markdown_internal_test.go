@@ -90,3 +90,29 @@ func TestNeutraliseLeavesNegativeNumbers(t *testing.T) {
 	require.Equal(t, []string{"-0.38", "-12", "'-", "'-1+2", "'-0.3.8", "'=1+1", "'@SUM(A1)", "'+1", "0.5", "'-cmd"},
 		neutralise([]string{"-0.38", "-12", "-", "-1+2", "-0.3.8", "=1+1", "@SUM(A1)", "+1", "0.5", "-cmd"}))
 }
+
+// Under the issues table, report.md says once what each no-Action reason in it means,
+// and which policy sentence an issue the owner made an issue had been matched to.
+func TestMarkdownExplainsIssuesWithoutAnAction(t *testing.T) {
+	t.Parallel()
+	excess := 0.5
+	cs := []Cluster{
+		{Idx: 0, Type: "ACTION", Title: "A", NoAction: NoActionRankedBelow, OutcomeSplit: OutcomeSplit{ExcessFailures: &excess}},
+		{Idx: 1, Type: "ACTION", Title: "B", NoAction: NoActionRankedBelow},
+		{Idx: 2, Type: "ACTION", Title: "Agent declines as its policy says", NoAction: NoActionIssueSince,
+			PolicyOverruled: true, ExpectedReason: "It may answer", Policies: []string{"Never share balances."}},
+	}
+	notes := func(cs []Cluster) string {
+		var b bytes.Buffer
+		w := bufio.NewWriter(&b)
+		mdWriter{w: w}.noActionNotes(cs)
+		require.NoError(t, w.Flush())
+		return b.String()
+	}
+	_, below := NoActionWords(cs[0])
+	_, since := NoActionWords(cs[2])
+	require.Equal(t, "- *not among the 10 chosen*: "+mdText(below)+"\n"+
+		"- *run again*: "+mdText(since)+"\n"+
+		"- Agent declines as its policy says had been matched to the policy's `Never share balances.`\n\n", notes(cs))
+	require.Empty(t, notes([]Cluster{{Type: "ACTION", Title: "C", ActionRank: 1}}), "no notes when every issue has its Action")
+}

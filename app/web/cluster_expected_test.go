@@ -245,6 +245,7 @@ func TestExpectedRulesSettings(t *testing.T) {
 	require.Equal(t, 1, rule.Length())
 	require.Equal(t, marked.ClusterTitle, rule.Find(`[data-testid="rule-title"]`).Text())
 	require.Equal(t, "Policy 4.2", rule.Find(`[data-testid="rule-reason"]`).Text())
+	require.Equal(t, "expected", rule.Find(`[data-testid="rule-expected"]`).Text())
 	require.Equal(t, "/tasks/"+id.String(), rule.Find(`[data-testid="rule-source"]`).AttrOr("href", ""))
 	var started time.Time
 	require.NoError(t, b.pool.QueryRow(t.Context(), `SELECT created_at FROM analysis_task WHERE id = $1`, id).Scan(&started))

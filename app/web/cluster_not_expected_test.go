@@ -96,6 +96,7 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 	settings := parse(t, b.alice.Get(t, "/settings/expected"))
 	require.Equal(t, 1, testid(settings, "expected-rule").Length())
 	require.Equal(t, "not expected", testid(settings, "rule-not-expected").Text())
+	require.Zero(t, testid(settings, "rule-expected").Length(), "one badge, the right one")
 
 	// The next run of the same conversations lists the same issue as an issue, with the
 	// owner's reason; Bob's run of them is untouched.

@@ -1182,7 +1182,7 @@ func markExpected(c report.Cluster, rv Review) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if c.ActionRank > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 108, "<p class=\"muted small\">It moves to expected behavior with its Action, here and in your later diagnoses.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 108, "<p class=\"muted small\">It moves to expected behavior and its Action leaves the ranking, here and in your later diagnoses.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
