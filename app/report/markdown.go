@@ -239,13 +239,13 @@ func (m mdWriter) clusters(r Report) {
 		m.p("| %s | %s | %d | %s |%s %d | %s | %s |", c.Type, title, c.Conversations, Percent(c.Prevalence), split, c.FindingCount, Score(c.PriorityScore), rank)
 	}
 	m.p("")
-	m.noActionNotes(cs)
+	m.issueNotes(cs)
 }
 
-// noActionNotes explains, under the issues table, each reason its Action column gives
+// issueNotes explains, under the issues table, each reason its Action column gives
 // for an issue without an Action, once, in the order they first appear; and which
 // policy sentence each issue the owner made an issue had been matched to.
-func (m mdWriter) noActionNotes(cs []Cluster) {
+func (m mdWriter) issueNotes(cs []Cluster) {
 	seen := map[string]bool{}
 	var notes []string
 	for _, c := range cs {
@@ -256,7 +256,7 @@ func (m mdWriter) noActionNotes(cs []Cluster) {
 	}
 	for _, c := range cs {
 		if c.PolicyOverruled && len(c.Policies) > 0 {
-			notes = append(notes, fmt.Sprintf("- %s had been matched to the policy's %s", mdText(c.Title), inlineQuote(c.Policies[0])))
+			notes = append(notes, fmt.Sprintf("- %s had been matched to the policy sentence %s", mdText(c.Title), inlineQuote(c.Policies[0])))
 		}
 	}
 	if len(notes) == 0 {

@@ -105,7 +105,7 @@ func TestMarkdownExplainsIssuesWithoutAnAction(t *testing.T) {
 	notes := func(cs []Cluster) string {
 		var b bytes.Buffer
 		w := bufio.NewWriter(&b)
-		mdWriter{w: w}.noActionNotes(cs)
+		mdWriter{w: w}.issueNotes(cs)
 		require.NoError(t, w.Flush())
 		return b.String()
 	}
@@ -113,6 +113,6 @@ func TestMarkdownExplainsIssuesWithoutAnAction(t *testing.T) {
 	_, since := NoActionWords(cs[2])
 	require.Equal(t, "- *not among the 10 chosen*: "+mdText(below)+"\n"+
 		"- *run again*: "+mdText(since)+"\n"+
-		"- Agent declines as its policy says had been matched to the policy's `Never share balances.`\n\n", notes(cs))
+		"- Agent declines as its policy says had been matched to the policy sentence `Never share balances.`\n\n", notes(cs))
 	require.Empty(t, notes([]Cluster{{Type: "ACTION", Title: "C", ActionRank: 1}}), "no notes when every issue has its Action")
 }

@@ -42,7 +42,7 @@ var (
 	errNotMarked = echo.NewHTTPError(http.StatusConflict,
 		"You have not marked this issue as expected, so there is nothing to take back.")
 	errOppositeRule = echo.NewHTTPError(http.StatusConflict,
-		"One of your rules already says the opposite of the same issue, from another diagnosis: remove it under Expected behavior in your settings (/settings/expected), then mark this one again.")
+		"Your rule for this issue, made on a diagnosis before, says the opposite. Remove it on the Expected behavior page (in the menu at the top), then try again.")
 	// errRiskNeedsReason: a risk marked expected leaves every later diagnosis's risks
 	// too, so the mark says why, for whoever reads the rule later.
 	errRiskNeedsReason = echo.NewHTTPError(http.StatusBadRequest,
@@ -59,7 +59,7 @@ func (s *Server) clusterExpectedMark(c echo.Context) error {
 		return err
 	}
 	reason := strings.TrimSpace(c.FormValue("reason"))
-	reranked, err := s.review(c, id, idx, func(ctx context.Context, rev *store.Review) error {
+	reranked, err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
 		cl, err := rev.Cluster(idx)
 		if err != nil {
 			return noCluster(idx)
@@ -73,6 +73,9 @@ func (s *Server) clusterExpectedMark(c echo.Context) error {
 			return errRiskNeedsReason
 		}
 		if err := checkReason(reason); err != nil {
+			return err
+		}
+		if err := noOppositeRule(ctx, rev, cl, true); err != nil {
 			return err
 		}
 		return rev.MarkExpected(ctx, idx, store.ExpectedMark{Reason: reason, NormalTitle: cluster.NormalTitle(cl.Title)})
@@ -93,7 +96,7 @@ func (s *Server) clusterExpectedUndo(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	reranked, err := s.review(c, id, idx, func(ctx context.Context, rev *store.Review) error {
+	reranked, err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
 		cl, err := rev.Cluster(idx)
 		if err != nil {
 			return noCluster(idx)
@@ -130,6 +133,25 @@ func clearOwnersMark(ctx context.Context, rev *store.Review, cl dbsqlc.ListTaskC
 	return rev.ClearExpected(ctx, cl.Idx, covering)
 }
 
+// noOppositeRule refuses to say expected (or, with expected false, not expected) of cl
+// when one of the owner's rules for the same issue says the opposite — matched as rules
+// are applied, so a title that says the same in other words counts. Their later runs
+// would otherwise hide or show the issue by whichever rule came first. The upsert
+// refuses the same for an equal title, should a rule come in between.
+func noOppositeRule(ctx context.Context, rev *store.Review, cl dbsqlc.ListTaskClustersRow, expected bool) error {
+	rules, err := rev.Rules(ctx)
+	if err != nil {
+		return err
+	}
+	issue := issueOf(cl.Type, cl.Category, cl.Title, false)
+	for _, r := range rules {
+		if r.Expected != expected && ruleMatches(r, issue) {
+			return errOppositeRule
+		}
+	}
+	return nil
+}
+
 // checkReason refuses a reason longer than a mark keeps.
 func checkReason(reason string) error {
 	if n := utf8.RuneCountInString(reason); n > maxReasonRunes {
@@ -139,11 +161,10 @@ func checkReason(reason string) error {
 	return nil
 }
 
-// review runs change on cluster idx of owner's task in one transaction and ranks the
-// stored Actions again from the clusters as change left them, with the same selection
-// the pipeline ranks them by. reranked says whether the ranks moved: only an issue with
-// a written Action enters the ranking or leaves it.
-func (s *Server) review(c echo.Context, id uuid.UUID, idx int32, change func(context.Context, *store.Review) error) (reranked bool, err error) {
+// review runs change on owner's task in one transaction and ranks the stored Actions
+// again from the clusters as change left them, with the same selection the pipeline
+// ranks them by. reranked says whether any Action's rank moved.
+func (s *Server) review(c echo.Context, id uuid.UUID, change func(context.Context, *store.Review) error) (reranked bool, err error) {
 	ctx := c.Request().Context()
 	rev, err := s.store.BeginReview(ctx, id, auth.OwnerFrom(c))
 	if errors.Is(err, store.ErrNotFinished) {
@@ -165,8 +186,14 @@ func (s *Server) review(c echo.Context, id uuid.UUID, idx int32, change func(con
 	if err := rev.SetRanks(ctx, ranks); err != nil {
 		return false, err
 	}
+	was := map[int32]int32{}
 	for _, a := range rev.Actions() {
-		reranked = reranked || (a.ClusterIdx == idx && a.Status == "done")
+		if a.Rank != nil {
+			was[a.CandidateIndex] = *a.Rank
+		}
+	}
+	for _, a := range ranks {
+		reranked = reranked || was[a.CandidateIndex] != a.Rank
 	}
 	return reranked, rev.Commit(ctx)
 }
@@ -202,19 +229,19 @@ func (s *Server) reviewed(c echo.Context, id uuid.UUID, n pages.ReviewNotice, an
 	var notice *pages.ReviewNotice
 	for _, cl := range r.Clusters {
 		if cl.Idx == n.ClusterIdx {
-			n.Title, n.NextInLine = cl.Title, pages.Waiting(r) > 0
+			// Only a mark that took a ranked Action out frees a place for the next issue.
+			n.Title, n.NextInLine = cl.Title, n.Marked && n.Reranked && pages.Waiting(r) > 0
 			if !n.Marked {
 				n.NoAction = pages.NoActionHint(cl)
 			}
 			notice = &n
 		}
 	}
+	if notice == nil {
+		return noCluster(int32(n.ClusterIdx)) // the task's clusters were written again meanwhile
+	}
 	if !isFragment(c) {
-		message := "Saved."
-		if notice != nil {
-			message = notice.Sentence()
-		}
-		return s.backToTask(c, id, message, anchor)
+		return s.backToTask(c, id, notice.Sentence(), anchor)
 	}
 	v, err := s.taskView(c, r)
 	if err != nil {
@@ -237,12 +264,16 @@ func issueOf(typ, category, title string, overruled bool) cluster.Cluster {
 	return cluster.Cluster{Type: analyzer.FindingType(typ), Category: category, Title: title, PolicyOverruled: overruled}
 }
 
+// ruleMatches reports whether the owner's rule r is for issue, whatever it says of it.
+func ruleMatches(r dbsqlc.ListExpectedRulesRow, issue cluster.Cluster) bool {
+	return cluster.Rule{Type: analyzer.FindingType(r.Type), Category: r.Category, Title: r.Title}.Matches(issue)
+}
+
 // ruleCovers reports whether the owner's rule, as stored, says of issue what the owner
 // said of it — expected, or not expected though the policy seemed to call for it: the
 // one test the take-back and the task page's rules-gone line both ask.
 func ruleCovers(r dbsqlc.ListExpectedRulesRow, issue cluster.Cluster) bool {
-	return r.Expected != issue.PolicyOverruled &&
-		cluster.Rule{Type: analyzer.FindingType(r.Type), Category: r.Category, Title: r.Title}.Matches(issue)
+	return r.Expected != issue.PolicyOverruled && ruleMatches(r, issue)
 }
 
 // clusterRoute reads the :id and :cluster of a cluster route.

@@ -179,6 +179,26 @@ func TestMarkExpectedWithHTMX(t *testing.T) {
 		}
 	}
 	require.Len(t, next, 1, "the next issue in line ranks among them now, without an Action until the next run")
+
+	// Marking one that had no Action frees no place and moves no rank: the notice
+	// promises nothing of the kind, and the plain form's flash says the same. Marked
+	// again, nothing moves either.
+	var below report.Cluster
+	for _, c := range taskReport(t, b.alice, id).Clusters {
+		if c.NoAction == report.NoActionRankedBelow && !c.IsRisk() {
+			below = c
+			break
+		}
+	}
+	require.NotEmpty(t, below.Title, "the sample has an issue below the chosen ones")
+	for range 2 {
+		resp = htmxSend(t, b.alice, http.MethodPost, clusterPath(id, below.Idx, "expected"), "reason=")
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		require.Equal(t, "Marked “"+below.Title+"” as expected, here and in your later diagnoses. Undo",
+			strings.Join(strings.Fields(testid(parse(t, resp), "review-notice").Text()), " "))
+	}
+	resp = htmxSend(t, b.alice, http.MethodDelete, clusterPath(id, below.Idx, "expected"), "")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
 	undo := notice.Find("form")
 	require.Equal(t, clusterPath(id, marked.ClusterIdx, "expected"), undo.AttrOr("hx-delete", ""), "its Undo takes the mark back")
 	require.Equal(t, clusterPath(id, marked.ClusterIdx, "expected/delete"), undo.AttrOr("action", ""))

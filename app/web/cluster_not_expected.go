@@ -15,16 +15,16 @@ import (
 // clusterNotExpectedMark is POST /tasks/{id}/clusters/{cluster}/not-expected: the owner
 // says a cluster the agent's policy seemed to call for is not expected — the policy
 // sentence it was matched to does not fit, or the agent should not do it — with an
-// optional reason. It becomes an issue, without an Action in this run (none was
-// written for it); a rule says the same of the issue in the owner's later runs, where
-// it can get one. Saying it again only changes the reason.
+// optional reason. It becomes an issue, without an Action in the run it was expected
+// in (none was written for it); a rule says the same of the issue in the owner's later
+// runs, where it can get one. Saying it again only changes the reason.
 func (s *Server) clusterNotExpectedMark(c echo.Context) error {
 	id, idx, err := s.clusterRoute(c)
 	if err != nil {
 		return err
 	}
 	reason := strings.TrimSpace(c.FormValue("reason"))
-	reranked, err := s.review(c, id, idx, func(ctx context.Context, rev *store.Review) error {
+	reranked, err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
 		cl, err := rev.Cluster(idx)
 		if err != nil {
 			return noCluster(idx)
@@ -36,6 +36,9 @@ func (s *Server) clusterNotExpectedMark(c echo.Context) error {
 			return errNotPolicyExpected
 		}
 		if err := checkReason(reason); err != nil {
+			return err
+		}
+		if err := noOppositeRule(ctx, rev, cl, false); err != nil {
 			return err
 		}
 		return rev.MarkNotExpected(ctx, idx, store.ExpectedMark{Reason: reason, NormalTitle: cluster.NormalTitle(cl.Title)})
@@ -56,7 +59,7 @@ func (s *Server) clusterNotExpectedUndo(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	reranked, err := s.review(c, id, idx, func(ctx context.Context, rev *store.Review) error {
+	reranked, err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
 		cl, err := rev.Cluster(idx)
 		if err != nil {
 			return noCluster(idx)

@@ -219,12 +219,16 @@ func TestNotExpectedRefusals(t *testing.T) {
 	refused(clusterPath(running.ID, 0, "not-expected"), "once the diagnosis has finished")
 	refused(clusterPath(id, issue.ClusterIdx, "not-expected/delete"), "You have not said that this issue is not expected, so there is nothing to take back.")
 
-	// A rule of the owner's from another diagnosis marks the policy's issue expected:
-	// saying it is not would turn that rule round.
+	// A rule of the owner's from another diagnosis marks the policy's issue expected, in
+	// other words (a title that matches, normalised otherwise): saying it is not would
+	// leave two rules that contradict each other.
+	alike := strings.Replace(policy.Title, " ", " repeatedly ", 1)
+	_, matches := cluster.TitleMatch(alike, policy.Title)
+	require.True(t, matches && cluster.NormalTitle(alike) != cluster.NormalTitle(policy.Title), "%q says the same in other words", alike)
 	_, err := b.pool.Exec(t.Context(), `INSERT INTO expected_rule (owner_user_id, type, category, normal_title, title, expected)
-		VALUES ($1, $2, $3, $4, $5, true)`, b.alice.User.ID, policy.Type, policy.Category, cluster.NormalTitle(policy.Title), policy.Title)
+		VALUES ($1, $2, $3, $4, $5, true)`, b.alice.User.ID, policy.Type, policy.Category, cluster.NormalTitle(alike), alike)
 	require.NoError(t, err)
-	refused(clusterPath(id, policy.Idx, "not-expected"), "One of your rules already says the opposite of the same issue")
+	refused(clusterPath(id, policy.Idx, "not-expected"), "Your rule for this issue, made on a diagnosis before, says the opposite.")
 	require.Equal(t, before.Clusters, taskReport(t, b.alice, id).Clusters, "nothing changed")
 	require.Equal(t, []bool{true}, ruleWords(t, b), "the rule still marks it expected")
 	_, err = b.pool.Exec(t.Context(), `DELETE FROM expected_rule WHERE owner_user_id = $1`, b.alice.User.ID)
@@ -241,7 +245,7 @@ func TestNotExpectedRefusals(t *testing.T) {
 	_, err = b.pool.Exec(t.Context(), `UPDATE expected_rule SET type = $2, category = $3, normal_title = $4 WHERE owner_user_id = $1`,
 		b.alice.User.ID, issue.Type, clusterOf(t, before, issue.ClusterIdx).Category, cluster.NormalTitle(issue.ClusterTitle))
 	require.NoError(t, err)
-	refused(clusterPath(id, issue.ClusterIdx, "expected"), "One of your rules already says the opposite of the same issue")
+	refused(clusterPath(id, issue.ClusterIdx, "expected"), "Your rule for this issue, made on a diagnosis before, says the opposite.")
 	require.False(t, clusterOf(t, taskReport(t, b.alice, id), issue.ClusterIdx).Expected, "nothing changed")
 	require.Equal(t, []bool{false}, ruleWords(t, b), "the rule still says not expected")
 

@@ -292,7 +292,7 @@ func TestARefusedMarkSaysWhyInBrowser(t *testing.T) {
 	waitFor(t, ctx, `!!document.querySelector(`+jsString(form+` [data-testid="request-error"]`)+`)`)
 	said, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(form+` [data-testid="request-error"]`)))
 	require.NoError(t, err)
-	require.Contains(t, said, "One of your rules already says the opposite of the same issue")
+	require.Contains(t, said, "Your rule for this issue, made on a diagnosis before, says the opposite.")
 	browsertest.Screenshot(t, ctx, "refused")
 
 	_, err = b.pool.Exec(t.Context(), `DELETE FROM expected_rule WHERE owner_user_id = $1`, b.alice.User.ID)

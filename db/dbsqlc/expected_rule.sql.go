@@ -114,7 +114,9 @@ type UpsertExpectedRuleParams struct {
 // @normal_title: @expected true marks them expected behaviour, false says they are not
 // expected even where the agent's policy seems to call for them. Marking the same
 // issue again keeps one rule, with the latest reason; no row comes back when the owner's
-// rule for the issue says the opposite, which only its removal changes.
+// rule for the issue says the opposite, which only its removal changes. The owner in
+// the WHERE is the conflict key's already: it is there so every statement on an owned
+// table names its owner.
 func (q *Queries) UpsertExpectedRule(ctx context.Context, db DBTX, arg UpsertExpectedRuleParams) (int64, error) {
 	row := db.QueryRow(ctx, upsertExpectedRule,
 		arg.OwnerUserID,

@@ -65,7 +65,7 @@ func (q *Queries) InsertTaskAction(ctx context.Context, db DBTX, arg InsertTaskA
 }
 
 const listActionCheckpoints = `-- name: ListActionCheckpoints :many
-SELECT candidate_index, cluster_idx, status, error
+SELECT candidate_index, cluster_idx, status, error, rank
 FROM task_action
 WHERE task_id = $1 AND owner_user_id = $2
 ORDER BY candidate_index
@@ -81,9 +81,11 @@ type ListActionCheckpointsRow struct {
 	ClusterIdx     int32
 	Status         string
 	Error          string
+	Rank           *int32
 }
 
-// The candidates whose Action is stored, in candidate order.
+// The candidates whose Action is stored, in candidate order, with their rank (null for
+// a failed Action or one whose issue is expected).
 func (q *Queries) ListActionCheckpoints(ctx context.Context, db DBTX, arg ListActionCheckpointsParams) ([]ListActionCheckpointsRow, error) {
 	rows, err := db.Query(ctx, listActionCheckpoints, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
@@ -98,6 +100,7 @@ func (q *Queries) ListActionCheckpoints(ctx context.Context, db DBTX, arg ListAc
 			&i.ClusterIdx,
 			&i.Status,
 			&i.Error,
+			&i.Rank,
 		); err != nil {
 			return nil, err
 		}

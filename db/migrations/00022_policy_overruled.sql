@@ -36,9 +36,23 @@ ALTER TABLE expected_rule ADD COLUMN expected boolean NOT NULL DEFAULT true;
 -- +goose Down
 -- Without the columns a "not expected" rule would read as an expected one and hide the
 -- issue, and an overruled cluster as a plain issue with the owner's reason: both go
--- back to what the policy says.
+-- back to what the policy says. An Action a later run wrote for such an issue leaves
+-- the ranking, and its task's other Actions close the gap, as a mark's re-ranking
+-- would (the ranks are cleared first: the unique rank index sees no two rows with one
+-- rank in between).
 DELETE FROM expected_rule WHERE NOT expected;
 ALTER TABLE expected_rule DROP COLUMN expected;
 ALTER TABLE task_cluster DROP CONSTRAINT task_cluster_policy_overruled;
+CREATE TEMPORARY TABLE ranks_after ON COMMIT DROP AS
+    SELECT a.task_id, a.candidate_index, row_number() OVER (PARTITION BY a.task_id ORDER BY a.rank) AS rank
+    FROM task_action a
+    WHERE a.rank IS NOT NULL
+      AND a.task_id IN (SELECT task_id FROM task_cluster WHERE policy_overruled)
+      AND NOT EXISTS (SELECT 1 FROM task_cluster c
+                      WHERE c.task_id = a.task_id AND c.idx = a.cluster_idx AND c.policy_overruled);
+UPDATE task_action SET rank = NULL
+WHERE task_id IN (SELECT task_id FROM task_cluster WHERE policy_overruled);
+UPDATE task_action a SET rank = r.rank
+FROM ranks_after r WHERE a.task_id = r.task_id AND a.candidate_index = r.candidate_index;
 UPDATE task_cluster SET expected = true, expected_by = 'policy', expected_reason = '' WHERE policy_overruled;
 ALTER TABLE task_cluster DROP COLUMN policy_overruled;

@@ -6,7 +6,9 @@
 -- @normal_title: @expected true marks them expected behaviour, false says they are not
 -- expected even where the agent's policy seems to call for them. Marking the same
 -- issue again keeps one rule, with the latest reason; no row comes back when the owner's
--- rule for the issue says the opposite, which only its removal changes.
+-- rule for the issue says the opposite, which only its removal changes. The owner in
+-- the WHERE is the conflict key's already: it is there so every statement on an owned
+-- table names its owner.
 INSERT INTO expected_rule (owner_user_id, type, category, normal_title, title, reason, source_task_id, expected)
 VALUES (@owner_user_id, @type, @category, @normal_title, @title, @reason, @source_task_id, @expected)
 ON CONFLICT (owner_user_id, type, category, normal_title)

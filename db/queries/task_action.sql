@@ -19,8 +19,9 @@ FROM analysis_task t
 WHERE t.id = @task_id AND t.owner_user_id = @owner_user_id;
 
 -- name: ListActionCheckpoints :many
--- The candidates whose Action is stored, in candidate order.
-SELECT candidate_index, cluster_idx, status, error
+-- The candidates whose Action is stored, in candidate order, with their rank (null for
+-- a failed Action or one whose issue is expected).
+SELECT candidate_index, cluster_idx, status, error, rank
 FROM task_action
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id
 ORDER BY candidate_index;

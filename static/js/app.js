@@ -1,33 +1,29 @@
-// Checkup's own script: shows the sentence of a request htmx sent and the server refused,
-// beside the control that sent it. htmx swaps only successes (and the 413/422 a form
+// Checkup's own script: shows the sentence of a form's request that htmx sent and the
+// server refused, inside the form. htmx swaps only successes (and the 413/422 a form
 // answers with its errors), so a 409 or 400 would leave the form as it was, saying
 // nothing. The server answers htmx with the sentence as plain text; anything else (a
-// proxy's page) gets a sentence of ours.
+// proxy's page) gets a sentence of ours. Polls are left alone: they try again by
+// themselves, and a sentence there would come and go every two seconds.
 (function () {
   "use strict";
   var longest = 400;
 
-  // existing is the sentence shown for elt: inside a form, after any other element.
-  function existing(elt) {
-    var box = elt.tagName === "FORM" ? elt.querySelector(".request-error") : elt.nextElementSibling;
-    return box && box.classList.contains("request-error") ? box : null;
+  function formOf(elt) {
+    return elt && elt.closest ? elt.closest("form") : null;
   }
 
   function show(elt, text) {
-    if (!elt || !elt.isConnected) {
-      return; // swapped away meanwhile: nothing left to explain
+    var form = formOf(elt);
+    if (!form || !form.isConnected) {
+      return; // not a form's request, or swapped away meanwhile
     }
-    var box = existing(elt);
+    var box = form.querySelector(".request-error");
     if (!box) {
       box = document.createElement("p");
       box.className = "request-error";
       box.setAttribute("role", "alert");
       box.setAttribute("data-testid", "request-error");
-      if (elt.tagName === "FORM") {
-        elt.appendChild(box);
-      } else {
-        elt.insertAdjacentElement("afterend", box);
-      }
+      form.appendChild(box);
     }
     box.textContent = text;
   }
@@ -45,7 +41,8 @@
     show(e.detail.elt, "Checkup could not be reached. Check your connection, and try again.");
   });
   document.addEventListener("htmx:beforeRequest", function (e) {
-    var box = e.detail.elt && existing(e.detail.elt);
+    var form = formOf(e.detail.elt);
+    var box = form && form.querySelector(".request-error");
     if (box) {
       box.remove();
     }

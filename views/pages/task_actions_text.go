@@ -15,8 +15,12 @@ import (
 func actionsListed(r report.Report) string {
 	listed, open := actionCounts(r)
 	if since := Waiting(r); since > 0 && r.Task.Status.Concluded() {
-		return fmt.Sprintf("%s of %s %s listed; %s more %s one when the diagnosis runs again",
-			components.Count(listed), components.Count(open), pick(listed, "is", "are"), components.Count(since), pick(since, "gets", "get"))
+		verb := "are"
+		if listed == 1 {
+			verb = "is"
+		}
+		return fmt.Sprintf("%s of %s %s listed, and running the diagnosis again writes %s more",
+			components.Count(listed), components.Count(open), verb, components.Count(since))
 	}
 	switch {
 	case !r.Task.Terminal:
@@ -33,23 +37,17 @@ func actionsListed(r report.Report) string {
 	return fmt.Sprintf("the %s most urgent of %s are listed", components.Count(listed), components.Count(open))
 }
 
-// Waiting counts the issues that rank among the Actions now but did not when they were
-// written: the next run writes theirs.
+// Waiting counts the ACTION issues that rank among the Actions now but did not when
+// they were written: the next run writes theirs. (A RISK issue of that kind takes no
+// ACTION issue's place.)
 func Waiting(r report.Report) int {
 	n := 0
 	for _, c := range r.Clusters {
-		if c.NoAction == report.NoActionIssueSince {
+		if c.Type == "ACTION" && c.NoAction == report.NoActionIssueSince {
 			n++
 		}
 	}
 	return n
-}
-
-func pick(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // actionCounts are the ACTION Actions the page lists and the ACTION issues that are

@@ -61,7 +61,7 @@ func TestActionsSayHowManyAreListed(t *testing.T) {
 		}
 	}
 	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
-	require.Equal(t, "1 of 2 is listed; 1 more gets one when the diagnosis runs again", testid(doc, "actions-listed").Text())
+	require.Equal(t, "1 of 2 is listed, and running the diagnosis again writes 1 more", testid(doc, "actions-listed").Text())
 }
 
 // TestIssueCountsAgree: the summary card counts the issues the way "All issues found"

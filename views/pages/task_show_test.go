@@ -277,3 +277,21 @@ func TestReviewNoticePromisesOnlyAnIssueThatWaits(t *testing.T) {
 	require.Contains(t, testid(doc, "review-notice").Text(), n.Sentence())
 	require.Equal(t, 1, testid(doc, "review-undo").Length())
 }
+
+// The downloads say how much of the report they hold: all of it once the diagnosis
+// completed, what was done before it failed or was canceled, what is done so far while
+// it runs.
+func TestDownloadsSayHowMuchTheyHold(t *testing.T) {
+	t.Parallel()
+	for status, want := range map[string]string{
+		"completed": "Download: report",
+		"partial":   "Download: report",
+		"failed":    "Download what was done before it stopped:",
+		"canceled":  "Download what was done before it stopped:",
+		"running":   "Download what is done so far (the Actions come last):",
+		"pending":   "Download what is done so far (the Actions come last):",
+	} {
+		doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: sampleReport(status)}))
+		require.Contains(t, strings.Join(strings.Fields(testid(doc, "downloads").Text()), " "), want, status)
+	}
+}

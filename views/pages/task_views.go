@@ -68,11 +68,11 @@ type ReviewNotice struct {
 	// expected, or took that back.
 	Policy     bool
 	ClusterIdx int
-	// Reranked: the issue has a written Action, which the change took into the ranking
-	// or out of it. Otherwise the ranks are as they were.
+	// Reranked: an Action's rank moved (the issue's own Action entered the ranking or
+	// left it). Otherwise the ranks are as they were.
 	Reranked bool
-	// NextInLine: an issue ranks among the Actions now that did not when they were
-	// written (Waiting).
+	// NextInLine: the mark took a ranked Action out, and an issue ranks among the
+	// Actions now that did not when they were written (Waiting).
 	NextInLine bool
 	// NoAction says why an issue now has no Action (NoActionHint); empty when it has one
 	// or is expected.
