@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/auth/authtest"
+	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
@@ -277,7 +278,9 @@ func intArray(seqs []int) string {
 // TestConversationListSearchesCommonAndRareWords lists 2,100 short conversations by
 // words every one of them has (checked along the list's sort, one word and two) and by
 // a word a few have, alone and with a common one (listed from the words' index), page
-// by page, and requires exactly the conversations SQL gives for each.
+// by page, and requires exactly the conversations SQL gives for each. The match line
+// counts a search of few matches, and says a search of more than store.FewMatches is
+// not counted, and that the other filters come after it.
 func TestConversationListSearchesCommonAndRareWords(t *testing.T) {
 	t.Parallel()
 	b := setupLoop(t)
@@ -310,6 +313,17 @@ func TestConversationListSearchesCommonAndRareWords(t *testing.T) {
 		got, pages := listedSeqs(t, b.alice, "/tasks/"+id.String()+"/conversations?"+query)
 		require.Equal(t, want, got, query)
 		t.Logf("%s: %d conversations on %d pages", query, len(got), pages)
+	}
+
+	require.Greater(t, len(convs), store.FewMatches, "every conversation says hello: too many to count")
+	many := "More than " + components.Count(store.FewMatches) + " conversations contain these words"
+	for query, want := range map[string]string{
+		"q=hello":                many + ".",
+		"q=hello&min_severity=1": many + ", before the other filters.",
+		"q=parcels":              components.Plural(len(convs)/50, "conversation matches", "conversations match") + ".",
+	} {
+		matches := testid(parse(t, b.alice.Get(t, "/tasks/"+id.String()+"/conversations?"+query)), "list-matches")
+		require.Equal(t, want, matches.Text(), query)
 	}
 }
 
