@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/cluster"
 )
 
@@ -34,6 +35,9 @@ func (r *Report) explainNoActions(rows []dbsqlc.ListTaskClustersRow) error {
 	candidate := map[int]bool{}
 	for _, c := range cluster.SelectCandidates(clusters) {
 		candidate[c.Idx] = true
+		if c.Type == analyzer.TypeAction {
+			r.ActionIssuesNextRun++
+		}
 	}
 	failed := map[int]bool{}
 	for _, f := range r.FailedActions {

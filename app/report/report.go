@@ -47,6 +47,11 @@ type Report struct {
 	// BaseURL is the dashboard's public address (BASE_URL), which actions.csv links the
 	// cited conversations under; it is not part of report.json.
 	BaseURL string `json:"-"`
+	// ActionIssuesNextRun is how many ACTION issues a new run of a concluded diagnosis
+	// writes an Action for, over the clusters as they are now: at most
+	// cluster.MaxActionCandidates, so an issue that ranks among them since a mark may
+	// take a listed one's place. It is not part of report.json.
+	ActionIssuesNextRun int `json:"-"`
 
 	lists Lists       // the long lists of a streamed report; nil when held in the fields above
 	ranks map[int]int // cluster index → its Action's rank, for findings read later

@@ -179,6 +179,9 @@ func TestMarkExpectedWithHTMX(t *testing.T) {
 		}
 	}
 	require.Len(t, next, 1, "the next issue in line ranks among them now, without an Action until the next run")
+	listed := testid(parse(t, b.alice.Get(t, "/tasks/"+id.String())), "actions-listed").Text()
+	require.Regexp(t, `^\d+ of \d+ are listed, and running the diagnosis again writes 1 more$`, listed,
+		"the mark freed a place among the ten, so the next run writes one more Action, not one in place of another")
 
 	// Marking one that had no Action frees no place and moves no rank: the notice
 	// promises nothing of the kind, and the plain form's flash says the same. Marked

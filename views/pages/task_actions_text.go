@@ -11,7 +11,8 @@ import (
 // counted as shown: an issue marked expected leaves both, so the number is the real one.
 // While the task runs there is nothing to count yet. Issues that rank among the
 // Actions only since a mark (report.NoActionIssueSince) are counted apart: the listed
-// ones are then not the most urgent.
+// ones are then not the most urgent, and a new run writes theirs, in place of the last
+// listed ones where that would pass the cap (report.ActionIssuesNextRun).
 func actionsListed(r report.Report) string {
 	listed, open := actionCounts(r)
 	if since := Waiting(r); since > 0 && r.Task.Status.Concluded() {
@@ -19,8 +20,17 @@ func actionsListed(r report.Report) string {
 		if listed == 1 {
 			verb = "is"
 		}
-		return fmt.Sprintf("%s of %s %s listed, and running the diagnosis again writes %s more",
-			components.Count(listed), components.Count(open), verb, components.Count(since))
+		head := fmt.Sprintf("%s of %s %s listed", components.Count(listed), components.Count(open), verb)
+		more := min(since, max(r.ActionIssuesNextRun-listed, 0))
+		switch replaced := since - more; {
+		case replaced == 0:
+			return fmt.Sprintf("%s, and running the diagnosis again writes %s more", head, components.Count(since))
+		case more == 0:
+			return fmt.Sprintf("%s; running the diagnosis again writes %s, in place of %s", head, forWaiting(since), lastListed(replaced))
+		default:
+			return fmt.Sprintf("%s; running the diagnosis again writes %s: %s more, and %s in place of %s",
+				head, forWaiting(since), components.Count(more), components.Count(replaced), lastListed(replaced))
+		}
 	}
 	switch {
 	case !r.Task.Terminal:
@@ -35,6 +45,22 @@ func actionsListed(r report.Report) string {
 		return fmt.Sprintf("the most urgent of %s is listed", components.Count(open))
 	}
 	return fmt.Sprintf("the %s most urgent of %s are listed", components.Count(listed), components.Count(open))
+}
+
+// forWaiting names the Actions a new run writes for the n issues that wait for one.
+func forWaiting(n int) string {
+	if n == 1 {
+		return "an Action for the issue that ranks among them now"
+	}
+	return fmt.Sprintf("Actions for the %s issues that rank among them now", components.Count(n))
+}
+
+// lastListed names the n listed Actions a new run leaves out: the last ones.
+func lastListed(n int) string {
+	if n == 1 {
+		return "the last one listed"
+	}
+	return fmt.Sprintf("the last %s listed", components.Count(n))
 }
 
 // Waiting counts the ACTION issues that rank among the Actions now but did not when

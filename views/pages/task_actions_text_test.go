@@ -1,12 +1,14 @@
 package pages_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/views/pages"
+	"github.com/checkup-dev/checkup/workers/cluster"
 )
 
 // TestActionsSayWhatTheyAreRankedBy: without outcome labels the Actions are ranked by
@@ -60,8 +62,45 @@ func TestActionsSayHowManyAreListed(t *testing.T) {
 			r.Clusters[i].NoAction = report.NoActionIssueSince
 		}
 	}
+	r.ActionIssuesNextRun = 2
 	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
 	require.Equal(t, "1 of 2 is listed, and running the diagnosis again writes 1 more", testid(doc, "actions-listed").Text())
+}
+
+// TestWaitingIssuesTakeListedPlacesAtTheCap: a new run writes at most
+// cluster.MaxActionCandidates ACTION Actions, so an issue that ranks among them since a
+// mark takes the place of the last listed one when they are all taken, and the page
+// does not promise more.
+func TestWaitingIssuesTakeListedPlacesAtTheCap(t *testing.T) {
+	t.Parallel()
+	withIssues := func(listed, waiting int) report.Report {
+		r := sampleReport("completed")
+		r.Actions, r.Clusters = nil, nil
+		for i := range listed + waiting {
+			c := report.Cluster{Idx: i, Type: "ACTION", Title: fmt.Sprintf("Issue %d", i), Conversations: 1}
+			if i < listed {
+				c.ActionRank = i + 1
+				r.Actions = append(r.Actions, report.Action{Rank: i + 1, Type: "ACTION", Title: c.Title})
+			} else {
+				c.NoAction = report.NoActionIssueSince
+			}
+			r.Clusters = append(r.Clusters, c)
+		}
+		r.ActionIssuesNextRun = min(listed+waiting, cluster.MaxActionCandidates)
+		return r
+	}
+	for _, c := range []struct {
+		listed, waiting int
+		want            string
+	}{
+		{10, 1, "10 of 11 are listed; running the diagnosis again writes an Action for the issue that ranks among them now, in place of the last one listed"},
+		{10, 2, "10 of 12 are listed; running the diagnosis again writes Actions for the 2 issues that rank among them now, in place of the last 2 listed"},
+		{9, 2, "9 of 11 are listed; running the diagnosis again writes Actions for the 2 issues that rank among them now: 1 more, and 1 in place of the last one listed"},
+		{8, 2, "8 of 10 are listed, and running the diagnosis again writes 2 more"},
+	} {
+		doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: withIssues(c.listed, c.waiting)}))
+		require.Equal(t, c.want, testid(doc, "actions-listed").Text(), "%d listed, %d waiting", c.listed, c.waiting)
+	}
 }
 
 // TestIssueCountsAgree: the summary card counts the issues the way "All issues found"
