@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/app/report/reporttest"
 	"github.com/checkup-dev/checkup/views/components"
+	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // TestMarkExpectedNowAndInTheNextRun marks the cluster of the first ACTION-type Action
@@ -248,6 +250,39 @@ func TestMarkExpectedWithHTMX(t *testing.T) {
 		}
 		require.NotContains(t, label, "— expected")
 	}
+}
+
+// TestMarkingWhenNoIssueWaitsPromisesNone: in a task whose issues all have an Action,
+// a mark that takes one out re-ranks the rest, and the notice promises no next issue
+// in line, since none waits for the place.
+func TestMarkingWhenNoIssueWaitsPromisesNone(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	convs := make([]transcript.Conversation, 12)
+	for i := range convs {
+		last := "This is ridiculous, I asked twice already."
+		if i%2 == 0 {
+			last = "Never mind, I'll call the airport instead."
+		}
+		convs[i] = transcript.Conversation{ID: fmt.Sprintf("c%d", i+1), Messages: []transcript.Message{
+			{Role: transcript.RoleUser, Content: fmt.Sprintf("I need to change reservation R%d.", i+1)},
+			{Role: transcript.RoleAssistant, Content: "I need your reservation ID first."},
+			{Role: transcript.RoleUser, Content: last},
+			{Role: transcript.RoleAssistant, Content: "I understand."},
+		}}
+	}
+	id := b.diagnose(t, b.alice, "Few issues", convs)
+	before := taskReport(t, b.alice, id)
+	for _, c := range before.Clusters {
+		require.True(t, c.Expected || c.ActionRank > 0, "every issue of the task has an Action: %q", c.Title)
+	}
+	marked := firstActionCluster(t, before)
+
+	resp := htmxSend(t, b.alice, http.MethodPost, clusterPath(id, marked.ClusterIdx, "expected"), "reason=")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	notice := strings.Join(strings.Fields(testid(parse(t, resp), "review-notice").Text()), " ")
+	require.Contains(t, notice, "the Actions were re-ranked", "the Action after it moved up")
+	require.NotContains(t, notice, "next issue in line", "no issue waits for the place")
 }
 
 // TestExpectedRulesSettings: the settings page lists the owner's rules only; removing

@@ -88,11 +88,14 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Equal(t, http.StatusConflict, resp.StatusCode, "marked expected only by taking the word back")
 	require.Contains(t, authtest.Body(t, resp), "take that back to make it expected again")
 
+	rows := 0
 	for _, row := range findingsCSV(t, b.alice, id) {
 		if row["issue_idx"] == strconv.Itoa(c.Idx) {
 			require.Equal(t, "false", row["expected"], "its findings are an issue's")
+			rows++
 		}
 	}
+	require.GreaterOrEqual(t, rows, c.Conversations, "findings.csv has the issue's findings, at least one for each of its conversations")
 	settings := parse(t, b.alice.Get(t, "/settings/expected"))
 	require.Equal(t, 1, testid(settings, "expected-rule").Length())
 	require.Equal(t, "not expected", testid(settings, "rule-not-expected").Text())
