@@ -805,23 +805,24 @@ func (q *Queries) ListenProgress(ctx context.Context, db DBTX) error {
 	return err
 }
 
-const lockOwnerNewTasks = `-- name: LockOwnerNewTasks :exec
+const lockOwner = `-- name: LockOwner :exec
 
 SELECT pg_advisory_xact_lock($1::int, mod($2::bigint, 2147483647)::int)
 `
 
-type LockOwnerNewTasksParams struct {
+type LockOwnerParams struct {
 	LockClass   int32
 	OwnerUserID int64
 }
 
 // Re-running a task: a new pending task from the same conversations.
-// Serialises the owner's new tasks (uploads being published and re-runs) until the end
-// of the transaction, so two at once cannot both pass CountUnfinishedTasks (owners
-// whose ids meet modulo 2^31-1 share a lock, which only makes one wait for the other).
-// Reads no table.
-func (q *Queries) LockOwnerNewTasks(ctx context.Context, db DBTX, arg LockOwnerNewTasksParams) error {
-	_, err := db.Exec(ctx, lockOwnerNewTasks, arg.LockClass, arg.OwnerUserID)
+// Serialises one kind (@lock_class) of the owner's writes until the end of the
+// transaction: their new tasks (uploads being published and re-runs), so two at once
+// cannot both pass CountUnfinishedTasks, or their reviews, so two marks at once cannot
+// store rules that say the opposite of each other. Owners whose ids meet modulo
+// 2^31-1 share a lock, which only makes one wait for the other. Reads no table.
+func (q *Queries) LockOwner(ctx context.Context, db DBTX, arg LockOwnerParams) error {
+	_, err := db.Exec(ctx, lockOwner, arg.LockClass, arg.OwnerUserID)
 	return err
 }
 

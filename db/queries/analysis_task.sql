@@ -219,11 +219,12 @@ FROM counted;
 
 -- Re-running a task: a new pending task from the same conversations.
 
--- name: LockOwnerNewTasks :exec
--- Serialises the owner's new tasks (uploads being published and re-runs) until the end
--- of the transaction, so two at once cannot both pass CountUnfinishedTasks (owners
--- whose ids meet modulo 2^31-1 share a lock, which only makes one wait for the other).
--- Reads no table.
+-- name: LockOwner :exec
+-- Serialises one kind (@lock_class) of the owner's writes until the end of the
+-- transaction: their new tasks (uploads being published and re-runs), so two at once
+-- cannot both pass CountUnfinishedTasks, or their reviews, so two marks at once cannot
+-- store rules that say the opposite of each other. Owners whose ids meet modulo
+-- 2^31-1 share a lock, which only makes one wait for the other. Reads no table.
 SELECT pg_advisory_xact_lock(@lock_class::int, mod(@owner_user_id::bigint, 2147483647)::int);
 
 -- name: CountUnfinishedTasks :one

@@ -38,11 +38,18 @@ type Review struct {
 	actions  []dbsqlc.ListActionCheckpointsRow
 }
 
+// reviewLockClass is the first key of the advisory lock that serialises an owner's
+// reviews (LockOwner); the second is the owner. A mark checks the owner's rules for one
+// that says the opposite before it stores its own, and two marks in two tabs, each
+// checking before the other commits, would both pass.
+const reviewLockClass = 0x726576 // "rev"
+
 // BeginReview locks owner's task id for a review and reads its clusters and Actions. A
 // task that does not exist or belongs to someone else is ErrNotFound; one that is still
-// pending or running is ErrNotFinished.
+// pending or running is ErrNotFinished. The owner's other reviews wait for this one to
+// end, and it reads in READ COMMITTED, so it sees the rules the last one stored.
 func (s *Store) BeginReview(ctx context.Context, id uuid.UUID, owner Owner) (*Review, error) {
-	tx, err := s.pool.Begin(ctx)
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return nil, fmt.Errorf("store: begin review: %w", err)
 	}
@@ -56,6 +63,9 @@ func (s *Store) BeginReview(ctx context.Context, id uuid.UUID, owner Owner) (*Re
 
 func (r *Review) read(ctx context.Context) error {
 	uid := r.owner.UserID()
+	if err := r.s.q.LockOwner(ctx, r.tx, dbsqlc.LockOwnerParams{LockClass: reviewLockClass, OwnerUserID: uid}); err != nil {
+		return fmt.Errorf("store: review: lock: %w", err)
+	}
 	status, err := r.s.q.LockTaskForReview(ctx, r.tx, dbsqlc.LockTaskForReviewParams{ID: r.id, OwnerUserID: uid})
 	if err != nil {
 		return readError("review", err)

@@ -163,7 +163,7 @@ type Limits struct {
 }
 
 // newTaskLockClass is the first key of the advisory lock that serialises an owner's
-// new tasks (LockOwnerNewTasks); the second is the owner. It is the key re-runs took
+// new tasks (LockOwner); the second is the owner. It is the key re-runs took
 // alone before ("rrn"), so that in a rolling deploy the re-runs of either version
 // still wait for each other.
 const newTaskLockClass = 0x72726e
@@ -178,7 +178,7 @@ var newTaskTx = pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
 // rerun is set) would pass limits. except is a task of tx's own not to count; op
 // names the caller in other errors.
 func (s *Store) checkLimits(ctx context.Context, tx pgx.Tx, op string, owner Owner, limits Limits, rerun bool, except *uuid.UUID) error {
-	if err := s.q.LockOwnerNewTasks(ctx, tx, dbsqlc.LockOwnerNewTasksParams{LockClass: newTaskLockClass, OwnerUserID: owner.UserID()}); err != nil {
+	if err := s.q.LockOwner(ctx, tx, dbsqlc.LockOwnerParams{LockClass: newTaskLockClass, OwnerUserID: owner.UserID()}); err != nil {
 		return fmt.Errorf("store: %s: lock: %w", op, err)
 	}
 	n, err := s.q.CountUnfinishedTasks(ctx, tx, dbsqlc.CountUnfinishedTasksParams{OwnerUserID: owner.UserID(), Except: except})
