@@ -15,8 +15,9 @@ const (
 	// and it did not rank among them.
 	NoActionRankedBelow = "ranked_below"
 	// NoActionIssueSince: it ranks among them now, but did not when the Actions were
-	// written — it was expected then and its owner took the mark back, or another issue
-	// has since been marked expected; a new run writes one.
+	// written — it was expected then and its owner took the mark back or, where the
+	// policy seemed to call for it, marked it not expected, or another issue has since
+	// been marked expected; a new run writes one.
 	NoActionIssueSince = "issue_since"
 	// NoActionFailed: its Action could not be written (FailedActions says why).
 	NoActionFailed = "failed"

@@ -136,8 +136,10 @@ func clearOwnersMark(ctx context.Context, rev *store.Review, cl dbsqlc.ListTaskC
 // noOppositeRule refuses to say expected (or, with expected false, not expected) of cl
 // when one of the owner's rules for the same issue says the opposite — matched as rules
 // are applied, so a title that says the same in other words counts. Their later runs
-// would otherwise hide or show the issue by whichever rule came first. The upsert
-// refuses the same for an equal title, should a rule come in between.
+// would otherwise hide the issue where it is theirs to judge and show it where the
+// policy calls for it, both by the owner's word. The upsert refuses the same for an
+// equal title; the owner's reviews take turns (store.BeginReview), so no rule comes in
+// between.
 func noOppositeRule(ctx context.Context, rev *store.Review, cl dbsqlc.ListTaskClustersRow, expected bool) error {
 	rules, err := rev.Rules(ctx)
 	if err != nil {
