@@ -35,6 +35,28 @@ func TestRefusalThePolicyRequiresIsExpected(t *testing.T) {
 	require.NotContains(t, analyzer.CitedTurns(d), 3, "nor is it where things went wrong")
 }
 
+// TestAConditionIsNotADecline: "if you're unable to…" asks the user for something and
+// declines nothing, in English or Chinese; a decline after it in the same message is
+// still found.
+func TestAConditionIsNotADecline(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	for _, ask := range []string{
+		"Please share the order id. If you're unable to find your gift card, the confirmation email has its number.",
+		"If your gift card cannot be found, I can look it up by its order.",
+		"如果您无法提供订单号，可以提供下单时的手机号。",
+	} {
+		d := diagnose(t, a, sys(shopPolicy), u("Where is my order?"), as(ask), u("Here it is: W123."), as("Thanks, it ships today."))
+		require.Empty(t, only(d, "refusal"), ask)
+	}
+	d := diagnose(t, a, sys(shopPolicy), u("Can I get my gift card refunded as cash?"),
+		as("If you're unable to use it, I understand, but gift cards cannot be refunded or exchanged for cash."), u("Oh well."))
+	refusals := only(d, "refusal")
+	require.Len(t, refusals, 1)
+	require.Equal(t, "Gift cards cannot be refunded or exchanged for cash.", refusals[0].Policy)
+	require.Contains(t, refusals[0].Evidence[0].Quote, "gift cards cannot be refunded")
+}
+
 func TestRefusalNoPolicySentenceCallsForIsAFinding(t *testing.T) {
 	t.Parallel()
 	a := New(Options{})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/risk"
@@ -117,7 +118,7 @@ func (a *Analyzer) findDeclines(v *view) []decline {
 		if v.role(turn) != transcript.RoleAssistant {
 			continue
 		}
-		m, ok := a.m.decline.Find(v.fold(turn))
+		m, ok := a.firstDecline(v.fold(turn))
 		if f, flagged := refused[turn]; flagged && !ok {
 			if i := strings.Index(v.msg(turn).Content, f.Quote); i >= 0 {
 				m, ok = textmatch.Match{Start: i, End: i + len(f.Quote)}, true
@@ -135,6 +136,39 @@ func (a *Analyzer) findDeclines(v *view) []decline {
 		out = append(out, d)
 	}
 	return out
+}
+
+// firstDecline finds the first decline of an assistant's text that is not in a
+// condition: "If you're unable to provide this information, check your email" asks the
+// user for something; it turns nothing down.
+func (a *Analyzer) firstDecline(f textmatch.Folded) (textmatch.Match, bool) {
+	for m := range a.m.decline.All(f) {
+		if !conditional(f.Orig, m.Start) {
+			return m, true
+		}
+	}
+	return textmatch.Match{}, false
+}
+
+// conditional reports whether the clause of text that holds pos opens with a
+// condition ("if", "unless", "in case", "should you", 如果): what it says of the agent
+// or the user is a case, not a statement. The clause starts after the last mark that
+// ends a sentence or a clause before pos.
+func conditional(text string, pos int) bool {
+	start := strings.LastIndexAny(text[:pos], ".!?;:,\n。！？；，、")
+	if start >= 0 {
+		_, size := utf8.DecodeRuneInString(text[start:])
+		start += size
+	} else {
+		start = 0
+	}
+	clause := textmatch.FoldString(strings.TrimSpace(text[start:pos]))
+	for _, opener := range []string{"if ", "unless ", "in case ", "should you ", "whether ", "如果", "假如", "要是", "万一", "若"} {
+		if strings.HasPrefix(clause, opener) {
+			return true
+		}
+	}
+	return false
 }
 
 // refusals reports the agent declining requests. A refusal the policy calls for is

@@ -6,6 +6,7 @@
 package textmatch
 
 import (
+	"iter"
 	"slices"
 	"strings"
 	"unicode"
@@ -253,7 +254,7 @@ func isWordRune(r rune) bool {
 // Find returns the earliest match of any phrase in f (the longest one when two start
 // at the same place).
 func (ps PhraseSet) Find(f Folded) (Match, bool) {
-	start, p := ps.find(f.Text)
+	start, p := ps.find(f.Text, 0)
 	if p == nil {
 		return Match{}, false
 	}
@@ -261,19 +262,38 @@ func (ps PhraseSet) Find(f Folded) (Match, bool) {
 	return Match{Start: s, End: e, Phrase: p.text}, true
 }
 
+// All yields the matches of f one after another, each the earliest (and longest) that
+// starts after the one before it ends, as Find would find them in what is left.
+func (ps PhraseSet) All(f Folded) iter.Seq[Match] {
+	return func(yield func(Match) bool) {
+		for from := 0; from < len(f.Text); {
+			start, p := ps.find(f.Text, from)
+			if p == nil {
+				return
+			}
+			s, e := f.Span(start, start+len(p.text))
+			if !yield(Match{Start: s, End: e, Phrase: p.text}) {
+				return
+			}
+			from = start + len(p.text)
+		}
+	}
+}
+
 // Contains reports whether any phrase occurs in f.
 func (ps PhraseSet) Contains(f Folded) bool {
-	_, p := ps.find(f.Text)
+	_, p := ps.find(f.Text, 0)
 	return p != nil
 }
 
-// find finds the earliest match in text that keeps the word boundaries its phrase
-// requires, the longest at that position, and returns its offset and phrase.
-func (ps PhraseSet) find(text string) (int, *phrase) {
+// find finds the earliest match in text at from or after that keeps the word
+// boundaries its phrase requires, the longest at that position, and returns its offset
+// and phrase.
+func (ps PhraseSet) find(text string, from int) (int, *phrase) {
 	if ps.index == nil {
 		return -1, nil
 	}
-	for i := 0; i < len(text); i++ {
+	for i := from; i < len(text); i++ {
 		if i+1 < len(text) {
 			if k := uint(text[i])<<8 | uint(text[i+1]); ps.index.pairs[k/64]&(1<<(k%64)) == 0 {
 				continue

@@ -2,6 +2,7 @@ package textmatch
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -51,6 +52,24 @@ func TestPhraseSetFindEarliest(t *testing.T) {
 	require.Equal(t, "error", text[m.Start:m.End])
 	require.True(t, ps.Contains(Fold(text)))
 	require.False(t, ps.Contains(Fold("all good")))
+}
+
+// TestPhraseSetAll yields every match in order, each after the one before it, with the
+// word boundaries of the whole text: "cannot" inside "cannotx" is not a match, and a
+// phrase is found again after a match ends.
+func TestPhraseSetAll(t *testing.T) {
+	t.Parallel()
+	ps := NewPhraseSet("cannot", "cannot be", "无法")
+	text := "Cannotx. If you CANNOT   be reached, we cannot refund it; 无法退款，无法"
+	var got []string
+	for m := range ps.All(Fold(text)) {
+		got = append(got, text[m.Start:m.End])
+	}
+	require.Equal(t, []string{"CANNOT   be", "cannot", "无法", "无法"}, got)
+	for range ps.All(Fold(text)) {
+		break // stopping early is allowed
+	}
+	require.Empty(t, slices.Collect(ps.All(Fold("nothing here"))))
 }
 
 func TestQuoteAround(t *testing.T) {
