@@ -94,10 +94,15 @@ func actionCounts(r report.Report) (listed, open int) {
 
 // actionsOrder says what the Actions are ranked by: with outcome labels, the ACTION
 // Actions by the failures their issue explains (cluster.SelectCandidates), else every
-// Action by its priority score.
+// Action by its priority score. Before the issues are grouped, the upload's labels
+// say which it will be, so the sentence does not change when the diagnosis finishes.
 func actionsOrder(r report.Report) string {
 	const priority = "a priority score from its prevalence (how common), severity (how severe) and confidence (how sure the analysis is)"
-	if labelled(r.Clusters) {
+	byFailures := labelled(r.Clusters)
+	if len(r.Clusters) == 0 {
+		byFailures = r.Population.Labelled.Any() || r.Population.Labelled.Field != ""
+	}
+	if byFailures {
 		return "RISK Actions come first, ranked by " + priority + ". The other Actions follow by the failed conversations their issue accounts for: how many more of its conversations failed than the upload's overall failure rate predicts for an issue of its size. So the issue that costs the most failures comes first, and its priority score may be lower than the next one's; an issue whose conversations fail less often than the rest comes after one that explains none, and equal counts go by how unlikely the excess is by chance (its q-value), then by priority score."
 	}
 	return "Each is ranked by " + priority + "."

@@ -31,6 +31,16 @@ func TestActionsSayWhatTheyAreRankedBy(t *testing.T) {
 	require.Contains(t, order, "its priority score may be lower than the next one's")
 	require.Contains(t, order, "RISK Actions come first, ranked by a priority score")
 	require.NotContains(t, order, "Each is ranked by a priority score")
+
+	// While it runs, before any issue is grouped, an upload with labels says the same.
+	running := sampleReport("running")
+	running.Clusters, running.Actions = nil, nil
+	running.Population.Labelled.Field = "reward"
+	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: running}))
+	require.Equal(t, order, testid(doc, "actions-order").Text())
+	running.Population.Labelled.Field = ""
+	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: running}))
+	require.Contains(t, testid(doc, "actions-order").Text(), "Each is ranked by a priority score")
 }
 
 // TestActionsSayHowManyAreListed: the page counts the ACTION Actions it lists against
