@@ -15,6 +15,9 @@ import (
 	"github.com/checkup-dev/checkup/workers/search"
 )
 
+// mostSevere is the highest severity a finding has (analyzer.Finding: 1..5).
+const mostSevere = 5
+
 // conversationFilter reads the conversation list's query: its filters, its sort and the
 // cursor of the page. It returns the form as it was sent, for the page to show again,
 // and a sentence for the first value it cannot use.
@@ -46,8 +49,8 @@ func conversationFilter(q url.Values) (store.ConversationFilter, pages.Conversat
 	}
 	if form.MinSeverity != "" {
 		n, err := strconv.Atoi(form.MinSeverity)
-		if err != nil || n < 1 || n > 5 {
-			return f, form, fmt.Sprintf("The lowest severity is a number from 1 to 5, not %q.", form.MinSeverity)
+		if err != nil || n < 1 || n > mostSevere {
+			return f, form, fmt.Sprintf("The lowest severity is a number from 1 to %d, not %q.", mostSevere, form.MinSeverity)
 		}
 		sev := int32(n)
 		f.MinSeverity = &sev

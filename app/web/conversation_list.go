@@ -157,7 +157,11 @@ func describeFilter(f store.ConversationFilter, query string, list store.Convers
 	if f.Category != nil {
 		out = append(out, "Finding: "+report.CategoryLabel(*f.Category))
 	}
-	if f.MinSeverity != nil {
+	switch {
+	case f.MinSeverity == nil:
+	case *f.MinSeverity == mostSevere:
+		out = append(out, fmt.Sprintf("Severity %d, the most severe", *f.MinSeverity))
+	default:
 		out = append(out, fmt.Sprintf("Severity %d or more", *f.MinSeverity))
 	}
 	if f.Label != nil {

@@ -325,6 +325,9 @@ func TestConversationListSearchesCommonAndRareWords(t *testing.T) {
 		matches := testid(parse(t, b.alice.Get(t, "/tasks/"+id.String()+"/conversations?"+query)), "list-matches")
 		require.Equal(t, want, matches.Text(), query)
 	}
+	for query, want := range map[string]string{"min_severity=3": "Severity 3 or more", "min_severity=5": "Severity 5, the most severe"} {
+		require.Equal(t, want, testid(parse(t, b.alice.Get(t, "/tasks/"+id.String()+"/conversations?"+query)), "list-filter").Text(), query)
+	}
 }
 
 // TestConversationListFindsAToolByItsName: a search for a tool's name lists the

@@ -37,7 +37,8 @@ func (s *Server) taskCreate(c echo.Context) error {
 	sum := up.summary
 	msg := "Uploaded " + components.Plural(sum.Conversations, "conversation", "conversations") + " (" + formatLabel(sum) + "); the diagnosis has started."
 	if l := sum.Labels; l.Field != "" {
-		msg += fmt.Sprintf(" Outcome labels read from %s: %d failed, %d succeeded, %d without a label.", l.Field, l.Failed, l.Succeeded, l.Unlabelled)
+		msg += fmt.Sprintf(" Outcome labels read from %s: %s failed, %s succeeded, %s without a label.",
+			l.Field, components.Count(l.Failed), components.Count(l.Succeeded), components.Count(l.Unlabelled))
 	}
 	if n := len(sum.Warnings) + sum.MoreWarnings; n > 0 {
 		msg += " " + components.Plural(n, "change was", "changes were") + " made to the file on the way in; see the warnings."

@@ -31,6 +31,9 @@ func (a *Analyzer) repeatedMessages(v *view) []analyzer.Finding {
 	}
 	desc := fmt.Sprintf("The agent's message at turn %d repeats its message at turn %d almost word for word (%.0f%% similar).",
 		later, earlier, sim*100)
+	if strings.TrimSpace(v.fold(later).Text) == strings.TrimSpace(v.fold(earlier).Text) {
+		desc = fmt.Sprintf("The agent's message at turn %d repeats its message at turn %d word for word.", later, earlier)
+	}
 	return []analyzer.Finding{ruleRepeatedMessage.finding(desc, 0, v.quoteTurn(later), v.quoteTurn(earlier))}
 }
 

@@ -167,6 +167,8 @@ func TestRepetition(t *testing.T) {
 	require.Len(t, f, 1)
 	require.Equal(t, "Agent repeats the same message", f[0].Title)
 	require.Equal(t, []int{5, 3}, []int{f[0].Evidence[0].Turn, f[0].Evidence[1].Turn})
+	require.Equal(t, "The agent's message at turn 5 repeats its message at turn 3 word for word.", f[0].Description,
+		"the same words, but for a space: not 100% similar 'almost word for word'")
 
 	zhMsg := "很抱歉，系统中没有找到您的订单，请提供订单号以便我继续为您查询，谢谢您的耐心。"
 	zh := diagnose(t, a, sys(testPolicy), u("改签"), as(zhMsg), u("我没有订单号"), as(zhMsg), u("那怎么办"))
@@ -183,6 +185,7 @@ func TestRepetition(t *testing.T) {
 	require.Empty(t, only(corrected, "repetition"))
 	again := diagnose(t, a, sys(testPolicy), u("Book it"), as(quote), u("Is that right?"), as(strings.Replace(quote, "Please confirm.", "Please confirm to go on.", 1)), u("Yes"))
 	require.Len(t, only(again, "repetition"), 1)
+	require.Regexp(t, `^The agent's message at turn 5 repeats its message at turn 3 almost word for word \(\d+% similar\)\.$`, only(again, "repetition")[0].Description)
 	// A correction, then the corrected message sent again: that is the repeat.
 	newPrice := strings.Replace(quote, "$255", "$305", 1)
 	loop := diagnose(t, a, sys(testPolicy), u("Book it"), as(quote), u("Is that right?"), as(newPrice), u("Yes"), as(newPrice), u("Hello?"))
