@@ -20,7 +20,8 @@ func ClipText(s string, maxRunes int) string {
 
 // Elide marks s as cut short: the spaces and the clause marks ("," ";" ":" "—") it was
 // cut after are dropped, "…" is appended (after a space if s ends a sentence, so the
-// stop and the ellipsis stay apart), and a “ left open is closed.
+// stop and the ellipsis stay apart), and a “ left open is closed, and the bracket
+// around it when it opens one.
 func Elide(s string) string {
 	s = strings.TrimRightFunc(s, func(r rune) bool {
 		return unicode.IsSpace(r) || r == ',' || r == ';' || r == ':' || r == '—' || r == '–' || r == '-' || r == '(' || r == '“'
@@ -35,6 +36,9 @@ func Elide(s string) string {
 	}
 	if strings.Count(s, "“") > strings.Count(s, "”") {
 		s += "”"
+	}
+	if open := strings.LastIndex(s, "(“"); open >= 0 && !strings.Contains(s[open:], ")") {
+		s += ")" // a quote in brackets, as descriptions cite an error: “(“Error: …”)”
 	}
 	return s
 }

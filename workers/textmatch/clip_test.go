@@ -19,6 +19,10 @@ func TestClipTextMarksTheCutAndClosesTheQuote(t *testing.T) {
 	require.Equal(t, s, ClipText(s, 200), "a text that fits is left as it is")
 	require.Equal(t, "One, two…", ClipText("One, two, three four five", 9), "no comma before the ellipsis")
 	require.Equal(t, "Done. …", Elide("Done."))
+	require.Equal(t, "3 of 16 tool calls failed: book_reservation at turn 40 (“Error…”)",
+		ClipText("3 of 16 tool calls failed: book_reservation at turn 40 (“Error: payment amount does not add up”).", 70),
+		"a bracket left open is closed after the quote")
+	require.Equal(t, `get_order({"id"…`, ClipText(`get_order({"id": "W123", "items": ["lamp"]})`, 16), "a bracket in a quoted call is the call's own")
 	require.Equal(t, "Done.", EndSentence("Done."))
 	require.Equal(t, "“Done!”", EndSentence("“Done!”"))
 }
