@@ -61,6 +61,22 @@ func TestConversationPage(t *testing.T) {
 	require.Equal(t, "/tasks/"+taskID, testid(doc, "back-to-task").AttrOr("href", ""))
 }
 
+// TestASetAsideConversationSaysWhy: a conversation the quality checks set aside says
+// which check and why, and that this is why it was not diagnosed; one outside the
+// sample says that instead.
+func TestASetAsideConversationSaysWhy(t *testing.T) {
+	t.Parallel()
+	v := conversationView("Please change my flight.")
+	v.QCStatus, v.QCReason, v.DiagnosisStatus, v.Findings = "duplicate", "duplicate of cn-025", "skipped", nil
+	doc, _ := render(t, pages.ConversationShow(page, v))
+	require.Equal(t, "Set aside as a duplicate: duplicate of cn-025", strings.TrimSpace(testid(doc, "qc-status").Text()))
+	require.Equal(t, "Not diagnosed: the quality checks set it aside.", testid(doc, "diagnosis-status").Text())
+
+	v.QCStatus, v.QCReason = "kept", ""
+	doc, _ = render(t, pages.ConversationShow(page, v))
+	require.Equal(t, "Not diagnosed: outside the sample chosen for this diagnosis.", testid(doc, "diagnosis-status").Text())
+}
+
 // A cited tool call lands open, with the quoted arguments marked, and its result opens
 // next to it; a tool result answering another call stays folded.
 func TestConversationPageOpensACitedToolCall(t *testing.T) {

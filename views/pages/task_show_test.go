@@ -103,6 +103,13 @@ func TestTaskPageWhenFinished(t *testing.T) {
 
 	require.Equal(t, 1, testid(doc, "warning").Length())
 	require.Contains(t, testid(doc, "warning").Text(), "The answer stayed invalid after one repair.")
+	require.Equal(t, "Diagnosing conversations (conversation c3): The answer stayed invalid after one repair.",
+		strings.Join(strings.Fields(testid(doc, "warning").Text()), " "), "the stage, its scope, a colon")
+	unscoped := sampleReport("completed")
+	unscoped.Warnings[0].Scope = ""
+	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: unscoped}))
+	require.Equal(t, "Diagnosing conversations: The answer stayed invalid after one repair.",
+		strings.Join(strings.Fields(testid(doc, "warning").Text()), " "), "no space before the colon")
 	require.Equal(t, "90", testid(doc, "first-pass-valid").Text())
 	require.Equal(t, "3", testid(doc, "repaired").Text())
 	require.Equal(t, "2", testid(doc, "isolated").Text())
