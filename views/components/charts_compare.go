@@ -54,6 +54,10 @@ func ChangeLabel(c compare.Change) string {
 		return "Resolved"
 	case compare.Better:
 		return "Better"
+	case compare.NowIssue:
+		return "Now an issue"
+	case compare.NowExpected:
+		return "Now expected"
 	}
 	return "Same"
 }

@@ -30,7 +30,7 @@ func TestComparePageSideBySide(t *testing.T) {
 
 	counts := map[string]string{}
 	testid(doc, "compare-count").Each(func(_ int, s *goquery.Selection) { counts[s.AttrOr("data-change", "")] = s.Find("b").Text() })
-	require.Equal(t, map[string]string{"worse": "0", "new": "0", "resolved": "1", "better": "0", "same": "2"}, counts)
+	require.Equal(t, map[string]string{"worse": "0", "new": "0", "resolved": "1", "better": "0", "same": "2", "now_issue": "0", "now_expected": "0"}, counts)
 	first := testid(doc, "compare-cluster").First()
 	require.Equal(t, "resolved", first.AttrOr("data-change", ""))
 	require.Equal(t, "Card numbers shown", first.Find(`[data-testid="compare-title"]`).Text())
@@ -47,6 +47,24 @@ func TestComparePageSideBySide(t *testing.T) {
 }
 
 // The picker says which way a re-run goes: the task's own re-run, or the run it repeats.
+// TestCompareSaysWhichRunHeldAnIssueAsExpected: an issue the owner marked expected since
+// the baseline, and one expected in the baseline and an issue now, say so in their
+// badge and beside the run that held them expected.
+func TestCompareSaysWhichRunHeldAnIssueAsExpected(t *testing.T) {
+	t.Parallel()
+	before, after := sampleReport("completed"), sampleReport("completed")
+	after.Clusters[1].Expected = true  // "Users repeat themselves", marked since
+	before.Clusters[2].Expected = true // "Long chats", expected then
+	doc, _ := render(t, pages.CompareShow(page, pages.CompareView{Comparison: compare.Compare(before, after)}))
+	rows := map[string][3]string{}
+	testid(doc, "compare-cluster").Each(func(_ int, s *goquery.Selection) {
+		rows[s.Find(`[data-testid="compare-title"]`).Text()] = [3]string{s.Find(`[data-testid="change"]`).Text(),
+			s.Find(`[data-testid="compare-before"]`).Text(), s.Find(`[data-testid="compare-after"]`).Text()}
+	})
+	require.Equal(t, [3]string{"Now expected", "20 (22%)", "20 (22%), as expected behavior"}, rows["Users repeat themselves"])
+	require.Equal(t, [3]string{"Now an issue", "2 (2.2%), as expected behavior", "2 (2.2%)"}, rows["Long chats"])
+}
+
 func TestCompareOptionSaysWhichRunIsTheRerun(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)

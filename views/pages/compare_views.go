@@ -83,8 +83,25 @@ func changeHelp(c compare.Change) string {
 		return "issues only the baseline had"
 	case compare.Better:
 		return "issues in a significantly smaller share"
+	case compare.NowIssue:
+		return "expected behavior in the baseline, issues here"
+	case compare.NowExpected:
+		return "issues in the baseline, expected behavior here"
 	}
 	return "issues without a significant change"
+}
+
+// sideOf is one run's side of a cluster in the table, saying when that run held the
+// issue as expected behavior.
+func sideOf(cl compare.Cluster, baseline bool) string {
+	s, expected := cl.Current, cl.Change == compare.NowExpected
+	if baseline {
+		s, expected = cl.Baseline, cl.Change == compare.NowIssue
+	}
+	if expected {
+		return sideText(s) + ", as expected behavior"
+	}
+	return sideText(s)
 }
 
 func sideText(s compare.Side) string {

@@ -24,16 +24,23 @@ const Significance = 0.05
 // Change is what happened to an issue cluster from the baseline to the current run.
 type Change string
 
-// The changes, in the order the comparison lists them: regressions first.
+// The changes, in the order the comparison lists them: regressions first, and last
+// the issues whose standing, not their share, changed: the owner's mark or rule, or
+// the policy, made them expected behaviour in one run and an issue in the other.
 const (
-	Worse    Change = "worse"    // in both runs, a significantly larger share now
-	New      Change = "new"      // only in the current run
-	Resolved Change = "resolved" // only in the baseline
-	Better   Change = "better"   // in both runs, a significantly smaller share now
-	Same     Change = "same"     // in both runs, no significant difference
+	Worse       Change = "worse"        // in both runs, a significantly larger share now
+	New         Change = "new"          // only in the current run
+	Resolved    Change = "resolved"     // only in the baseline
+	Better      Change = "better"       // in both runs, a significantly smaller share now
+	Same        Change = "same"         // in both runs, no significant difference
+	NowIssue    Change = "now_issue"    // expected behaviour in the baseline, an issue now
+	NowExpected Change = "now_expected" // an issue in the baseline, expected behaviour now
 )
 
-func (c Change) order() int { return slices.Index([]Change{Worse, New, Resolved, Better, Same}, c) }
+// Changes are the changes in the order the comparison lists them.
+var Changes = []Change{Worse, New, Resolved, Better, Same, NowIssue, NowExpected}
+
+func (c Change) order() int { return slices.Index(Changes, c) }
 
 // Comparison is compare.json: the two runs and their clusters side by side.
 type Comparison struct {
@@ -81,15 +88,17 @@ type Side struct {
 // Compare compares current with baseline. Clusters match when they share type and
 // category and their titles name the same issue (cluster.TitleMatch); each is matched
 // at most once, the most alike pairs first. Expected behavior is not compared: a
-// cluster the current run holds as expected is left out with its baseline match, and
-// so is a baseline-only cluster that was expected there. The p-value tests the two
-// shares (stats.TwoProportions); better and worse need p < Significance.
+// cluster expected in the run that has it, and in the other too if both have it, is
+// left out. One expected in one run and an issue in the other is listed as such
+// (NowIssue, NowExpected), with both runs' conversations, so neither run's column
+// shows what that run held as expected behavior as if it were its issue. The p-value
+// tests the two shares (stats.TwoProportions); better and worse need p < Significance.
 func Compare(baseline, current report.Report) Comparison {
 	out := Comparison{Baseline: run(baseline), Current: run(current), Clusters: []Cluster{}}
 	nb, nc := baseline.Population.Analysed, current.Population.Analysed
 	for _, p := range match(baseline.Clusters, current.Clusters) {
 		b, c := p.baseline, p.current
-		if (c != nil && c.Expected) || (c == nil && b.Expected) {
+		if (b == nil || b.Expected) && (c == nil || c.Expected) {
 			continue
 		}
 		var cl Cluster
@@ -102,7 +111,7 @@ func Compare(baseline, current report.Report) Comparison {
 			cl.Baseline = side(b.Conversations, nb)
 		}
 		cl.PValue = stats.TwoProportions(cl.Baseline.Conversations, nb, cl.Current.Conversations, nc)
-		cl.Change = change(b != nil, c != nil, cl)
+		cl.Change = change(b, c, cl)
 		out.Clusters = append(out.Clusters, cl)
 	}
 	slices.SortStableFunc(out.Clusters, func(x, y Cluster) int {
@@ -116,17 +125,21 @@ func Compare(baseline, current report.Report) Comparison {
 	return out
 }
 
-func change(inBaseline, inCurrent bool, c Cluster) Change {
+func change(b, c *report.Cluster, cl Cluster) Change {
 	switch {
-	case !inBaseline:
+	case b == nil:
 		return New
-	case !inCurrent:
+	case c == nil:
 		return Resolved
-	case c.PValue >= Significance:
+	case b.Expected:
+		return NowIssue
+	case c.Expected:
+		return NowExpected
+	case cl.PValue >= Significance:
 		return Same
-	case c.Current.Share < c.Baseline.Share:
+	case cl.Current.Share < cl.Baseline.Share:
 		return Better
-	case c.Current.Share > c.Baseline.Share:
+	case cl.Current.Share > cl.Baseline.Share:
 		return Worse
 	}
 	return Same

@@ -100,20 +100,35 @@ func TestSmallCountsNeedSignificance(t *testing.T) {
 	require.Less(t, c.Clusters[0].PValue, 0.05, "Fisher's exact test on 1 of 50 against 12 of 50")
 }
 
-// TestExpectedBehaviorIsNotCompared: behavior the current run holds as expected is not
-// an issue in either run; nor is a baseline-only cluster expected there.
+// TestExpectedBehaviorIsNotCompared: behavior expected in every run that has it is
+// left out. An issue expected in one run and not in the other says so, with both runs'
+// conversations, instead of being compared as an issue of both, dropped, or called new
+// or resolved; and it is no regression.
 func TestExpectedBehaviorIsNotCompared(t *testing.T) {
 	t.Parallel()
 	refusals := issue("ACTION", "refusal", "Agent declines the user's request", 20)
-	expectedNow := refusals
-	expectedNow.Expected = true
+	expected := refusals
+	expected.Expected = true
 	handoffs := issue("ACTION", "human_handoff", "Agent hands off as its policy says", 10)
 	handoffs.Expected = true
-	c := compare.Compare(diagnosis("b", 100, refusals, handoffs), diagnosis("c", 100, expectedNow))
-	require.Empty(t, c.Clusters)
-	c = compare.Compare(diagnosis("b", 100, expectedNow), diagnosis("c", 100, refusals))
-	require.Len(t, c.Clusters, 1, "no longer expected: compared with its expected counterpart")
-	require.Equal(t, compare.Same, c.Clusters[0].Change)
+	c := compare.Compare(diagnosis("b", 100, expected, handoffs), diagnosis("c", 100, expected))
+	require.Empty(t, c.Clusters, "expected in both, and expected in the baseline alone")
+	c = compare.Compare(diagnosis("b", 100), diagnosis("c", 100, handoffs))
+	require.Empty(t, c.Clusters, "expected in the current run alone")
+
+	c = compare.Compare(diagnosis("b", 100, refusals), diagnosis("c", 100, expected))
+	require.Len(t, c.Clusters, 1, "marked expected since the baseline")
+	require.Equal(t, compare.NowExpected, c.Clusters[0].Change)
+	require.Equal(t, 20, c.Clusters[0].Baseline.Conversations)
+	require.Equal(t, 20, c.Clusters[0].Current.Conversations)
+
+	more := refusals
+	more.Conversations = 60
+	c = compare.Compare(diagnosis("b", 100, expected), diagnosis("c", 100, more))
+	require.Len(t, c.Clusters, 1, "an issue since the baseline, where it was expected")
+	require.Equal(t, compare.NowIssue, c.Clusters[0].Change, "not worse: the baseline did not count it as an issue")
+	require.Empty(t, c.Regressions())
+	require.Equal(t, 1, c.Count(compare.NowIssue))
 }
 
 func TestEachClusterMatchesOnce(t *testing.T) {
