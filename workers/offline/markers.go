@@ -19,6 +19,7 @@ type markers struct {
 	handoffText  textmatch.PhraseSet // the assistant says it transfers now (not an offer)
 	knowledgeGap textmatch.PhraseSet
 	decline      textmatch.PhraseSet // the assistant says something cannot be done
+	condition    textmatch.PhraseSet // a clause that opens a case, not a statement: "if", "unless", 如果
 }
 
 func newMarkers() markers {
@@ -83,6 +84,9 @@ func newMarkers() markers {
 			"i don't have access to", "i do not have access to", "i don't have information", "i do not have information",
 			"i don't have any information", "i'm not sure", "i am not sure", "i don't know", "no information about",
 			"我不清楚", "我不知道", "没有相关信息", "无法查询", "查不到",
+		),
+		condition: textmatch.NewPhraseSet(
+			"if", "unless", "in case", "should you", "whether", "如果", "假如", "要是", "万一", "若",
 		),
 		decline: textmatch.NewPhraseSet(
 			"unable to", "i can't", "i cannot", "cannot be", "can't be", "can not be", "not able to", "not possible",

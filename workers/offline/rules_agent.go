@@ -143,7 +143,7 @@ func (a *Analyzer) findDeclines(v *view) []decline {
 // user for something; it turns nothing down.
 func (a *Analyzer) firstDecline(f textmatch.Folded) (textmatch.Match, bool) {
 	for m := range a.m.decline.All(f) {
-		if !conditional(f.Orig, m.Start) {
+		if !a.conditional(f.Orig, m.Start) {
 			return m, true
 		}
 	}
@@ -151,24 +151,17 @@ func (a *Analyzer) firstDecline(f textmatch.Folded) (textmatch.Match, bool) {
 }
 
 // conditional reports whether the clause of text that holds pos opens with a
-// condition ("if", "unless", "in case", "should you", 如果): what it says of the agent
-// or the user is a case, not a statement. The clause starts after the last mark that
-// ends a sentence or a clause before pos.
-func conditional(text string, pos int) bool {
-	start := strings.LastIndexAny(text[:pos], ".!?;:,\n。！？；，、")
-	if start >= 0 {
-		_, size := utf8.DecodeRuneInString(text[start:])
-		start += size
-	} else {
-		start = 0
+// condition (markers.condition): what it says of the agent or the user is a case, not
+// a statement. The clause starts after the last mark that ends a sentence or a clause
+// before pos.
+func (a *Analyzer) conditional(text string, pos int) bool {
+	start := 0
+	if i := strings.LastIndexAny(text[:pos], ".!?;:,\n。！？；，、"); i >= 0 {
+		_, size := utf8.DecodeRuneInString(text[i:])
+		start = i + size
 	}
-	clause := textmatch.FoldString(strings.TrimSpace(text[start:pos]))
-	for _, opener := range []string{"if ", "unless ", "in case ", "should you ", "whether ", "如果", "假如", "要是", "万一", "若"} {
-		if strings.HasPrefix(clause, opener) {
-			return true
-		}
-	}
-	return false
+	m, ok := a.m.condition.Find(textmatch.Fold(strings.TrimSpace(text[start:pos])))
+	return ok && m.Start == 0
 }
 
 // refusals reports the agent declining requests. A refusal the policy calls for is
