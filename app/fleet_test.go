@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -12,24 +15,31 @@ import (
 	"github.com/checkup-dev/checkup/app/apptest"
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/dbtest"
+	"github.com/checkup-dev/checkup/workers/llm/llmtest"
 )
 
 // TestThreeInstancesLoseTwoAndEveryTaskFinishes runs three instances (web and
 // embedded worker) on one database, uploads three tasks over HTTP so each instance
 // runs one, then kills one instance with SIGKILL and stops another with SIGTERM in the
-// middle of their tasks. The last instance takes the killed one's task over once its
+// middle of their tasks. The model holds those two tasks' diagnoses after their first
+// few until the signals are sent, so neither can finish before its signal. The last instance takes the killed one's task over once its
 // heartbeat is stale, resumes the handed-back one at once, and every task completes
 // with its report intact.
 func TestThreeInstancesLoseTwoAndEveryTaskFinishes(t *testing.T) {
 	t.Parallel()
 	pool, dbURL := dbtest.Isolated(t)
-	o := setupOps(t, pool, dbURL, 60*time.Millisecond)
+	const perTask = 24
+	var parts [][]byte
+	for i := range 3 {
+		parts = append(parts, sampleSlice(t, i*perTask, perTask))
+	}
+	release := make(chan struct{})
+	o := setupOpsWith(t, pool, dbURL, holdBeyond(t, parts[:2], 6, release))
 	procs := []*apptest.Process{o.start(t), o.start(t), o.start(t)}
 
-	const perTask = 24
 	var ids []uuid.UUID
 	for i, p := range procs {
-		ids = append(ids, o.upload(t, p.Addr, fmt.Sprintf("part-%d.jsonl", i+1), sampleSlice(t, i*perTask, perTask)))
+		ids = append(ids, o.upload(t, p.Addr, fmt.Sprintf("part-%d.jsonl", i+1), parts[i]))
 	}
 	var tasks []dbsqlc.AnalysisTask
 	for _, id := range ids {
@@ -48,6 +58,7 @@ func TestThreeInstancesLoseTwoAndEveryTaskFinishes(t *testing.T) {
 
 	require.NoError(t, killed.Signal(syscall.SIGKILL))
 	require.NoError(t, stopped.Signal(syscall.SIGTERM))
+	close(release)
 	code, err := stopped.Wait(20 * time.Second)
 	require.NoError(t, err)
 	require.Equal(t, 0, code)
@@ -77,4 +88,47 @@ func TestThreeInstancesLoseTwoAndEveryTaskFinishes(t *testing.T) {
 		again += n - 1
 	}
 	require.LessOrEqual(t, again, 4, "conversations diagnosed twice: %d", again)
+}
+
+// holdBeyond answers every call after a short delay, except that once a held part
+// has had its first diagnoses asked for, each further diagnosis of one of its
+// conversations also waits for release.
+func holdBeyond(t *testing.T, held [][]byte, first int, release <-chan struct{}) llmtest.Script {
+	t.Helper()
+	partOf := map[string]int{}
+	for i, part := range held {
+		for _, id := range conversationIDs(t, part) {
+			partOf[id] = i
+		}
+	}
+	var mu sync.Mutex
+	asked := make([]int, len(held))
+	return func(req llmtest.Request, _ int) llmtest.Reply {
+		r := llmtest.Valid(req)
+		r.Delay = 60 * time.Millisecond
+		part, ok := partOf[req.Conversation()]
+		if !ok || req.Schema() != "diagnosis" || req.Repair() {
+			return r
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if asked[part]++; asked[part] > first {
+			r.Until = release
+		}
+		return r
+	}
+}
+
+// conversationIDs is the conversation_id of every line of a JSONL file.
+func conversationIDs(t *testing.T, jsonl []byte) []string {
+	t.Helper()
+	var ids []string
+	for line := range bytes.Lines(jsonl) {
+		var c struct {
+			ID string `json:"conversation_id"`
+		}
+		require.NoError(t, json.Unmarshal(line, &c))
+		ids = append(ids, c.ID)
+	}
+	return ids
 }

@@ -40,11 +40,17 @@ type ops struct {
 
 func setupOps(t *testing.T, pool *pgxpool.Pool, dbURL string, callDelay time.Duration) *ops {
 	t.Helper()
-	model := llmtest.New(t, llmtest.WithScript(func(req llmtest.Request, _ int) llmtest.Reply {
+	return setupOpsWith(t, pool, dbURL, func(req llmtest.Request, _ int) llmtest.Reply {
 		r := llmtest.Valid(req)
 		r.Delay = callDelay
 		return r
-	}))
+	})
+}
+
+// setupOpsWith is setupOps with a model that answers by script.
+func setupOpsWith(t *testing.T, pool *pgxpool.Pool, dbURL string, script llmtest.Script) *ops {
+	t.Helper()
+	model := llmtest.New(t, llmtest.WithScript(script))
 	return &ops{bin: binary(t), pool: pool, dbURL: dbURL, model: model,
 		session: authtest.NewSession(t, pool, "ops-"+uuid.NewString()+"@example.com")}
 }

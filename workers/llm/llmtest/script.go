@@ -21,6 +21,9 @@ type Reply struct {
 	// Delay holds the answer back; the wait ends early, unanswered, when the client
 	// goes away or the server closes.
 	Delay time.Duration
+	// Until, when set, holds the answer until it is closed, then Delay runs; the wait
+	// ends early, unanswered, as Delay's does. Tests release held calls with it.
+	Until <-chan struct{}
 	// Hang never answers: the handler blocks until the client goes away or the
 	// server closes.
 	Hang bool

@@ -152,24 +152,33 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	n := s.record(&req)
 	reply := s.script(req, n)
 
+	if reply.Until != nil && !hold(s, r, reply.Until) {
+		return
+	}
 	var wait <-chan time.Time
 	if reply.Delay > 0 {
 		timer := time.NewTimer(reply.Delay)
 		defer timer.Stop()
 		wait = timer.C
 	}
-	if reply.Hang || wait != nil {
-		select {
-		case <-wait: // a nil channel when hanging: only the cases below end the wait
-		case <-r.Context().Done():
-			s.count(func(st *Stats) { st.Abandoned++ })
-			return
-		case <-s.closing:
-			s.count(func(st *Stats) { st.Abandoned++ })
-			return
-		}
+	if (reply.Hang || wait != nil) && !hold(s, r, wait) {
+		return
 	}
 	s.answer(w, req, reply)
+}
+
+// hold waits for release to deliver (a nil release, when hanging, waits for ever)
+// and reports whether it did; the client going away or the server closing ends the
+// wait early, with the request counted as abandoned.
+func hold[T any](s *Server, r *http.Request, release <-chan T) bool {
+	select {
+	case <-release:
+		return true
+	case <-r.Context().Done():
+	case <-s.closing:
+	}
+	s.count(func(st *Stats) { st.Abandoned++ })
+	return false
 }
 
 // record stores req with its sequence number and returns its attempt number.

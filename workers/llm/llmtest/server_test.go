@@ -237,6 +237,37 @@ func TestDelayEndsWhenClientLeaves(t *testing.T) {
 	require.Zero(t, st.Completions)
 }
 
+func TestUntilHoldsTheAnswerUntilReleased(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := llmtest.Start(llmtest.WithScript(func(req llmtest.Request, _ int) llmtest.Reply {
+		r := llmtest.Valid(req)
+		r.Until = release
+		return r
+	}))
+	defer srv.Close()
+	req := newRequest(t, context.Background(), srv, body(t, nil))
+	done := make(chan int, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- 0
+			return
+		}
+		resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+	require.True(t, srv.WaitRequests(nil, 1))
+	select {
+	case code := <-done:
+		t.Fatalf("answered %d before release", code)
+	default:
+	}
+	close(release)
+	require.Equal(t, http.StatusOK, <-done)
+	require.Equal(t, 1, srv.Stats().Completions)
+}
+
 func TestFaultHelpers(t *testing.T) {
 	t.Parallel()
 	req := llmtest.Request{Messages: []llmtest.Message{{Role: "user", Content: transcriptPrompt}}}
