@@ -37,6 +37,8 @@ func TestMarkExpectedNowAndInTheNextRun(t *testing.T) {
 	before := taskReport(t, b.alice, id)
 	marked := firstActionCluster(t, before)
 	mark := clusterPath(id, marked.ClusterIdx, "expected")
+	category := clusterOf(t, before, marked.ClusterIdx).Category
+	issuesBefore := requireIssuesFollowMarks(t, b, id, category)
 
 	// Refused: no CSRF token, another user, a running task, a cluster that does not
 	// exist, a reason too long, taking back a mark never made. Nothing changes.
@@ -84,6 +86,9 @@ func TestMarkExpectedNowAndInTheNextRun(t *testing.T) {
 	}
 	require.Len(t, rules(t, b.alice), 1)
 	require.Empty(t, rules(t, b.bob), "Bob has no rules")
+	require.NotEmpty(t, changedIssues(issuesBefore, requireIssuesFollowMarks(t, b, id, category)),
+		"the list no longer counts the marked issue's findings")
+	require.Equal(t, "marked as expected by you", findingStanding(t, b, id, marked.ClusterIdx), "and neither does the conversation's page")
 
 	// The next run of the same conversations marks the same issue, and writes no Action
 	// for it; Bob's run of them is untouched.
@@ -110,6 +115,7 @@ func TestMarkExpectedNowAndInTheNextRun(t *testing.T) {
 		next, same.Idx).Scan(&unassigned, &withEvidence))
 	require.Zero(t, unassigned, "the rule marks the issue, and its findings are still in it")
 	require.Equal(t, 1, withEvidence, "the marked issue shows its evidence")
+	requireIssuesFollowMarks(t, b, next, category)
 
 	bobs := b.diagnose(t, b.bob, "Support, March", convs)
 	bobReport := taskReport(t, b.bob, bobs)
@@ -126,6 +132,8 @@ func TestMarkExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Nil(t, clusterOf(t, undone, marked.ClusterIdx).ExpectedBy)
 	require.Equal(t, before.Actions, undone.Actions, "the Actions and their ranks as they were")
 	require.Empty(t, rules(t, b.alice), "the rule is gone with the mark")
+	require.Equal(t, issuesBefore, requireIssuesFollowMarks(t, b, id, category), "the list as it was")
+	require.Empty(t, findingStanding(t, b, id, marked.ClusterIdx), "an issue again")
 
 	// In the next run the issue was expected when the Actions were written: taken back,
 	// it is an issue again with no Action, and the notice says how to get one.

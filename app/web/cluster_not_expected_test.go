@@ -35,6 +35,8 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 	before := taskReport(t, b.alice, id)
 	policy := policyCluster(t, before)
 	mark := clusterPath(id, policy.Idx, "not-expected")
+	issuesBefore := requireIssuesFollowMarks(t, b, id, policy.Category)
+	require.Equal(t, "expected by the policy", findingStanding(t, b, id, policy.Idx))
 
 	req, err := http.NewRequest(http.MethodPost, b.url+mark, strings.NewReader("reason=x"))
 	require.NoError(t, err)
@@ -83,6 +85,10 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Zero(t, testid(doc, "expected-cluster").FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return strings.Contains(s.Text(), c.Title)
 	}).Length(), "no longer under expected behavior")
+	require.NotEmpty(t, changedIssues(issuesBefore, requireIssuesFollowMarks(t, b, id, policy.Category)),
+		"the list counts the overruled issue's findings")
+	require.Equal(t, "an issue: you said the policy does not make it expected", findingStanding(t, b, id, policy.Idx),
+		"and so does the conversation's page")
 
 	resp = b.alice.PostForm(t, clusterPath(id, policy.Idx, "expected"), nil)
 	require.Equal(t, http.StatusConflict, resp.StatusCode, "marked expected only by taking the word back")
@@ -117,6 +123,7 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 	require.NoError(t, b.pool.QueryRow(t.Context(),
 		`SELECT count(*) FROM task_finding WHERE task_id = $1 AND cluster_idx IS NULL`, next).Scan(&unassigned))
 	require.Zero(t, unassigned, "its findings, still the policy's, are in it")
+	requireIssuesFollowMarks(t, b, next, policy.Category)
 	bobs := b.diagnose(t, b.bob, "Support, March", convs)
 	require.True(t, sameIssue(t, taskReport(t, b.bob, bobs), c).Expected, "another owner's run is unaffected")
 
@@ -132,6 +139,8 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 	require.False(t, undone.PolicyOverruled)
 	require.Equal(t, policy.ExpectedReason, undone.ExpectedReason, "the policy's sentence is its reason again")
 	require.Empty(t, rules(t, b.alice), "the rule is gone with the word")
+	require.Equal(t, issuesBefore, requireIssuesFollowMarks(t, b, id, policy.Category), "the list as it was")
+	require.Equal(t, "expected by the policy", findingStanding(t, b, id, policy.Idx), "the policy's again")
 	require.True(t, clusterOf(t, taskReport(t, b.alice, next), same.Idx).PolicyOverruled, "the next run keeps what it was told")
 	require.Contains(t, strings.Join(strings.Fields(testid(parse(t, b.alice.Get(t, "/tasks/"+next.String())), "overruled").Text()), " "),
 		"The rule this made has been removed", "and no longer promises a rule")

@@ -11,8 +11,10 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/pages"
+	"github.com/checkup-dev/checkup/workers/cluster"
 )
 
 // conversationShow is one conversation of a task: its transcript with the quoted
@@ -38,7 +40,8 @@ func (s *Server) conversationShow(c echo.Context) error {
 	v := pages.ConversationView{
 		TaskID: id.String(), TaskTitle: rows.Task.Title, Seq: int(conv.Seq), ExternalID: conv.ExternalID,
 		QCStatus: conv.QcStatus, QCReason: conv.QcReason, DiagnosisStatus: conv.DiagnosisStatus,
-		Flags: d.Flags, Findings: d.Findings, Turns: pages.Messages(d.Messages, d.Findings, d.Flags),
+		Flags: d.Flags, Findings: d.Findings, Standings: standings(rows.Clusters),
+		Turns: pages.Messages(d.Messages, d.Findings, d.Flags),
 	}
 	if d.Diagnosis != nil {
 		v.Outcome, v.Summary = d.Diagnosis.Outcome, d.Diagnosis.Summary
@@ -50,6 +53,24 @@ func (s *Server) conversationShow(c echo.Context) error {
 		v.Label = *conv.Label
 	}
 	return render(c, http.StatusOK, pages.ConversationShow(s.page(c, fmt.Sprintf("Conversation %d · %s", conv.Seq, rows.Task.Title)), v))
+}
+
+// standings is the word on each of the conversation's issues, by cluster index.
+func standings(clusters []dbsqlc.ListConversationClusterStandingsRow) map[int]pages.Standing {
+	out := make(map[int]pages.Standing, len(clusters))
+	for _, c := range clusters {
+		switch {
+		case c.PolicyOverruled:
+			out[int(c.Idx)] = pages.StandingOverruled
+		case !c.Expected:
+			out[int(c.Idx)] = pages.StandingIssue
+		case c.ExpectedBy != nil && *c.ExpectedBy == cluster.ExpectedByOwner:
+			out[int(c.Idx)] = pages.StandingOwner
+		default:
+			out[int(c.Idx)] = pages.StandingPolicy
+		}
+	}
+	return out
 }
 
 // conversationError says which of the two is missing when a conversation is not found:

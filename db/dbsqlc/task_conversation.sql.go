@@ -672,7 +672,9 @@ FROM task_conversation c
 LEFT JOIN LATERAL (
     SELECT f.type, f.category, f.title, f.severity
     FROM task_finding f
-    WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq AND NOT f.expected
+    LEFT JOIN task_cluster k ON k.task_id = f.task_id AND k.owner_user_id = f.owner_user_id AND k.idx = f.cluster_idx
+    WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq
+      AND NOT coalesce(k.expected, f.expected)
     ORDER BY f.severity DESC, f.priority_score DESC, f.idx
     LIMIT 1
 ) top ON true
@@ -748,7 +750,8 @@ type ListTaskConversationsRow struct {
 // a driver's conversations, a finding category, a lowest severity, an outcome label, a
 // risk kind, a full-text query (a tsquery of search.Query's terms) or the seqs a
 // search matched (SearchConversationSeqs). Each row carries its most severe finding
-// that is not expected behaviour, and its risk kinds.
+// that is not expected behaviour (by its cluster's standing, as RefreshIssueColumns
+// has it), and its risk kinds.
 //
 // Run it planned with its parameters (store.planned): PostgreSQL then folds away the
 // sorts and filters not asked for and walks the one index of the sort asked for. A
@@ -845,6 +848,48 @@ type MergeTaskSearchPendingParams struct {
 func (q *Queries) MergeTaskSearchPending(ctx context.Context, db DBTX, arg MergeTaskSearchPendingParams) error {
 	_, err := db.Exec(ctx, mergeTaskSearchPending, arg.TaskID, arg.OwnerUserID)
 	return err
+}
+
+const refreshIssueColumns = `-- name: RefreshIssueColumns :execrows
+WITH conv AS (
+    SELECT DISTINCT unnest(k.conversation_seqs) AS seq
+    FROM task_cluster k
+    WHERE k.task_id = $1 AND k.owner_user_id = $2 AND k.idx = ANY($3::int[])
+), issues AS (
+    SELECT conv.seq,
+           coalesce(max(f.severity) FILTER (WHERE NOT coalesce(k.expected, f.expected)), 0)::int AS max_severity,
+           coalesce(array_agg(DISTINCT f.category ORDER BY f.category) FILTER (WHERE NOT coalesce(k.expected, f.expected)),
+                    '{}')::text[] AS categories
+    FROM conv
+    JOIN task_finding f ON f.task_id = $1 AND f.owner_user_id = $2 AND f.conversation_seq = conv.seq
+    LEFT JOIN task_cluster k ON k.task_id = f.task_id AND k.owner_user_id = f.owner_user_id AND k.idx = f.cluster_idx
+    GROUP BY conv.seq
+)
+UPDATE task_conversation c
+SET max_severity = issues.max_severity, finding_categories = issues.categories
+FROM issues
+WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq = issues.seq
+  AND (c.max_severity, c.finding_categories) IS DISTINCT FROM (issues.max_severity, issues.categories)
+`
+
+type RefreshIssueColumnsParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Idxs        []int32
+}
+
+// Derives again the most severe finding and the finding categories that are issues of
+// the conversations of clusters @idxs, from the findings and their clusters: a finding
+// is an issue unless its cluster is expected behaviour (an unclustered one, unless it
+// is itself). StoreConversationDiagnoses derived them from the findings alone, so an
+// owner's word on a cluster, a mark or a rule, changes them. A row that keeps its
+// values is not written.
+func (q *Queries) RefreshIssueColumns(ctx context.Context, db DBTX, arg RefreshIssueColumnsParams) (int64, error) {
+	result, err := db.Exec(ctx, refreshIssueColumns, arg.TaskID, arg.OwnerUserID, arg.Idxs)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const saveConversationDiagnosis = `-- name: SaveConversationDiagnosis :execrows

@@ -224,6 +224,33 @@ SET diagnosis = @diagnosis, diagnosis_status = @diagnosis_status,
     diagnosed_at = coalesce(sqlc.narg('now')::timestamptz, now())
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq = @seq;
 
+-- name: RefreshIssueColumns :execrows
+-- Derives again the most severe finding and the finding categories that are issues of
+-- the conversations of clusters @idxs, from the findings and their clusters: a finding
+-- is an issue unless its cluster is expected behaviour (an unclustered one, unless it
+-- is itself). StoreConversationDiagnoses derived them from the findings alone, so an
+-- owner's word on a cluster, a mark or a rule, changes them. A row that keeps its
+-- values is not written.
+WITH conv AS (
+    SELECT DISTINCT unnest(k.conversation_seqs) AS seq
+    FROM task_cluster k
+    WHERE k.task_id = @task_id AND k.owner_user_id = @owner_user_id AND k.idx = ANY(@idxs::int[])
+), issues AS (
+    SELECT conv.seq,
+           coalesce(max(f.severity) FILTER (WHERE NOT coalesce(k.expected, f.expected)), 0)::int AS max_severity,
+           coalesce(array_agg(DISTINCT f.category ORDER BY f.category) FILTER (WHERE NOT coalesce(k.expected, f.expected)),
+                    '{}')::text[] AS categories
+    FROM conv
+    JOIN task_finding f ON f.task_id = @task_id AND f.owner_user_id = @owner_user_id AND f.conversation_seq = conv.seq
+    LEFT JOIN task_cluster k ON k.task_id = f.task_id AND k.owner_user_id = f.owner_user_id AND k.idx = f.cluster_idx
+    GROUP BY conv.seq
+)
+UPDATE task_conversation c
+SET max_severity = issues.max_severity, finding_categories = issues.categories
+FROM issues
+WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = issues.seq
+  AND (c.max_severity, c.finding_categories) IS DISTINCT FROM (issues.max_severity, issues.categories);
+
 -- Owner-scoped reads of a task's conversations for the report, without their messages.
 
 -- name: ListTaskConversationSummaries :many
@@ -247,7 +274,8 @@ ORDER BY seq;
 -- a driver's conversations, a finding category, a lowest severity, an outcome label, a
 -- risk kind, a full-text query (a tsquery of search.Query's terms) or the seqs a
 -- search matched (SearchConversationSeqs). Each row carries its most severe finding
--- that is not expected behaviour, and its risk kinds.
+-- that is not expected behaviour (by its cluster's standing, as RefreshIssueColumns
+-- has it), and its risk kinds.
 --
 -- Run it planned with its parameters (store.planned): PostgreSQL then folds away the
 -- sorts and filters not asked for and walks the one index of the sort asked for. A
@@ -265,7 +293,9 @@ FROM task_conversation c
 LEFT JOIN LATERAL (
     SELECT f.type, f.category, f.title, f.severity
     FROM task_finding f
-    WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq AND NOT f.expected
+    LEFT JOIN task_cluster k ON k.task_id = f.task_id AND k.owner_user_id = f.owner_user_id AND k.idx = f.cluster_idx
+    WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq
+      AND NOT coalesce(k.expected, f.expected)
     ORDER BY f.severity DESC, f.priority_score DESC, f.idx
     LIMIT 1
 ) top ON true

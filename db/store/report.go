@@ -244,11 +244,15 @@ func pages[T any](last int32, read func(after int32) ([]T, error)) iter.Seq2[T, 
 }
 
 // ConversationRows is what the conversation page shows: the task it belongs to, the
-// conversation with its messages, and the findings made about it.
+// conversation with its messages, and the findings made about it with their clusters'
+// standing.
 type ConversationRows struct {
 	Task         dbsqlc.AnalysisTask
 	Conversation dbsqlc.TaskConversation
 	Findings     []dbsqlc.TaskFinding
+	// Clusters is the standing of the findings' clusters: whether each is expected
+	// behaviour, by whose word.
+	Clusters []dbsqlc.ListConversationClusterStandingsRow
 }
 
 // Conversation reads conversation seq of owner's task id in one read-only snapshot. A
@@ -266,7 +270,11 @@ func (s *Store) Conversation(ctx context.Context, id uuid.UUID, seq int32, owner
 				TaskID: id, OwnerUserID: uid, Seq: seq}); err != nil {
 				return err
 			}
-			r.Findings, err = s.q.ListConversationFindings(ctx, tx, dbsqlc.ListConversationFindingsParams{
+			if r.Findings, err = s.q.ListConversationFindings(ctx, tx, dbsqlc.ListConversationFindingsParams{
+				TaskID: id, OwnerUserID: uid, Seq: seq}); err != nil {
+				return err
+			}
+			r.Clusters, err = s.q.ListConversationClusterStandings(ctx, tx, dbsqlc.ListConversationClusterStandingsParams{
 				TaskID: id, OwnerUserID: uid, Seq: seq})
 			return err
 		})

@@ -189,6 +189,8 @@ type clusterMark struct {
 	reason              string
 }
 
+// setExpected stores m on cluster idx, and what follows from it on its conversations:
+// the most severe of their findings that are issues, and those findings' categories.
 func (r *Review) setExpected(ctx context.Context, idx int32, m clusterMark) error {
 	n, err := r.s.q.SetClusterExpected(ctx, r.tx, dbsqlc.SetClusterExpectedParams{
 		Expected: m.expected, ExpectedBy: m.by, ExpectedReason: m.reason, PolicyOverruled: m.overruled,
@@ -199,6 +201,11 @@ func (r *Review) setExpected(ctx context.Context, idx int32, m clusterMark) erro
 	}
 	if n == 0 {
 		return ErrNotFound
+	}
+	if _, err := r.s.q.RefreshIssueColumns(ctx, r.tx, dbsqlc.RefreshIssueColumnsParams{
+		TaskID: r.id, OwnerUserID: r.owner.UserID(), Idxs: []int32{idx},
+	}); err != nil {
+		return fmt.Errorf("store: conversations of cluster %d: %w", idx, err)
 	}
 	for i := range r.clusters {
 		if r.clusters[i].Idx == idx {

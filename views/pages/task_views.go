@@ -149,7 +149,35 @@ type ConversationView struct {
 	FailedTurn      int      // where things first went wrong, 0 when nowhere
 	Flags           []report.RiskFlag
 	Findings        []report.Finding
-	Turns           []components.Turn
+	// Standings is the word on each finding's issue, by cluster index; a finding
+	// missing from it stands as the analyzer flagged it.
+	Standings map[int]Standing
+	Turns     []components.Turn
+}
+
+// Standing is whose word makes a finding's issue expected behaviour, or an issue
+// though the agent's policy seemed to call for it.
+type Standing int
+
+// The standings of a finding.
+const (
+	StandingIssue     Standing = iota // an issue
+	StandingPolicy                    // expected: the agent's policy calls for it
+	StandingOwner                     // expected: the owner marked it, or a rule of theirs
+	StandingOverruled                 // an issue: the owner said the policy does not make it expected
+)
+
+// StandingOf is the word on f: its issue's, or the analyzer's for a finding in none.
+func (v ConversationView) StandingOf(f report.Finding) Standing {
+	if f.ClusterIdx != nil {
+		if s, ok := v.Standings[*f.ClusterIdx]; ok {
+			return s
+		}
+	}
+	if f.Expected {
+		return StandingPolicy
+	}
+	return StandingIssue
 }
 
 // Messages builds the turns of a transcript, marking the turns findings quote and

@@ -110,6 +110,9 @@ func (r *run) buildClusters(ctx context.Context) error {
 		if err := r.assignFindings(ctx, tx, clusters); err != nil {
 			return err
 		}
+		if err := r.refreshIssueColumns(ctx, tx, clusters); err != nil {
+			return err
+		}
 		if _, err := r.q.SetClusterEvidence(ctx, tx, dbsqlc.SetClusterEvidenceParams{
 			TaskID: r.id, OwnerUserID: r.owner, PerCluster: clusterEvidence,
 		}); err != nil {
@@ -173,6 +176,23 @@ func (r *run) assignFindings(ctx context.Context, tx pgx.Tx, clusters []cluster.
 		return fmt.Errorf("pipeline: cluster titles: %w", err)
 	}
 	_, err = r.q.SetFindingClusters(ctx, tx, dbsqlc.SetFindingClustersParams{Clusters: raw, TaskID: r.id, OwnerUserID: r.owner})
+	return err
+}
+
+// refreshIssueColumns derives again what the conversation list filters and sorts by
+// for the conversations of the clusters an owner's rule decided: stored with their
+// diagnoses, it took the findings' own word on whether they are expected.
+func (r *run) refreshIssueColumns(ctx context.Context, tx pgx.Tx, clusters []cluster.Cluster) error {
+	var ruled []int32
+	for _, c := range clusters {
+		if c.Expected != c.FindingsExpected() {
+			ruled = append(ruled, int32(c.Idx))
+		}
+	}
+	if len(ruled) == 0 {
+		return nil
+	}
+	_, err := r.q.RefreshIssueColumns(ctx, tx, dbsqlc.RefreshIssueColumnsParams{TaskID: r.id, OwnerUserID: r.owner, Idxs: ruled})
 	return err
 }
 
