@@ -1,12 +1,15 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
@@ -57,15 +60,8 @@ func (s *Server) conversationList(c echo.Context) error {
 			return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/tasks/%s/conversations/%d", id, seq))
 		}
 	}
-	if search.HasNames(form.Query) {
-		// A task stored before names were indexed whole finds them by their words.
-		holds, err := s.store.SearchHoldsNames(ctx, id, owner, search.NamesTerm)
-		if err != nil {
-			return err
-		}
-		if !holds {
-			filter.Query = search.Query(form.Query, false)
-		}
+	if err := s.searchOldNames(ctx, id, owner, &filter, form.Query); err != nil {
+		return err
 	}
 	list, err := s.store.Conversations(ctx, id, owner, filter, conversationsPerPage)
 	if err != nil {
@@ -91,6 +87,7 @@ func (s *Server) conversationList(c echo.Context) error {
 	}
 	base := components.TaskPath(id.String(), "conversations")
 	q := form.Values()
+	v.RowQuery = listQuery(form, filter).Encode()
 	if list.Next != nil {
 		q.Set("after", list.Next.String(filter.Sort))
 		v.NextURL = base + "?" + q.Encode()
@@ -103,6 +100,31 @@ func (s *Server) conversationList(c echo.Context) error {
 		}
 	}
 	return render(c, status, pages.ConversationList(s.page(c, "Conversations · "+list.Task.Title), v))
+}
+
+// searchOldNames makes a search for names joined by underscores look for their words
+// in a task stored before names were indexed whole.
+func (s *Server) searchOldNames(ctx context.Context, id uuid.UUID, owner store.Owner, filter *store.ConversationFilter, query string) error {
+	if !search.HasNames(query) {
+		return nil
+	}
+	holds, err := s.store.SearchHoldsNames(ctx, id, owner, search.NamesTerm)
+	if err != nil {
+		return err
+	}
+	if !holds {
+		filter.Query = search.Query(query, false)
+	}
+	return nil
+}
+
+// listQuery is the list's query as its rows pass it on to the conversations they open,
+// the sort always named: the conversation's page knows by it that it was opened from
+// the list, and which.
+func listQuery(form pages.ConversationForm, filter store.ConversationFilter) url.Values {
+	q := form.Values()
+	q.Set("sort", string(filter.Sort))
+	return q
 }
 
 // fillMenus sets what the filter form's menus offer.

@@ -13,6 +13,7 @@ import (
 	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
 	"github.com/checkup-dev/checkup/workers/cluster"
 )
@@ -52,7 +53,48 @@ func (s *Server) conversationShow(c echo.Context) error {
 	if conv.Label != nil {
 		v.Label = *conv.Label
 	}
+	if v.List, err = s.listAround(c, id, conv); err != nil {
+		return err
+	}
 	return render(c, http.StatusOK, pages.ConversationShow(s.page(c, fmt.Sprintf("Conversation %d · %s", conv.Seq, rows.Task.Title)), v))
+}
+
+// listAround is where the conversation list the conversation was opened from leads:
+// back to it, and on to the conversation after this one in it. A page not opened from
+// the list (its query names no sort) has none; one whose list query cannot be used
+// leads back to all conversations.
+func (s *Server) listAround(c echo.Context, id uuid.UUID, conv dbsqlc.TaskConversation) (*pages.ListNav, error) {
+	params := c.QueryParams()
+	if !params.Has("sort") {
+		return nil, nil
+	}
+	all := &pages.ListNav{URL: components.TaskPath(id.String(), "conversations")}
+	filter, form, problem := conversationFilter(params)
+	if problem != "" {
+		return all, nil
+	}
+	ctx, owner := c.Request().Context(), auth.OwnerFrom(c)
+	if err := s.searchOldNames(ctx, id, owner, &filter, form.Query); err != nil {
+		return nil, err
+	}
+	filter.After = &store.ConversationCursor{Score: -1, Turns: conv.MessageCount, Severity: conv.MaxSeverity, Seq: conv.Seq}
+	if conv.FailureScore != nil {
+		filter.After.Score = *conv.FailureScore
+	}
+	list, err := s.store.Conversations(ctx, id, owner, filter, 1)
+	if err != nil {
+		return nil, err
+	}
+	filtered, problem := describeFilter(filter, form.Query, list)
+	if problem != "" {
+		return all, nil
+	}
+	q := listQuery(form, filter).Encode()
+	nav := &pages.ListNav{URL: all.URL + "?" + q, Filtered: filtered}
+	if len(list.Conversations) > 0 {
+		nav.NextURL = string(components.ConversationInListURL(id.String(), int(list.Conversations[0].Seq), q))
+	}
+	return nav, nil
 }
 
 // standings is the word on each of the conversation's issues, by cluster index.

@@ -88,16 +88,31 @@ func TestConversationListInBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid="conversation-link"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="transcript"]`)),
 	))
-	loc, err = chromedp.Run(ctx, chromedp.Location())
+	conv, err := chromedp.Run(ctx, chromedp.Location())
 	require.NoError(t, err)
-	require.Equal(t, b.url+"/tasks/"+id.String()+"/conversations/"+first, loc)
+	require.True(t, strings.HasPrefix(conv, b.url+"/tasks/"+id.String()+"/conversations/"+first+"?"), conv)
 	browsertest.Screenshot(t, ctx, "conversation")
+
+	// The conversation leads back to the list as it was filtered.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid="back-to-list"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="conversation-table"]`)),
+	))
+	back, err := chromedp.Run(ctx, chromedp.Location())
+	require.NoError(t, err)
+	for _, part := range []string{fmt.Sprintf("cluster=%d", biggest.Idx), "label=failed", "q=refund"} {
+		require.Contains(t, back, part, "back to the list with its filters")
+	}
+	scope, err = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="list-scope"]`)))
+	require.NoError(t, err)
+	require.Contains(t, scope, `Matching "refund"`)
 
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile)))
 	for name, page := range map[string]string{
-		"list":     "/tasks/" + id.String() + "/conversations",
-		"search":   "/tasks/" + id.String() + "/conversations?sort=severity&q=" + url.QueryEscape("退款"),
-		"settings": "/settings/expected",
+		"list":         "/tasks/" + id.String() + "/conversations",
+		"search":       "/tasks/" + id.String() + "/conversations?sort=severity&q=" + url.QueryEscape("退款"),
+		"settings":     "/settings/expected",
+		"conversation": strings.TrimPrefix(conv, b.url),
 	} {
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(b.url+page), chromedp.WaitVisible(chromedp.CSS(`main`))))
 		requireFitsTheScreen(t, ctx, page)

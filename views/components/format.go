@@ -96,6 +96,16 @@ func ConversationURL(taskID string, seq, turn int) templ.SafeURL {
 	return templ.SafeURL(report.ConversationLink("", taskID, seq, turn))
 }
 
+// ConversationInListURL links to a conversation of a task opened from the conversation
+// list whose query (encoded) is listQuery.
+func ConversationInListURL(taskID string, seq int, listQuery string) templ.SafeURL {
+	u := report.ConversationLink("", taskID, seq, 0)
+	if listQuery != "" {
+		u += "?" + listQuery
+	}
+	return templ.SafeURL(u)
+}
+
 // andOthers ends the sentence that quotes policy, the first of n+1 policy sentences.
 func andOthers(policy string, n int) string {
 	if n == 0 {

@@ -24,6 +24,9 @@ type ConversationListView struct {
 	Matches       string // how many a search lets through ("76 conversations match"); empty without a search
 	NextURL       string // the next page (rel="next"); empty on the last page
 	FirstURL      string // the first page, when this is not it
+	// RowQuery is the list's query, encoded, that each row's link passes on to its
+	// conversation's page, which leads back to the list and on to the next in it.
+	RowQuery string
 }
 
 // ConversationForm is the list's query as sent.

@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"strings"
 	"time"
 
 	"github.com/checkup-dev/checkup/app/report"
@@ -153,6 +154,25 @@ type ConversationView struct {
 	// missing from it stands as the analyzer flagged it.
 	Standings map[int]Standing
 	Turns     []components.Turn
+	// List is where the conversation list it was opened from leads; nil when it was
+	// opened from elsewhere.
+	List *ListNav
+}
+
+// ListNav leads from a conversation back to the list it was opened from, as filtered
+// and sorted, and on to the next conversation in it.
+type ListNav struct {
+	URL      string   // the list
+	Filtered []string // what the list is restricted to, in words; empty for all
+	NextURL  string   // the next conversation in the list; empty after the last
+}
+
+// Label names the list in the link back to it.
+func (n ListNav) Label() string {
+	if len(n.Filtered) == 0 {
+		return "All conversations"
+	}
+	return "Conversations: " + strings.Join(n.Filtered, "; ")
 }
 
 // Standing is whose word makes a finding's issue expected behaviour, or an issue

@@ -1,0 +1,77 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/report"
+)
+
+// TestAConversationLeadsBackToItsListAndOn opens the first conversation of a list from
+// its row and follows "Next in this list" to the end: the conversations come in the
+// list's order, across its pages and ties, each page leads back to the list as it was
+// filtered and sorted, and the last one says it is the last. A conversation opened from
+// elsewhere has no list to lead to; one whose list query is not the list's leads back
+// to all conversations.
+func TestAConversationLeadsBackToItsListAndOn(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	id := b.diagnose(t, b.alice, "Support, labelled", loopSample(t))
+	var category string
+	require.NoError(t, b.pool.QueryRow(t.Context(), `SELECT category FROM task_finding WHERE task_id = $1 AND NOT expected
+		GROUP BY category ORDER BY count(DISTINCT conversation_seq) DESC, category LIMIT 1`, id).Scan(&category))
+	list := "/tasks/" + id.String() + "/conversations"
+
+	for _, c := range []struct {
+		query url.Values
+		label string
+	}{
+		{url.Values{"category": {category}, "sort": {"turns"}}, "Conversations: Finding: " + report.CategoryLabel(category)},
+		{url.Values{"sort": {"severity"}}, "All conversations"},
+		{url.Values{"q": {"refund"}}, `Conversations: Matching "refund"`},
+	} {
+		want, pages := listedSeqs(t, b.alice, list+"?"+c.query.Encode())
+		require.Greater(t, len(want), 1, c.label)
+		first := testid(parse(t, b.alice.Get(t, list+"?"+c.query.Encode())), "conversation-link").First().AttrOr("href", "")
+		sorted := c.query
+		if !sorted.Has("sort") {
+			sorted = url.Values{"q": c.query["q"], "sort": {"failure"}}
+		}
+		var got []int
+		for page := first; page != ""; {
+			resp := b.alice.Get(t, page)
+			require.Equal(t, http.StatusOK, resp.StatusCode, page)
+			doc := parse(t, resp)
+			u, err := url.Parse(page)
+			require.NoError(t, err)
+			seq, err := strconv.Atoi(path.Base(u.Path))
+			require.NoError(t, err)
+			got = append(got, seq)
+			back := testid(doc, "back-to-list")
+			require.Equal(t, list+"?"+sorted.Encode(), back.AttrOr("href", ""), "%s: back to the list as it was", c.label)
+			require.Equal(t, c.label, back.Text())
+			page = testid(doc, "next-in-list").AttrOr("href", "")
+			if page == "" {
+				require.Equal(t, 1, testid(doc, "last-in-list").Length(), "%s: the last says so", c.label)
+			}
+			require.LessOrEqual(t, len(got), len(want), "%s: no conversation twice", c.label)
+		}
+		require.Equal(t, want, got, "%s: the list's conversations in its order (%d pages)", c.label, pages)
+		t.Logf("%s: %d conversations on %d pages", c.label, len(got), pages)
+	}
+
+	doc := parse(t, b.alice.Get(t, list+"/1"))
+	require.Zero(t, testid(doc, "back-to-list").Length(), "opened from elsewhere: no list")
+	require.Zero(t, testid(doc, "list-nav").Length())
+	resp := b.alice.Get(t, list+"/1?sort=sideways")
+	require.Equal(t, http.StatusOK, resp.StatusCode, "the conversation is shown whatever its list query")
+	doc = parse(t, resp)
+	require.Equal(t, list, testid(doc, "back-to-list").AttrOr("href", ""))
+	require.Equal(t, "All conversations", testid(doc, "back-to-list").Text())
+	require.Zero(t, testid(doc, "next-in-list").Length())
+}
