@@ -77,6 +77,8 @@ func (s *Server) conversationList(c echo.Context) error {
 	case list.Unsearchable: // the page says why nothing matched
 	case list.Matches != nil:
 		v.Matches = components.Plural(*list.Matches, "conversation matches", "conversations match")
+	case list.ManyMatches && filter.Query == "":
+		v.Matches = "More than " + components.Count(store.FewMatches) + " conversations match"
 	case list.ManyMatches && len(v.Filtered) > 1:
 		v.Matches = "More than " + components.Count(store.FewMatches) + " conversations contain these words, before the other filters"
 	case list.ManyMatches:

@@ -41,6 +41,58 @@ func (q *Queries) CountConversationDiagnoses(ctx context.Context, db DBTX, arg C
 	return i, err
 }
 
+const countTaskConversations = `-- name: CountTaskConversations :one
+SELECT count(*)::int FROM (
+    SELECT 1
+    FROM task_conversation c
+    WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.qc_status = 'kept'
+      AND ($3::int IS NULL OR c.seq IN (
+            SELECT unnest(k.conversation_seqs) FROM task_cluster k
+            WHERE k.task_id = $1 AND k.owner_user_id = $2 AND k.idx = $3::int))
+      AND ($4::int IS NULL OR c.seq IN (
+            SELECT unnest(d.conversation_seqs) FROM task_driver d
+            WHERE d.task_id = $1 AND d.owner_user_id = $2 AND d.idx = $4::int))
+      AND ($5::text IS NULL OR c.finding_categories @> ARRAY[$5::text])
+      AND ($6::int IS NULL OR c.max_severity >= $6::int)
+      AND ($7::text IS NULL OR c.label = $7::text)
+      AND ($8::text IS NULL OR c.risk_flags @> jsonb_build_array(jsonb_build_object('kind', $8::text)))
+    LIMIT $9
+) AS matched
+`
+
+type CountTaskConversationsParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Cluster     *int32
+	Driver      *int32
+	Category    *string
+	MinSeverity *int32
+	Label       *string
+	Risk        *string
+	MaxRows     int32
+}
+
+// How many of the task's kept conversations ListTaskConversations lets through with
+// the filters (no search), counting no further than @max_rows: a filter's count costs
+// at most a walk of the task's conversations, as a page of a rare filter's list does.
+// Run it planned, as the list is, so the filters not asked for fold away.
+func (q *Queries) CountTaskConversations(ctx context.Context, db DBTX, arg CountTaskConversationsParams) (int32, error) {
+	row := db.QueryRow(ctx, countTaskConversations,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.Cluster,
+		arg.Driver,
+		arg.Category,
+		arg.MinSeverity,
+		arg.Label,
+		arg.Risk,
+		arg.MaxRows,
+	)
+	var column_1 int32
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const countTaskConversationsIn = `-- name: CountTaskConversationsIn :one
 SELECT count(*)::int
 FROM task_conversation c

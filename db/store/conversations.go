@@ -112,9 +112,9 @@ type ConversationList struct {
 	// Unsearchable is set when a search found nothing because the task has no search
 	// documents: it was diagnosed before they were stored.
 	Unsearchable bool
-	// Matches is how many conversations a search lets through with the filters, when it
-	// matched few enough to count (FewMatches); nil otherwise. ManyMatches is set when
-	// the search alone matched more than that.
+	// Matches is how many conversations the filters let through, when few enough to
+	// count (FewMatches); nil for the whole list and for more. ManyMatches is set when
+	// there are more: a search alone matched more, or the filters let more through.
 	Matches     *int
 	ManyMatches bool
 }
@@ -124,7 +124,8 @@ type ConversationList struct {
 // to someone else is ErrNotFound), the names of its clusters and drivers, and the page,
 // one query that reads one row more than it shows to know whether a next page exists;
 // a search first reads the conversations it matches when they are few (searchFirst),
-// and when it found nothing, whether the task can be searched at all.
+// and when it found nothing, whether the task can be searched at all. A filtered list
+// is counted, up to FewMatches.
 func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f ConversationFilter, limit int) (ConversationList, error) {
 	var l ConversationList
 	uid := owner.UserID()
@@ -147,6 +148,10 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 				}
 				if l.Matches, l.ManyMatches, err = s.countMatches(ctx, tx, p); err != nil {
 					return fmt.Errorf("count matches: %w", err)
+				}
+			} else if f.filters() {
+				if l.Matches, l.ManyMatches, err = s.countFiltered(ctx, tx, p); err != nil {
+					return fmt.Errorf("count: %w", err)
 				}
 			}
 			if l.Conversations, err = s.q.ListTaskConversations(ctx, planned{tx}, p); err != nil {
@@ -205,7 +210,7 @@ func (s *Store) SearchHoldsNames(ctx context.Context, id uuid.UUID, owner Owner,
 
 // FewMatches is the most conversations a search may match for the list to be read from
 // them, and the matches counted; a search matching more is checked along the list's
-// sort instead.
+// sort instead. A filtered list is counted up to it too.
 const FewMatches = 2000
 
 // searchFirst reads the conversations a search matches from the words' index, when
@@ -245,6 +250,26 @@ func (s *Store) countMatches(ctx context.Context, tx pgx.Tx, p dbsqlc.ListTaskCo
 	}
 	count := int(n)
 	return &count, false, nil
+}
+
+// countFiltered counts the conversations the filters of a list without a search let
+// through, up to FewMatches.
+func (s *Store) countFiltered(ctx context.Context, tx pgx.Tx, p dbsqlc.ListTaskConversationsParams) (*int, bool, error) {
+	n, err := s.q.CountTaskConversations(ctx, planned{tx}, dbsqlc.CountTaskConversationsParams{
+		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, MaxRows: FewMatches + 1,
+		Cluster: p.Cluster, Driver: p.Driver, Category: p.Category, MinSeverity: p.MinSeverity, Label: p.Label, Risk: p.Risk,
+	})
+	if err != nil || n > FewMatches {
+		return nil, n > FewMatches, err
+	}
+	count := int(n)
+	return &count, false, nil
+}
+
+// filters reports whether f restricts the list to fewer than all kept conversations.
+func (f ConversationFilter) filters() bool {
+	return f.Cluster != nil || f.Driver != nil || f.Category != nil || f.MinSeverity != nil ||
+		f.Label != nil || f.Risk != nil || f.Query != ""
 }
 
 func listParams(id uuid.UUID, owner int64, f ConversationFilter, rows int) dbsqlc.ListTaskConversationsParams {
