@@ -21,10 +21,10 @@ import (
 // TestThreeInstancesLoseTwoAndEveryTaskFinishes runs three instances (web and
 // embedded worker) on one database, uploads three tasks over HTTP so each instance
 // runs one, then kills one instance with SIGKILL and stops another with SIGTERM in the
-// middle of their tasks. The model holds those two tasks' diagnoses after their first
-// few until the signals are sent, so neither can finish before its signal. The last instance takes the killed one's task over once its
-// heartbeat is stale, resumes the handed-back one at once, and every task completes
-// with its report intact.
+// middle of their tasks. The model holds every task's diagnoses after its first few
+// until the signals are sent, so that each is caught in its middle. The last instance
+// takes the killed one's task over once its heartbeat is stale, resumes the
+// handed-back one at once, and every task completes with its report intact.
 func TestThreeInstancesLoseTwoAndEveryTaskFinishes(t *testing.T) {
 	t.Parallel()
 	pool, dbURL := dbtest.Isolated(t)
@@ -34,7 +34,7 @@ func TestThreeInstancesLoseTwoAndEveryTaskFinishes(t *testing.T) {
 		parts = append(parts, sampleSlice(t, i*perTask, perTask))
 	}
 	release := make(chan struct{})
-	o := setupOpsWith(t, pool, dbURL, holdBeyond(t, parts[:2], 6, release))
+	o := setupOpsWith(t, pool, dbURL, holdBeyond(t, parts, 6, release))
 	procs := []*apptest.Process{o.start(t), o.start(t), o.start(t)}
 
 	var ids []uuid.UUID

@@ -40,6 +40,7 @@ func (s *Server) conversationList(c echo.Context) error {
 	ctx := c.Request().Context()
 	owner := auth.OwnerFrom(c)
 	filter, form, problem := conversationFilter(c.QueryParams())
+	filter.Counted = true
 	v := pages.ConversationListView{TaskID: id.String(), Form: form, Problem: problem}
 	if problem != "" {
 		t, err := s.store.Task(ctx, id, owner)

@@ -90,7 +90,7 @@ func (s *Server) listAround(c echo.Context, id uuid.UUID, conv dbsqlc.TaskConver
 		return all, nil
 	}
 	q := listQuery(form, filter).Encode()
-	nav := &pages.ListNav{URL: all.URL + "?" + q, Filtered: filtered}
+	nav := &pages.ListNav{URL: all.URL + "?" + q, Filtered: filtered, Read: true}
 	if len(list.Conversations) > 0 {
 		nav.NextURL = string(components.ConversationInListURL(id.String(), int(list.Conversations[0].Seq), q))
 	}

@@ -133,6 +133,56 @@ func (q *Queries) ListClusterNames(ctx context.Context, db DBTX, arg ListCluster
 	return items, nil
 }
 
+const listConversationClusterStandings = `-- name: ListConversationClusterStandings :many
+SELECT k.idx, k.expected, k.expected_by, k.policy_overruled
+FROM task_cluster k
+WHERE k.task_id = $1 AND k.owner_user_id = $2
+  AND k.idx IN (SELECT f.cluster_idx FROM task_finding f
+                WHERE f.task_id = $1 AND f.owner_user_id = $2 AND f.conversation_seq = $3)
+ORDER BY k.idx
+`
+
+type ListConversationClusterStandingsParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Seq         int32
+}
+
+type ListConversationClusterStandingsRow struct {
+	Idx             int32
+	Expected        bool
+	ExpectedBy      *string
+	PolicyOverruled bool
+}
+
+// Whether each cluster of conversation @seq's findings is expected behaviour, by whom,
+// and whether the owner overruled the policy that called for it: what the conversation
+// page says of each finding.
+func (q *Queries) ListConversationClusterStandings(ctx context.Context, db DBTX, arg ListConversationClusterStandingsParams) ([]ListConversationClusterStandingsRow, error) {
+	rows, err := db.Query(ctx, listConversationClusterStandings, arg.TaskID, arg.OwnerUserID, arg.Seq)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListConversationClusterStandingsRow
+	for rows.Next() {
+		var i ListConversationClusterStandingsRow
+		if err := rows.Scan(
+			&i.Idx,
+			&i.Expected,
+			&i.ExpectedBy,
+			&i.PolicyOverruled,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listRunClusters = `-- name: ListRunClusters :many
 SELECT c.task_id, c.idx, c.type, c.category, c.title, c.prevalence, c.expected,
        cardinality(c.conversation_seqs)::int AS conversations, a.rank AS action_rank

@@ -566,7 +566,9 @@ type ListLabelledConversationsAfterRow struct {
 // with their risk flags and the categories of their findings that are not expected
 // behaviour (stored with the diagnosis): what the search for failure drivers reads
 // when the run that diagnosed them could not count them as it went (a resumed task),
-// and what its second pass reads for the conversations of each driver.
+// and what its second pass reads for the conversations of each driver. The drivers are
+// searched while the clusters are built, so they take the findings' own word on what
+// is expected, before the owner's rules (RefreshIssueColumns), as the run's counts do.
 func (q *Queries) ListLabelledConversationsAfter(ctx context.Context, db DBTX, arg ListLabelledConversationsAfterParams) ([]ListLabelledConversationsAfterRow, error) {
 	rows, err := db.Query(ctx, listLabelledConversationsAfter,
 		arg.TaskID,

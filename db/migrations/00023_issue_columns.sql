@@ -4,7 +4,10 @@
 -- on the findings' clusters from now on: a finding of a cluster marked expected (by a
 -- mark or a rule) is not an issue, and one of a cluster whose policy the owner
 -- overruled is. Before, they followed the findings' own flags alone. The
--- conversations of the clusters an owner has spoken on are derived again.
+-- conversations of the clusters an owner has spoken on are derived again. A mark made,
+-- or a diagnosis finished, by an instance still running the earlier code during a
+-- rolling deploy keeps the findings' word on its conversations until the issue is
+-- marked again.
 WITH conv AS (
     SELECT DISTINCT k.task_id, k.owner_user_id, unnest(k.conversation_seqs) AS seq
     FROM task_cluster k

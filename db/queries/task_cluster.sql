@@ -70,3 +70,14 @@ UPDATE task_cluster
 SET expected = @expected, expected_by = sqlc.narg('expected_by'), expected_reason = @expected_reason,
     policy_overruled = @policy_overruled
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND idx = @idx;
+
+-- name: ListConversationClusterStandings :many
+-- Whether each cluster of conversation @seq's findings is expected behaviour, by whom,
+-- and whether the owner overruled the policy that called for it: what the conversation
+-- page says of each finding.
+SELECT k.idx, k.expected, k.expected_by, k.policy_overruled
+FROM task_cluster k
+WHERE k.task_id = @task_id AND k.owner_user_id = @owner_user_id
+  AND k.idx IN (SELECT f.cluster_idx FROM task_finding f
+                WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id AND f.conversation_seq = @seq)
+ORDER BY k.idx;

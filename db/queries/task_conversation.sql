@@ -194,7 +194,9 @@ ORDER BY seq;
 -- with their risk flags and the categories of their findings that are not expected
 -- behaviour (stored with the diagnosis): what the search for failure drivers reads
 -- when the run that diagnosed them could not count them as it went (a resumed task),
--- and what its second pass reads for the conversations of each driver.
+-- and what its second pass reads for the conversations of each driver. The drivers are
+-- searched while the clusters are built, so they take the findings' own word on what
+-- is expected, before the owner's rules (RefreshIssueColumns), as the run's counts do.
 SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags, c.finding_categories AS categories
 FROM task_conversation c
 WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq > @after_seq AND c.seq <= @through_seq

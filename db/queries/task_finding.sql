@@ -119,14 +119,3 @@ SELECT cl.idx AS cluster_idx, (e.value ->> 'conversation_seq')::int AS conversat
 FROM task_cluster cl, jsonb_array_elements(cl.evidence) WITH ORDINALITY AS e(value, n)
 WHERE cl.task_id = @task_id AND cl.owner_user_id = @owner_user_id
 ORDER BY cl.idx, e.n;
-
--- name: ListConversationClusterStandings :many
--- Whether each cluster of conversation @seq's findings is expected behaviour, by whom,
--- and whether the owner overruled the policy that called for it: what the conversation
--- page says of each finding.
-SELECT k.idx, k.expected, k.expected_by, k.policy_overruled
-FROM task_cluster k
-WHERE k.task_id = @task_id AND k.owner_user_id = @owner_user_id
-  AND k.idx IN (SELECT f.cluster_idx FROM task_finding f
-                WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id AND f.conversation_seq = @seq)
-ORDER BY k.idx;

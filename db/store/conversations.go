@@ -99,6 +99,9 @@ type ConversationFilter struct {
 	Risk        *string // with a risk flag of this kind
 	Query       string  // a tsquery of search terms (search.Query); "" for none
 	After       *ConversationCursor
+	// Counted asks for the conversations the filters let through to be counted (up to
+	// FewMatches), for a list that shows how many.
+	Counted bool
 }
 
 // ConversationList is one page of a task's conversations, with what the page names its
@@ -124,8 +127,8 @@ type ConversationList struct {
 // to someone else is ErrNotFound), the names of its clusters and drivers, and the page,
 // one query that reads one row more than it shows to know whether a next page exists;
 // a search first reads the conversations it matches when they are few (searchFirst),
-// and when it found nothing, whether the task can be searched at all. A filtered list
-// is counted, up to FewMatches.
+// and when it found nothing, whether the task can be searched at all. A list asked to
+// be counted (f.Counted) is, up to FewMatches.
 func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f ConversationFilter, limit int) (ConversationList, error) {
 	var l ConversationList
 	uid := owner.UserID()
@@ -146,11 +149,9 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 				if err := s.searchFirst(ctx, tx, &p); err != nil {
 					return fmt.Errorf("search: %w", err)
 				}
-				if l.Matches, l.ManyMatches, err = s.countMatches(ctx, tx, p); err != nil {
-					return fmt.Errorf("count matches: %w", err)
-				}
-			} else if f.filters() {
-				if l.Matches, l.ManyMatches, err = s.countFiltered(ctx, tx, p); err != nil {
+			}
+			if f.Counted {
+				if l.Matches, l.ManyMatches, err = s.count(ctx, tx, f, p); err != nil {
 					return fmt.Errorf("count: %w", err)
 				}
 			}
@@ -252,9 +253,16 @@ func (s *Store) countMatches(ctx context.Context, tx pgx.Tx, p dbsqlc.ListTaskCo
 	return &count, false, nil
 }
 
-// countFiltered counts the conversations the filters of a list without a search let
-// through, up to FewMatches.
-func (s *Store) countFiltered(ctx context.Context, tx pgx.Tx, p dbsqlc.ListTaskConversationsParams) (*int, bool, error) {
+// count counts the conversations f lets through, up to FewMatches: a search's from
+// its matches (countMatches), a filtered list's along the task's conversations. The
+// whole list is not counted.
+func (s *Store) count(ctx context.Context, tx pgx.Tx, f ConversationFilter, p dbsqlc.ListTaskConversationsParams) (*int, bool, error) {
+	switch {
+	case f.Query != "":
+		return s.countMatches(ctx, tx, p)
+	case !f.filters():
+		return nil, false, nil
+	}
 	n, err := s.q.CountTaskConversations(ctx, planned{tx}, dbsqlc.CountTaskConversationsParams{
 		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, MaxRows: FewMatches + 1,
 		Cluster: p.Cluster, Driver: p.Driver, Category: p.Category, MinSeverity: p.MinSeverity, Label: p.Label, Risk: p.Risk,
@@ -266,10 +274,10 @@ func (s *Store) countFiltered(ctx context.Context, tx pgx.Tx, p dbsqlc.ListTaskC
 	return &count, false, nil
 }
 
-// filters reports whether f restricts the list to fewer than all kept conversations.
+// filters reports whether f has a filter other than a search.
 func (f ConversationFilter) filters() bool {
 	return f.Cluster != nil || f.Driver != nil || f.Category != nil || f.MinSeverity != nil ||
-		f.Label != nil || f.Risk != nil || f.Query != ""
+		f.Label != nil || f.Risk != nil
 }
 
 func listParams(id uuid.UUID, owner int64, f ConversationFilter, rows int) dbsqlc.ListTaskConversationsParams {
@@ -298,4 +306,8 @@ type planned struct{ dbsqlc.DBTX }
 
 func (p planned) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
 	return p.DBTX.Query(ctx, sql, append([]any{pgx.QueryExecModeDescribeExec}, args...)...)
+}
+
+func (p planned) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	return p.DBTX.QueryRow(ctx, sql, append([]any{pgx.QueryExecModeDescribeExec}, args...)...)
 }

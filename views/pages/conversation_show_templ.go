@@ -127,7 +127,7 @@ func ConversationShow(p layout.Page, v ConversationView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if v.List != nil {
+			if v.List != nil && v.List.Read {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<p class=\"pager\" data-testid=\"list-nav\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

@@ -164,7 +164,11 @@ type ConversationView struct {
 type ListNav struct {
 	URL      string   // the list
 	Filtered []string // what the list is restricted to, in words; empty for all
-	NextURL  string   // the next conversation in the list; empty after the last
+	// Read is set when the list could be read: NextURL is then the next conversation
+	// in it, empty after the last. A list query that is not the list's leads back to
+	// all conversations, and on to none.
+	Read    bool
+	NextURL string
 }
 
 // Label names the list in the link back to it.
