@@ -40,7 +40,7 @@ func (s *Server) conversationList(c echo.Context) error {
 	ctx := c.Request().Context()
 	owner := auth.OwnerFrom(c)
 	filter, form, problem := conversationFilter(c.QueryParams())
-	filter.Counted = true
+	filter.CountMatches = true
 	v := pages.ConversationListView{TaskID: id.String(), Form: form, Problem: problem}
 	if problem != "" {
 		t, err := s.store.Task(ctx, id, owner)
@@ -76,14 +76,11 @@ func (s *Server) conversationList(c echo.Context) error {
 	}
 	switch {
 	case list.Unsearchable: // the page says why nothing matched
-	case list.Matches != nil:
-		v.Matches = components.Plural(*list.Matches, "conversation matches", "conversations match")
-	case list.ManyMatches && filter.Query == "":
-		v.Matches = "More than " + components.Count(store.FewMatches) + " conversations match"
-	case list.ManyMatches && len(v.Filtered) > 1:
-		v.Matches = "More than " + components.Count(store.FewMatches) + " conversations contain these words, before the other filters"
-	case list.ManyMatches:
-		v.Matches = "More than " + components.Count(store.FewMatches) + " conversations contain these words"
+	case filter.Query != "":
+		v.Matches = matchesText(list.Matches, list.ManyMatches, true, len(v.Filtered))
+	case len(v.Filtered) > 0:
+		// Counting may walk the whole task: the page asks for it once it is shown.
+		v.CountURL = components.TaskPath(id.String(), "conversations/count") + "?" + form.Values().Encode()
 	}
 	for _, row := range list.Conversations {
 		v.Conversations = append(v.Conversations, conversationRow(row))
@@ -103,6 +100,55 @@ func (s *Server) conversationList(c echo.Context) error {
 		}
 	}
 	return render(c, status, pages.ConversationList(s.page(c, "Conversations · "+list.Task.Title), v))
+}
+
+// conversationCount is GET /tasks/{id}/conversations/count: how many conversations the
+// list's filters let through, as the line the list page loads in once it is shown.
+// Filters it cannot use are a 400 with a sentence, after the task was found to be the
+// owner's.
+func (s *Server) conversationCount(c echo.Context) error {
+	id, err := taskID(c)
+	if err != nil {
+		return err
+	}
+	ctx, owner := c.Request().Context(), auth.OwnerFrom(c)
+	filter, form, problem := conversationFilter(c.QueryParams())
+	if problem != "" {
+		if _, err := s.store.Task(ctx, id, owner); err != nil {
+			return err
+		}
+		return echo.NewHTTPError(http.StatusBadRequest, problem)
+	}
+	if err := s.searchOldNames(ctx, id, owner, &filter, form.Query); err != nil {
+		return err
+	}
+	n, many, err := s.store.CountConversations(ctx, id, owner, filter)
+	if err != nil {
+		return err
+	}
+	filtered := len(form.Values())
+	if form.Sort != "" {
+		filtered-- // the sort filters nothing
+	}
+	return render(c, http.StatusOK, pages.ListMatches(matchesText(&n, many, filter.Query != "", filtered)))
+}
+
+// matchesText says how many conversations a filtered list holds: count of them, or
+// more than store.FewMatches — for a search, of the conversations with its words,
+// before the list's other filters (filters counts them with the search).
+func matchesText(count *int, many, search bool, filters int) string {
+	more := "More than " + components.Count(store.FewMatches)
+	switch {
+	case many && !search:
+		return more + " conversations match"
+	case many && filters > 1:
+		return more + " conversations contain these words, before the other filters"
+	case many:
+		return more + " conversations contain these words"
+	case count != nil:
+		return components.Plural(*count, "conversation matches", "conversations match")
+	}
+	return ""
 }
 
 // searchOldNames makes a search for names joined by underscores look for their words

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/web/browsertest"
+	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/workers/cluster"
 )
 
@@ -63,6 +64,13 @@ func TestConversationListInBrowser(t *testing.T) {
 	require.Less(t, len(labels), rows, "fewer than the whole issue")
 	for _, l := range labels {
 		require.Equal(t, "failed", l)
+	}
+	// The page loads how many the filters let through once it is shown.
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="list-matches"]`))))
+	matches, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="list-matches"]`)))
+	require.NoError(t, err)
+	if len(labels) < 50 {
+		require.Equal(t, components.Plural(len(labels), "conversation matches", "conversations match")+".", matches)
 	}
 	browsertest.Screenshot(t, ctx, "issue-failed")
 

@@ -50,6 +50,7 @@ func (s *Server) routes() {
 	e.POST("/tasks/:id/delete", s.taskDelete)
 	e.DELETE("/tasks/:id", s.taskDeleteHTMX)
 	e.GET("/tasks/:id/conversations", s.conversationList)
+	e.GET("/tasks/:id/conversations/count", s.conversationCount)
 	e.GET("/tasks/:id/conversations/:seq", s.conversationShow)
 	e.GET("/tasks/:id/compare", s.taskCompare)
 	e.GET("/tasks/:id/compare.json", s.taskCompareJSON)

@@ -295,9 +295,9 @@ FROM task_conversation c
 LEFT JOIN LATERAL (
     SELECT f.type, f.category, f.title, f.severity
     FROM task_finding f
-    LEFT JOIN task_cluster k ON k.task_id = f.task_id AND k.owner_user_id = f.owner_user_id AND k.idx = f.cluster_idx
     WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq
-      AND NOT coalesce(k.expected, f.expected)
+      AND NOT coalesce((SELECT k.expected FROM task_cluster k
+                        WHERE k.task_id = f.task_id AND k.owner_user_id = f.owner_user_id AND k.idx = f.cluster_idx), f.expected)
     ORDER BY f.severity DESC, f.priority_score DESC, f.idx
     LIMIT 1
 ) top ON true

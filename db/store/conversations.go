@@ -99,9 +99,10 @@ type ConversationFilter struct {
 	Risk        *string // with a risk flag of this kind
 	Query       string  // a tsquery of search terms (search.Query); "" for none
 	After       *ConversationCursor
-	// Counted asks for the conversations the filters let through to be counted (up to
-	// FewMatches), for a list that shows how many.
-	Counted bool
+	// CountMatches asks for a search's matches to be counted with the page, as its
+	// list shows them: cheap when they are few (FewMatches), and not counted when they
+	// are more. Other filters are counted on their own (CountConversations).
+	CountMatches bool
 }
 
 // ConversationList is one page of a task's conversations, with what the page names its
@@ -115,9 +116,9 @@ type ConversationList struct {
 	// Unsearchable is set when a search found nothing because the task has no search
 	// documents: it was diagnosed before they were stored.
 	Unsearchable bool
-	// Matches is how many conversations the filters let through, when few enough to
-	// count (FewMatches); nil for the whole list and for more. ManyMatches is set when
-	// there are more: a search alone matched more, or the filters let more through.
+	// Matches is how many conversations a search lets through with the filters, when
+	// asked (CountMatches) and it matched few enough to count (FewMatches); nil
+	// otherwise. ManyMatches is set when the search alone matched more than that.
 	Matches     *int
 	ManyMatches bool
 }
@@ -127,8 +128,7 @@ type ConversationList struct {
 // to someone else is ErrNotFound), the names of its clusters and drivers, and the page,
 // one query that reads one row more than it shows to know whether a next page exists;
 // a search first reads the conversations it matches when they are few (searchFirst),
-// and when it found nothing, whether the task can be searched at all. A list asked to
-// be counted (f.Counted) is, up to FewMatches.
+// and when it found nothing, whether the task can be searched at all.
 func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f ConversationFilter, limit int) (ConversationList, error) {
 	var l ConversationList
 	uid := owner.UserID()
@@ -149,10 +149,10 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 				if err := s.searchFirst(ctx, tx, &p); err != nil {
 					return fmt.Errorf("search: %w", err)
 				}
-			}
-			if f.Counted {
-				if l.Matches, l.ManyMatches, err = s.count(ctx, tx, f, p); err != nil {
-					return fmt.Errorf("count: %w", err)
+				if f.CountMatches {
+					if l.Matches, l.ManyMatches, err = s.countMatches(ctx, tx, p); err != nil {
+						return fmt.Errorf("count matches: %w", err)
+					}
 				}
 			}
 			if l.Conversations, err = s.q.ListTaskConversations(ctx, planned{tx}, p); err != nil {
@@ -253,16 +253,44 @@ func (s *Store) countMatches(ctx context.Context, tx pgx.Tx, p dbsqlc.ListTaskCo
 	return &count, false, nil
 }
 
-// count counts the conversations f lets through, up to FewMatches: a search's from
-// its matches (countMatches), a filtered list's along the task's conversations. The
-// whole list is not counted.
-func (s *Store) count(ctx context.Context, tx pgx.Tx, f ConversationFilter, p dbsqlc.ListTaskConversationsParams) (*int, bool, error) {
-	switch {
-	case f.Query != "":
-		return s.countMatches(ctx, tx, p)
-	case !f.filters():
-		return nil, false, nil
+// CountConversations counts owner's task's kept conversations that f lets through, up
+// to FewMatches, in one read-only snapshot: n, or many when there are more. A search
+// is counted from its matches (countMatches); other filters along the task's
+// conversations, which for a rare filter is a walk of all of them: the list page asks
+// for it after it is shown. A task that does not exist or belongs to someone else is
+// ErrNotFound.
+func (s *Store) CountConversations(ctx context.Context, id uuid.UUID, owner Owner, f ConversationFilter) (n int, many bool, err error) {
+	uid := owner.UserID()
+	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error {
+			if _, err := s.q.GetAnalysisTask(ctx, tx, dbsqlc.GetAnalysisTaskParams{ID: id, OwnerUserID: uid}); err != nil {
+				return err
+			}
+			p := listParams(id, uid, f, 0)
+			var count *int
+			var err error
+			if f.Query != "" {
+				if err := s.searchFirst(ctx, tx, &p); err != nil {
+					return fmt.Errorf("search: %w", err)
+				}
+				count, many, err = s.countMatches(ctx, tx, p)
+			} else {
+				count, many, err = s.countFiltered(ctx, tx, p)
+			}
+			if count != nil {
+				n = *count
+			}
+			return err
+		})
+	if err != nil {
+		return 0, false, readError("count conversations", err)
 	}
+	return n, many, nil
+}
+
+// countFiltered counts the conversations the filters of a list without a search let
+// through, up to FewMatches.
+func (s *Store) countFiltered(ctx context.Context, tx pgx.Tx, p dbsqlc.ListTaskConversationsParams) (*int, bool, error) {
 	n, err := s.q.CountTaskConversations(ctx, planned{tx}, dbsqlc.CountTaskConversationsParams{
 		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, MaxRows: FewMatches + 1,
 		Cluster: p.Cluster, Driver: p.Driver, Category: p.Category, MinSeverity: p.MinSeverity, Label: p.Label, Risk: p.Risk,
@@ -272,12 +300,6 @@ func (s *Store) count(ctx context.Context, tx pgx.Tx, f ConversationFilter, p db
 	}
 	count := int(n)
 	return &count, false, nil
-}
-
-// filters reports whether f has a filter other than a search.
-func (f ConversationFilter) filters() bool {
-	return f.Cluster != nil || f.Driver != nil || f.Category != nil || f.MinSeverity != nil ||
-		f.Label != nil || f.Risk != nil
 }
 
 func listParams(id uuid.UUID, owner int64, f ConversationFilter, rows int) dbsqlc.ListTaskConversationsParams {

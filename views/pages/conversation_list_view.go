@@ -21,7 +21,10 @@ type ConversationListView struct {
 	Problem       string
 	Conversations []ConversationRow
 	Unsearchable  bool   // the search found nothing because the task predates search
-	Matches       string // how many the filters let through ("76 conversations match"); empty for all
+	Matches       string // how many a search lets through ("76 conversations match"); empty without one
+	// CountURL is where the page loads how many its filters let through, when it has
+	// filters but no search (GET /tasks/{id}/conversations/count).
+	CountURL string
 	NextURL       string // the next page (rel="next"); empty on the last page
 	FirstURL      string // the first page, when this is not it
 	// RowQuery is the list's query, encoded, that each row's link passes on to its
