@@ -25,8 +25,8 @@ type ConversationListView struct {
 	// CountURL is where the page loads how many its filters let through, when it has
 	// filters but no search (GET /tasks/{id}/conversations/count).
 	CountURL string
-	NextURL       string // the next page (rel="next"); empty on the last page
-	FirstURL      string // the first page, when this is not it
+	NextURL  string // the next page (rel="next"); empty on the last page
+	FirstURL string // the first page, when this is not it
 	// RowQuery is the list's query, encoded, that each row's link passes on to its
 	// conversation's page, which leads back to the list and on to the next in it.
 	RowQuery string
