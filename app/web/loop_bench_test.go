@@ -75,12 +75,12 @@ func BenchmarkPMLoop10k(b *testing.B) {
 	b.Logf("stored %d conversations in %s, diagnosed in %s", loopConversations, uploaded.Round(time.Millisecond),
 		(time.Since(start) - uploaded).Round(time.Millisecond))
 
-	var biggest, deepSeq int
+	var biggest, biggestSize, deepSeq int
 	var deepScore float32
 	var category string
-	if err := pool.QueryRow(ctx, `SELECT idx FROM task_cluster WHERE task_id = $1 AND NOT expected AND type = 'ACTION'
+	if err := pool.QueryRow(ctx, `SELECT idx, cardinality(conversation_seqs) FROM task_cluster WHERE task_id = $1 AND NOT expected AND type = 'ACTION'
 		AND idx IN (SELECT cluster_idx FROM task_action WHERE task_id = $1 AND rank IS NOT NULL)
-		ORDER BY cardinality(conversation_seqs) DESC LIMIT 1`, id).Scan(&biggest); err != nil {
+		ORDER BY cardinality(conversation_seqs) DESC LIMIT 1`, id).Scan(&biggest, &biggestSize); err != nil {
 		b.Fatal(err)
 	}
 	if err := pool.QueryRow(ctx, `SELECT coalesce(failure_score, -1), seq FROM task_conversation WHERE task_id = $1 AND qc_status = 'kept'
@@ -106,6 +106,8 @@ func BenchmarkPMLoop10k(b *testing.B) {
 		{"list-failed-by-turns", list + "?label=failed&sort=turns"},
 		{"list-category-severity", list + "?category=" + category + "&min_severity=3&sort=severity"},
 		{"list-risk", list + "?risk=refusal"},
+		{"count-risk", list + "/count?risk=refusal"},
+		{"count-category-severity", list + "/count?category=" + category + "&min_severity=3"},
 		{"list-search-rare", list + "?q=compensation"},
 		{"list-search-common", list + "?q=flight"},
 		{"list-search-and-filters", list + "?q=refund&label=failed&sort=severity"},
@@ -130,6 +132,7 @@ func BenchmarkPMLoop10k(b *testing.B) {
 				send(b, req, http.StatusSeeOther)
 			}
 		})
+		b.ReportMetric(float64(biggestSize), "issue-conversations")
 	})
 }
 
