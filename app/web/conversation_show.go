@@ -60,7 +60,8 @@ func (s *Server) conversationShow(c echo.Context) error {
 }
 
 // listAround is where the conversation list the conversation was opened from leads:
-// back to it, and on to the conversation after this one in it. A page not opened from
+// back to it, at a page that starts with this conversation, and on to the
+// conversation after this one in it. A page not opened from
 // the list (its query names no sort) has none; one whose list query cannot be used
 // leads back to all conversations.
 func (s *Server) listAround(c echo.Context, id uuid.UUID, conv dbsqlc.TaskConversation) (*pages.ListNav, error) {
@@ -77,10 +78,11 @@ func (s *Server) listAround(c echo.Context, id uuid.UUID, conv dbsqlc.TaskConver
 	if err := s.searchOldNames(ctx, id, owner, &filter, form.Query); err != nil {
 		return nil, err
 	}
-	filter.After = &store.ConversationCursor{Score: -1, Turns: conv.MessageCount, Severity: conv.MaxSeverity, Seq: conv.Seq}
+	here := store.ConversationCursor{Score: -1, Turns: conv.MessageCount, Severity: conv.MaxSeverity, Seq: conv.Seq}
 	if conv.FailureScore != nil {
-		filter.After.Score = *conv.FailureScore
+		here.Score = *conv.FailureScore
 	}
+	filter.After = &here
 	list, err := s.store.Conversations(ctx, id, owner, filter, 1)
 	if err != nil {
 		return nil, err
@@ -89,8 +91,14 @@ func (s *Server) listAround(c echo.Context, id uuid.UUID, conv dbsqlc.TaskConver
 	if problem != "" {
 		return all, nil
 	}
-	q := listQuery(form, filter).Encode()
-	nav := &pages.ListNav{URL: all.URL + "?" + q, Filtered: filtered, Read: true}
+	query := listQuery(form, filter)
+	q := query.Encode()
+	// Back at the list, its page starts with this conversation: ties in the sort's key
+	// are in seq order, so the page after seq-1 with the same key is that one.
+	before := here
+	before.Seq--
+	query.Set("after", before.String(filter.Sort))
+	nav := &pages.ListNav{URL: all.URL + "?" + query.Encode(), Filtered: filtered, Read: true}
 	if len(list.Conversations) > 0 {
 		nav.NextURL = string(components.ConversationInListURL(id.String(), int(list.Conversations[0].Seq), q))
 	}
