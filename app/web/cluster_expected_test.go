@@ -116,6 +116,13 @@ func TestMarkExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Zero(t, unassigned, "the rule marks the issue, and its findings are still in it")
 	require.Equal(t, 1, withEvidence, "the marked issue shows its evidence")
 	requireIssuesFollowMarks(t, b, next, category)
+	rule := testid(parse(t, b.alice.Get(t, "/tasks/"+next.String())), "expected-cluster").FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return strings.Contains(s.Text(), same.Title)
+	}).Find(`[data-testid="expected-rule"]`)
+	require.Contains(t, strings.Join(strings.Fields(rule.Text()), " "), "It is marked by the rule you made in Support, March, the diagnosis of ",
+		"the next run says which diagnosis its rule was made on")
+	require.Equal(t, "/tasks/"+id.String(), rule.Find(`[data-testid="rule-source"]`).AttrOr("href", ""))
+	require.NotContains(t, testid(doc, "expected-cluster").Text(), "the rule you made in", "the diagnosis it was made on does not point to itself")
 
 	bobs := b.diagnose(t, b.bob, "Support, March", convs)
 	bobReport := taskReport(t, b.bob, bobs)

@@ -124,6 +124,8 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 		`SELECT count(*) FROM task_finding WHERE task_id = $1 AND cluster_idx IS NULL`, next).Scan(&unassigned))
 	require.Zero(t, unassigned, "its findings, still the policy's, are in it")
 	requireIssuesFollowMarks(t, b, next, policy.Category)
+	said = strings.Join(strings.Fields(testid(parse(t, b.alice.Get(t, "/tasks/"+next.String())), "overruled").Text()), " ")
+	require.Regexp(t, `The rule you made in Support, March, the diagnosis of [^.]+ UTC says so here\.`, said, "the next run says which diagnosis its rule was made on")
 	bobs := b.diagnose(t, b.bob, "Support, March", convs)
 	require.True(t, sameIssue(t, taskReport(t, b.bob, bobs), c).Expected, "another owner's run is unaffected")
 

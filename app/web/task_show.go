@@ -12,6 +12,7 @@ import (
 	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
 	"github.com/checkup-dev/checkup/workers/cluster"
 )
@@ -39,7 +40,7 @@ func (s *Server) taskShow(c echo.Context) error {
 func (s *Server) taskView(c echo.Context, r report.Report) (pages.TaskView, error) {
 	v := pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c), MinConversations: s.deps.Config.MinConversations}
 	var err error
-	if v.RuleGone, err = s.rulesGone(c, r); err != nil {
+	if v.RuleGone, v.RuleFrom, err = s.ruleWords(c, r); err != nil {
 		return v, err
 	}
 	if v.RerunOf, err = s.rerunTitle(c, r.Task.RerunOf); err != nil || comparable(r.Task) != nil {
@@ -66,11 +67,13 @@ func (s *Server) rerunTitle(c echo.Context, id string) (string, error) {
 	return t.Title, err
 }
 
-// rulesGone finds the clusters of r the owner gave their word on (expected, or not
-// expected though the policy seemed to call for it) that none of their rules says any
-// more (they removed it, here or on another diagnosis), so the page does not promise a
-// rule that is gone. It reads the rules only when r has such a word.
-func (s *Server) rulesGone(c echo.Context, r report.Report) (map[int]bool, error) {
+// ruleWords finds, for the clusters of r the owner gave their word on (expected, or not
+// expected though the policy seemed to call for it), the rule that says it now. gone
+// holds those none of their rules says any more (they removed it, here or on another
+// diagnosis), so the page does not promise a rule that is gone; from holds the
+// diagnosis a rule was made on when it is another one, so the page says where the word
+// came from. It reads the rules only when r has such a word.
+func (s *Server) ruleWords(c echo.Context, r report.Report) (gone map[int]bool, from map[int]components.RuleSource, err error) {
 	var marked []report.Cluster
 	for _, cl := range r.Clusters {
 		if cl.PolicyOverruled || cl.ExpectedBy != nil && *cl.ExpectedBy == cluster.ExpectedByOwner {
@@ -78,18 +81,23 @@ func (s *Server) rulesGone(c echo.Context, r report.Report) (map[int]bool, error
 		}
 	}
 	if len(marked) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	rules, err := s.store.ExpectedRules(c.Request().Context(), auth.OwnerFrom(c))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	gone := map[int]bool{}
+	gone, from = map[int]bool{}, map[int]components.RuleSource{}
 	for _, cl := range marked {
 		issue := issueOf(cl.Type, cl.Category, cl.Title, cl.PolicyOverruled)
-		if !slices.ContainsFunc(rules, func(r dbsqlc.ListExpectedRulesRow) bool { return ruleCovers(r, issue) }) {
+		i := slices.IndexFunc(rules, func(r dbsqlc.ListExpectedRulesRow) bool { return ruleCovers(r, issue) })
+		if i < 0 {
 			gone[cl.Idx] = true
+			continue
+		}
+		if rule := rules[i]; rule.SourceTaskID != nil && rule.SourceTaskID.String() != r.Task.ID && rule.SourceTaskCreatedAt != nil {
+			from[cl.Idx] = components.RuleSource{TaskID: rule.SourceTaskID.String(), Title: rule.SourceTaskTitle, Started: *rule.SourceTaskCreatedAt}
 		}
 	}
-	return gone, nil
+	return gone, from, nil
 }

@@ -2,6 +2,7 @@ package components
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/a-h/templ"
 )
@@ -24,10 +25,18 @@ func ClusterPath(taskID string, idx int, rest string) string {
 
 // Review is what the forms that mark clusters expected behaviour need: the task, the
 // CSRF token a plain form carries, whether marks can be made (the diagnosis has
-// finished), and the clusters the owner marked whose rule has since been removed.
+// finished), the clusters the owner marked whose rule has since been removed, and the
+// diagnosis the rule of a cluster was made on when it is another one.
 type Review struct {
 	TaskID    string
 	CSRFToken string
 	Open      bool
 	RuleGone  map[int]bool
+	RuleFrom  map[int]RuleSource
+}
+
+// RuleSource is the diagnosis an owner's rule was made on.
+type RuleSource struct {
+	TaskID, Title string
+	Started       time.Time
 }

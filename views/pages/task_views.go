@@ -55,6 +55,9 @@ type TaskView struct {
 	Reviewed *ReviewNotice
 	// RuleGone holds the clusters the owner marked whose rule has since been removed.
 	RuleGone map[int]bool
+	// RuleFrom holds the diagnosis the rule that marks a cluster was made on, when it
+	// is another one.
+	RuleFrom map[int]components.RuleSource
 	// RerunOf is the title of the diagnosis a re-run repeats, "" when it is not a
 	// re-run or that diagnosis has been deleted.
 	RerunOf string
@@ -131,7 +134,7 @@ func NoActionHint(c report.Cluster) string {
 // Review is what the clusters' forms of expected behaviour need: marks are open once the
 // diagnosis has finished.
 func (v TaskView) Review() components.Review {
-	return components.Review{TaskID: v.Report.Task.ID, CSRFToken: v.CSRFToken, Open: v.Report.Task.Terminal, RuleGone: v.RuleGone}
+	return components.Review{TaskID: v.Report.Task.ID, CSRFToken: v.CSRFToken, Open: v.Report.Task.Terminal, RuleGone: v.RuleGone, RuleFrom: v.RuleFrom}
 }
 
 // ConversationView is one conversation of a task.
