@@ -43,13 +43,13 @@ func (s *Server) conversationList(c echo.Context) error {
 	filter.CountMatches = true
 	v := pages.ConversationListView{TaskID: id.String(), Form: form, Problem: problem}
 	if problem != "" {
-		t, err := s.store.Task(ctx, id, owner)
+		menus, err := s.store.ConversationMenus(ctx, id, owner)
 		if err != nil {
 			return err
 		}
-		v.TaskTitle = t.Title
-		fillMenus(&v, nil, nil)
-		return render(c, http.StatusBadRequest, pages.ConversationList(s.page(c, "Conversations · "+t.Title), v))
+		v.TaskTitle = menus.Task.Title
+		fillMenus(&v, menus.Clusters, menus.Drivers)
+		return render(c, http.StatusBadRequest, pages.ConversationList(s.page(c, "Conversations · "+menus.Task.Title), v))
 	}
 	if q := strings.TrimSpace(form.Query); q != "" && filter.After == nil {
 		// A conversation's id from the upload goes to that conversation.
@@ -205,7 +205,8 @@ func fillMenus(v *pages.ConversationListView, clusters []dbsqlc.ListClusterNames
 }
 
 // describeFilter says in words what the list is restricted to, or why a cluster or a
-// driver it names does not exist.
+// driver it names does not exist. It gives no sizes: the list says how many the
+// filters together let through.
 func describeFilter(f store.ConversationFilter, query string, list store.ConversationList) ([]string, string) {
 	var out []string
 	if f.Cluster != nil {
@@ -213,8 +214,7 @@ func describeFilter(f store.ConversationFilter, query string, list store.Convers
 		if i < 0 {
 			return nil, fmt.Sprintf("There is no issue %d in this diagnosis.", *f.Cluster)
 		}
-		c := list.Clusters[i]
-		out = append(out, fmt.Sprintf("Issue: %s (%s)", c.Title, components.Plural(int(c.Conversations), "conversation", "conversations")))
+		out = append(out, "Issue: "+list.Clusters[i].Title)
 	}
 	if f.Driver != nil {
 		i := slices.IndexFunc(list.Drivers, func(d dbsqlc.ListDriverNamesRow) bool { return d.Idx == *f.Driver })
@@ -222,8 +222,7 @@ func describeFilter(f store.ConversationFilter, query string, list store.Convers
 			return nil, fmt.Sprintf("There is no failure driver %d in this diagnosis.", *f.Driver)
 		}
 		d := list.Drivers[i]
-		out = append(out, fmt.Sprintf("Failure driver: %s %s (%s labeled)", report.DriverKindLabel(d.Kind), report.DriverFeatureLabel(d.Kind, d.Feature),
-			components.Plural(int(d.Conversations), "conversation", "conversations")))
+		out = append(out, fmt.Sprintf("Failure driver: %s %s", report.DriverKindLabel(d.Kind), report.DriverFeatureLabel(d.Kind, d.Feature)))
 	}
 	if f.Category != nil {
 		out = append(out, "Finding: "+report.CategoryLabel(*f.Category))

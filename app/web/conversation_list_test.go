@@ -166,11 +166,18 @@ func TestConversationListRefusesBadFilters(t *testing.T) {
 		require.Equal(t, http.StatusNotFound, b.bob.Get(t, count+query).StatusCode, "Bob: %s", query)
 	}
 	require.Equal(t, http.StatusNotFound, b.bob.Get(t, count+"label=failed").StatusCode, "Bob counts nothing")
+
+	// The refused page's form offers the task's issues, and keeps the filters sent.
+	resp := b.alice.Get(t, path+"label=maybe&cluster=0")
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	doc := parse(t, resp)
+	require.Greater(t, doc.Find(`#filter-cluster option`).Length(), 1, "the issues to choose from")
+	require.Equal(t, "0", doc.Find(`#filter-cluster option[selected]`).AttrOr("value", ""), "the issue sent stays chosen")
 	require.Equal(t, http.StatusNotFound, b.alice.Get(t, "/tasks/"+uuid.NewString()+"/conversations").StatusCode)
 	require.Equal(t, http.StatusNotFound, b.alice.Get(t, "/tasks/not-a-uuid/conversations").StatusCode)
 
 	// A task diagnosed before search documents were stored says so instead of "no match".
-	doc := parse(t, b.alice.Get(t, path+"q=hello"))
+	doc = parse(t, b.alice.Get(t, path+"q=hello"))
 	require.Equal(t, 0, testid(doc, "unsearchable").Length())
 	_, err := b.pool.Exec(context.Background(), `DELETE FROM task_search WHERE task_id = $1`, id)
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/app/report"
 )
 
@@ -63,9 +64,12 @@ func TestAConversationLeadsBackToItsListAndOn(t *testing.T) {
 			require.Equal(t, sorted, listed, "%s: back to the list as it was filtered and sorted", c.label)
 			first := testid(parse(t, b.alice.Get(t, u.String())), "conversation-row").First().AttrOr("data-seq", "")
 			require.Equal(t, strconv.Itoa(seq), first, "%s: at a page that starts with the conversation", c.label)
-			page = testid(doc, "next-in-list").AttrOr("href", "")
+			next := testid(doc, "next-in-list")
+			require.Contains(t, []int{0, 2}, next.Length(), "%s: at the top and after the transcript", c.label)
+			require.Equal(t, next.First().AttrOr("href", ""), next.Last().AttrOr("href", ""))
+			page = next.AttrOr("href", "")
 			if page == "" {
-				require.Equal(t, 1, testid(doc, "last-in-list").Length(), "%s: the last says so", c.label)
+				require.Equal(t, 2, testid(doc, "last-in-list").Length(), "%s: the last says so, at its top and its end", c.label)
 			}
 			require.LessOrEqual(t, len(got), len(want), "%s: no conversation twice", c.label)
 		}
@@ -76,7 +80,14 @@ func TestAConversationLeadsBackToItsListAndOn(t *testing.T) {
 	doc := parse(t, b.alice.Get(t, list+"/1"))
 	require.Zero(t, testid(doc, "back-to-list").Length(), "opened from elsewhere: no list")
 	require.Zero(t, testid(doc, "list-nav").Length())
-	resp := b.alice.Get(t, list+"/1?sort=sideways")
+	doc = parse(t, b.alice.Get(t, list+"/1?label=failed"))
+	require.Equal(t, "Conversations: Labeled failed", testid(doc, "back-to-list").Text(), "any of the list's filters is a list")
+	resp := b.alice.Get(t, list+"/abc")
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	require.Contains(t, authtest.Body(t, resp), `There is no conversation "abc" in this diagnosis: its conversations are numbered from 1.`)
+	require.Equal(t, http.StatusNotFound, b.bob.Get(t, list+"/abc").StatusCode)
+	require.NotContains(t, authtest.Body(t, b.bob.Get(t, list+"/abc")), "numbered", "Bob learns nothing of the task")
+	resp = b.alice.Get(t, list+"/1?sort=sideways")
 	require.Equal(t, http.StatusOK, resp.StatusCode, "the conversation is shown whatever its list query")
 	doc = parse(t, resp)
 	require.Equal(t, list, testid(doc, "back-to-list").AttrOr("href", ""))

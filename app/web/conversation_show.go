@@ -27,7 +27,11 @@ func (s *Server) conversationShow(c echo.Context) error {
 	}
 	seq, err := strconv.ParseInt(c.Param("seq"), 10, 32)
 	if err != nil || seq < 1 {
-		return errNoTask
+		if _, err := s.store.Task(c.Request().Context(), id, auth.OwnerFrom(c)); err != nil {
+			return err
+		}
+		return echo.NewHTTPError(http.StatusNotFound,
+			fmt.Sprintf("There is no conversation %q in this diagnosis: its conversations are numbered from 1.", c.Param("seq")))
 	}
 	rows, err := s.store.Conversation(c.Request().Context(), id, int32(seq), auth.OwnerFrom(c))
 	if err != nil {
@@ -61,12 +65,12 @@ func (s *Server) conversationShow(c echo.Context) error {
 
 // listAround is where the conversation list the conversation was opened from leads:
 // back to it, at a page that starts with this conversation, and on to the
-// conversation after this one in it. A page not opened from
-// the list (its query names no sort) has none; one whose list query cannot be used
-// leads back to all conversations.
+// conversation after this one in it. A page not opened from the list (its query has
+// none of the list's parameters) has none; one whose list query cannot be used leads
+// back to all conversations.
 func (s *Server) listAround(c echo.Context, id uuid.UUID, conv dbsqlc.TaskConversation) (*pages.ListNav, error) {
 	params := c.QueryParams()
-	if !params.Has("sort") {
+	if !isListQuery(params) {
 		return nil, nil
 	}
 	all := &pages.ListNav{URL: components.TaskPath(id.String(), "conversations")}

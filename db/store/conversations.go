@@ -134,16 +134,10 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 	uid := owner.UserID()
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error {
-			var err error
-			if l.Task, err = s.q.GetAnalysisTask(ctx, tx, dbsqlc.GetAnalysisTaskParams{ID: id, OwnerUserID: uid}); err != nil {
+			if err := s.readMenus(ctx, tx, id, uid, &l); err != nil {
 				return err
 			}
-			if l.Clusters, err = s.q.ListClusterNames(ctx, tx, dbsqlc.ListClusterNamesParams{TaskID: id, OwnerUserID: uid}); err != nil {
-				return fmt.Errorf("clusters: %w", err)
-			}
-			if l.Drivers, err = s.q.ListDriverNames(ctx, tx, dbsqlc.ListDriverNamesParams{TaskID: id, OwnerUserID: uid}); err != nil {
-				return fmt.Errorf("drivers: %w", err)
-			}
+			var err error
 			p := listParams(id, uid, f, limit+1)
 			if f.Query != "" {
 				if err := s.searchFirst(ctx, tx, &p); err != nil {
@@ -178,6 +172,36 @@ func (s *Store) Conversations(ctx context.Context, id uuid.UUID, owner Owner, f 
 		l.Next = &next
 	}
 	return l, nil
+}
+
+// ConversationMenus reads what the conversation list's filter form offers of owner's
+// task, in one read-only snapshot: the task (ErrNotFound for one that does not exist
+// or belongs to someone else) and the names of its clusters and drivers. A list whose
+// filters were refused shows the form with them.
+func (s *Store) ConversationMenus(ctx context.Context, id uuid.UUID, owner Owner) (ConversationList, error) {
+	var l ConversationList
+	uid := owner.UserID()
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error { return s.readMenus(ctx, tx, id, uid, &l) })
+	if err != nil {
+		return ConversationList{}, readError("conversation menus", err)
+	}
+	return l, nil
+}
+
+// readMenus reads the task and the names of its clusters and drivers into l.
+func (s *Store) readMenus(ctx context.Context, tx pgx.Tx, id uuid.UUID, uid int64, l *ConversationList) error {
+	var err error
+	if l.Task, err = s.q.GetAnalysisTask(ctx, tx, dbsqlc.GetAnalysisTaskParams{ID: id, OwnerUserID: uid}); err != nil {
+		return err
+	}
+	if l.Clusters, err = s.q.ListClusterNames(ctx, tx, dbsqlc.ListClusterNamesParams{TaskID: id, OwnerUserID: uid}); err != nil {
+		return fmt.Errorf("clusters: %w", err)
+	}
+	if l.Drivers, err = s.q.ListDriverNames(ctx, tx, dbsqlc.ListDriverNamesParams{TaskID: id, OwnerUserID: uid}); err != nil {
+		return fmt.Errorf("drivers: %w", err)
+	}
+	return nil
 }
 
 // ConversationWithID returns the seq of owner's task's conversation whose id in the

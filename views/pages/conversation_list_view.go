@@ -14,8 +14,8 @@ type ConversationListView struct {
 	Form      ConversationForm // the filters as sent, shown in the form again
 	// What the form's menus offer.
 	Clusters, Drivers, Categories, Risks, Sorts []Option
-	// Filtered says in words what the list is restricted to ("Issue: … — 32
-	// conversations"); empty for all of them.
+	// Filtered says in words what the list is restricted to ("Issue: …",
+	// "Labeled failed"); empty for all of them.
 	Filtered []string
 	// Problem is why the filters were refused, in a sentence; the list is empty then.
 	Problem       string
