@@ -47,6 +47,26 @@ func actionsListed(r report.Report) string {
 	return fmt.Sprintf("the %s most urgent of %s are listed", components.Count(listed), components.Count(open))
 }
 
+// risksListed says that every RISK issue has its Action listed, but those that were
+// expected when the Actions were written (report.NoActionIssueSince): a new run writes
+// theirs.
+func risksListed(r report.Report) string {
+	waiting := 0
+	for _, c := range r.Clusters {
+		if c.Type == "RISK" && c.NoAction == report.NoActionIssueSince {
+			waiting++
+		}
+	}
+	switch waiting {
+	case 0:
+		return "every one found is listed"
+	case 1:
+		return "every one found is listed but one, expected when the Actions were written: running the diagnosis again writes its Action"
+	}
+	return fmt.Sprintf("every one found is listed but %s, expected when the Actions were written: running the diagnosis again writes theirs",
+		components.Count(waiting))
+}
+
 // forWaiting names the Actions a new run writes for the n issues that wait for one.
 func forWaiting(n int) string {
 	if n == 1 {

@@ -77,6 +77,26 @@ func TestActionsSayHowManyAreListed(t *testing.T) {
 	require.Equal(t, "1 of 2 is listed, and running the diagnosis again writes 1 more", testid(doc, "actions-listed").Text())
 }
 
+// TestRisksSayWhichWaitForARun: every RISK issue has its Action listed, but one that
+// was expected when the Actions were written, which the page says a new run writes.
+func TestRisksSayWhichWaitForARun(t *testing.T) {
+	t.Parallel()
+	r := sampleReport("completed")
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	require.Equal(t, "every one found is listed", testid(doc, "risks-listed").Text())
+	for n, want := range map[int]string{
+		1: "every one found is listed but one, expected when the Actions were written: running the diagnosis again writes its Action",
+		2: "every one found is listed but 2, expected when the Actions were written: running the diagnosis again writes theirs",
+	} {
+		r := sampleReport("completed")
+		for i := range n {
+			r.Clusters = append(r.Clusters, report.Cluster{Idx: 10 + i, Type: "RISK", Title: "Leak", Conversations: 1, NoAction: report.NoActionIssueSince})
+		}
+		doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+		require.Equal(t, want, testid(doc, "risks-listed").Text(), n)
+	}
+}
+
 // TestWaitingIssuesTakeListedPlacesAtTheCap: a new run writes at most
 // cluster.MaxActionCandidates ACTION Actions, so an issue that ranks among them since a
 // mark takes the place of the last listed one when they are all taken, and the page
