@@ -116,3 +116,20 @@ func TestMarkdownExplainsIssuesWithoutAnAction(t *testing.T) {
 		"- Agent declines as its policy says had been matched to the policy sentence `Never share balances.`\n\n", notes(cs))
 	require.Empty(t, notes([]Cluster{{Type: "ACTION", Title: "C", ActionRank: 1}}), "no notes when every issue has its Action")
 }
+
+// TestMarkdownCountsRisksWaitingForARun: the closing line says RISK Actions cover every
+// risk found, but those expected when they were written.
+func TestMarkdownCountsRisksWaitingForARun(t *testing.T) {
+	t.Parallel()
+	about := func(r Report) string {
+		var b bytes.Buffer
+		w := bufio.NewWriter(&b)
+		mdWriter{w: w}.about(r)
+		require.NoError(t, w.Flush())
+		return b.String()
+	}
+	r := Report{Clusters: []Cluster{{Type: "RISK", Title: "Leak", ActionRank: 1}}}
+	require.Contains(t, about(r), "RISK Actions cover every risk found; ")
+	r.Clusters = append(r.Clusters, Cluster{Type: "RISK", Title: "Card", NoAction: NoActionIssueSince})
+	require.Contains(t, about(r), "RISK Actions cover every risk found but 1 expected when they were written, whose Actions a new run writes; ")
+}
