@@ -8,12 +8,14 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -103,6 +105,26 @@ func TestConversationListMatchesSQL(t *testing.T) {
 		t.Logf("%s: %d conversations on %d pages", c.name, len(got), pages)
 	}
 	require.Greater(t, len(all), 100, "the unfiltered list spans pages")
+
+	// An issue's list shows, as each row's top finding, its finding of that issue: why
+	// it is listed. An expected issue's too.
+	var expectedIssue int
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT idx FROM task_cluster WHERE task_id = $1 AND expected ORDER BY idx LIMIT 1`, id).Scan(&expectedIssue))
+	for _, idx := range []int{biggest, expectedIssue} {
+		rows := testid(parse(t, b.alice.Get(t, fmt.Sprintf("/tasks/%s/conversations?cluster=%d", id, idx))), "conversation-row")
+		require.Positive(t, rows.Length())
+		for i := range rows.Length() {
+			seq, err := strconv.Atoi(rows.Eq(i).AttrOr("data-seq", ""))
+			require.NoError(t, err)
+			r, err := b.pool.Query(ctx, `SELECT title FROM task_finding WHERE task_id = $1 AND conversation_seq = $2 AND cluster_idx = $3`, id, seq, idx)
+			require.NoError(t, err)
+			titles, err := pgx.CollectRows(r, pgx.RowTo[string])
+			require.NoError(t, err)
+			top := rows.Eq(i).Find(`[data-testid="conversation-top-finding"]`).Text()
+			require.True(t, slices.ContainsFunc(titles, func(title string) bool { return strings.Contains(top, title) }),
+				"issue %d, conversation %d: the top finding %q is one of the issue's: %q", idx, seq, top, titles)
+		}
+	}
 
 	// The count of a search's matches repeats the list's filters in a query of its
 	// own: with every filter, it says as many as the pages list.

@@ -727,25 +727,26 @@ LEFT JOIN LATERAL (
     SELECT f.type, f.category, f.title, f.severity
     FROM task_finding f
     WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq
-      AND NOT coalesce((SELECT k.expected FROM task_cluster k
-                        WHERE k.task_id = f.task_id AND k.owner_user_id = f.owner_user_id AND k.idx = f.cluster_idx), f.expected)
-    ORDER BY f.severity DESC, f.priority_score DESC, f.idx
+      AND (NOT coalesce((SELECT k.expected FROM task_cluster k
+                         WHERE k.task_id = f.task_id AND k.owner_user_id = f.owner_user_id AND k.idx = f.cluster_idx), f.expected)
+           OR f.cluster_idx = $1::int)
+    ORDER BY coalesce(f.cluster_idx = $1::int, false) DESC, f.severity DESC, f.priority_score DESC, f.idx
     LIMIT 1
 ) top ON true
-WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.qc_status = 'kept'
-  AND ($3::int IS NULL OR c.seq IN (
+WHERE c.task_id = $2 AND c.owner_user_id = $3 AND c.qc_status = 'kept'
+  AND ($1::int IS NULL OR c.seq IN (
         SELECT unnest(k.conversation_seqs) FROM task_cluster k
-        WHERE k.task_id = $1 AND k.owner_user_id = $2 AND k.idx = $3::int))
+        WHERE k.task_id = $2 AND k.owner_user_id = $3 AND k.idx = $1::int))
   AND ($4::int IS NULL OR c.seq IN (
         SELECT unnest(d.conversation_seqs) FROM task_driver d
-        WHERE d.task_id = $1 AND d.owner_user_id = $2 AND d.idx = $4::int))
+        WHERE d.task_id = $2 AND d.owner_user_id = $3 AND d.idx = $4::int))
   AND ($5::text IS NULL OR c.finding_categories @> ARRAY[$5::text])
   AND ($6::int IS NULL OR c.max_severity >= $6::int)
   AND ($7::text IS NULL OR c.label = $7::text)
   AND ($8::text IS NULL OR c.risk_flags @> jsonb_build_array(jsonb_build_object('kind', $8::text)))
   AND ($9::text IS NULL OR c.seq IN (
         SELECT s.seq FROM task_search s
-        WHERE s.task_id = $1 AND s.owner_user_id = $2 AND s.doc @@ $9::text::tsquery))
+        WHERE s.task_id = $2 AND s.owner_user_id = $3 AND s.doc @@ $9::text::tsquery))
   AND ($10::int[] IS NULL OR c.seq = ANY($10::int[]))
   AND ($11::int IS NULL OR CASE $12::text
         WHEN 'turns' THEN c.message_count <= $13::int
@@ -763,9 +764,9 @@ LIMIT $16
 `
 
 type ListTaskConversationsParams struct {
+	Cluster       *int32
 	TaskID        uuid.UUID
 	OwnerUserID   int64
-	Cluster       *int32
 	Driver        *int32
 	Category      *string
 	MinSeverity   *int32
@@ -805,7 +806,8 @@ type ListTaskConversationsRow struct {
 // risk kind, a full-text query (a tsquery of search.Query's terms) or the seqs a
 // search matched (SearchConversationSeqs). Each row carries its most severe finding
 // that is not expected behaviour (by its cluster's standing, as RefreshIssueColumns
-// has it), and its risk kinds.
+// has it) — in a cluster's list, its most severe finding of that cluster, expected or
+// not, which is why it is listed — and its risk kinds.
 //
 // Run it planned with its parameters (store.planned): PostgreSQL then folds away the
 // sorts and filters not asked for and walks the one index of the sort asked for. A
@@ -816,9 +818,9 @@ type ListTaskConversationsRow struct {
 // nearly the whole task before a page is found.
 func (q *Queries) ListTaskConversations(ctx context.Context, db DBTX, arg ListTaskConversationsParams) ([]ListTaskConversationsRow, error) {
 	rows, err := db.Query(ctx, listTaskConversations,
+		arg.Cluster,
 		arg.TaskID,
 		arg.OwnerUserID,
-		arg.Cluster,
 		arg.Driver,
 		arg.Category,
 		arg.MinSeverity,
