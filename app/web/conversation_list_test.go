@@ -106,6 +106,19 @@ func TestConversationListMatchesSQL(t *testing.T) {
 	}
 	require.Greater(t, len(all), 100, "the unfiltered list spans pages")
 
+	// The task page leads from its numbers to the list: the kept conversations, and
+	// each risk flag's, as many as it says.
+	page := parse(t, b.alice.Get(t, "/tasks/"+id.String()))
+	browse := testid(page, "stat-browse").AttrOr("href", "")
+	got, _ := listedSeqs(t, b.alice, browse)
+	require.Equal(t, len(all), len(got), "browse them: every kept conversation")
+	kinds := testid(page, "risk-kind-conversations")
+	require.Positive(t, kinds.Length())
+	for i := range kinds.Length() {
+		got, _ := listedSeqs(t, b.alice, kinds.Eq(i).AttrOr("href", ""))
+		require.Equal(t, kinds.Eq(i).Text(), strconv.Itoa(len(got)), kinds.Eq(i).AttrOr("href", ""))
+	}
+
 	// An issue's list shows, as each row's top finding, its finding of that issue: why
 	// it is listed. An expected issue's too.
 	var expectedIssue int
