@@ -414,8 +414,11 @@ func (m mdWriter) about(r Report) {
 			waiting++
 		}
 	}
-	if waiting > 0 {
-		risks += fmt.Sprintf(" but %d expected when they were written, whose Actions a new run writes", waiting)
+	switch {
+	case waiting == 1:
+		risks += " but one that was expected when they were written: a new run writes its Action"
+	case waiting > 1:
+		risks += fmt.Sprintf(" but %d that were expected when they were written: a new run writes their Actions", waiting)
 	}
 	m.p("---")
 	m.p("")

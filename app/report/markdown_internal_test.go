@@ -131,5 +131,7 @@ func TestMarkdownCountsRisksWaitingForARun(t *testing.T) {
 	r := Report{Clusters: []Cluster{{Type: "RISK", Title: "Leak", ActionRank: 1}}}
 	require.Contains(t, about(r), "RISK Actions cover every risk found; ")
 	r.Clusters = append(r.Clusters, Cluster{Type: "RISK", Title: "Card", NoAction: NoActionIssueSince})
-	require.Contains(t, about(r), "RISK Actions cover every risk found but 1 expected when they were written, whose Actions a new run writes; ")
+	require.Contains(t, about(r), "RISK Actions cover every risk found but one that was expected when they were written: a new run writes its Action; ")
+	r.Clusters = append(r.Clusters, Cluster{Type: "RISK", Title: "Phone", NoAction: NoActionIssueSince})
+	require.Contains(t, about(r), "RISK Actions cover every risk found but 2 that were expected when they were written: a new run writes their Actions; ")
 }

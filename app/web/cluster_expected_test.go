@@ -307,17 +307,28 @@ func TestExpectedRulesSettings(t *testing.T) {
 	t.Parallel()
 	b := setupLoop(t)
 	convs := loopSample(t)[:60]
+	older := b.diagnose(t, b.alice, "Support, before", convs)
 	id := b.diagnose(t, b.alice, "Support", convs)
 	before := taskReport(t, b.alice, id)
 	marked := firstActionCluster(t, before)
 	require.Equal(t, http.StatusSeeOther, b.alice.PostForm(t, clusterPath(id, marked.ClusterIdx, "expected"),
 		url.Values{"reason": {"Policy 4.2"}}).StatusCode)
+	// Marked again in an older diagnosis, which the rule did not mark: one rule, with
+	// the latest reason, still made where it was first. Neither diagnosis says it was
+	// marked by a rule from elsewhere.
+	again := firstActionCluster(t, taskReport(t, b.alice, older))
+	require.Equal(t, marked.Title, again.Title)
+	require.Equal(t, http.StatusSeeOther, b.alice.PostForm(t, clusterPath(older, again.ClusterIdx, "expected"),
+		url.Values{"reason": {"Policy 4.2, section 3"}}).StatusCode)
+	for _, task := range []uuid.UUID{id, older} {
+		require.NotContains(t, testid(parse(t, b.alice.Get(t, "/tasks/"+task.String())), "expected-rule").Text(), "the rule you made in")
+	}
 
 	doc := parse(t, b.alice.Get(t, "/settings/expected"))
 	rule := testid(doc, "expected-rule")
 	require.Equal(t, 1, rule.Length())
 	require.Equal(t, marked.ClusterTitle, rule.Find(`[data-testid="rule-title"]`).Text())
-	require.Equal(t, "Policy 4.2", rule.Find(`[data-testid="rule-reason"]`).Text())
+	require.Equal(t, "Policy 4.2, section 3", rule.Find(`[data-testid="rule-reason"]`).Text())
 	require.Equal(t, "expected", rule.Find(`[data-testid="rule-expected"]`).Text())
 	require.Equal(t, "/tasks/"+id.String(), rule.Find(`[data-testid="rule-source"]`).AttrOr("href", ""))
 	var started time.Time

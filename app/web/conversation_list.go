@@ -78,6 +78,9 @@ func (s *Server) conversationList(c echo.Context) error {
 	case list.Unsearchable: // the page says why nothing matched
 	case filter.Query != "":
 		v.Matches = matchesText(list.Matches, list.ManyMatches, true, len(v.Filtered))
+	case len(v.Filtered) > 0 && filter.After == nil && list.Next == nil:
+		n := len(list.Conversations) // the whole list is this page
+		v.Matches = matchesText(&n, false, false, len(v.Filtered))
 	case len(v.Filtered) > 0:
 		// Counting may walk the whole task: the page asks for it once it is shown.
 		v.CountURL = components.TaskPath(id.String(), "conversations/count") + "?" + form.Values().Encode()
@@ -105,7 +108,7 @@ func (s *Server) conversationList(c echo.Context) error {
 // conversationCount is GET /tasks/{id}/conversations/count: how many conversations the
 // list's filters let through, as the line the list page loads in once it is shown.
 // Filters it cannot use are a 400 with a sentence, after the task was found to be the
-// owner's.
+// owner's; an issue or a driver the task does not have holds no conversations.
 func (s *Server) conversationCount(c echo.Context) error {
 	id, err := taskID(c)
 	if err != nil {
@@ -252,6 +255,9 @@ func conversationRow(r dbsqlc.ListTaskConversationsRow) pages.ConversationRow {
 		Seq: int(r.Seq), ID: r.ExternalID, Turns: int(r.MessageCount), DiagnosisStatus: r.DiagnosisStatus,
 		Outcome: r.Outcome, TopType: r.TopType, TopTitle: r.TopTitle, TopCategory: r.TopCategory,
 		TopSeverity: int(r.TopSeverity), RiskKinds: r.RiskKinds,
+	}
+	if r.IssueTitle != r.TopTitle {
+		row.IssueTitle = r.IssueTitle
 	}
 	if r.Label != nil {
 		row.Label = *r.Label

@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 
@@ -25,13 +26,16 @@ func (s *Server) conversationShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	seq, err := strconv.ParseInt(c.Param("seq"), 10, 32)
-	if err != nil || seq < 1 {
+	seq, err := strconv.ParseInt(c.Param("seq"), 10, 64)
+	if err != nil {
 		if _, err := s.store.Task(c.Request().Context(), id, auth.OwnerFrom(c)); err != nil {
 			return err
 		}
 		return echo.NewHTTPError(http.StatusNotFound,
 			fmt.Sprintf("There is no conversation %q in this diagnosis: its conversations are numbered from 1.", c.Param("seq")))
+	}
+	if seq < 1 || seq > math.MaxInt32 {
+		return s.conversationError(c, id, seq, store.ErrNotFound)
 	}
 	rows, err := s.store.Conversation(c.Request().Context(), id, int32(seq), auth.OwnerFrom(c))
 	if err != nil {

@@ -95,7 +95,11 @@ func (s *Server) ruleWords(c echo.Context, r report.Report) (gone map[int]bool, 
 			gone[cl.Idx] = true
 			continue
 		}
-		if rule := rules[i]; rule.SourceTaskID != nil && rule.SourceTaskID.String() != r.Task.ID && rule.SourceTaskCreatedAt != nil {
+		// Only a rule older than this diagnosis marked it as its clusters were built; a
+		// newer one was made by a mark here, or by marking the same issue elsewhere
+		// since, which leaves this diagnosis's own mark in place.
+		rule := rules[i]
+		if rule.CreatedAt.Before(r.Task.CreatedAt) && rule.SourceTaskID != nil && rule.SourceTaskID.String() != r.Task.ID && rule.SourceTaskCreatedAt != nil {
 			from[cl.Idx] = components.RuleSource{TaskID: rule.SourceTaskID.String(), Title: rule.SourceTaskTitle, Started: *rule.SourceTaskCreatedAt}
 		}
 	}

@@ -92,7 +92,9 @@ const upsertExpectedRule = `-- name: UpsertExpectedRule :one
 INSERT INTO expected_rule (owner_user_id, type, category, normal_title, title, reason, source_task_id, expected)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (owner_user_id, type, category, normal_title)
-DO UPDATE SET title = EXCLUDED.title, reason = EXCLUDED.reason, source_task_id = EXCLUDED.source_task_id
+DO UPDATE SET reason = EXCLUDED.reason,
+              title = CASE WHEN expected_rule.source_task_id IS NULL THEN EXCLUDED.title ELSE expected_rule.title END,
+              source_task_id = coalesce(expected_rule.source_task_id, EXCLUDED.source_task_id)
 WHERE expected_rule.owner_user_id = $1 AND expected_rule.expected = EXCLUDED.expected
 RETURNING id
 `
@@ -113,10 +115,11 @@ type UpsertExpectedRuleParams struct {
 // Stores owner's rule for clusters of @type and @category whose title normalises to
 // @normal_title: @expected true marks them expected behaviour, false says they are not
 // expected even where the agent's policy seems to call for them. Marking the same
-// issue again keeps one rule, with the latest reason; no row comes back when the owner's
-// rule for the issue says the opposite, which only its removal changes. The owner in
-// the WHERE is the conflict key's already: it is there so every statement on an owned
-// table names its owner.
+// issue again keeps one rule, with the latest reason, made when and where it was first
+// (the diagnosis it was made on, unless that one was deleted); no row comes back when
+// the owner's rule for the issue says the opposite, which only its removal changes. The
+// owner in the WHERE is the conflict key's already: it is there so every statement on
+// an owned table names its owner.
 func (q *Queries) UpsertExpectedRule(ctx context.Context, db DBTX, arg UpsertExpectedRuleParams) (int64, error) {
 	row := db.QueryRow(ctx, upsertExpectedRule,
 		arg.OwnerUserID,

@@ -721,16 +721,19 @@ SELECT c.seq, c.external_id, c.message_count, c.label, c.failure_score, c.max_se
        c.diagnosis_status, coalesce(c.diagnosis ->> 'outcome', '')::text AS outcome,
        ARRAY(SELECT DISTINCT k #>> '{}' FROM jsonb_path_query(c.risk_flags, '$[*].kind') AS k ORDER BY 1)::text[] AS risk_kinds,
        coalesce(top.type, '')::text AS top_type, coalesce(top.category, '')::text AS top_category,
-       coalesce(top.title, '')::text AS top_title, coalesce(top.severity, 0)::int AS top_severity
+       coalesce(top.title, '')::text AS top_title, coalesce(top.severity, 0)::int AS top_severity,
+       coalesce((SELECT f.title FROM task_finding f
+                 WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq
+                   AND f.cluster_idx = $1::int
+                 ORDER BY f.severity DESC, f.priority_score DESC, f.idx LIMIT 1), '')::text AS issue_title
 FROM task_conversation c
 LEFT JOIN LATERAL (
     SELECT f.type, f.category, f.title, f.severity
     FROM task_finding f
     WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq
-      AND (NOT coalesce((SELECT k.expected FROM task_cluster k
-                         WHERE k.task_id = f.task_id AND k.owner_user_id = f.owner_user_id AND k.idx = f.cluster_idx), f.expected)
-           OR f.cluster_idx = $1::int)
-    ORDER BY coalesce(f.cluster_idx = $1::int, false) DESC, f.severity DESC, f.priority_score DESC, f.idx
+      AND NOT coalesce((SELECT k.expected FROM task_cluster k
+                        WHERE k.task_id = f.task_id AND k.owner_user_id = f.owner_user_id AND k.idx = f.cluster_idx), f.expected)
+    ORDER BY f.severity DESC, f.priority_score DESC, f.idx
     LIMIT 1
 ) top ON true
 WHERE c.task_id = $2 AND c.owner_user_id = $3 AND c.qc_status = 'kept'
@@ -796,6 +799,7 @@ type ListTaskConversationsRow struct {
 	TopCategory     string
 	TopTitle        string
 	TopSeverity     int32
+	IssueTitle      string
 }
 
 // One page of a task's kept conversations, at most @max_rows, sorted by @sort
@@ -806,8 +810,8 @@ type ListTaskConversationsRow struct {
 // risk kind, a full-text query (a tsquery of search.Query's terms) or the seqs a
 // search matched (SearchConversationSeqs). Each row carries its most severe finding
 // that is not expected behaviour (by its cluster's standing, as RefreshIssueColumns
-// has it) — in a cluster's list, its most severe finding of that cluster, expected or
-// not, which is why it is listed — and its risk kinds.
+// has it), in a cluster's list its most severe finding of that cluster too (why it is
+// listed, expected or not), and its risk kinds.
 //
 // Run it planned with its parameters (store.planned): PostgreSQL then folds away the
 // sorts and filters not asked for and walks the one index of the sort asked for. A
@@ -856,6 +860,7 @@ func (q *Queries) ListTaskConversations(ctx context.Context, db DBTX, arg ListTa
 			&i.TopCategory,
 			&i.TopTitle,
 			&i.TopSeverity,
+			&i.IssueTitle,
 		); err != nil {
 			return nil, err
 		}

@@ -5,14 +5,17 @@
 -- Stores owner's rule for clusters of @type and @category whose title normalises to
 -- @normal_title: @expected true marks them expected behaviour, false says they are not
 -- expected even where the agent's policy seems to call for them. Marking the same
--- issue again keeps one rule, with the latest reason; no row comes back when the owner's
--- rule for the issue says the opposite, which only its removal changes. The owner in
--- the WHERE is the conflict key's already: it is there so every statement on an owned
--- table names its owner.
+-- issue again keeps one rule, with the latest reason, made when and where it was first
+-- (the diagnosis it was made on, unless that one was deleted); no row comes back when
+-- the owner's rule for the issue says the opposite, which only its removal changes. The
+-- owner in the WHERE is the conflict key's already: it is there so every statement on
+-- an owned table names its owner.
 INSERT INTO expected_rule (owner_user_id, type, category, normal_title, title, reason, source_task_id, expected)
 VALUES (@owner_user_id, @type, @category, @normal_title, @title, @reason, @source_task_id, @expected)
 ON CONFLICT (owner_user_id, type, category, normal_title)
-DO UPDATE SET title = EXCLUDED.title, reason = EXCLUDED.reason, source_task_id = EXCLUDED.source_task_id
+DO UPDATE SET reason = EXCLUDED.reason,
+              title = CASE WHEN expected_rule.source_task_id IS NULL THEN EXCLUDED.title ELSE expected_rule.title END,
+              source_task_id = coalesce(expected_rule.source_task_id, EXCLUDED.source_task_id)
 WHERE expected_rule.owner_user_id = @owner_user_id AND expected_rule.expected = EXCLUDED.expected
 RETURNING id;
 

@@ -68,7 +68,10 @@ type ConversationRow struct {
 	TopTitle        string
 	TopCategory     string
 	TopSeverity     int
-	RiskKinds       []string
+	// IssueTitle is, in an issue's list, its finding of that issue (why it is listed)
+	// when that is not its top finding; empty otherwise.
+	IssueTitle string
+	RiskKinds  []string
 }
 
 // Name is how the row names its conversation: the export's id, or its number.

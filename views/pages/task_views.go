@@ -165,7 +165,7 @@ type ConversationView struct {
 // ListNav leads from a conversation back to the list it was opened from, as filtered
 // and sorted, and on to the next conversation in it.
 type ListNav struct {
-	URL      string   // the list, at a page that starts with the conversation
+	URL      string   // the list, at a page that starts with the conversation when Read
 	Filtered []string // what the list is restricted to, in words; empty for all
 	// Read is set when the list could be read: NextURL is then the next conversation
 	// in it, empty after the last. A list query that is not the list's leads back to
