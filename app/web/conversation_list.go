@@ -51,6 +51,15 @@ func (s *Server) conversationList(c echo.Context) error {
 		fillMenus(&v, menus.Clusters, menus.Drivers)
 		return render(c, http.StatusBadRequest, pages.ConversationList(s.page(c, "Conversations · "+menus.Task.Title), v))
 	}
+	if params := c.QueryParams(); hasEmptyValue(params) {
+		// The form names the menus left at "Any" with nothing: its address leaves them
+		// out, so it can be read and passed on.
+		clean := form.Values()
+		if after := params.Get("after"); after != "" {
+			clean.Set("after", after)
+		}
+		return c.Redirect(http.StatusSeeOther, components.TaskPath(id.String(), "conversations")+queryString(clean))
+	}
 	if q := strings.TrimSpace(form.Query); q != "" && filter.After == nil {
 		// A conversation's id from the upload goes to that conversation.
 		seq, found, err := s.store.ConversationWithID(ctx, id, owner, q)
@@ -97,10 +106,7 @@ func (s *Server) conversationList(c echo.Context) error {
 	}
 	if filter.After != nil {
 		q.Del("after")
-		v.FirstURL = base
-		if len(q) > 0 {
-			v.FirstURL += "?" + q.Encode()
-		}
+		v.FirstURL = base + queryString(q)
 	}
 	return render(c, status, pages.ConversationList(s.page(c, "Conversations · "+list.Task.Title), v))
 }
@@ -154,6 +160,24 @@ func matchesText(count *int, many, search bool, filters int) string {
 	return ""
 }
 
+// hasEmptyValue reports whether a parameter of q is given empty.
+func hasEmptyValue(q url.Values) bool {
+	for _, v := range q {
+		if len(v) == 0 || v[0] == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// queryString is q encoded after a question mark, or nothing when q is empty.
+func queryString(q url.Values) string {
+	if len(q) == 0 {
+		return ""
+	}
+	return "?" + q.Encode()
+}
+
 // searchOldNames makes a search for names joined by underscores look for their words
 // in a task stored before names were indexed whole.
 func (s *Server) searchOldNames(ctx context.Context, id uuid.UUID, owner store.Owner, filter *store.ConversationFilter, query string) error {
@@ -194,7 +218,7 @@ func fillMenus(v *pages.ConversationListView, clusters []dbsqlc.ListClusterNames
 		v.Drivers = append(v.Drivers, pages.Option{Value: strconv.Itoa(int(d.Idx)),
 			Label: fmt.Sprintf("%s %s (%s)", report.DriverKindLabel(d.Kind), report.DriverFeatureLabel(d.Kind, d.Feature), components.Count(d.Conversations))})
 	}
-	for _, cat := range analyzer.Categories() {
+	for _, cat := range offeredCategories(clusters, v.Form.Category) {
 		v.Categories = append(v.Categories, pages.Option{Value: cat, Label: report.CategoryLabel(cat)})
 	}
 	for _, k := range risk.Kinds() {
@@ -205,6 +229,18 @@ func fillMenus(v *pages.ConversationListView, clusters []dbsqlc.ListClusterNames
 		{Value: string(store.SortTurns), Label: "turns"},
 		{Value: string(store.SortSeverity), Label: "severity"},
 	}
+}
+
+// offeredCategories are the finding categories the filter offers, in the analyzer's
+// order: those of the task's issues, with the one chosen; every category while the
+// task has no clusters yet, for its findings are not grouped until the end.
+func offeredCategories(clusters []dbsqlc.ListClusterNamesRow, chosen string) []string {
+	if len(clusters) == 0 {
+		return analyzer.Categories()
+	}
+	return slices.DeleteFunc(analyzer.Categories(), func(cat string) bool {
+		return cat != chosen && !slices.ContainsFunc(clusters, func(c dbsqlc.ListClusterNamesRow) bool { return !c.Expected && c.Category == cat })
+	})
 }
 
 // describeFilter says in words what the list is restricted to, or why a cluster or a

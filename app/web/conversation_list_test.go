@@ -14,6 +14,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -22,6 +23,7 @@ import (
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
+	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
@@ -105,6 +107,20 @@ func TestConversationListMatchesSQL(t *testing.T) {
 		t.Logf("%s: %d conversations on %d pages", c.name, len(got), pages)
 	}
 	require.Greater(t, len(all), 100, "the unfiltered list spans pages")
+
+	// The category menu offers the categories of the task's issues, and the one chosen.
+	r, err := b.pool.Query(ctx, `SELECT DISTINCT category FROM task_cluster WHERE task_id = $1 AND NOT expected ORDER BY 1`, id)
+	require.NoError(t, err)
+	issueCategories, err := pgx.CollectRows(r, pgx.RowTo[string])
+	require.NoError(t, err)
+	offered := func(query string) []string {
+		options := parse(t, b.alice.Get(t, "/tasks/"+id.String()+"/conversations?"+query)).Find(`#filter-category option[value!=""]`)
+		return slices.Sorted(slices.Values(options.Map(func(_ int, o *goquery.Selection) string { return o.AttrOr("value", "") })))
+	}
+	require.Equal(t, issueCategories, offered(""))
+	require.Less(t, len(issueCategories), len(analyzer.Categories()), "fewer than every category")
+	require.NotContains(t, issueCategories, "prompt_injection")
+	require.Contains(t, offered("category=prompt_injection"), "prompt_injection", "the chosen one, though no issue has it")
 
 	// The task page leads from its numbers to the list: the kept conversations, and
 	// each risk flag's, as many as it says.
@@ -207,8 +223,15 @@ func TestConversationListRefusesBadFilters(t *testing.T) {
 	}
 	require.Equal(t, http.StatusNotFound, b.bob.Get(t, count+"label=failed").StatusCode, "Bob counts nothing")
 
+	// A form sent with menus left at "Any" is sent on to the address without them.
+	resp := b.alice.Get(t, path+"q=&cluster=&label=failed&min_severity=&sort=turns")
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Equal(t, "/tasks/"+id.String()+"/conversations?label=failed&sort=turns", resp.Header.Get("Location"))
+	resp = b.alice.Get(t, path+"q=&risk=")
+	require.Equal(t, "/tasks/"+id.String()+"/conversations", resp.Header.Get("Location"))
+
 	// The refused page's form offers the task's issues, and keeps the filters sent.
-	resp := b.alice.Get(t, path+"label=maybe&cluster=0")
+	resp = b.alice.Get(t, path+"label=maybe&cluster=0")
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
 	doc := parse(t, resp)
 	require.Greater(t, doc.Find(`#filter-cluster option`).Length(), 1, "the issues to choose from")
