@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -115,5 +116,9 @@ func findingStanding(t *testing.T, b loopBundle, id uuid.UUID, idx int) string {
 		return s.Find("header b").Text() == title
 	})
 	require.Positive(t, finding.Length(), "conversation %d shows its finding %q", seq, title)
-	return finding.First().Find(`[data-testid="finding-expected"], [data-testid="finding-overruled"]`).Text()
+	standing := finding.First().Find(`[data-testid="finding-expected"], [data-testid="finding-overruled"]`).Text()
+	before := testid(doc, "estimate-before-word").Length() > 0
+	require.Equal(t, standing == "marked as expected by you" || strings.HasPrefix(standing, "an issue:"), before,
+		"conversation %d: the estimate says it was made before the owner's word exactly when there is one", seq)
+	return standing
 }

@@ -194,6 +194,18 @@ const (
 	StandingOverruled                 // an issue: the owner said the policy does not make it expected
 )
 
+// OwnerSpoke reports whether the owner's word (a mark, a rule, an overruled policy)
+// stands on any of the conversation's findings: its failure estimate, made at
+// diagnosis, did not hear it.
+func (v ConversationView) OwnerSpoke() bool {
+	for _, f := range v.Findings {
+		if s := v.StandingOf(f); s == StandingOwner || s == StandingOverruled {
+			return true
+		}
+	}
+	return false
+}
+
 // StandingOf is the word on f: its issue's, or the analyzer's for a finding in none.
 func (v ConversationView) StandingOf(f report.Finding) Standing {
 	if f.ClusterIdx != nil {
