@@ -83,17 +83,7 @@ func (s *Server) conversationList(c echo.Context) error {
 	if v.Filtered, v.Problem = describeFilter(filter, form.Query, list); v.Problem != "" {
 		status = http.StatusBadRequest
 	}
-	switch {
-	case list.Unsearchable: // the page says why nothing matched
-	case filter.Query != "":
-		v.Matches = matchesText(list.Matches, list.ManyMatches, true, len(v.Filtered))
-	case len(v.Filtered) > 0 && filter.After == nil && list.Next == nil:
-		n := len(list.Conversations) // the whole list is this page
-		v.Matches = matchesText(&n, false, false, len(v.Filtered))
-	case len(v.Filtered) > 0:
-		// Counting may walk the whole task: the page asks for it once it is shown.
-		v.CountURL = components.TaskPath(id.String(), "conversations/count") + "?" + form.Values().Encode()
-	}
+	setCount(&v, filter, form, list)
 	for _, row := range list.Conversations {
 		v.Conversations = append(v.Conversations, conversationRow(row))
 	}
@@ -109,6 +99,23 @@ func (s *Server) conversationList(c echo.Context) error {
 		v.FirstURL = base + queryString(q)
 	}
 	return render(c, status, pages.ConversationList(s.page(c, "Conversations · "+list.Task.Title), v))
+}
+
+// setCount sets how the list says how many conversations it holds: a search's count
+// with its page; a filtered list's on the page when it is the whole list, or else the
+// address the page loads it from once it is shown, since counting may walk the whole
+// task; the whole list says nothing.
+func setCount(v *pages.ConversationListView, filter store.ConversationFilter, form pages.ConversationForm, list store.ConversationList) {
+	switch {
+	case list.Unsearchable: // the page says why nothing matched
+	case filter.Query != "":
+		v.Matches = matchesText(list.Matches, list.ManyMatches, true, len(v.Filtered))
+	case len(v.Filtered) > 0 && filter.After == nil && list.Next == nil:
+		n := len(list.Conversations) // the whole list is this page
+		v.Matches = matchesText(&n, false, false, len(v.Filtered))
+	case len(v.Filtered) > 0:
+		v.CountURL = components.TaskPath(v.TaskID, "conversations/count") + "?" + form.Values().Encode()
+	}
 }
 
 // conversationCount is GET /tasks/{id}/conversations/count: how many conversations the
