@@ -84,6 +84,14 @@ func (s *Server) conversationList(c echo.Context) error {
 		status = http.StatusBadRequest
 	}
 	setCount(&v, filter, form, list)
+	if v.CountURL != "" && c.QueryParam("count") == "all" {
+		// Without JavaScript the page is asked again to count as it lists.
+		n, many, err := s.store.CountConversations(ctx, id, owner, filter)
+		if err != nil {
+			return err
+		}
+		v.Matches, v.CountURL = matchesText(&n, many, false, len(v.Filtered)), ""
+	}
 	for _, row := range list.Conversations {
 		v.Conversations = append(v.Conversations, conversationRow(row))
 	}
@@ -104,7 +112,8 @@ func (s *Server) conversationList(c echo.Context) error {
 // setCount sets how the list says how many conversations it holds: a search's count
 // with its page; a filtered list's on the page when it is the whole list, or else the
 // address the page loads it from once it is shown, since counting may walk the whole
-// task; the whole list says nothing.
+// task, with the page's own address counting as it lists for a browser without
+// JavaScript (count=all); the whole list says nothing.
 func setCount(v *pages.ConversationListView, filter store.ConversationFilter, form pages.ConversationForm, list store.ConversationList) {
 	switch {
 	case list.Unsearchable: // the page says why nothing matched
@@ -115,6 +124,12 @@ func setCount(v *pages.ConversationListView, filter store.ConversationFilter, fo
 		v.Matches = matchesText(&n, false, false, len(v.Filtered))
 	case len(v.Filtered) > 0:
 		v.CountURL = components.TaskPath(v.TaskID, "conversations/count") + "?" + form.Values().Encode()
+		counted := form.Values()
+		if filter.After != nil {
+			counted.Set("after", filter.After.String(filter.Sort))
+		}
+		counted.Set("count", "all")
+		v.CountedURL = components.TaskPath(v.TaskID, "conversations") + "?" + counted.Encode()
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -431,6 +432,16 @@ func TestConversationListSearchesCommonAndRareWords(t *testing.T) {
 	} {
 		require.Equal(t, want, listCount(t, b.alice, "/tasks/"+id.String()+"/conversations?"+query), query)
 	}
+	// Without JavaScript the count is a link to the page counting as it lists.
+	doc := parse(t, b.alice.Get(t, "/tasks/"+id.String()+"/conversations?risk=human_request"))
+	counted := doc.Find(`[data-testid="list-count"] noscript`).Text()
+	href := regexp.MustCompile(`href="([^"]+)"`).FindStringSubmatch(counted)
+	require.Len(t, href, 2, "a link in %q", counted)
+	doc = parse(t, b.alice.Get(t, html.UnescapeString(href[1])))
+	require.Equal(t, "More than 2,000 conversations match.", testid(doc, "list-matches").Text())
+	require.Zero(t, testid(doc, "list-count").Length())
+	require.Equal(t, 50, testid(doc, "conversation-row").Length(), "and lists as before")
+
 	for query, want := range map[string]string{"min_severity=3": "Severity 3 or more", "min_severity=5": "Severity 5, the most severe"} {
 		require.Equal(t, want, testid(parse(t, b.alice.Get(t, "/tasks/"+id.String()+"/conversations?"+query)), "list-filter").Text(), query)
 	}

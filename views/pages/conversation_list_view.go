@@ -25,6 +25,8 @@ type ConversationListView struct {
 	// CountURL is where the page loads how many its filters let through, when it has
 	// filters but no search (GET /tasks/{id}/conversations/count).
 	CountURL string
+	// CountedURL is this page counting as it lists, for a browser without JavaScript.
+	CountedURL string
 	NextURL  string // the next page (rel="next"); empty on the last page
 	FirstURL string // the first page, when this is not it
 	// RowQuery is the list's query, encoded, that each row's link passes on to its
