@@ -27,8 +27,8 @@ type ConversationListView struct {
 	CountURL string
 	// CountedURL is this page counting as it lists, for a browser without JavaScript.
 	CountedURL string
-	NextURL  string // the next page (rel="next"); empty on the last page
-	FirstURL string // the first page, when this is not it
+	NextURL    string // the next page (rel="next"); empty on the last page
+	FirstURL   string // the first page, when this is not it
 	// RowQuery is the list's query, encoded, that each row's link passes on to its
 	// conversation's page, which leads back to the list and on to the next in it.
 	RowQuery string
