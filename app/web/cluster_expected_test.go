@@ -348,7 +348,7 @@ func TestExpectedRulesSettings(t *testing.T) {
 	require.Empty(t, rules(t, b.alice))
 	require.True(t, clusterOf(t, taskReport(t, b.alice, id), marked.ClusterIdx).Expected, "the marked run keeps its mark")
 	require.Contains(t, strings.Join(strings.Fields(testid(parse(t, b.alice.Get(t, "/tasks/"+id.String())), "expected-rule").Text()), " "),
-		"The rule this mark made has been removed, so your later diagnoses no longer mark this issue",
+		"Your rule for this issue has been removed, so your later diagnoses no longer mark it",
 		"and no longer promises a rule")
 	later := b.diagnose(t, b.alice, "Support, again", convs)
 	require.False(t, sameIssue(t, taskReport(t, b.alice, later), clusterOf(t, before, marked.ClusterIdx)).Expected,

@@ -145,7 +145,7 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Equal(t, "expected by the policy", findingStanding(t, b, id, policy.Idx), "the policy's again")
 	require.True(t, clusterOf(t, taskReport(t, b.alice, next), same.Idx).PolicyOverruled, "the next run keeps what it was told")
 	require.Contains(t, strings.Join(strings.Fields(testid(parse(t, b.alice.Get(t, "/tasks/"+next.String())), "overruled").Text()), " "),
-		"The rule this made has been removed", "and no longer promises a rule")
+		"Your rule for this issue has been removed", "and no longer promises a rule")
 }
 
 // TestMarkNotExpectedWithHTMX: htmx gets the task page's body with the issue moved to

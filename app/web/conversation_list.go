@@ -55,6 +55,9 @@ func (s *Server) conversationList(c echo.Context) error {
 		// The form names the menus left at "Any" with nothing: its address leaves them
 		// out, so it can be read and passed on.
 		clean := form.Values()
+		if clean.Get("sort") == string(store.SortFailure) {
+			clean.Del("sort") // the default
+		}
 		if after := params.Get("after"); after != "" {
 			clean.Set("after", after)
 		}
@@ -113,10 +116,12 @@ func (s *Server) conversationList(c echo.Context) error {
 // with its page; a filtered list's on the page when it is the whole list, or else the
 // address the page loads it from once it is shown, since counting may walk the whole
 // task, with the page's own address counting as it lists for a browser without
-// JavaScript (count=all); the whole list says nothing.
+// JavaScript (count=all); the whole list says how many the quality checks kept.
 func setCount(v *pages.ConversationListView, filter store.ConversationFilter, form pages.ConversationForm, list store.ConversationList) {
-	switch {
+	switch kept := int(list.Task.KeptFailed + list.Task.KeptSucceeded + list.Task.KeptUnlabelled); {
 	case list.Unsearchable: // the page says why nothing matched
+	case len(v.Filtered) == 0 && kept > 0:
+		v.Matches = components.Plural(kept, "conversation", "conversations")
 	case filter.Query != "":
 		v.Matches = matchesText(list.Matches, list.ManyMatches, true, len(v.Filtered))
 	case len(v.Filtered) > 0 && filter.After == nil && list.Next == nil:
@@ -317,6 +322,7 @@ func conversationRow(r dbsqlc.ListTaskConversationsRow) pages.ConversationRow {
 	if r.IssueTitle != r.TopTitle {
 		row.IssueTitle = r.IssueTitle
 	}
+	row.OnlyExpected = r.TopTitle == "" && r.HasFindings
 	if r.Label != nil {
 		row.Label = *r.Label
 	}

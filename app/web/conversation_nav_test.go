@@ -62,8 +62,11 @@ func TestAConversationLeadsBackToItsListAndOn(t *testing.T) {
 			listed := u.Query()
 			listed.Del("after")
 			require.Equal(t, sorted, listed, "%s: back to the list as it was filtered and sorted", c.label)
-			first := testid(parse(t, b.alice.Get(t, u.String())), "conversation-row").First().AttrOr("data-seq", "")
+			at := parse(t, b.alice.Get(t, u.String()))
+			first := testid(at, "conversation-row").First().AttrOr("data-seq", "")
 			require.Equal(t, strconv.Itoa(seq), first, "%s: at a page that starts with the conversation", c.label)
+			require.Equal(t, len(got) > 1, testid(at, "not-first-page").Length() == 1,
+				"%s: a page that is not the first says so, and the first is the first", c.label)
 			next := testid(doc, "next-in-list")
 			require.Contains(t, []int{0, 2}, next.Length(), "%s: at the top and after the transcript", c.label)
 			require.Equal(t, next.First().AttrOr("href", ""), next.Last().AttrOr("href", ""))

@@ -102,10 +102,18 @@ func (s *Server) listAround(c echo.Context, id uuid.UUID, conv dbsqlc.TaskConver
 	query := listQuery(form, filter)
 	q := query.Encode()
 	// Back at the list, its page starts with this conversation: ties in the sort's key
-	// are in seq order, so the page after seq-1 with the same key is that one.
-	before := here
-	before.Seq--
-	query.Set("after", before.String(filter.Sort))
+	// are in seq order, so the page after seq-1 with the same key is that one. The
+	// list's first conversation goes back to its first page.
+	filter.After = nil
+	first, err := s.store.Conversations(ctx, id, owner, filter, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(first.Conversations) == 0 || first.Conversations[0].Seq != conv.Seq {
+		before := here
+		before.Seq--
+		query.Set("after", before.String(filter.Sort))
+	}
 	nav := &pages.ListNav{URL: all.URL + "?" + query.Encode(), Filtered: filtered, Read: true}
 	if len(list.Conversations) > 0 {
 		nav.NextURL = string(components.ConversationInListURL(id.String(), int(list.Conversations[0].Seq), q))

@@ -26,8 +26,8 @@ type conversationIssues struct {
 // findings that are issues: a finding of a cluster that is expected behaviour (by the
 // policy, a mark or a rule) is not one; a finding of a cluster its owner overruled is.
 // The list filtered by category lists exactly the conversations with an issue of it,
-// and each row's top finding is its most severe issue. It returns each conversation's
-// issues.
+// and each row's top finding, on every page, is its most severe issue, or says it has
+// only expected behavior. It returns each conversation's issues.
 func requireIssuesFollowMarks(t *testing.T, b loopBundle, id uuid.UUID, category string) map[int]conversationIssues {
 	t.Helper()
 	rows, err := b.pool.Query(t.Context(), `
@@ -43,7 +43,9 @@ func requireIssuesFollowMarks(t *testing.T, b loopBundle, id uuid.UUID, category
 	}])
 	require.NoError(t, err)
 	want := map[int]conversationIssues{}
+	hasFindings := map[int]bool{}
 	for _, f := range findings {
+		hasFindings[f.Seq] = true
 		w := want[f.Seq]
 		if !f.Expected {
 			w.maxSeverity = max(w.maxSeverity, f.Severity)
@@ -76,18 +78,28 @@ func requireIssuesFollowMarks(t *testing.T, b loopBundle, id uuid.UUID, category
 	slices.Sort(listed)
 	require.Equal(t, withCategory, listed, "the conversations listed with a finding of %s", category)
 
-	page := testid(parse(t, b.alice.Get(t, "/tasks/"+id.String()+"/conversations?sort=severity")), "conversation-row")
-	require.Positive(t, page.Length())
-	for i := range page.Length() {
-		row := page.Eq(i)
-		seq, err := strconv.Atoi(row.AttrOr("data-seq", ""))
-		require.NoError(t, err)
-		top := "none"
-		if s := want[seq].maxSeverity; s > 0 {
-			top = "severity " + strconv.Itoa(s) + " of 5"
+	onlyExpected := 0
+	for next := "/tasks/" + id.String() + "/conversations?sort=severity"; next != ""; {
+		doc := parse(t, b.alice.Get(t, next))
+		page := testid(doc, "conversation-row")
+		require.Positive(t, page.Length())
+		for i := range page.Length() {
+			row := page.Eq(i)
+			seq, err := strconv.Atoi(row.AttrOr("data-seq", ""))
+			require.NoError(t, err)
+			top := "none"
+			switch s := want[seq].maxSeverity; {
+			case s > 0:
+				top = "severity " + strconv.Itoa(s) + " of 5"
+			case hasFindings[seq]:
+				top = "only expected behavior"
+				onlyExpected++
+			}
+			require.Contains(t, row.Find(`[data-testid="conversation-top-finding"]`).Text(), top, "conversation %d: its top finding is its most severe issue", seq)
 		}
-		require.Contains(t, row.Find(`[data-testid="conversation-top-finding"]`).Text(), top, "conversation %d: its top finding is its most severe issue", seq)
+		next = doc.Find(`a[rel="next"]`).AttrOr("href", "")
 	}
+	require.Positive(t, onlyExpected, "some conversation has only findings that are expected behaviour")
 	return want
 }
 
@@ -117,8 +129,8 @@ func findingStanding(t *testing.T, b loopBundle, id uuid.UUID, idx int) string {
 	})
 	require.Positive(t, finding.Length(), "conversation %d shows its finding %q", seq, title)
 	standing := finding.First().Find(`[data-testid="finding-expected"], [data-testid="finding-overruled"]`).Text()
-	before := testid(doc, "estimate-before-word").Length() > 0
-	require.Equal(t, standing == "marked as expected by you" || strings.HasPrefix(standing, "an issue:"), before,
-		"conversation %d: the estimate says it was made before the owner's word exactly when there is one", seq)
+	without := testid(doc, "estimate-without-word").Length() > 0
+	require.Equal(t, standing == "marked as expected by you" || strings.HasPrefix(standing, "an issue:"), without,
+		"conversation %d: the estimate says it leaves out the owner's word exactly when there is one", seq)
 	return standing
 }

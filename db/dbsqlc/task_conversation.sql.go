@@ -725,7 +725,9 @@ SELECT c.seq, c.external_id, c.message_count, c.label, c.failure_score, c.max_se
        coalesce((SELECT f.title FROM task_finding f
                  WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq
                    AND f.cluster_idx = $1::int
-                 ORDER BY f.severity DESC, f.priority_score DESC, f.idx LIMIT 1), '')::text AS issue_title
+                 ORDER BY f.severity DESC, f.priority_score DESC, f.idx LIMIT 1), '')::text AS issue_title,
+       EXISTS (SELECT 1 FROM task_finding f
+               WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq) AS has_findings
 FROM task_conversation c
 LEFT JOIN LATERAL (
     SELECT f.type, f.category, f.title, f.severity
@@ -800,6 +802,7 @@ type ListTaskConversationsRow struct {
 	TopTitle        string
 	TopSeverity     int32
 	IssueTitle      string
+	HasFindings     bool
 }
 
 // One page of a task's kept conversations, at most @max_rows, sorted by @sort
@@ -861,6 +864,7 @@ func (q *Queries) ListTaskConversations(ctx context.Context, db DBTX, arg ListTa
 			&i.TopTitle,
 			&i.TopSeverity,
 			&i.IssueTitle,
+			&i.HasFindings,
 		); err != nil {
 			return nil, err
 		}

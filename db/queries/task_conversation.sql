@@ -295,7 +295,9 @@ SELECT c.seq, c.external_id, c.message_count, c.label, c.failure_score, c.max_se
        coalesce((SELECT f.title FROM task_finding f
                  WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq
                    AND f.cluster_idx = sqlc.narg('cluster')::int
-                 ORDER BY f.severity DESC, f.priority_score DESC, f.idx LIMIT 1), '')::text AS issue_title
+                 ORDER BY f.severity DESC, f.priority_score DESC, f.idx LIMIT 1), '')::text AS issue_title,
+       EXISTS (SELECT 1 FROM task_finding f
+               WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq) AS has_findings
 FROM task_conversation c
 LEFT JOIN LATERAL (
     SELECT f.type, f.category, f.title, f.severity

@@ -617,7 +617,7 @@ func ExpectedBehaviour(cs []report.Cluster, rv Review) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						if rv.RuleGone[c.Idx] {
-							templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 57, "The rule this mark made has been removed, so your later diagnoses no longer mark this issue: <a href=\"/settings/expected\">your rules</a>.")
+							templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 57, "Your rule for this issue has been removed, so your later diagnoses no longer mark it: <a href=\"/settings/expected\">your rules</a>.")
 							if templ_7745c5c3_Err != nil {
 								return templ_7745c5c3_Err
 							}

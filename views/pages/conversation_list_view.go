@@ -73,7 +73,9 @@ type ConversationRow struct {
 	// IssueTitle is, in an issue's list, its finding of that issue (why it is listed)
 	// when that is not its top finding; empty otherwise.
 	IssueTitle string
-	RiskKinds  []string
+	// OnlyExpected is set when every finding of the conversation is expected behaviour.
+	OnlyExpected bool
+	RiskKinds    []string
 }
 
 // Name is how the row names its conversation: the export's id, or its number.

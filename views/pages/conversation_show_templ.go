@@ -296,7 +296,7 @@ func ConversationShow(p layout.Page, v ConversationView) templ.Component {
 					}
 				}
 				if v.OwnerSpoke() {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<div class=\"muted small\" data-testid=\"estimate-before-word\">Estimated when it was diagnosed, before what you said of its issues below.</div>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<div class=\"muted small\" data-testid=\"estimate-without-word\">The estimate does not take into account what you said of its issues below.</div>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

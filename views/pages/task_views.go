@@ -195,8 +195,8 @@ const (
 )
 
 // OwnerSpoke reports whether the owner's word (a mark, a rule, an overruled policy)
-// stands on any of the conversation's findings: its failure estimate, made at
-// diagnosis, did not hear it.
+// stands on any of the conversation's findings: its failure estimate, made as it was
+// diagnosed, before the owner's rules are applied to its issues, does not take it in.
 func (v ConversationView) OwnerSpoke() bool {
 	for _, f := range v.Findings {
 		if s := v.StandingOf(f); s == StandingOwner || s == StandingOverruled {
