@@ -726,8 +726,9 @@ SELECT c.seq, c.external_id, c.message_count, c.label, c.failure_score, c.max_se
                  WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq
                    AND f.cluster_idx = $1::int
                  ORDER BY f.severity DESC, f.priority_score DESC, f.idx LIMIT 1), '')::text AS issue_title,
-       EXISTS (SELECT 1 FROM task_finding f
-               WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq) AS has_findings
+       coalesce((SELECT true FROM task_finding f
+                 WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq
+                 LIMIT 1), false)::bool AS has_findings
 FROM task_conversation c
 LEFT JOIN LATERAL (
     SELECT f.type, f.category, f.title, f.severity
@@ -814,7 +815,9 @@ type ListTaskConversationsRow struct {
 // search matched (SearchConversationSeqs). Each row carries its most severe finding
 // that is not expected behaviour (by its cluster's standing, as RefreshIssueColumns
 // has it), in a cluster's list its most severe finding of that cluster too (why it is
-// listed, expected or not), and its risk kinds.
+// listed, expected or not), whether it has findings at all, and its risk kinds. The
+// findings are looked up by key for each row of the page: written as EXISTS, the
+// planner hashes every finding of the task instead.
 //
 // Run it planned with its parameters (store.planned): PostgreSQL then folds away the
 // sorts and filters not asked for and walks the one index of the sort asked for. A
