@@ -85,12 +85,6 @@ func conversationFilter(q url.Values) (store.ConversationFilter, pages.Conversat
 	return f, form, ""
 }
 
-// isListQuery reports whether q has any of the conversation list's parameters: a
-// conversation's page opened from the list carries them.
-func isListQuery(q url.Values) bool {
-	return slices.ContainsFunc([]string{"cluster", "driver", "category", "min_severity", "label", "risk", "q", "sort"}, q.Has)
-}
-
 // index reads the index of a cluster or a driver.
 func index(s, what string) (*int32, string) {
 	if s == "" {

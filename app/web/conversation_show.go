@@ -73,12 +73,11 @@ func (s *Server) conversationShow(c echo.Context) error {
 // none of the list's parameters) has none; one whose list query cannot be used leads
 // back to all conversations.
 func (s *Server) listAround(c echo.Context, id uuid.UUID, conv dbsqlc.TaskConversation) (*pages.ListNav, error) {
-	params := c.QueryParams()
-	if !isListQuery(params) {
+	filter, form, problem := conversationFilter(c.QueryParams())
+	if len(form.Values()) == 0 {
 		return nil, nil
 	}
 	all := &pages.ListNav{URL: components.TaskPath(id.String(), "conversations")}
-	filter, form, problem := conversationFilter(params)
 	if problem != "" {
 		return all, nil
 	}
@@ -90,12 +89,11 @@ func (s *Server) listAround(c echo.Context, id uuid.UUID, conv dbsqlc.TaskConver
 	if conv.FailureScore != nil {
 		here.Score = *conv.FailureScore
 	}
-	filter.After = &here
-	list, err := s.store.Conversations(ctx, id, owner, filter, 1)
+	place, err := s.store.ConversationPlace(ctx, id, owner, filter, here)
 	if err != nil {
 		return nil, err
 	}
-	filtered, problem := describeFilter(filter, form.Query, list)
+	filtered, problem := describeFilter(filter, form.Query, place.ConversationList)
 	if problem != "" {
 		return all, nil
 	}
@@ -104,19 +102,14 @@ func (s *Server) listAround(c echo.Context, id uuid.UUID, conv dbsqlc.TaskConver
 	// Back at the list, its page starts with this conversation: ties in the sort's key
 	// are in seq order, so the page after seq-1 with the same key is that one. The
 	// list's first conversation goes back to its first page.
-	filter.After = nil
-	first, err := s.store.Conversations(ctx, id, owner, filter, 1)
-	if err != nil {
-		return nil, err
-	}
-	if len(first.Conversations) == 0 || first.Conversations[0].Seq != conv.Seq {
+	if place.First == nil || *place.First != conv.Seq {
 		before := here
 		before.Seq--
 		query.Set("after", before.String(filter.Sort))
 	}
 	nav := &pages.ListNav{URL: all.URL + "?" + query.Encode(), Filtered: filtered, Read: true}
-	if len(list.Conversations) > 0 {
-		nav.NextURL = string(components.ConversationInListURL(id.String(), int(list.Conversations[0].Seq), q))
+	if place.Next != nil {
+		nav.NextURL = string(components.ConversationInListURL(id.String(), int(*place.Next), q))
 	}
 	return nav, nil
 }

@@ -46,23 +46,25 @@ SELECT count(*)::int FROM (
     SELECT 1
     FROM task_conversation c
     WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.qc_status = 'kept'
-      AND ($3::int IS NULL OR c.seq IN (
-            SELECT unnest(k.conversation_seqs) FROM task_cluster k
-            WHERE k.task_id = $1 AND k.owner_user_id = $2 AND k.idx = $3::int))
+      AND ($3::int[] IS NULL OR c.seq = ANY($3::int[]))
       AND ($4::int IS NULL OR c.seq IN (
+            SELECT unnest(k.conversation_seqs) FROM task_cluster k
+            WHERE k.task_id = $1 AND k.owner_user_id = $2 AND k.idx = $4::int))
+      AND ($5::int IS NULL OR c.seq IN (
             SELECT unnest(d.conversation_seqs) FROM task_driver d
-            WHERE d.task_id = $1 AND d.owner_user_id = $2 AND d.idx = $4::int))
-      AND ($5::text IS NULL OR c.finding_categories @> ARRAY[$5::text])
-      AND ($6::int IS NULL OR c.max_severity >= $6::int)
-      AND ($7::text IS NULL OR c.label = $7::text)
-      AND ($8::text IS NULL OR c.risk_flags @> jsonb_build_array(jsonb_build_object('kind', $8::text)))
-    LIMIT $9
+            WHERE d.task_id = $1 AND d.owner_user_id = $2 AND d.idx = $5::int))
+      AND ($6::text IS NULL OR c.finding_categories @> ARRAY[$6::text])
+      AND ($7::int IS NULL OR c.max_severity >= $7::int)
+      AND ($8::text IS NULL OR c.label = $8::text)
+      AND ($9::text IS NULL OR c.risk_flags @> jsonb_build_array(jsonb_build_object('kind', $9::text)))
+    LIMIT $10
 ) AS matched
 `
 
 type CountTaskConversationsParams struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
+	Seqs        []int32
 	Cluster     *int32
 	Driver      *int32
 	Category    *string
@@ -73,60 +75,12 @@ type CountTaskConversationsParams struct {
 }
 
 // How many of the task's kept conversations ListTaskConversations lets through with
-// the filters (no search), counting no further than @max_rows: a filter's count costs
-// at most a walk of the task's conversations, as a page of a rare filter's list does.
-// Run it planned, as the list is, so the filters not asked for fold away.
+// the filters, counting no further than @max_rows: among @seqs (the few a search
+// matched), at most a few thousand primary-key reads, the total a search's page shows;
+// without, at most a walk of the task's conversations, as a page of a rare filter's
+// list is. Run it planned, as the list is, so the filters not asked for fold away.
 func (q *Queries) CountTaskConversations(ctx context.Context, db DBTX, arg CountTaskConversationsParams) (int32, error) {
 	row := db.QueryRow(ctx, countTaskConversations,
-		arg.TaskID,
-		arg.OwnerUserID,
-		arg.Cluster,
-		arg.Driver,
-		arg.Category,
-		arg.MinSeverity,
-		arg.Label,
-		arg.Risk,
-		arg.MaxRows,
-	)
-	var column_1 int32
-	err := row.Scan(&column_1)
-	return column_1, err
-}
-
-const countTaskConversationsIn = `-- name: CountTaskConversationsIn :one
-SELECT count(*)::int
-FROM task_conversation c
-WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.qc_status = 'kept'
-  AND c.seq = ANY($3::int[])
-  AND ($4::int IS NULL OR c.seq IN (
-        SELECT unnest(k.conversation_seqs) FROM task_cluster k
-        WHERE k.task_id = $1 AND k.owner_user_id = $2 AND k.idx = $4::int))
-  AND ($5::int IS NULL OR c.seq IN (
-        SELECT unnest(d.conversation_seqs) FROM task_driver d
-        WHERE d.task_id = $1 AND d.owner_user_id = $2 AND d.idx = $5::int))
-  AND ($6::text IS NULL OR c.finding_categories @> ARRAY[$6::text])
-  AND ($7::int IS NULL OR c.max_severity >= $7::int)
-  AND ($8::text IS NULL OR c.label = $8::text)
-  AND ($9::text IS NULL OR c.risk_flags @> jsonb_build_array(jsonb_build_object('kind', $9::text)))
-`
-
-type CountTaskConversationsInParams struct {
-	TaskID      uuid.UUID
-	OwnerUserID int64
-	Seqs        []int32
-	Cluster     *int32
-	Driver      *int32
-	Category    *string
-	MinSeverity *int32
-	Label       *string
-	Risk        *string
-}
-
-// How many of the conversations @seqs (the few a search matched) ListTaskConversations
-// lets through with the same filters: the total a search's page shows. At most a few
-// thousand primary-key reads.
-func (q *Queries) CountTaskConversationsIn(ctx context.Context, db DBTX, arg CountTaskConversationsInParams) (int32, error) {
-	row := db.QueryRow(ctx, countTaskConversationsIn,
 		arg.TaskID,
 		arg.OwnerUserID,
 		arg.Seqs,
@@ -136,6 +90,7 @@ func (q *Queries) CountTaskConversationsIn(ctx context.Context, db DBTX, arg Cou
 		arg.MinSeverity,
 		arg.Label,
 		arg.Risk,
+		arg.MaxRows,
 	)
 	var column_1 int32
 	err := row.Scan(&column_1)

@@ -340,34 +340,17 @@ ORDER BY CASE WHEN @sort::text = 'turns' THEN c.message_count END DESC,
          c.seq
 LIMIT @max_rows;
 
--- name: CountTaskConversationsIn :one
--- How many of the conversations @seqs (the few a search matched) ListTaskConversations
--- lets through with the same filters: the total a search's page shows. At most a few
--- thousand primary-key reads.
-SELECT count(*)::int
-FROM task_conversation c
-WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.qc_status = 'kept'
-  AND c.seq = ANY(@seqs::int[])
-  AND (sqlc.narg('cluster')::int IS NULL OR c.seq IN (
-        SELECT unnest(k.conversation_seqs) FROM task_cluster k
-        WHERE k.task_id = @task_id AND k.owner_user_id = @owner_user_id AND k.idx = sqlc.narg('cluster')::int))
-  AND (sqlc.narg('driver')::int IS NULL OR c.seq IN (
-        SELECT unnest(d.conversation_seqs) FROM task_driver d
-        WHERE d.task_id = @task_id AND d.owner_user_id = @owner_user_id AND d.idx = sqlc.narg('driver')::int))
-  AND (sqlc.narg('category')::text IS NULL OR c.finding_categories @> ARRAY[sqlc.narg('category')::text])
-  AND (sqlc.narg('min_severity')::int IS NULL OR c.max_severity >= sqlc.narg('min_severity')::int)
-  AND (sqlc.narg('label')::text IS NULL OR c.label = sqlc.narg('label')::text)
-  AND (sqlc.narg('risk')::text IS NULL OR c.risk_flags @> jsonb_build_array(jsonb_build_object('kind', sqlc.narg('risk')::text)));
-
 -- name: CountTaskConversations :one
 -- How many of the task's kept conversations ListTaskConversations lets through with
--- the filters (no search), counting no further than @max_rows: a filter's count costs
--- at most a walk of the task's conversations, as a page of a rare filter's list does.
--- Run it planned, as the list is, so the filters not asked for fold away.
+-- the filters, counting no further than @max_rows: among @seqs (the few a search
+-- matched), at most a few thousand primary-key reads, the total a search's page shows;
+-- without, at most a walk of the task's conversations, as a page of a rare filter's
+-- list is. Run it planned, as the list is, so the filters not asked for fold away.
 SELECT count(*)::int FROM (
     SELECT 1
     FROM task_conversation c
     WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.qc_status = 'kept'
+      AND (sqlc.narg('seqs')::int[] IS NULL OR c.seq = ANY(sqlc.narg('seqs')::int[]))
       AND (sqlc.narg('cluster')::int IS NULL OR c.seq IN (
             SELECT unnest(k.conversation_seqs) FROM task_cluster k
             WHERE k.task_id = @task_id AND k.owner_user_id = @owner_user_id AND k.idx = sqlc.narg('cluster')::int))

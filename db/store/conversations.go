@@ -266,15 +266,7 @@ func (s *Store) countMatches(ctx context.Context, tx pgx.Tx, p dbsqlc.ListTaskCo
 	if len(p.Seqs) == 0 {
 		return new(int), false, nil
 	}
-	n, err := s.q.CountTaskConversationsIn(ctx, tx, dbsqlc.CountTaskConversationsInParams{
-		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, Seqs: p.Seqs,
-		Cluster: p.Cluster, Driver: p.Driver, Category: p.Category, MinSeverity: p.MinSeverity, Label: p.Label, Risk: p.Risk,
-	})
-	if err != nil {
-		return nil, false, err
-	}
-	count := int(n)
-	return &count, false, nil
+	return s.count(ctx, tx, p)
 }
 
 // CountConversations counts owner's task's kept conversations that f lets through, up
@@ -299,7 +291,7 @@ func (s *Store) CountConversations(ctx context.Context, id uuid.UUID, owner Owne
 				}
 				count, many, err = s.countMatches(ctx, tx, p)
 			} else {
-				count, many, err = s.countFiltered(ctx, tx, p)
+				count, many, err = s.count(ctx, tx, p)
 			}
 			if count != nil {
 				n = *count
@@ -312,11 +304,11 @@ func (s *Store) CountConversations(ctx context.Context, id uuid.UUID, owner Owne
 	return n, many, nil
 }
 
-// countFiltered counts the conversations the filters of a list without a search let
-// through, up to FewMatches.
-func (s *Store) countFiltered(ctx context.Context, tx pgx.Tx, p dbsqlc.ListTaskConversationsParams) (*int, bool, error) {
+// count counts the conversations p's filters let through, among p.Seqs when a search
+// gave them, up to FewMatches; many when there are more.
+func (s *Store) count(ctx context.Context, tx pgx.Tx, p dbsqlc.ListTaskConversationsParams) (*int, bool, error) {
 	n, err := s.q.CountTaskConversations(ctx, planned{tx}, dbsqlc.CountTaskConversationsParams{
-		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, MaxRows: FewMatches + 1,
+		TaskID: p.TaskID, OwnerUserID: p.OwnerUserID, Seqs: p.Seqs, MaxRows: FewMatches + 1,
 		Cluster: p.Cluster, Driver: p.Driver, Category: p.Category, MinSeverity: p.MinSeverity, Label: p.Label, Risk: p.Risk,
 	})
 	if err != nil || n > FewMatches {
@@ -342,6 +334,56 @@ func listParams(id uuid.UUID, owner int64, f ConversationFilter, rows int) dbsql
 		p.AfterSeq, p.AfterScore, p.AfterTurns, p.AfterSeverity = &a.Seq, &a.Score, &a.Turns, &a.Severity
 	}
 	return p
+}
+
+// ConversationPlace is where one conversation stands in a list: the list's first
+// conversation and the one after it (nil for none), with the task and the names the
+// list's filters are said by (no page).
+type ConversationPlace struct {
+	ConversationList
+	First, Next *int32
+}
+
+// ConversationPlace reads where the conversation at here stands in the list f gives
+// (f.After is not read), in one read-only snapshot: the first conversation of the list
+// and the one after here, each the first row of a walk like a page's. A task that does
+// not exist or belongs to someone else is ErrNotFound.
+func (s *Store) ConversationPlace(ctx context.Context, id uuid.UUID, owner Owner, f ConversationFilter, here ConversationCursor) (ConversationPlace, error) {
+	var place ConversationPlace
+	uid := owner.UserID()
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error {
+			if err := s.readMenus(ctx, tx, id, uid, &place.ConversationList); err != nil {
+				return err
+			}
+			f.After = nil
+			p := listParams(id, uid, f, 1)
+			if f.Query != "" {
+				if err := s.searchFirst(ctx, tx, &p); err != nil {
+					return fmt.Errorf("search: %w", err)
+				}
+			}
+			var err error
+			if place.First, err = s.firstSeq(ctx, tx, p); err != nil {
+				return err
+			}
+			p.AfterSeq, p.AfterScore, p.AfterTurns, p.AfterSeverity = &here.Seq, &here.Score, &here.Turns, &here.Severity
+			place.Next, err = s.firstSeq(ctx, tx, p)
+			return err
+		})
+	if err != nil {
+		return ConversationPlace{}, readError("conversation place", err)
+	}
+	return place, nil
+}
+
+// firstSeq is the seq of the first conversation of the page p asks for; nil for none.
+func (s *Store) firstSeq(ctx context.Context, tx pgx.Tx, p dbsqlc.ListTaskConversationsParams) (*int32, error) {
+	rows, err := s.q.ListTaskConversations(ctx, planned{tx}, p)
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return &rows[0].Seq, nil
 }
 
 // planned runs its queries planned for their parameters every time, as pgx's
