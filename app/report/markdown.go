@@ -408,13 +408,7 @@ func (m mdWriter) warnings(r Report) error {
 
 func (m mdWriter) about(r Report) {
 	risks := "RISK Actions cover every risk found"
-	waiting := 0
-	for _, c := range r.Clusters {
-		if c.Type == "RISK" && c.NoAction == NoActionIssueSince {
-			waiting++
-		}
-	}
-	switch {
+	switch waiting := r.WaitingIssues("RISK"); {
 	case waiting == 1:
 		risks += " but one that was expected when they were written: a new run writes its Action"
 	case waiting > 1:

@@ -141,6 +141,19 @@ func (r Report) IssueCounts() (issues, expected int) {
 	return len(r.Clusters) - expected, expected
 }
 
+// WaitingIssues counts the issues of type typ ("RISK" or "ACTION") that rank among the
+// Actions now but did not when they were written (NoActionIssueSince): the next run
+// writes theirs.
+func (r Report) WaitingIssues(typ string) int {
+	n := 0
+	for _, c := range r.Clusters {
+		if c.Type == typ && c.NoAction == NoActionIssueSince {
+			n++
+		}
+	}
+	return n
+}
+
 // UploadedCount is how many conversations the upload holds, for people: the task's
 // count before the quality checks have run (Population.Uploaded counts those that
 // entered them, zero until then).

@@ -51,20 +51,15 @@ func actionsListed(r report.Report) string {
 // expected when the Actions were written (report.NoActionIssueSince): a new run writes
 // theirs.
 func risksListed(r report.Report) string {
-	waiting := 0
-	for _, c := range r.Clusters {
-		if c.Type == "RISK" && c.NoAction == report.NoActionIssueSince {
-			waiting++
-		}
-	}
-	switch waiting {
+	switch waiting := r.WaitingIssues("RISK"); waiting {
 	case 0:
 		return "every one found is listed"
 	case 1:
 		return "every one found is listed but one, expected when the Actions were written: running the diagnosis again writes its Action"
+	default:
+		return fmt.Sprintf("every one found is listed but %s, expected when the Actions were written: running the diagnosis again writes theirs",
+			components.Count(waiting))
 	}
-	return fmt.Sprintf("every one found is listed but %s, expected when the Actions were written: running the diagnosis again writes theirs",
-		components.Count(waiting))
 }
 
 // forWaiting names the Actions a new run writes for the n issues that wait for one.
@@ -86,15 +81,7 @@ func lastListed(n int) string {
 // Waiting counts the ACTION issues that rank among the Actions now but did not when
 // they were written: the next run writes theirs. (A RISK issue of that kind takes no
 // ACTION issue's place.)
-func Waiting(r report.Report) int {
-	n := 0
-	for _, c := range r.Clusters {
-		if c.Type == "ACTION" && c.NoAction == report.NoActionIssueSince {
-			n++
-		}
-	}
-	return n
-}
+func Waiting(r report.Report) int { return r.WaitingIssues("ACTION") }
 
 // actionCounts are the ACTION Actions the page lists and the ACTION issues that are
 // not expected behaviour.
