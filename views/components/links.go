@@ -2,6 +2,7 @@ package components
 
 import (
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/a-h/templ"
@@ -10,6 +11,12 @@ import (
 // ClusterConversationsURL is the list of every conversation of a task's cluster idx.
 func ClusterConversationsURL(taskID string, idx int) templ.SafeURL {
 	return templ.SafeURL(fmt.Sprintf("/tasks/%s/conversations?cluster=%d", taskID, idx))
+}
+
+// RiskConversationsURL is the list of every conversation of a task flagged with a risk
+// of kind.
+func RiskConversationsURL(taskID, kind string) templ.SafeURL {
+	return templ.SafeURL(fmt.Sprintf("/tasks/%s/conversations?risk=%s", taskID, url.QueryEscape(kind)))
 }
 
 // DriverConversationsURL is the list of every labelled conversation with a task's
