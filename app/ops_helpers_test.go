@@ -21,9 +21,9 @@ import (
 	"github.com/checkup-dev/checkup/app/apptest"
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/auth/authtest"
-	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/workers/llm/llmtest"
 )
 

@@ -1,6 +1,7 @@
 package db_test
 
 import (
+	"fmt"
 	"go/parser"
 	gotoken "go/token"
 	"io/fs"
@@ -26,21 +27,43 @@ type layer struct {
 	why       string
 }
 
-// layers points every import down: db ← workers ← app/report ← views ← app/web,
-// app/auth (DESIGN.md §9); within workers the analyzers plug into the pipeline without
-// importing it.
-var layers = []layer{
-	{"db", []string{"app", "workers", "views"}, nil, "the tables and their queries sit at the bottom"},
-	{"workers", []string{"app", "views"}, nil, "the worker and the diagnosis run without the web layer"},
-	{"workers/offline", []string{"workers/pipeline"}, nil, "an analyzer plugs into the pipeline, it does not depend on it"},
-	{"workers/llm", []string{"workers/pipeline"}, nil, "an analyzer plugs into the pipeline, it does not depend on it"},
-	{"views", []string{"app"}, []string{"app/report"}, "pages render the report model and nothing else of the app"},
-	{"app/report", []string{"views", "github.com/labstack/echo"}, nil, "the report model knows no page and no web framework"},
+// folders is the module's line of layers, top to bottom: each top-level folder imports
+// only the folders below it, so no two of them import each other. static stands beside
+// the line: only app serves it.
+var folders = []string{"app", "views", "report", "workers", "db"}
+
+// layers points every import down the folder line (folderLayers) and adds the rules
+// inside the folders: the analyzers plug into the pipeline without importing it, the
+// upload parser knows only the transcripts it makes, sign-in is not a handler, and the
+// shared model at the bottom imports nothing else of the module.
+var layers = append(folderLayers(),
+	layer{"static", []string{"app", "views", "report", "workers", "db"}, nil, "the embedded files depend on nothing"},
+	layer{"report", []string{"github.com/labstack/echo"}, nil, "the report model knows no web framework"},
+	layer{"workers/offline", []string{"workers/pipeline"}, nil, "an analyzer plugs into the pipeline, it does not depend on it"},
+	layer{"workers/llm", []string{"workers/pipeline"}, nil, "an analyzer plugs into the pipeline, it does not depend on it"},
+	layer{"app/ingest", []string{"app", "views", "report", "workers", "db"}, []string{"app/ingest", "db/transcript"},
+		"the upload parser turns files into transcripts and knows nothing else"},
+	layer{"app/auth", []string{"app/web"}, nil, "sign-in guards the handlers and is not one of them"},
+	layer{"app/htmx", []string{"app"}, []string{"app/htmx"}, "the htmx helpers serve the handlers and sign-in alike"},
+	layer{"app/flash", []string{"app"}, []string{"app/flash"}, "flash messages serve the handlers and sign-in alike"},
+	layer{"db/transcript", []string{"db"}, []string{"db/transcript"}, "the transcript is the shared model at the very bottom"},
+	layer{"db/taskstate", []string{"db"}, []string{"db/taskstate"}, "the task's vocabulary is shared by every layer"},
+)
+
+// folderLayers forbids each folder of the line the folders above it and static.
+func folderLayers() []layer {
+	var out []layer
+	for i, dir := range folders[1:] {
+		above := slices.Clone(folders[:i+1])
+		out = append(out, layer{dir, append(above, "static"), nil, fmt.Sprintf(
+			"the folders are layers, %s, and %s sits below %s", strings.Join(folders, " → "), dir, strings.Join(above, ", "))})
+	}
+	return out
 }
 
-// TestImportsPointDown reads every non-test Go file of the module and fails on an
+// TestLayersPointDown reads every non-test Go file of the module and fails on an
 // import a layer forbids.
-func TestImportsPointDown(t *testing.T) {
+func TestLayersPointDown(t *testing.T) {
 	t.Parallel()
 	imports := moduleImports(t, "..")
 	require.Contains(t, imports, "db/store", "the module's packages were read")
@@ -57,27 +80,42 @@ func TestImportsPointDown(t *testing.T) {
 	require.Empty(t, broken, "imports that point up")
 }
 
-// TestLayerRulesCatchWhatTheyShould proves the rules on made-up imports.
-func TestLayerRulesCatchWhatTheyShould(t *testing.T) {
+// TestLayersCatchWhatTheyShould proves the rules on made-up imports.
+func TestLayersCatchWhatTheyShould(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		pkg, dep string
 		bad      bool
 	}{
-		{"db/store", "workers/transcript", true},
+		{"db/store", "workers/analyzer", true},
+		{"db/store", "db/transcript", false},
 		{"db/store", "db/taskstate", false},
 		{"db", "app/config", true},
+		{"db/transcript", "db/taskstate", true},
 		{"workers/internal/testworker", "app/config", true},
 		{"workers/pipeline", "db/store", false},
+		{"workers/pipeline", "report", true},
 		{"workers/offline", "workers/pipeline", true},
 		{"workers/offline", "workers/textmatch", false},
-		{"views/components", "app/report", false},
-		{"views/components", "app/reporting", true},
+		{"report", "workers/cluster", false},
+		{"report", "views/components", true},
+		{"report", "app/web", true},
+		{"report", "github.com/labstack/echo/v4", true},
+		{"report/compare", "report", false},
+		{"views/components", "report", false},
+		{"views/components", "reporting", false},
 		{"views/pages", "app/web", true},
-		{"app/report", "views/components", true},
-		{"app/report", "github.com/labstack/echo/v4", true},
+		{"views/pages", "static", true},
 		{"app/web", "views/pages", false},
-		{"app/reportx", "views", false},
+		{"app/web", "static", false},
+		{"app/auth", "app/web", true},
+		{"app/auth", "app/htmx", false},
+		{"app/htmx", "app/web", true},
+		{"app/ingest", "db/transcript", false},
+		{"app/ingest", "db/store", true},
+		{"app/ingest", "app/config", true},
+		{"app/ingest/ingesttest", "app/ingest", false},
+		{"static", "views", true},
 		{"dbx", "app", false},
 	} {
 		_, bad := violates(c.pkg, c.dep)

@@ -13,7 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/config"
-	"github.com/checkup-dev/checkup/app/web/flash"
+	"github.com/checkup-dev/checkup/app/flash"
 	"github.com/checkup-dev/checkup/db/notified"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/layout"

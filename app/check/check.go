@@ -3,7 +3,7 @@
 // diagnosis, compares it with the previous run of the same title and fails when an
 // issue cluster got significantly worse. It is a client of the documented API
 // (/api/v1/openapi.json): of the server it shares only the comparison's types and its
-// rule for a regression (app/report/compare), so the check and the compare page agree.
+// rule for a regression (report/compare), so the check and the compare page agree.
 package check
 
 import (

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/checkup-dev/checkup/app/report/compare"
+	"github.com/checkup-dev/checkup/report/compare"
 )
 
 // client calls the API with a token.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/checkup-dev/checkup/app/report/compare"
+	"github.com/checkup-dev/checkup/report/compare"
 )
 
 // verdict prints every cluster that changed and fails with Regressed when the

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkup-dev/checkup/app/report/compare"
+	"github.com/checkup-dev/checkup/report/compare"
 )
 
 // TestVerdictFailsOnlyOnSignificantRegressions: a worse cluster fails the check, a new

@@ -19,9 +19,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/apptest"
-	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/app/web/browsertest"
 	"github.com/checkup-dev/checkup/db/dbtest"
+	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/workers/llm/llmtest"
 )
 

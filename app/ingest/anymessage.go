@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // anyMessage is a chat message as the trace exports record what was sent to a model and

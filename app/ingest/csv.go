@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // csvConv is what the CSV reader keeps about one conversation while its rows stream by;

@@ -9,7 +9,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/app/ingest/ingesttest"
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // TestCSVInterleavedSpills parses the sample written as an interleaved CSV (each

@@ -11,8 +11,8 @@ import (
 
 	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/app/ingest/ingesttest"
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/quality"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // writeCSVCallsAsText writes one row per message in order, the way many exports do: an

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // unnamedTool names a call that an export left out but whose result it kept, when the

@@ -8,7 +8,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/app/ingest/ingesttest"
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // TestSameConversationsInEveryFormat converts the sample into every format a team's

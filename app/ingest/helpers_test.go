@@ -14,7 +14,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/app/ingest/ingesttest"
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // samplePath is the shared sample export, 100 OpenAI-format conversations.

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // labelGroup is a family of fields that record an outcome the same way. The groups are

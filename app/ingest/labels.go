@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // Labels says where the upload's outcome labels came from and how they split its

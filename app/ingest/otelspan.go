@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // otelSpan files the model call a span records. The span's messages are read from the

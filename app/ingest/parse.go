@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // Summary describes a parsed upload for the task record and the upload page.

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // The trace formats (OpenTelemetry spans, Langfuse observations, LangSmith runs) do not

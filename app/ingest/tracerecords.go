@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // traceShape is which trace export a JSON record belongs to.

@@ -3,7 +3,7 @@ package ingest
 import (
 	"encoding/json"
 
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // jsonString decodes a JSON string literal (quotes included) that the decoder has

@@ -29,11 +29,11 @@ import (
 	"github.com/checkup-dev/checkup/app/web"
 	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/llm"
 	"github.com/checkup-dev/checkup/workers/llm/llmtest"
 	"github.com/checkup-dev/checkup/workers/pipeline"
-	"github.com/checkup-dev/checkup/workers/transcript"
 	"github.com/checkup-dev/checkup/workers/workertest"
 )
 

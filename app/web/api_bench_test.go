@@ -13,9 +13,9 @@ import (
 	"github.com/checkup-dev/checkup/app/apptest"
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/app/config"
-	"github.com/checkup-dev/checkup/app/report/reporttest"
 	"github.com/checkup-dev/checkup/app/web"
 	"github.com/checkup-dev/checkup/db/dbtest"
+	"github.com/checkup-dev/checkup/report/reporttest"
 )
 
 // apiPollers is how many scripts poll at once in BenchmarkAPITaskPoll.

@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkup-dev/checkup/app/report/reporttest"
+	"github.com/checkup-dev/checkup/report/reporttest"
 )
 
 // TestAPICompare compares two of Alice's finished runs through the API: the answer is

@@ -21,9 +21,9 @@ import (
 	"github.com/checkup-dev/checkup/app/apptest"
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/app/config"
-	"github.com/checkup-dev/checkup/app/report/reporttest"
 	"github.com/checkup-dev/checkup/app/web"
 	"github.com/checkup-dev/checkup/db/dbtest"
+	"github.com/checkup-dev/checkup/report/reporttest"
 )
 
 // pollers is the number of browsers polling at once in the progress benchmarks.

@@ -17,10 +17,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/auth/authtest"
-	"github.com/checkup-dev/checkup/app/report"
-	"github.com/checkup-dev/checkup/app/report/reporttest"
+	"github.com/checkup-dev/checkup/db/transcript"
+	"github.com/checkup-dev/checkup/report"
+	"github.com/checkup-dev/checkup/report/reporttest"
 	"github.com/checkup-dev/checkup/views/components"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // TestMarkExpectedNowAndInTheNextRun marks the cluster of the first ACTION-type Action

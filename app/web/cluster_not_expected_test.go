@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/auth/authtest"
-	"github.com/checkup-dev/checkup/app/report"
-	"github.com/checkup-dev/checkup/app/report/reporttest"
+	"github.com/checkup-dev/checkup/report"
+	"github.com/checkup-dev/checkup/report/reporttest"
 	"github.com/checkup-dev/checkup/workers/cluster"
 )
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/app/config"
-	"github.com/checkup-dev/checkup/app/report/reporttest"
 	"github.com/checkup-dev/checkup/app/web"
 	"github.com/checkup-dev/checkup/db/dbtest"
+	"github.com/checkup-dev/checkup/report/reporttest"
 )
 
 // Pages and downloads hold transcripts: no browser or proxy may keep a copy. Static

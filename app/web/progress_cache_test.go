@@ -16,10 +16,10 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/app/config"
-	"github.com/checkup-dev/checkup/app/report/reporttest"
 	"github.com/checkup-dev/checkup/app/web"
 	"github.com/checkup-dev/checkup/db"
 	"github.com/checkup-dev/checkup/db/dbtest"
+	"github.com/checkup-dev/checkup/report/reporttest"
 )
 
 // startedSite is one Checkup server on pool with its caches on, as the binary runs it;

@@ -7,7 +7,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
-	"github.com/checkup-dev/checkup/app/web/htmx"
+	"github.com/checkup-dev/checkup/app/htmx"
 )
 
 // render writes a templ component as the response. The page is rendered to memory

@@ -14,9 +14,9 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/config"
+	"github.com/checkup-dev/checkup/app/flash"
 	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/app/metrics"
-	"github.com/checkup-dev/checkup/app/web/flash"
 	"github.com/checkup-dev/checkup/db/notified"
 	"github.com/checkup-dev/checkup/db/store"
 )

@@ -15,9 +15,9 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/auth/authtest"
-	"github.com/checkup-dev/checkup/app/report"
-	"github.com/checkup-dev/checkup/app/report/reporttest"
 	"github.com/checkup-dev/checkup/app/web/browsertest"
+	"github.com/checkup-dev/checkup/report"
+	"github.com/checkup-dev/checkup/report/reporttest"
 )
 
 // TestTaskPageInBrowser drives the task page in headless Chromium against a real

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/auth/authtest"
-	"github.com/checkup-dev/checkup/app/report/compare"
-	"github.com/checkup-dev/checkup/app/report/reporttest"
+	"github.com/checkup-dev/checkup/report/compare"
+	"github.com/checkup-dev/checkup/report/reporttest"
 )
 
 // TestComparePickerAndPage: a finished task offers the owner's other finished

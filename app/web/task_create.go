@@ -14,12 +14,12 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/app/htmx"
 	"github.com/checkup-dev/checkup/app/ingest"
-	"github.com/checkup-dev/checkup/app/web/htmx"
 	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // taskCreate is POST /tasks: it reads the uploaded file to a temporary file, creates

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkup-dev/checkup/app/report/reporttest"
+	"github.com/checkup-dev/checkup/report/reporttest"
 )
 
 // A re-run copies every conversation of its task: a user may have two waiting or

@@ -3,9 +3,9 @@ package web
 import (
 	"github.com/google/uuid"
 
-	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
 	"github.com/checkup-dev/checkup/workers/cluster"

@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkup-dev/checkup/app/report/reporttest"
 	"github.com/checkup-dev/checkup/db/taskstate"
+	"github.com/checkup-dev/checkup/report/reporttest"
 )
 
 // TestTaskListShowsTopIssuesAndTrends: each finished task shows its top issue (its

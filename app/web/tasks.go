@@ -8,8 +8,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
-	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/report"
 )
 
 // errNoTask is the answer for a task that does not exist and for another user's task

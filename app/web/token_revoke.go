@@ -8,7 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
-	"github.com/checkup-dev/checkup/app/web/htmx"
+	"github.com/checkup-dev/checkup/app/htmx"
 	"github.com/checkup-dev/checkup/db/store"
 )
 

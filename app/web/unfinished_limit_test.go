@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/ingest"
-	"github.com/checkup-dev/checkup/app/report/reporttest"
 	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/db/taskstate"
+	"github.com/checkup-dev/checkup/report/reporttest"
 )
 
 // TestUnfinishedTasksPerUserAreLimited: with MAX_UNFINISHED_TASKS diagnoses waiting or

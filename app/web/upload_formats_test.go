@@ -17,10 +17,10 @@ import (
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/app/ingest/ingesttest"
-	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/db/taskstate"
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
+	"github.com/checkup-dev/checkup/report"
 )
 
 // TestSameReportFromEveryFormat uploads the sample as OpenAI JSONL, as OpenTelemetry

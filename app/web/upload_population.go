@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
 	"github.com/checkup-dev/checkup/workers/quality"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // population runs the quality checks a task starts with (workers/quality: malformed,

@@ -8,10 +8,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkup-dev/checkup/app/report/reporttest"
 	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/db/taskstate"
+	"github.com/checkup-dev/checkup/report/reporttest"
 )
 
 // TestCompareCandidatesAndTitleRuns: the picker lists the owner's finished runs with

@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/workers/textmatch"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/report"
 )
 
 // Charts are server-rendered SVG: no script, text labels in the drawing, and a title

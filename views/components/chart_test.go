@@ -11,7 +11,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/components"
 )
 

@@ -1,8 +1,8 @@
 package components
 
 import (
-	"github.com/checkup-dev/checkup/app/report"
-	"github.com/checkup-dev/checkup/app/report/compare"
+	"github.com/checkup-dev/checkup/report"
+	"github.com/checkup-dev/checkup/report/compare"
 )
 
 // CompareChart is every compared issue's share before (the baseline) and after (the

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/report"
 )
 
 // chartRows is the most rows a bar chart of the task page draws; the table beside it

@@ -11,7 +11,7 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/report"
 )
 
 // FormatTime shows a time to people, in UTC so every reader sees the same value.

@@ -12,7 +12,7 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"fmt"
 
-	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/report"
 )
 
 // Outcomes shows what the outcome labels of the upload say: how many conversations

@@ -3,8 +3,8 @@ package components
 import (
 	"time"
 
-	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/db/taskstate"
+	"github.com/checkup-dev/checkup/report"
 )
 
 // Progress is what the live progress shows about a task. The polling fragment fills it

@@ -9,7 +9,7 @@ package components
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "github.com/checkup-dev/checkup/app/report"
+import "github.com/checkup-dev/checkup/report"
 
 // RunDetails says how the diagnosis ran: the analyzer and model, the timings and the
 // model usage per stage.

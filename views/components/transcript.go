@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // Turn is one message of a transcript as the conversation page shows it.

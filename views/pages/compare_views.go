@@ -3,8 +3,8 @@ package pages
 import (
 	"time"
 
-	"github.com/checkup-dev/checkup/app/report"
-	"github.com/checkup-dev/checkup/app/report/compare"
+	"github.com/checkup-dev/checkup/report"
+	"github.com/checkup-dev/checkup/report/compare"
 	"github.com/checkup-dev/checkup/views/components"
 )
 

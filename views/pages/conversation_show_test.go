@@ -6,9 +6,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/db/transcript"
+	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/pages"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 func conversationView(userText string) pages.ConversationView {

@@ -10,8 +10,8 @@ import (
 	"github.com/a-h/templ"
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/db/taskstate"
+	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/layout"
 )
 

@@ -3,7 +3,7 @@ package pages
 import (
 	"fmt"
 
-	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/components"
 )
 

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/db/transcript"
+	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/components"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // TaskListView is one page of the owner's tasks, newest first.

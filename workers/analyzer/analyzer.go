@@ -7,7 +7,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // ErrInvalidOutput marks an answer that stayed invalid after normalisation and the one

@@ -3,7 +3,7 @@ package analyzer
 import (
 	"strings"
 
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // TurnText renders the searchable text of one turn: its content, then one line per tool

@@ -5,8 +5,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/stats"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // Outcomes is a cluster's split by the outcome labels of the analysed conversations:

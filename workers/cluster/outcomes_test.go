@@ -5,9 +5,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/stats"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 func TestSplitByOutcome(t *testing.T) {

@@ -3,7 +3,7 @@ package drivers
 import (
 	"testing"
 
-	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
+	"github.com/checkup-dev/checkup/db/transcript/transcripttest"
 )
 
 // BenchmarkExtractSample lists the features of the airline sample's conversations, as

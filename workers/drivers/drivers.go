@@ -17,8 +17,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/stats"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // The kinds of feature.

@@ -13,12 +13,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/transcript"
+	"github.com/checkup-dev/checkup/db/transcript/transcripttest"
 	"github.com/checkup-dev/checkup/workers/offline"
 	"github.com/checkup-dev/checkup/workers/risk"
 	"github.com/checkup-dev/checkup/workers/stats"
 	"github.com/checkup-dev/checkup/workers/textmatch"
-	"github.com/checkup-dev/checkup/workers/transcript"
-	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
 
 func TestSearchFindsAnOverRepresentedFeature(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/textmatch"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // maxWordFeatures bounds the word features one conversation contributes per side: a

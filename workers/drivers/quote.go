@@ -3,8 +3,8 @@ package drivers
 import (
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/textmatch"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // QuoteRunes is the longest quote Quote gives.

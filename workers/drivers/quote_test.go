@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/drivers"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 func TestQuoteShowsWhereAWordDriverIsWritten(t *testing.T) {

@@ -16,8 +16,8 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // The JSON modes: how the answer's shape is imposed.

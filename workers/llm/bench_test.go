@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/llm"
 	"github.com/checkup-dev/checkup/workers/llm/llmtest"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // BenchmarkDiagnoseConcurrency4 diagnoses the 100 sample conversations, 4 at a time,

@@ -9,11 +9,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/transcript"
+	"github.com/checkup-dev/checkup/db/transcript/transcripttest"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/llm"
 	"github.com/checkup-dev/checkup/workers/llm/llmtest"
-	"github.com/checkup-dev/checkup/workers/transcript"
-	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
 
 // readSample reads testdata/airline-100.jsonl, without its ground-truth metadata.

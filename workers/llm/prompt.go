@@ -11,8 +11,8 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // PromptVersion names the prompt templates under prompts/ and the schemas under

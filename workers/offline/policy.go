@@ -6,8 +6,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/textmatch"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // policy is the agent's stated policy: the sentences of the conversation's system

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/checkup-dev/checkup/db/transcript/transcripttest"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/stats"
-	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 	"github.com/stretchr/testify/require"
 )
 

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/risk"
 	"github.com/checkup-dev/checkup/workers/textmatch"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // handoffTurn returns the turn where the conversation was passed to a person — a

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/textmatch"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // ending is how a conversation stopped.

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/textmatch"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // Thresholds of the repetition rules. Similarity is the Jaccard similarity of rune

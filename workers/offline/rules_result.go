@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/textmatch"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // fieldMismatch is a top-level field a write asked for that its result reports

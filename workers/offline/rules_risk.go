@@ -5,10 +5,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/risk"
 	"github.com/checkup-dev/checkup/workers/textmatch"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // personalData reports personal data shown by the assistant. Confidence is 0.9 for

@@ -3,8 +3,8 @@ package offline
 import (
 	"fmt"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // frustration reports user turns with frustration markers ("this is ridiculous",

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/textmatch"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // unconfirmedWrite is one write call the user had not explicitly agreed to.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // outcome derives the conversation's outcome from the rules: escalated when handed to a

@@ -8,8 +8,8 @@ import (
 	"strconv"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/risk"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // pageSize is how many conversations have their verdicts and flags written, and their

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // decodeMessages decodes a stored messages array, as json.Unmarshal into

@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/drivers"
 	"github.com/checkup-dev/checkup/workers/offline"
 	"github.com/checkup-dev/checkup/workers/pipeline"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // Every word driver of the labelled sample is stored with the turn of its first

@@ -9,8 +9,8 @@ import (
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/taskstate"
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/pipeline"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // TestLLMLongConversationIsCutAndSaysSo: a conversation of 2,001 messages is

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/textmatch"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // NormalizeDiagnosis prepares an analyzer's diagnosis of conv for storage (DESIGN.md

@@ -7,11 +7,11 @@ import (
 	"math"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/drivers"
 	"github.com/checkup-dev/checkup/workers/risk"
 	"github.com/checkup-dev/checkup/workers/stats"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // analysedOutcomes are the outcome labels and failure scores of the diagnosed

@@ -9,10 +9,10 @@ import (
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/db/taskstate"
+	"github.com/checkup-dev/checkup/db/transcript"
+	"github.com/checkup-dev/checkup/db/transcript/transcripttest"
 	"github.com/checkup-dev/checkup/workers/pipeline"
 	"github.com/checkup-dev/checkup/workers/stats"
-	"github.com/checkup-dev/checkup/workers/transcript"
-	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
 
 // TestLabelledSampleSplitsEveryCluster uploads the sample with its outcome labels and

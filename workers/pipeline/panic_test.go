@@ -11,9 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/pipeline"
-	"github.com/checkup-dev/checkup/workers/transcript"
 	"github.com/checkup-dev/checkup/workers/workertest"
 )
 

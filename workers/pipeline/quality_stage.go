@@ -10,10 +10,10 @@ import (
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/taskstate"
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/quality"
 	"github.com/checkup-dev/checkup/workers/risk"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // quality runs the quality checks over every conversation in upload order (DESIGN.md

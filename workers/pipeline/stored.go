@@ -3,7 +3,7 @@ package pipeline
 import "github.com/checkup-dev/checkup/workers/analyzer"
 
 // The JSON shapes the pipeline stores on the task row and the cluster rows. The report
-// (app/report) and the pages read them back, so they are versioned with report.json.
+// (report) and the pages read them back, so they are versioned with report.json.
 
 // RiskSummary is stored in analysis_task.risk_summary after screening.
 type RiskSummary struct {

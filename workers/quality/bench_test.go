@@ -3,7 +3,7 @@ package quality
 import (
 	"testing"
 
-	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
+	"github.com/checkup-dev/checkup/db/transcript/transcripttest"
 )
 
 // BenchmarkExamineSample examines the airline sample's conversations (the checks and

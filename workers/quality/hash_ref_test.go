@@ -9,9 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/transcript"
+	"github.com/checkup-dev/checkup/db/transcript/transcripttest"
 	"github.com/checkup-dev/checkup/workers/textmatch"
-	"github.com/checkup-dev/checkup/workers/transcript"
-	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
 
 // refFoldedTrimmed folds with the plain FoldString, which textmatch checks against its

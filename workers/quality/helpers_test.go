@@ -1,6 +1,6 @@
 package quality
 
-import "github.com/checkup-dev/checkup/workers/transcript/transcripttest"
+import "github.com/checkup-dev/checkup/db/transcript/transcripttest"
 
 // The message builders the tests write conversations with.
 var (

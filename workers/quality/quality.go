@@ -12,8 +12,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/textmatch"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // Status is the quality-check verdict on one conversation: kept, or the first step of

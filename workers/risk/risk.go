@@ -11,8 +11,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/textmatch"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // The kinds of risk flag. They are stored with each conversation and shown in the

@@ -3,8 +3,8 @@ package search_test
 import (
 	"testing"
 
+	"github.com/checkup-dev/checkup/db/transcript/transcripttest"
 	"github.com/checkup-dev/checkup/workers/search"
-	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
 
 // BenchmarkIndexerSample indexes the airline sample's 100 conversations, as the

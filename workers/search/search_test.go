@@ -6,9 +6,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/transcript"
+	"github.com/checkup-dev/checkup/db/transcript/transcripttest"
 	"github.com/checkup-dev/checkup/workers/search"
-	"github.com/checkup-dev/checkup/workers/transcript"
-	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
 )
 
 func TestTermsIndexWordsToolsAndChinese(t *testing.T) {

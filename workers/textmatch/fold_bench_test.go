@@ -3,7 +3,7 @@ package textmatch
 import (
 	"testing"
 
-	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
+	"github.com/checkup-dev/checkup/db/transcript/transcripttest"
 )
 
 // BenchmarkFoldStringSample folds every message and tool call of the airline sample:

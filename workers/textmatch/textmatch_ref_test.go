@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
+	"github.com/checkup-dev/checkup/db/transcript/transcripttest"
 )
 
 // The plain implementations the fast ones in textmatch.go, shingles.go and terms.go must

@@ -17,9 +17,9 @@ import (
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/pipeline"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // Owner signs up a user named name (again and again the same one) and returns them as

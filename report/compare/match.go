@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/workers/cluster"
 )
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/textmatch"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // sameAgentWords is the share of their words two system prompts of one agent keep in

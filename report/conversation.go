@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
-	"github.com/checkup-dev/checkup/workers/transcript"
 )
 
 // ConversationDetail is one conversation as its page shows it: messages, risk flags

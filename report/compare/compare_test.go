@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkup-dev/checkup/app/report"
-	"github.com/checkup-dev/checkup/app/report/compare"
+	"github.com/checkup-dev/checkup/report"
+	"github.com/checkup-dev/checkup/report/compare"
 )
 
 func diagnosis(id string, analyzed int, clusters ...report.Cluster) report.Report {

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/checkup-dev/checkup/app/report"
+	"github.com/checkup-dev/checkup/report"
 )
 
 // DriverPair is one failure driver as both runs saw it: the same kind and feature,

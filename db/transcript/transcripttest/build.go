@@ -1,6 +1,6 @@
 package transcripttest
 
-import "github.com/checkup-dev/checkup/workers/transcript"
+import "github.com/checkup-dev/checkup/db/transcript"
 
 // Builders of messages for tests that write a conversation turn by turn.
 

@@ -10,7 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkup-dev/checkup/app/web/flash"
+	"github.com/checkup-dev/checkup/app/flash"
 )
 
 // carry sets a message in one response and returns the next request's context with

@@ -12,8 +12,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/checkup-dev/checkup/app/report"
 	"github.com/checkup-dev/checkup/db/taskstate"
+	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/workers/stats"
 )
 

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/checkup-dev/checkup/workers/transcript"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // The labelled sets in testdata/, by file name.

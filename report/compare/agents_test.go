@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/checkup-dev/checkup/app/report/compare"
+	"github.com/checkup-dev/checkup/report/compare"
 )
 
 func TestDifferentAgentsByTheirSystemPrompts(t *testing.T) {

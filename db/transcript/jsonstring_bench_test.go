@@ -4,15 +4,15 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/checkup-dev/checkup/workers/transcript"
-	"github.com/checkup-dev/checkup/workers/transcript/transcripttest"
+	"github.com/checkup-dev/checkup/db/transcript"
+	"github.com/checkup-dev/checkup/db/transcript/transcripttest"
 )
 
 // BenchmarkUnquoteJSONSample decodes the string literals of the sample's messages as
 // encoding/json writes them (escaped quotes, newlines, <, > and &), as the upload
 // parser and the reader of stored transcripts do.
 //
-//	go test ./workers/transcript -run '^$' -bench UnquoteJSONSample
+//	go test ./db/transcript -run '^$' -bench UnquoteJSONSample
 func BenchmarkUnquoteJSONSample(b *testing.B) {
 	var lits []string
 	size := 0
