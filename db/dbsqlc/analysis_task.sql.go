@@ -74,7 +74,7 @@ SET status = 'running',
 FROM candidate
 WHERE t.id = candidate.id
 RETURNING t.id, t.owner_user_id, t.title, t.stage, t.attempt, t.lost_count, t.config,
-          t.conversation_count, t.created_at, t.claimed_at, t.cancel_requested_at,
+          t.conversation_count, t.created_at, t.claimed_at, t.cancel_requested_at, t.kind, t.agent_id,
           (candidate.prior_status = 'running')::boolean AS took_over
 `
 
@@ -97,6 +97,8 @@ type ClaimTaskRow struct {
 	CreatedAt         time.Time
 	ClaimedAt         *time.Time
 	CancelRequestedAt *time.Time
+	Kind              taskstate.Kind
+	AgentID           *int64
 	TookOver          bool
 }
 
@@ -135,6 +137,8 @@ func (q *Queries) ClaimTask(ctx context.Context, db DBTX, arg ClaimTaskParams) (
 			&i.CreatedAt,
 			&i.ClaimedAt,
 			&i.CancelRequestedAt,
+			&i.Kind,
+			&i.AgentID,
 			&i.TookOver,
 		); err != nil {
 			return nil, err
@@ -200,7 +204,7 @@ func (q *Queries) CountTaskUnit(ctx context.Context, db DBTX, arg CountTaskUnitP
 const countUnfinishedTasks = `-- name: CountUnfinishedTasks :one
 SELECT count(*)::int AS unfinished, (count(*) FILTER (WHERE rerun_of IS NOT NULL))::int AS reruns
 FROM analysis_task
-WHERE owner_user_id = $1 AND status IN ('pending', 'running')
+WHERE owner_user_id = $1 AND status IN ('pending', 'running') AND kind = 'diagnosis'
   AND id IS DISTINCT FROM $2::uuid
 `
 
@@ -264,8 +268,10 @@ func (q *Queries) CreateTask(ctx context.Context, db DBTX, arg CreateTaskParams)
 	return id, err
 }
 
-const deleteAnalysisTask = `-- name: DeleteAnalysisTask :execrows
-DELETE FROM analysis_task WHERE id = $1 AND owner_user_id = $2
+const deleteAnalysisTask = `-- name: DeleteAnalysisTask :many
+DELETE FROM analysis_task t WHERE t.id = $1 AND t.owner_user_id = $2 AND t.kind = 'diagnosis'
+RETURNING t.agent_id, EXISTS (SELECT 1 FROM task_conversation c
+                              WHERE c.task_id = t.id AND c.owner_user_id = t.owner_user_id AND c.label IS NOT NULL)::boolean AS labelled
 `
 
 type DeleteAnalysisTaskParams struct {
@@ -273,13 +279,31 @@ type DeleteAnalysisTaskParams struct {
 	OwnerUserID int64
 }
 
-// Deletes the task and, through the foreign keys, all its rows. Zero rows means 404.
-func (q *Queries) DeleteAnalysisTask(ctx context.Context, db DBTX, arg DeleteAnalysisTaskParams) (int64, error) {
-	result, err := db.Exec(ctx, deleteAnalysisTask, arg.ID, arg.OwnerUserID)
+type DeleteAnalysisTaskRow struct {
+	AgentID  *int64
+	Labelled bool
+}
+
+// Deletes the diagnosis and, through the foreign keys, all its rows. No row means 404;
+// the row names the agent, and whether the run had labels its detector learned from.
+func (q *Queries) DeleteAnalysisTask(ctx context.Context, db DBTX, arg DeleteAnalysisTaskParams) ([]DeleteAnalysisTaskRow, error) {
+	rows, err := db.Query(ctx, deleteAnalysisTask, arg.ID, arg.OwnerUserID)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return result.RowsAffected(), nil
+	defer rows.Close()
+	var items []DeleteAnalysisTaskRow
+	for rows.Next() {
+		var i DeleteAnalysisTaskRow
+		if err := rows.Scan(&i.AgentID, &i.Labelled); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const findEarlierUpload = `-- name: FindEarlierUpload :many
@@ -356,7 +380,7 @@ func (q *Queries) FinishTask(ctx context.Context, db DBTX, arg FinishTaskParams)
 const getAnalysisProgress = `-- name: GetAnalysisProgress :one
 SELECT id, status, stage, progress_done, progress_total, attempt, lost_count, error,
        cancel_requested_at, finished_at, provider_down_since
-FROM analysis_task WHERE id = $1 AND owner_user_id = $2
+FROM analysis_task WHERE id = $1 AND owner_user_id = $2 AND kind = 'diagnosis'
 `
 
 type GetAnalysisProgressParams struct {
@@ -400,7 +424,7 @@ func (q *Queries) GetAnalysisProgress(ctx context.Context, db DBTX, arg GetAnaly
 
 const getAnalysisTask = `-- name: GetAnalysisTask :one
 
-SELECT id, owner_user_id, title, status, stage, progress_done, progress_total, attempt, lost_count, lease_owner, created_at, claimed_at, heartbeat_at, finished_at, cancel_requested_at, error, config, funnel, risk_summary, llm_calls, prompt_tokens, completion_tokens, first_pass_valid, repaired, isolated, conversation_count, source_filename, source_format, source_bytes, rerun_of, label_field, provider_down_since, label_check, kept_failed, kept_succeeded, kept_unlabelled, progress_announced_at FROM analysis_task WHERE id = $1 AND owner_user_id = $2
+SELECT id, owner_user_id, title, status, stage, progress_done, progress_total, attempt, lost_count, lease_owner, created_at, claimed_at, heartbeat_at, finished_at, cancel_requested_at, error, config, funnel, risk_summary, llm_calls, prompt_tokens, completion_tokens, first_pass_valid, repaired, isolated, conversation_count, source_filename, source_format, source_bytes, rerun_of, label_field, provider_down_since, label_check, kept_failed, kept_succeeded, kept_unlabelled, progress_announced_at, agent_id, kind, failure_model FROM analysis_task WHERE id = $1 AND owner_user_id = $2 AND kind = 'diagnosis'
 `
 
 type GetAnalysisTaskParams struct {
@@ -409,6 +433,7 @@ type GetAnalysisTaskParams struct {
 }
 
 // Owner-scoped reads and deletes of tasks for the pages and downloads.
+// A diagnosis of the owner's (a learning task is the queue's, never a page's).
 func (q *Queries) GetAnalysisTask(ctx context.Context, db DBTX, arg GetAnalysisTaskParams) (AnalysisTask, error) {
 	row := db.QueryRow(ctx, getAnalysisTask, arg.ID, arg.OwnerUserID)
 	var i AnalysisTask
@@ -450,6 +475,9 @@ func (q *Queries) GetAnalysisTask(ctx context.Context, db DBTX, arg GetAnalysisT
 		&i.KeptSucceeded,
 		&i.KeptUnlabelled,
 		&i.ProgressAnnouncedAt,
+		&i.AgentID,
+		&i.Kind,
+		&i.FailureModel,
 	)
 	return i, err
 }
@@ -457,8 +485,8 @@ func (q *Queries) GetAnalysisTask(ctx context.Context, db DBTX, arg GetAnalysisT
 const getAnalysisTaskState = `-- name: GetAnalysisTaskState :one
 SELECT id, title, status, stage, progress_done, progress_total, attempt, lost_count, isolated,
        conversation_count, created_at, finished_at, cancel_requested_at, provider_down_since, error,
-       rerun_of, source_filename, source_format, source_bytes, label_field
-FROM analysis_task WHERE id = $1 AND owner_user_id = $2
+       rerun_of, source_filename, source_format, source_bytes, label_field, agent_id, failure_model
+FROM analysis_task WHERE id = $1 AND owner_user_id = $2 AND kind = 'diagnosis'
 `
 
 type GetAnalysisTaskStateParams struct {
@@ -487,6 +515,8 @@ type GetAnalysisTaskStateRow struct {
 	SourceFormat      string
 	SourceBytes       int64
 	LabelField        string
+	AgentID           *int64
+	FailureModel      json.RawMessage
 }
 
 // What the API shows of a task: the row without its stored JSON (configuration,
@@ -515,6 +545,8 @@ func (q *Queries) GetAnalysisTaskState(ctx context.Context, db DBTX, arg GetAnal
 		&i.SourceFormat,
 		&i.SourceBytes,
 		&i.LabelField,
+		&i.AgentID,
+		&i.FailureModel,
 	)
 	return i, err
 }
@@ -590,13 +622,15 @@ func (q *Queries) HeartbeatTask(ctx context.Context, db DBTX, arg HeartbeatTaskP
 }
 
 const listAnalysisTasks = `-- name: ListAnalysisTasks :many
-SELECT id, title, status, stage, progress_done, progress_total, attempt, lost_count,
-       conversation_count, isolated, created_at, finished_at, source_filename, (rerun_of IS NOT NULL)::boolean AS rerun
-FROM analysis_task
-WHERE owner_user_id = $1
+SELECT t.id, t.title, t.status, t.stage, t.progress_done, t.progress_total, t.attempt, t.lost_count,
+       t.conversation_count, t.isolated, t.created_at, t.finished_at, t.source_filename,
+       (t.rerun_of IS NOT NULL)::boolean AS rerun, coalesce(a.name, '')::text AS agent_name, t.agent_id
+FROM analysis_task t
+LEFT JOIN agent a ON a.id = t.agent_id AND a.owner_user_id = t.owner_user_id
+WHERE t.owner_user_id = $1 AND t.kind = 'diagnosis'
   AND ($2::timestamptz IS NULL
-       OR (created_at, id) < ($2::timestamptz, $3::uuid))
-ORDER BY created_at DESC, id DESC
+       OR (t.created_at, t.id) < ($2::timestamptz, $3::uuid))
+ORDER BY t.created_at DESC, t.id DESC
 LIMIT $4
 `
 
@@ -622,10 +656,12 @@ type ListAnalysisTasksRow struct {
 	FinishedAt        *time.Time
 	SourceFilename    string
 	Rerun             bool
+	AgentName         string
+	AgentID           *int64
 }
 
-// The owner's tasks newest first, keyset-paginated on (created_at, id): pass the last
-// row of the previous page, or nulls for the first page.
+// The owner's diagnoses newest first, keyset-paginated on (created_at, id): pass the
+// last row of the previous page, or nulls for the first page. Each names its agent.
 func (q *Queries) ListAnalysisTasks(ctx context.Context, db DBTX, arg ListAnalysisTasksParams) ([]ListAnalysisTasksRow, error) {
 	rows, err := db.Query(ctx, listAnalysisTasks,
 		arg.OwnerUserID,
@@ -655,6 +691,8 @@ func (q *Queries) ListAnalysisTasks(ctx context.Context, db DBTX, arg ListAnalys
 			&i.FinishedAt,
 			&i.SourceFilename,
 			&i.Rerun,
+			&i.AgentName,
+			&i.AgentID,
 		); err != nil {
 			return nil, err
 		}
@@ -672,12 +710,14 @@ WITH same_title AS MATERIALIZED (
     SELECT s.id, s.title, s.status, s.created_at, s.finished_at, s.conversation_count, s.rerun_of, true AS same_title
     FROM analysis_task s
     WHERE s.owner_user_id = $2 AND s.title = $3 AND s.id <> $4 AND s.status IN ('completed', 'partial')
+      AND s.kind = 'diagnosis'
     ORDER BY s.created_at DESC
     LIMIT $1
 ), other_title AS MATERIALIZED (
     SELECT o.id, o.title, o.status, o.created_at, o.finished_at, o.conversation_count, o.rerun_of, false AS same_title
     FROM analysis_task o
     WHERE o.owner_user_id = $2 AND o.title <> $3 AND o.status IN ('completed', 'partial')
+      AND o.kind = 'diagnosis'
     ORDER BY o.created_at DESC
     LIMIT $1
 )
@@ -749,7 +789,7 @@ CROSS JOIN LATERAL (
     SELECT q.id, q.created_at
     FROM analysis_task q
     WHERE q.owner_user_id = p.owner_user_id AND q.title = p.title AND q.created_at <= p.created_at
-      AND q.status IN ('completed', 'partial')
+      AND q.status IN ('completed', 'partial') AND q.kind = 'diagnosis'
     ORDER BY q.created_at DESC
     LIMIT $1::int
 ) AS r
@@ -1057,19 +1097,21 @@ func (q *Queries) RequestTaskCancel(ctx context.Context, db DBTX, arg RequestTas
 const rerunAnalysisTask = `-- name: RerunAnalysisTask :one
 WITH source AS (
     SELECT t.id, t.owner_user_id, t.title, t.conversation_count, t.source_filename, t.source_format, t.source_bytes,
-           t.label_field
+           t.label_field, t.agent_id
     FROM analysis_task t
-    WHERE t.id = $1 AND t.owner_user_id = $2
+    WHERE t.id = $1 AND t.owner_user_id = $2 AND t.kind = 'diagnosis'
 ), created AS (
     INSERT INTO analysis_task (owner_user_id, title, conversation_count, source_filename,
-                               source_format, source_bytes, label_field, rerun_of)
+                               source_format, source_bytes, label_field, rerun_of, agent_id)
     SELECT s.owner_user_id, s.title, s.conversation_count, s.source_filename, s.source_format, s.source_bytes,
-           s.label_field, s.id
+           s.label_field, s.id, s.agent_id
     FROM source s
     RETURNING id, owner_user_id
 ), copied AS (
-    INSERT INTO task_conversation (task_id, owner_user_id, seq, external_id, messages, metadata, message_count, label)
-    SELECT created.id, tc.owner_user_id, tc.seq, tc.external_id, tc.messages, tc.metadata, tc.message_count, tc.label
+    INSERT INTO task_conversation (task_id, owner_user_id, seq, external_id, messages, metadata, message_count, label,
+                                   label_source, reviewed_label, reviewed_by, reviewed_at)
+    SELECT created.id, tc.owner_user_id, tc.seq, tc.external_id, tc.messages, tc.metadata, tc.message_count, tc.label,
+           tc.label_source, tc.reviewed_label, tc.reviewed_by, tc.reviewed_at
     FROM created
     JOIN task_conversation tc ON tc.task_id = $1 AND tc.owner_user_id = created.owner_user_id
     WHERE tc.owner_user_id = $2
@@ -1132,6 +1174,27 @@ func (q *Queries) SetTaskConversationCount(ctx context.Context, db DBTX, arg Set
 		arg.ID,
 		arg.OwnerUserID,
 	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const setTaskFailureModel = `-- name: SetTaskFailureModel :execrows
+UPDATE analysis_task SET failure_model = $1
+WHERE id = $2 AND owner_user_id = $3
+`
+
+type SetTaskFailureModelParams struct {
+	FailureModel json.RawMessage
+	ID           uuid.UUID
+	OwnerUserID  int64
+}
+
+// Records the detector that scored the task (its summary as report.json shows it), or
+// NULL when none did.
+func (q *Queries) SetTaskFailureModel(ctx context.Context, db DBTX, arg SetTaskFailureModelParams) (int64, error) {
+	result, err := db.Exec(ctx, setTaskFailureModel, arg.FailureModel, arg.ID, arg.OwnerUserID)
 	if err != nil {
 		return 0, err
 	}

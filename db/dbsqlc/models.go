@@ -12,6 +12,15 @@ import (
 	"github.com/google/uuid"
 )
 
+type Agent struct {
+	ID                  int64
+	OwnerUserID         int64
+	Name                string
+	SystemPrompt        string
+	FailureModelVersion *int32
+	CreatedAt           time.Time
+}
+
 type AnalysisTask struct {
 	ID                  uuid.UUID
 	OwnerUserID         int64
@@ -50,6 +59,9 @@ type AnalysisTask struct {
 	KeptSucceeded       int32
 	KeptUnlabelled      int32
 	ProgressAnnouncedAt *time.Time
+	AgentID             *int64
+	Kind                taskstate.Kind
+	FailureModel        json.RawMessage
 }
 
 type ApiToken struct {
@@ -84,6 +96,16 @@ type ExpectedRule struct {
 	SourceTaskID *uuid.UUID
 	CreatedAt    time.Time
 	Expected     bool
+}
+
+type FailureModel struct {
+	AgentID     int64
+	OwnerUserID int64
+	Version     int32
+	CreatedAt   time.Time
+	TrainedBy   *uuid.UUID
+	Summary     json.RawMessage
+	Model       json.RawMessage
 }
 
 type TaskAction struct {
@@ -150,6 +172,10 @@ type TaskConversation struct {
 	FailedTurn        *int32
 	MaxSeverity       int32
 	FindingCategories []string
+	LabelSource       *string
+	ReviewedLabel     *string
+	ReviewedBy        *int64
+	ReviewedAt        *time.Time
 }
 
 type TaskDriver struct {

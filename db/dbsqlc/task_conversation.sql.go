@@ -130,6 +130,45 @@ func (q *Queries) FindConversationSeq(ctx context.Context, db DBTX, arg FindConv
 	return items, nil
 }
 
+const findConversationsByExternalID = `-- name: FindConversationsByExternalID :many
+SELECT seq, external_id, qc_status
+FROM task_conversation
+WHERE task_id = $1 AND owner_user_id = $2 AND external_id = ANY($3::text[])
+`
+
+type FindConversationsByExternalIDParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	ExternalIds []string
+}
+
+type FindConversationsByExternalIDRow struct {
+	Seq        int32
+	ExternalID string
+	QcStatus   string
+}
+
+// The seq of each of the task's conversations whose export id is in @external_ids.
+func (q *Queries) FindConversationsByExternalID(ctx context.Context, db DBTX, arg FindConversationsByExternalIDParams) ([]FindConversationsByExternalIDRow, error) {
+	rows, err := db.Query(ctx, findConversationsByExternalID, arg.TaskID, arg.OwnerUserID, arg.ExternalIds)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []FindConversationsByExternalIDRow
+	for rows.Next() {
+		var i FindConversationsByExternalIDRow
+		if err := rows.Scan(&i.Seq, &i.ExternalID, &i.QcStatus); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const firstConversationError = `-- name: FirstConversationError :many
 SELECT external_id, diagnosis_error
 FROM task_conversation
@@ -190,7 +229,7 @@ func (q *Queries) GetConversationMessages(ctx context.Context, db DBTX, arg GetC
 }
 
 const getTaskConversation = `-- name: GetTaskConversation :one
-SELECT task_id, owner_user_id, seq, external_id, messages, metadata, message_count, content_hash, qc_status, qc_reason, risk_flags, selected, diagnosis, diagnosis_status, diagnosis_pass, diagnosis_error, diagnosed_at, label, failure_score, failed_turn, max_severity, finding_categories FROM task_conversation
+SELECT task_id, owner_user_id, seq, external_id, messages, metadata, message_count, content_hash, qc_status, qc_reason, risk_flags, selected, diagnosis, diagnosis_status, diagnosis_pass, diagnosis_error, diagnosed_at, label, failure_score, failed_turn, max_severity, finding_categories, label_source, reviewed_label, reviewed_by, reviewed_at FROM task_conversation
 WHERE task_id = $1 AND owner_user_id = $2 AND seq = $3
 `
 
@@ -226,6 +265,10 @@ func (q *Queries) GetTaskConversation(ctx context.Context, db DBTX, arg GetTaskC
 		&i.FailedTurn,
 		&i.MaxSeverity,
 		&i.FindingCategories,
+		&i.LabelSource,
+		&i.ReviewedLabel,
+		&i.ReviewedBy,
+		&i.ReviewedAt,
 	)
 	return i, err
 }
@@ -494,6 +537,61 @@ func (q *Queries) ListKeptRiskFlags(ctx context.Context, db DBTX, arg ListKeptRi
 	return items, nil
 }
 
+const listLabelCandidates = `-- name: ListLabelCandidates :many
+SELECT seq, external_id, label, label_source, failure_score, message_count, finding_categories,
+       (jsonb_array_length(risk_flags) > 0)::boolean AS flagged
+FROM task_conversation
+WHERE task_id = $1 AND owner_user_id = $2 AND qc_status = 'kept'
+ORDER BY seq
+`
+
+type ListLabelCandidatesParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+type ListLabelCandidatesRow struct {
+	Seq               int32
+	ExternalID        string
+	Label             *string
+	LabelSource       *string
+	FailureScore      *float32
+	MessageCount      int32
+	FindingCategories []string
+	Flagged           bool
+}
+
+// What choosing the conversations most useful to label reads: every kept conversation
+// of the task in upload order, without its messages.
+func (q *Queries) ListLabelCandidates(ctx context.Context, db DBTX, arg ListLabelCandidatesParams) ([]ListLabelCandidatesRow, error) {
+	rows, err := db.Query(ctx, listLabelCandidates, arg.TaskID, arg.OwnerUserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListLabelCandidatesRow
+	for rows.Next() {
+		var i ListLabelCandidatesRow
+		if err := rows.Scan(
+			&i.Seq,
+			&i.ExternalID,
+			&i.Label,
+			&i.LabelSource,
+			&i.FailureScore,
+			&i.MessageCount,
+			&i.FindingCategories,
+			&i.Flagged,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listLabelledConversationsAfter = `-- name: ListLabelledConversationsAfter :many
 SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags, c.finding_categories AS categories
 FROM task_conversation c
@@ -538,6 +636,63 @@ func (q *Queries) ListLabelledConversationsAfter(ctx context.Context, db DBTX, a
 	var items []ListLabelledConversationsAfterRow
 	for rows.Next() {
 		var i ListLabelledConversationsAfterRow
+		if err := rows.Scan(
+			&i.Seq,
+			&i.Label,
+			&i.Messages,
+			&i.RiskFlags,
+			&i.Categories,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listScoringConversationsAfter = `-- name: ListScoringConversationsAfter :many
+SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags, c.finding_categories AS categories
+FROM task_conversation c
+WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq > $3
+  AND c.qc_status = 'kept' AND c.diagnosis_status = 'done'
+ORDER BY c.seq
+LIMIT $4
+`
+
+type ListScoringConversationsAfterParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	AfterSeq    int32
+	MaxRows     int32
+}
+
+type ListScoringConversationsAfterRow struct {
+	Seq        int32
+	Label      *string
+	Messages   string
+	RiskFlags  json.RawMessage
+	Categories []string
+}
+
+// One page of the task's kept, diagnosed conversations after @after_seq, in upload
+// order, with what the detector reads of them.
+func (q *Queries) ListScoringConversationsAfter(ctx context.Context, db DBTX, arg ListScoringConversationsAfterParams) ([]ListScoringConversationsAfterRow, error) {
+	rows, err := db.Query(ctx, listScoringConversationsAfter,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.AfterSeq,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListScoringConversationsAfterRow
+	for rows.Next() {
+		var i ListScoringConversationsAfterRow
 		if err := rows.Scan(
 			&i.Seq,
 			&i.Label,
@@ -1032,6 +1187,106 @@ func (q *Queries) SetConversationQuality(ctx context.Context, db DBTX, arg SetCo
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const setFailureScores = `-- name: SetFailureScores :execrows
+WITH input AS (
+    SELECT (e ->> 'seq')::int AS seq, (e ->> 'score')::real AS score
+    FROM jsonb_array_elements($3::jsonb) AS e
+)
+UPDATE task_conversation c
+SET failure_score = input.score
+FROM input
+WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq = input.seq
+  AND c.failure_score IS DISTINCT FROM input.score
+`
+
+type SetFailureScoresParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Scores      json.RawMessage
+}
+
+// Writes the detector's failure score of each conversation in @scores ([{seq, score}]).
+func (q *Queries) SetFailureScores(ctx context.Context, db DBTX, arg SetFailureScoresParams) (int64, error) {
+	result, err := db.Exec(ctx, setFailureScores, arg.TaskID, arg.OwnerUserID, arg.Scores)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const setReviewedLabels = `-- name: SetReviewedLabels :many
+
+WITH input AS (
+    SELECT (e ->> 'seq')::int AS seq, e ->> 'outcome' AS outcome
+    FROM jsonb_array_elements($5::jsonb) AS e
+)
+UPDATE task_conversation c
+SET reviewed_label = input.outcome,
+    reviewed_by = $1,
+    reviewed_at = coalesce($2::timestamptz, now()),
+    label = CASE WHEN c.label_source = 'upload' THEN c.label ELSE input.outcome END,
+    label_source = CASE WHEN c.label_source = 'upload' THEN 'upload'
+                        WHEN input.outcome IS NULL THEN NULL ELSE 'reviewer' END
+FROM input
+WHERE c.task_id = $3 AND c.owner_user_id = $4 AND c.seq = input.seq AND c.qc_status = 'kept'
+RETURNING c.seq, c.label, c.label_source, c.reviewed_label, c.reviewed_at
+`
+
+type SetReviewedLabelsParams struct {
+	ReviewerID  *int64
+	Now         *time.Time
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Labels      json.RawMessage
+}
+
+type SetReviewedLabelsRow struct {
+	Seq           int32
+	Label         *string
+	LabelSource   *string
+	ReviewedLabel *string
+	ReviewedAt    *time.Time
+}
+
+// Outcome labels the owner gives on the pages or through the API, and the scores of
+// the agent's detector.
+// Records the owner's outcome (failed, succeeded, or null to take a label back) for
+// each of the task's conversations in @labels ([{seq, outcome}]), with who and when.
+// A conversation whose upload carried a label keeps that one (it wins, and the page
+// shows both); the others take the owner's as their outcome label. Only kept
+// conversations are labelled; the rows that changed come back.
+func (q *Queries) SetReviewedLabels(ctx context.Context, db DBTX, arg SetReviewedLabelsParams) ([]SetReviewedLabelsRow, error) {
+	rows, err := db.Query(ctx, setReviewedLabels,
+		arg.ReviewerID,
+		arg.Now,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.Labels,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []SetReviewedLabelsRow
+	for rows.Next() {
+		var i SetReviewedLabelsRow
+		if err := rows.Scan(
+			&i.Seq,
+			&i.Label,
+			&i.LabelSource,
+			&i.ReviewedLabel,
+			&i.ReviewedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const storeConversationDiagnoses = `-- name: StoreConversationDiagnoses :one

@@ -68,7 +68,7 @@ SET status = 'running',
 FROM candidate
 WHERE t.id = candidate.id
 RETURNING t.id, t.owner_user_id, t.title, t.stage, t.attempt, t.lost_count, t.config,
-          t.conversation_count, t.created_at, t.claimed_at, t.cancel_requested_at,
+          t.conversation_count, t.created_at, t.claimed_at, t.cancel_requested_at, t.kind, t.agent_id,
           (candidate.prior_status = 'running')::boolean AS took_over;
 
 -- name: MaintenanceTaskState :many
@@ -233,7 +233,7 @@ SELECT pg_advisory_xact_lock(@lock_class::int, mod(@owner_user_id::bigint, 21474
 -- partial index analysis_task_owner_unfinished).
 SELECT count(*)::int AS unfinished, (count(*) FILTER (WHERE rerun_of IS NOT NULL))::int AS reruns
 FROM analysis_task
-WHERE owner_user_id = @owner_user_id AND status IN ('pending', 'running')
+WHERE owner_user_id = @owner_user_id AND status IN ('pending', 'running') AND kind = 'diagnosis'
   AND id IS DISTINCT FROM sqlc.narg('except')::uuid;
 
 -- name: RerunAnalysisTask :one
@@ -243,19 +243,21 @@ WHERE owner_user_id = @owner_user_id AND status IN ('pending', 'running')
 -- row means the source task does not exist for this owner.
 WITH source AS (
     SELECT t.id, t.owner_user_id, t.title, t.conversation_count, t.source_filename, t.source_format, t.source_bytes,
-           t.label_field
+           t.label_field, t.agent_id
     FROM analysis_task t
-    WHERE t.id = @id AND t.owner_user_id = @owner_user_id
+    WHERE t.id = @id AND t.owner_user_id = @owner_user_id AND t.kind = 'diagnosis'
 ), created AS (
     INSERT INTO analysis_task (owner_user_id, title, conversation_count, source_filename,
-                               source_format, source_bytes, label_field, rerun_of)
+                               source_format, source_bytes, label_field, rerun_of, agent_id)
     SELECT s.owner_user_id, s.title, s.conversation_count, s.source_filename, s.source_format, s.source_bytes,
-           s.label_field, s.id
+           s.label_field, s.id, s.agent_id
     FROM source s
     RETURNING id, owner_user_id
 ), copied AS (
-    INSERT INTO task_conversation (task_id, owner_user_id, seq, external_id, messages, metadata, message_count, label)
-    SELECT created.id, tc.owner_user_id, tc.seq, tc.external_id, tc.messages, tc.metadata, tc.message_count, tc.label
+    INSERT INTO task_conversation (task_id, owner_user_id, seq, external_id, messages, metadata, message_count, label,
+                                   label_source, reviewed_label, reviewed_by, reviewed_at)
+    SELECT created.id, tc.owner_user_id, tc.seq, tc.external_id, tc.messages, tc.metadata, tc.message_count, tc.label,
+           tc.label_source, tc.reviewed_label, tc.reviewed_by, tc.reviewed_at
     FROM created
     JOIN task_conversation tc ON tc.task_id = @id AND tc.owner_user_id = created.owner_user_id
     WHERE tc.owner_user_id = @owner_user_id
@@ -281,15 +283,16 @@ LIMIT 1;
 -- Owner-scoped reads and deletes of tasks for the pages and downloads.
 
 -- name: GetAnalysisTask :one
-SELECT * FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id;
+-- A diagnosis of the owner's (a learning task is the queue's, never a page's).
+SELECT * FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id AND kind = 'diagnosis';
 
 -- name: GetAnalysisTaskState :one
 -- What the API shows of a task: the row without its stored JSON (configuration,
 -- funnel, risk summary, label check), so a script's poll reads only narrow columns.
 SELECT id, title, status, stage, progress_done, progress_total, attempt, lost_count, isolated,
        conversation_count, created_at, finished_at, cancel_requested_at, provider_down_since, error,
-       rerun_of, source_filename, source_format, source_bytes, label_field
-FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id;
+       rerun_of, source_filename, source_format, source_bytes, label_field, agent_id, failure_model
+FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id AND kind = 'diagnosis';
 
 -- name: LockTaskForReview :one
 -- Locks a task its owner reviews (marks a cluster expected, or takes the mark back)
@@ -301,23 +304,28 @@ SELECT status FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_
 -- What the polling fragment shows: a primary-key lookup, nothing else.
 SELECT id, status, stage, progress_done, progress_total, attempt, lost_count, error,
        cancel_requested_at, finished_at, provider_down_since
-FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id;
+FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id AND kind = 'diagnosis';
 
 -- name: ListAnalysisTasks :many
--- The owner's tasks newest first, keyset-paginated on (created_at, id): pass the last
--- row of the previous page, or nulls for the first page.
-SELECT id, title, status, stage, progress_done, progress_total, attempt, lost_count,
-       conversation_count, isolated, created_at, finished_at, source_filename, (rerun_of IS NOT NULL)::boolean AS rerun
-FROM analysis_task
-WHERE owner_user_id = @owner_user_id
+-- The owner's diagnoses newest first, keyset-paginated on (created_at, id): pass the
+-- last row of the previous page, or nulls for the first page. Each names its agent.
+SELECT t.id, t.title, t.status, t.stage, t.progress_done, t.progress_total, t.attempt, t.lost_count,
+       t.conversation_count, t.isolated, t.created_at, t.finished_at, t.source_filename,
+       (t.rerun_of IS NOT NULL)::boolean AS rerun, coalesce(a.name, '')::text AS agent_name, t.agent_id
+FROM analysis_task t
+LEFT JOIN agent a ON a.id = t.agent_id AND a.owner_user_id = t.owner_user_id
+WHERE t.owner_user_id = @owner_user_id AND t.kind = 'diagnosis'
   AND (sqlc.narg('before_created_at')::timestamptz IS NULL
-       OR (created_at, id) < (sqlc.narg('before_created_at')::timestamptz, sqlc.narg('before_id')::uuid))
-ORDER BY created_at DESC, id DESC
+       OR (t.created_at, t.id) < (sqlc.narg('before_created_at')::timestamptz, sqlc.narg('before_id')::uuid))
+ORDER BY t.created_at DESC, t.id DESC
 LIMIT @max_rows;
 
--- name: DeleteAnalysisTask :execrows
--- Deletes the task and, through the foreign keys, all its rows. Zero rows means 404.
-DELETE FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id;
+-- name: DeleteAnalysisTask :many
+-- Deletes the diagnosis and, through the foreign keys, all its rows. No row means 404;
+-- the row names the agent, and whether the run had labels its detector learned from.
+DELETE FROM analysis_task t WHERE t.id = @id AND t.owner_user_id = @owner_user_id AND t.kind = 'diagnosis'
+RETURNING t.agent_id, EXISTS (SELECT 1 FROM task_conversation c
+                              WHERE c.task_id = t.id AND c.owner_user_id = t.owner_user_id AND c.label IS NOT NULL)::boolean AS labelled;
 
 -- What /metrics reads from the task table at scrape time.
 
@@ -369,12 +377,14 @@ WITH same_title AS MATERIALIZED (
     SELECT s.id, s.title, s.status, s.created_at, s.finished_at, s.conversation_count, s.rerun_of, true AS same_title
     FROM analysis_task s
     WHERE s.owner_user_id = @owner_user_id AND s.title = @title AND s.id <> @id AND s.status IN ('completed', 'partial')
+      AND s.kind = 'diagnosis'
     ORDER BY s.created_at DESC
     LIMIT @max_rows
 ), other_title AS MATERIALIZED (
     SELECT o.id, o.title, o.status, o.created_at, o.finished_at, o.conversation_count, o.rerun_of, false AS same_title
     FROM analysis_task o
     WHERE o.owner_user_id = @owner_user_id AND o.title <> @title AND o.status IN ('completed', 'partial')
+      AND o.kind = 'diagnosis'
     ORDER BY o.created_at DESC
     LIMIT @max_rows
 )
@@ -392,7 +402,7 @@ CROSS JOIN LATERAL (
     SELECT q.id, q.created_at
     FROM analysis_task q
     WHERE q.owner_user_id = p.owner_user_id AND q.title = p.title AND q.created_at <= p.created_at
-      AND q.status IN ('completed', 'partial')
+      AND q.status IN ('completed', 'partial') AND q.kind = 'diagnosis'
     ORDER BY q.created_at DESC
     LIMIT @per_task::int
 ) AS r
@@ -405,3 +415,9 @@ ORDER BY p.id, r.created_at;
 -- migration 00015; a moved count at most once a second): the row's shown columns as
 -- JSON, or only its id.
 LISTEN checkup_progress;
+
+-- name: SetTaskFailureModel :execrows
+-- Records the detector that scored the task (its summary as report.json shows it), or
+-- NULL when none did.
+UPDATE analysis_task SET failure_model = @failure_model
+WHERE id = @id AND owner_user_id = @owner_user_id;

@@ -400,3 +400,64 @@ SELECT gin_clean_pending_list(i.indexrelid)
 FROM pg_catalog.pg_index i
 WHERE i.indrelid = (SELECT s.tableoid FROM task_search s WHERE s.task_id = @task_id AND s.owner_user_id = @owner_user_id LIMIT 1)
   AND i.indexrelid IN (SELECT t.relid FROM pg_partition_tree('task_search_doc'::regclass) t WHERE t.isleaf);
+
+-- Outcome labels the owner gives on the pages or through the API, and the scores of
+-- the agent's detector.
+
+-- name: SetReviewedLabels :many
+-- Records the owner's outcome (failed, succeeded, or null to take a label back) for
+-- each of the task's conversations in @labels ([{seq, outcome}]), with who and when.
+-- A conversation whose upload carried a label keeps that one (it wins, and the page
+-- shows both); the others take the owner's as their outcome label. Only kept
+-- conversations are labelled; the rows that changed come back.
+WITH input AS (
+    SELECT (e ->> 'seq')::int AS seq, e ->> 'outcome' AS outcome
+    FROM jsonb_array_elements(@labels::jsonb) AS e
+)
+UPDATE task_conversation c
+SET reviewed_label = input.outcome,
+    reviewed_by = @reviewer_id,
+    reviewed_at = coalesce(sqlc.narg('now')::timestamptz, now()),
+    label = CASE WHEN c.label_source = 'upload' THEN c.label ELSE input.outcome END,
+    label_source = CASE WHEN c.label_source = 'upload' THEN 'upload'
+                        WHEN input.outcome IS NULL THEN NULL ELSE 'reviewer' END
+FROM input
+WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = input.seq AND c.qc_status = 'kept'
+RETURNING c.seq, c.label, c.label_source, c.reviewed_label, c.reviewed_at;
+
+-- name: FindConversationsByExternalID :many
+-- The seq of each of the task's conversations whose export id is in @external_ids.
+SELECT seq, external_id, qc_status
+FROM task_conversation
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND external_id = ANY(@external_ids::text[]);
+
+-- name: ListLabelCandidates :many
+-- What choosing the conversations most useful to label reads: every kept conversation
+-- of the task in upload order, without its messages.
+SELECT seq, external_id, label, label_source, failure_score, message_count, finding_categories,
+       (jsonb_array_length(risk_flags) > 0)::boolean AS flagged
+FROM task_conversation
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND qc_status = 'kept'
+ORDER BY seq;
+
+-- name: ListScoringConversationsAfter :many
+-- One page of the task's kept, diagnosed conversations after @after_seq, in upload
+-- order, with what the detector reads of them.
+SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags, c.finding_categories AS categories
+FROM task_conversation c
+WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq > @after_seq
+  AND c.qc_status = 'kept' AND c.diagnosis_status = 'done'
+ORDER BY c.seq
+LIMIT @max_rows;
+
+-- name: SetFailureScores :execrows
+-- Writes the detector's failure score of each conversation in @scores ([{seq, score}]).
+WITH input AS (
+    SELECT (e ->> 'seq')::int AS seq, (e ->> 'score')::real AS score
+    FROM jsonb_array_elements(@scores::jsonb) AS e
+)
+UPDATE task_conversation c
+SET failure_score = input.score
+FROM input
+WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = input.seq
+  AND c.failure_score IS DISTINCT FROM input.score;

@@ -42,14 +42,22 @@ type UploadEnd struct {
 	Format      string // analysis_task.source_format
 	SourceBytes int64  // replaces NewTask.SourceBytes when above zero
 	LabelField  string // the field the conversations' labels were read from; "" for none
+	// Agent names the agent the task belongs to (made when the owner has none of that
+	// name); empty, the task's title does. SystemPrompt, when not empty, becomes the
+	// agent's latest prompt, which later uploads are matched against.
+	Agent        string
+	SystemPrompt string
 }
+
+// labelFromUpload is task_conversation.label_source of a label the upload carried.
+const labelFromUpload = "upload"
 
 // copyAhead is how many conversations may wait between the upload's parser and the
 // COPY: enough to keep both busy, few enough that memory stays small whatever the size
 // of the upload.
 const copyAhead = 64
 
-var conversationColumns = []string{"task_id", "owner_user_id", "seq", "external_id", "messages", "metadata", "message_count", "label"}
+var conversationColumns = []string{"task_id", "owner_user_id", "seq", "external_id", "messages", "metadata", "message_count", "label", "label_source"}
 
 var (
 	// errRolledBack ends the COPY of an upload that is rolled back before Publish.
@@ -176,11 +184,21 @@ func (u *TaskUpload) Publish(ctx context.Context, end UploadEnd) error {
 			return fmt.Errorf("store: publish task: warning: %w", err)
 		}
 	}
+	title := cmp.Or(end.Title, u.title)
 	if _, err := q.SetTaskConversationCount(ctx, u.tx, dbsqlc.SetTaskConversationCountParams{
 		ID: u.id, OwnerUserID: u.owner.UserID(), ConversationCount: u.copied, SourceFormat: end.Format,
-		Title: cmp.Or(end.Title, u.title), SourceBytes: cmp.Or(max(end.SourceBytes, 0), u.bytes), LabelField: end.LabelField,
+		Title: title, SourceBytes: cmp.Or(max(end.SourceBytes, 0), u.bytes), LabelField: end.LabelField,
 	}); err != nil {
 		return fmt.Errorf("store: publish task: count conversations: %w", err)
+	}
+	agentID, err := q.UpsertAgent(ctx, u.tx, dbsqlc.UpsertAgentParams{
+		OwnerUserID: u.owner.UserID(), Name: cmp.Or(end.Agent, title), SystemPrompt: end.SystemPrompt,
+	})
+	if err != nil {
+		return fmt.Errorf("store: publish task: agent: %w", err)
+	}
+	if _, err := q.SetTaskAgent(ctx, u.tx, dbsqlc.SetTaskAgentParams{AgentID: &agentID, ID: u.id, OwnerUserID: u.owner.UserID()}); err != nil {
+		return fmt.Errorf("store: publish task: agent: %w", err)
 	}
 	if err := q.NotifyTaskPending(ctx, u.tx, u.id); err != nil {
 		return fmt.Errorf("store: publish task: wake the workers: %w", err)
@@ -234,14 +252,14 @@ func (s *conversationSource) Values() ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("conversation %q: %w", s.cur.ExternalID, err)
 	}
-	var metadata, label any
+	var metadata, label, source any
 	if len(s.cur.Metadata) > 0 {
 		metadata = s.cur.Metadata
 	}
 	if s.cur.Label != "" {
-		label = s.cur.Label
+		label, source = s.cur.Label, labelFromUpload
 	}
-	return []any{s.task, s.owner, s.seq, s.cur.ExternalID, messages, metadata, int32(s.cur.MessageCount), label}, nil
+	return []any{s.task, s.owner, s.seq, s.cur.ExternalID, messages, metadata, int32(s.cur.MessageCount), label, source}, nil
 }
 
 // Err is the reason the upload stopped, which makes pgx abort the COPY. pgx asks after

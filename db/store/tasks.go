@@ -232,14 +232,29 @@ func (s *Store) RerunTask(ctx context.Context, id uuid.UUID, owner Owner, limits
 }
 
 // DeleteTask deletes owner's task and, through the foreign keys, everything stored
-// about it. A task that does not exist or belongs to someone else is ErrNotFound.
+// about it. A task that does not exist or belongs to someone else is ErrNotFound. When
+// the run carried outcome labels, its agent's detector is trained again without them,
+// in the same transaction (RequestLearning).
 func (s *Store) DeleteTask(ctx context.Context, id uuid.UUID, owner Owner) error {
-	n, err := s.q.DeleteAnalysisTask(ctx, s.pool, dbsqlc.DeleteAnalysisTaskParams{ID: id, OwnerUserID: owner.UserID()})
+	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("store: delete task: %w", err)
 	}
-	if n == 0 {
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	rows, err := s.q.DeleteAnalysisTask(ctx, tx, dbsqlc.DeleteAnalysisTaskParams{ID: id, OwnerUserID: owner.UserID()})
+	if err != nil {
+		return fmt.Errorf("store: delete task: %w", err)
+	}
+	if len(rows) == 0 {
 		return ErrNotFound
+	}
+	if row := rows[0]; row.Labelled && row.AgentID != nil {
+		if err := s.requestLearning(ctx, tx, owner, *row.AgentID, nil); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("store: delete task: %w", err)
 	}
 	return nil
 }

@@ -74,6 +74,7 @@ const (
 	Quality    Stage = "quality"
 	Risk       Stage = "risk"
 	Diagnosis  Stage = "diagnosis"
+	Learning   Stage = "learning"
 	Clustering Stage = "clustering"
 	Actions    Stage = "actions"
 	Finishing  Stage = "finishing"
@@ -82,7 +83,7 @@ const (
 // Step is where the stage comes in the pipeline's run, n of of (1 of 6 for Quality);
 // 0 for a stage that is not one of its steps (Queued, Upload, Settings).
 func (s Stage) Step() (n, of int) {
-	steps := []Stage{Quality, Risk, Diagnosis, Clustering, Actions, Finishing}
+	steps := []Stage{Quality, Risk, Diagnosis, Learning, Clustering, Actions, Finishing}
 	for i, step := range steps {
 		if s == step {
 			return i + 1, len(steps)
@@ -114,6 +115,8 @@ func (s Stage) Label() string {
 		return "Risk screening"
 	case Diagnosis:
 		return "Diagnosing conversations"
+	case Learning:
+		return "Learning from outcome labels"
 	case Clustering:
 		return "Grouping findings into issues"
 	case Actions:
@@ -123,3 +126,15 @@ func (s Stage) Label() string {
 	}
 	return string(s)
 }
+
+// Kind is what a task row of the queue does (analysis_task.kind): a diagnosis of an
+// upload, which its owner sees, or the training of an agent's failure detector and the
+// scoring of its runs again, which the queue runs like any other unit of work and the
+// pages never list.
+type Kind string
+
+// The kinds of task.
+const (
+	KindDiagnosis Kind = "diagnosis"
+	KindLearning  Kind = "learning"
+)

@@ -6,31 +6,18 @@ import (
 	"strings"
 
 	"github.com/checkup-dev/checkup/db/transcript"
-	"github.com/checkup-dev/checkup/workers/textmatch"
+	"github.com/checkup-dev/checkup/workers/agent"
 )
 
-// sameAgentWords is the share of their words two system prompts of one agent keep in
-// common at least: an edited prompt keeps most of its words, while the prompts of two
-// agents share little beyond the words every prompt uses (an airline's and a
-// retailer's policy of the sample data share about a third).
-const sameAgentWords = 0.5
-
 // DifferentAgents reports whether two runs look like diagnoses of different agents:
-// both have a system prompt and the two share fewer than sameAgentWords of their
+// both have a system prompt and the two share fewer than agent.SameAgentWords of their
 // distinct words (Jaccard). Without a system prompt on either side it cannot tell and
 // says no.
 func DifferentAgents(systemA, systemB string) bool {
-	a, b := wordSet(systemA), wordSet(systemB)
-	if len(a) == 0 || len(b) == 0 {
+	if strings.TrimSpace(systemA) == "" || strings.TrimSpace(systemB) == "" {
 		return false
 	}
-	shared := 0
-	for w := range a {
-		if b[w] {
-			shared++
-		}
-	}
-	return float64(shared) < sameAgentWords*float64(len(a)+len(b)-shared)
+	return agent.PromptShare(systemA, systemB) < agent.SameAgentWords
 }
 
 // SystemPrompt is the system prompt of a conversation as stored (its messages' JSON):
@@ -48,12 +35,4 @@ func SystemPrompt(messages []byte) (string, error) {
 		}
 	}
 	return strings.Join(parts, "\n"), nil
-}
-
-func wordSet(s string) map[string]bool {
-	set := map[string]bool{}
-	for _, t := range textmatch.Terms(s) {
-		set[t] = true
-	}
-	return set
 }

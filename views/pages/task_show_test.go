@@ -26,7 +26,7 @@ func TestTaskPageWhileRunningPolls(t *testing.T) {
 	require.Equal(t, "outerHTML", progress.AttrOr("hx-swap", ""))
 	require.Contains(t, testid(doc, "progress-count").Text(), "37 of 100")
 	require.Equal(t, "Diagnosing conversations", testid(doc, "progress-stage").Text())
-	require.Equal(t, "step 3 of 6", testid(doc, "progress-step").Text())
+	require.Equal(t, "step 3 of 7", testid(doc, "progress-step").Text())
 	require.Equal(t, "the most urgent are listed when the diagnosis finishes", testid(doc, "actions-listed").Text())
 	require.Equal(t, 1, testid(doc, "cancel").Length())
 	require.Zero(t, testid(doc, "rerun").Length(), "re-run is offered once the task has finished")

@@ -1,0 +1,134 @@
+package detector
+
+import (
+	"github.com/checkup-dev/checkup/db/transcript"
+)
+
+// The namespaces of a term: whose words, or which kind of event. A term is its
+// namespace's prefix and the word, pair or name ("user:refund", "agent:let me", "tool:cancel_order").
+const (
+	userWords  = "user:"
+	agentWords = "agent:"
+	toolCalled = "tool:"
+	toolFailed = "tool_error:"
+	category   = "finding:"
+)
+
+// maxTermsPerSide bounds the distinct words and pairs one side of one conversation
+// contributes: a very long conversation says no more about its outcome than its first
+// few thousand words do, and the bound keeps a document's size bounded.
+const maxTermsPerSide = 1500
+
+// Doc is what the detector reads of one conversation: how often each term occurs, and
+// its sizes.
+type Doc struct {
+	Terms  map[string]int32
+	Counts Counts
+}
+
+// Counts are a conversation's sizes, the one-feature baselines the detector must beat.
+type Counts struct {
+	Messages   int // messages but the system prompt
+	UserTurns  int
+	ToolCalls  int
+	Characters int // of every message's content, tool results included
+}
+
+// Extract reads the terms and sizes of one conversation. errorTurns are the turns of
+// tool results that were errors (as risk screening flags them), categories the
+// categories of its findings, one per finding, from the diagnosis.
+func Extract(conv transcript.Conversation, errorTurns []int, categories []string) Doc {
+	d := Doc{Terms: map[string]int32{}}
+	errored := make(map[int]bool, len(errorTurns))
+	for _, t := range errorTurns {
+		errored[t] = true
+	}
+	tools := map[string]string{} // tool call id → tool name
+	var pending []string         // names of calls not answered yet, for results without ids
+	user, agent := newSide(d.Terms, userWords), newSide(d.Terms, agentWords)
+	for i, m := range conv.Messages {
+		d.Counts.Characters += len([]rune(m.Content))
+		if m.Role != transcript.RoleSystem {
+			d.Counts.Messages++
+		}
+		switch m.Role {
+		case transcript.RoleUser:
+			d.Counts.UserTurns++
+			user.add(m.Content)
+		case transcript.RoleAssistant:
+			agent.add(m.Content)
+			for _, tc := range m.ToolCalls {
+				d.Counts.ToolCalls++
+				d.Terms[toolCalled+tc.Name]++
+				tools[tc.ID] = tc.Name
+				pending = append(pending, tc.Name)
+			}
+		case transcript.RoleTool:
+			name := m.Name
+			if n, ok := tools[m.ToolCallID]; ok && m.ToolCallID != "" {
+				name = n
+			} else if name == "" && len(pending) > 0 {
+				name = pending[0]
+			}
+			if len(pending) > 0 {
+				pending = pending[1:]
+			}
+			if errored[i+1] && name != "" {
+				d.Terms[toolFailed+name]++
+			}
+		}
+	}
+	for _, c := range categories {
+		d.Terms[category+c]++
+	}
+	return d
+}
+
+// side counts one speaker's words and adjacent pairs into a document's terms, up to
+// maxTermsPerSide distinct ones.
+type side struct {
+	terms    map[string]int32
+	prefix   string
+	distinct int
+	buf      []byte
+}
+
+func newSide(terms map[string]int32, prefix string) *side {
+	return &side{terms: terms, prefix: prefix}
+}
+
+// add counts the tokens of text and the pairs of adjacent ones (characters next to
+// each other in CJK text, words next to each other elsewhere); a pair never spans a
+// break (punctuation, a skipped word, a change of script).
+func (s *side) add(text string) {
+	prev, prevCJK := "", false
+	for tok, cjk := range eachToken(text) {
+		if tok == "" {
+			prev = ""
+			continue
+		}
+		s.count(tok)
+		if prev != "" && prevCJK == cjk {
+			sep := " "
+			if cjk {
+				sep = ""
+			}
+			s.count(prev + sep + tok)
+		}
+		prev, prevCJK = tok, cjk
+	}
+}
+
+// count adds one occurrence of term, unless the side is full and the term new.
+func (s *side) count(term string) {
+	s.buf = append(append(s.buf[:0], s.prefix...), term...)
+	if n, ok := s.terms[string(s.buf)]; ok {
+		s.terms[string(s.buf)] = n + 1
+		return
+	}
+	if s.distinct >= maxTermsPerSide {
+		return
+	}
+	s.distinct++
+	s.terms[string(s.buf)] = 1
+}

@@ -1,0 +1,197 @@
+package detector
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/checkup-dev/checkup/workers/stats"
+)
+
+// MinPerOutcome is the fewest failed and the fewest successful labelled conversations a
+// detector is trained from: with fewer, its cross-validated figure is too noisy to
+// state and the model too weak to use.
+const MinPerOutcome = 10
+
+// Example is one labelled conversation to learn from.
+type Example struct {
+	Doc         Doc
+	Fingerprint Fingerprint
+	Failed      bool
+}
+
+// Examples walks the training conversations, always in the same order, handing each to
+// yield; Train walks them twice, so that only one document is held at a time besides
+// the compact rows it learns from.
+type Examples func(ctx context.Context, yield func(Example) error) error
+
+// TooFewLabels is Train's error when one outcome has fewer than MinPerOutcome
+// conversations: what the agent needs before it has a detector.
+type TooFewLabels struct {
+	Failed, Succeeded int
+}
+
+func (e *TooFewLabels) Error() string {
+	return fmt.Sprintf("detector: %d failed and %d succeeded labelled conversations; %d of each are needed", e.Failed, e.Succeeded, MinPerOutcome)
+}
+
+// NeedFailed and NeedSucceeded are how many more labels of each outcome are needed.
+func (e *TooFewLabels) NeedFailed() int    { return max(0, MinPerOutcome-e.Failed) }
+func (e *TooFewLabels) NeedSucceeded() int { return max(0, MinPerOutcome-e.Succeeded) }
+
+// Train learns a detector from the labelled conversations walk hands over. It
+// cross-validates two variants, with and without the diagnosis' finding categories,
+// over folds of whole near-duplicate groups, keeps the better one (without findings on
+// a tie) and fits it on every example. It returns *TooFewLabels when an outcome has
+// fewer than MinPerOutcome examples.
+func Train(ctx context.Context, walk Examples) (*Model, error) {
+	df := newDocFrequency()
+	var fps []Fingerprint
+	var failed []bool
+	var sizes [][countFeatures]float64
+	err := walk(ctx, func(e Example) error {
+		df.add(e.Doc.Terms)
+		fps = append(fps, e.Fingerprint)
+		failed = append(failed, e.Failed)
+		sizes = append(sizes, e.Doc.Counts.values())
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	nFailed := 0
+	for _, f := range failed {
+		if f {
+			nFailed++
+		}
+	}
+	if nFailed < MinPerOutcome || len(failed)-nFailed < MinPerOutcome {
+		return nil, &TooFewLabels{Failed: nFailed, Succeeded: len(failed) - nFailed}
+	}
+	m := &Model{Format: modelFormat, vocabulary: df.vocabulary()}
+	df = nil
+	m.CountMean, m.CountStd = meanStd(sizes)
+	d := &design{terms: len(m.Terms), blocks: m.blocks, failed: failed}
+	err = walk(ctx, func(e Example) error {
+		d.rows = append(d.rows, m.tfidf(e.Doc.Terms))
+		d.counts = append(d.counts, m.standardise(e.Doc.Counts))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(d.rows) != len(failed) {
+		return nil, fmt.Errorf("detector: the examples changed between two walks (%d, then %d)", len(failed), len(d.rows))
+	}
+	groups := Groups(fps)
+	fold, k := folds(groups, failed)
+	est := Estimate{TrainedOn: len(failed), Failed: nFailed, Succeeded: len(failed) - nFailed, Groups: countGroups(groups), Folds: k}
+	var best []float64
+	for _, withFindings := range []bool{false, true} {
+		d.readsFindings = withFindings
+		oof, err := outOfFold(ctx, d, fold, k)
+		if err != nil {
+			return nil, err
+		}
+		auroc := stats.AUROC(oof, failed)
+		if withFindings {
+			est.WithFindings = round4(auroc)
+		} else {
+			est.WithoutFindings = round4(auroc)
+		}
+		if best == nil || auroc > est.AUROC {
+			est.AUROC, best, m.ReadsFindings = round4(auroc), oof, withFindings
+		}
+	}
+	lo, hi, _ := groupBootstrap(best, failed, groups)
+	est.Low, est.High = round4(lo), round4(hi)
+	m.Estimate = est
+	d.readsFindings = m.ReadsFindings
+	d.balance()
+	w, err := fit(d)
+	if err != nil {
+		return nil, err
+	}
+	m.Weights = w[:d.terms]
+	copy(m.CountWeights[:], w[d.terms:d.terms+countFeatures])
+	m.Intercept = w[len(w)-1]
+	if !m.ReadsFindings {
+		for i, b := range m.blocks {
+			if b == findingsBlock {
+				m.Weights[i] = 0
+			}
+		}
+	}
+	return m, nil
+}
+
+// outOfFold scores every row with a model fitted on the other folds.
+func outOfFold(ctx context.Context, d *design, fold []int, k int) ([]float64, error) {
+	out := make([]float64, len(d.rows))
+	for f := range k {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var train, test []int
+		for i, fi := range fold {
+			if fi == f {
+				test = append(test, i)
+			} else {
+				train = append(train, i)
+			}
+		}
+		sub := d.subset(train)
+		if !bothOutcomes(sub.failed) {
+			for _, i := range test {
+				out[i] = 0.5
+			}
+			continue
+		}
+		w, err := fit(sub)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range test {
+			out[i] = sigmoid(d.margin(w, i))
+		}
+	}
+	return out, nil
+}
+
+func bothOutcomes(failed []bool) bool {
+	pos := 0
+	for _, f := range failed {
+		if f {
+			pos++
+		}
+	}
+	return pos > 0 && pos < len(failed)
+}
+
+func countGroups(groups []int) int {
+	seen := map[int]bool{}
+	for _, g := range groups {
+		seen[g] = true
+	}
+	return len(seen)
+}
+
+// meanStd are the mean and standard deviation of each count feature; a feature that
+// never varies gets deviation 1, so it standardises to zero.
+func meanStd(sizes [][countFeatures]float64) (mean, std [countFeatures]float64) {
+	col := make([]float64, len(sizes))
+	for k := range countFeatures {
+		for i, s := range sizes {
+			col[i] = s[k]
+		}
+		mean[k], std[k] = stat.MeanStdDev(col, nil)
+		if std[k] == 0 || math.IsNaN(std[k]) {
+			std[k] = 1
+		}
+	}
+	return mean, std
+}
+
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }

@@ -1,0 +1,87 @@
+package detector
+
+import (
+	"math"
+	"slices"
+	"strings"
+)
+
+// vector is a sparse feature vector: columns in increasing order and their values.
+type vector struct {
+	cols []int32
+	vals []float32
+}
+
+// blockOf is the block of columns term belongs to. The columns of a block are
+// normalised together, so the user's few words weigh as much as the agent's many: each
+// block of a document's TF-IDF vector has length one.
+func blockOf(term string) int {
+	switch {
+	case strings.HasPrefix(term, userWords):
+		return 0
+	case strings.HasPrefix(term, agentWords):
+		return 1
+	case strings.HasPrefix(term, category):
+		return findingsBlock
+	}
+	return 2 // tools and tool errors
+}
+
+// findingsBlock holds the categories of the diagnosis' findings, which a model reads
+// only when cross-validation says they help (Train).
+const (
+	findingsBlock = 3
+	numBlocks     = 4
+)
+
+// countFeatures are the sizes every model reads besides the terms, after the terms'
+// columns: log(1+n), standardised by the training set's mean and deviation.
+const countFeatures = 4
+
+func (c Counts) values() [countFeatures]float64 {
+	return [countFeatures]float64{
+		math.Log1p(float64(c.Messages)), math.Log1p(float64(c.UserTurns)),
+		math.Log1p(float64(c.ToolCalls)), math.Log1p(float64(c.Characters)),
+	}
+}
+
+// countName names count feature i in a model's top features.
+func countName(i int) string {
+	return [countFeatures]string{"count:messages", "count:user_turns", "count:tool_calls", "count:characters"}[i]
+}
+
+// tfidf turns a document's terms into its vector over v: sublinear term frequency
+// 1 + ln(tf) times idf, each block scaled to length one.
+func (v *vocabulary) tfidf(terms map[string]int32) vector {
+	var vec vector
+	for t, n := range terms {
+		col, ok := v.index[t]
+		if !ok {
+			continue
+		}
+		vec.cols = append(vec.cols, int32(col))
+		vec.vals = append(vec.vals, float32((1+math.Log(float64(n)))*v.IDF[col]))
+	}
+	vec.sort()
+	var norms [numBlocks]float64
+	for i, c := range vec.cols {
+		norms[v.blocks[c]] += float64(vec.vals[i]) * float64(vec.vals[i])
+	}
+	for i, c := range vec.cols {
+		vec.vals[i] = float32(float64(vec.vals[i]) / math.Sqrt(norms[v.blocks[c]]))
+	}
+	return vec
+}
+
+func (v *vector) sort() {
+	idx := make([]int, len(v.cols))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return int(v.cols[a] - v.cols[b]) })
+	cols, vals := make([]int32, len(idx)), make([]float32, len(idx))
+	for i, j := range idx {
+		cols[i], vals[i] = v.cols[j], v.vals[j]
+	}
+	v.cols, v.vals = cols, vals
+}
