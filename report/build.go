@@ -8,6 +8,7 @@ import (
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/detector"
 )
 
 // quotesPerAction is how many evidence quotes an Action shows.
@@ -21,7 +22,7 @@ func Build(rows store.ReportRows, now time.Time) (Report, error) {
 	r := Report{
 		SchemaVersion: SchemaVersion,
 		GeneratedAt:   now.UTC(),
-		Task:          buildTask(t),
+		Task:          buildTask(t, rows.Agent),
 		Usage:         Usage{LLMCalls: int(t.LlmCalls), PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, ByStage: []StageUsage{}},
 		Reliability:   Reliability{FirstPassValid: int(t.FirstPassValid), Repaired: int(t.Repaired), Isolated: int(t.Isolated)},
 		WarningCount:  int(rows.WarningCount),
@@ -71,7 +72,17 @@ func Build(rows store.ReportRows, now time.Time) (Report, error) {
 		if err := json.Unmarshal(t.LabelCheck, &lc); err != nil {
 			return Report{}, fmt.Errorf("report: label check: %w", err)
 		}
+		if lc.Baselines == nil {
+			lc.Baselines = []detector.Baseline{}
+		}
 		r.LabelCheck = &lc
+	}
+	if len(t.FailureModel) > 0 && string(t.FailureModel) != "null" {
+		var fm detector.Summary
+		if err := json.Unmarshal(t.FailureModel, &fm); err != nil {
+			return Report{}, fmt.Errorf("report: failure model: %w", err)
+		}
+		r.FailureModel = &fm
 	}
 	quotes, err := clusterQuotes(rows.Evidence)
 	if err != nil {
@@ -134,7 +145,7 @@ func buildWarning(w dbsqlc.TaskWarning) Warning {
 	return Warning{Stage: w.Stage, Scope: w.Scope, Message: w.Message, CreatedAt: w.CreatedAt.UTC()}
 }
 
-func buildTask(t dbsqlc.AnalysisTask) Task {
+func buildTask(t dbsqlc.AnalysisTask, agent string) Task {
 	task := Task{
 		ID: t.ID.String(), Title: t.Title, Status: t.Status, Terminal: t.Status.Terminal(), Stage: t.Stage,
 		Error: t.Error, ProgressDone: int(t.ProgressDone), ProgressTotal: int(t.ProgressTotal),
@@ -142,6 +153,7 @@ func buildTask(t dbsqlc.AnalysisTask) Task {
 		CreatedAt: t.CreatedAt.UTC(), StartedAt: utc(t.ClaimedAt), FinishedAt: utc(t.FinishedAt),
 		CancelRequestedAt: utc(t.CancelRequestedAt), ProviderDownSince: utc(t.ProviderDownSince), SourceFilename: t.SourceFilename,
 		SourceFormat: t.SourceFormat, SourceBytes: t.SourceBytes, ConversationCount: int(t.ConversationCount),
+		Agent: agent,
 	}
 	if t.RerunOf != nil {
 		task.RerunOf = t.RerunOf.String()

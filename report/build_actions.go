@@ -115,10 +115,15 @@ func buildCluster(c dbsqlc.ListTaskClustersRow, conversations map[int32][]int32,
 
 // outcomeSplit reads a stored cluster's split by outcome label.
 func outcomeSplit(c dbsqlc.ListTaskClustersRow) OutcomeSplit {
+	var s OutcomeSplit
+	if c.EstimatedFailures != nil && c.EstimatedExcess != nil {
+		s.EstimatedFailures, s.EstimatedExcess = float(c.EstimatedFailures), float(c.EstimatedExcess)
+	}
 	if c.QValue == nil {
-		return OutcomeSplit{}
+		return s
 	}
 	return OutcomeSplit{
+		EstimatedFailures: s.EstimatedFailures, EstimatedExcess: s.EstimatedExcess,
 		LabelOutcomes: &LabelOutcomes{Failed: int(c.LabelFailed), Succeeded: int(c.LabelSucceeded), Unlabelled: int(c.LabelUnlabelled)},
 		FailureRateIn: float(c.FailureRateIn), FailureRateOut: float(c.FailureRateOut),
 		FailureLift: float(c.FailureLift), ExcessFailures: float(c.ExcessFailures),
@@ -171,7 +176,8 @@ func buildConversation(c dbsqlc.ListTaskConversationSummariesRow) (Conversation,
 		Seq: int(c.Seq), ID: c.ExternalID, Messages: int(c.MessageCount), QCStatus: c.QcStatus,
 		QCReason: c.QcReason, RiskFlags: flags, Selected: c.Selected, DiagnosisStatus: c.DiagnosisStatus,
 		DiagnosisError: c.DiagnosisError, Outcome: c.Outcome, Summary: c.Summary, Label: c.Label,
-		FailureScore: float(c.FailureScore),
+		FailureScore: float(c.FailureScore), LabelSource: c.LabelSource, ReviewedLabel: c.ReviewedLabel,
+		ReviewedAt: utc(c.ReviewedAt),
 	}
 	if c.FailedTurn != nil {
 		conv.FailedTurn = int(*c.FailedTurn)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/detector"
 )
 
 // SchemaVersion is the version of report.json's schema, written as schema_version.
@@ -30,6 +31,9 @@ type Report struct {
 	Reliability   Reliability    `json:"reliability"`
 	Population    Population     `json:"population"`
 	LabelCheck    *LabelCheck    `json:"label_check"`
+	// FailureModel is the agent's failure detector that scored this run (or that this
+	// run's labels trained), null when none did: the failure scores then come from it.
+	FailureModel *detector.Summary `json:"failure_model"`
 	Drivers       []Driver       `json:"drivers"`
 	Funnel        []FunnelStep   `json:"funnel"`
 	RiskSummary   *RiskSummary   `json:"risk_summary"`
@@ -80,6 +84,8 @@ type Task struct {
 	SourceBytes       int64            `json:"source_bytes"`
 	ConversationCount int              `json:"conversation_count"`
 	RerunOf           string           `json:"rerun_of"`
+	// Agent is the name of the owner's agent the diagnosis belongs to.
+	Agent string `json:"agent"`
 }
 
 // Analysis says what produced the report. It is empty until a worker starts the task.
@@ -184,6 +190,9 @@ type LabelCheck struct {
 	AUROC          *float64 `json:"auroc"`
 	FailedFlagged  *float64 `json:"failed_flagged"`
 	SucceededClean *float64 `json:"succeeded_clean"`
+	// Baselines are what counting alone scores against the same labels (messages,
+	// user turns, tool calls; more meaning failed), beside AUROC. Empty when it is null.
+	Baselines []detector.Baseline `json:"baselines"`
 }
 
 // Driver is a feature over-represented among the failed conversations. Idx is its
@@ -381,6 +390,11 @@ type OutcomeSplit struct {
 	ExcessFailures *float64       `json:"excess_failures"`
 	PValue         *float64       `json:"p_value"`
 	QValue         *float64       `json:"q_value"`
+	// EstimatedFailures and EstimatedExcess are set when the agent's detector scored
+	// the run: the failures the cluster holds (its labelled failures and the failure
+	// scores of the rest) and how many more than its size predicts.
+	EstimatedFailures *float64 `json:"estimated_failures"`
+	EstimatedExcess   *float64 `json:"estimated_excess"`
 }
 
 // LabelOutcomes counts a cluster's conversations by outcome label.
@@ -446,6 +460,13 @@ type Conversation struct {
 	FailureScore     *float64 `json:"failure_score"`
 	EstimatedOutcome string   `json:"estimated_outcome"`
 	FailedTurn       int      `json:"failed_turn"`
+	// LabelSource says where Label came from: "upload" or "reviewer" (the owner on the
+	// pages or through the API); null without a label. ReviewedLabel is what the owner
+	// said, null when they said nothing (it differs from Label when the upload's label
+	// won), and ReviewedAt when.
+	LabelSource   *string    `json:"label_source"`
+	ReviewedLabel *string    `json:"reviewed_label"`
+	ReviewedAt    *time.Time `json:"reviewed_at"`
 }
 
 // RiskFlag is one deterministic risk observation on a turn. CutBefore and CutAfter

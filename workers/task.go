@@ -78,6 +78,10 @@ type Task struct {
 	TookOver bool
 	// CancelRequested is true when the owner asked to stop before this claim.
 	CancelRequested bool
+	// Kind says what the task does: a diagnosis, or learning from an agent's labels.
+	Kind taskstate.Kind
+	// AgentID is the agent the task belongs to; 0 for a task that has none.
+	AgentID int64
 }
 
 // Resumed reports whether an earlier attempt may have finished units already.
@@ -88,7 +92,10 @@ func taskFromClaim(r dbsqlc.ClaimTaskRow) Task {
 		ID: r.ID, Owner: store.ClaimedOwner(r), Title: r.Title, Stage: r.Stage,
 		Attempt: r.Attempt, LostCount: r.LostCount, Config: r.Config,
 		ConversationCount: r.ConversationCount, CreatedAt: r.CreatedAt,
-		TookOver: r.TookOver, CancelRequested: r.CancelRequestedAt != nil,
+		TookOver: r.TookOver, CancelRequested: r.CancelRequestedAt != nil, Kind: r.Kind,
+	}
+	if r.AgentID != nil {
+		t.AgentID = *r.AgentID
 	}
 	if r.ClaimedAt != nil {
 		t.ClaimedAt = *r.ClaimedAt

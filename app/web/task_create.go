@@ -20,6 +20,7 @@ import (
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
+	"github.com/checkup-dev/checkup/workers/agent"
 )
 
 // taskCreate is POST /tasks: it reads the uploaded file to a temporary file, creates
@@ -160,10 +161,13 @@ func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, file *s
 	}
 	defer task.Rollback()
 	pop := newPopulation(s.deps.Config.MinConversations)
+	prompt, prompted := "", false // the first conversation's system prompt: the agent's policy
 	sum, err := ingest.Parse(bufio.NewReaderSize(file, uploadReadBuffer), s.uploadLimits(), func(c transcript.Conversation) error {
 		pop.add(c)
-		return task.Add(store.Conversation{ExternalID: c.ID, Messages: c.Messages, MessageCount: len(c.Messages),
-			Metadata: c.Metadata, Label: string(c.Label)})
+		if !prompted {
+			prompt, prompted = c.SystemPrompt(), true
+		}
+		return task.Add(store.ConversationOf(c))
 	})
 	if err != nil {
 		return uuid.Nil, sum, err
@@ -172,7 +176,11 @@ func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, file *s
 		return uuid.Nil, sum, err
 	}
 	warnUpload(task, sum)
-	err = task.Publish(ctx, store.UploadEnd{Format: sourceFormat(sum), LabelField: sum.Labels.Field})
+	name, err := s.chooseAgent(ctx, owner, form, prompt)
+	if err != nil {
+		return uuid.Nil, sum, err
+	}
+	err = task.Publish(ctx, store.UploadEnd{Format: sourceFormat(sum), LabelField: sum.Labels.Field, Agent: name, SystemPrompt: prompt})
 	if errors.Is(err, store.ErrTooManyUnfinished) {
 		err = s.tooManyUnfinished(uploadAgain) // another upload or re-run took the last place meanwhile
 	}
@@ -283,4 +291,22 @@ func warnUpload(task *store.TaskUpload, sum ingest.Summary) {
 	if sum.MoreWarnings > 0 {
 		task.Warn("", "and "+components.Plural(sum.MoreWarnings, "more change", "more changes")+" like these, not listed")
 	}
+}
+
+// chooseAgent names the agent of an upload: the one the form names, else the owner's
+// agent whose system prompt this upload's shares most of its words with (agent.Choose),
+// else one named after the task's title.
+func (s *Server) chooseAgent(ctx context.Context, owner store.Owner, form *uploadForm, prompt string) (string, error) {
+	if form.agent != "" {
+		return form.agent, nil
+	}
+	agents, err := s.store.AgentPrompts(ctx, owner)
+	if err != nil {
+		return "", err
+	}
+	known := make([]agent.Known, len(agents))
+	for i, a := range agents {
+		known[i] = agent.Known{Name: a.Name, SystemPrompt: a.SystemPrompt}
+	}
+	return agent.Choose("", prompt, form.taskTitle(), known), nil
 }

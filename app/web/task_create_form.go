@@ -19,7 +19,10 @@ import (
 
 const (
 	fieldTitle = "title"
+	fieldAgent = "agent"
 	fieldFile  = "file"
+	// maxAgentChars is the longest agent name the agent table takes.
+	maxAgentChars = 200
 	// maxTitleChars is the longest title the task table takes.
 	maxTitleChars = 200
 	// titleReadBytes bounds what is read of the title field: more than 200 characters
@@ -68,6 +71,8 @@ type uploadForm struct {
 	mr         *multipart.Reader
 	title      string // as typed, trimmed; its first titleReadBytes at most
 	titleRunes int    // the title's length, for the error that says it (see field)
+	agent      string // the agent's name as typed, trimmed; "" to let Checkup choose
+	agentRunes int
 	filename   string // the file's base name as the browser sent it
 }
 
@@ -107,29 +112,37 @@ func (f *uploadForm) rest() error {
 	}
 }
 
-// field reads a part that is not the first file: the title is kept, the rest skipped.
-func (f *uploadForm) field(part *multipart.Part) error {
+// field reads a part that is not the first file: the title and the agent's name are
+// kept, the rest skipped.
+func (f *uploadForm) field(part *multipart.Part) (err error) {
 	defer part.Close()
-	if part.FormName() != fieldTitle {
-		return nil
+	switch part.FormName() {
+	case fieldTitle:
+		f.title, f.titleRunes, err = readText(part)
+	case fieldAgent:
+		f.agent, f.agentRunes, err = readText(part)
 	}
+	return err
+}
+
+// readText reads a text field, trimmed, with its length in characters; of a field
+// longer than titleReadBytes it keeps the start and counts the whole.
+func readText(part *multipart.Part) (string, int, error) {
 	b, err := io.ReadAll(io.LimitReader(part, titleReadBytes))
 	if err != nil {
-		return &readError{err}
+		return "", 0, &readError{err}
 	}
 	if len(b) < titleReadBytes {
-		f.title = strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
-		f.titleRunes = utf8.RuneCountInString(f.title)
-		return nil
+		text := strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
+		return text, utf8.RuneCountInString(text), nil
 	}
 	// Longer than is read: the error gives the length of the field as sent, spaces
 	// around it included (far over the limit either way); keep whole characters only.
 	length := runeCounter(0)
 	_, _ = length.Write(b)
 	if _, err := io.Copy(&length, part); err != nil {
-		return &readError{err}
+		return "", 0, &readError{err}
 	}
-	f.titleRunes = int(length)
 	for i := len(b) - 1; i >= len(b)-utf8.UTFMax; i-- {
 		if utf8.RuneStart(b[i]) {
 			if !utf8.FullRune(b[i:]) {
@@ -138,8 +151,7 @@ func (f *uploadForm) field(part *multipart.Part) error {
 			break
 		}
 	}
-	f.title = strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
-	return nil
+	return strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD")), int(length), nil
 }
 
 // runeCounter counts the characters of UTF-8 written to it, by the bytes that start
@@ -155,11 +167,15 @@ func (c *runeCounter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// checkTitle refuses a title longer than the task table takes.
+// checkTitle refuses a title, or an agent's name, longer than the tables take.
 func (f *uploadForm) checkTitle() error {
 	if n := f.titleRunes; n > maxTitleChars {
 		return &formError{http.StatusUnprocessableEntity, fmt.Sprintf(
 			"The title is %d characters long; keep it to %d or fewer.", n, maxTitleChars), fieldTitle}
+	}
+	if n := f.agentRunes; n > maxAgentChars {
+		return &formError{http.StatusUnprocessableEntity, fmt.Sprintf(
+			"The agent's name is %d characters long; keep it to %d or fewer.", n, maxAgentChars), fieldAgent}
 	}
 	return nil
 }

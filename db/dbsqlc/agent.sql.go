@@ -206,47 +206,41 @@ func (q *Queries) GetPendingLearning(ctx context.Context, db DBTX, arg GetPendin
 	return items, nil
 }
 
-const insertFailureModel = `-- name: InsertFailureModel :one
-WITH locked AS (
-    SELECT a.id FROM agent a WHERE a.id = $1 AND a.owner_user_id = $2 FOR NO KEY UPDATE
-), next AS (
-    SELECT coalesce(max(m.version), 0) + 1 AS version
-    FROM failure_model m, locked
-    WHERE m.agent_id = locked.id AND m.owner_user_id = $2
-), inserted AS (
+const insertFailureModel = `-- name: InsertFailureModel :execrows
+WITH inserted AS (
     INSERT INTO failure_model (agent_id, owner_user_id, version, trained_by, summary, model)
-    SELECT locked.id, $2, next.version, $3, $4, $5
-    FROM locked, next
+    VALUES ($1, $2, $3, $4, $5, $6)
     RETURNING version
 )
 UPDATE agent a SET failure_model_version = inserted.version
 FROM inserted
 WHERE a.id = $1 AND a.owner_user_id = $2
-RETURNING inserted.version
 `
 
 type InsertFailureModelParams struct {
 	AgentID     int64
 	OwnerUserID int64
+	Version     int32
 	TrainedBy   *uuid.UUID
 	Summary     json.RawMessage
 	Model       json.RawMessage
 }
 
-// Stores a new version of the agent's detector and makes it the one that scores the
-// agent's runs. The version is one more than the latest; two trainings at once take
-// turns on the agent's row.
-func (q *Queries) InsertFailureModel(ctx context.Context, db DBTX, arg InsertFailureModelParams) (int32, error) {
-	row := db.QueryRow(ctx, insertFailureModel,
+// Stores version @version of the agent's detector (NextFailureModelVersion, in the same
+// transaction) and makes it the one that scores the agent's runs.
+func (q *Queries) InsertFailureModel(ctx context.Context, db DBTX, arg InsertFailureModelParams) (int64, error) {
+	result, err := db.Exec(ctx, insertFailureModel,
 		arg.AgentID,
 		arg.OwnerUserID,
+		arg.Version,
 		arg.TrainedBy,
 		arg.Summary,
 		arg.Model,
 	)
-	var version int32
-	err := row.Scan(&version)
-	return version, err
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const listAgentPrompts = `-- name: ListAgentPrompts :many
@@ -435,6 +429,28 @@ func (q *Queries) ListTrainingConversations(ctx context.Context, db DBTX, arg Li
 		return nil, err
 	}
 	return items, nil
+}
+
+const nextFailureModelVersion = `-- name: NextFailureModelVersion :one
+SELECT (coalesce((SELECT max(m.version) FROM failure_model m
+                  WHERE m.agent_id = a.id AND m.owner_user_id = a.owner_user_id), 0) + 1)::int AS version
+FROM agent a
+WHERE a.id = $1 AND a.owner_user_id = $2
+FOR NO KEY UPDATE
+`
+
+type NextFailureModelVersionParams struct {
+	AgentID     int64
+	OwnerUserID int64
+}
+
+// The version the agent's next detector gets: one more than the latest. It locks the
+// agent's row until the end of the transaction, so two trainings at once take turns.
+func (q *Queries) NextFailureModelVersion(ctx context.Context, db DBTX, arg NextFailureModelVersionParams) (int32, error) {
+	row := db.QueryRow(ctx, nextFailureModelVersion, arg.AgentID, arg.OwnerUserID)
+	var version int32
+	err := row.Scan(&version)
+	return version, err
 }
 
 const pruneFailureModels = `-- name: PruneFailureModels :execrows

@@ -1109,9 +1109,9 @@ WITH source AS (
     RETURNING id, owner_user_id
 ), copied AS (
     INSERT INTO task_conversation (task_id, owner_user_id, seq, external_id, messages, metadata, message_count, label,
-                                   label_source, reviewed_label, reviewed_by, reviewed_at)
+                                   label_source, reviewed_label, reviewed_by, reviewed_at, turns, user_turns, tool_calls)
     SELECT created.id, tc.owner_user_id, tc.seq, tc.external_id, tc.messages, tc.metadata, tc.message_count, tc.label,
-           tc.label_source, tc.reviewed_label, tc.reviewed_by, tc.reviewed_at
+           tc.label_source, tc.reviewed_label, tc.reviewed_by, tc.reviewed_at, tc.turns, tc.user_turns, tc.tool_calls
     FROM created
     JOIN task_conversation tc ON tc.task_id = $1 AND tc.owner_user_id = created.owner_user_id
     WHERE tc.owner_user_id = $2
@@ -1142,6 +1142,41 @@ func (q *Queries) RerunAnalysisTask(ctx context.Context, db DBTX, arg RerunAnaly
 	var i RerunAnalysisTaskRow
 	err := row.Scan(&i.ID, &i.Conversations, &i.Notified)
 	return i, err
+}
+
+const setRescoredTask = `-- name: SetRescoredTask :execrows
+UPDATE analysis_task t
+SET label_check = $1, failure_model = $2,
+    kept_failed = l.failed, kept_succeeded = l.succeeded, kept_unlabelled = l.unlabelled
+FROM (SELECT count(*) FILTER (WHERE c.label = 'failed')::int AS failed,
+             count(*) FILTER (WHERE c.label = 'succeeded')::int AS succeeded,
+             count(*) FILTER (WHERE c.label IS NULL)::int AS unlabelled
+      FROM task_conversation c
+      WHERE c.task_id = $3 AND c.owner_user_id = $4 AND c.qc_status = 'kept') AS l
+WHERE t.id = $3 AND t.owner_user_id = $4
+`
+
+type SetRescoredTaskParams struct {
+	LabelCheck   json.RawMessage
+	FailureModel json.RawMessage
+	ID           uuid.UUID
+	OwnerUserID  int64
+}
+
+// What scoring a finished task again changes on its row: how the analysis agrees with
+// the labels (NULL without any), the detector that scored it (NULL for none), and the
+// kept conversations' counts by outcome label.
+func (q *Queries) SetRescoredTask(ctx context.Context, db DBTX, arg SetRescoredTaskParams) (int64, error) {
+	result, err := db.Exec(ctx, setRescoredTask,
+		arg.LabelCheck,
+		arg.FailureModel,
+		arg.ID,
+		arg.OwnerUserID,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const setTaskConversationCount = `-- name: SetTaskConversationCount :execrows

@@ -120,33 +120,35 @@ type TaskAction struct {
 }
 
 type TaskCluster struct {
-	TaskID           uuid.UUID
-	OwnerUserID      int64
-	Idx              int32
-	Type             string
-	Category         string
-	Title            string
-	ConversationSeqs []int32
-	FindingCount     int32
-	Prevalence       float32
-	Severity         float32
-	Confidence       float32
-	PriorityScore    float32
-	PriorityParts    json.RawMessage
-	Expected         bool
-	LabelFailed      int32
-	LabelSucceeded   int32
-	LabelUnlabelled  int32
-	FailureRateIn    *float32
-	FailureRateOut   *float32
-	FailureLift      *float32
-	ExcessFailures   *float32
-	PValue           *float64
-	QValue           *float64
-	Evidence         json.RawMessage
-	ExpectedBy       *string
-	ExpectedReason   string
-	PolicyOverruled  bool
+	TaskID            uuid.UUID
+	OwnerUserID       int64
+	Idx               int32
+	Type              string
+	Category          string
+	Title             string
+	ConversationSeqs  []int32
+	FindingCount      int32
+	Prevalence        float32
+	Severity          float32
+	Confidence        float32
+	PriorityScore     float32
+	PriorityParts     json.RawMessage
+	Expected          bool
+	LabelFailed       int32
+	LabelSucceeded    int32
+	LabelUnlabelled   int32
+	FailureRateIn     *float32
+	FailureRateOut    *float32
+	FailureLift       *float32
+	ExcessFailures    *float32
+	PValue            *float64
+	QValue            *float64
+	Evidence          json.RawMessage
+	ExpectedBy        *string
+	ExpectedReason    string
+	PolicyOverruled   bool
+	EstimatedFailures *float32
+	EstimatedExcess   *float32
 }
 
 type TaskConversation struct {
@@ -176,6 +178,9 @@ type TaskConversation struct {
 	ReviewedLabel     *string
 	ReviewedBy        *int64
 	ReviewedAt        *time.Time
+	Turns             int32
+	UserTurns         int32
+	ToolCalls         int32
 }
 
 type TaskDriver struct {

@@ -16,7 +16,8 @@ const insertTaskClusters = `-- name: InsertTaskClusters :exec
 INSERT INTO task_cluster (task_id, owner_user_id, idx, type, category, title, conversation_seqs,
                           finding_count, prevalence, severity, confidence, priority_score, priority_parts,
                           expected, expected_by, expected_reason, policy_overruled, label_failed, label_succeeded, label_unlabelled, failure_rate_in,
-                          failure_rate_out, failure_lift, excess_failures, p_value, q_value)
+                          failure_rate_out, failure_lift, excess_failures, p_value, q_value,
+                          estimated_failures, estimated_excess)
 SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.value ->> 'category',
        c.value ->> 'title',
        ARRAY(SELECT s::int FROM jsonb_array_elements_text(c.value -> 'conversation_seqs') AS s),
@@ -30,7 +31,8 @@ SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.va
        coalesce((c.value -> 'outcomes' ->> 'unlabelled')::int, 0),
        (c.value -> 'outcomes' ->> 'failure_rate_in')::real, (c.value -> 'outcomes' ->> 'failure_rate_out')::real,
        (c.value -> 'outcomes' ->> 'failure_lift')::real, (c.value -> 'outcomes' ->> 'excess_failures')::real,
-       (c.value -> 'outcomes' ->> 'p_value')::double precision, (c.value -> 'outcomes' ->> 'q_value')::double precision
+       (c.value -> 'outcomes' ->> 'p_value')::double precision, (c.value -> 'outcomes' ->> 'q_value')::double precision,
+       (c.value -> 'estimated' ->> 'failures')::real, (c.value -> 'estimated' ->> 'excess')::real
 FROM analysis_task t, jsonb_array_elements($1::jsonb) AS c(value)
 WHERE t.id = $2 AND t.owner_user_id = $3
 `
@@ -249,7 +251,7 @@ SELECT task_id, owner_user_id, idx, type, category, title,
        cardinality(conversation_seqs)::int AS conversations, finding_count, prevalence, severity,
        confidence, priority_score, priority_parts, expected, expected_by, expected_reason, policy_overruled,
        label_failed, label_succeeded, label_unlabelled, failure_rate_in, failure_rate_out,
-       failure_lift, excess_failures, p_value, q_value
+       failure_lift, excess_failures, p_value, q_value, estimated_failures, estimated_excess
 FROM task_cluster
 WHERE task_id = $1 AND owner_user_id = $2
 ORDER BY priority_score DESC, idx
@@ -261,32 +263,34 @@ type ListTaskClustersParams struct {
 }
 
 type ListTaskClustersRow struct {
-	TaskID          uuid.UUID
-	OwnerUserID     int64
-	Idx             int32
-	Type            string
-	Category        string
-	Title           string
-	Conversations   int32
-	FindingCount    int32
-	Prevalence      float32
-	Severity        float32
-	Confidence      float32
-	PriorityScore   float32
-	PriorityParts   json.RawMessage
-	Expected        bool
-	ExpectedBy      *string
-	ExpectedReason  string
-	PolicyOverruled bool
-	LabelFailed     int32
-	LabelSucceeded  int32
-	LabelUnlabelled int32
-	FailureRateIn   *float32
-	FailureRateOut  *float32
-	FailureLift     *float32
-	ExcessFailures  *float32
-	PValue          *float64
-	QValue          *float64
+	TaskID            uuid.UUID
+	OwnerUserID       int64
+	Idx               int32
+	Type              string
+	Category          string
+	Title             string
+	Conversations     int32
+	FindingCount      int32
+	Prevalence        float32
+	Severity          float32
+	Confidence        float32
+	PriorityScore     float32
+	PriorityParts     json.RawMessage
+	Expected          bool
+	ExpectedBy        *string
+	ExpectedReason    string
+	PolicyOverruled   bool
+	LabelFailed       int32
+	LabelSucceeded    int32
+	LabelUnlabelled   int32
+	FailureRateIn     *float32
+	FailureRateOut    *float32
+	FailureLift       *float32
+	ExcessFailures    *float32
+	PValue            *float64
+	QValue            *float64
+	EstimatedFailures *float32
+	EstimatedExcess   *float32
 }
 
 // The task's issue clusters, most urgent first, with how many conversations each
@@ -329,6 +333,8 @@ func (q *Queries) ListTaskClusters(ctx context.Context, db DBTX, arg ListTaskClu
 			&i.ExcessFailures,
 			&i.PValue,
 			&i.QValue,
+			&i.EstimatedFailures,
+			&i.EstimatedExcess,
 		); err != nil {
 			return nil, err
 		}
@@ -371,6 +377,40 @@ func (q *Queries) SetClusterExpected(ctx context.Context, db DBTX, arg SetCluste
 		arg.OwnerUserID,
 		arg.Idx,
 	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const setClusterOutcomes = `-- name: SetClusterOutcomes :execrows
+UPDATE task_cluster k
+SET label_failed = coalesce((c.value -> 'outcomes' ->> 'failed')::int, 0),
+    label_succeeded = coalesce((c.value -> 'outcomes' ->> 'succeeded')::int, 0),
+    label_unlabelled = coalesce((c.value -> 'outcomes' ->> 'unlabelled')::int, 0),
+    failure_rate_in = (c.value -> 'outcomes' ->> 'failure_rate_in')::real,
+    failure_rate_out = (c.value -> 'outcomes' ->> 'failure_rate_out')::real,
+    failure_lift = (c.value -> 'outcomes' ->> 'failure_lift')::real,
+    excess_failures = (c.value -> 'outcomes' ->> 'excess_failures')::real,
+    p_value = (c.value -> 'outcomes' ->> 'p_value')::double precision,
+    q_value = (c.value -> 'outcomes' ->> 'q_value')::double precision,
+    estimated_failures = (c.value -> 'estimated' ->> 'failures')::real,
+    estimated_excess = (c.value -> 'estimated' ->> 'excess')::real
+FROM jsonb_array_elements($3::jsonb) AS c(value)
+WHERE k.task_id = $1 AND k.owner_user_id = $2 AND k.idx = (c.value ->> 'idx')::int
+`
+
+type SetClusterOutcomesParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Clusters    json.RawMessage
+}
+
+// Writes the clusters' outcome split and estimated failures again, from a JSON array
+// of rows (see pipeline.clusterRow; only idx, outcomes and estimated are read): the
+// task was scored again after labels changed or its agent's detector did.
+func (q *Queries) SetClusterOutcomes(ctx context.Context, db DBTX, arg SetClusterOutcomesParams) (int64, error) {
+	result, err := db.Exec(ctx, setClusterOutcomes, arg.TaskID, arg.OwnerUserID, arg.Clusters)
 	if err != nil {
 		return 0, err
 	}

@@ -229,7 +229,7 @@ func (q *Queries) GetConversationMessages(ctx context.Context, db DBTX, arg GetC
 }
 
 const getTaskConversation = `-- name: GetTaskConversation :one
-SELECT task_id, owner_user_id, seq, external_id, messages, metadata, message_count, content_hash, qc_status, qc_reason, risk_flags, selected, diagnosis, diagnosis_status, diagnosis_pass, diagnosis_error, diagnosed_at, label, failure_score, failed_turn, max_severity, finding_categories, label_source, reviewed_label, reviewed_by, reviewed_at FROM task_conversation
+SELECT task_id, owner_user_id, seq, external_id, messages, metadata, message_count, content_hash, qc_status, qc_reason, risk_flags, selected, diagnosis, diagnosis_status, diagnosis_pass, diagnosis_error, diagnosed_at, label, failure_score, failed_turn, max_severity, finding_categories, label_source, reviewed_label, reviewed_by, reviewed_at, turns, user_turns, tool_calls FROM task_conversation
 WHERE task_id = $1 AND owner_user_id = $2 AND seq = $3
 `
 
@@ -269,6 +269,9 @@ func (q *Queries) GetTaskConversation(ctx context.Context, db DBTX, arg GetTaskC
 		&i.ReviewedLabel,
 		&i.ReviewedBy,
 		&i.ReviewedAt,
+		&i.Turns,
+		&i.UserTurns,
+		&i.ToolCalls,
 	)
 	return i, err
 }
@@ -328,7 +331,7 @@ func (q *Queries) ListConversationCheckpoints(ctx context.Context, db DBTX, arg 
 }
 
 const listConversationOutcomes = `-- name: ListConversationOutcomes :many
-SELECT seq, label, failure_score
+SELECT seq, label, failure_score, turns, user_turns, tool_calls
 FROM task_conversation
 WHERE task_id = $1 AND owner_user_id = $2 AND diagnosis_status = 'done'
 ORDER BY seq
@@ -343,10 +346,14 @@ type ListConversationOutcomesRow struct {
 	Seq          int32
 	Label        *string
 	FailureScore *float32
+	Turns        int32
+	UserTurns    int32
+	ToolCalls    int32
 }
 
-// Every diagnosed conversation's outcome label and failure score, in upload order: what
-// splits the clusters by outcome and checks the analysis against the labels.
+// Every diagnosed conversation's outcome label and failure score, in upload order, with
+// its sizes: what splits the clusters by outcome and checks the analysis (and counting
+// alone) against the labels.
 func (q *Queries) ListConversationOutcomes(ctx context.Context, db DBTX, arg ListConversationOutcomesParams) ([]ListConversationOutcomesRow, error) {
 	rows, err := db.Query(ctx, listConversationOutcomes, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
@@ -356,7 +363,14 @@ func (q *Queries) ListConversationOutcomes(ctx context.Context, db DBTX, arg Lis
 	var items []ListConversationOutcomesRow
 	for rows.Next() {
 		var i ListConversationOutcomesRow
-		if err := rows.Scan(&i.Seq, &i.Label, &i.FailureScore); err != nil {
+		if err := rows.Scan(
+			&i.Seq,
+			&i.Label,
+			&i.FailureScore,
+			&i.Turns,
+			&i.UserTurns,
+			&i.ToolCalls,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -750,7 +764,7 @@ SELECT seq, external_id, message_count, qc_status, qc_reason, risk_flags, select
        diagnosis_status, diagnosis_pass, diagnosis_error,
        coalesce(diagnosis ->> 'outcome', '')::text AS outcome,
        coalesce(diagnosis ->> 'summary', '')::text AS summary,
-       label, failure_score, failed_turn
+       label, failure_score, failed_turn, label_source, reviewed_label, reviewed_at
 FROM task_conversation
 WHERE task_id = $1 AND owner_user_id = $2 AND seq > $3 AND seq <= $4
 ORDER BY seq
@@ -779,6 +793,9 @@ type ListTaskConversationSummariesRow struct {
 	Label           *string
 	FailureScore    *float32
 	FailedTurn      *int32
+	LabelSource     *string
+	ReviewedLabel   *string
+	ReviewedAt      *time.Time
 }
 
 // Owner-scoped reads of a task's conversations for the report, without their messages.
@@ -815,6 +832,9 @@ func (q *Queries) ListTaskConversationSummaries(ctx context.Context, db DBTX, ar
 			&i.Label,
 			&i.FailureScore,
 			&i.FailedTurn,
+			&i.LabelSource,
+			&i.ReviewedLabel,
+			&i.ReviewedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -1064,6 +1084,28 @@ type RefreshIssueColumnsParams struct {
 // values is not written.
 func (q *Queries) RefreshIssueColumns(ctx context.Context, db DBTX, arg RefreshIssueColumnsParams) (int64, error) {
 	result, err := db.Exec(ctx, refreshIssueColumns, arg.TaskID, arg.OwnerUserID, arg.Idxs)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const restoreAnalyzerScores = `-- name: RestoreAnalyzerScores :execrows
+UPDATE task_conversation
+SET failure_score = (diagnosis ->> 'failureScore')::real
+WHERE task_id = $1 AND owner_user_id = $2 AND diagnosis_status = 'done'
+  AND failure_score IS DISTINCT FROM (diagnosis ->> 'failureScore')::real
+`
+
+type RestoreAnalyzerScoresParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+}
+
+// Gives the task's diagnosed conversations back the failure scores their analyzer
+// gave: the agent has no detector any more.
+func (q *Queries) RestoreAnalyzerScores(ctx context.Context, db DBTX, arg RestoreAnalyzerScoresParams) (int64, error) {
+	result, err := db.Exec(ctx, restoreAnalyzerScores, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
 		return 0, err
 	}

@@ -58,6 +58,27 @@ ALTER TABLE task_conversation
 UPDATE task_conversation SET label_source = 'upload' WHERE label IS NOT NULL;
 ALTER TABLE task_conversation
     ADD CONSTRAINT task_conversation_label_source CHECK ((label IS NULL) = (label_source IS NULL));
+-- The failures each cluster's conversations are estimated to hold (labels where there
+-- are, the detector's scores elsewhere) and how many more than its size predicts: what
+-- ranks the Actions of a run a detector scored. NULL when none did.
+ALTER TABLE task_cluster
+    ADD COLUMN estimated_failures real,
+    ADD COLUMN estimated_excess real;
+
+-- The sizes a failure score must beat (counting alone), written at upload.
+ALTER TABLE task_conversation
+    ADD COLUMN turns integer NOT NULL DEFAULT 0 CHECK (turns >= 0),
+    ADD COLUMN user_turns integer NOT NULL DEFAULT 0 CHECK (user_turns >= 0),
+    ADD COLUMN tool_calls integer NOT NULL DEFAULT 0 CHECK (tool_calls >= 0);
+UPDATE task_conversation c
+SET turns = s.turns, user_turns = s.user_turns, tool_calls = s.tool_calls
+FROM (SELECT c2.task_id, c2.seq,
+             count(*) FILTER (WHERE m ->> 'role' <> 'system') AS turns,
+             count(*) FILTER (WHERE m ->> 'role' = 'user') AS user_turns,
+             coalesce(sum(CASE WHEN json_typeof(m -> 'tool_calls') = 'array' THEN json_array_length(m -> 'tool_calls') ELSE 0 END), 0) AS tool_calls
+      FROM task_conversation c2, json_array_elements(c2.messages) m
+      GROUP BY c2.task_id, c2.seq) s
+WHERE c.task_id = s.task_id AND c.seq = s.seq;
 -- The agent's labelled conversations, for training and for counting what is needed.
 CREATE INDEX task_conversation_labelled ON task_conversation (task_id, seq) WHERE label IS NOT NULL;
 
@@ -66,7 +87,7 @@ CREATE INDEX task_conversation_labelled ON task_conversation (task_id, seq) WHER
 INSERT INTO agent (owner_user_id, name, system_prompt)
 SELECT DISTINCT ON (t.owner_user_id, t.title) t.owner_user_id, t.title,
        coalesce((SELECT string_agg(m ->> 'content', E'\n')
-                 FROM task_conversation c, jsonb_array_elements(c.messages) m
+                 FROM task_conversation c, json_array_elements(c.messages) m
                  WHERE c.task_id = t.id AND c.seq = 1 AND m ->> 'role' = 'system'), '')
 FROM analysis_task t
 ORDER BY t.owner_user_id, t.title, t.created_at DESC;
@@ -74,12 +95,14 @@ UPDATE analysis_task t SET agent_id = a.id
 FROM agent a WHERE a.owner_user_id = t.owner_user_id AND a.name = t.title;
 
 -- +goose Down
+ALTER TABLE task_cluster DROP COLUMN estimated_failures, DROP COLUMN estimated_excess;
 ALTER TABLE task_conversation DROP CONSTRAINT task_conversation_label_source;
 DROP INDEX task_conversation_labelled;
 -- A reviewer's label was an outcome label like the upload's; the earlier schema keeps
 -- it as one.
 ALTER TABLE task_conversation
-    DROP COLUMN label_source, DROP COLUMN reviewed_label, DROP COLUMN reviewed_by, DROP COLUMN reviewed_at;
+    DROP COLUMN label_source, DROP COLUMN reviewed_label, DROP COLUMN reviewed_by, DROP COLUMN reviewed_at,
+    DROP COLUMN turns, DROP COLUMN user_turns, DROP COLUMN tool_calls;
 DELETE FROM analysis_task WHERE kind = 'learning';
 ALTER TABLE analysis_task DROP COLUMN agent_id, DROP COLUMN kind, DROP COLUMN failure_model;
 DROP TABLE failure_model;

@@ -73,26 +73,26 @@ WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.label IS N
 ORDER BY c.seq
 LIMIT @max_rows;
 
--- name: InsertFailureModel :one
--- Stores a new version of the agent's detector and makes it the one that scores the
--- agent's runs. The version is one more than the latest; two trainings at once take
--- turns on the agent's row.
-WITH locked AS (
-    SELECT a.id FROM agent a WHERE a.id = @agent_id AND a.owner_user_id = @owner_user_id FOR NO KEY UPDATE
-), next AS (
-    SELECT coalesce(max(m.version), 0) + 1 AS version
-    FROM failure_model m, locked
-    WHERE m.agent_id = locked.id AND m.owner_user_id = @owner_user_id
-), inserted AS (
+-- name: NextFailureModelVersion :one
+-- The version the agent's next detector gets: one more than the latest. It locks the
+-- agent's row until the end of the transaction, so two trainings at once take turns.
+SELECT (coalesce((SELECT max(m.version) FROM failure_model m
+                  WHERE m.agent_id = a.id AND m.owner_user_id = a.owner_user_id), 0) + 1)::int AS version
+FROM agent a
+WHERE a.id = @agent_id AND a.owner_user_id = @owner_user_id
+FOR NO KEY UPDATE;
+
+-- name: InsertFailureModel :execrows
+-- Stores version @version of the agent's detector (NextFailureModelVersion, in the same
+-- transaction) and makes it the one that scores the agent's runs.
+WITH inserted AS (
     INSERT INTO failure_model (agent_id, owner_user_id, version, trained_by, summary, model)
-    SELECT locked.id, @owner_user_id, next.version, @trained_by, @summary, @model
-    FROM locked, next
+    VALUES (@agent_id, @owner_user_id, @version, @trained_by, @summary, @model)
     RETURNING version
 )
 UPDATE agent a SET failure_model_version = inserted.version
 FROM inserted
-WHERE a.id = @agent_id AND a.owner_user_id = @owner_user_id
-RETURNING inserted.version;
+WHERE a.id = @agent_id AND a.owner_user_id = @owner_user_id;
 
 -- name: ClearFailureModel :execrows
 -- The agent has no detector any more: its labels fell below the minimum (a labelled

@@ -255,9 +255,9 @@ WITH source AS (
     RETURNING id, owner_user_id
 ), copied AS (
     INSERT INTO task_conversation (task_id, owner_user_id, seq, external_id, messages, metadata, message_count, label,
-                                   label_source, reviewed_label, reviewed_by, reviewed_at)
+                                   label_source, reviewed_label, reviewed_by, reviewed_at, turns, user_turns, tool_calls)
     SELECT created.id, tc.owner_user_id, tc.seq, tc.external_id, tc.messages, tc.metadata, tc.message_count, tc.label,
-           tc.label_source, tc.reviewed_label, tc.reviewed_by, tc.reviewed_at
+           tc.label_source, tc.reviewed_label, tc.reviewed_by, tc.reviewed_at, tc.turns, tc.user_turns, tc.tool_calls
     FROM created
     JOIN task_conversation tc ON tc.task_id = @id AND tc.owner_user_id = created.owner_user_id
     WHERE tc.owner_user_id = @owner_user_id
@@ -421,3 +421,17 @@ LISTEN checkup_progress;
 -- NULL when none did.
 UPDATE analysis_task SET failure_model = @failure_model
 WHERE id = @id AND owner_user_id = @owner_user_id;
+
+-- name: SetRescoredTask :execrows
+-- What scoring a finished task again changes on its row: how the analysis agrees with
+-- the labels (NULL without any), the detector that scored it (NULL for none), and the
+-- kept conversations' counts by outcome label.
+UPDATE analysis_task t
+SET label_check = @label_check, failure_model = @failure_model,
+    kept_failed = l.failed, kept_succeeded = l.succeeded, kept_unlabelled = l.unlabelled
+FROM (SELECT count(*) FILTER (WHERE c.label = 'failed')::int AS failed,
+             count(*) FILTER (WHERE c.label = 'succeeded')::int AS succeeded,
+             count(*) FILTER (WHERE c.label IS NULL)::int AS unlabelled
+      FROM task_conversation c
+      WHERE c.task_id = @id AND c.owner_user_id = @owner_user_id AND c.qc_status = 'kept') AS l
+WHERE t.id = @id AND t.owner_user_id = @owner_user_id;

@@ -7,7 +7,7 @@ SELECT task_id, owner_user_id, idx, type, category, title,
        cardinality(conversation_seqs)::int AS conversations, finding_count, prevalence, severity,
        confidence, priority_score, priority_parts, expected, expected_by, expected_reason, policy_overruled,
        label_failed, label_succeeded, label_unlabelled, failure_rate_in, failure_rate_out,
-       failure_lift, excess_failures, p_value, q_value
+       failure_lift, excess_failures, p_value, q_value, estimated_failures, estimated_excess
 FROM task_cluster
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id
 ORDER BY priority_score DESC, idx;
@@ -23,7 +23,8 @@ ORDER BY idx;
 INSERT INTO task_cluster (task_id, owner_user_id, idx, type, category, title, conversation_seqs,
                           finding_count, prevalence, severity, confidence, priority_score, priority_parts,
                           expected, expected_by, expected_reason, policy_overruled, label_failed, label_succeeded, label_unlabelled, failure_rate_in,
-                          failure_rate_out, failure_lift, excess_failures, p_value, q_value)
+                          failure_rate_out, failure_lift, excess_failures, p_value, q_value,
+                          estimated_failures, estimated_excess)
 SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.value ->> 'category',
        c.value ->> 'title',
        ARRAY(SELECT s::int FROM jsonb_array_elements_text(c.value -> 'conversation_seqs') AS s),
@@ -37,9 +38,29 @@ SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.va
        coalesce((c.value -> 'outcomes' ->> 'unlabelled')::int, 0),
        (c.value -> 'outcomes' ->> 'failure_rate_in')::real, (c.value -> 'outcomes' ->> 'failure_rate_out')::real,
        (c.value -> 'outcomes' ->> 'failure_lift')::real, (c.value -> 'outcomes' ->> 'excess_failures')::real,
-       (c.value -> 'outcomes' ->> 'p_value')::double precision, (c.value -> 'outcomes' ->> 'q_value')::double precision
+       (c.value -> 'outcomes' ->> 'p_value')::double precision, (c.value -> 'outcomes' ->> 'q_value')::double precision,
+       (c.value -> 'estimated' ->> 'failures')::real, (c.value -> 'estimated' ->> 'excess')::real
 FROM analysis_task t, jsonb_array_elements(@clusters::jsonb) AS c(value)
 WHERE t.id = @task_id AND t.owner_user_id = @owner_user_id;
+
+-- name: SetClusterOutcomes :execrows
+-- Writes the clusters' outcome split and estimated failures again, from a JSON array
+-- of rows (see pipeline.clusterRow; only idx, outcomes and estimated are read): the
+-- task was scored again after labels changed or its agent's detector did.
+UPDATE task_cluster k
+SET label_failed = coalesce((c.value -> 'outcomes' ->> 'failed')::int, 0),
+    label_succeeded = coalesce((c.value -> 'outcomes' ->> 'succeeded')::int, 0),
+    label_unlabelled = coalesce((c.value -> 'outcomes' ->> 'unlabelled')::int, 0),
+    failure_rate_in = (c.value -> 'outcomes' ->> 'failure_rate_in')::real,
+    failure_rate_out = (c.value -> 'outcomes' ->> 'failure_rate_out')::real,
+    failure_lift = (c.value -> 'outcomes' ->> 'failure_lift')::real,
+    excess_failures = (c.value -> 'outcomes' ->> 'excess_failures')::real,
+    p_value = (c.value -> 'outcomes' ->> 'p_value')::double precision,
+    q_value = (c.value -> 'outcomes' ->> 'q_value')::double precision,
+    estimated_failures = (c.value -> 'estimated' ->> 'failures')::real,
+    estimated_excess = (c.value -> 'estimated' ->> 'excess')::real
+FROM jsonb_array_elements(@clusters::jsonb) AS c(value)
+WHERE k.task_id = @task_id AND k.owner_user_id = @owner_user_id AND k.idx = (c.value ->> 'idx')::int;
 
 -- name: ListRunClusters :many
 -- The clusters of the owner's tasks @task_ids with their share and Action rank (NULL

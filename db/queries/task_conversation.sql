@@ -182,9 +182,10 @@ SELECT (SELECT stored FROM totals) AS stored, (SELECT count(*) FROM findings)::i
        coalesce((SELECT bool_or(cancel_requested_at IS NOT NULL) FROM counted), false)::boolean AS cancel_requested;
 
 -- name: ListConversationOutcomes :many
--- Every diagnosed conversation's outcome label and failure score, in upload order: what
--- splits the clusters by outcome and checks the analysis against the labels.
-SELECT seq, label, failure_score
+-- Every diagnosed conversation's outcome label and failure score, in upload order, with
+-- its sizes: what splits the clusters by outcome and checks the analysis (and counting
+-- alone) against the labels.
+SELECT seq, label, failure_score, turns, user_turns, tool_calls
 FROM task_conversation
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND diagnosis_status = 'done'
 ORDER BY seq;
@@ -263,7 +264,7 @@ SELECT seq, external_id, message_count, qc_status, qc_reason, risk_flags, select
        diagnosis_status, diagnosis_pass, diagnosis_error,
        coalesce(diagnosis ->> 'outcome', '')::text AS outcome,
        coalesce(diagnosis ->> 'summary', '')::text AS summary,
-       label, failure_score, failed_turn
+       label, failure_score, failed_turn, label_source, reviewed_label, reviewed_at
 FROM task_conversation
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq > @after_seq AND seq <= @through_seq
 ORDER BY seq;
@@ -461,3 +462,11 @@ SET failure_score = input.score
 FROM input
 WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = input.seq
   AND c.failure_score IS DISTINCT FROM input.score;
+
+-- name: RestoreAnalyzerScores :execrows
+-- Gives the task's diagnosed conversations back the failure scores their analyzer
+-- gave: the agent has no detector any more.
+UPDATE task_conversation
+SET failure_score = (diagnosis ->> 'failureScore')::real
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND diagnosis_status = 'done'
+  AND failure_score IS DISTINCT FROM (diagnosis ->> 'failureScore')::real;

@@ -33,6 +33,7 @@ const (
 // still writing.
 type ReportRows struct {
 	Task         dbsqlc.AnalysisTask
+	Agent        string // the name of the task's agent; "" for a task without one
 	Usage        []dbsqlc.TaskUsage
 	Warnings     []dbsqlc.TaskWarning
 	WarningCount int64
@@ -69,6 +70,13 @@ func (s *Store) readReport(ctx context.Context, tx pgx.Tx, id uuid.UUID, owner O
 	uid := owner.UserID()
 	if r.Task, err = s.q.GetAnalysisTask(ctx, tx, dbsqlc.GetAnalysisTaskParams{ID: id, OwnerUserID: uid}); err != nil {
 		return r, err
+	}
+	if r.Task.AgentID != nil {
+		agent, err := s.q.GetAgent(ctx, tx, dbsqlc.GetAgentParams{ID: *r.Task.AgentID, OwnerUserID: uid})
+		if err != nil {
+			return r, fmt.Errorf("agent: %w", err)
+		}
+		r.Agent = agent.Name
 	}
 	if r.Usage, err = s.q.ListTaskUsage(ctx, tx, dbsqlc.ListTaskUsageParams{TaskID: id, OwnerUserID: uid}); err != nil {
 		return r, fmt.Errorf("usage: %w", err)

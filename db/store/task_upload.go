@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/db/taskstate"
 )
 
@@ -34,6 +35,13 @@ type Conversation struct {
 	MessageCount int
 	Metadata     json.RawMessage // nil when the export had none
 	Label        string          // the outcome the export recorded: "failed", "succeeded" or "" for none
+	Sizes        transcript.Sizes
+}
+
+// ConversationOf is the row of a parsed conversation.
+func ConversationOf(c transcript.Conversation) Conversation {
+	return Conversation{ExternalID: c.ID, Messages: c.Messages, MessageCount: len(c.Messages),
+		Metadata: c.Metadata, Label: string(c.Label), Sizes: c.Sizes()}
 }
 
 // UploadEnd is what an upload knows only once its file has been read to the end.
@@ -57,7 +65,7 @@ const labelFromUpload = "upload"
 // of the upload.
 const copyAhead = 64
 
-var conversationColumns = []string{"task_id", "owner_user_id", "seq", "external_id", "messages", "metadata", "message_count", "label", "label_source"}
+var conversationColumns = []string{"task_id", "owner_user_id", "seq", "external_id", "messages", "metadata", "message_count", "label", "label_source", "turns", "user_turns", "tool_calls"}
 
 var (
 	// errRolledBack ends the COPY of an upload that is rolled back before Publish.
@@ -259,7 +267,8 @@ func (s *conversationSource) Values() ([]any, error) {
 	if s.cur.Label != "" {
 		label, source = s.cur.Label, labelFromUpload
 	}
-	return []any{s.task, s.owner, s.seq, s.cur.ExternalID, messages, metadata, int32(s.cur.MessageCount), label, source}, nil
+	return []any{s.task, s.owner, s.seq, s.cur.ExternalID, messages, metadata, int32(s.cur.MessageCount), label, source,
+		int32(s.cur.Sizes.Turns), int32(s.cur.Sizes.UserTurns), int32(s.cur.Sizes.ToolCalls)}, nil
 }
 
 // Err is the reason the upload stopped, which makes pgx abort the COPY. pgx asks after

@@ -3,7 +3,10 @@
 // tool results, addressed by 1-based turn numbers.
 package transcript
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Role is who spoke a message.
 type Role string
@@ -71,4 +74,38 @@ func (c Conversation) Turn(n int) (Message, bool) {
 		return Message{}, false
 	}
 	return c.Messages[n-1], true
+}
+
+// Sizes are a conversation's counts that a failure score must beat (counting alone
+// would score something): its messages but the system prompt, the user's turns and the
+// agent's tool calls.
+type Sizes struct {
+	Turns, UserTurns, ToolCalls int
+}
+
+// Sizes counts c's messages, user turns and tool calls.
+func (c Conversation) Sizes() Sizes {
+	var s Sizes
+	for _, m := range c.Messages {
+		if m.Role != RoleSystem {
+			s.Turns++
+		}
+		if m.Role == RoleUser {
+			s.UserTurns++
+		}
+		s.ToolCalls += len(m.ToolCalls)
+	}
+	return s
+}
+
+// SystemPrompt is the text of c's system messages, one after another: the agent's
+// policy, which most conversations of one agent share. "" when it has none.
+func (c Conversation) SystemPrompt() string {
+	var parts []string
+	for _, m := range c.Messages {
+		if m.Role == RoleSystem {
+			parts = append(parts, m.Content)
+		}
+	}
+	return strings.Join(parts, "\n")
 }

@@ -44,7 +44,7 @@ func SelectCandidates(clusters []Cluster) []Cluster {
 		)
 	}
 	slices.SortFunc(risks, byPriority)
-	if labelled(actions) {
+	if labelled(actions) || estimated(actions) {
 		slices.SortFunc(actions, byExplainedFailures)
 	} else {
 		slices.SortFunc(actions, byPriority)

@@ -73,6 +73,9 @@ type Cluster struct {
 	PolicyOverruled bool
 	// Outcomes is the cluster's split by the uploaded outcome labels; nil without labels.
 	Outcomes *Outcomes
+	// Estimated is how many failures the cluster's conversations are estimated to
+	// hold, when an agent's detector scored the run (EstimateFailures); nil otherwise.
+	Estimated *Estimated
 }
 
 // Priority computes a priorityScore and its parts by PriorityFormula, each term

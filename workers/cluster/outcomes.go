@@ -81,14 +81,83 @@ func SplitByOutcome(clusters []Cluster, labels map[int]transcript.Label) {
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 
 // byExplainedFailures orders ACTION clusters by the failures they explain, most first,
-// then by q-value, priorityScore and index.
+// then by q-value, priorityScore and index. The failures are estimated (Estimated)
+// when a detector scored the run, counted from the labels otherwise.
 func byExplainedFailures(a, b Cluster) int {
 	return cmp.Or(
-		cmp.Compare(b.Outcomes.ExcessFailures, a.Outcomes.ExcessFailures),
-		cmp.Compare(a.Outcomes.QValue, b.Outcomes.QValue),
+		cmp.Compare(b.explained(), a.explained()),
+		cmp.Compare(a.qValue(), b.qValue()),
 		cmp.Compare(b.PriorityScore, a.PriorityScore),
 		cmp.Compare(a.Idx, b.Idx),
 	)
+}
+
+// explained is the failures the cluster explains beyond its size: estimated when it
+// can be, counted from its labels otherwise.
+func (c Cluster) explained() float64 {
+	if c.Estimated != nil {
+		return c.Estimated.Excess
+	}
+	if c.Outcomes != nil {
+		return c.Outcomes.ExcessFailures
+	}
+	return 0
+}
+
+func (c Cluster) qValue() float64 {
+	if c.Outcomes != nil {
+		return c.Outcomes.QValue
+	}
+	return 1
+}
+
+// Estimated is what an agent's failure detector says of a cluster: how many of its
+// conversations failed (a labelled one counts by its label, any other by its failure
+// score), and how many more that is than its size predicts at the run's estimated
+// failure rate.
+type Estimated struct {
+	Failures float64 `json:"failures"`
+	Excess   float64 `json:"excess"`
+}
+
+// EstimatedFormula is how Estimated is counted; the Actions of a run a detector scored
+// are ranked by its excess.
+const EstimatedFormula = "estimated failures = labelled failed + the failure scores of the unlabelled; excess = estimated failures − conversations × the run's estimated failure rate"
+
+// EstimateFailures sets each cluster's Estimated from the labels and failure scores of
+// the analysed conversations (seq → label, seq → score), for a run an agent's detector
+// scored.
+func EstimateFailures(clusters []Cluster, labels map[int]transcript.Label, scores map[int]float64) {
+	estimate := func(seq int) float64 {
+		switch labels[seq] {
+		case transcript.LabelFailed:
+			return 1
+		case transcript.LabelSucceeded:
+			return 0
+		}
+		return scores[seq]
+	}
+	var total float64
+	for seq := range scores {
+		total += estimate(seq)
+	}
+	rate := 0.0
+	if len(scores) > 0 {
+		rate = total / float64(len(scores))
+	}
+	for i := range clusters {
+		var failures float64
+		for _, seq := range clusters[i].ConversationSeqs {
+			failures += estimate(seq)
+		}
+		n := float64(len(clusters[i].ConversationSeqs))
+		clusters[i].Estimated = &Estimated{Failures: round4(failures), Excess: round4(failures - n*rate)}
+	}
+}
+
+// estimated reports whether the clusters carry a detector's estimates.
+func estimated(clusters []Cluster) bool {
+	return slices.ContainsFunc(clusters, func(c Cluster) bool { return c.Estimated != nil })
 }
 
 // labelled reports whether the clusters carry an outcome split.

@@ -29,6 +29,9 @@ func FromRows(rows []dbsqlc.ListTaskClustersRow) ([]Cluster, error) {
 			PriorityScore: float64(row.PriorityScore), Parts: parts, Expected: row.Expected,
 			ExpectedReason: row.ExpectedReason, PolicyOverruled: row.PolicyOverruled, Outcomes: storedOutcomes(row),
 		}
+		if row.EstimatedFailures != nil && row.EstimatedExcess != nil {
+			c.Estimated = &Estimated{Failures: float64(*row.EstimatedFailures), Excess: float64(*row.EstimatedExcess)}
+		}
 		if row.ExpectedBy != nil {
 			c.ExpectedBy = *row.ExpectedBy
 		}

@@ -44,6 +44,8 @@ type Estimate struct {
 	// variants Train compared; the model is the better one.
 	WithoutFindings float64 `json:"cv_auroc_without_findings"`
 	WithFindings    float64 `json:"cv_auroc_with_findings"`
+	// Baselines are what counting alone scores on the same conversations.
+	Baselines []Baseline `json:"baselines"`
 }
 
 // Decode reads a model from its stored form (its JSON).

@@ -132,7 +132,10 @@ func measureSplit(tb testing.TB, set string, cut int, minPerOutcome int) (splitF
 	return f, nil
 }
 
-func train1(walk Examples, _ int) (*Model, error) { return Train(context.Background(), walk) }
+func train1(walk Examples, _ int) (*Model, error) {
+	m, _, err := Train(context.Background(), walk)
+	return m, err
+}
 
 func (f splitFigures) String() string {
 	e := f.model.Estimate
@@ -166,7 +169,7 @@ func TestExploreSplitReverse(t *testing.T) {
 				test = append(test, e)
 			}
 		}
-		m, err := Train(context.Background(), walkOf(train))
+		m, _, err := Train(context.Background(), walkOf(train))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -44,9 +44,11 @@ func (e *TooFewLabels) NeedSucceeded() int { return max(0, MinPerOutcome-e.Succe
 // Train learns a detector from the labelled conversations walk hands over. It
 // cross-validates two variants, with and without the diagnosis' finding categories,
 // over folds of whole near-duplicate groups, keeps the better one (without findings on
-// a tie) and fits it on every example. It returns *TooFewLabels when an outcome has
-// fewer than MinPerOutcome examples.
-func Train(ctx context.Context, walk Examples) (*Model, error) {
+// a tie) and fits it on every example. Besides the model it returns each example's
+// out-of-fold score (in walk order): the score of a model that did not see it, which is
+// what a labelled conversation's failure score should be. It returns *TooFewLabels when
+// an outcome has fewer than MinPerOutcome examples.
+func Train(ctx context.Context, walk Examples) (*Model, []float64, error) {
 	df := newDocFrequency()
 	var fps []Fingerprint
 	var failed []bool
@@ -59,7 +61,7 @@ func Train(ctx context.Context, walk Examples) (*Model, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	nFailed := 0
 	for _, f := range failed {
@@ -68,7 +70,7 @@ func Train(ctx context.Context, walk Examples) (*Model, error) {
 		}
 	}
 	if nFailed < MinPerOutcome || len(failed)-nFailed < MinPerOutcome {
-		return nil, &TooFewLabels{Failed: nFailed, Succeeded: len(failed) - nFailed}
+		return nil, nil, &TooFewLabels{Failed: nFailed, Succeeded: len(failed) - nFailed}
 	}
 	m := &Model{Format: modelFormat, vocabulary: df.vocabulary()}
 	df = nil
@@ -80,20 +82,24 @@ func Train(ctx context.Context, walk Examples) (*Model, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(d.rows) != len(failed) {
-		return nil, fmt.Errorf("detector: the examples changed between two walks (%d, then %d)", len(failed), len(d.rows))
+		return nil, nil, fmt.Errorf("detector: the examples changed between two walks (%d, then %d)", len(failed), len(d.rows))
 	}
 	groups := Groups(fps)
 	fold, k := folds(groups, failed)
-	est := Estimate{TrainedOn: len(failed), Failed: nFailed, Succeeded: len(failed) - nFailed, Groups: countGroups(groups), Folds: k}
+	est := Estimate{TrainedOn: len(failed), Failed: nFailed, Succeeded: len(failed) - nFailed, Groups: countGroups(groups), Folds: k,
+		Baselines: baselines(sizes, failed)}
+	// The fits weigh both outcomes alike; shift restores the agent's own share of
+	// failures, so that a score is a probability and scores add up to failures.
+	shift := math.Log(float64(nFailed) / float64(len(failed)-nFailed))
 	var best []float64
 	for _, withFindings := range []bool{false, true} {
 		d.readsFindings = withFindings
-		oof, err := outOfFold(ctx, d, fold, k)
+		oof, err := outOfFold(ctx, d, fold, k, shift)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		auroc := stats.AUROC(oof, failed)
 		if withFindings {
@@ -112,11 +118,11 @@ func Train(ctx context.Context, walk Examples) (*Model, error) {
 	d.balance()
 	w, err := fit(d)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	m.Weights = w[:d.terms]
 	copy(m.CountWeights[:], w[d.terms:d.terms+countFeatures])
-	m.Intercept = w[len(w)-1]
+	m.Intercept = w[len(w)-1] + shift
 	if !m.ReadsFindings {
 		for i, b := range m.blocks {
 			if b == findingsBlock {
@@ -124,11 +130,12 @@ func Train(ctx context.Context, walk Examples) (*Model, error) {
 			}
 		}
 	}
-	return m, nil
+	return m, best, nil
 }
 
-// outOfFold scores every row with a model fitted on the other folds.
-func outOfFold(ctx context.Context, d *design, fold []int, k int) ([]float64, error) {
+// outOfFold scores every row with a model fitted on the other folds, its margin
+// shifted by shift.
+func outOfFold(ctx context.Context, d *design, fold []int, k int, shift float64) ([]float64, error) {
 	out := make([]float64, len(d.rows))
 	for f := range k {
 		if err := ctx.Err(); err != nil {
@@ -145,7 +152,7 @@ func outOfFold(ctx context.Context, d *design, fold []int, k int) ([]float64, er
 		sub := d.subset(train)
 		if !bothOutcomes(sub.failed) {
 			for _, i := range test {
-				out[i] = 0.5
+				out[i] = sigmoid(shift)
 			}
 			continue
 		}
@@ -154,7 +161,7 @@ func outOfFold(ctx context.Context, d *design, fold []int, k int) ([]float64, er
 			return nil, err
 		}
 		for _, i := range test {
-			out[i] = sigmoid(d.margin(w, i))
+			out[i] = sigmoid(d.margin(w, i) + shift)
 		}
 	}
 	return out, nil
@@ -195,3 +202,35 @@ func meanStd(sizes [][countFeatures]float64) (mean, std [countFeatures]float64) 
 }
 
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// Baseline is the AUROC a one-feature score reaches: a count of the conversation, more
+// meaning failed, never flipped by the labels. A detector is worth stating only beside
+// what counting alone would score.
+type Baseline struct {
+	Name  string  `json:"name"`
+	AUROC float64 `json:"auroc"`
+}
+
+// Baselines are the three counts' AUROCs against failed: messages (but the system
+// prompt), user turns and tool calls.
+func Baselines(c []Counts, failed []bool) []Baseline {
+	msgs, users, tools := make([]float64, len(c)), make([]float64, len(c)), make([]float64, len(c))
+	for i, x := range c {
+		msgs[i], users[i], tools[i] = float64(x.Messages), float64(x.UserTurns), float64(x.ToolCalls)
+	}
+	return []Baseline{
+		{"messages", round4(stats.AUROC(msgs, failed))},
+		{"user_turns", round4(stats.AUROC(users, failed))},
+		{"tool_calls", round4(stats.AUROC(tools, failed))},
+	}
+}
+
+// baselines are Baselines of the training set, from its count features (log(1+n)
+// keeps their order).
+func baselines(sizes [][countFeatures]float64, failed []bool) []Baseline {
+	c := make([]Counts, len(sizes))
+	for i, s := range sizes {
+		c[i] = Counts{Messages: int(math.Round(math.Expm1(s[0]))), UserTurns: int(math.Round(math.Expm1(s[1]))), ToolCalls: int(math.Round(math.Expm1(s[2])))}
+	}
+	return Baselines(c, failed)
+}

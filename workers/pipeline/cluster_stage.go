@@ -82,6 +82,9 @@ func (r *run) buildClusters(ctx context.Context) error {
 		return err
 	}
 	cluster.SplitByOutcome(clusters, outcomes.labels)
+	if r.scored {
+		cluster.EstimateFailures(clusters, outcomes.labels, outcomes.scores)
+	}
 	raw, err := json.Marshal(clusterRows(clusters))
 	if err != nil {
 		return fmt.Errorf("pipeline: clusters: %w", err)
@@ -203,6 +206,7 @@ type clusterRow struct {
 	ExpectedReason   string                `json:"expected_reason,omitempty"`
 	PolicyOverruled  bool                  `json:"policy_overruled,omitempty"`
 	Outcomes         *cluster.Outcomes     `json:"outcomes,omitempty"`
+	Estimated        *cluster.Estimated    `json:"estimated,omitempty"`
 	Idx              int                   `json:"idx"`
 	Type             string                `json:"type"`
 	Category         string                `json:"category"`
@@ -224,7 +228,7 @@ func clusterRows(clusters []cluster.Cluster) []clusterRow {
 			ConversationSeqs: c.ConversationSeqs, FindingCount: c.FindingCount, Prevalence: c.Prevalence,
 			Severity: c.Severity, Confidence: c.Confidence, PriorityScore: c.PriorityScore, PriorityParts: c.Parts,
 			Expected: c.Expected, ExpectedBy: c.ExpectedBy, ExpectedReason: c.ExpectedReason, PolicyOverruled: c.PolicyOverruled,
-			Outcomes: c.Outcomes,
+			Outcomes: c.Outcomes, Estimated: c.Estimated,
 		}
 	}
 	return rows

@@ -2,13 +2,16 @@ package pipeline
 
 import (
 	"context"
+
 	"encoding/json"
 	"fmt"
+	"github.com/google/uuid"
 	"math"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/detector"
 	"github.com/checkup-dev/checkup/workers/drivers"
 	"github.com/checkup-dev/checkup/workers/risk"
 	"github.com/checkup-dev/checkup/workers/stats"
@@ -19,15 +22,24 @@ import (
 type analysedOutcomes struct {
 	labels map[int]transcript.Label
 	scores map[int]float64
+	sizes  map[int]detector.Counts
 }
 
 func (r *run) outcomes(ctx context.Context) (analysedOutcomes, error) {
-	rows, err := r.q.ListConversationOutcomes(ctx, r.p.pool, dbsqlc.ListConversationOutcomesParams{TaskID: r.id, OwnerUserID: r.owner})
+	return readOutcomes(ctx, r.q, r.p.pool, r.id, r.owner)
+}
+
+// readOutcomes reads the outcome labels, failure scores and sizes of a task's
+// diagnosed conversations.
+func readOutcomes(ctx context.Context, q *dbsqlc.Queries, db dbsqlc.DBTX, task uuid.UUID, owner int64) (analysedOutcomes, error) {
+	rows, err := q.ListConversationOutcomes(ctx, db, dbsqlc.ListConversationOutcomesParams{TaskID: task, OwnerUserID: owner})
 	if err != nil {
 		return analysedOutcomes{}, fmt.Errorf("pipeline: read outcome labels: %w", err)
 	}
-	o := analysedOutcomes{labels: make(map[int]transcript.Label, len(rows)), scores: make(map[int]float64, len(rows))}
+	o := analysedOutcomes{labels: make(map[int]transcript.Label, len(rows)), scores: make(map[int]float64, len(rows)),
+		sizes: make(map[int]detector.Counts, len(rows))}
 	for _, row := range rows {
+		o.sizes[int(row.Seq)] = detector.Counts{Messages: int(row.Turns), UserTurns: int(row.UserTurns), ToolCalls: int(row.ToolCalls)}
 		l := transcript.LabelNone
 		if row.Label != nil {
 			l = transcript.Label(*row.Label)
@@ -60,6 +72,9 @@ type LabelCheck struct {
 	AUROC          *float64 `json:"auroc"`           // of failure_score against failure; nil when one class is empty
 	FailedFlagged  *float64 `json:"failed_flagged"`  // share of failed conversations flagged
 	SucceededClean *float64 `json:"succeeded_clean"` // share of successful ones not flagged
+	// Baselines are what counting alone scores against the same labels: messages,
+	// user turns and tool calls, more meaning failed. Empty when AUROC is nil.
+	Baselines []detector.Baseline `json:"baselines"`
 }
 
 // check compares the failure scores with the labels.
@@ -67,6 +82,7 @@ func (o analysedOutcomes) check() LabelCheck {
 	var c LabelCheck
 	var scores []float64
 	var failed []bool
+	var sizes []detector.Counts
 	flagged, clean := 0, 0
 	for seq, l := range o.labels {
 		if l == transcript.LabelNone {
@@ -74,7 +90,7 @@ func (o analysedOutcomes) check() LabelCheck {
 		}
 		s := o.scores[seq]
 		fail := l == transcript.LabelFailed
-		scores, failed = append(scores, s), append(failed, fail)
+		scores, failed, sizes = append(scores, s), append(failed, fail), append(sizes, o.sizes[seq])
 		c.Labelled++
 		switch {
 		case fail:
@@ -97,9 +113,11 @@ func (o analysedOutcomes) check() LabelCheck {
 		return &v
 	}
 	c.FailedFlagged, c.SucceededClean = share(flagged, c.Failed), share(clean, c.Succeeded)
+	c.Baselines = []detector.Baseline{}
 	if c.Failed > 0 && c.Succeeded > 0 {
 		v := math.Round(1e4*stats.AUROC(scores, failed)) / 1e4
 		c.AUROC = &v
+		c.Baselines = detector.Baselines(sizes, failed)
 	}
 	return c
 }

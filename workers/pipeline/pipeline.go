@@ -87,6 +87,9 @@ func New(pool *pgxpool.Pool, a analyzer.Analyzer, opt Options) *Pipeline {
 // task is stopping (canceled, lease lost, shutdown), workers.ErrDraining when the
 // worker drains between units, or an infrastructure error, which fails the task.
 func (p *Pipeline) Run(ctx context.Context, lease *workers.Lease) (workers.Outcome, error) {
+	if lease.Task.Kind == taskstate.KindLearning {
+		return p.runLearning(ctx, lease)
+	}
 	r := newRun(p, lease)
 	defer r.close()
 	if err := r.start(ctx); err != nil {
@@ -136,6 +139,12 @@ func (r *run) stages(ctx context.Context) (workers.Outcome, error) {
 		return workers.Outcome{}, err
 	}
 	r.analysed = int(counts.Done)
+	if err := r.learn(ctx); err != nil {
+		return workers.Outcome{}, err
+	}
+	if err := r.between(ctx); err != nil {
+		return workers.Outcome{}, err
+	}
 	clusters, err := r.cluster(ctx)
 	if err != nil {
 		return workers.Outcome{}, err

@@ -176,7 +176,7 @@ func TestResumeSkipsFinishedUnits(t *testing.T) {
 			}
 			require.Equal(t, int32(100), task.FirstPassValid, "counters are not counted twice")
 			require.Equal(t, want, b.resultOf(t, id), "the same result as an uninterrupted run")
-			require.Equal(t, []string{"quality", "risk", "diagnosis", "clustering", "actions", "finishing"}, stages(),
+			require.Equal(t, []string{"quality", "risk", "diagnosis", "learning", "clustering", "actions", "finishing"}, stages(),
 				"the resumed attempt goes on from the stage it found, never back")
 		})
 	}

@@ -34,6 +34,9 @@ type run struct {
 	funnel quality.Funnel
 	// analysed is the number of diagnosed conversations, the denominator of prevalence.
 	analysed int
+	// scored is set once the agent's detector scored the run's conversations (the
+	// learning stage): the clusters then carry estimated failures.
+	scored bool
 	// outage pauses the model calls while the provider does not answer.
 	outage *outage
 	// kept holds the kept conversations decoded by this run's quality pass, for

@@ -135,6 +135,6 @@ func TestTinyScoresAreStored(t *testing.T) {
 	require.Zero(t, task.Isolated)
 	var positive int
 	require.NoError(t, b.pool.QueryRow(context.Background(),
-		`SELECT count(*) FROM task_conversation WHERE task_id = $1 AND failure_score > 0`, id).Scan(&positive))
+		`SELECT count(*) FROM task_conversation WHERE task_id = $1 AND (diagnosis ->> 'failureScore')::real > 0`, id).Scan(&positive))
 	require.Zero(t, positive)
 }

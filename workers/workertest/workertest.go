@@ -46,8 +46,7 @@ func Conversations(n int) []transcript.Conversation {
 
 // Row is c as an upload stores it.
 func Row(c transcript.Conversation) store.Conversation {
-	return store.Conversation{ExternalID: c.ID, Messages: c.Messages, MessageCount: len(c.Messages),
-		Metadata: c.Metadata, Label: string(c.Label)}
+	return store.ConversationOf(c)
 }
 
 // CreateTask stores owner's pending task with convs, as an upload does, and wakes the

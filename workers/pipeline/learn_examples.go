@@ -1,0 +1,136 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/transcript"
+	"github.com/checkup-dev/checkup/workers/detector"
+	"github.com/checkup-dev/checkup/workers/risk"
+)
+
+// maxExamples is how many labelled conversations an agent's detector learns from at
+// most: the latest runs' first. Learning curves of text classifiers flatten long
+// before, and the bound keeps training's memory and time bounded however many labels
+// an agent gathers.
+const maxExamples = 5000
+
+// exampleKey names one labelled conversation of an agent.
+type exampleKey struct {
+	task uuid.UUID
+	seq  int32
+}
+
+// learned is what training an agent's detector gave: the model and the out-of-fold
+// score of each labelled conversation, or why there is no model (too few labels).
+type learned struct {
+	model     *detector.Model
+	outOfFold map[exampleKey]float64
+	runs      int
+	tooFew    *detector.TooFewLabels
+}
+
+// trainAgent trains the agent's detector from its labelled, kept, diagnosed
+// conversations. Both of Train's walks read one snapshot (a read-only, repeatable-read
+// transaction), so labels given meanwhile cannot make them differ; training is
+// computation only, so the transaction lasts seconds.
+func trainAgent(ctx context.Context, pool *pgxpool.Pool, q *dbsqlc.Queries, agentID, owner int64) (learned, error) {
+	tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return learned{}, fmt.Errorf("pipeline: learn: begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	w := &exampleWalk{q: q, tx: tx, agent: agentID, owner: owner}
+	model, oof, err := detector.Train(ctx, w.walk)
+	var few *detector.TooFewLabels
+	if errors.As(err, &few) {
+		return learned{tooFew: few}, nil
+	}
+	if err != nil {
+		return learned{}, fmt.Errorf("pipeline: learn: %w", err)
+	}
+	l := learned{model: model, outOfFold: make(map[exampleKey]float64, len(oof))}
+	runs := map[uuid.UUID]bool{}
+	for i, k := range w.keys {
+		l.outOfFold[k] = oof[i]
+		runs[k.task] = true
+	}
+	l.runs = len(runs)
+	return l, nil
+}
+
+// exampleWalk hands the agent's labelled conversations to the detector, the latest
+// runs first and each in upload order, at most maxExamples; keys lists them as the last
+// walk found them.
+type exampleWalk struct {
+	q     *dbsqlc.Queries
+	tx    pgx.Tx
+	agent int64
+	owner int64
+	keys  []exampleKey
+}
+
+func (w *exampleWalk) walk(ctx context.Context, yield func(detector.Example) error) error {
+	w.keys = w.keys[:0]
+	runs, err := w.q.ListAgentRuns(ctx, w.tx, dbsqlc.ListAgentRunsParams{AgentID: w.agent, OwnerUserID: w.owner})
+	if err != nil {
+		return fmt.Errorf("pipeline: learn: the agent's runs: %w", err)
+	}
+	for _, run := range runs {
+		for after := int32(0); len(w.keys) < maxExamples; {
+			rows, err := w.q.ListTrainingConversations(ctx, w.tx, dbsqlc.ListTrainingConversationsParams{
+				TaskID: run.ID, OwnerUserID: w.owner, AfterSeq: after, MaxRows: int32(min(pageSize, maxExamples-len(w.keys))),
+			})
+			if err != nil {
+				return fmt.Errorf("pipeline: learn: labelled conversations: %w", err)
+			}
+			if len(rows) == 0 {
+				break
+			}
+			examples := make([]detector.Example, len(rows))
+			err = forEachOnWorkers(len(rows), func(_, i int) error {
+				row := rows[i]
+				doc, conv, err := detectorDoc(row.Seq, row.Messages, row.RiskFlags, row.Categories)
+				if err != nil {
+					return err
+				}
+				examples[i] = detector.Example{Doc: doc, Fingerprint: detector.TakeFingerprint(conv),
+					Failed: row.Label != nil && *row.Label == string(transcript.LabelFailed)}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			for i, e := range examples {
+				w.keys = append(w.keys, exampleKey{run.ID, rows[i].Seq})
+				if err := yield(e); err != nil {
+					return err
+				}
+			}
+			after = rows[len(rows)-1].Seq
+		}
+	}
+	return nil
+}
+
+// detectorDoc is what the detector reads of a stored conversation: its terms, with the
+// tool errors risk screening flagged and its findings' categories.
+func detectorDoc(seq int32, messages string, riskFlags []byte, categories []string) (detector.Doc, transcript.Conversation, error) {
+	msgs, err := decodeMessages(messages)
+	if err != nil {
+		return detector.Doc{}, transcript.Conversation{}, fmt.Errorf("pipeline: conversation %d: messages: %w", seq, err)
+	}
+	var flags []risk.Flag
+	if err := json.Unmarshal(riskFlags, &flags); err != nil {
+		return detector.Doc{}, transcript.Conversation{}, fmt.Errorf("pipeline: conversation %d: risk flags: %w", seq, err)
+	}
+	conv := transcript.Conversation{Messages: msgs}
+	return detector.Extract(conv, toolErrorTurns(flags), categories), conv, nil
+}
