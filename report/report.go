@@ -23,25 +23,25 @@ const SchemaVersion = 1
 
 // Report is everything known about one diagnosis, finished or not.
 type Report struct {
-	SchemaVersion int            `json:"schema_version"`
-	GeneratedAt   time.Time      `json:"generated_at"`
-	Task          Task           `json:"task"`
-	Analysis      Analysis       `json:"analysis"`
-	Usage         Usage          `json:"usage"`
-	Reliability   Reliability    `json:"reliability"`
-	Population    Population     `json:"population"`
-	LabelCheck    *LabelCheck    `json:"label_check"`
+	SchemaVersion int         `json:"schema_version"`
+	GeneratedAt   time.Time   `json:"generated_at"`
+	Task          Task        `json:"task"`
+	Analysis      Analysis    `json:"analysis"`
+	Usage         Usage       `json:"usage"`
+	Reliability   Reliability `json:"reliability"`
+	Population    Population  `json:"population"`
+	LabelCheck    *LabelCheck `json:"label_check"`
 	// FailureModel is the agent's failure detector that scored this run (or that this
 	// run's labels trained), null when none did: the failure scores then come from it.
-	FailureModel *detector.Summary `json:"failure_model"`
-	Drivers       []Driver       `json:"drivers"`
-	Funnel        []FunnelStep   `json:"funnel"`
-	RiskSummary   *RiskSummary   `json:"risk_summary"`
-	Actions       []Action       `json:"actions"`
-	FailedActions []FailedAction `json:"failed_actions"`
-	Clusters      []Cluster      `json:"clusters"`
-	Warnings      []Warning      `json:"warnings"`
-	WarningCount  int            `json:"warning_count"`
+	FailureModel  *detector.Summary `json:"failure_model"`
+	Drivers       []Driver          `json:"drivers"`
+	Funnel        []FunnelStep      `json:"funnel"`
+	RiskSummary   *RiskSummary      `json:"risk_summary"`
+	Actions       []Action          `json:"actions"`
+	FailedActions []FailedAction    `json:"failed_actions"`
+	Clusters      []Cluster         `json:"clusters"`
+	Warnings      []Warning         `json:"warnings"`
+	WarningCount  int               `json:"warning_count"`
 	// Findings and Conversations are filled in the downloads only; the task page
 	// leaves them empty (and report.json always has them). A streamed report (Stream)
 	// leaves them empty too and reads them as it is written: range over AllFindings,

@@ -11,8 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
-	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/db/taskstate"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // NewTask is what an upload says about its task before its file is read.
