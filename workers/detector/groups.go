@@ -2,14 +2,14 @@ package detector
 
 import "slices"
 
-// Near-duplicates: two conversations are one scenario when they share at least two
-// identifiers and at least half of the fewer's, or when the words their users write
+// Near-duplicates: two conversations are one scenario when they share an identifier,
+// and at least half of the fewer's identifiers, or when the words their users write
 // that few other conversations use overlap by wordJaccard or more (the same request
 // retried in other words). Both compare only what is rare in the set: an identifier or
 // a word more than commonShare of the conversations use (a year, a greeting) tells no
 // scenario apart.
 const (
-	minSharedMarks  = 2
+	minSharedMarks  = 1
 	sharedMarkShare = 0.5
 	wordJaccard     = 0.15
 	commonShare     = 0.1

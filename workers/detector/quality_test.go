@@ -191,3 +191,30 @@ func TestExploreRetail(t *testing.T) {
 		t.Log(f)
 	}
 }
+
+func TestExploreGroupsCount(t *testing.T) {
+	for _, set := range []string{transcripttest.Airline, transcripttest.Retail} {
+		ex := sampleExamples(t, set)
+		fps := make([]Fingerprint, len(ex))
+		for i, e := range ex {
+			fps[i] = e.Fingerprint
+		}
+		g := Groups(fps)
+		byScenario := map[int]map[int]bool{}
+		groups := map[int]bool{}
+		for i, e := range ex {
+			if byScenario[e.scenario] == nil {
+				byScenario[e.scenario] = map[int]bool{}
+			}
+			byScenario[e.scenario][g[i]] = true
+			groups[g[i]] = true
+		}
+		split := 0
+		for _, s := range byScenario {
+			if len(s) > 1 {
+				split++
+			}
+		}
+		t.Log(set, len(groups), "groups; scenarios split", split, "of", len(byScenario))
+	}
+}
