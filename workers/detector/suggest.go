@@ -45,7 +45,9 @@ func SuggestOrder(cands []Candidate, scored bool, seed uint64) []int {
 		return cmp.Or(cmp.Compare(math.Abs(a.Score-0.5), math.Abs(b.Score-0.5)), cmp.Compare(a.Seq, b.Seq))
 	})
 	byDraw := slices.Clone(cands)
-	slices.SortFunc(byDraw, func(a, b Candidate) int { return cmp.Or(cmp.Compare(draw(a.Seq), draw(b.Seq)), cmp.Compare(a.Seq, b.Seq)) })
+	slices.SortFunc(byDraw, func(a, b Candidate) int {
+		return cmp.Or(cmp.Compare(draw(a.Seq), draw(b.Seq)), cmp.Compare(a.Seq, b.Seq))
+	})
 	out := make([]int, 0, len(cands))
 	taken := make(map[int]bool, len(cands))
 	next := func(list []Candidate, i *int) {
@@ -78,7 +80,9 @@ func spread(cands []Candidate, draw func(int) uint64) []int {
 	names := make([]string, 0, len(strata))
 	for name, members := range strata {
 		names = append(names, name)
-		slices.SortFunc(members, func(a, b Candidate) int { return cmp.Or(cmp.Compare(draw(a.Seq), draw(b.Seq)), cmp.Compare(a.Seq, b.Seq)) })
+		slices.SortFunc(members, func(a, b Candidate) int {
+			return cmp.Or(cmp.Compare(draw(a.Seq), draw(b.Seq)), cmp.Compare(a.Seq, b.Seq))
+		})
 	}
 	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(len(strata[b]), len(strata[a])), cmp.Compare(a, b)) })
 	out := make([]int, 0, len(cands))
