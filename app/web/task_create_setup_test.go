@@ -109,7 +109,7 @@ func storedFor(t *testing.T, pool *pgxpool.Pool, owner int64) stored {
 	t.Helper()
 	var s stored
 	require.NoError(t, pool.QueryRow(context.Background(), `
-		SELECT (SELECT count(*) FROM analysis_task WHERE owner_user_id = $1),
+		SELECT (SELECT count(*) FROM analysis_task WHERE owner_user_id = $1 AND kind = 'diagnosis'),
 		       (SELECT count(*) FROM task_conversation WHERE owner_user_id = $1),
 		       (SELECT count(*) FROM task_warning WHERE owner_user_id = $1)`, owner).
 		Scan(&s.Tasks, &s.Conversations, &s.Warnings))

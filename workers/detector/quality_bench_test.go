@@ -1,0 +1,60 @@
+package detector
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/checkup-dev/checkup/db/transcript/transcripttest"
+)
+
+// The splits BenchmarkDetectorQuality measures: each shipped labelled set cut by
+// scenario (its ids carry the scenario), never at random, so no retry of a scenario
+// sits on both sides.
+var qualitySplits = []struct {
+	set string
+	cut int // scenarios below it train, the others are scored unlabelled
+}{
+	{transcripttest.Airline, 13}, // tasks 0–12 train, 13–24 are scored
+	{transcripttest.Retail, 25},  // tasks 0–24 train, 25–49 are scored
+}
+
+// BenchmarkDetectorQuality trains a detector on one half of each shipped labelled set,
+// split by scenario, and scores the other half with its labels unread, beside the
+// one-feature baselines and the offline rules' failure score on the same half, and the
+// cross-validated estimate and interval the training half states. Its figures are in
+// BENCHMARKS.md:
+//
+//	go test ./workers/detector -run '^$' -bench DetectorQuality -benchtime 1x
+func BenchmarkDetectorQuality(b *testing.B) {
+	for _, s := range qualitySplits {
+		b.Run(s.set, func(b *testing.B) {
+			for b.Loop() {
+				f, err := measureSplit(b, s.set, s.cut)
+				b.ReportMetric(f.rules, "auroc_rules")
+				b.ReportMetric(f.messages, "auroc_messages")
+				b.ReportMetric(f.users, "auroc_user_turns")
+				b.ReportMetric(f.tools, "auroc_tool_calls")
+				if err != nil {
+					b.Logf("%s: no detector: %v", s.set, err)
+					continue
+				}
+				e := f.model.Estimate
+				b.ReportMetric(f.detector, "auroc_unseen")
+				b.ReportMetric(e.AUROC, "auroc_cv")
+				b.ReportMetric(e.Low, "cv_low")
+				b.ReportMetric(e.High, "cv_high")
+				b.Log(f)
+				b.Logf("interval holds the unseen figure: %v", e.Low <= f.detector && f.detector <= e.High)
+			}
+		})
+	}
+}
+
+func (f splitFigures) String() string {
+	if f.model == nil {
+		return fmt.Sprintf("%s: no detector (%d of %d trained on failed)", f.set, f.trainedFailed, f.trained)
+	}
+	e := f.model.Estimate
+	return fmt.Sprintf("%s: trained on %d (%d failed), unseen %d (%d failed): detector %.3f | cv %.3f [%.3f, %.3f] (without findings %.3f, with %.3f; %d groups) | rules %.3f | messages %.3f user turns %.3f tool calls %.3f",
+		f.set, f.trained, e.Failed, f.unseen, f.unseenFailed, f.detector, e.AUROC, e.Low, e.High, e.WithoutFindings, e.WithFindings, e.Groups, f.rules, f.messages, f.users, f.tools)
+}
