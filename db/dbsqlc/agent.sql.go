@@ -375,7 +375,8 @@ func (q *Queries) ListAgents(ctx context.Context, db DBTX, ownerUserID int64) ([
 }
 
 const listTrainingConversations = `-- name: ListTrainingConversations :many
-SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags, c.finding_categories AS categories
+SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags, c.finding_categories AS categories,
+       coalesce((c.diagnosis ->> 'failureScore')::real, 0)::real AS analyzer_score
 FROM task_conversation c
 WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.label IS NOT NULL AND c.seq > $3
   AND c.qc_status = 'kept' AND c.diagnosis_status = 'done'
@@ -391,11 +392,12 @@ type ListTrainingConversationsParams struct {
 }
 
 type ListTrainingConversationsRow struct {
-	Seq        int32
-	Label      *string
-	Messages   string
-	RiskFlags  json.RawMessage
-	Categories []string
+	Seq           int32
+	Label         *string
+	Messages      string
+	RiskFlags     json.RawMessage
+	Categories    []string
+	AnalyzerScore float32
 }
 
 // One page of a run's labelled, kept, diagnosed conversations after @after_seq, in
@@ -420,6 +422,7 @@ func (q *Queries) ListTrainingConversations(ctx context.Context, db DBTX, arg Li
 			&i.Messages,
 			&i.RiskFlags,
 			&i.Categories,
+			&i.AnalyzerScore,
 		); err != nil {
 			return nil, err
 		}

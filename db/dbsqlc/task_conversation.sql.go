@@ -668,7 +668,8 @@ func (q *Queries) ListLabelledConversationsAfter(ctx context.Context, db DBTX, a
 }
 
 const listScoringConversationsAfter = `-- name: ListScoringConversationsAfter :many
-SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags, c.finding_categories AS categories
+SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags, c.finding_categories AS categories,
+       coalesce((c.diagnosis ->> 'failureScore')::real, 0)::real AS analyzer_score
 FROM task_conversation c
 WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq > $3
   AND c.qc_status = 'kept' AND c.diagnosis_status = 'done'
@@ -684,11 +685,12 @@ type ListScoringConversationsAfterParams struct {
 }
 
 type ListScoringConversationsAfterRow struct {
-	Seq        int32
-	Label      *string
-	Messages   string
-	RiskFlags  json.RawMessage
-	Categories []string
+	Seq           int32
+	Label         *string
+	Messages      string
+	RiskFlags     json.RawMessage
+	Categories    []string
+	AnalyzerScore float32
 }
 
 // One page of the task's kept, diagnosed conversations after @after_seq, in upload
@@ -713,6 +715,7 @@ func (q *Queries) ListScoringConversationsAfter(ctx context.Context, db DBTX, ar
 			&i.Messages,
 			&i.RiskFlags,
 			&i.Categories,
+			&i.AnalyzerScore,
 		); err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package detector
 
 import (
 	"cmp"
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -72,10 +73,11 @@ func folds(groups []int, failed []bool) ([]int, int) {
 	return out, k
 }
 
-// groupBootstrap is the intervalLevel interval of the AUROC of scores against failed,
-// resampling whole groups with replacement (bootstraps times, from a fixed seed): the
-// spread a PM should expect on scenarios like these that the model has not seen.
-// ok is false when no resample held both outcomes.
+// groupBootstrap is the intervalLevel interval in which the AUROC of the model on
+// scenarios like these that it has not seen should fall: from the spread of the AUROC
+// of the out-of-fold scores against failed when whole groups are resampled with
+// replacement (bootstraps times, from a fixed seed), widened for the new scenarios'
+// own sampling. ok is false when no resample held both outcomes.
 func groupBootstrap(scores []float64, failed []bool, groups []int) (lo, hi float64, ok bool) {
 	members := map[int][]int{}
 	var ids []int
@@ -111,5 +113,11 @@ func groupBootstrap(scores []float64, failed []bool, groups []int) (lo, hi float
 	}
 	slices.Sort(aurocs)
 	tail := (1 - intervalLevel) / 2
-	return stat.Quantile(tail, stat.Empirical, aurocs, nil), stat.Quantile(1-tail, stat.Empirical, aurocs, nil), true
+	lo, hi = stat.Quantile(tail, stat.Empirical, aurocs, nil), stat.Quantile(1-tail, stat.Empirical, aurocs, nil)
+	// The spread of the estimate is not the spread a new set of scenarios shows: that
+	// set's own sampling adds as much again, so the interval for it is √2 as wide
+	// around the estimate (a prediction interval, not a confidence interval).
+	mid := stats.AUROC(scores, failed)
+	lo, hi = mid-math.Sqrt2*(mid-lo), mid+math.Sqrt2*(hi-mid)
+	return max(0, lo), min(1, hi), true
 }

@@ -153,7 +153,7 @@ func TestScoresFollowWhatWasLearned(t *testing.T) {
 			text += " this is useless and broken"
 		}
 		c := transcript.Conversation{Messages: []transcript.Message{{Role: transcript.RoleUser, Content: text}, {Role: transcript.RoleAssistant, Content: "ok"}}}
-		examples = append(examples, Example{Doc: Extract(c, nil, nil), Fingerprint: TakeFingerprint(c), Failed: failed})
+		examples = append(examples, Example{Doc: Extract(c, nil, nil, 0), Fingerprint: TakeFingerprint(c), Failed: failed})
 	}
 	m, _, err := Train(context.Background(), func(_ context.Context, yield func(Example) error) error {
 		for _, e := range examples {
@@ -165,7 +165,7 @@ func TestScoresFollowWhatWasLearned(t *testing.T) {
 	})
 	require.NoError(t, err)
 	doc := func(text string) Doc {
-		return Extract(transcript.Conversation{Messages: []transcript.Message{{Role: transcript.RoleUser, Content: text}, {Role: transcript.RoleAssistant, Content: "ok"}}}, nil, nil)
+		return Extract(transcript.Conversation{Messages: []transcript.Message{{Role: transcript.RoleUser, Content: text}, {Role: transcript.RoleAssistant, Content: "ok"}}}, nil, nil, 0)
 	}
 	require.Greater(t, m.Score(doc("hello, this is useless and broken")), m.Score(doc("hello, a question about the account")))
 	require.Greater(t, m.Estimate.AUROC, 0.9, "%+v", m.Estimate)
@@ -181,7 +181,7 @@ func TestChineseTermsAreCharactersAndPairs(t *testing.T) {
 	t.Parallel()
 	d := Extract(transcript.Conversation{Messages: []transcript.Message{
 		{Role: transcript.RoleUser, Content: "转人工 order A1234 please"},
-	}}, nil, nil)
+	}}, nil, nil, 0)
 	for _, term := range []string{"user:转", "user:人", "user:工", "user:转人", "user:人工", "user:order", "user:please"} {
 		require.Contains(t, d.Terms, term)
 	}

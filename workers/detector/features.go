@@ -24,6 +24,9 @@ const maxTermsPerSide = 1500
 type Doc struct {
 	Terms  map[string]int32
 	Counts Counts
+	// AnalyzerScore is the diagnosis' own failure score, 0 to 1 (the offline rules'
+	// or the model's).
+	AnalyzerScore float64
 }
 
 // Counts are a conversation's sizes, the one-feature baselines the detector must beat.
@@ -35,10 +38,10 @@ type Counts struct {
 }
 
 // Extract reads the terms and sizes of one conversation. errorTurns are the turns of
-// tool results that were errors (as risk screening flags them), categories the
-// categories of its findings, one per finding, from the diagnosis.
-func Extract(conv transcript.Conversation, errorTurns []int, categories []string) Doc {
-	d := Doc{Terms: map[string]int32{}}
+// tool results that were errors (as risk screening flags them); categories (one per
+// finding) and analyzerScore are what the diagnosis said of it.
+func Extract(conv transcript.Conversation, errorTurns []int, categories []string, analyzerScore float64) Doc {
+	d := Doc{Terms: map[string]int32{}, AnalyzerScore: analyzerScore}
 	errored := make(map[int]bool, len(errorTurns))
 	for _, t := range errorTurns {
 		errored[t] = true

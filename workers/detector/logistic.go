@@ -15,11 +15,11 @@ import (
 const l2 = 1.0
 
 // design is a training set as the regression reads it: one sparse row per document
-// over width columns (the terms, then the dense count features), its outcome and its
+// over width columns (the terms, then the dense features), its outcome and its
 // weight.
 type design struct {
 	rows   []vector
-	counts [][countFeatures]float64 // standardised
+	dense  [][denseFeatures]float64 // standardised
 	failed []bool
 	weight []float64
 	terms  int // columns of the terms; the counts follow
@@ -32,14 +32,14 @@ type design struct {
 // reads reports whether the fit uses column c of the terms.
 func (d *design) reads(c int32) bool { return d.readsFindings || d.blocks[c] != findingsBlock }
 
-func (d *design) width() int { return d.terms + countFeatures }
+func (d *design) width() int { return d.terms + denseFeatures }
 
 // subset is the design restricted to the rows at idx, reweighted for its classes.
 func (d *design) subset(idx []int) *design {
 	s := &design{terms: d.terms, blocks: d.blocks, readsFindings: d.readsFindings}
 	for _, i := range idx {
 		s.rows = append(s.rows, d.rows[i])
-		s.counts = append(s.counts, d.counts[i])
+		s.dense = append(s.dense, d.dense[i])
 		s.failed = append(s.failed, d.failed[i])
 	}
 	s.balance()
@@ -74,8 +74,10 @@ func (d *design) margin(w []float64, i int) float64 {
 			z += w[c] * float64(row.vals[k])
 		}
 	}
-	for k, x := range d.counts[i] {
-		z += w[d.terms+k] * x
+	for k, x := range d.dense[i] {
+		if k != analyzerScore || d.readsFindings {
+			z += w[d.terms+k] * x
+		}
 	}
 	return z
 }
@@ -125,8 +127,10 @@ func (d *design) loss(w, grad []float64) float64 {
 				grad[c] += g * float64(row.vals[k])
 			}
 		}
-		for k, x := range d.counts[i] {
-			grad[d.terms+k] += g * x
+		for k, x := range d.dense[i] {
+			if k != analyzerScore || d.readsFindings {
+				grad[d.terms+k] += g * x
+			}
 		}
 		grad[bias] += g
 	}

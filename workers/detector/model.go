@@ -16,9 +16,9 @@ type Model struct {
 	Format int `json:"format"`
 	vocabulary
 	Weights       []float64              `json:"weights"` // one per term
-	CountWeights  [countFeatures]float64 `json:"count_weights"`
-	CountMean     [countFeatures]float64 `json:"count_mean"`
-	CountStd      [countFeatures]float64 `json:"count_std"`
+	DenseWeights  [denseFeatures]float64 `json:"dense_weights"`
+	DenseMean     [denseFeatures]float64 `json:"dense_mean"`
+	DenseStd      [denseFeatures]float64 `json:"dense_std"`
 	Intercept     float64                `json:"intercept"`
 	ReadsFindings bool                   `json:"reads_findings"` // findings helped in cross-validation
 	Estimate      Estimate               `json:"estimate"`
@@ -64,11 +64,11 @@ func Decode(data []byte) (*Model, error) {
 // Score is the detector's estimate that the conversation failed, 0 to 1. It is safe
 // for concurrent use.
 func (m *Model) Score(d Doc) float64 {
-	return sigmoid(m.margin(m.tfidf(d.Terms), d.Counts))
+	return sigmoid(m.margin(m.tfidf(d.Terms), d))
 }
 
-// margin is the linear score of a document's vector and sizes.
-func (m *Model) margin(v vector, c Counts) float64 {
+// margin is the linear score of a document's vector and dense features.
+func (m *Model) margin(v vector, d Doc) float64 {
 	z := m.Intercept
 	for k, col := range v.cols {
 		if m.blocks[col] == findingsBlock && !m.ReadsFindings {
@@ -76,17 +76,18 @@ func (m *Model) margin(v vector, c Counts) float64 {
 		}
 		z += m.Weights[col] * float64(v.vals[k])
 	}
-	for k, x := range m.standardise(c) {
-		z += m.CountWeights[k] * x
+	for k, x := range m.standardise(d) {
+		z += m.DenseWeights[k] * x
 	}
 	return z
 }
 
-// standardise turns sizes into the count features as the training set scaled them.
-func (m *Model) standardise(c Counts) [countFeatures]float64 {
-	out := c.values()
+// standardise turns a document's dense features into what the model reads, as the
+// training set scaled them.
+func (m *Model) standardise(d Doc) [denseFeatures]float64 {
+	out := d.dense()
 	for k := range out {
-		out[k] = (out[k] - m.CountMean[k]) / m.CountStd[k]
+		out[k] = (out[k] - m.DenseMean[k]) / m.DenseStd[k]
 	}
 	return out
 }
@@ -106,8 +107,10 @@ func (m *Model) TopFeatures(n int) []Feature {
 			all = append(all, Feature{t, m.Weights[i]})
 		}
 	}
-	for k, w := range m.CountWeights {
-		all = append(all, Feature{countName(k), w})
+	for k, w := range m.DenseWeights {
+		if w != 0 {
+			all = append(all, Feature{denseName(k), w})
+		}
 	}
 	slices.SortFunc(all, func(a, b Feature) int {
 		return cmp.Or(cmp.Compare(math.Abs(b.Weight), math.Abs(a.Weight)), strings.Compare(a.Feature, b.Feature))

@@ -1,10 +1,13 @@
 package detector
 
 import (
+	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/checkup-dev/checkup/db/transcript/transcripttest"
+	"github.com/checkup-dev/checkup/workers/stats"
 )
 
 // The splits BenchmarkDetectorQuality measures: each shipped labelled set cut by
@@ -57,4 +60,56 @@ func (f splitFigures) String() string {
 	e := f.model.Estimate
 	return fmt.Sprintf("%s: trained on %d (%d failed), unseen %d (%d failed): detector %.3f | cv %.3f [%.3f, %.3f] (without findings %.3f, with %.3f; %d groups) | rules %.3f | messages %.3f user turns %.3f tool calls %.3f",
 		f.set, f.trained, e.Failed, f.unseen, f.unseenFailed, f.detector, e.AUROC, e.Low, e.High, e.WithoutFindings, e.WithFindings, e.Groups, f.rules, f.messages, f.users, f.tools)
+}
+
+// BenchmarkDetectorIntervalCoverage checks the interval the detector states: over 30
+// random halves of the airline set's scenarios (never of its conversations), how often
+// the AUROC on the unseen half falls inside the interval the trained half stated, and
+// the mean figures beside the rules' and counting messages'. Its figures are in
+// BENCHMARKS.md:
+//
+//	go test ./workers/detector -run '^$' -bench DetectorIntervalCoverage -benchtime 1x
+func BenchmarkDetectorIntervalCoverage(b *testing.B) {
+	all := sampleExamples(b, transcripttest.Airline)
+	for b.Loop() {
+		rng := rand.New(rand.NewPCG(9, 9))
+		held, n := 0, 0
+		var unseen, cv, rules, messages float64
+		for range 30 {
+			inTrain := map[int]bool{}
+			for _, s := range rng.Perm(25)[:13] {
+				inTrain[s] = true
+			}
+			var train, test []sampleExample
+			for _, e := range all {
+				if inTrain[e.scenario] {
+					train = append(train, e)
+				} else {
+					test = append(test, e)
+				}
+			}
+			m, _, err := Train(context.Background(), walkOf(train))
+			if err != nil {
+				continue
+			}
+			var s, r, msg []float64
+			var f []bool
+			for _, e := range test {
+				s, r = append(s, m.Score(e.Doc)), append(r, e.rules)
+				msg, f = append(msg, float64(e.Doc.Counts.Messages)), append(f, e.Failed)
+			}
+			a := stats.AUROC(s, f)
+			n++
+			unseen, cv, rules, messages = unseen+a, cv+m.Estimate.AUROC, rules+stats.AUROC(r, f), messages+stats.AUROC(msg, f)
+			if m.Estimate.Low <= a && a <= m.Estimate.High {
+				held++
+			}
+		}
+		b.ReportMetric(float64(held)/float64(n), "coverage")
+		b.ReportMetric(unseen/float64(n), "mean_auroc_unseen")
+		b.ReportMetric(cv/float64(n), "mean_auroc_cv")
+		b.ReportMetric(rules/float64(n), "mean_auroc_rules")
+		b.ReportMetric(messages/float64(n), "mean_auroc_messages")
+		b.Logf("interval held the unseen figure in %d of %d splits", held, n)
+	}
 }

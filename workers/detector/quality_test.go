@@ -52,7 +52,7 @@ func sampleExamples(tb testing.TB, set string) []sampleExample {
 		}
 		out = append(out, sampleExample{
 			Example: Example{
-				Doc:         Extract(l.Conversation, errorTurns, findingCategories(r.Value)),
+				Doc:         Extract(l.Conversation, errorTurns, findingCategories(r.Value), r.Value.FailureScore),
 				Fingerprint: TakeFingerprint(l.Conversation),
 				Failed:      !l.Success,
 			},

@@ -52,12 +52,12 @@ func Train(ctx context.Context, walk Examples) (*Model, []float64, error) {
 	df := newDocFrequency()
 	var fps []Fingerprint
 	var failed []bool
-	var sizes [][countFeatures]float64
+	var dense [][denseFeatures]float64
 	err := walk(ctx, func(e Example) error {
 		df.add(e.Doc.Terms)
 		fps = append(fps, e.Fingerprint)
 		failed = append(failed, e.Failed)
-		sizes = append(sizes, e.Doc.Counts.values())
+		dense = append(dense, e.Doc.dense())
 		return nil
 	})
 	if err != nil {
@@ -74,11 +74,11 @@ func Train(ctx context.Context, walk Examples) (*Model, []float64, error) {
 	}
 	m := &Model{Format: modelFormat, vocabulary: df.vocabulary()}
 	df = nil
-	m.CountMean, m.CountStd = meanStd(sizes)
+	m.DenseMean, m.DenseStd = meanStd(dense)
 	d := &design{terms: len(m.Terms), blocks: m.blocks, failed: failed}
 	err = walk(ctx, func(e Example) error {
 		d.rows = append(d.rows, m.tfidf(e.Doc.Terms))
-		d.counts = append(d.counts, m.standardise(e.Doc.Counts))
+		d.dense = append(d.dense, m.standardise(e.Doc))
 		return nil
 	})
 	if err != nil {
@@ -90,7 +90,7 @@ func Train(ctx context.Context, walk Examples) (*Model, []float64, error) {
 	groups := Groups(fps)
 	fold, k := folds(groups, failed)
 	est := Estimate{TrainedOn: len(failed), Failed: nFailed, Succeeded: len(failed) - nFailed, Groups: countGroups(groups), Folds: k,
-		Baselines: baselines(sizes, failed)}
+		Baselines: baselines(dense, failed)}
 	// The fits weigh both outcomes alike; shift restores the agent's own share of
 	// failures, so that a score is a probability and scores add up to failures.
 	shift := math.Log(float64(nFailed) / float64(len(failed)-nFailed))
@@ -121,7 +121,7 @@ func Train(ctx context.Context, walk Examples) (*Model, []float64, error) {
 		return nil, nil, err
 	}
 	m.Weights = w[:d.terms]
-	copy(m.CountWeights[:], w[d.terms:d.terms+countFeatures])
+	copy(m.DenseWeights[:], w[d.terms:d.terms+denseFeatures])
 	m.Intercept = w[len(w)-1] + shift
 	if !m.ReadsFindings {
 		for i, b := range m.blocks {
@@ -129,6 +129,7 @@ func Train(ctx context.Context, walk Examples) (*Model, []float64, error) {
 				m.Weights[i] = 0
 			}
 		}
+		m.DenseWeights[analyzerScore] = 0
 	}
 	return m, best, nil
 }
@@ -185,12 +186,12 @@ func countGroups(groups []int) int {
 	return len(seen)
 }
 
-// meanStd are the mean and standard deviation of each count feature; a feature that
+// meanStd are the mean and standard deviation of each dense feature; a feature that
 // never varies gets deviation 1, so it standardises to zero.
-func meanStd(sizes [][countFeatures]float64) (mean, std [countFeatures]float64) {
-	col := make([]float64, len(sizes))
-	for k := range countFeatures {
-		for i, s := range sizes {
+func meanStd(dense [][denseFeatures]float64) (mean, std [denseFeatures]float64) {
+	col := make([]float64, len(dense))
+	for k := range denseFeatures {
+		for i, s := range dense {
 			col[i] = s[k]
 		}
 		mean[k], std[k] = stat.MeanStdDev(col, nil)
@@ -225,11 +226,11 @@ func Baselines(c []Counts, failed []bool) []Baseline {
 	}
 }
 
-// baselines are Baselines of the training set, from its count features (log(1+n)
-// keeps their order).
-func baselines(sizes [][countFeatures]float64, failed []bool) []Baseline {
-	c := make([]Counts, len(sizes))
-	for i, s := range sizes {
+// baselines are Baselines of the training set, from its dense features (log(1+n)
+// keeps the counts' order).
+func baselines(dense [][denseFeatures]float64, failed []bool) []Baseline {
+	c := make([]Counts, len(dense))
+	for i, s := range dense {
 		c[i] = Counts{Messages: int(math.Round(math.Expm1(s[0]))), UserTurns: int(math.Round(math.Expm1(s[1]))), ToolCalls: int(math.Round(math.Expm1(s[2])))}
 	}
 	return Baselines(c, failed)

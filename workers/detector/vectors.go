@@ -34,20 +34,26 @@ const (
 	numBlocks     = 4
 )
 
-// countFeatures are the sizes every model reads besides the terms, after the terms'
-// columns: log(1+n), standardised by the training set's mean and deviation.
-const countFeatures = 4
+// denseFeatures are what every model reads besides the terms, after the terms'
+// columns, standardised by the training set's mean and deviation: the sizes, as
+// log(1+n), and the analyzer's own failure score, which belongs with the findings
+// (analyzerScore is its index) and is read only when they are.
+const (
+	denseFeatures = 5
+	analyzerScore = 4
+)
 
-func (c Counts) values() [countFeatures]float64 {
-	return [countFeatures]float64{
+func (d Doc) dense() [denseFeatures]float64 {
+	c := d.Counts
+	return [denseFeatures]float64{
 		math.Log1p(float64(c.Messages)), math.Log1p(float64(c.UserTurns)),
-		math.Log1p(float64(c.ToolCalls)), math.Log1p(float64(c.Characters)),
+		math.Log1p(float64(c.ToolCalls)), math.Log1p(float64(c.Characters)), d.AnalyzerScore,
 	}
 }
 
-// countName names count feature i in a model's top features.
-func countName(i int) string {
-	return [countFeatures]string{"count:messages", "count:user_turns", "count:tool_calls", "count:characters"}[i]
+// denseName names dense feature i in a model's top features.
+func denseName(i int) string {
+	return [denseFeatures]string{"count:messages", "count:user_turns", "count:tool_calls", "count:characters", "finding:failure_score"}[i]
 }
 
 // tfidf turns a document's terms into its vector over v: sublinear term frequency

@@ -165,7 +165,7 @@ func scoreConversations(ctx context.Context, q *dbsqlc.Queries, pool *pgxpool.Po
 				page[i].Score = roundScore(s)
 				return nil
 			}
-			doc, _, err := detectorDoc(row.Seq, row.Messages, row.RiskFlags, row.Categories)
+			doc, _, err := detectorDoc(row.Seq, row.Messages, row.RiskFlags, row.Categories, row.AnalyzerScore)
 			if err != nil {
 				return err
 			}

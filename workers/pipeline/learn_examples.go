@@ -97,7 +97,7 @@ func (w *exampleWalk) walk(ctx context.Context, yield func(detector.Example) err
 			examples := make([]detector.Example, len(rows))
 			err = forEachOnWorkers(len(rows), func(_, i int) error {
 				row := rows[i]
-				doc, conv, err := detectorDoc(row.Seq, row.Messages, row.RiskFlags, row.Categories)
+				doc, conv, err := detectorDoc(row.Seq, row.Messages, row.RiskFlags, row.Categories, row.AnalyzerScore)
 				if err != nil {
 					return err
 				}
@@ -121,8 +121,8 @@ func (w *exampleWalk) walk(ctx context.Context, yield func(detector.Example) err
 }
 
 // detectorDoc is what the detector reads of a stored conversation: its terms, with the
-// tool errors risk screening flagged and its findings' categories.
-func detectorDoc(seq int32, messages string, riskFlags []byte, categories []string) (detector.Doc, transcript.Conversation, error) {
+// tool errors risk screening flagged, and its findings' categories and failure score.
+func detectorDoc(seq int32, messages string, riskFlags []byte, categories []string, score float32) (detector.Doc, transcript.Conversation, error) {
 	msgs, err := decodeMessages(messages)
 	if err != nil {
 		return detector.Doc{}, transcript.Conversation{}, fmt.Errorf("pipeline: conversation %d: messages: %w", seq, err)
@@ -132,5 +132,5 @@ func detectorDoc(seq int32, messages string, riskFlags []byte, categories []stri
 		return detector.Doc{}, transcript.Conversation{}, fmt.Errorf("pipeline: conversation %d: risk flags: %w", seq, err)
 	}
 	conv := transcript.Conversation{Messages: msgs}
-	return detector.Extract(conv, toolErrorTurns(flags), categories), conv, nil
+	return detector.Extract(conv, toolErrorTurns(flags), categories, float64(score)), conv, nil
 }
