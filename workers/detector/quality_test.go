@@ -3,6 +3,7 @@ package detector
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -63,14 +64,15 @@ func sampleExamples(tb testing.TB, set string) []sampleExample {
 	return out
 }
 
-func findingCategories(d analyzer.Diagnosis) []string {
+func findingCategories(d analyzer.Diagnosis) []string { // distinct and sorted, as the diagnosis stores them
 	var out []string
 	for _, f := range d.Findings {
 		if !f.Expected {
 			out = append(out, f.Category)
 		}
 	}
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func walkOf(examples []sampleExample) Examples {
