@@ -672,15 +672,16 @@ SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags, c.finding_cat
        coalesce((c.diagnosis ->> 'failureScore')::real, 0)::real AS analyzer_score
 FROM task_conversation c
 WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq > $3
-  AND c.qc_status = 'kept' AND c.diagnosis_status = 'done'
+  AND c.qc_status = 'kept' AND (NOT $4::boolean OR c.diagnosis_status = 'done')
 ORDER BY c.seq
-LIMIT $4
+LIMIT $5
 `
 
 type ListScoringConversationsAfterParams struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
 	AfterSeq    int32
+	Diagnosed   bool
 	MaxRows     int32
 }
 
@@ -693,13 +694,14 @@ type ListScoringConversationsAfterRow struct {
 	AnalyzerScore float32
 }
 
-// One page of the task's kept, diagnosed conversations after @after_seq, in upload
-// order, with what the detector reads of them.
+// One page of the task's kept conversations after @after_seq (with @diagnosed, the
+// diagnosed ones only), in upload order, with what the detector reads of them.
 func (q *Queries) ListScoringConversationsAfter(ctx context.Context, db DBTX, arg ListScoringConversationsAfterParams) ([]ListScoringConversationsAfterRow, error) {
 	rows, err := db.Query(ctx, listScoringConversationsAfter,
 		arg.TaskID,
 		arg.OwnerUserID,
 		arg.AfterSeq,
+		arg.Diagnosed,
 		arg.MaxRows,
 	)
 	if err != nil {

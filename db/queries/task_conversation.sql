@@ -442,13 +442,13 @@ WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND qc_status = 'kep
 ORDER BY seq;
 
 -- name: ListScoringConversationsAfter :many
--- One page of the task's kept, diagnosed conversations after @after_seq, in upload
--- order, with what the detector reads of them.
+-- One page of the task's kept conversations after @after_seq (with @diagnosed, the
+-- diagnosed ones only), in upload order, with what the detector reads of them.
 SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags, c.finding_categories AS categories,
        coalesce((c.diagnosis ->> 'failureScore')::real, 0)::real AS analyzer_score
 FROM task_conversation c
 WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq > @after_seq
-  AND c.qc_status = 'kept' AND c.diagnosis_status = 'done'
+  AND c.qc_status = 'kept' AND (NOT @diagnosed::boolean OR c.diagnosis_status = 'done')
 ORDER BY c.seq
 LIMIT @max_rows;
 

@@ -246,7 +246,7 @@ func TestBudgetDiagnosesFlaggedAndASample(t *testing.T) {
 	for i, c := range upload[:3] {
 		require.True(t, selected[c.ID], "flagged conversation %d is always diagnosed", i)
 	}
-	want := pipeline.SelectForDiagnosis(id.String(), boolsOf(flags, len(upload)), 8)
+	want := pipeline.SelectForDiagnosis(id.String(), boolsOf(flags, len(upload)), nil, 8)
 	for i, c := range upload {
 		require.Equal(t, want[i], selected[c.ID], "the sample is SelectForDiagnosis seeded by the task id")
 	}

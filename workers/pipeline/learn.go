@@ -50,7 +50,7 @@ func (r *run) learn(ctx context.Context) error {
 		}
 	}
 	if model != nil {
-		scores, err := scoreConversations(ctx, r.q, r.p.pool, r.id, r.owner, model, l.outOfFold)
+		scores, err := scoreConversations(ctx, r.q, r.p.pool, r.id, r.owner, model, l.outOfFold, true)
 		if err != nil {
 			return err
 		}
@@ -142,14 +142,15 @@ type scored struct {
 }
 
 // scoreConversations is m's failure score of each of the task's kept, diagnosed
-// conversations, in upload order; a conversation m learned from gets its out-of-fold
-// score instead. It reads, a page at a time, and holds no transaction.
+// conversations (with diagnosed false, of every kept one), in upload order; a
+// conversation m learned from gets its out-of-fold score instead. It reads, a page at
+// a time, and holds no transaction.
 func scoreConversations(ctx context.Context, q *dbsqlc.Queries, pool *pgxpool.Pool, task uuid.UUID, owner int64,
-	m *detector.Model, outOfFold map[exampleKey]float64) ([]scored, error) {
+	m *detector.Model, outOfFold map[exampleKey]float64, diagnosed bool) ([]scored, error) {
 	var out []scored
 	for after := int32(0); ; {
 		rows, err := q.ListScoringConversationsAfter(ctx, pool, dbsqlc.ListScoringConversationsAfterParams{
-			TaskID: task, OwnerUserID: owner, AfterSeq: after, MaxRows: pageSize,
+			TaskID: task, OwnerUserID: owner, AfterSeq: after, MaxRows: pageSize, Diagnosed: diagnosed,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: score: read conversations: %w", err)

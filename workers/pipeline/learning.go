@@ -70,7 +70,7 @@ func (p *Pipeline) rescore(ctx context.Context, lease *workers.Lease, task uuid.
 	var scores []scored
 	if l.model != nil {
 		var err error
-		if scores, err = scoreConversations(ctx, p.q, p.pool, task, owner, l.model, l.outOfFold); err != nil {
+		if scores, err = scoreConversations(ctx, p.q, p.pool, task, owner, l.model, l.outOfFold, true); err != nil {
 			return err
 		}
 	}

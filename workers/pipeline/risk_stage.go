@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/checkup-dev/checkup/workers/risk"
 
@@ -18,8 +19,11 @@ import (
 const riskExamples = 3
 
 // risk summarises the risk flags the quality pass stored and chooses the conversations
-// to diagnose (DESIGN.md §5 step 2): every flagged one, plus — when MaxDiagnosed caps
-// the budget — a sample of the rest seeded by the task id. The choice and the summary
+// to diagnose: every flagged one, plus — when MaxDiagnosed caps the budget — a sample
+// of the rest seeded by the task id. When the agent has a detector, only the safety
+// flags (risk.Safety) are always diagnosed: the budget's rest goes to the likeliest
+// failures, whose scores already weigh tool errors, refusals and requests for a
+// person (SelectForDiagnosis). The choice and the summary
 // are stored in one transaction; those not chosen are skipped. A task whose risk
 // summary is stored already reuses its choice.
 func (r *run) risk(ctx context.Context) error {
@@ -32,7 +36,7 @@ func (r *run) risk(ctx context.Context) error {
 	}
 	sum := newRiskSummarizer()
 	var seqs []int32
-	var flagged []bool
+	var flagged, safety []bool
 	for after := int32(0); after < r.lease.Task.ConversationCount; after += pageSize {
 		rows, err := r.q.ListKeptRiskFlags(ctx, r.p.pool, dbsqlc.ListKeptRiskFlagsParams{
 			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + pageSize,
@@ -47,9 +51,18 @@ func (r *run) risk(ctx context.Context) error {
 			}
 			sum.add(row.ExternalID, row.Seq, flags)
 			seqs, flagged = append(seqs, row.Seq), append(flagged, len(flags) > 0)
+			safety = append(safety, slices.ContainsFunc(flags, func(f risk.Flag) bool { return risk.Safety(f.Kind) }))
 		}
 	}
-	selected := SelectForDiagnosis(r.id.String(), flagged, r.p.opt.MaxDiagnosed)
+	scores, err := r.scoresBeforeDiagnosis(ctx, seqs)
+	if err != nil {
+		return err
+	}
+	forced := flagged
+	if scores != nil {
+		forced = safety // the detector weighs the other signals with the rest
+	}
+	selected := SelectForDiagnosis(r.id.String(), forced, scores, r.p.opt.MaxDiagnosed)
 	chosen := 0
 	for _, ok := range selected {
 		if ok {
@@ -150,4 +163,31 @@ func smallSampleWarning(analyzed int) string {
 	return fmt.Sprintf("Only %d %s analyzed, so each one moves a share by %d points: read the shares, "+
 		"the failure rates and the order of the Actions as rough. At least %d give steadier figures, a few hundred good ones.",
 		analyzed, are, int(math.Round(100/float64(analyzed))), roughSample)
+}
+
+// scoresBeforeDiagnosis are the failure scores of the kept conversations (seqs, in
+// order) by the agent's detector, when the diagnosis budget is capped and the agent has
+// one: what chooses the conversations the model reads. Before the diagnosis the
+// detector reads what it can (no findings yet). nil otherwise.
+func (r *run) scoresBeforeDiagnosis(ctx context.Context, seqs []int32) ([]float64, error) {
+	if r.p.opt.MaxDiagnosed <= 0 || len(seqs) <= r.p.opt.MaxDiagnosed || r.lease.Task.AgentID == 0 {
+		return nil, nil
+	}
+	m, _, err := currentModel(ctx, r.q, r.p.pool, r.lease.Task.AgentID, r.owner)
+	if err != nil || m == nil {
+		return nil, err
+	}
+	found, err := scoreConversations(ctx, r.q, r.p.pool, r.id, r.owner, m, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	bySeq := make(map[int32]float64, len(found))
+	for _, s := range found {
+		bySeq[s.Seq] = s.Score
+	}
+	scores := make([]float64, len(seqs))
+	for i, seq := range seqs {
+		scores[i] = bySeq[seq]
+	}
+	return scores, nil
 }

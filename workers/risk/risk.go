@@ -296,3 +296,15 @@ func isJSONEmpty(v json.RawMessage) bool {
 	}
 	return false
 }
+
+// Safety reports whether a flag of kind is a risk to the user or the business in
+// itself (personal data shown, an injection attempt, harmful content), which a person
+// must see whatever else is known; the other kinds (a request for a person, a refusal,
+// a tool error) are signals of how the conversation went.
+func Safety(kind string) bool {
+	switch kind {
+	case KindPersonalData, KindPromptInjection, KindHarmfulContent:
+		return true
+	}
+	return false
+}
