@@ -40,7 +40,7 @@ var (
 var scaleSizes = []struct {
 	name string
 	n    int
-}{{"1k", 1_000}, {"4k", 4_000}, {"10k", 10_000}, {"40k", 40_000}, {"50k", 50_000}}
+}{{"1k", 1_000}, {"2k", 2_000}, {"4k", 4_000}, {"10k", 10_000}, {"20k", 20_000}, {"40k", 40_000}, {"50k", 50_000}}
 
 // scaleDownloads are the files downloaded in parallel after the task, as the task page
 // links them.
