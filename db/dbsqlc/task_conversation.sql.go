@@ -668,16 +668,18 @@ func (q *Queries) ListLabelledConversationsAfter(ctx context.Context, db DBTX, a
 }
 
 const listScoringConversationsAfter = `-- name: ListScoringConversationsAfter :many
-SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags, c.finding_categories AS categories,
+SELECT c.seq, c.label, CASE WHEN c.seq = ANY($1::int[]) THEN '' ELSE c.messages::text END AS messages,
+       c.risk_flags, c.finding_categories AS categories,
        coalesce((c.diagnosis ->> 'failureScore')::real, 0)::real AS analyzer_score
 FROM task_conversation c
-WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq > $3
-  AND c.qc_status = 'kept' AND (NOT $4::boolean OR c.diagnosis_status = 'done')
+WHERE c.task_id = $2 AND c.owner_user_id = $3 AND c.seq > $4
+  AND c.qc_status = 'kept' AND (NOT $5::boolean OR c.diagnosis_status = 'done')
 ORDER BY c.seq
-LIMIT $5
+LIMIT $6
 `
 
 type ListScoringConversationsAfterParams struct {
+	Scored      []int32
 	TaskID      uuid.UUID
 	OwnerUserID int64
 	AfterSeq    int32
@@ -695,9 +697,11 @@ type ListScoringConversationsAfterRow struct {
 }
 
 // One page of the task's kept conversations after @after_seq (with @diagnosed, the
-// diagnosed ones only), in upload order, with what the detector reads of them.
+// diagnosed ones only), in upload order, with what the detector reads of them: their
+// messages but for those in @scored (read as ”), whose score is known already.
 func (q *Queries) ListScoringConversationsAfter(ctx context.Context, db DBTX, arg ListScoringConversationsAfterParams) ([]ListScoringConversationsAfterRow, error) {
 	rows, err := db.Query(ctx, listScoringConversationsAfter,
+		arg.Scored,
 		arg.TaskID,
 		arg.OwnerUserID,
 		arg.AfterSeq,

@@ -443,8 +443,10 @@ ORDER BY seq;
 
 -- name: ListScoringConversationsAfter :many
 -- One page of the task's kept conversations after @after_seq (with @diagnosed, the
--- diagnosed ones only), in upload order, with what the detector reads of them.
-SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags, c.finding_categories AS categories,
+-- diagnosed ones only), in upload order, with what the detector reads of them: their
+-- messages but for those in @scored (read as ''), whose score is known already.
+SELECT c.seq, c.label, CASE WHEN c.seq = ANY(@scored::int[]) THEN '' ELSE c.messages::text END AS messages,
+       c.risk_flags, c.finding_categories AS categories,
        coalesce((c.diagnosis ->> 'failureScore')::real, 0)::real AS analyzer_score
 FROM task_conversation c
 WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq > @after_seq

@@ -18,27 +18,37 @@ const l2 = 1.0
 // over width columns (the terms, then the dense features), its outcome and its
 // weight.
 type design struct {
-	rows   []vector
-	dense  [][denseFeatures]float64 // standardised
-	failed []bool
-	weight []float64
-	terms  int // columns of the terms; the counts follow
-	// blocks are the terms' blocks (blockOf); with readsFindings false the findings'
-	// columns are left out of the fit.
-	blocks        []uint8
+	rows     []vector                 // the columns of the terms but the findings'
+	findings []vector                 // the findings' columns (findingsBlock), read with readsFindings
+	dense    [][denseFeatures]float64 // standardised
+	failed   []bool
+	weight   []float64
+	terms    int // columns of the terms; the counts follow
+	// readsFindings says whether the fit reads the findings' columns and the
+	// analyzer's score.
 	readsFindings bool
 }
 
-// reads reports whether the fit uses column c of the terms.
-func (d *design) reads(c int32) bool { return d.readsFindings || d.blocks[c] != findingsBlock }
+// add appends a document's row, split into its findings' columns and the others.
+func (d *design) add(v vector, blocks []uint8, dense [denseFeatures]float64) {
+	var main, findings vector
+	for k, c := range v.cols {
+		part := &main
+		if blocks[c] == findingsBlock {
+			part = &findings
+		}
+		part.cols, part.vals = append(part.cols, c), append(part.vals, v.vals[k])
+	}
+	d.rows, d.findings, d.dense = append(d.rows, main), append(d.findings, findings), append(d.dense, dense)
+}
 
 func (d *design) width() int { return d.terms + denseFeatures }
 
 // subset is the design restricted to the rows at idx, reweighted for its classes.
 func (d *design) subset(idx []int) *design {
-	s := &design{terms: d.terms, blocks: d.blocks, readsFindings: d.readsFindings}
+	s := &design{terms: d.terms, readsFindings: d.readsFindings}
 	for _, i := range idx {
-		s.rows = append(s.rows, d.rows[i])
+		s.rows, s.findings = append(s.rows, d.rows[i]), append(s.findings, d.findings[i])
 		s.dense = append(s.dense, d.dense[i])
 		s.failed = append(s.failed, d.failed[i])
 	}
@@ -67,12 +77,9 @@ func (d *design) balance() {
 
 // margin is the linear score of row i under the weights w (intercept last).
 func (d *design) margin(w []float64, i int) float64 {
-	z := w[len(w)-1]
-	row := d.rows[i]
-	for k, c := range row.cols {
-		if d.reads(c) {
-			z += w[c] * float64(row.vals[k])
-		}
+	z := w[len(w)-1] + d.rows[i].dot(w)
+	if d.readsFindings {
+		z += d.findings[i].dot(w)
 	}
 	for k, x := range d.dense[i] {
 		if k != analyzerScore || d.readsFindings {
@@ -90,7 +97,7 @@ func fit(d *design) ([]float64, error) {
 		Func: func(w []float64) float64 { return d.loss(w, nil) },
 		Grad: func(grad, w []float64) { d.loss(w, grad) },
 	}
-	settings := &optimize.Settings{GradientThreshold: 1e-5, MajorIterations: 1000}
+	settings := &optimize.Settings{GradientThreshold: 1e-3, MajorIterations: 1000}
 	res, err := optimize.Minimize(problem, make([]float64, dim), settings, &optimize.LBFGS{})
 	if err != nil && !errors.Is(err, optimize.ErrLinesearcherFailure) {
 		return nil, fmt.Errorf("detector: fit: %w", err)
@@ -121,11 +128,9 @@ func (d *design) loss(w, grad []float64) float64 {
 			continue
 		}
 		g := -y * d.weight[i] * sigmoid(-y*z)
-		row := d.rows[i]
-		for k, c := range row.cols {
-			if d.reads(c) {
-				grad[c] += g * float64(row.vals[k])
-			}
+		d.rows[i].addTo(grad, g)
+		if d.readsFindings {
+			d.findings[i].addTo(grad, g)
 		}
 		for k, x := range d.dense[i] {
 			if k != analyzerScore || d.readsFindings {
@@ -152,3 +157,19 @@ func softplus(x float64) float64 {
 }
 
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+// dot is the vector's product with w.
+func (v vector) dot(w []float64) float64 {
+	var z float64
+	for k, c := range v.cols {
+		z += w[c] * float64(v.vals[k])
+	}
+	return z
+}
+
+// addTo adds g times the vector to grad.
+func (v vector) addTo(grad []float64, g float64) {
+	for k, c := range v.cols {
+		grad[c] += g * float64(v.vals[k])
+	}
+}

@@ -147,10 +147,16 @@ type scored struct {
 // a time, and holds no transaction.
 func scoreConversations(ctx context.Context, q *dbsqlc.Queries, pool *pgxpool.Pool, task uuid.UUID, owner int64,
 	m *detector.Model, outOfFold map[exampleKey]float64, diagnosed bool) ([]scored, error) {
+	known := []int32{}
+	for k := range outOfFold {
+		if k.task == task {
+			known = append(known, k.seq)
+		}
+	}
 	var out []scored
 	for after := int32(0); ; {
 		rows, err := q.ListScoringConversationsAfter(ctx, pool, dbsqlc.ListScoringConversationsAfterParams{
-			TaskID: task, OwnerUserID: owner, AfterSeq: after, MaxRows: pageSize, Diagnosed: diagnosed,
+			TaskID: task, OwnerUserID: owner, AfterSeq: after, MaxRows: pageSize, Diagnosed: diagnosed, Scored: known,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: score: read conversations: %w", err)

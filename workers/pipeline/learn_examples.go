@@ -17,10 +17,10 @@ import (
 )
 
 // maxExamples is how many labelled conversations an agent's detector learns from at
-// most: the latest runs' first. Learning curves of text classifiers flatten long
-// before, and the bound keeps training's memory and time bounded however many labels
-// an agent gathers.
-const maxExamples = 5000
+// most: the latest runs' first. Learning curves of text classifiers flatten by then,
+// and the bound keeps training's memory and time bounded however many labels an agent
+// gathers (BENCHMARKS.md).
+const maxExamples = 2000
 
 // exampleKey names one labelled conversation of an agent.
 type exampleKey struct {
