@@ -268,6 +268,28 @@ func (m mdWriter) issueNotes(cs []Cluster) {
 	m.p("")
 }
 
+// scoredBy says where the failure scores come from: the agent's detector, with how well
+// it did on scenarios it had not seen beside what counting messages alone scores.
+func (m mdWriter) scoredBy(r Report) {
+	f := r.FailureModel
+	if f == nil {
+		return
+	}
+	runs := "1 run"
+	if f.Runs != 1 {
+		runs = fmt.Sprintf("%d runs", f.Runs)
+	}
+	line := fmt.Sprintf("Failure scores come from the detector of the agent “%s” (version %d), trained on %d labelled conversations from %s: cross-validated AUROC %.2f, 95%% interval %.2f–%.2f.",
+		mdText(f.Agent), f.Version, f.TrainedOn, runs, f.CVAUROC, f.CVInterval[0], f.CVInterval[1])
+	for _, b := range f.Baselines {
+		if b.Name == "messages" {
+			line += fmt.Sprintf(" Counting messages alone scores %.2f.", b.AUROC)
+		}
+	}
+	m.p("%s", line)
+	m.p("")
+}
+
 // outcomes writes what the outcome labels say: the split, the agreement of the
 // analysis with them and the failure drivers; without labels, which field to add.
 func (m mdWriter) outcomes(r Report) {
@@ -277,6 +299,7 @@ func (m mdWriter) outcomes(r Report) {
 	l := r.Population.Labelled
 	m.p("## What drives failed conversations")
 	m.p("")
+	m.scoredBy(r)
 	if !l.Any() {
 		m.p("The upload carries no outcome per conversation. Add one of these fields to each conversation's metadata (or a CSV column) to see which problems cost resolved conversations: %s.", mdText(LabelFields()))
 		m.p("")
