@@ -12,6 +12,7 @@ import (
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/taskstate"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // NewTask is what an upload says about its task before its file is read.
@@ -30,7 +31,7 @@ type Conversation struct {
 	ExternalID string
 	// Messages is encoded to JSON on the COPY's goroutine, beside the parsing, so the
 	// parser never waits for it.
-	Messages     any
+	Messages     []transcript.Message
 	MessageCount int
 	Metadata     json.RawMessage // nil when the export had none
 	Label        string          // the outcome the export recorded: "failed", "succeeded" or "" for none
