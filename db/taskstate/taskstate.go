@@ -1,8 +1,8 @@
 // Package taskstate is the vocabulary of a task's life: its status (the queue's state
-// machine, DESIGN.md §3) and the stage it is in, with the words people read for them.
-// It sits at the bottom, beside the tables that store them, so the queries' callers,
-// the worker, the pipeline, the report, the metrics and the pages all speak the same
-// typed words.
+// machine, docs/architecture.md#task-statuses) and the stage it is in, with the words
+// people read for them. It sits at the bottom, beside the tables that store them, so
+// the queries' callers, the worker, the pipeline, the report, the metrics and the pages
+// all speak the same typed words.
 package taskstate
 
 // Status is analysis_task.status.

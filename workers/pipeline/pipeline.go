@@ -1,10 +1,11 @@
-// Package pipeline is the work a task does (DESIGN.md §5 steps 1–7): quality checks
-// that define the population, risk screening, one diagnosis per conversation, issue
-// clusters, ranked Actions and the task's end. Pipeline is the workers.Handler that
-// runs those stages on a claimed task; every finished unit is a checkpoint written in
-// the lease's transaction, so a task that is taken over or handed back resumes where
-// it stopped. The pure parts (quality.Checker, risk.Screener, cluster.Builder,
-// cluster.SelectCandidates, cluster.AssignRanks) are usable and tested on their own.
+// Package pipeline is the work a task does (docs/architecture.md#pipeline-stages):
+// quality checks that define the population, risk screening, one diagnosis per
+// conversation, issue clusters, ranked Actions and the task's end. Pipeline is the
+// workers.Handler that runs those stages on a claimed task; every finished unit is a
+// checkpoint written in the lease's transaction, so a task that is taken over or handed
+// back resumes where it stopped. The pure parts (quality.Checker, risk.Screener,
+// cluster.Builder, cluster.SelectCandidates, cluster.AssignRanks) are usable and tested
+// on their own.
 package pipeline
 
 import (

@@ -18,10 +18,10 @@ import (
 const riskExamples = 3
 
 // risk summarises the risk flags the quality pass stored and chooses the conversations
-// to diagnose (DESIGN.md §5 step 2): every flagged one, plus — when MaxDiagnosed caps
-// the budget — a sample of the rest seeded by the task id. The choice and the summary
-// are stored in one transaction; those not chosen are skipped. A task whose risk
-// summary is stored already reuses its choice.
+// to diagnose (step 2 of docs/architecture.md#pipeline-stages): every flagged one, plus
+// — when MaxDiagnosed caps the budget — a sample of the rest seeded by the task id. The
+// choice and the summary are stored in one transaction; those not chosen are skipped. A
+// task whose risk summary is stored already reuses its choice.
 func (r *run) risk(ctx context.Context) error {
 	if len(r.state.RiskSummary) > 0 && string(r.state.RiskSummary) != "null" {
 		return nil

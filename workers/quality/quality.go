@@ -1,6 +1,7 @@
-// Package quality defines a task's population before any model is called (DESIGN.md
-// §5 step 1): each conversation is kept or set aside as malformed, empty, too short or a
-// duplicate of an earlier one, and the funnel counts them with their reasons.
+// Package quality defines a task's population before any model is called (step 1 of
+// docs/architecture.md#pipeline-stages): each conversation is kept or set aside as
+// malformed, empty, too short or a duplicate of an earlier one, and the funnel counts
+// them with their reasons.
 package quality
 
 import (
