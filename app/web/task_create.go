@@ -246,24 +246,7 @@ func sourceFormat(sum ingest.Summary) string {
 
 // formatLabel names the format read, for people.
 func formatLabel(sum ingest.Summary) string {
-	label := map[string]string{
-		"openai-jsonl":    "OpenAI chat JSONL",
-		"openai-json":     "OpenAI chat JSON",
-		"sharegpt-jsonl":  "ShareGPT JSONL",
-		"sharegpt-json":   "ShareGPT JSON",
-		"csv":             "CSV",
-		"anthropic-jsonl": "Anthropic Messages JSONL",
-		"anthropic-json":  "Anthropic Messages JSON",
-		"otlp-jsonl":      "OpenTelemetry spans (JSON lines)",
-		"otlp-json":       "OpenTelemetry spans (OTLP JSON)",
-		"langfuse-jsonl":  "Langfuse traces JSONL",
-		"langfuse-json":   "Langfuse traces JSON",
-		"langsmith-jsonl": "LangSmith runs JSONL",
-		"langsmith-json":  "LangSmith runs JSON",
-	}[sum.Format]
-	if label == "" {
-		label = sum.Format
-	}
+	label := transcript.FormatLabel(sum.Format)
 	if sum.Gzip {
 		label += ", gzip-compressed"
 	}
