@@ -426,18 +426,18 @@ type Evidence struct {
 
 // Conversation is one uploaded conversation's verdicts, without its messages.
 type Conversation struct {
-	Seq             int        `json:"seq"`
-	ID              string     `json:"id"`
-	Messages        int        `json:"messages"`
-	QCStatus        string     `json:"qc_status"`
-	QCReason        string     `json:"qc_reason"`
-	RiskFlags       []RiskFlag `json:"risk_flags"`
-	Selected        bool       `json:"selected"`
-	DiagnosisStatus string     `json:"diagnosis_status"`
-	DiagnosisPass   string     `json:"diagnosis_pass"`
-	DiagnosisError  string     `json:"diagnosis_error"`
-	Outcome         string     `json:"outcome"`
-	Summary         string     `json:"summary"`
+	Seq             int                       `json:"seq"`
+	ID              string                    `json:"id"`
+	Messages        int                       `json:"messages"`
+	QCStatus        taskstate.QCStatus        `json:"qc_status"`
+	QCReason        string                    `json:"qc_reason"`
+	RiskFlags       []RiskFlag                `json:"risk_flags"`
+	Selected        bool                      `json:"selected"`
+	DiagnosisStatus taskstate.DiagnosisStatus `json:"diagnosis_status"`
+	DiagnosisPass   string                    `json:"diagnosis_pass"`
+	DiagnosisError  string                    `json:"diagnosis_error"`
+	Outcome         string                    `json:"outcome"`
+	Summary         string                    `json:"summary"`
 	// Label is the outcome the upload recorded ("failed" or "succeeded"), null without
 	// one. FailureScore is the diagnosis' estimate, 0..1, that the conversation failed
 	// (null until diagnosed); EstimatedOutcome reads it ("failed" from 0.5); FailedTurn

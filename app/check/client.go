@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/report/compare"
 )
 
@@ -31,15 +32,15 @@ func newClient(base, token string) *client {
 
 // task is what the check reads of the API's Task and Created.
 type task struct {
-	ID       string    `json:"id"`
-	Title    string    `json:"title"`
-	Status   string    `json:"status"`
-	Terminal bool      `json:"terminal"`
-	Stage    string    `json:"stage"`
-	Error    string    `json:"error"`
-	Created  time.Time `json:"created_at"`
-	URL      string    `json:"url"`
-	HTMLURL  string    `json:"html_url"`
+	ID       string           `json:"id"`
+	Title    string           `json:"title"`
+	Status   taskstate.Status `json:"status"`
+	Terminal bool             `json:"terminal"`
+	Stage    string           `json:"stage"`
+	Error    string           `json:"error"`
+	Created  time.Time        `json:"created_at"`
+	URL      string           `json:"url"`
+	HTMLURL  string           `json:"html_url"`
 	Progress struct {
 		Done  int `json:"done"`
 		Total int `json:"total"`
@@ -135,7 +136,7 @@ func (c *client) baseline(ctx context.Context, t task, want string) (string, err
 		}
 		for _, other := range page.Tasks {
 			if other.ID != t.ID && other.Title == t.Title && other.Created.Before(t.Created) &&
-				(other.Status == "completed" || other.Status == "partial") {
+				other.Status.Concluded() {
 				return other.ID, nil
 			}
 		}

@@ -208,7 +208,7 @@ func rerank(rev *store.Review) ([]store.ActionRank, error) {
 	}
 	stored := make([]cluster.ActionResult, len(rev.Actions()))
 	for i, a := range rev.Actions() {
-		stored[i] = cluster.ActionResult{CandidateIndex: int(a.CandidateIndex), ClusterIdx: int(a.ClusterIdx), Written: a.Status == "done"}
+		stored[i] = cluster.ActionResult{CandidateIndex: int(a.CandidateIndex), ClusterIdx: int(a.ClusterIdx), Written: a.Status.Written()}
 	}
 	ranked := cluster.Rerank(clusters, stored)
 	out := make([]store.ActionRank, len(ranked))

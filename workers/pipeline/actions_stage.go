@@ -231,7 +231,7 @@ func (r *run) rankActions(ctx context.Context, selected []cluster.Cluster) error
 	}
 	results := make([]cluster.ActionResult, len(stored))
 	for i, s := range stored {
-		results[i] = cluster.ActionResult{CandidateIndex: int(s.CandidateIndex), ClusterIdx: int(s.ClusterIdx), Written: s.Status == "done", Error: s.Error}
+		results[i] = cluster.ActionResult{CandidateIndex: int(s.CandidateIndex), ClusterIdx: int(s.ClusterIdx), Written: s.Status.Written(), Error: s.Error}
 	}
 	ranked := cluster.AssignRanks(results)
 	params := dbsqlc.SetTaskActionRanksParams{TaskID: r.id, OwnerUserID: r.owner}

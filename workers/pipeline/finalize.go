@@ -24,7 +24,7 @@ func (r *run) finish(ctx context.Context, counts dbsqlc.CountConversationDiagnos
 	}
 	failed := 0
 	for _, a := range actions {
-		if a.Status != "done" {
+		if !a.Status.Written() {
 			failed++
 		}
 	}
