@@ -33,11 +33,17 @@ func worker(ctx context.Context, cfg config.Config, logger *slog.Logger, args []
 
 	ctx, stopSignals := notifyShutdown(ctx, logger)
 	defer stopSignals()
+	var life lifecycle
+	defer func() {
+		if err := life.close(); err != nil {
+			logger.Warn("shutdown", "err", err)
+		}
+	}()
 	pool, closeDB, err := openDatabase(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
-	defer closeDB()
+	life.add("database", func() error { closeDB(); return nil })
 	logger.LogAttrs(ctx, slog.LevelInfo, "configuration", config.Summary(cfg)...)
 	svc, err := newServices(pool, cfg, logger, true, true)
 	if err != nil {
@@ -56,12 +62,12 @@ func worker(ctx context.Context, cfg config.Config, logger *slog.Logger, args []
 		if err != nil {
 			return err
 		}
-		defer stopMetrics()
+		life.add("metrics server", func() error { stopMetrics(); return nil })
 	}
 	if err := svc.start(ctx); err != nil {
 		return err
 	}
 	logger.Info("worker started; waiting for tasks", "worker", svc.worker.ID())
 	<-ctx.Done()
-	return svc.stop()
+	return svc.stop() // before the metrics server and the database, which close after
 }

@@ -48,6 +48,7 @@ var layers = append(folderLayers(),
 	layer{"app/flash", []string{"app"}, []string{"app/flash"}, "flash messages serve the handlers and sign-in alike"},
 	layer{"db/transcript", []string{"db"}, []string{"db/transcript"}, "the transcript is the shared model at the very bottom"},
 	layer{"db/taskstate", []string{"db"}, []string{"db/taskstate"}, "the task's vocabulary is shared by every layer"},
+	layer{"db/startstop", []string{"db"}, []string{"db/startstop"}, "the services' one lifecycle is shared by every layer"},
 )
 
 // folderLayers forbids each folder of the line the folders above it and static.
@@ -92,6 +93,8 @@ func TestLayersCatchWhatTheyShould(t *testing.T) {
 		{"db/store", "db/taskstate", false},
 		{"db", "app/config", true},
 		{"db/transcript", "db/taskstate", true},
+		{"db/startstop", "db/store", true},
+		{"workers/retention", "db/startstop", false},
 		{"workers/internal/testworker", "app/config", true},
 		{"workers/pipeline", "db/store", false},
 		{"workers/pipeline", "report", true},
