@@ -1,15 +1,12 @@
 package web
 
 import (
-	"context"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/checkup-dev/checkup/db/dbsqlc"
-	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/pages"
-	"github.com/checkup-dev/checkup/workers/cluster"
+	"github.com/checkup-dev/checkup/workers/review"
 )
 
 // clusterNotExpectedMark is POST /tasks/{id}/clusters/{cluster}/not-expected: the owner
@@ -23,26 +20,7 @@ func (s *Server) clusterNotExpectedMark(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	reason := strings.TrimSpace(c.FormValue("reason"))
-	reranked, err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
-		cl, err := rev.Cluster(idx)
-		if err != nil {
-			return noCluster(idx)
-		}
-		switch {
-		case cl.Expected && !policyExpected(cl):
-			return errOwnerExpected
-		case !cl.Expected && !cl.PolicyOverruled:
-			return errNotPolicyExpected
-		}
-		if err := checkReason(reason); err != nil {
-			return err
-		}
-		if err := noOppositeRule(ctx, rev, cl, false); err != nil {
-			return err
-		}
-		return rev.MarkNotExpected(ctx, idx, store.ExpectedMark{Reason: reason, NormalTitle: cluster.NormalTitle(cl.Title)})
-	})
+	reranked, err := s.review(c, id, idx, review.MarkNotExpected(idx, strings.TrimSpace(c.FormValue("reason"))))
 	if err != nil {
 		return err
 	}
@@ -59,23 +37,9 @@ func (s *Server) clusterNotExpectedUndo(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	reranked, err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
-		cl, err := rev.Cluster(idx)
-		if err != nil {
-			return noCluster(idx)
-		}
-		if !cl.PolicyOverruled {
-			return errNotOverruled
-		}
-		return clearOwnersMark(ctx, rev, cl)
-	})
+	reranked, err := s.review(c, id, idx, review.UndoNotExpected(idx))
 	if err != nil {
 		return err
 	}
 	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Marked: true, Policy: true, Reranked: reranked}, "expected")
-}
-
-// policyExpected reports whether the agent's policy, not its owner, makes cl expected.
-func policyExpected(cl dbsqlc.ListTaskClustersRow) bool {
-	return cl.Expected && cl.ExpectedBy != nil && *cl.ExpectedBy == cluster.ExpectedByPolicy
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
 	"github.com/checkup-dev/checkup/workers/cluster"
+	"github.com/checkup-dev/checkup/workers/review"
 )
 
 // taskShow is the task page: its state, live progress while it runs, and the results
@@ -89,8 +90,8 @@ func (s *Server) ruleWords(c echo.Context, r report.Report) (gone map[int]bool, 
 	}
 	gone, from = map[int]bool{}, map[int]components.RuleSource{}
 	for _, cl := range marked {
-		issue := issueOf(cl.Type, cl.Category, cl.Title, cl.PolicyOverruled)
-		i := slices.IndexFunc(rules, func(r dbsqlc.ListExpectedRulesRow) bool { return ruleCovers(r, issue) })
+		issue := review.IssueOf(cl.Type, cl.Category, cl.Title, cl.PolicyOverruled)
+		i := slices.IndexFunc(rules, func(r dbsqlc.ListExpectedRulesRow) bool { return review.RuleCovers(r, issue) })
 		if i < 0 {
 			gone[cl.Idx] = true
 			continue

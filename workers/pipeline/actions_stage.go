@@ -229,11 +229,7 @@ func (r *run) rankActions(ctx context.Context, selected []cluster.Cluster) error
 	if err != nil {
 		return err
 	}
-	results := make([]cluster.ActionResult, len(stored))
-	for i, s := range stored {
-		results[i] = cluster.ActionResult{CandidateIndex: int(s.CandidateIndex), ClusterIdx: int(s.ClusterIdx), Written: s.Status.Written(), Error: s.Error}
-	}
-	ranked := cluster.AssignRanks(results)
+	ranked := cluster.AssignRanks(cluster.ResultsFromRows(stored))
 	params := dbsqlc.SetTaskActionRanksParams{TaskID: r.id, OwnerUserID: r.owner}
 	for _, a := range ranked {
 		if a.Written {
