@@ -15,6 +15,7 @@ import (
 
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/pipeline"
 )
 
 // SchemaVersion is the version of report.json's schema, written as schema_version.
@@ -237,45 +238,14 @@ type FunnelReason struct {
 	Count  int    `json:"count"`
 }
 
-// RiskSummary is the deterministic risk screening of the kept conversations.
-type RiskSummary struct {
-	Screened int        `json:"screened"`
-	Flagged  int        `json:"flagged"`
-	Selected int        `json:"selected"`
-	Kinds    []RiskKind `json:"kinds"`
-}
-
-// RiskKind counts one kind of risk flag, with up to three examples.
-type RiskKind struct {
-	Kind          string        `json:"kind"`
-	Conversations int           `json:"conversations"`
-	Flags         int           `json:"flags"`
-	Examples      []RiskExample `json:"examples"`
-}
-
-// RiskExample points at one flagged turn.
-// CutBefore and CutAfter say the quote was cut out of the turn mid-sentence there.
-type RiskExample struct {
-	ConversationID string `json:"conversation_id"`
-	Seq            int    `json:"seq"`
-	Turn           int    `json:"turn"`
-	Quote          string `json:"quote"`
-	CutBefore      bool   `json:"cut_before,omitempty"`
-	CutAfter       bool   `json:"cut_after,omitempty"`
-}
-
-// Marked puts an ellipsis beside a rendered quote on each side where it was cut.
-func (e RiskExample) Marked(quote string) string { return markCuts(quote, e.CutBefore, e.CutAfter) }
-
-func markCuts(quote string, before, after bool) string {
-	if before {
-		quote = "…" + quote
-	}
-	if after {
-		quote += "…"
-	}
-	return quote
-}
+// RiskSummary, RiskKind and RiskExample are the deterministic risk screening of the
+// kept conversations, in the shape the pipeline stores it (pipeline.RiskSummary) and
+// the report reads back whole.
+type (
+	RiskSummary = pipeline.RiskSummary
+	RiskKind    = pipeline.RiskKindSummary
+	RiskExample = pipeline.RiskExample
+)
 
 // PriorityParts shows how a cluster's priority score was computed.
 type PriorityParts struct {
@@ -460,4 +430,6 @@ type RiskFlag struct {
 }
 
 // Marked is the flag's quote with an ellipsis on each side where it was cut.
-func (f RiskFlag) Marked() string { return markCuts(f.Quote, f.CutBefore, f.CutAfter) }
+func (f RiskFlag) Marked() string {
+	return RiskExample{CutBefore: f.CutBefore, CutAfter: f.CutAfter}.Marked(f.Quote)
+}

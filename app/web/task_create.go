@@ -14,7 +14,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
-	"github.com/checkup-dev/checkup/app/htmx"
 	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/db/transcript"
@@ -53,12 +52,7 @@ func (s *Server) taskCreate(c echo.Context) error {
 			": if it held the same conversations, compare the two diagnoses once this one has finished."
 	}
 	s.flash.Set(c, msg)
-	to := string(components.TaskURL(up.id.String()))
-	if isFragment(c) {
-		c.Response().Header().Set(htmx.HeaderRedirect, to)
-		return c.NoContent(http.StatusOK)
-	}
-	return c.Redirect(http.StatusSeeOther, to)
+	return seeOther(c, string(components.TaskURL(up.id.String())))
 }
 
 // uploaded is a task created from an upload, and the form it came in.
