@@ -79,8 +79,9 @@ const (
 	Finishing  Stage = "finishing"
 )
 
-// Step is where the stage comes in the pipeline's run, n of of (1 of 6 for Quality);
-// 0 for a stage that is not one of its steps (Queued, Upload, Settings).
+// Step numbers the stage in the pipeline's run: it is step n of the run's of steps
+// (Quality is 1 of 6), and n is 0 for a stage that is not a step (Queued, Upload,
+// Settings).
 func (s Stage) Step() (n, of int) {
 	steps := []Stage{Quality, Risk, Diagnosis, Clustering, Actions, Finishing}
 	for i, step := range steps {

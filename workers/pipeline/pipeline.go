@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/checkup-dev/checkup/db/taskstate"
-	"github.com/checkup-dev/checkup/workers/quality"
 	"github.com/checkup-dev/checkup/workers/risk"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -43,8 +42,6 @@ type Options struct {
 	// as an ACTION_CONCURRENCY out of range); each task repeats them as warnings, so
 	// its owner sees why it ran as it did.
 	SettingWarnings []string
-	// QC tunes the quality checks.
-	QC quality.Options
 	// OutageMax is how long a task waits for a model provider that does not answer
 	// before it fails with that reason (LLM_OUTAGE_MAX_MS); ProbeInterval is how often
 	// it asks meanwhile (zero: every 10 s, not a setting). See outage.

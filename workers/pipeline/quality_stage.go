@@ -46,7 +46,7 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	if r.refreshesStatistics() {
 		r.maintain(ctx, taskstate.Quality, statisticsNotRefreshed, r.q.MaintenanceAnalyzeConversations)
 	}
-	checker := quality.NewChecker(r.p.opt.QC)
+	checker := quality.NewChecker(quality.Options{}) // the defaults, as the upload's population preview checks
 	r.kept = &keptConversations{bySeq: map[int32]storedConversation{}}
 	// Without a cap on diagnosis every kept conversation is diagnosed: the pass records
 	// that with the verdicts, instead of the risk stage writing every row again.
