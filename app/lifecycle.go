@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 )
 
 // lifecycle is what a command has started, in order: close stops it in reverse, so
@@ -18,6 +19,17 @@ type lifecyclePart struct {
 	name  string
 	stop  func() error
 	early bool
+}
+
+// newLifecycle returns an empty lifecycle and what closes it, logging the parts that
+// did not stop well: defer it.
+func newLifecycle(logger *slog.Logger) (*lifecycle, func()) {
+	l := &lifecycle{}
+	return l, func() {
+		if err := l.close(); err != nil {
+			logger.Warn("shutdown", "err", err)
+		}
+	}
 }
 
 // add records a started part and how to stop it.

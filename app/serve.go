@@ -24,12 +24,8 @@ import (
 func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	ctx, stopSignals := notifyShutdown(ctx, logger)
 	defer stopSignals()
-	var life lifecycle
-	defer func() {
-		if stopErr := life.close(); stopErr != nil {
-			logger.Warn("shutdown", "err", stopErr)
-		}
-	}()
+	life, closeLife := newLifecycle(logger)
+	defer closeLife()
 
 	listener, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -41,11 +37,10 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	pool, closeDB, err := openDatabase(ctx, cfg, logger)
+	pool, err := startDatabase(ctx, cfg, logger, life)
 	if err != nil {
 		return err
 	}
-	life.add("database", func() error { closeDB(); return nil })
 	bulk, err := db.OpenBulk(ctx, pool)
 	if err != nil {
 		return err
@@ -60,12 +55,8 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		return err
 	}
 	life.addEarly("services", svc.stop) // the worker stops claiming at once and drains
-	if cfg.MetricsAddr != "" {
-		stopMetrics, err := svc.metrics.Serve(cfg.MetricsAddr)
-		if err != nil {
-			return err
-		}
-		life.add("metrics server", func() error { stopMetrics(); return nil })
+	if err := svc.serveMetrics(cfg.MetricsAddr, life); err != nil {
+		return err
 	}
 	site := web.New(web.Deps{Config: cfg, Pool: pool, BulkPool: bulk, Logger: logger, Providers: providers, Metrics: svc.metrics})
 	if err := site.Start(ctx); err != nil {

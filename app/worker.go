@@ -33,17 +33,12 @@ func worker(ctx context.Context, cfg config.Config, logger *slog.Logger, args []
 
 	ctx, stopSignals := notifyShutdown(ctx, logger)
 	defer stopSignals()
-	var life lifecycle
-	defer func() {
-		if err := life.close(); err != nil {
-			logger.Warn("shutdown", "err", err)
-		}
-	}()
-	pool, closeDB, err := openDatabase(ctx, cfg, logger)
+	life, closeLife := newLifecycle(logger)
+	defer closeLife()
+	pool, err := startDatabase(ctx, cfg, logger, life)
 	if err != nil {
 		return err
 	}
-	life.add("database", func() error { closeDB(); return nil })
 	logger.LogAttrs(ctx, slog.LevelInfo, "configuration", config.Summary(cfg)...)
 	svc, err := newServices(pool, cfg, logger, true, true)
 	if err != nil {
@@ -57,12 +52,8 @@ func worker(ctx context.Context, cfg config.Config, logger *slog.Logger, args []
 		logger.Info("task run ended", "task_id", taskID, "status", status)
 		return nil
 	}
-	if cfg.MetricsAddr != "" {
-		stopMetrics, err := svc.metrics.Serve(cfg.MetricsAddr)
-		if err != nil {
-			return err
-		}
-		life.add("metrics server", func() error { stopMetrics(); return nil })
+	if err := svc.serveMetrics(cfg.MetricsAddr, life); err != nil {
+		return err
 	}
 	if err := svc.start(ctx); err != nil {
 		return err
