@@ -22,15 +22,8 @@ import (
 // expected behaviour, its Action leaves the ranking and the others are ranked again;
 // a rule marks the same issue in the owner's later runs.
 func (s *Server) clusterExpectedMark(c echo.Context) error {
-	id, idx, err := s.clusterRoute(c)
-	if err != nil {
-		return err
-	}
-	reranked, err := s.review(c, id, idx, review.MarkExpected(idx, strings.TrimSpace(c.FormValue("reason"))))
-	if err != nil {
-		return err
-	}
-	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Marked: true, Reranked: reranked}, "expected")
+	return s.reviewCluster(c, func(idx int32) review.Change { return review.MarkExpected(idx, reasonOf(c)) },
+		pages.ReviewNotice{Marked: true}, "expected")
 }
 
 // clusterExpectedUndo takes the owner's mark back (DELETE from htmx, POST
@@ -39,16 +32,47 @@ func (s *Server) clusterExpectedMark(c echo.Context) error {
 // are removed. From an issue the owner has not marked it is refused, so the answer
 // never claims a change that did not happen.
 func (s *Server) clusterExpectedUndo(c echo.Context) error {
+	return s.reviewCluster(c, review.UndoExpected, pages.ReviewNotice{}, "clusters")
+}
+
+// clusterNotExpectedMark is POST /tasks/{id}/clusters/{cluster}/not-expected: the owner
+// says a cluster the agent's policy seemed to call for is not expected — the policy
+// sentence it was matched to does not fit, or the agent should not do it — with an
+// optional reason. It becomes an issue, without an Action in the run it was expected
+// in (none was written for it); a rule says the same of the issue in the owner's later
+// runs, where it can get one. Saying it again only changes the reason.
+func (s *Server) clusterNotExpectedMark(c echo.Context) error {
+	return s.reviewCluster(c, func(idx int32) review.Change { return review.MarkNotExpected(idx, reasonOf(c)) },
+		pages.ReviewNotice{Policy: true}, "clusters")
+}
+
+// clusterNotExpectedUndo takes back the owner's word that a cluster is not expected
+// (DELETE from htmx, POST .../not-expected/delete from the plain form): it is expected
+// by the agent's policy again, out of the ranking, and the rules that said otherwise in
+// later runs are removed. From an issue the owner has not said that of it is refused,
+// so the answer never claims a change that did not happen.
+func (s *Server) clusterNotExpectedUndo(c echo.Context) error {
+	return s.reviewCluster(c, review.UndoNotExpected, pages.ReviewNotice{Marked: true, Policy: true}, "expected")
+}
+
+// reviewCluster makes one review of the route's cluster (change, given its index) and
+// answers with notice (which cluster and whether the Actions were ranked again are
+// filled in), back at the task page's anchor for a plain form.
+func (s *Server) reviewCluster(c echo.Context, change func(idx int32) review.Change, notice pages.ReviewNotice, anchor string) error {
 	id, idx, err := s.clusterRoute(c)
 	if err != nil {
 		return err
 	}
-	reranked, err := s.review(c, id, idx, review.UndoExpected(idx))
+	reranked, err := s.review(c, id, idx, change(idx))
 	if err != nil {
 		return err
 	}
-	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Reranked: reranked}, "clusters")
+	notice.ClusterIdx, notice.Reranked = int(idx), reranked
+	return s.reviewed(c, id, notice, anchor)
 }
+
+// reasonOf is the reason a mark's form gives, trimmed.
+func reasonOf(c echo.Context) string { return strings.TrimSpace(c.FormValue("reason")) }
 
 // review applies change to the owner's task (review.Apply) and answers what it refused:
 // a refusal of the issue's state is a 409, of the request a 400, with its sentence; a

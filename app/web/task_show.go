@@ -14,7 +14,6 @@ import (
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
-	"github.com/checkup-dev/checkup/workers/cluster"
 	"github.com/checkup-dev/checkup/workers/review"
 )
 
@@ -77,7 +76,7 @@ func (s *Server) rerunTitle(c echo.Context, id string) (string, error) {
 func (s *Server) ruleWords(c echo.Context, r report.Report) (gone map[int]bool, from map[int]components.RuleSource, err error) {
 	var marked []report.Cluster
 	for _, cl := range r.Clusters {
-		if cl.PolicyOverruled || cl.ExpectedBy != nil && *cl.ExpectedBy == cluster.ExpectedByOwner {
+		if cl.PolicyOverruled || review.ByOwner(cl.ExpectedBy) {
 			marked = append(marked, cl)
 		}
 	}

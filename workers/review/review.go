@@ -104,83 +104,94 @@ func Apply(ctx context.Context, st *store.Store, id uuid.UUID, owner store.Owner
 // RISK issue): it joins the expected behaviour, its Action leaves the ranking, and a
 // rule marks the same issue in the owner's later runs.
 func MarkExpected(idx int32, reason string) Change {
-	return func(ctx context.Context, rev *store.Review) error {
-		cl, err := clusterOf(rev, idx)
-		if err != nil {
-			return err
-		}
+	return mark(idx, reason, true, func(cl dbsqlc.ListTaskClustersRow) error {
 		switch {
 		case cl.PolicyOverruled:
 			return ErrOverruled
-		case cl.Expected && !expectedBy(cl, cluster.ExpectedByOwner):
+		case cl.Expected && !ByOwner(cl.ExpectedBy):
 			return ErrPolicyExpected
 		case reason == "" && cl.Type == string(analyzer.TypeRisk):
 			return ErrRiskNeedsReason
 		}
-		if err := checkReason(reason); err != nil {
-			return err
-		}
-		if err := noOppositeRule(ctx, rev, cl, true); err != nil {
-			return err
-		}
-		return rev.MarkExpected(ctx, idx, store.ExpectedMark{Reason: reason, NormalTitle: cluster.NormalTitle(cl.Title)})
-	}
+		return nil
+	})
 }
 
 // UndoExpected takes the owner's mark of cluster idx back, with the rules that carry it
 // to their later runs. From an issue the owner has not marked it is refused, so the
 // answer never claims a change that did not happen.
 func UndoExpected(idx int32) Change {
-	return func(ctx context.Context, rev *store.Review) error {
-		cl, err := clusterOf(rev, idx)
-		if err != nil {
-			return err
-		}
+	return undo(idx, func(cl dbsqlc.ListTaskClustersRow) error {
 		switch {
 		case !cl.Expected:
 			return ErrNotMarked
-		case !expectedBy(cl, cluster.ExpectedByOwner):
+		case !ByOwner(cl.ExpectedBy):
 			return ErrUndoPolicyExpected
 		}
-		return clearOwnersMark(ctx, rev, cl)
-	}
+		return nil
+	})
 }
 
 // MarkNotExpected says a cluster the agent's policy seemed to call for is not
 // expected, with an optional reason: it becomes an issue, and a rule says the same in
 // the owner's later runs. Saying it again only changes the reason.
 func MarkNotExpected(idx int32, reason string) Change {
-	return func(ctx context.Context, rev *store.Review) error {
-		cl, err := clusterOf(rev, idx)
-		if err != nil {
-			return err
-		}
+	return mark(idx, reason, false, func(cl dbsqlc.ListTaskClustersRow) error {
 		switch {
-		case cl.Expected && !expectedBy(cl, cluster.ExpectedByPolicy):
+		case cl.Expected && (cl.ExpectedBy == nil || *cl.ExpectedBy != cluster.ExpectedByPolicy):
 			return ErrOwnerExpected
 		case !cl.Expected && !cl.PolicyOverruled:
 			return ErrNotPolicyExpected
 		}
-		if err := checkReason(reason); err != nil {
-			return err
-		}
-		if err := noOppositeRule(ctx, rev, cl, false); err != nil {
-			return err
-		}
-		return rev.MarkNotExpected(ctx, idx, store.ExpectedMark{Reason: reason, NormalTitle: cluster.NormalTitle(cl.Title)})
-	}
+		return nil
+	})
 }
 
 // UndoNotExpected takes back the owner's word that cluster idx is not expected: the
 // policy makes it expected again. Refused when the owner has not said it.
 func UndoNotExpected(idx int32) Change {
+	return undo(idx, func(cl dbsqlc.ListTaskClustersRow) error {
+		if !cl.PolicyOverruled {
+			return ErrNotOverruled
+		}
+		return nil
+	})
+}
+
+// ByOwner reports whether expectedBy, a cluster's expected_by, says its owner's word
+// (a mark, or a rule of theirs) makes it expected.
+func ByOwner(expectedBy *string) bool {
+	return expectedBy != nil && *expectedBy == cluster.ExpectedByOwner
+}
+
+// mark stores the owner's word on cluster idx, expected or not, with its reason, once
+// allowed lets it and no rule of theirs says the opposite.
+func mark(idx int32, reason string, expected bool, allowed func(dbsqlc.ListTaskClustersRow) error) Change {
 	return func(ctx context.Context, rev *store.Review) error {
-		cl, err := clusterOf(rev, idx)
+		cl, err := allowedCluster(rev, idx, allowed)
 		if err != nil {
 			return err
 		}
-		if !cl.PolicyOverruled {
-			return ErrNotOverruled
+		if err := checkReason(reason); err != nil {
+			return err
+		}
+		if err := noOppositeRule(ctx, rev, cl, expected); err != nil {
+			return err
+		}
+		m := store.ExpectedMark{Reason: reason, NormalTitle: cluster.NormalTitle(cl.Title)}
+		if expected {
+			return rev.MarkExpected(ctx, idx, m)
+		}
+		return rev.MarkNotExpected(ctx, idx, m)
+	}
+}
+
+// undo takes the owner's word on cluster idx back, once allowed lets it.
+func undo(idx int32, allowed func(dbsqlc.ListTaskClustersRow) error) Change {
+	return func(ctx context.Context, rev *store.Review) error {
+		cl, err := allowedCluster(rev, idx, allowed)
+		if err != nil {
+			return err
 		}
 		return clearOwnersMark(ctx, rev, cl)
 	}
@@ -204,17 +215,14 @@ func ruleMatches(r dbsqlc.ListExpectedRulesRow, issue cluster.Cluster) bool {
 	return cluster.Rule{Type: analyzer.FindingType(r.Type), Category: r.Category, Title: r.Title}.Matches(issue)
 }
 
-func clusterOf(rev *store.Review, idx int32) (dbsqlc.ListTaskClustersRow, error) {
+// allowedCluster is cluster idx of the review, once allowed lets the change be made to
+// it; ErrNoCluster when the task has no such cluster.
+func allowedCluster(rev *store.Review, idx int32, allowed func(dbsqlc.ListTaskClustersRow) error) (dbsqlc.ListTaskClustersRow, error) {
 	cl, err := rev.Cluster(idx)
 	if err != nil {
 		return cl, ErrNoCluster
 	}
-	return cl, nil
-}
-
-// expectedBy reports whether by (the owner, or the policy) makes cl expected.
-func expectedBy(cl dbsqlc.ListTaskClustersRow, by string) bool {
-	return cl.Expected && cl.ExpectedBy != nil && *cl.ExpectedBy == by
+	return cl, allowed(cl)
 }
 
 // clearOwnersMark takes what the owner said of cl off it in rev — expected, or not
