@@ -15,6 +15,7 @@ import (
 
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/cluster"
 	"github.com/checkup-dev/checkup/workers/pipeline"
 )
 
@@ -247,16 +248,9 @@ type (
 	RiskExample = pipeline.RiskExample
 )
 
-// PriorityParts shows how a cluster's priority score was computed.
-type PriorityParts struct {
-	Prevalence     float64 `json:"prevalence"`
-	PrevalenceTerm float64 `json:"prevalence_term"`
-	Severity       float64 `json:"severity"`
-	SeverityTerm   float64 `json:"severity_term"`
-	Confidence     float64 `json:"confidence"`
-	ConfidenceTerm float64 `json:"confidence_term"`
-	Formula        string  `json:"formula"`
-}
+// PriorityParts shows how a cluster's priority score was computed, as clustering
+// stores it.
+type PriorityParts = cluster.PriorityParts
 
 // Action is one ranked recommendation, written for one issue cluster.
 type Action struct {

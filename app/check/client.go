@@ -32,15 +32,15 @@ func newClient(base, token string) *client {
 
 // task is what the check reads of the API's Task and Created.
 type task struct {
-	ID       string           `json:"id"`
-	Title    string           `json:"title"`
-	Status   taskstate.Status `json:"status"`
-	Terminal bool             `json:"terminal"`
-	Stage    string           `json:"stage"`
-	Error    string           `json:"error"`
-	Created  time.Time        `json:"created_at"`
-	URL      string           `json:"url"`
-	HTMLURL  string           `json:"html_url"`
+	ID       string    `json:"id"`
+	Title    string    `json:"title"`
+	Status   string    `json:"status"`
+	Terminal bool      `json:"terminal"`
+	Stage    string    `json:"stage"`
+	Error    string    `json:"error"`
+	Created  time.Time `json:"created_at"`
+	URL      string    `json:"url"`
+	HTMLURL  string    `json:"html_url"`
 	Progress struct {
 		Done  int `json:"done"`
 		Total int `json:"total"`
@@ -50,6 +50,10 @@ type task struct {
 		Conversations int    `json:"conversations"`
 	} `json:"upload"`
 }
+
+// concluded reports whether the diagnosis ran to its end (taskstate.Status.Concluded):
+// only then has it results to check.
+func (t task) concluded() bool { return taskstate.Status(t.Status).Concluded() }
 
 // apiError is the API's error body.
 type apiError struct {
@@ -136,7 +140,7 @@ func (c *client) baseline(ctx context.Context, t task, want string) (string, err
 		}
 		for _, other := range page.Tasks {
 			if other.ID != t.ID && other.Title == t.Title && other.Created.Before(t.Created) &&
-				other.Status.Concluded() {
+				other.concluded() {
 				return other.ID, nil
 			}
 		}

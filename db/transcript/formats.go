@@ -16,38 +16,29 @@ type Format struct {
 // explains together, a document and its JSON-lines form, or the trace exports.
 type Family string
 
-// The families, in the order the upload page shows them.
-const (
-	FamilyOpenAIJSONL Family = "openai-jsonl"
-	FamilyOpenAIJSON  Family = "openai-json"
-	FamilyShareGPT    Family = "sharegpt"
-	FamilyCSV         Family = "csv"
-	FamilyAnthropic   Family = "anthropic"
-	FamilyTraces      Family = "traces"
-)
-
-// Families lists the families in the order the upload page shows them.
+// Families lists the families in the order the upload page shows them; the page's
+// entries and the formats' families are held to it by their tests.
 func Families() []Family {
-	return []Family{FamilyOpenAIJSONL, FamilyOpenAIJSON, FamilyShareGPT, FamilyCSV, FamilyAnthropic, FamilyTraces}
+	return []Family{"openai-jsonl", "openai-json", "sharegpt", "csv", "anthropic", "traces"}
 }
 
-// Formats lists every format an upload may be.
+// Formats lists every format an upload may be. Most come as JSON lines and as one JSON
+// document, named as the upload parser names them: the kind, "-jsonl" or "-json".
 func Formats() []Format {
-	return []Format{
-		{"openai-jsonl", FamilyOpenAIJSONL, "OpenAI chat JSONL"},
-		{"openai-json", FamilyOpenAIJSON, "OpenAI chat JSON"},
-		{"sharegpt-jsonl", FamilyShareGPT, "ShareGPT JSONL"},
-		{"sharegpt-json", FamilyShareGPT, "ShareGPT JSON"},
-		{"csv", FamilyCSV, "CSV"},
-		{"anthropic-jsonl", FamilyAnthropic, "Anthropic Messages JSONL"},
-		{"anthropic-json", FamilyAnthropic, "Anthropic Messages JSON"},
-		{"otlp-jsonl", FamilyTraces, "OpenTelemetry spans (JSON lines)"},
-		{"otlp-json", FamilyTraces, "OpenTelemetry spans (OTLP JSON)"},
-		{"langfuse-jsonl", FamilyTraces, "Langfuse traces JSONL"},
-		{"langfuse-json", FamilyTraces, "Langfuse traces JSON"},
-		{"langsmith-jsonl", FamilyTraces, "LangSmith runs JSONL"},
-		{"langsmith-json", FamilyTraces, "LangSmith runs JSON"},
-	}
+	return slices.Concat(
+		[]Format{{"openai-jsonl", "openai-jsonl", "OpenAI chat JSONL"}, {"openai-json", "openai-json", "OpenAI chat JSON"}},
+		linesAndDocument("sharegpt", "sharegpt", "ShareGPT"),
+		[]Format{{"csv", "csv", "CSV"}},
+		linesAndDocument("anthropic", "anthropic", "Anthropic Messages"),
+		[]Format{{"otlp-jsonl", "traces", "OpenTelemetry spans (JSON lines)"}, {"otlp-json", "traces", "OpenTelemetry spans (OTLP JSON)"}},
+		linesAndDocument("langfuse", "traces", "Langfuse traces"),
+		linesAndDocument("langsmith", "traces", "LangSmith runs"),
+	)
+}
+
+// linesAndDocument is a kind of file as JSON lines and as one JSON document.
+func linesAndDocument(kind string, family Family, label string) []Format {
+	return []Format{{kind + "-jsonl", family, label + " JSONL"}, {kind + "-json", family, label + " JSON"}}
 }
 
 // FormatNamed returns the format of that name, false for a name not in Formats.

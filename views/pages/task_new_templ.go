@@ -62,7 +62,7 @@ type UploadFormat struct {
 func UploadFormats() []UploadFormat {
 	return []UploadFormat{
 		{
-			Family: transcript.FamilyOpenAIJSONL,
+			Family: "openai-jsonl",
 			Name:   "OpenAI chat JSONL",
 			About: `One conversation per line: {"messages": [...]} with roles system, user, assistant and tool. ` +
 				`Content may be a string or a list of parts; assistant tool_calls and tool messages with tool_call_id are kept. ` +
@@ -71,7 +71,7 @@ func UploadFormats() []UploadFormat {
 {"conversation_id": "c2", "messages": [{"role": "user", "content": "Cancel my booking."}, {"role": "assistant", "content": "Done, it is canceled."}]}`,
 		},
 		{
-			Family: transcript.FamilyOpenAIJSON,
+			Family: "openai-json",
 			Name:   "JSON array of conversations",
 			About:  `The same conversations in one JSON document: an array of them, or an object with a "conversations" array.`,
 			Example: `{"conversations": [
@@ -81,14 +81,14 @@ func UploadFormats() []UploadFormat {
 ]}`,
 		},
 		{
-			Family: transcript.FamilyShareGPT,
+			Family: "sharegpt",
 			Name:   "ShareGPT",
 			About: `{"conversations": [{"from": ..., "value": ...}]}, one per line or in a JSON array. ` +
 				`from: human, gpt, system, function_call, observation. ShareGPT carries no tool call ids, so those are not kept.`,
 			Example: `{"id": "c1", "conversations": [{"from": "human", "value": "My bag did not arrive."}, {"from": "gpt", "value": "It arrives tomorrow before noon."}]}`,
 		},
 		{
-			Family: transcript.FamilyCSV,
+			Family: "csv",
 			Name:   "CSV, one message per row",
 			About: `A header row, then one message per row, separated by commas, semicolons or tabs. ` +
 				`Required columns: conversation_id, role, content (similar names such as session_id, speaker or message work too). ` +
@@ -100,14 +100,14 @@ c2,1,user,Cancel my booking.
 c2,2,assistant,"Done, it is canceled."`,
 		},
 		{
-			Family: transcript.FamilyAnthropic,
+			Family: "anthropic",
 			Name:   "Anthropic Messages",
 			About: `One request per line (or a JSON array): {"system": ..., "messages": [...]} with content blocks text, tool_use (a tool call, its input as arguments) and tool_result (with is_error). ` +
 				`Thinking and image blocks are skipped and counted; "id" and "metadata" are kept.`,
 			Example: `{"id": "c1", "system": "You are a support agent.", "messages": [{"role": "user", "content": "Where is my parcel?"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_1", "name": "track", "input": {"ref": "P1"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "in transit"}]}, {"role": "assistant", "content": "It is in transit."}]}`,
 		},
 		{
-			Family: transcript.FamilyTraces,
+			Family: "traces",
 			Name:   "Traces: OpenTelemetry, Langfuse, LangSmith",
 			About: `OTLP JSON from an OpenTelemetry collector's file exporter (GenAI semantic conventions, OpenInference or OpenLLMetry attributes), a Langfuse trace export, or a LangSmith run export. ` +
 				`Model calls are grouped into conversations by conversation id (else trace id) and the transcript is rebuilt once, without the history every call repeats.`,
