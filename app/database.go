@@ -14,6 +14,16 @@ import (
 
 const embeddedDatabase = "checkup"
 
+// startDatabase opens the database (openDatabase) as a part of life, which closes it.
+func startDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger, life *lifecycle) (*pgxpool.Pool, error) {
+	pool, closeDB, err := openDatabase(ctx, cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	life.add("database", func() error { closeDB(); return nil })
+	return pool, nil
+}
+
 // openDatabase connects to DATABASE_URL, or starts the private cluster in DATA_DIR
 // when it is empty, and migrates. The returned stop closes the pool and stops the
 // cluster.

@@ -24,82 +24,94 @@ import (
 func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	ctx, stopSignals := notifyShutdown(ctx, logger)
 	defer stopSignals()
+	life, closeLife := newLifecycle(logger)
+	defer closeLife()
 
 	listener, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on ADDR %s (%v): choose a free host:port", cfg.Addr, err)
 	}
+	httpd := &webServer{listener: listener, grace: cfg.ShutdownGrace + 5*time.Second}
+	life.add("listener", httpd.stop) // closes the listener when serving never began
 	providers, err := auth.LoadProviders(ctx, cfg)
 	if err != nil {
-		listener.Close()
 		return err
 	}
-	pool, closeDB, err := openDatabase(ctx, cfg, logger)
+	pool, err := startDatabase(ctx, cfg, logger, life)
 	if err != nil {
-		listener.Close()
 		return err
 	}
-	defer closeDB()
 	bulk, err := db.OpenBulk(ctx, pool)
 	if err != nil {
-		listener.Close()
 		return err
 	}
-	defer bulk.Close()
+	life.add("bulk pool", func() error { bulk.Close(); return nil })
 	logger.LogAttrs(ctx, slog.LevelInfo, "configuration", config.Summary(cfg)...)
 	svc, err := newServices(pool, cfg, logger, cfg.EmbeddedWorker, false)
 	if err != nil {
-		listener.Close()
 		return err
 	}
 	if err := svc.start(ctx); err != nil {
-		listener.Close()
 		return err
 	}
-	defer svc.stop() // runs before closeDB; a no-op after the stop below
-	if cfg.MetricsAddr != "" {
-		stopMetrics, err := svc.metrics.Serve(cfg.MetricsAddr)
-		if err != nil {
-			listener.Close()
-			return err
-		}
-		defer stopMetrics()
+	life.addEarly("services", svc.stop) // the worker stops claiming at once and drains
+	if err := svc.serveMetrics(cfg.MetricsAddr, life); err != nil {
+		return err
 	}
-
 	site := web.New(web.Deps{Config: cfg, Pool: pool, BulkPool: bulk, Logger: logger, Providers: providers, Metrics: svc.metrics})
 	if err := site.Start(ctx); err != nil {
-		listener.Close()
 		return err
 	}
-	defer func() {
+	life.add("site", func() error {
 		stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = site.Stop(stopCtx)
-	}()
-	srv := site.HTTPServer(slog.NewLogLogger(logger.Handler(), slog.LevelWarn))
+		return site.Stop(stopCtx)
+	})
+	// Serving starts last, so it stops first: no request meets a stopped part.
+	life.add("http server", httpd.stop)
 	// Logged before serving: the listener already queues connections, and a client
 	// that finds the server answering then always finds this line written.
 	logger.Info("Checkup is ready", "url", cfg.BaseURL, "local_sign_in", cfg.LocalSignIn())
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(listener) }()
-
+	serveErr := httpd.serve(site.HTTPServer(slog.NewLogLogger(logger.Handler(), slog.LevelWarn)))
 	select {
 	case err := <-serveErr:
 		return fmt.Errorf("http server: %w", err)
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down")
-	// The worker stops claiming at once and drains while HTTP shuts down; both end
-	// before the deferred closeDB.
-	stopped := make(chan error, 1)
-	go func() { stopped <- svc.stop() }()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace+5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		logger.Warn("http shutdown", "err", err)
+	return nil
+}
+
+// webServer is the HTTP server on the listener ADDR opened: stopping it before it
+// serves closes the listener, and after, shuts it down, letting the requests in flight
+// finish within grace. Stopping it twice does nothing.
+type webServer struct {
+	listener net.Listener
+	grace    time.Duration
+	srv      *http.Server
+	stopped  bool
+}
+
+// serve serves srv on the listener; the channel holds the error it ended with.
+func (w *webServer) serve(srv *http.Server) <-chan error {
+	w.srv = srv
+	ended := make(chan error, 1)
+	go func() { ended <- srv.Serve(w.listener) }()
+	return ended
+}
+
+func (w *webServer) stop() error {
+	if w.stopped {
+		return nil
 	}
-	if err := <-stopped; err != nil {
-		logger.Warn("shutdown", "err", err)
+	w.stopped = true
+	if w.srv == nil {
+		return w.listener.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), w.grace)
+	defer cancel()
+	if err := w.srv.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
 	}
 	return nil
 }

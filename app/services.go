@@ -109,6 +109,20 @@ func newAnalyzer(cfg config.Config, observe llm.Observer, logger *slog.Logger) (
 	return a, nil
 }
 
+// serveMetrics serves /metrics and /healthz apart at addr (METRICS_ADDR) as a part of
+// life; an empty addr serves nothing here.
+func (s *services) serveMetrics(addr string, life *lifecycle) error {
+	if addr == "" {
+		return nil
+	}
+	stop, err := s.metrics.Serve(addr)
+	if err != nil {
+		return err
+	}
+	life.add("metrics server", func() error { stop(); return nil })
+	return nil
+}
+
 // start starts retention and the worker. A graceful shutdown is stop's: ctx ending
 // stops nothing by itself.
 func (s *services) start(ctx context.Context) error {

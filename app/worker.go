@@ -33,11 +33,12 @@ func worker(ctx context.Context, cfg config.Config, logger *slog.Logger, args []
 
 	ctx, stopSignals := notifyShutdown(ctx, logger)
 	defer stopSignals()
-	pool, closeDB, err := openDatabase(ctx, cfg, logger)
+	life, closeLife := newLifecycle(logger)
+	defer closeLife()
+	pool, err := startDatabase(ctx, cfg, logger, life)
 	if err != nil {
 		return err
 	}
-	defer closeDB()
 	logger.LogAttrs(ctx, slog.LevelInfo, "configuration", config.Summary(cfg)...)
 	svc, err := newServices(pool, cfg, logger, true, true)
 	if err != nil {
@@ -51,17 +52,13 @@ func worker(ctx context.Context, cfg config.Config, logger *slog.Logger, args []
 		logger.Info("task run ended", "task_id", taskID, "status", status)
 		return nil
 	}
-	if cfg.MetricsAddr != "" {
-		stopMetrics, err := svc.metrics.Serve(cfg.MetricsAddr)
-		if err != nil {
-			return err
-		}
-		defer stopMetrics()
+	if err := svc.serveMetrics(cfg.MetricsAddr, life); err != nil {
+		return err
 	}
 	if err := svc.start(ctx); err != nil {
 		return err
 	}
 	logger.Info("worker started; waiting for tasks", "worker", svc.worker.ID())
 	<-ctx.Done()
-	return svc.stop()
+	return svc.stop() // before the metrics server and the database, which close after
 }

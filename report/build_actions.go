@@ -43,7 +43,7 @@ func (r *Report) addAction(a dbsqlc.ListTaskActionsRow, quotes map[int][]Quote) 
 	if a.ClusterExpected {
 		return nil
 	}
-	if a.Status != "done" || a.Rank == nil {
+	if !a.Status.Written() || a.Rank == nil {
 		msg := a.Error
 		if msg == "" {
 			msg = "the Action could not be written"

@@ -15,7 +15,9 @@ import (
 
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/cluster"
 	"github.com/checkup-dev/checkup/workers/detector"
+	"github.com/checkup-dev/checkup/workers/pipeline"
 )
 
 // SchemaVersion is the version of report.json's schema, written as schema_version.
@@ -246,56 +248,18 @@ type FunnelReason struct {
 	Count  int    `json:"count"`
 }
 
-// RiskSummary is the deterministic risk screening of the kept conversations.
-type RiskSummary struct {
-	Screened int        `json:"screened"`
-	Flagged  int        `json:"flagged"`
-	Selected int        `json:"selected"`
-	Kinds    []RiskKind `json:"kinds"`
-}
+// RiskSummary, RiskKind and RiskExample are the deterministic risk screening of the
+// kept conversations, in the shape the pipeline stores it (pipeline.RiskSummary) and
+// the report reads back whole.
+type (
+	RiskSummary = pipeline.RiskSummary
+	RiskKind    = pipeline.RiskKindSummary
+	RiskExample = pipeline.RiskExample
+)
 
-// RiskKind counts one kind of risk flag, with up to three examples.
-type RiskKind struct {
-	Kind          string        `json:"kind"`
-	Conversations int           `json:"conversations"`
-	Flags         int           `json:"flags"`
-	Examples      []RiskExample `json:"examples"`
-}
-
-// RiskExample points at one flagged turn.
-// CutBefore and CutAfter say the quote was cut out of the turn mid-sentence there.
-type RiskExample struct {
-	ConversationID string `json:"conversation_id"`
-	Seq            int    `json:"seq"`
-	Turn           int    `json:"turn"`
-	Quote          string `json:"quote"`
-	CutBefore      bool   `json:"cut_before,omitempty"`
-	CutAfter       bool   `json:"cut_after,omitempty"`
-}
-
-// Marked puts an ellipsis beside a rendered quote on each side where it was cut.
-func (e RiskExample) Marked(quote string) string { return markCuts(quote, e.CutBefore, e.CutAfter) }
-
-func markCuts(quote string, before, after bool) string {
-	if before {
-		quote = "…" + quote
-	}
-	if after {
-		quote += "…"
-	}
-	return quote
-}
-
-// PriorityParts shows how a cluster's priority score was computed.
-type PriorityParts struct {
-	Prevalence     float64 `json:"prevalence"`
-	PrevalenceTerm float64 `json:"prevalence_term"`
-	Severity       float64 `json:"severity"`
-	SeverityTerm   float64 `json:"severity_term"`
-	Confidence     float64 `json:"confidence"`
-	ConfidenceTerm float64 `json:"confidence_term"`
-	Formula        string  `json:"formula"`
-}
+// PriorityParts shows how a cluster's priority score was computed, as clustering
+// stores it.
+type PriorityParts = cluster.PriorityParts
 
 // Action is one ranked recommendation, written for one issue cluster.
 type Action struct {
@@ -440,18 +404,18 @@ type Evidence struct {
 
 // Conversation is one uploaded conversation's verdicts, without its messages.
 type Conversation struct {
-	Seq             int        `json:"seq"`
-	ID              string     `json:"id"`
-	Messages        int        `json:"messages"`
-	QCStatus        string     `json:"qc_status"`
-	QCReason        string     `json:"qc_reason"`
-	RiskFlags       []RiskFlag `json:"risk_flags"`
-	Selected        bool       `json:"selected"`
-	DiagnosisStatus string     `json:"diagnosis_status"`
-	DiagnosisPass   string     `json:"diagnosis_pass"`
-	DiagnosisError  string     `json:"diagnosis_error"`
-	Outcome         string     `json:"outcome"`
-	Summary         string     `json:"summary"`
+	Seq             int                       `json:"seq"`
+	ID              string                    `json:"id"`
+	Messages        int                       `json:"messages"`
+	QCStatus        taskstate.QCStatus        `json:"qc_status"`
+	QCReason        string                    `json:"qc_reason"`
+	RiskFlags       []RiskFlag                `json:"risk_flags"`
+	Selected        bool                      `json:"selected"`
+	DiagnosisStatus taskstate.DiagnosisStatus `json:"diagnosis_status"`
+	DiagnosisPass   string                    `json:"diagnosis_pass"`
+	DiagnosisError  string                    `json:"diagnosis_error"`
+	Outcome         string                    `json:"outcome"`
+	Summary         string                    `json:"summary"`
 	// Label is the outcome the upload recorded ("failed" or "succeeded"), null without
 	// one. FailureScore is the diagnosis' estimate, 0..1, that the conversation failed
 	// (null until diagnosed); EstimatedOutcome reads it ("failed" from 0.5); FailedTurn
@@ -481,4 +445,6 @@ type RiskFlag struct {
 }
 
 // Marked is the flag's quote with an ellipsis on each side where it was cut.
-func (f RiskFlag) Marked() string { return markCuts(f.Quote, f.CutBefore, f.CutAfter) }
+func (f RiskFlag) Marked() string {
+	return RiskExample{CutBefore: f.CutBefore, CutAfter: f.CutAfter}.Marked(f.Quote)
+}

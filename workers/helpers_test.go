@@ -17,6 +17,7 @@ import (
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/internal/testhandler"
 	"github.com/checkup-dev/checkup/workers/workertest"
@@ -73,7 +74,7 @@ func (b *bundle) units(tb testing.TB, id uuid.UUID) unitReport {
 	require.NoError(tb, err)
 	r := unitReport{total: len(checkpoints), records: map[string]int{}, byAttempt: map[int32]int{}}
 	for _, c := range checkpoints {
-		if c.DiagnosisStatus == "pending" {
+		if c.DiagnosisStatus == taskstate.DiagnosisPending {
 			r.pending++
 		}
 	}

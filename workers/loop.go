@@ -81,7 +81,7 @@ func (w *Worker) pause(ctx context.Context, d time.Duration, wake <-chan struct{
 	defer timer.Stop()
 	select {
 	case <-ctx.Done():
-	case <-w.stopping:
+	case <-w.life.Stopping():
 	case <-wake:
 	case <-timer.C:
 	}

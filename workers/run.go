@@ -59,7 +59,7 @@ func (w *Worker) drainOnStop(lease *Lease, returned <-chan struct{}) {
 	select {
 	case <-returned:
 		return
-	case <-w.stopping:
+	case <-w.life.Stopping():
 	}
 	lease.startDrain()
 	lease.logger.Info("shutting down: no new unit starts; waiting for the units in flight", "grace", w.cfg.ShutdownGrace)

@@ -23,7 +23,7 @@ func (w *Worker) RunOne(ctx context.Context, id uuid.UUID) (taskstate.Status, er
 	listenCtx, stopListening := context.WithCancel(base)
 	listening := w.startListener(listenCtx)
 	defer func() { stopListening(); <-listening }()
-	stopOnEnd := context.AfterFunc(ctx, func() { w.stopOnce.Do(func() { close(w.stopping) }) })
+	stopOnEnd := context.AfterFunc(ctx, w.life.Drain)
 	defer stopOnEnd()
 
 	rows, err := w.q.ClaimTask(ctx, w.pool, dbsqlc.ClaimTaskParams{

@@ -31,7 +31,7 @@ type Handler interface {
 // Outcome is how a task ended, as the handler saw it. A nil error with an Outcome
 // finishes the task with that status; Error is the sentence shown to its owner.
 type Outcome struct {
-	Status taskstate.Status // a terminal one (DESIGN.md §5 step 7)
+	Status taskstate.Status // a terminal one (docs/architecture.md#task-statuses)
 	Error  string
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/startstop"
 )
 
 // Worker claims and runs tasks, one at a time, until Stop.
@@ -33,11 +34,8 @@ type Worker struct {
 	wake    chan struct{}         // a task became pending; capacity 1
 	current atomic.Pointer[Lease] // the task running now, for cancel notifications
 
-	startOnce sync.Once
-	stopOnce  sync.Once
-	stopping  chan struct{}  // closed by Stop: claim no more, drain the task
-	loopDone  chan struct{}  // closed when the loop has returned, or at Stop if it never started
-	tasks     sync.WaitGroup // tasks in flight, from the loop or RunOne
+	life  startstop.Base // Stopping: claim no more, drain the task; Stopped: the loop returned
+	tasks sync.WaitGroup // tasks in flight, from the loop or RunOne
 }
 
 // New returns a worker that runs handler on the tasks of pool's database. It does
@@ -45,10 +43,8 @@ type Worker struct {
 func New(pool *pgxpool.Pool, handler Handler, cfg Config, logger *slog.Logger) *Worker {
 	return &Worker{
 		pool: pool, handler: handler, cfg: cfg, logger: logger.With("worker", cfg.ID),
-		q:        dbsqlc.New(),
-		wake:     make(chan struct{}, 1),
-		stopping: make(chan struct{}),
-		loopDone: make(chan struct{}),
+		q:    dbsqlc.New(),
+		wake: make(chan struct{}, 1),
 	}
 }
 
@@ -63,14 +59,11 @@ func (w *Worker) Metrics() *Metrics { return w.cfg.Metrics }
 // flight is cancelled and handed back); call Stop for a graceful shutdown. It returns
 // at once, with no error: the loop reports its own, and retries.
 func (w *Worker) Start(ctx context.Context) error {
-	w.startOnce.Do(func() {
+	w.life.Start(ctx, func(ctx context.Context) {
 		ctx, cancel := context.WithCancel(ctx)
 		listening := w.startListener(ctx)
-		go func() {
-			defer close(w.loopDone)
-			defer func() { cancel(); <-listening }()
-			w.loop(ctx)
-		}()
+		defer func() { cancel(); <-listening }()
+		w.loop(ctx)
 	})
 	return nil
 }
@@ -81,10 +74,11 @@ func (w *Worker) Start(ctx context.Context) error {
 // (pending, its lease cleared) so another instance resumes it at once. It returns when
 // the worker is idle, or with ctx's error if ctx ends first. Safe to call twice.
 func (w *Worker) Stop(ctx context.Context) error {
-	w.stopOnce.Do(func() { close(w.stopping) })
-	w.startOnce.Do(func() { close(w.loopDone) }) // never started: nothing to wait for
+	if err := w.life.Stop(ctx); err != nil {
+		return err
+	}
 	idle := make(chan struct{})
-	go func() { <-w.loopDone; w.tasks.Wait(); close(idle) }()
+	go func() { w.tasks.Wait(); close(idle) }()
 	select {
 	case <-idle:
 		return nil
@@ -93,14 +87,7 @@ func (w *Worker) Stop(ctx context.Context) error {
 	}
 }
 
-func (w *Worker) isStopping() bool {
-	select {
-	case <-w.stopping:
-		return true
-	default:
-		return false
-	}
-}
+func (w *Worker) isStopping() bool { return w.life.IsStopping() }
 
 // wakeUp makes an idle loop claim at once.
 func (w *Worker) wakeUp() {

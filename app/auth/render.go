@@ -5,13 +5,13 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/app/htmx"
 )
 
-// render writes a full page as the response.
+// render writes a full page as the response (htmx.Render).
 func render(c echo.Context, status int, component templ.Component) error {
-	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
-	c.Response().WriteHeader(status)
-	return component.Render(c.Request().Context(), c.Response().Writer)
+	return htmx.Render(c, status, component)
 }
 
 // logger is the auth logger with the request's id.

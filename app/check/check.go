@@ -131,7 +131,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if task.Status != "completed" && task.Status != "partial" {
+	if !task.concluded() {
 		return exit(NoResults, "the diagnosis ended %s without results: %s (%s)", task.Status, task.Error, task.HTMLURL)
 	}
 	fmt.Fprintf(out, "The diagnosis is %s.\n", task.Status)

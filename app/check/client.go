@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/report/compare"
 )
 
@@ -49,6 +50,10 @@ type task struct {
 		Conversations int    `json:"conversations"`
 	} `json:"upload"`
 }
+
+// concluded reports whether the diagnosis ran to its end (taskstate.Status.Concluded):
+// only then has it results to check.
+func (t task) concluded() bool { return taskstate.Status(t.Status).Concluded() }
 
 // apiError is the API's error body.
 type apiError struct {
@@ -135,7 +140,7 @@ func (c *client) baseline(ctx context.Context, t task, want string) (string, err
 		}
 		for _, other := range page.Tasks {
 			if other.ID != t.ID && other.Title == t.Title && other.Created.Before(t.Created) &&
-				(other.Status == "completed" || other.Status == "partial") {
+				other.concluded() {
 				return other.ID, nil
 			}
 		}

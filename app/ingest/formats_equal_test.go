@@ -46,6 +46,8 @@ func TestSameConversationsInEveryFormat(t *testing.T) {
 			convs, sum := mustParse(t, tc.data)
 
 			require.Equal(t, tc.format, sum.Format)
+			_, listed := transcript.FormatNamed(sum.Format)
+			require.True(t, listed, "%s is one of transcript.Formats", sum.Format)
 			require.Equal(t, origSum.Labels, sum.Labels)
 			requireSameConversations(t, tc.want, convs)
 			require.Empty(t, sum.Warnings)

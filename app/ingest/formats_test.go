@@ -156,6 +156,8 @@ func TestPrettyDocuments(t *testing.T) {
 			t.Parallel()
 			convs, sum := mustParse(t, []byte(tc.data))
 			require.Equal(t, tc.format, sum.Format)
+			_, listed := transcript.FormatNamed(sum.Format)
+			require.True(t, listed, "%s is one of transcript.Formats", sum.Format)
 			var ids []string
 			for _, c := range convs {
 				ids = append(ids, c.ID)

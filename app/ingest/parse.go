@@ -10,10 +10,8 @@ import (
 
 // Summary describes a parsed upload for the task record and the upload page.
 type Summary struct {
-	// Format names what was read: "openai-jsonl", "openai-json", "anthropic-jsonl",
-	// "anthropic-json", "sharegpt-jsonl", "sharegpt-json", "csv", "otlp-jsonl",
-	// "otlp-json", "langfuse-jsonl", "langfuse-json", "langsmith-jsonl" or
-	// "langsmith-json" (docs/formats.md).
+	// Format names what was read: the Name of one of transcript.Formats
+	// (docs/formats.md).
 	Format string
 	// Gzip is true when the upload was gzip-compressed.
 	Gzip bool

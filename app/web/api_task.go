@@ -5,6 +5,7 @@ import (
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/taskstate"
+	"github.com/checkup-dev/checkup/views/components"
 )
 
 // The API's view of a task: TaskSummary and Task in openapi.json. Times are UTC;
@@ -70,7 +71,7 @@ func (s *Server) apiSummaryOf(r dbsqlc.ListAnalysisTasksRow) apiTaskSummary {
 		Progress:      apiProgress{Done: int(r.ProgressDone), Total: int(r.ProgressTotal)},
 		Conversations: int(r.ConversationCount), Rerun: r.Rerun,
 		CreatedAt: r.CreatedAt.UTC(), FinishedAt: utc(r.FinishedAt),
-		URL: s.apiTaskURL(id), HTMLURL: s.deps.Config.BaseURL + "/tasks/" + id,
+		URL: s.apiTaskURL(id), HTMLURL: s.deps.Config.BaseURL + string(components.TaskURL(id)),
 	}
 }
 

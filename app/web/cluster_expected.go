@@ -1,52 +1,20 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
-	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
-	"github.com/checkup-dev/checkup/workers/analyzer"
-	"github.com/checkup-dev/checkup/workers/cluster"
-)
-
-// maxReasonRunes is the longest reason a mark of expected behaviour keeps.
-const maxReasonRunes = 500
-
-var (
-	errNotFinished = echo.NewHTTPError(http.StatusConflict,
-		"Issues can be marked as expected once the diagnosis has finished.")
-	errPolicyExpected = echo.NewHTTPError(http.StatusConflict,
-		"This issue is already expected by the agent's own policy (its system prompt).")
-	errUndoPolicyExpected = echo.NewHTTPError(http.StatusConflict,
-		"This issue is expected by the agent's own policy (its system prompt), not by a mark of yours: to make it an issue, mark it as not expected.")
-	errOverruled = echo.NewHTTPError(http.StatusConflict,
-		"You said this issue is not expected, though the agent's policy seemed to call for it: take that back to make it expected again.")
-	errNotPolicyExpected = echo.NewHTTPError(http.StatusConflict,
-		"Only an issue the agent's own policy seems to call for can be marked as not expected; this one is an issue already.")
-	errOwnerExpected = echo.NewHTTPError(http.StatusConflict,
-		"You marked this issue as expected yourself: take your mark back to make it an issue again.")
-	errNotOverruled = echo.NewHTTPError(http.StatusConflict,
-		"You have not said that this issue is not expected, so there is nothing to take back.")
-	errNotMarked = echo.NewHTTPError(http.StatusConflict,
-		"You have not marked this issue as expected, so there is nothing to take back.")
-	errOppositeRule = echo.NewHTTPError(http.StatusConflict,
-		"Your rule for this issue, made on a diagnosis before, says the opposite. Remove it on the Expected behavior page (in the menu at the top), then try again.")
-	// errRiskNeedsReason: a risk marked expected leaves every later diagnosis's risks
-	// too, so the mark says why, for whoever reads the rule later.
-	errRiskNeedsReason = echo.NewHTTPError(http.StatusBadRequest,
-		"A risk is marked as expected only with a reason: the mark hides it in your later diagnoses too. Say why it is expected, and mark it again.")
+	"github.com/checkup-dev/checkup/workers/review"
 )
 
 // clusterExpectedMark is POST /tasks/{id}/clusters/{cluster}/expected: the owner says
@@ -54,36 +22,8 @@ var (
 // expected behaviour, its Action leaves the ranking and the others are ranked again;
 // a rule marks the same issue in the owner's later runs.
 func (s *Server) clusterExpectedMark(c echo.Context) error {
-	id, idx, err := s.clusterRoute(c)
-	if err != nil {
-		return err
-	}
-	reason := strings.TrimSpace(c.FormValue("reason"))
-	reranked, err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
-		cl, err := rev.Cluster(idx)
-		if err != nil {
-			return noCluster(idx)
-		}
-		switch {
-		case cl.PolicyOverruled:
-			return errOverruled
-		case cl.Expected && (cl.ExpectedBy == nil || *cl.ExpectedBy != cluster.ExpectedByOwner):
-			return errPolicyExpected
-		case reason == "" && cl.Type == string(analyzer.TypeRisk):
-			return errRiskNeedsReason
-		}
-		if err := checkReason(reason); err != nil {
-			return err
-		}
-		if err := noOppositeRule(ctx, rev, cl, true); err != nil {
-			return err
-		}
-		return rev.MarkExpected(ctx, idx, store.ExpectedMark{Reason: reason, NormalTitle: cluster.NormalTitle(cl.Title)})
-	})
-	if err != nil {
-		return err
-	}
-	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Marked: true, Reranked: reranked}, "expected")
+	return s.reviewCluster(c, func(idx int32) review.Change { return review.MarkExpected(idx, reasonOf(c)) },
+		pages.ReviewNotice{Marked: true}, "expected")
 }
 
 // clusterExpectedUndo takes the owner's mark back (DELETE from htmx, POST
@@ -92,130 +32,63 @@ func (s *Server) clusterExpectedMark(c echo.Context) error {
 // are removed. From an issue the owner has not marked it is refused, so the answer
 // never claims a change that did not happen.
 func (s *Server) clusterExpectedUndo(c echo.Context) error {
+	return s.reviewCluster(c, review.UndoExpected, pages.ReviewNotice{}, "clusters")
+}
+
+// clusterNotExpectedMark is POST /tasks/{id}/clusters/{cluster}/not-expected: the owner
+// says a cluster the agent's policy seemed to call for is not expected — the policy
+// sentence it was matched to does not fit, or the agent should not do it — with an
+// optional reason. It becomes an issue, without an Action in the run it was expected
+// in (none was written for it); a rule says the same of the issue in the owner's later
+// runs, where it can get one. Saying it again only changes the reason.
+func (s *Server) clusterNotExpectedMark(c echo.Context) error {
+	return s.reviewCluster(c, func(idx int32) review.Change { return review.MarkNotExpected(idx, reasonOf(c)) },
+		pages.ReviewNotice{Policy: true}, "clusters")
+}
+
+// clusterNotExpectedUndo takes back the owner's word that a cluster is not expected
+// (DELETE from htmx, POST .../not-expected/delete from the plain form): it is expected
+// by the agent's policy again, out of the ranking, and the rules that said otherwise in
+// later runs are removed. From an issue the owner has not said that of it is refused,
+// so the answer never claims a change that did not happen.
+func (s *Server) clusterNotExpectedUndo(c echo.Context) error {
+	return s.reviewCluster(c, review.UndoNotExpected, pages.ReviewNotice{Marked: true, Policy: true}, "expected")
+}
+
+// reviewCluster makes one review of the route's cluster (change, given its index) and
+// answers with notice (which cluster and whether the Actions were ranked again are
+// filled in), back at the task page's anchor for a plain form.
+func (s *Server) reviewCluster(c echo.Context, change func(idx int32) review.Change, notice pages.ReviewNotice, anchor string) error {
 	id, idx, err := s.clusterRoute(c)
 	if err != nil {
 		return err
 	}
-	reranked, err := s.review(c, id, func(ctx context.Context, rev *store.Review) error {
-		cl, err := rev.Cluster(idx)
-		if err != nil {
-			return noCluster(idx)
-		}
-		switch {
-		case !cl.Expected:
-			return errNotMarked
-		case cl.ExpectedBy == nil || *cl.ExpectedBy != cluster.ExpectedByOwner:
-			return errUndoPolicyExpected
-		}
-		return clearOwnersMark(ctx, rev, cl)
-	})
+	reranked, err := s.review(c, id, idx, change(idx))
 	if err != nil {
 		return err
 	}
-	return s.reviewed(c, id, pages.ReviewNotice{ClusterIdx: int(idx), Reranked: reranked}, "clusters")
+	notice.ClusterIdx, notice.Reranked = int(idx), reranked
+	return s.reviewed(c, id, notice, anchor)
 }
 
-// clearOwnersMark takes what the owner said of cl off it in rev — expected, or not
-// expected though the policy seemed to call for it — with the rules that carry it to
-// their later runs.
-func clearOwnersMark(ctx context.Context, rev *store.Review, cl dbsqlc.ListTaskClustersRow) error {
-	rules, err := rev.Rules(ctx)
-	if err != nil {
-		return err
-	}
-	issue := issueOf(cl.Type, cl.Category, cl.Title, cl.PolicyOverruled)
-	var covering []int64
-	for _, r := range rules {
-		if ruleCovers(r, issue) {
-			covering = append(covering, r.ID)
-		}
-	}
-	return rev.ClearExpected(ctx, cl.Idx, covering)
-}
+// reasonOf is the reason a mark's form gives, trimmed.
+func reasonOf(c echo.Context) string { return strings.TrimSpace(c.FormValue("reason")) }
 
-// noOppositeRule refuses to say expected (or, with expected false, not expected) of cl
-// when one of the owner's rules for the same issue says the opposite — matched as rules
-// are applied, so a title that says the same in other words counts. Their later runs
-// would otherwise hide the issue where it is theirs to judge and show it where the
-// policy calls for it, both by the owner's word. The upsert refuses the same for an
-// equal title; the owner's reviews take turns (store.BeginReview), so no rule comes in
-// between.
-func noOppositeRule(ctx context.Context, rev *store.Review, cl dbsqlc.ListTaskClustersRow, expected bool) error {
-	rules, err := rev.Rules(ctx)
-	if err != nil {
-		return err
+// review applies change to the owner's task (review.Apply) and answers what it refused:
+// a refusal of the issue's state is a 409, of the request a 400, with its sentence; a
+// cluster the task does not have is a 404.
+func (s *Server) review(c echo.Context, id uuid.UUID, idx int32, change review.Change) (reranked bool, err error) {
+	reranked, err = review.Apply(c.Request().Context(), s.store, id, auth.OwnerFrom(c), change)
+	var refused *review.Refused
+	switch {
+	case errors.As(err, &refused) && refused.Invalid:
+		return false, echo.NewHTTPError(http.StatusBadRequest, refused.Sentence)
+	case errors.As(err, &refused):
+		return false, echo.NewHTTPError(http.StatusConflict, refused.Sentence)
+	case errors.Is(err, review.ErrNoCluster):
+		return false, noCluster(idx)
 	}
-	issue := issueOf(cl.Type, cl.Category, cl.Title, false)
-	for _, r := range rules {
-		if r.Expected != expected && ruleMatches(r, issue) {
-			return errOppositeRule
-		}
-	}
-	return nil
-}
-
-// checkReason refuses a reason longer than a mark keeps.
-func checkReason(reason string) error {
-	if n := utf8.RuneCountInString(reason); n > maxReasonRunes {
-		return echo.NewHTTPError(http.StatusBadRequest,
-			fmt.Sprintf("The reason is %d characters long; keep it to %d.", n, maxReasonRunes))
-	}
-	return nil
-}
-
-// review runs change on owner's task in one transaction and ranks the stored Actions
-// again from the clusters as change left them, with the same selection the pipeline
-// ranks them by. reranked says whether any Action's rank moved.
-func (s *Server) review(c echo.Context, id uuid.UUID, change func(context.Context, *store.Review) error) (reranked bool, err error) {
-	ctx := c.Request().Context()
-	rev, err := s.store.BeginReview(ctx, id, auth.OwnerFrom(c))
-	if errors.Is(err, store.ErrNotFinished) {
-		return false, errNotFinished
-	}
-	if err != nil {
-		return false, err
-	}
-	defer rev.Rollback()
-	if err := change(ctx, rev); errors.Is(err, store.ErrOppositeRule) {
-		return false, errOppositeRule
-	} else if err != nil {
-		return false, err
-	}
-	ranks, err := rerank(rev)
-	if err != nil {
-		return false, err
-	}
-	if err := rev.SetRanks(ctx, ranks); err != nil {
-		return false, err
-	}
-	was := map[int32]int32{}
-	for _, a := range rev.Actions() {
-		if a.Rank != nil {
-			was[a.CandidateIndex] = *a.Rank
-		}
-	}
-	for _, a := range ranks {
-		reranked = reranked || was[a.CandidateIndex] != a.Rank
-	}
-	return reranked, rev.Commit(ctx)
-}
-
-// rerank is cluster.Rerank over a review's clusters and stored Actions.
-func rerank(rev *store.Review) ([]store.ActionRank, error) {
-	clusters, err := cluster.FromRows(rev.Clusters())
-	if err != nil {
-		return nil, err
-	}
-	stored := make([]cluster.ActionResult, len(rev.Actions()))
-	for i, a := range rev.Actions() {
-		stored[i] = cluster.ActionResult{CandidateIndex: int(a.CandidateIndex), ClusterIdx: int(a.ClusterIdx), Written: a.Status == "done"}
-	}
-	ranked := cluster.Rerank(clusters, stored)
-	out := make([]store.ActionRank, len(ranked))
-	for i, a := range ranked {
-		out[i] = store.ActionRank{CandidateIndex: int32(a.CandidateIndex), Rank: int32(a.Rank)}
-	}
-	return out, nil
+	return reranked, err
 }
 
 // reviewed answers a review of a cluster (n says which and what changed): htmx gets
@@ -258,24 +131,6 @@ func (s *Server) reviewed(c echo.Context, id uuid.UUID, n pages.ReviewNotice, an
 func (s *Server) backToTask(c echo.Context, id uuid.UUID, message, anchor string) error {
 	s.flash.Set(c, message)
 	return c.Redirect(http.StatusSeeOther, string(components.TaskURL(id.String()))+"#"+anchor)
-}
-
-// issueOf is the cluster a rule is matched against: its type, category and title, and
-// whether the owner's word on it is that it is not expected.
-func issueOf(typ, category, title string, overruled bool) cluster.Cluster {
-	return cluster.Cluster{Type: analyzer.FindingType(typ), Category: category, Title: title, PolicyOverruled: overruled}
-}
-
-// ruleMatches reports whether the owner's rule r is for issue, whatever it says of it.
-func ruleMatches(r dbsqlc.ListExpectedRulesRow, issue cluster.Cluster) bool {
-	return cluster.Rule{Type: analyzer.FindingType(r.Type), Category: r.Category, Title: r.Title}.Matches(issue)
-}
-
-// ruleCovers reports whether the owner's rule, as stored, says of issue what the owner
-// said of it — expected, or not expected though the policy seemed to call for it: the
-// one test the take-back and the task page's rules-gone line both ask.
-func ruleCovers(r dbsqlc.ListExpectedRulesRow, issue cluster.Cluster) bool {
-	return r.Expected != issue.PolicyOverruled && ruleMatches(r, issue)
 }
 
 // clusterRoute reads the :id and :cluster of a cluster route.

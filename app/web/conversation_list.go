@@ -70,7 +70,7 @@ func (s *Server) conversationList(c echo.Context) error {
 			return err
 		}
 		if found {
-			return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/tasks/%s/conversations/%d", id, seq))
+			return c.Redirect(http.StatusSeeOther, string(components.ConversationURL(id.String(), int(seq), 0)))
 		}
 	}
 	if err := s.searchOldNames(ctx, id, owner, &filter, form.Query); err != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
-	"github.com/checkup-dev/checkup/workers/cluster"
+	"github.com/checkup-dev/checkup/workers/review"
 )
 
 // conversationShow is one conversation of a task: its transcript with the quoted
@@ -123,7 +123,7 @@ func standings(clusters []dbsqlc.ListConversationClusterStandingsRow) map[int]pa
 			out[int(c.Idx)] = pages.StandingOverruled
 		case !c.Expected:
 			out[int(c.Idx)] = pages.StandingIssue
-		case c.ExpectedBy != nil && *c.ExpectedBy == cluster.ExpectedByOwner:
+		case review.ByOwner(c.ExpectedBy):
 			out[int(c.Idx)] = pages.StandingOwner
 		default:
 			out[int(c.Idx)] = pages.StandingPolicy

@@ -20,8 +20,8 @@ import (
 	"github.com/checkup-dev/checkup/db/dbtest"
 )
 
-// designTaskRoutes are the task routes of DESIGN.md §7 and §9; the walk must find at least
-// these, and walks every other task route registered later too.
+// designTaskRoutes are the task routes of docs/architecture.md#security-model; the walk
+// must find at least these, and walks every other task route registered later too.
 var designTaskRoutes = []string{
 	"GET /tasks/:id", "GET /tasks/:id/progress", "POST /tasks/:id/cancel", "POST /tasks/:id/rerun",
 	"POST /tasks/:id/delete", "DELETE /tasks/:id", "GET /tasks/:id/conversations/:seq",

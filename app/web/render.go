@@ -1,24 +1,15 @@
 package web
 
 import (
-	"bytes"
-	"net/http"
-
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/htmx"
 )
 
-// render writes a templ component as the response. The page is rendered to memory
-// first and sent in one write with its Content-Length: a rendering error becomes a
-// clean error page instead of half a page, and a small fragment costs one packet.
+// render writes a templ component as the response (htmx.Render).
 func render(c echo.Context, status int, component templ.Component) error {
-	var buf bytes.Buffer
-	if err := component.Render(c.Request().Context(), &buf); err != nil {
-		return err
-	}
-	return c.HTMLBlob(status, buf.Bytes())
+	return htmx.Render(c, status, component)
 }
 
 // isFragment reports whether htmx asked for a part of a page: an htmx request that is
@@ -37,13 +28,5 @@ func renderPage(c echo.Context, status int, full, fragment templ.Component) erro
 	return render(c, status, full)
 }
 
-// seeOther sends the browser on to path after a change: a 303 for a plain form, and
-// for htmx an HX-Redirect, which loads the page whole instead of swapping it into the
-// form.
-func seeOther(c echo.Context, path string) error {
-	if isFragment(c) {
-		c.Response().Header().Set(htmx.HeaderRedirect, path)
-		return c.NoContent(http.StatusOK)
-	}
-	return c.Redirect(http.StatusSeeOther, path)
-}
+// seeOther sends the browser on to path after a change (htmx.SeeOther).
+func seeOther(c echo.Context, path string) error { return htmx.SeeOther(c, path) }

@@ -14,7 +14,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
-	"github.com/checkup-dev/checkup/app/htmx"
 	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/db/transcript"
@@ -54,12 +53,7 @@ func (s *Server) taskCreate(c echo.Context) error {
 			": if it held the same conversations, compare the two diagnoses once this one has finished."
 	}
 	s.flash.Set(c, msg)
-	to := string(components.TaskURL(up.id.String()))
-	if isFragment(c) {
-		c.Response().Header().Set(htmx.HeaderRedirect, to)
-		return c.NoContent(http.StatusOK)
-	}
-	return c.Redirect(http.StatusSeeOther, to)
+	return seeOther(c, string(components.TaskURL(up.id.String())))
 }
 
 // uploaded is a task created from an upload, and the form it came in.
@@ -254,24 +248,7 @@ func sourceFormat(sum ingest.Summary) string {
 
 // formatLabel names the format read, for people.
 func formatLabel(sum ingest.Summary) string {
-	label := map[string]string{
-		"openai-jsonl":    "OpenAI chat JSONL",
-		"openai-json":     "OpenAI chat JSON",
-		"sharegpt-jsonl":  "ShareGPT JSONL",
-		"sharegpt-json":   "ShareGPT JSON",
-		"csv":             "CSV",
-		"anthropic-jsonl": "Anthropic Messages JSONL",
-		"anthropic-json":  "Anthropic Messages JSON",
-		"otlp-jsonl":      "OpenTelemetry spans (JSON lines)",
-		"otlp-json":       "OpenTelemetry spans (OTLP JSON)",
-		"langfuse-jsonl":  "Langfuse traces JSONL",
-		"langfuse-json":   "Langfuse traces JSON",
-		"langsmith-jsonl": "LangSmith runs JSONL",
-		"langsmith-json":  "LangSmith runs JSON",
-	}[sum.Format]
-	if label == "" {
-		label = sum.Format
-	}
+	label := transcript.FormatLabel(sum.Format)
 	if sum.Gzip {
 		label += ", gzip-compressed"
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/db/dbtest"
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
 )
@@ -265,20 +266,18 @@ func TestUploadTitle(t *testing.T) {
 func TestEveryExampleOnTheUploadPageIsAccepted(t *testing.T) {
 	t.Parallel()
 	b := setupUpload(t, dbtest.Pool(t), 0, ingest.Limits{})
-	formats := map[string]string{"openai-jsonl": "openai-jsonl", "openai-json": "openai-json", "sharegpt": "sharegpt-jsonl", "csv": "csv",
-		"anthropic": "anthropic-jsonl", "traces": "otlp-jsonl"}
 	for _, f := range pages.UploadFormats() {
 		for _, compressed := range []bool{false, true} {
-			name := f.ID
+			name := string(f.Family)
 			if compressed {
 				name += ".gz"
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				c := b.user(t)
-				content, want := []byte(f.Example), formats[f.ID]
+				content, suffix := []byte(f.Example), ""
 				if compressed {
-					content, want = gzipped(t, content), want+"+gzip"
+					content, suffix = gzipped(t, content), "+gzip"
 				}
 				resp := upload(t, c, filePart("example", content))
 				require.Equal(t, http.StatusSeeOther, resp.StatusCode, authtest.Body(t, resp))
@@ -288,7 +287,10 @@ func TestEveryExampleOnTheUploadPageIsAccepted(t *testing.T) {
 				var conversations int
 				require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT t.source_format, (SELECT count(*) FROM task_conversation c WHERE c.task_id = t.id)
 					FROM analysis_task t WHERE t.owner_user_id = $1`, c.User.ID).Scan(&format, &conversations))
-				require.Equal(t, want, format)
+				require.Equal(t, parsed.Format+suffix, format)
+				read, listed := transcript.FormatNamed(parsed.Format)
+				require.True(t, listed, "%s is one of transcript.Formats", parsed.Format)
+				require.Equal(t, f.Family, read.Family, "the example is read as a format of its entry")
 				require.Equal(t, parsed.Conversations, conversations)
 			})
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
-	"github.com/checkup-dev/checkup/workers/cluster"
+	"github.com/checkup-dev/checkup/workers/review"
 )
 
 // taskShow is the task page: its state, live progress while it runs, and the results
@@ -76,7 +76,7 @@ func (s *Server) rerunTitle(c echo.Context, id string) (string, error) {
 func (s *Server) ruleWords(c echo.Context, r report.Report) (gone map[int]bool, from map[int]components.RuleSource, err error) {
 	var marked []report.Cluster
 	for _, cl := range r.Clusters {
-		if cl.PolicyOverruled || cl.ExpectedBy != nil && *cl.ExpectedBy == cluster.ExpectedByOwner {
+		if cl.PolicyOverruled || review.ByOwner(cl.ExpectedBy) {
 			marked = append(marked, cl)
 		}
 	}
@@ -89,8 +89,8 @@ func (s *Server) ruleWords(c echo.Context, r report.Report) (gone map[int]bool, 
 	}
 	gone, from = map[int]bool{}, map[int]components.RuleSource{}
 	for _, cl := range marked {
-		issue := issueOf(cl.Type, cl.Category, cl.Title, cl.PolicyOverruled)
-		i := slices.IndexFunc(rules, func(r dbsqlc.ListExpectedRulesRow) bool { return ruleCovers(r, issue) })
+		issue := review.IssueOf(cl.Type, cl.Category, cl.Title, cl.PolicyOverruled)
+		i := slices.IndexFunc(rules, func(r dbsqlc.ListExpectedRulesRow) bool { return review.RuleCovers(r, issue) })
 		if i < 0 {
 			gone[cl.Idx] = true
 			continue

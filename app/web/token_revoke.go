@@ -8,7 +8,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
-	"github.com/checkup-dev/checkup/app/htmx"
 	"github.com/checkup-dev/checkup/db/store"
 )
 
@@ -33,9 +32,5 @@ func (s *Server) tokenRevoke(c echo.Context) error {
 	}
 	s.logger(c).Info("api token revoked", "user_id", owner.UserID(), "token_id", id)
 	s.flash.Set(c, "The token “"+name+"” is revoked: requests with it are refused from now on.")
-	if isFragment(c) {
-		c.Response().Header().Set(htmx.HeaderRedirect, "/settings/tokens")
-		return c.NoContent(http.StatusOK)
-	}
-	return c.Redirect(http.StatusSeeOther, "/settings/tokens")
+	return seeOther(c, "/settings/tokens")
 }

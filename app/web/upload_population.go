@@ -12,7 +12,8 @@ import (
 
 // population runs the quality checks a task starts with (workers/quality: malformed,
 // empty, too short, duplicate; none needs a model) over an upload's conversations as
-// they are parsed, in the same order and with the same options as the pipeline, until
+// they are parsed, in the same order and with the same options as the pipeline (the
+// defaults: no setting tunes them), until
 // MIN_CONVERSATIONS of them are kept. A file that cannot reach it is refused at upload
 // with the funnel's reasons, instead of being stored to end as insufficient_data. Once
 // enough are kept it stops checking: later conversations cannot undo a kept one, and the

@@ -113,7 +113,7 @@ type TaskAction struct {
 	OwnerUserID    int64
 	CandidateIndex int32
 	ClusterIdx     int32
-	Status         string
+	Status         taskstate.ActionStatus
 	Rank           *int32
 	Action         json.RawMessage
 	Error          string
@@ -160,12 +160,12 @@ type TaskConversation struct {
 	Metadata          json.RawMessage
 	MessageCount      int32
 	ContentHash       []byte
-	QcStatus          string
+	QcStatus          taskstate.QCStatus
 	QcReason          string
 	RiskFlags         json.RawMessage
 	Selected          bool
 	Diagnosis         json.RawMessage
-	DiagnosisStatus   string
+	DiagnosisStatus   taskstate.DiagnosisStatus
 	DiagnosisPass     *string
 	DiagnosisError    string
 	DiagnosedAt       *time.Time

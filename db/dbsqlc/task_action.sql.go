@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/google/uuid"
 )
 
@@ -42,7 +43,7 @@ WHERE t.id = $6 AND t.owner_user_id = $7
 type InsertTaskActionParams struct {
 	CandidateIndex int32
 	ClusterIdx     int32
-	Status         string
+	Status         taskstate.ActionStatus
 	Action         json.RawMessage
 	Error          string
 	TaskID         uuid.UUID
@@ -79,7 +80,7 @@ type ListActionCheckpointsParams struct {
 type ListActionCheckpointsRow struct {
 	CandidateIndex int32
 	ClusterIdx     int32
-	Status         string
+	Status         taskstate.ActionStatus
 	Error          string
 	Rank           *int32
 }
@@ -132,7 +133,7 @@ type ListTaskActionsRow struct {
 	OwnerUserID       int64
 	CandidateIndex    int32
 	ClusterIdx        int32
-	Status            string
+	Status            taskstate.ActionStatus
 	Rank              *int32
 	Action            json.RawMessage
 	Error             string

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/google/uuid"
 )
 
@@ -145,7 +146,7 @@ type FindConversationsByExternalIDParams struct {
 type FindConversationsByExternalIDRow struct {
 	Seq        int32
 	ExternalID string
-	QcStatus   string
+	QcStatus   taskstate.QCStatus
 }
 
 // The seq of each of the task's conversations whose export id is in @external_ids.
@@ -303,7 +304,7 @@ type ListConversationCheckpointsParams struct {
 
 type ListConversationCheckpointsRow struct {
 	Seq             int32
-	DiagnosisStatus string
+	DiagnosisStatus taskstate.DiagnosisStatus
 }
 
 // A task's conversations as checkpoints: each diagnosis is stored as it completes, so a
@@ -790,11 +791,11 @@ type ListTaskConversationSummariesRow struct {
 	Seq             int32
 	ExternalID      string
 	MessageCount    int32
-	QcStatus        string
+	QcStatus        taskstate.QCStatus
 	QcReason        string
 	RiskFlags       json.RawMessage
 	Selected        bool
-	DiagnosisStatus string
+	DiagnosisStatus taskstate.DiagnosisStatus
 	DiagnosisPass   *string
 	DiagnosisError  string
 	Outcome         string
@@ -934,7 +935,7 @@ type ListTaskConversationsRow struct {
 	Label           *string
 	FailureScore    *float32
 	MaxSeverity     int32
-	DiagnosisStatus string
+	DiagnosisStatus taskstate.DiagnosisStatus
 	Outcome         string
 	RiskKinds       []string
 	TopType         string
@@ -1131,7 +1132,7 @@ WHERE task_id = $6 AND owner_user_id = $7 AND seq = $8
 
 type SaveConversationDiagnosisParams struct {
 	Diagnosis       json.RawMessage
-	DiagnosisStatus string
+	DiagnosisStatus taskstate.DiagnosisStatus
 	DiagnosisPass   *string
 	DiagnosisError  string
 	Now             *time.Time

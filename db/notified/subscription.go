@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/checkup-dev/checkup/db/startstop"
 )
 
 // maxBackoff is the longest wait before subscribing again after a failure.
@@ -33,48 +34,30 @@ type Config struct {
 // Subscription keeps one instance subscribed to its channels, subscribing again with a
 // growing backoff after a failure.
 type Subscription struct {
-	cfg Config
-
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   chan struct{}
+	cfg  Config
+	life startstop.Base
 }
 
 // NewSubscription returns a subscription that Start starts.
 func NewSubscription(cfg Config) *Subscription { return &Subscription{cfg: cfg} }
 
-// Start subscribes in the background until Stop. Starting twice is a no-op.
+// Start subscribes in the background until Stop; ctx ending stops nothing. Starting
+// twice is a no-op.
 func (s *Subscription) Start(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.done != nil {
-		return nil
-	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s.cancel, s.done = cancel, make(chan struct{})
-	go func(done chan struct{}) {
-		defer close(done)
+	s.life.Start(context.WithoutCancel(ctx), func(ctx context.Context) {
+		ctx, cancel := s.life.WithStop(ctx)
+		defer cancel()
 		s.Run(ctx)
-	}(s.done)
+	})
 	return nil
 }
 
 // Stop ends the subscription (Live is told false) and waits until it has, or ctx ends.
 func (s *Subscription) Stop(ctx context.Context) error {
-	s.mu.Lock()
-	cancel, done := s.cancel, s.done
-	s.cancel, s.done = nil, nil
-	s.mu.Unlock()
-	if done == nil {
-		return nil
-	}
-	cancel()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
+	if err := s.life.Stop(ctx); err != nil {
 		return fmt.Errorf("notified: stop the subscription: %w", context.Cause(ctx))
 	}
+	return nil
 }
 
 // Run subscribes, and again after each failure, until ctx ends; Start runs it in the

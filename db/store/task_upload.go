@@ -31,7 +31,7 @@ type Conversation struct {
 	ExternalID string
 	// Messages is encoded to JSON on the COPY's goroutine, beside the parsing, so the
 	// parser never waits for it.
-	Messages     any
+	Messages     []transcript.Message
 	MessageCount int
 	Metadata     json.RawMessage // nil when the export had none
 	Label        string          // the outcome the export recorded: "failed", "succeeded" or "" for none

@@ -12,6 +12,7 @@ import (
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // rows returns n small conversations, c1..cn, every third labelled failed and the one
@@ -20,7 +21,7 @@ func rows(n int) []store.Conversation {
 	out := make([]store.Conversation, n)
 	for i := range out {
 		out[i] = store.Conversation{ExternalID: fmt.Sprintf("c%d", i+1), MessageCount: 2,
-			Messages: []map[string]string{{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}}}
+			Messages: []transcript.Message{{Role: transcript.RoleUser, Content: "hello"}, {Role: transcript.RoleAssistant, Content: "hi"}}}
 		switch i % 3 {
 		case 0:
 			out[i].Label = "failed"

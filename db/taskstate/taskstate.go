@@ -1,8 +1,8 @@
 // Package taskstate is the vocabulary of a task's life: its status (the queue's state
-// machine, DESIGN.md §3) and the stage it is in, with the words people read for them.
-// It sits at the bottom, beside the tables that store them, so the queries' callers,
-// the worker, the pipeline, the report, the metrics and the pages all speak the same
-// typed words.
+// machine, docs/architecture.md#task-statuses) and the stage it is in, with the words
+// people read for them. It sits at the bottom, beside the tables that store them, so
+// the queries' callers, the worker, the pipeline, the report, the metrics and the pages
+// all speak the same typed words.
 package taskstate
 
 // Status is analysis_task.status.
@@ -80,8 +80,9 @@ const (
 	Finishing  Stage = "finishing"
 )
 
-// Step is where the stage comes in the pipeline's run, n of of (1 of 6 for Quality);
-// 0 for a stage that is not one of its steps (Queued, Upload, Settings).
+// Step numbers the stage in the pipeline's run: it is step n of the run's of steps
+// (Quality is 1 of 6), and n is 0 for a stage that is not a step (Queued, Upload,
+// Settings).
 func (s Stage) Step() (n, of int) {
 	steps := []Stage{Quality, Risk, Diagnosis, Learning, Clustering, Actions, Finishing}
 	for i, step := range steps {

@@ -33,3 +33,14 @@ func TestStagesComeInTheOrderTheyRun(t *testing.T) {
 	require.False(t, taskstate.Diagnosis.After(taskstate.Clustering))
 	require.False(t, taskstate.Queued.After(taskstate.Quality))
 }
+
+// Only a written Action counts as written, and only a pending conversation is unchecked.
+func TestUnitStatusesSayWhatTheyMean(t *testing.T) {
+	t.Parallel()
+	require.True(t, taskstate.ActionDone.Written())
+	require.False(t, taskstate.ActionFailed.Written())
+	require.False(t, taskstate.QCPending.Checked())
+	for _, s := range []taskstate.QCStatus{taskstate.QCKept, taskstate.QCMalformed, taskstate.QCEmpty, taskstate.QCTooShort, taskstate.QCDuplicate} {
+		require.True(t, s.Checked(), s)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/report"
 )
 
@@ -33,7 +34,7 @@ func funnelRow(s report.FunnelStep) (label, text string) {
 	switch s.Step {
 	case "uploaded":
 		return s.Label, Plural(s.Remaining, "conversation", "conversations")
-	case "kept":
+	case string(taskstate.QCKept):
 		return "Kept for analysis", Plural(s.Remaining, "conversation", "conversations")
 	}
 	return fmt.Sprintf("%s check — %s removed", s.Label, Count(s.Removed)), Count(s.Remaining) + " left"

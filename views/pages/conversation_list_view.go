@@ -3,6 +3,7 @@ package pages
 import (
 	"net/url"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/views/components"
 )
 
@@ -64,7 +65,7 @@ type ConversationRow struct {
 	Label           string   // the outcome the upload recorded; empty without one
 	FailureScore    *float64 // the diagnosis' estimate that it failed; nil until diagnosed
 	Estimated       string   // what the score says: "failed" or "succeeded"; empty until diagnosed
-	DiagnosisStatus string
+	DiagnosisStatus taskstate.DiagnosisStatus
 	Outcome         string // the diagnosis' outcome, as the analyzer named it
 	TopType         string // its most severe finding that is not expected behaviour, if any
 	TopTitle        string

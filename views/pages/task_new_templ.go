@@ -12,6 +12,7 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"strconv"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/layout"
 )
@@ -51,18 +52,18 @@ type UploadLimits struct {
 // UploadFormat is an accepted kind of file, with a short example the upload accepts
 // exactly as shown.
 type UploadFormat struct {
-	ID      string // stable name for tests and styling
+	Family  transcript.Family // the formats it explains (transcript.Formats)
 	Name    string
 	About   string
 	Example string
 }
 
-// UploadFormats lists the accepted formats in the order the page shows them.
+// UploadFormats explains each of transcript.Families, in their order.
 func UploadFormats() []UploadFormat {
 	return []UploadFormat{
 		{
-			ID:   "openai-jsonl",
-			Name: "OpenAI chat JSONL",
+			Family: "openai-jsonl",
+			Name:   "OpenAI chat JSONL",
 			About: `One conversation per line: {"messages": [...]} with roles system, user, assistant and tool. ` +
 				`Content may be a string or a list of parts; assistant tool_calls and tool messages with tool_call_id are kept. ` +
 				`Optional: "conversation_id" or "id" (kept; generated when missing) and "metadata" (kept as it is).`,
@@ -70,9 +71,9 @@ func UploadFormats() []UploadFormat {
 {"conversation_id": "c2", "messages": [{"role": "user", "content": "Cancel my booking."}, {"role": "assistant", "content": "Done, it is canceled."}]}`,
 		},
 		{
-			ID:    "openai-json",
-			Name:  "JSON array of conversations",
-			About: `The same conversations in one JSON document: an array of them, or an object with a "conversations" array.`,
+			Family: "openai-json",
+			Name:   "JSON array of conversations",
+			About:  `The same conversations in one JSON document: an array of them, or an object with a "conversations" array.`,
 			Example: `{"conversations": [
   {"id": "c1", "messages": [
     {"role": "user", "content": "My bag did not arrive."},
@@ -80,15 +81,15 @@ func UploadFormats() []UploadFormat {
 ]}`,
 		},
 		{
-			ID:   "sharegpt",
-			Name: "ShareGPT",
+			Family: "sharegpt",
+			Name:   "ShareGPT",
 			About: `{"conversations": [{"from": ..., "value": ...}]}, one per line or in a JSON array. ` +
 				`from: human, gpt, system, function_call, observation. ShareGPT carries no tool call ids, so those are not kept.`,
 			Example: `{"id": "c1", "conversations": [{"from": "human", "value": "My bag did not arrive."}, {"from": "gpt", "value": "It arrives tomorrow before noon."}]}`,
 		},
 		{
-			ID:   "csv",
-			Name: "CSV, one message per row",
+			Family: "csv",
+			Name:   "CSV, one message per row",
 			About: `A header row, then one message per row, separated by commas, semicolons or tabs. ` +
 				`Required columns: conversation_id, role, content (similar names such as session_id, speaker or message work too). ` +
 				`Optional: an order column (turn, seq, index) or a time column (timestamp, created_at) to put the messages in order, and name, tool_call_id, tool_calls.`,
@@ -99,15 +100,15 @@ c2,1,user,Cancel my booking.
 c2,2,assistant,"Done, it is canceled."`,
 		},
 		{
-			ID:   "anthropic",
-			Name: "Anthropic Messages",
+			Family: "anthropic",
+			Name:   "Anthropic Messages",
 			About: `One request per line (or a JSON array): {"system": ..., "messages": [...]} with content blocks text, tool_use (a tool call, its input as arguments) and tool_result (with is_error). ` +
 				`Thinking and image blocks are skipped and counted; "id" and "metadata" are kept.`,
 			Example: `{"id": "c1", "system": "You are a support agent.", "messages": [{"role": "user", "content": "Where is my parcel?"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_1", "name": "track", "input": {"ref": "P1"}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "in transit"}]}, {"role": "assistant", "content": "It is in transit."}]}`,
 		},
 		{
-			ID:   "traces",
-			Name: "Traces: OpenTelemetry, Langfuse, LangSmith",
+			Family: "traces",
+			Name:   "Traces: OpenTelemetry, Langfuse, LangSmith",
 			About: `OTLP JSON from an OpenTelemetry collector's file exporter (GenAI semantic conventions, OpenInference or OpenLLMetry attributes), a Langfuse trace export, or a LangSmith run export. ` +
 				`Model calls are grouped into conversations by conversation id (else trace id) and the transcript is rebuilt once, without the history every call repeats.`,
 			Example: `{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "5b8e…", "name": "chat", "startTimeUnixNano": "1700000000000000000", "attributes": [{"key": "gen_ai.conversation.id", "value": {"stringValue": "c1"}}, {"key": "gen_ai.input.messages", "value": {"stringValue": "[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"Where is my parcel?\"}]}]"}}, {"key": "gen_ai.output.messages", "value": {"stringValue": "[{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":\"It is in transit.\"}]}]"}}]}]}]}]}`,
@@ -211,7 +212,7 @@ func TaskNewForm(v TaskNewView) templ.Component {
 		var templ_7745c5c3_Var4 string
 		templ_7745c5c3_Var4, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.CSRFToken).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 146, Col: 56}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 147, Col: 56}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
 		if templ_7745c5c3_Err != nil {
@@ -224,7 +225,7 @@ func TaskNewForm(v TaskNewView) templ.Component {
 		var templ_7745c5c3_Var5 string
 		templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Title).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 148, Col: 84}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 149, Col: 84}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var5)
 		if templ_7745c5c3_Err != nil {
@@ -237,7 +238,7 @@ func TaskNewForm(v TaskNewView) templ.Component {
 		var templ_7745c5c3_Var6 string
 		templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(v.Limits.MaxUploadMB))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 153, Col: 76}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 154, Col: 76}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 		if templ_7745c5c3_Err != nil {
@@ -250,7 +251,7 @@ func TaskNewForm(v TaskNewView) templ.Component {
 		var templ_7745c5c3_Var7 string
 		templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(SampleURL)).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 154, Col: 57}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 155, Col: 57}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var7)
 		if templ_7745c5c3_Err != nil {
@@ -300,7 +301,7 @@ func uploadErrors(f UploadFailure) templ.Component {
 				var templ_7745c5c3_Var9 string
 				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(problem)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 174, Col: 47}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 175, Col: 47}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 				if templ_7745c5c3_Err != nil {
@@ -319,7 +320,7 @@ func uploadErrors(f UploadFailure) templ.Component {
 				var templ_7745c5c3_Var10 string
 				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(components.Count(f.More))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 177, Col: 65}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 178, Col: 65}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 				if templ_7745c5c3_Err != nil {
@@ -343,7 +344,7 @@ func uploadErrors(f UploadFailure) templ.Component {
 			var templ_7745c5c3_Var11 string
 			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(f.Reason)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 182, Col: 44}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 183, Col: 44}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 			if templ_7745c5c3_Err != nil {
@@ -389,9 +390,9 @@ func uploadFormats() templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var13 string
-			templ_7745c5c3_Var13, templ_7745c5c3_Err = templruntime.NewAttributeExpression(f.ID).Resolve(ctx)
+			templ_7745c5c3_Var13, templ_7745c5c3_Err = templruntime.NewAttributeExpression(string(f.Family)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 195, Col: 73}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 196, Col: 85}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var13)
 			if templ_7745c5c3_Err != nil {
@@ -404,7 +405,7 @@ func uploadFormats() templ.Component {
 			var templ_7745c5c3_Var14 string
 			templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(f.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 196, Col: 16}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 197, Col: 16}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 			if templ_7745c5c3_Err != nil {
@@ -417,7 +418,7 @@ func uploadFormats() templ.Component {
 			var templ_7745c5c3_Var15 string
 			templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(f.About)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 197, Col: 16}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 198, Col: 16}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 			if templ_7745c5c3_Err != nil {
@@ -430,7 +431,7 @@ func uploadFormats() templ.Component {
 			var templ_7745c5c3_Var16 string
 			templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(f.Example)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 198, Col: 49}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 199, Col: 49}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 			if templ_7745c5c3_Err != nil {
@@ -473,7 +474,7 @@ func uploadLimits(l UploadLimits) templ.Component {
 		var templ_7745c5c3_Var18 string
 		templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(l.MaxUploadMB))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 208, Col: 52}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 209, Col: 52}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 		if templ_7745c5c3_Err != nil {
@@ -486,7 +487,7 @@ func uploadLimits(l UploadLimits) templ.Component {
 		var templ_7745c5c3_Var19 string
 		templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(byteSize(l.MaxDecompressedBytes))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 208, Col: 109}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 209, Col: 109}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 		if templ_7745c5c3_Err != nil {
@@ -499,7 +500,7 @@ func uploadLimits(l UploadLimits) templ.Component {
 		var templ_7745c5c3_Var20 string
 		templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(components.Count(l.MaxConversations))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 209, Col: 51}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 210, Col: 51}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 		if templ_7745c5c3_Err != nil {
@@ -512,7 +513,7 @@ func uploadLimits(l UploadLimits) templ.Component {
 		var templ_7745c5c3_Var21 string
 		templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(components.Count(l.MaxMessages))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 209, Col: 111}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 210, Col: 111}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 		if templ_7745c5c3_Err != nil {
@@ -525,7 +526,7 @@ func uploadLimits(l UploadLimits) templ.Component {
 		var templ_7745c5c3_Var22 string
 		templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs(components.Count(l.MaxMessageChars))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 209, Col: 181}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 210, Col: 181}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var22))
 		if templ_7745c5c3_Err != nil {
@@ -543,7 +544,7 @@ func uploadLimits(l UploadLimits) templ.Component {
 			var templ_7745c5c3_Var23 string
 			templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(components.Count(l.MinConversations))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 211, Col: 55}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 212, Col: 55}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var23))
 			if templ_7745c5c3_Err != nil {
@@ -561,7 +562,7 @@ func uploadLimits(l UploadLimits) templ.Component {
 		var templ_7745c5c3_Var24 string
 		templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(byteSize(int64(l.MaxLineBytes)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 213, Col: 119}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 214, Col: 119}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 		if templ_7745c5c3_Err != nil {
@@ -579,7 +580,7 @@ func uploadLimits(l UploadLimits) templ.Component {
 			var templ_7745c5c3_Var25 string
 			templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(components.Count(l.MaxUnfinished))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 216, Col: 49}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/task_new.templ`, Line: 217, Col: 49}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 			if templ_7745c5c3_Err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/views/pages"
 )
 
@@ -18,10 +19,11 @@ func TestUploadPageListsFormatsWithExamplesAndLimits(t *testing.T) {
 	doc, _ := render(t, pages.TaskNew(page, pages.TaskNewView{CSRFToken: "tok", Limits: limits}))
 
 	formats := testid(doc, "upload-format")
-	require.Equal(t, 6, formats.Length())
+	require.Equal(t, len(transcript.Families()), formats.Length())
 	for i, f := range pages.UploadFormats() {
 		s := formats.Eq(i)
-		require.Equal(t, f.ID, s.AttrOr("data-format", ""))
+		require.Equal(t, transcript.Families()[i], f.Family, "the page explains every family of formats, in order")
+		require.Equal(t, string(f.Family), s.AttrOr("data-format", ""))
 		require.Equal(t, f.Name, s.Find("h3").Text())
 		require.Equal(t, f.Example, s.Find(`[data-testid="upload-example"]`).Text(), "the example is shown as it is")
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/components"
@@ -143,9 +144,9 @@ type ConversationView struct {
 	TaskTitle       string
 	Seq             int
 	ExternalID      string
-	QCStatus        string
+	QCStatus        taskstate.QCStatus
 	QCReason        string
-	DiagnosisStatus string
+	DiagnosisStatus taskstate.DiagnosisStatus
 	Outcome         string
 	Summary         string
 	Label           string   // the outcome the upload recorded, empty without one

@@ -11,18 +11,19 @@ import (
 // highest priorityScore. RISK clusters are not limited.
 const MaxActionCandidates = 10
 
-// SelectCandidates chooses the clusters that get an Action (DESIGN.md §5 step 6): all
-// RISK clusters, then, separately, the MaxActionCandidates ACTION clusters with the
-// highest priorityScore — each kind ranked in its own pool, so a RISK cluster never
-// takes an ACTION cluster's place. When the clusters carry outcome labels, the ACTION
-// pool is ranked by the failures each explains instead (ExcessFormula), so the first
-// Action is the problem that cost most resolved conversations (a cluster among fewer
-// failures than its size predicts comes after one that explains none; equal counts go
-// by q-value, then priorityScore). Without labels ties go by priorityScore, then
-// conversations covered, then cluster index, lowest first, so equal scores always come
-// out in the same order. Expected behaviour is never a candidate. A
-// candidate's position in the result is its candidate index, which its Action keeps
-// whatever order the calls finish in. It is a pure function.
+// SelectCandidates chooses the clusters that get an Action (step 6 of
+// docs/architecture.md#pipeline-stages): all RISK clusters, then, separately, the
+// MaxActionCandidates ACTION clusters with the highest priorityScore — each kind ranked
+// in its own pool, so a RISK cluster never takes an ACTION cluster's place. When the
+// clusters carry outcome labels, the ACTION pool is ranked by the failures each
+// explains instead (ExcessFormula), so the first Action is the problem that cost most
+// resolved conversations (a cluster among fewer failures than its size predicts comes
+// after one that explains none; equal counts go by q-value, then priorityScore).
+// Without labels ties go by priorityScore, then conversations covered, then cluster
+// index, lowest first, so equal scores always come out in the same order. Expected
+// behaviour is never a candidate. A candidate's position in the result is its candidate
+// index, which its Action keeps whatever order the calls finish in. It is a pure
+// function.
 func SelectCandidates(clusters []Cluster) []Cluster {
 	var risks, actions []Cluster
 	for _, c := range clusters {

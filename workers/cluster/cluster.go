@@ -1,7 +1,8 @@
 // Package cluster turns a task's findings into issue clusters and decides which get an
-// Action (DESIGN.md §5 steps 5 and 6): deterministic grouping by type, category and
-// title similarity, the documented priorityScore, candidate selection in two pools and
-// gap-free ranks. Everything here is a pure function of its input.
+// Action (steps 5 and 6 of docs/architecture.md#pipeline-stages): deterministic
+// grouping by type, category and title similarity, the documented priorityScore,
+// candidate selection in two pools and gap-free ranks. Everything here is a pure
+// function of its input.
 package cluster
 
 import (
@@ -93,17 +94,18 @@ func Priority(prevalence, severity, confidence float64) (float64, PriorityParts)
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
 
-// Build groups findings deterministically (DESIGN.md §5 step 5): by type, category and
-// whether they are expected behaviour, then by title. Findings are taken in (Seq, Idx)
-// order; a finding whose folded title was seen before joins that title's cluster;
-// otherwise it joins the cluster of its group whose first title is most similar to its
-// own, when that similarity reaches TitleThreshold (the earlier cluster on a tie), or
-// starts a new one. Comparing with a cluster's first title, not a moving centre, keeps
-// the result independent of how large clusters grow. Clusters of one group that say the
-// same in other words are then merged (mergeNearDuplicates). analysed is the number of diagnosed
-// conversations, the denominator of prevalence. Clusters come back most urgent first
-// (priorityScore, then conversations, then type, category and title), Idx numbered in
-// that order.
+// Build groups findings deterministically (step 5 of
+// docs/architecture.md#pipeline-stages): by type, category and whether they are
+// expected behaviour, then by title. Findings are taken in (Seq, Idx) order; a finding
+// whose folded title was seen before joins that title's cluster; otherwise it joins the
+// cluster of its group whose first title is most similar to its own, when that
+// similarity reaches TitleThreshold (the earlier cluster on a tie), or starts a new
+// one. Comparing with a cluster's first title, not a moving centre, keeps the result
+// independent of how large clusters grow. Clusters of one group that say the same in
+// other words are then merged (mergeNearDuplicates). analysed is the number of
+// diagnosed conversations, the denominator of prevalence. Clusters come back most
+// urgent first (priorityScore, then conversations, then type, category and title), Idx
+// numbered in that order.
 func Build(findings []FindingRef, analysed int) []Cluster {
 	sorted := slices.Clone(findings)
 	slices.SortStableFunc(sorted, func(a, b FindingRef) int {

@@ -58,3 +58,14 @@ func storedOutcomes(row dbsqlc.ListTaskClustersRow) *Outcomes {
 		ExcessFailures: f(row.ExcessFailures), PValue: *row.PValue, QValue: *row.QValue,
 	}
 }
+
+// ResultsFromRows reads a task's stored Actions back as the results AssignRanks and
+// Rerank rank: the pipeline's ranking after the Actions stage and an owner's review
+// read them alike.
+func ResultsFromRows(rows []dbsqlc.ListActionCheckpointsRow) []ActionResult {
+	out := make([]ActionResult, len(rows))
+	for i, a := range rows {
+		out[i] = ActionResult{CandidateIndex: int(a.CandidateIndex), ClusterIdx: int(a.ClusterIdx), Written: a.Status.Written(), Error: a.Error}
+	}
+	return out
+}

@@ -1,13 +1,13 @@
 // Package drivers searches a task's labelled conversations for what is over-represented
-// among the failed ones (DESIGN.md §9): each tool called, each tool that returned an
-// error, each kind of finding, how long the conversation was and how many turns the
-// user took (by quartile of the task), and the words and word pairs of the user's and
-// the agent's turns. Every feature gets a two-sided Fisher exact test; the q-values of
-// Benjamini–Hochberg, within each kind of feature, correct for the many features tried,
-// so a driver is a finding the data supports, not the luck of many comparisons. Each
-// kind is its own family so that the thousands of words tried do not drown the dozen
-// tools. The search is deterministic: the same conversations in any order give the same
-// drivers.
+// among the failed ones (docs/architecture.md#pipeline-stages, step 5): each tool
+// called, each tool that returned an error, each kind of finding, how long the
+// conversation was and how many turns the user took (by quartile of the task), and the
+// words and word pairs of the user's and the agent's turns. Every feature gets a
+// two-sided Fisher exact test; the q-values of Benjamini–Hochberg, within each kind of
+// feature, correct for the many features tried, so a driver is a finding the data
+// supports, not the luck of many comparisons. Each kind is its own family so that the
+// thousands of words tried do not drown the dozen tools. The search is deterministic:
+// the same conversations in any order give the same drivers.
 package drivers
 
 import (

@@ -30,16 +30,17 @@ type candidate struct {
 	brief   analyzer.ClusterBrief
 }
 
-// actions writes an Action for every candidate cluster (DESIGN.md §5 step 6),
-// ActionConcurrency calls at a time. Each candidate is a unit: its Action, or its
-// failure, is stored with what it cost as one checkpoint, and the heartbeat is
-// refreshed after it whatever happened: by the checkpoint's fenced transaction, or by
-// a heartbeat when nothing could be stored. A failed call does not stop the others.
-// When all have settled, the written Actions are ranked 1..N in candidate order and
-// the failures become warnings in candidate order, in one transaction that also moves
-// the task to the finishing stage. The only error a call can end the stage with is a
-// heartbeat (or a checkpoint) that cannot be persisted. A resumed task skips the
-// candidates already stored, and the whole stage once it was ranked.
+// actions writes an Action for every candidate cluster (step 6 of
+// docs/architecture.md#pipeline-stages), ActionConcurrency calls at a time. Each
+// candidate is a unit: its Action, or its failure, is stored with what it cost as one
+// checkpoint, and the heartbeat is refreshed after it whatever happened: by the
+// checkpoint's fenced transaction, or by a heartbeat when nothing could be stored. A
+// failed call does not stop the others. When all have settled, the written Actions are
+// ranked 1..N in candidate order and the failures become warnings in candidate order,
+// in one transaction that also moves the task to the finishing stage. The only error a
+// call can end the stage with is a heartbeat (or a checkpoint) that cannot be
+// persisted. A resumed task skips the candidates already stored, and the whole stage
+// once it was ranked.
 func (r *run) actions(ctx context.Context, clusters []cluster.Cluster) error {
 	if r.state.Stage.After(taskstate.Actions) {
 		return nil
@@ -228,11 +229,7 @@ func (r *run) rankActions(ctx context.Context, selected []cluster.Cluster) error
 	if err != nil {
 		return err
 	}
-	results := make([]cluster.ActionResult, len(stored))
-	for i, s := range stored {
-		results[i] = cluster.ActionResult{CandidateIndex: int(s.CandidateIndex), ClusterIdx: int(s.ClusterIdx), Written: s.Status == "done", Error: s.Error}
-	}
-	ranked := cluster.AssignRanks(results)
+	ranked := cluster.AssignRanks(cluster.ResultsFromRows(stored))
 	params := dbsqlc.SetTaskActionRanksParams{TaskID: r.id, OwnerUserID: r.owner}
 	for _, a := range ranked {
 		if a.Written {

@@ -13,8 +13,8 @@ import (
 // one transaction writes. A unit that finds the queue full waits, so a crash loses at
 // most twice this many units of offline work (a group being written and a full queue),
 // which the next attempt redoes at no cost. At 32
-// the offline units of a large task waited on the writer and the diagnosis stage kept
-// the two cores 84–86% busy; at 128, 90–91% (BENCHMARKS.md).
+// the offline units of a large task waited on the writer: the diagnosis stage of a task
+// of 10,000 kept the two cores 82% busy, and 91% since (BENCHMARKS.md).
 const maxPending = 128
 
 // diagnosisCheckpoint is what one finished conversation stores: its diagnosis, or the

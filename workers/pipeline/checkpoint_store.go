@@ -84,7 +84,7 @@ func (r *run) storeCheckpoints(ctx context.Context, group []diagnosisCheckpoint)
 // the owner asked to cancel.
 func (r *run) storeIsolation(ctx context.Context, tx pgx.Tx, c diagnosisCheckpoint) (bool, error) {
 	if _, err := r.q.SaveConversationDiagnosis(ctx, tx, dbsqlc.SaveConversationDiagnosisParams{
-		DiagnosisStatus: "isolated", DiagnosisError: c.isolated, TaskID: r.id, OwnerUserID: r.owner, Seq: c.seq,
+		DiagnosisStatus: taskstate.DiagnosisIsolated, DiagnosisError: c.isolated, TaskID: r.id, OwnerUserID: r.owner, Seq: c.seq,
 	}); err != nil {
 		return false, err
 	}

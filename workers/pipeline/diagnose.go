@@ -30,14 +30,14 @@ func categories(d analyzer.Diagnosis) []string {
 // errorRunes caps an analyzer error stored on a conversation or in a warning.
 const errorRunes = 500
 
-// diagnose diagnoses every selected conversation not finished yet (DESIGN.md §5 steps
-// 3–4), DiagnosisConcurrency at a time. Each conversation is a unit with its own
-// checkpoint — its diagnosis, findings, spend and reliability count, or its isolation —
-// written in a fenced transaction by the checkpointer as the unit finishes; that
-// transaction is the unit's heartbeat. A resumed task skips the conversations an
-// earlier attempt diagnosed or isolated, and skips the stage altogether when an earlier
-// attempt had gone on to a later one. It returns the counts once every selected
-// conversation is finished and stored.
+// diagnose diagnoses every selected conversation not finished yet (steps 3 and 4 of
+// docs/architecture.md#pipeline-stages), DiagnosisConcurrency at a time. Each
+// conversation is a unit with its own checkpoint — its diagnosis, findings, spend and
+// reliability count, or its isolation — written in a fenced transaction by the
+// checkpointer as the unit finishes; that transaction is the unit's heartbeat. A
+// resumed task skips the conversations an earlier attempt diagnosed or isolated, and
+// skips the stage altogether when an earlier attempt had gone on to a later one. It
+// returns the counts once every selected conversation is finished and stored.
 func (r *run) diagnose(ctx context.Context) (dbsqlc.CountConversationDiagnosesRow, error) {
 	counts, err := r.diagnosisCounts(ctx)
 	if err != nil || r.state.Stage.After(taskstate.Diagnosis) {

@@ -60,11 +60,11 @@ func TestSampleEndToEnd(t *testing.T) {
 		if len(flags) > 0 {
 			flagged++
 		}
-		if c.QcStatus == "kept" {
-			require.Equal(t, "done", c.DiagnosisStatus, "conversation %s", c.ExternalID)
+		if c.QcStatus == taskstate.QCKept {
+			require.Equal(t, taskstate.DiagnosisDone, c.DiagnosisStatus, "conversation %s", c.ExternalID)
 			require.Equal(t, "first_pass", *c.DiagnosisPass)
 		} else {
-			require.Equal(t, "skipped", c.DiagnosisStatus)
+			require.Equal(t, taskstate.DiagnosisSkipped, c.DiagnosisStatus)
 		}
 	}
 	require.Equal(t, summary.Flagged, flagged)
@@ -179,7 +179,7 @@ func TestIsolatedConversations(t *testing.T) {
 	}
 	require.Equal(t, bad, named)
 	for _, c := range b.report(t, id).Conversations {
-		require.Equal(t, bad[c.ExternalID], c.DiagnosisStatus == "isolated", c.ExternalID)
+		require.Equal(t, bad[c.ExternalID], c.DiagnosisStatus == taskstate.DiagnosisIsolated, c.ExternalID)
 	}
 }
 
@@ -238,9 +238,9 @@ func TestBudgetDiagnosesFlaggedAndASample(t *testing.T) {
 	for _, c := range b.report(t, id).Conversations {
 		if c.Selected {
 			selected[c.ExternalID] = true
-			require.Equal(t, "done", c.DiagnosisStatus)
+			require.Equal(t, taskstate.DiagnosisDone, c.DiagnosisStatus)
 		} else {
-			require.Equal(t, "skipped", c.DiagnosisStatus)
+			require.Equal(t, taskstate.DiagnosisSkipped, c.DiagnosisStatus)
 		}
 	}
 	for i, c := range upload[:3] {

@@ -10,9 +10,10 @@ import (
 	"github.com/checkup-dev/checkup/workers"
 )
 
-// finish decides how the task ended (DESIGN.md §5 step 7) from what is stored:
-// partial when some conversations were isolated or some Actions could not be written
-// (the message counts both), completed otherwise. The worker writes the status.
+// finish decides how the task ended (step 7 of docs/architecture.md#pipeline-stages)
+// from what is stored: partial when some conversations were isolated or some Actions
+// could not be written (the message counts both), completed otherwise. The worker
+// writes the status.
 func (r *run) finish(ctx context.Context, counts dbsqlc.CountConversationDiagnosesRow) (workers.Outcome, error) {
 	if err := r.lease.Progress(ctx, taskstate.Finishing, 1, 1); err != nil {
 		return workers.Outcome{}, err
@@ -23,7 +24,7 @@ func (r *run) finish(ctx context.Context, counts dbsqlc.CountConversationDiagnos
 	}
 	failed := 0
 	for _, a := range actions {
-		if a.Status != "done" {
+		if !a.Status.Written() {
 			failed++
 		}
 	}

@@ -157,10 +157,7 @@ func (p *Pipeline) rerankActions(ctx context.Context, tx pgx.Tx, task uuid.UUID,
 	if err != nil {
 		return fmt.Errorf("pipeline: rescore %s: Actions: %w", task, err)
 	}
-	stored := make([]cluster.ActionResult, len(actions))
-	for i, a := range actions {
-		stored[i] = cluster.ActionResult{CandidateIndex: int(a.CandidateIndex), ClusterIdx: int(a.ClusterIdx), Written: a.Status == "done"}
-	}
+	stored := cluster.ResultsFromRows(actions)
 	if _, err := p.q.ClearTaskActionRanks(ctx, tx, dbsqlc.ClearTaskActionRanksParams{TaskID: task, OwnerUserID: owner}); err != nil {
 		return fmt.Errorf("pipeline: rescore %s: clear ranks: %w", task, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/llm"
 	"github.com/checkup-dev/checkup/workers/llm/llmtest"
@@ -108,7 +109,7 @@ func TestLLMOutageLongerThanTheMaxFailsTheTask(t *testing.T) {
 	require.Zero(t, task.Isolated)
 	require.NotNil(t, task.ProviderDownSince)
 	for _, c := range b.report(t, id).Conversations {
-		require.NotEqual(t, "isolated", c.DiagnosisStatus, c.ExternalID)
+		require.NotEqual(t, taskstate.DiagnosisIsolated, c.DiagnosisStatus, c.ExternalID)
 	}
 }
 

@@ -132,7 +132,7 @@ func TestLLMRepairAndIsolation(t *testing.T) {
 	for _, c := range b.report(t, id).Conversations {
 		switch {
 		case isolated[c.ExternalID]:
-			require.Equal(t, "isolated", c.DiagnosisStatus)
+			require.Equal(t, taskstate.DiagnosisIsolated, c.DiagnosisStatus)
 			require.Contains(t, c.DiagnosisError, "invalid")
 		case repaired[c.ExternalID]:
 			require.Equal(t, "repaired", *c.DiagnosisPass)

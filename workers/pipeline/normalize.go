@@ -11,13 +11,13 @@ import (
 	"github.com/checkup-dev/checkup/workers/textmatch"
 )
 
-// NormalizeDiagnosis prepares an analyzer's diagnosis of conv for storage (DESIGN.md
-// §5 step 4): analyzer.NormalizeDiagnosis fixes its shape (enum spelling, ranges,
-// lengths, evidence outside the conversation dropped), a finding without a title is
-// titled by its category, and every evidence quote is checked against its turn and
-// marked Verified or not — an unverified quote is kept, flagged, never silently
-// trusted. What normalisation cannot fix (an unknown outcome or finding type) is an
-// error, and the conversation is isolated.
+// NormalizeDiagnosis prepares an analyzer's diagnosis of conv for storage (step 4 of
+// docs/architecture.md#pipeline-stages): analyzer.NormalizeDiagnosis fixes its shape
+// (enum spelling, ranges, lengths, evidence outside the conversation dropped), a
+// finding without a title is titled by its category, and every evidence quote is
+// checked against its turn and marked Verified or not — an unverified quote is kept,
+// flagged, never silently trusted. What normalisation cannot fix (an unknown outcome or
+// finding type) is an error, and the conversation is isolated.
 func NormalizeDiagnosis(d analyzer.Diagnosis, conv transcript.Conversation) (analyzer.Diagnosis, error) {
 	d = analyzer.NormalizeDiagnosis(d, len(conv.Messages))
 	var errs []error

@@ -14,15 +14,16 @@ import (
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
-// outage is a run's circuit breaker for the model provider (DESIGN.md §9). A unit
-// whose call failed for the provider's sake (analyzer.ErrUnavailable) opens it: no
-// unit calls the model while it is open; the first of them probes every
-// Options.ProbeInterval, the others wait, and all do their unit again once a probe
-// succeeds. The task stays running meanwhile (the worker's heartbeats go on), with
-// provider_down_since on its row for the page. When the provider has not answered a
-// unit for Options.OutageMax, waiting ends with a providerDownError, which fails the
-// task with that reason; a drain ends it with workers.ErrDraining, which hands the
-// task back, and the units not done are done by the next attempt.
+// outage is a run's circuit breaker for the model provider
+// (docs/architecture.md#model-provider-outages). A unit whose call failed for the
+// provider's sake (analyzer.ErrUnavailable) opens it: no unit calls the model while it
+// is open; the first of them probes every Options.ProbeInterval, the others wait, and
+// all do their unit again once a probe succeeds. The task stays running meanwhile (the
+// worker's heartbeats go on), with provider_down_since on its row for the page. When
+// the provider has not answered a unit for Options.OutageMax, waiting ends with a
+// providerDownError, which fails the task with that reason; a drain ends it with
+// workers.ErrDraining, which hands the task back, and the units not done are done by
+// the next attempt.
 type outage struct {
 	r      *run
 	prober analyzer.Prober

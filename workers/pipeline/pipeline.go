@@ -1,10 +1,11 @@
-// Package pipeline is the work a task does (DESIGN.md §5 steps 1–7): quality checks
-// that define the population, risk screening, one diagnosis per conversation, issue
-// clusters, ranked Actions and the task's end. Pipeline is the workers.Handler that
-// runs those stages on a claimed task; every finished unit is a checkpoint written in
-// the lease's transaction, so a task that is taken over or handed back resumes where
-// it stopped. The pure parts (quality.Checker, risk.Screener, cluster.Builder,
-// cluster.SelectCandidates, cluster.AssignRanks) are usable and tested on their own.
+// Package pipeline is the work a task does (docs/architecture.md#pipeline-stages):
+// quality checks that define the population, risk screening, one diagnosis per
+// conversation, issue clusters, ranked Actions and the task's end. Pipeline is the
+// workers.Handler that runs those stages on a claimed task; every finished unit is a
+// checkpoint written in the lease's transaction, so a task that is taken over or handed
+// back resumes where it stopped. The pure parts (quality.Checker, risk.Screener,
+// cluster.Builder, cluster.SelectCandidates, cluster.AssignRanks) are usable and tested
+// on their own.
 package pipeline
 
 import (
@@ -15,7 +16,6 @@ import (
 	"time"
 
 	"github.com/checkup-dev/checkup/db/taskstate"
-	"github.com/checkup-dev/checkup/workers/quality"
 	"github.com/checkup-dev/checkup/workers/risk"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -42,8 +42,6 @@ type Options struct {
 	// as an ACTION_CONCURRENCY out of range); each task repeats them as warnings, so
 	// its owner sees why it ran as it did.
 	SettingWarnings []string
-	// QC tunes the quality checks.
-	QC quality.Options
 	// OutageMax is how long a task waits for a model provider that does not answer
 	// before it fails with that reason (LLM_OUTAGE_MAX_MS); ProbeInterval is how often
 	// it asks meanwhile (zero: every 10 s, not a setting). See outage.

@@ -16,15 +16,15 @@ import (
 	"github.com/checkup-dev/checkup/workers/risk"
 )
 
-// quality runs the quality checks over every conversation in upload order (DESIGN.md
-// §5 step 1) and screens each kept one for risks (step 2) in the same pass, storing its
-// search document too, so every transcript is read and decoded once for all three. The
-// verdicts, flags and documents of each pageSize conversations are stored in one fenced
-// transaction while the next ones are checked, the last ones with the funnel on the
-// task. The kept conversations stay decoded for diagnosis while they fit in
-// keptBudget. A task whose funnel is stored already (an earlier attempt got past this
-// pass) reuses it; all three are deterministic, so an attempt that stopped halfway
-// simply redoes them.
+// quality runs the quality checks over every conversation in upload order (step 1 of
+// docs/architecture.md#pipeline-stages) and screens each kept one for risks (step 2) in
+// the same pass, storing its search document too, so every transcript is read and
+// decoded once for all three. The verdicts, flags and documents of each pageSize
+// conversations are stored in one fenced transaction while the next ones are checked,
+// the last ones with the funnel on the task. The kept conversations stay decoded for
+// diagnosis while they fit in keptBudget. A task whose funnel is stored already (an
+// earlier attempt got past this pass) reuses it; all three are deterministic, so an
+// attempt that stopped halfway simply redoes them.
 func (r *run) quality(ctx context.Context) (quality.Funnel, error) {
 	f, err := r.checkQuality(ctx)
 	r.funnel = f
@@ -46,7 +46,7 @@ func (r *run) checkQuality(ctx context.Context) (quality.Funnel, error) {
 	if r.refreshesStatistics() {
 		r.maintain(ctx, taskstate.Quality, statisticsNotRefreshed, r.q.MaintenanceAnalyzeConversations)
 	}
-	checker := quality.NewChecker(r.p.opt.QC)
+	checker := quality.NewChecker(quality.Options{}) // the defaults, as the upload's population preview checks
 	r.kept = &keptConversations{bySeq: map[int32]storedConversation{}}
 	// Without a cap on diagnosis every kept conversation is diagnosed: the pass records
 	// that with the verdicts, instead of the risk stage writing every row again.

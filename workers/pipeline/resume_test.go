@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/analyzer"
@@ -155,7 +156,7 @@ func TestResumeSkipsFinishedUnits(t *testing.T) {
 			rows := b.report(t, id)
 			diagnosed := 0
 			for _, c := range rows.Conversations {
-				if c.DiagnosisStatus == "done" {
+				if c.DiagnosisStatus == taskstate.DiagnosisDone {
 					diagnosed++
 				}
 			}

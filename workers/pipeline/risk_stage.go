@@ -19,13 +19,13 @@ import (
 const riskExamples = 3
 
 // risk summarises the risk flags the quality pass stored and chooses the conversations
-// to diagnose: every flagged one, plus — when MaxDiagnosed caps the budget — a sample
-// of the rest seeded by the task id. When the agent has a detector, only the safety
-// flags (risk.Safety) are always diagnosed: the budget's rest goes to the likeliest
-// failures, whose scores already weigh tool errors, refusals and requests for a
-// person (SelectForDiagnosis). The choice and the summary
-// are stored in one transaction; those not chosen are skipped. A task whose risk
-// summary is stored already reuses its choice.
+// to diagnose (step 2 of docs/architecture.md#pipeline-stages): every flagged one, plus
+// — when MaxDiagnosed caps the budget — a sample of the rest seeded by the task id.
+// When the agent has a detector, only the safety flags (risk.Safety) are always
+// diagnosed: the budget's rest goes to the likeliest failures, whose scores already
+// weigh tool errors, refusals and requests for a person (SelectForDiagnosis). The
+// choice and the summary are stored in one transaction; those not chosen are skipped.
+// A task whose risk summary is stored already reuses its choice.
 func (r *run) risk(ctx context.Context) error {
 	if len(r.state.RiskSummary) > 0 && string(r.state.RiskSummary) != "null" {
 		return nil

@@ -207,13 +207,13 @@ func (r *run) addUsage(ctx context.Context, tx pgx.Tx, stage taskstate.Stage, u 
 	})
 }
 
-// unitEnded is a unit's finally (DESIGN.md §4: every finished unit refreshes the
-// heartbeat). A stored unit is a heartbeat: its checkpoint's transaction began with the
-// fenced touch of the task row, which refreshed heartbeat_at, and the checkpoint
-// reports a cancel request as the heartbeat does. So the lease is beaten here only
-// when the unit stored nothing. The heartbeat's error — one that cannot be persisted,
-// a lost lease, a cancel — replaces a nil *err, so it is never swallowed; call it
-// deferred.
+// unitEnded is a unit's finally (docs/architecture.md#the-claim-protocol: every
+// finished unit refreshes the heartbeat). A stored unit is a heartbeat: its
+// checkpoint's transaction began with the fenced touch of the task row, which refreshed
+// heartbeat_at, and the checkpoint reports a cancel request as the heartbeat does. So
+// the lease is beaten here only when the unit stored nothing. The heartbeat's error —
+// one that cannot be persisted, a lost lease, a cancel — replaces a nil *err, so it is
+// never swallowed; call it deferred.
 func (r *run) unitEnded(ctx context.Context, stored bool, err *error) {
 	if stored {
 		return

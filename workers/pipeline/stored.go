@@ -32,6 +32,17 @@ type RiskExample struct {
 	CutAfter       bool   `json:"cut_after,omitempty"`
 }
 
+// Marked puts an ellipsis beside a rendered quote on each side where it was cut.
+func (e RiskExample) Marked(quote string) string {
+	if e.CutBefore {
+		quote = "…" + quote
+	}
+	if e.CutAfter {
+		quote += "…"
+	}
+	return quote
+}
+
 // TaskConfig is stored in analysis_task.config by the worker when a run starts: which
 // analyzer, model and prompt version produced the report, and the limits it ran with.
 type TaskConfig struct {

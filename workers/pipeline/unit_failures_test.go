@@ -74,7 +74,7 @@ func TestUnstorableDiagnosisIsolatesItsConversation(t *testing.T) {
 
 	isolated := map[string]bool{}
 	for _, c := range b.report(t, id).Conversations {
-		if c.DiagnosisStatus == "isolated" {
+		if c.DiagnosisStatus == taskstate.DiagnosisIsolated {
 			isolated[c.ExternalID] = true
 			require.Contains(t, c.DiagnosisError, "the database refused to store its diagnosis")
 		}
@@ -85,7 +85,7 @@ func TestUnstorableDiagnosisIsolatesItsConversation(t *testing.T) {
 	// driver that does).
 	isolatedSeqs := map[int32]bool{}
 	for _, c := range b.report(t, id).Conversations {
-		if c.DiagnosisStatus == "isolated" {
+		if c.DiagnosisStatus == taskstate.DiagnosisIsolated {
 			isolatedSeqs[c.Seq] = true
 		}
 	}

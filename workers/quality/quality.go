@@ -1,6 +1,7 @@
-// Package quality defines a task's population before any model is called (DESIGN.md
-// §5 step 1): each conversation is kept or set aside as malformed, empty, too short or a
-// duplicate of an earlier one, and the funnel counts them with their reasons.
+// Package quality defines a task's population before any model is called (step 1 of
+// docs/architecture.md#pipeline-stages): each conversation is kept or set aside as
+// malformed, empty, too short or a duplicate of an earlier one, and the funnel counts
+// them with their reasons.
 package quality
 
 import (
@@ -12,21 +13,22 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/textmatch"
 )
 
 // Status is the quality-check verdict on one conversation: kept, or the first step of
-// the funnel that removed it.
-type Status string
+// the funnel that removed it. It is what task_conversation.qc_status stores.
+type Status = taskstate.QCStatus
 
 // The funnel steps, in the order they are applied.
 const (
-	Malformed Status = "malformed" // the transcript contradicts itself (see Checker)
-	Empty     Status = "empty"     // no user or no assistant turn
-	TooShort  Status = "too_short" // fewer than MinTurns user and assistant turns
-	Duplicate Status = "duplicate" // same normalised content as an earlier conversation
-	Kept      Status = "kept"      // part of the analysed population
+	Malformed = taskstate.QCMalformed // the transcript contradicts itself (see Checker)
+	Empty     = taskstate.QCEmpty     // no user or no assistant turn
+	TooShort  = taskstate.QCTooShort  // fewer than MinTurns user and assistant turns
+	Duplicate = taskstate.QCDuplicate // same normalised content as an earlier conversation
+	Kept      = taskstate.QCKept      // part of the analysed population
 )
 
 // Options tunes the quality checks. Zero values take the defaults.

@@ -8,12 +8,12 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/startstop"
 )
 
 // lockID is the advisory lock of a retention run: whoever holds it purges, the other
@@ -52,19 +52,14 @@ type Service struct {
 	logger *slog.Logger
 	q      *dbsqlc.Queries
 
-	startOnce sync.Once
-	stopOnce  sync.Once
-	stop      context.Context // done once Stop is called
-	stopNow   context.CancelFunc
-	done      chan struct{} // closed when the loop has returned, or at Stop if it never started
+	life startstop.Base
 }
 
 // New returns a retention service on pool's database. It does nothing until Start.
 func New(pool *pgxpool.Pool, cfg Config, logger *slog.Logger) *Service {
-	stop, stopNow := context.WithCancel(context.Background())
 	return &Service{
 		pool: pool, cfg: cfg.withDefaults(), logger: logger.With("service", "retention"),
-		q: dbsqlc.New(), stop: stop, stopNow: stopNow, done: make(chan struct{}),
+		q: dbsqlc.New(),
 	}
 }
 
@@ -72,19 +67,13 @@ func New(pool *pgxpool.Pool, cfg Config, logger *slog.Logger) *Service {
 // ends or Stop. With Config.Days 0 it does nothing. A second Start does nothing. It
 // returns at once, with no error: a failed pass is logged and the next one tried.
 func (s *Service) Start(ctx context.Context) error {
-	s.startOnce.Do(func() {
+	s.life.Start(ctx, func(ctx context.Context) {
 		if s.cfg.Days <= 0 {
-			close(s.done)
 			return
 		}
-		ctx, cancel := context.WithCancel(ctx)
-		unhook := context.AfterFunc(s.stop, cancel)
-		go func() {
-			defer close(s.done)
-			defer unhook()
-			defer cancel()
-			s.loop(ctx)
-		}()
+		ctx, cancel := s.life.WithStop(ctx)
+		defer cancel()
+		s.loop(ctx)
 	})
 	return nil
 }
@@ -93,14 +82,7 @@ func (s *Service) Start(ctx context.Context) error {
 // deleted), and returns once it has returned, or with ctx's error if ctx ends first.
 // Safe to call twice, or without Start.
 func (s *Service) Stop(ctx context.Context) error {
-	s.stopOnce.Do(s.stopNow)
-	s.startOnce.Do(func() { close(s.done) })
-	select {
-	case <-s.done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return s.life.Stop(ctx)
 }
 
 func (s *Service) loop(ctx context.Context) {

@@ -1,8 +1,8 @@
-// Package risk is the deterministic risk screening of a conversation (DESIGN.md §5 step
-// 2): personal data shown by the assistant, prompt injection, harmful content, requests
-// for a human, refusals and tool errors, in English and Chinese. Screening needs no
-// model; its flags decide which conversations a capped budget must diagnose, and the
-// offline analyzer builds its findings on them.
+// Package risk is the deterministic risk screening of a conversation (step 2 of
+// docs/architecture.md#pipeline-stages): personal data shown by the assistant, prompt
+// injection, harmful content, requests for a human, refusals and tool errors, in
+// English and Chinese. Screening needs no model; its flags decide which conversations a
+// capped budget must diagnose, and the offline analyzer builds its findings on them.
 package risk
 
 import (

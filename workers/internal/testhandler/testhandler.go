@@ -84,7 +84,7 @@ func (h *Handler) Run(ctx context.Context, lease *workers.Lease) (workers.Outcom
 	}
 	done := 0
 	for _, u := range units {
-		if u.DiagnosisStatus != "pending" {
+		if u.DiagnosisStatus != taskstate.DiagnosisPending {
 			done++
 		}
 	}
@@ -92,7 +92,7 @@ func (h *Handler) Run(ctx context.Context, lease *workers.Lease) (workers.Outcom
 		return workers.Outcome{}, err
 	}
 	for _, u := range units {
-		if u.DiagnosisStatus != "pending" {
+		if u.DiagnosisStatus != taskstate.DiagnosisPending {
 			continue
 		}
 		if lease.Draining() {
@@ -131,7 +131,7 @@ func (h *Handler) unit(ctx context.Context, lease *workers.Lease, plan Plan, seq
 	return lease.InTx(ctx, func(tx pgx.Tx) error {
 		if _, err := q.SaveConversationDiagnosis(ctx, tx, dbsqlc.SaveConversationDiagnosisParams{
 			TaskID: lease.Task.ID, OwnerUserID: lease.Task.Owner.UserID(), Seq: seq,
-			Diagnosis: diagnosis, DiagnosisStatus: "done",
+			Diagnosis: diagnosis, DiagnosisStatus: taskstate.DiagnosisDone,
 		}); err != nil {
 			return fmt.Errorf("testhandler: save unit %d: %w", seq, err)
 		}
