@@ -43,6 +43,11 @@ func openDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 		stopCluster()
 		return nil, nil, err
 	}
+	if shared, err := db.SharesServerSessions(ctx, pool); err == nil && shared {
+		logger.Warn("DATABASE_URL reaches PostgreSQL through a pooler that shares server sessions (PgBouncer in transaction mode): "+
+			"statements are sent unprepared and wake-ups fall back to polling; session mode avoids both",
+			"default_query_exec_mode", pool.Config().ConnConfig.DefaultQueryExecMode.String())
+	}
 	if err := db.Migrate(ctx, pool, logger); err != nil {
 		pool.Close()
 		stopCluster()
