@@ -118,7 +118,7 @@ func (f *uploadForm) field(part *multipart.Part) error {
 		return &readError{err}
 	}
 	if len(b) < titleReadBytes {
-		f.title = strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
+		f.title = strings.TrimSpace(string(b))
 		f.titleRunes = utf8.RuneCountInString(f.title)
 		return nil
 	}
@@ -155,11 +155,18 @@ func (c *runeCounter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// checkTitle refuses a title longer than the task table takes.
+// checkTitle refuses a title longer than the task table takes, and a title or file
+// name that is not text a name may hold (textProblem).
 func (f *uploadForm) checkTitle() error {
 	if n := f.titleRunes; n > maxTitleChars {
 		return &formError{http.StatusUnprocessableEntity, fmt.Sprintf(
 			"The title is %d characters long; keep it to %d or fewer.", n, maxTitleChars), fieldTitle}
+	}
+	if msg := textProblem(fieldTitle, f.title, true); msg != "" {
+		return &formError{http.StatusUnprocessableEntity, msg, fieldTitle}
+	}
+	if msg := textProblem(fieldFileName, f.filename, true); msg != "" {
+		return &formError{http.StatusUnprocessableEntity, msg, fieldFile}
 	}
 	return nil
 }
