@@ -58,6 +58,7 @@ type Server struct {
 	uploads   uploadSlots
 	limits    *tokenLimits   // per API token
 	downloads *downloadSlots // the downloads being sent, each holding a connection
+	bulkTurns bulkTurns      // one bulk connection per user at a time
 	flash     flash.Messages
 	// progressCache answers the polls of running tasks while progressUpdates, started
 	// by Start, keeps it true.

@@ -101,6 +101,11 @@ func (s *Server) upload(c echo.Context) (uploaded, error) {
 	if err := s.roomForATask(r.Context(), owner); err != nil {
 		return uploaded{form: form}, err
 	}
+	turn, err := s.bulkTurns.wait(r.Context(), owner)
+	if err != nil {
+		return uploaded{form: form}, err
+	}
+	defer turn()
 	id, sum, err := s.createFromUpload(r.Context(), form, file, owner)
 	return uploaded{id: id, summary: sum, form: form}, err
 }
