@@ -60,6 +60,7 @@ type Server struct {
 	userLimits *tokenLimits   // per user, all their tokens together
 	downloads  *downloadSlots // the downloads being sent, each holding a connection
 	bulkTurns  bulkTurns      // one bulk connection per user at a time
+	spoolDisk  spoolDisk      // the room the spooled uploads may take together
 	flash      flash.Messages
 	// progressCache answers the polls of running tasks while progressUpdates, started
 	// by Start, keeps it true.
@@ -83,7 +84,8 @@ func New(deps Deps) *Server {
 		limits:     newTokenLimits(deps.Config.APIRatePerMinute, deps.Config.APIRateBurst),
 		userLimits: newTokenLimits(tokensPerUser*deps.Config.APIRatePerMinute, tokensPerUser*deps.Config.APIRateBurst),
 		downloads:  newDownloadSlots(int(deps.Pool.Config().MaxConns / 2)),
-		flash:      flash.Messages{Secure: deps.Config.SecureCookies()}}
+		flash:      flash.Messages{Secure: deps.Config.SecureCookies()},
+		spoolDisk:  spoolDisk{max: spoolUploads * deps.Config.MaxUploadBytes()}}
 	s.progressCache = newProgressCache(time.Now, deps.ProgressCacheTTL)
 	s.progressUpdates = progressSubscription(deps, s.progressCache)
 	s.auth = auth.New(auth.Deps{Pool: deps.Pool, Logger: deps.Logger, Providers: deps.Providers, Page: s.page}, deps.Config)

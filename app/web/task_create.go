@@ -134,7 +134,7 @@ func (s *Server) receiveUpload(form *uploadForm) (*spool, error) {
 	if err := form.checkTitle(); err != nil {
 		return nil, err
 	}
-	file, err := newSpool()
+	file, err := newSpool(&s.spoolDisk)
 	if err != nil {
 		return nil, err
 	}
