@@ -14,6 +14,10 @@ import (
 
 const embeddedDatabase = "checkup"
 
+// superviseEvery is how often the private cluster is looked at, to be started again
+// when it is found not running.
+const superviseEvery = time.Second
+
 // openDatabase connects to DATABASE_URL, or starts the private cluster in DATA_DIR
 // when it is empty, and migrates. The returned stop closes the pool and stops the
 // cluster.
@@ -25,7 +29,10 @@ func openDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 		if err != nil {
 			return nil, nil, err
 		}
+		supervise, endSupervision := context.WithCancel(context.WithoutCancel(ctx))
+		go cluster.Supervise(supervise, superviseEvery)
 		stopCluster = func() {
+			endSupervision()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			if err := cluster.Stop(ctx); err != nil {
