@@ -26,6 +26,7 @@ func (s *Server) routes() {
 	e.Use(s.bodyDeadlines())
 	e.Use(formLimits())
 	e.Use(s.auth.Guard(access))
+	e.Use(textFields())
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
