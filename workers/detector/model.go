@@ -84,12 +84,13 @@ func (m *Model) margin(v vector, d Doc) float64 {
 
 // standardise turns a document's dense features into what the model reads, as the
 // training set scaled them.
-func (m *Model) standardise(d Doc) [denseFeatures]float64 {
-	out := d.dense()
-	for k := range out {
-		out[k] = (out[k] - m.DenseMean[k]) / m.DenseStd[k]
+func (m *Model) standardise(d Doc) [denseFeatures]float64 { return m.scale(d.dense()) }
+
+func (m *Model) scale(dense [denseFeatures]float64) [denseFeatures]float64 {
+	for k := range dense {
+		dense[k] = (dense[k] - m.DenseMean[k]) / m.DenseStd[k]
 	}
-	return out
+	return dense
 }
 
 // Feature is one input of a model with its weight: positive weights speak for failure.

@@ -26,8 +26,8 @@ type Example struct {
 }
 
 // Examples walks the training conversations, always in the same order, handing each to
-// yield; Train walks them twice, so that only one document is held at a time besides
-// the compact rows it learns from.
+// yield; Train keeps each as a short list of term ids, so only one whole document is
+// held at a time.
 type Examples func(ctx context.Context, yield func(Example) error) error
 
 // TooFewLabels is Train's error when one outcome has fewer than MinPerOutcome
@@ -52,12 +52,13 @@ func (e *TooFewLabels) NeedSucceeded() int { return max(0, MinPerOutcome-e.Succe
 // what a labelled conversation's failure score should be. It returns *TooFewLabels when
 // an outcome has fewer than MinPerOutcome examples.
 func Train(ctx context.Context, walk Examples) (*Model, []float64, error) {
-	df := newDocFrequency()
+	lex := newLexicon()
+	var docs [][]termCount
 	var fps []Fingerprint
 	var failed []bool
 	var dense [][denseFeatures]float64
 	err := walk(ctx, func(e Example) error {
-		df.add(e.Doc.Terms)
+		docs = append(docs, lex.compact(e.Doc.Terms))
 		fps = append(fps, e.Fingerprint)
 		failed = append(failed, e.Failed)
 		dense = append(dense, e.Doc.dense())
@@ -75,19 +76,14 @@ func Train(ctx context.Context, walk Examples) (*Model, []float64, error) {
 	if nFailed < MinPerOutcome || len(failed)-nFailed < MinPerOutcome {
 		return nil, nil, &TooFewLabels{Failed: nFailed, Succeeded: len(failed) - nFailed}
 	}
-	m := &Model{Format: modelFormat, vocabulary: df.vocabulary()}
-	df = nil
+	vocab, col := lex.vocabulary()
+	lex = nil
+	m := &Model{Format: modelFormat, vocabulary: vocab}
 	m.DenseMean, m.DenseStd = meanStd(dense)
 	d := &design{terms: len(m.Terms), failed: failed}
-	err = walk(ctx, func(e Example) error {
-		d.add(m.tfidf(e.Doc.Terms), m.blocks, m.standardise(e.Doc))
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(d.rows) != len(failed) {
-		return nil, nil, fmt.Errorf("detector: the examples changed between two walks (%d, then %d)", len(failed), len(d.rows))
+	for i, doc := range docs {
+		d.add(m.tfidfCompact(doc, col), m.blocks, m.scale(dense[i]))
+		docs[i] = nil
 	}
 	groups := Groups(fps)
 	fold, k := folds(groups, failed)
