@@ -244,7 +244,9 @@ func (s *Server) searchOldNames(ctx context.Context, id uuid.UUID, owner store.O
 // the list, and which.
 func listQuery(form pages.ConversationForm, filter store.ConversationFilter) url.Values {
 	q := form.Values()
-	q.Set("sort", string(filter.Sort))
+	if form.Sort != sortToLabel {
+		q.Set("sort", string(filter.Sort))
+	}
 	return q
 }
 
