@@ -25,7 +25,9 @@ func agentOf(t *testing.T, b labelsBundle, id uuid.UUID) int64 {
 }
 
 // in is the elements under s with data-testid id.
-func in(s *goquery.Selection, id string) *goquery.Selection { return s.Find(`[data-testid="` + id + `"]`) }
+func in(s *goquery.Selection, id string) *goquery.Selection {
+	return s.Find(`[data-testid="` + id + `"]`)
+}
 
 // words is a selection's text with its runs of white space made one space.
 func words(s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") }
