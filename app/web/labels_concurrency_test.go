@@ -116,6 +116,16 @@ func TestLabelsFromTwoTabsAreNeverLost(t *testing.T) {
 		WHERE t.id = $1 AND l.kind = 'learning'`, id).Scan(&rescore))
 	require.JSONEq(t, `["`+id.String()+`"]`, string(rescore), "it scores the labelled task again")
 
+	// The task page says the detector is learning, and its poll answers the same.
+	doc := parse(t, b.alice.browser.Get(t, "/tasks/"+id.String()))
+	require.Contains(t, words(testid(doc, "learning-pending")), "Airline agent's detector is learning from your labels now")
+	require.Equal(t, "/tasks/"+id.String()+"/learning", testid(doc, "learning-pending").AttrOr("hx-get", ""))
+	resp := htmx(t, b.alice.browser, http.MethodGet, "/tasks/"+id.String()+"/learning")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Empty(t, resp.Header.Get("HX-Retarget"))
+	require.Equal(t, 1, testid(parse(t, resp), "learning-pending").Length())
+	require.Equal(t, http.StatusNotFound, htmx(t, b.bob.browser, http.MethodGet, "/tasks/"+id.String()+"/learning").StatusCode)
+
 	p := pipeline.New(b.pool, offline.New(offline.Options{}), workertest.Options(pipeline.Options{}))
 	workertest.StartWorker(t, b.pool, p, workers.Config{Poll: 50 * time.Millisecond}, slog.New(slog.DiscardHandler))
 	workertest.WaitFor(t, 2*time.Minute, "the learning task to finish", func() bool {
@@ -125,6 +135,11 @@ func TestLabelsFromTwoTabsAreNeverLost(t *testing.T) {
 	require.NotNil(t, r.FailureModel, "the task is scored by the agent's new detector")
 	require.Equal(t, "Airline agent", r.FailureModel.Agent)
 	require.Equal(t, len(both)+1, r.FailureModel.TrainedOn)
+	resp = htmx(t, b.alice.browser, http.MethodGet, "/tasks/"+id.String()+"/learning")
+	require.Equal(t, "#task-page", resp.Header.Get("HX-Retarget"), "done: the poll brings the page scored anew")
+	doc = parse(t, resp)
+	require.Zero(t, testid(doc, "learning-pending").Length())
+	require.Contains(t, words(testid(doc, "failure-source")), "Airline agent's detector, version 1")
 }
 
 // clickLabel sends what a label button of the conversation list sends from a tab (htmx,

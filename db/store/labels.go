@@ -90,6 +90,12 @@ func (s *Store) SetLabels(ctx context.Context, id uuid.UUID, owner Owner, change
 		if err := s.q.LockOwner(ctx, tx, dbsqlc.LockOwnerParams{LockClass: labelLockClass, OwnerUserID: uid}); err != nil {
 			return fmt.Errorf("lock: %w", err)
 		}
+		// The task's row before its conversations', as every worker's transaction takes
+		// them (its lease, or a learning task's LockTaskForReview): the other way round,
+		// a label given while the task is scored again would deadlock with it.
+		if _, err := s.q.LockTaskForReview(ctx, tx, dbsqlc.LockTaskForReviewParams{ID: id, OwnerUserID: uid}); err != nil {
+			return err
+		}
 		task, err := s.q.GetAnalysisTask(ctx, tx, dbsqlc.GetAnalysisTaskParams{ID: id, OwnerUserID: uid})
 		if err != nil {
 			return err
