@@ -31,7 +31,7 @@ var errNotKeptLabel = echo.NewHTTPError(http.StatusConflict,
 // conversationLabel is POST /tasks/{id}/conversations/{seq}/label: the owner says the
 // conversation failed or succeeded (outcome), or takes their label back (outcome=clear).
 // htmx gets the conversation page's label panel (from=conversation) or the list's cell
-// with the counter (from=list); a plain form is sent back where it came from, the
+// (from=list), with the counter when the list has one; a plain form is sent back where it came from, the
 // list's query kept, with a flash that says what was done.
 func (s *Server) conversationLabel(c echo.Context) error {
 	id, err := taskID(c)
@@ -75,7 +75,7 @@ func (s *Server) conversationLabel(c echo.Context) error {
 	progress := labelProgress(set.Agent)
 	if c.QueryParam("from") == "list" {
 		parts := []templ.Component{pages.LabelCell(state)}
-		if progress != nil {
+		if progress != nil && list.Get("sort") == sortToLabel { // the list with the counter
 			parts = append(parts, pages.LabelCounter(*progress, true))
 		}
 		return render(c, http.StatusOK, templ.Join(parts...))

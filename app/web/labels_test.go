@@ -85,11 +85,13 @@ func TestLabelledUploadOnThePages(t *testing.T) {
 	panel := parse(t, resp)
 	require.Equal(t, 1, testid(panel, "label-panel").Length())
 	require.Zero(t, testid(panel, "label-conflict").Length(), "taken back")
-	resp = htmxForm(t, alice, "/tasks/"+id.String()+"/conversations/2/label?from=list", "failed")
+	resp = htmxForm(t, alice, "/tasks/"+id.String()+"/conversations/2/label?from=list&sort=to_label", "failed")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	cell := parseCell(t, resp)
 	require.Equal(t, "failed", testid(cell, "conversation-label").AttrOr("data-label-value", ""))
-	require.Equal(t, "true", testid(cell, "label-counter").AttrOr("hx-swap-oob", ""))
+	require.Equal(t, "true", testid(cell, "label-counter").AttrOr("hx-swap-oob", ""), "the list most useful to label has the counter")
+	resp = htmxForm(t, alice, "/tasks/"+id.String()+"/conversations/2/label?from=list&sort=turns", "failed")
+	require.Zero(t, testid(parseCell(t, resp), "label-counter").Length(), "a list without one gets none")
 
 	// Every mistake is refused with a sentence, and changes nothing.
 	task := "/tasks/" + id.String()
