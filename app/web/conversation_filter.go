@@ -28,10 +28,10 @@ func conversationFilter(q url.Values) (store.ConversationFilter, pages.Conversat
 		Risk: q.Get("risk"), Query: strings.TrimSpace(q.Get("q")), Sort: q.Get("sort"),
 	}
 	f := store.ConversationFilter{Sort: store.SortFailure}
-	if form.Sort != "" {
+	if form.Sort != "" && form.Sort != sortToLabel {
 		f.Sort = store.ConversationSort(form.Sort)
 		if !slices.Contains(store.Sorts(), f.Sort) {
-			return f, form, fmt.Sprintf("%q is not a sort of this list: sort by failure, turns or severity.", form.Sort)
+			return f, form, fmt.Sprintf("%q is not a sort of this list: sort by failure, turns, severity or to_label.", form.Sort)
 		}
 	}
 	var msg string
@@ -59,6 +59,9 @@ func conversationFilter(q url.Values) (store.ConversationFilter, pages.Conversat
 		if form.Label != "failed" && form.Label != "succeeded" {
 			return f, form, fmt.Sprintf("The outcome label is failed or succeeded, not %q.", form.Label)
 		}
+		if form.Sort == sortToLabel {
+			return f, form, "The conversations most useful to label are those without a label: leave the outcome label at Any."
+		}
 		f.Label = &form.Label
 	}
 	if form.Risk != "" {
@@ -77,6 +80,9 @@ func conversationFilter(q url.Values) (store.ConversationFilter, pages.Conversat
 	}
 	if after := q.Get("after"); after != "" {
 		c, err := store.ParseConversationCursor(f.Sort, after)
+		if form.Sort == sortToLabel {
+			c, err = toLabelCursor(after)
+		}
 		if err != nil {
 			return f, form, "This page's address is not one the list made; start again from the first page."
 		}
@@ -96,4 +102,14 @@ func index(s, what string) (*int32, string) {
 	}
 	i := int32(n)
 	return &i, ""
+}
+
+// toLabelCursor reads where a page of the list most useful to label starts: after the
+// conversation whose seq it is, in the list's order.
+func toLabelCursor(after string) (store.ConversationCursor, error) {
+	seq, err := strconv.ParseInt(after, 10, 32)
+	if err != nil || seq < 1 {
+		return store.ConversationCursor{}, store.ErrBadConversationCursor
+	}
+	return store.ConversationCursor{Seq: int32(seq)}, nil
 }

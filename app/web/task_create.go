@@ -32,7 +32,7 @@ func (s *Server) taskCreate(c echo.Context) error {
 		if status == 0 {
 			return err
 		}
-		return s.renderUpload(c, status, up.form.title, failure)
+		return s.renderUpload(c, status, up.form.title, up.form.agent, failure)
 	}
 	sum := up.summary
 	msg := "Uploaded " + components.Plural(sum.Conversations, "conversation", "conversations") + " (" + formatLabel(sum) + "); the diagnosis has started."

@@ -28,6 +28,7 @@ func downloads() []download {
 		{"actions.csv", "text/csv; charset=utf-8", report.WriteActionsCSV},
 		{"findings.csv", "text/csv; charset=utf-8", report.WriteFindingsCSV},
 		{"report.md", "text/markdown; charset=utf-8", report.WriteMarkdown},
+		{"labels.csv", "text/csv; charset=utf-8", report.WriteLabelsCSV},
 	}
 }
 
