@@ -18,7 +18,8 @@ const sortToLabel = "to_label"
 
 // labelOrder is the order in which a task's kept, diagnosed conversations are most
 // useful to label, labelled ones included so that the order stays the same as labels
-// arrive (only a new scoring moves it); the list shows the unlabelled ones.
+// arrive (only a new scoring, or the labels ceasing to be short of an outcome, moves
+// it); the list shows the unlabelled ones.
 type labelOrder struct {
 	seqs     []int32
 	labelled map[int32]bool
@@ -33,14 +34,22 @@ func (s *Server) labelOrderOf(ctx context.Context, task dbsqlc.AnalysisTask, own
 	if err != nil {
 		return labelOrder{}, err
 	}
-	return orderForLabelling(task.ID, rows, len(task.FailureModel) > 0 && string(task.FailureModel) != "null"), nil
+	short := detector.ShortOfNone
+	if task.AgentID != nil {
+		counts, err := s.store.AgentLabelCounts(ctx, *task.AgentID, owner)
+		if err != nil {
+			return labelOrder{}, err
+		}
+		short = detector.ShortOf(counts.Failed, counts.Succeeded)
+	}
+	return orderForLabelling(task.ID, rows, len(task.FailureModel) > 0 && string(task.FailureModel) != "null", short), nil
 }
 
 // orderForLabelling is detector.SuggestOrder over rows: strata of the upload by the
 // category of each conversation's most severe issue, its length (a third of the
 // upload) and whether risk screening flagged it; and its failure score. The seed is the
 // task's id, so a task's order is the same on every page and for every reader.
-func orderForLabelling(task uuid.UUID, rows []dbsqlc.ListLabelCandidatesRow, scored bool) labelOrder {
+func orderForLabelling(task uuid.UUID, rows []dbsqlc.ListLabelCandidatesRow, scored bool, short detector.Short) labelOrder {
 	lengths := make([]int, len(rows))
 	for i, r := range rows {
 		lengths[i] = int(r.MessageCount)
@@ -59,7 +68,7 @@ func orderForLabelling(task uuid.UUID, rows []dbsqlc.ListLabelCandidatesRow, sco
 	}
 	h := fnv.New64a()
 	h.Write(task[:])
-	for _, seq := range detector.SuggestOrder(cands, scored, h.Sum64()) {
+	for _, seq := range detector.SuggestOrder(cands, scored, short, h.Sum64()) {
 		o.seqs = append(o.seqs, int32(seq))
 	}
 	return o

@@ -977,7 +977,7 @@ func toLabelRule(v ToLabelView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 84, " has no detector, the list takes one conversation of each kind in turn, the largest kinds first: kinds by the category of the most severe issue, the length (the shortest, middle and longest third of this upload) and whether risk screening flagged it, so that a few labels cover the whole upload.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 84, " has no detector, the list takes one conversation of each kind in turn, the largest kinds first: kinds by the category of the most severe issue, the length (the shortest, middle and longest third of this upload) and whether risk screening flagged it, so that a few labels cover the whole upload. While the labels are short of one outcome, two in three are instead the conversations the analysis' own failure score makes likeliest to be of that outcome.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
