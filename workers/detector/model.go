@@ -36,14 +36,18 @@ type Estimate struct {
 	Groups    int     `json:"groups"` // near-duplicate groups the folds kept whole
 	Folds     int     `json:"folds"`
 	AUROC     float64 `json:"cv_auroc"`
-	// Low and High bound the interval (intervalLevel) of the AUROC over resampled
-	// groups.
+	// Low and High bound the interval (intervalLevel) in which its AUROC on
+	// conversations it has not seen should fall: from new scenarios (the folds of whole
+	// groups, Low) to retries of known ones (AUROCSeen's folds, which may raise High).
 	Low  float64 `json:"cv_low"`
 	High float64 `json:"cv_high"`
 	// WithoutFindings and WithFindings are the cross-validated AUROCs of the two
 	// variants Train compared; the model is the better one.
 	WithoutFindings float64 `json:"cv_auroc_without_findings"`
 	WithFindings    float64 `json:"cv_auroc_with_findings"`
+	// AUROCSeen is the cross-validated AUROC over folds that ignore the groups: on
+	// retries of scenarios it has seen.
+	AUROCSeen float64 `json:"cv_auroc_seen"`
 	// Baselines are what counting alone scores on the same conversations.
 	Baselines []Baseline `json:"baselines"`
 }
