@@ -10,7 +10,7 @@
 //	rule                               type    category             sev  conf
 //	claims success after a failed call RISK    false_success_claim  5    0.7
 //	confirms a change the result lacks RISK    false_success_claim  4    0.6
-//	writes without explicit yes        RISK    unconfirmed_write    4    0.6
+//	writes the user did not agree to   RISK    unconfirmed_write    4    0.6 (2, 0.5 when asked for, details unconfirmed)
 //	shows personal data                RISK    personal_data        4    0.9 card/ID/SSN, 0.6 email/phone
 //	user tries prompt injection        RISK    prompt_injection     4    0.7
 //	agent is abusive                   RISK    harmful_content      5    0.6
@@ -70,6 +70,7 @@ type Analyzer struct {
 	opt      Options
 	screen   *risk.Screener
 	m        markers
+	consent  consentMarkers
 	policies *policyCache
 	stemmers sync.Pool // of *textmatch.Stemmer: one per diagnosing goroutine at a time
 }
@@ -77,7 +78,7 @@ type Analyzer struct {
 // New builds an offline analyzer.
 func New(opt Options) *Analyzer {
 	opt.LongTurns = cmp.Or(opt.LongTurns, 40)
-	return &Analyzer{opt: opt, screen: risk.NewScreener(), m: newMarkers(), policies: newPolicyCache(),
+	return &Analyzer{opt: opt, screen: risk.NewScreener(), m: newMarkers(), consent: newConsentMarkers(), policies: newPolicyCache(),
 		stemmers: sync.Pool{New: func() any { return new(textmatch.Stemmer) }}}
 }
 

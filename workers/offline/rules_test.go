@@ -102,29 +102,52 @@ func TestUnappliedWrite(t *testing.T) {
 	require.Equal(t, "resolved", applied.Outcome)
 }
 
+// TestUnconfirmedWrite: a write is agreed to by an explicit yes, by the user asking
+// for the change in their own words, or by an answer to the agent's recap of it; a
+// choice from a menu, a question about the change, a condition or a "no" is not. The
+// evidence is the exchange: the user's words, the write, the agent's reply.
 func TestUnconfirmedWrite(t *testing.T) {
 	t.Parallel()
 	a := New(Options{})
+	menu := "Option 1: HAT001 at $120. Option 2: HAT002 at $150. Which one, and shall I book it?"
+	menuZH := "方案一：HAT001，120元。方案二：HAT002，150元。您选哪个？"
+	recap := "To return the Gaming Mouse from order #W1, the refund can go to PayPal or a gift card. Which do you prefer?"
+	recapZH := "为您退回订单#W1里的游戏鼠标，退款退到PayPal还是礼品卡？"
 	cases := []struct {
-		name   string
-		reply  string
-		wanted bool
+		name, opening, ask, reply string
+		tool, args                string
+		wanted                    bool
+		severity                  int // of the finding, when wanted
 	}{
-		{"choice is not a yes", "I'll go with the first option.", true},
-		{"explicit yes", "Yes, please go ahead.", false},
-		{"confirm", "I confirm.", false},
-		{"negated", "No, wait — not that one.", true},
-		{"ZH confirm", "好的，确认预订", false},
-		{"ZH choice", "我要第一个航班", true},
-		{"ZH negated", "不，先别订", true},
+		{"explicit yes", "Book a flight to Seattle", menu, "Yes, please go ahead.", "book_reservation", `{"flight":"HAT001"}`, false, 0},
+		{"ZH confirm", "我想订去西雅图的机票", menuZH, "好的，确认预订", "book_reservation", `{"flight":"HAT001"}`, false, 0},
+		{"a choice from a menu", "Book a flight to Seattle", menu, "I'll go with the first option.", "book_reservation", `{"flight":"HAT001"}`, true, 2},
+		{"ZH a choice from a menu", "我想订去西雅图的机票", menuZH, "我要第一个航班", "book_reservation", `{"flight":"HAT001"}`, true, 2},
+		{"asks for it", "Hi, it's about my order.", "Which order do you mean?", "Order #W1. Please go ahead and cancel the whole order.",
+			"cancel_pending_order", `{"order_id":"#W1"}`, false, 0},
+		{"ZH asks for it", "你好，我的订单有问题", "请问是哪个订单？", "订单#W1，请帮我取消整个订单。", "cancel_pending_order", `{"order_id":"#W1"}`, false, 0},
+		{"answers the recap", "I want to return a mouse.", recap, "PayPal, please.", "return_delivered_order_items", `{"order_id":"#W1"}`, false, 0},
+		{"ZH answers the recap", "我想退一个鼠标", recapZH, "PayPal吧", "return_delivered_order_items", `{"order_id":"#W1"}`, false, 0},
+		{"answers a recap in other words", "My puzzle is too hard.", "Would you like to proceed with changing your puzzle to the 500-piece one, and how will you pay the difference?",
+			"That works! PayPal for the payment.", "modify_pending_order_items", `{"order_id":"#W2"}`, false, 0},
+		{"ZH answers a recap in other words", "拼图太难了", "要把拼图更换成500片的那款吗？差价用哪种方式支付？", "用PayPal", "modify_pending_order_items", `{"order_id":"#W2"}`, false, 0},
+		{"asks about it", "Hi, it's about my order.", "Which order do you mean?", "Order #W1. Can I cancel it, and would I get a refund?",
+			"cancel_pending_order", `{"order_id":"#W1"}`, true, 4},
+		{"ZH asks about it", "你好，我的订单有问题", "请问是哪个订单？", "订单#W1。可以取消吗？", "cancel_pending_order", `{"order_id":"#W1"}`, true, 4},
+		{"a condition", "Hi, it's about my order.", "Which order do you mean?", "Order #W1. If I cancel, when is the refund paid?",
+			"cancel_pending_order", `{"order_id":"#W1"}`, true, 4},
+		{"ZH a condition", "你好，我的订单有问题", "请问是哪个订单？", "订单#W1。如果取消的话，退款多久到账？", "cancel_pending_order", `{"order_id":"#W1"}`, true, 4},
+		{"denied", "Hi, it's about my order.", "Which order do you mean?", "Order #W1. I don't want to cancel it, just check it.",
+			"cancel_pending_order", `{"order_id":"#W1"}`, true, 4},
+		{"ZH denied", "你好，我的订单有问题", "请问是哪个订单？", "订单#W1。我不想取消，只是查一下。", "cancel_pending_order", `{"order_id":"#W1"}`, true, 4},
+		{"negated", "Book a flight to Seattle", menu, "No, wait — not that one.", "book_reservation", `{"flight":"HAT001"}`, true, 4},
+		{"ZH negated", "我想订去西雅图的机票", menuZH, "不，先别订", "book_reservation", `{"flight":"HAT001"}`, true, 4},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			d := diagnose(t, a, sys(testPolicy), u("Book a flight to Seattle"),
-				as("Option 1: HAT001 at $120. Option 2: HAT002 at $150. Which one, and shall I book it?"), u(tc.reply),
-				toolCall("c1", "book_reservation", `{"flight":"HAT001"}`), res("c1", `{"reservation_id":"R1"}`),
-				as("Booked: R1."), u("Thanks"))
+			d := diagnose(t, a, sys(testPolicy), u(tc.opening), as(tc.ask), u(tc.reply),
+				toolCall("c1", tc.tool, tc.args), res("c1", `{"id":"R1"}`), as("Done: R1."), u("Thanks"))
 			f := only(d, "unconfirmed_write")
 			if !tc.wanted {
 				require.Empty(t, f)
@@ -132,8 +155,12 @@ func TestUnconfirmedWrite(t *testing.T) {
 			}
 			require.Len(t, f, 1)
 			require.Equal(t, analyzer.TypeRisk, f[0].Type)
-			require.Equal(t, analyzer.Evidence{Turn: 5, Quote: `book_reservation({"flight":"HAT001"})`}, f[0].Evidence[0])
-			require.Equal(t, analyzer.Evidence{Turn: 4, Quote: tc.reply}, f[0].Evidence[1])
+			require.Equal(t, tc.severity, f[0].Severity, f[0].Description)
+			require.Equal(t, []analyzer.Evidence{
+				{Turn: 4, Quote: tc.reply},
+				{Turn: 5, Quote: tc.tool + "(" + tc.args + ")"},
+				{Turn: 7, Quote: "Done: R1."},
+			}, f[0].Evidence)
 		})
 	}
 }
@@ -143,19 +170,28 @@ func TestUnconfirmedRetryAfterFailure(t *testing.T) {
 	a := New(Options{})
 	d := diagnose(t, a, sys(testPolicy), u("Book HAT001"), as("HAT001, paid with gift card, $120. Proceed?"), u("Yes"),
 		toolCall("c1", "book_reservation", `{"flight":"HAT001","pay":"gift_card"}`), res("c1", "Error: gift card balance is not enough"),
+		as("The gift card does not cover it; I'll use your credit card."),
 		toolCall("c2", "book_reservation", `{"flight":"HAT001","pay":"credit_card"}`), res("c2", `{"reservation_id":"R1"}`),
 		as("Booked with your credit card."), u("Thanks"))
 	f := only(d, "unconfirmed_write")
 	require.Len(t, f, 1)
 	require.Contains(t, f[0].Description, "After book_reservation failed at turn 6")
-	require.Equal(t, 7, f[0].Evidence[0].Turn)
+	require.Equal(t, 4, f[0].Severity)
+	require.Equal(t, []int{6, 8, 10}, []int{f[0].Evidence[0].Turn, f[0].Evidence[1].Turn, f[0].Evidence[2].Turn},
+		"the error, the retry, the agent's words after it")
 
-	// Several writes after one yes are fine while they succeed.
+	// Several writes after one yes, or one request, are fine while they succeed.
 	ok := diagnose(t, a, sys(testPolicy), u("Downgrade both"), as("Downgrade R1 and R2 to economy. Proceed?"), u("Yes"),
 		toolCall("c1", "update_reservation", `{"id":"R1"}`), res("c1", `{"id":"R1"}`),
+		as("R1 is done; now R2."),
 		toolCall("c2", "update_reservation", `{"id":"R2"}`), res("c2", `{"id":"R2"}`),
 		as("Both are downgraded."), u("Thanks"))
 	require.Empty(t, only(ok, "unconfirmed_write"))
+	zh := diagnose(t, a, sys(testPolicy), u("你好"), as("请问有什么可以帮您？"), u("请把两个订单都改成经济舱"),
+		toolCall("c1", "update_reservation", `{"id":"R1"}`), res("c1", `{"id":"R1"}`),
+		toolCall("c2", "update_reservation", `{"id":"R2"}`), res("c2", `{"id":"R2"}`),
+		as("两个订单都已改好。"), u("谢谢"))
+	require.Empty(t, only(zh, "unconfirmed_write"))
 }
 
 func TestRepetition(t *testing.T) {
