@@ -281,6 +281,36 @@ func TestFrustration(t *testing.T) {
 	}, f[0].Evidence)
 }
 
+// TestFrustrationBeforeTheFirstAnswer: what the user feels before the agent first
+// answers is why they got in touch, not what the agent did to them; a greeting before
+// the user spoke, or a request for their id before the look-up, answers nothing.
+func TestFrustrationBeforeTheFirstAnswer(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	contact := diagnose(t, a, sys(testPolicy), as("Hi! How can I help you today?"),
+		u("I'm feeling really frustrated about the delayed flight, this is ridiculous."),
+		as("I'm sorry to hear that. To help, I'll need your user ID."), u("It's mia_li_3668. I'm so frustrated."),
+		toolCall("c1", "get_user_details", `{"user_id":"mia_li_3668"}`), res("c1", `{"name":"Mia Li"}`),
+		as("I found your reservation; the flight now leaves at 18:00 and I can rebook you."), u("Thanks, that works."))
+	require.Empty(t, only(contact, "user_frustration"))
+
+	zh := diagnose(t, a, sys(testPolicy), u("你们快递太慢了"), u("气死我了"), as("非常抱歉，请提供订单号。"), u("12345"),
+		as("已为您加急处理，明天送达。"), u("好的谢谢"))
+	require.Empty(t, only(zh, "user_frustration"), "chat style: two messages before the first answer")
+
+	after := diagnose(t, a, sys(testPolicy), u("你们快递太慢了"), as("非常抱歉，请提供订单号。"), u("12345"),
+		as("已为您加急处理，明天送达。"), u("昨天也这么说，真没用"))
+	f := only(after, "user_frustration")
+	require.Len(t, f, 1)
+	require.Equal(t, 6, f[0].Evidence[0].Turn)
+	afterEN := diagnose(t, a, sys(testPolicy), u("My flight is delayed, so frustrating."), as("Let me check. What is your user ID?"),
+		u("mia_li_3668"), toolCall("c1", "get_user_details", `{"user_id":"mia_li_3668"}`), res("c1", `{"name":"Mia Li"}`),
+		as("Your flight leaves at 18:00."), u("That's what you said an hour ago. This is ridiculous."))
+	f = only(afterEN, "user_frustration")
+	require.Len(t, f, 1)
+	require.Equal(t, 8, f[0].Evidence[0].Turn)
+}
+
 func TestEndings(t *testing.T) {
 	t.Parallel()
 	a := New(Options{})

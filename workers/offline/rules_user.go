@@ -9,16 +9,17 @@ import (
 
 // frustration reports user turns with frustration markers ("this is ridiculous",
 // "going in circles", "太慢了", "没用"); confidence rises to 0.85 when it happens twice.
-// Only what the user says after the agent's first reply counts: frustration the user
-// brings to the conversation is not the agent's doing.
+// Only what the user says after the agent's first answer (firstAnswer) counts:
+// frustration the user brings to the conversation ("I'm so frustrated about my delayed
+// flight") is the reason for contact, not the agent's doing.
 func (a *Analyzer) frustration(v *view) []analyzer.Finding {
+	answer := v.firstAnswer()
+	if answer == 0 {
+		return nil
+	}
 	var ev []analyzer.Evidence
-	replied := false
-	for turn := 1; turn <= len(v.conv.Messages); turn++ {
-		if v.role(turn) == transcript.RoleAssistant && v.hasText(turn) {
-			replied = true
-		}
-		if v.role(turn) != transcript.RoleUser || !replied {
+	for turn := answer + 1; turn <= len(v.conv.Messages); turn++ {
+		if v.role(turn) != transcript.RoleUser {
 			continue
 		}
 		if m, ok := a.m.frustration.Find(v.fold(turn)); ok {
@@ -72,4 +73,37 @@ func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 		}
 	}
 	return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteTurn(v.lastTurn()))}
+}
+
+// firstAnswer is the turn of the agent's first answer to the user, 0 when it never
+// answers: its first message in words after its first look-up, when it looks
+// something up before its second message in words (an agent with tools first asks who
+// the user is, then answers); otherwise its first message in words after the user's
+// first. A greeting before the user spoke answers nothing.
+func (v *view) firstAnswer() int {
+	userSpoke, texts, lookedUp := false, 0, false
+	first := 0 // the first message in words after the user's first
+	for turn := 1; turn <= len(v.conv.Messages); turn++ {
+		switch m := v.msg(turn); {
+		case m.Role == transcript.RoleUser && v.hasText(turn):
+			userSpoke = true
+		case m.Role == transcript.RoleAssistant && userSpoke:
+			if v.hasText(turn) {
+				if lookedUp && len(m.ToolCalls) == 0 {
+					return turn
+				}
+				texts++
+				if first == 0 {
+					first = turn
+				}
+			}
+			if len(m.ToolCalls) > 0 && texts < 2 {
+				lookedUp = true
+			}
+			if texts >= 2 && !lookedUp {
+				return first
+			}
+		}
+	}
+	return first
 }
