@@ -69,11 +69,13 @@ func newMarkers() markers {
 		),
 		closing: textmatch.NewPhraseSet(
 			"thank", "thanks", "bye", "goodbye", "that's all", "that is all", "all set", "have a great", "have a good",
-			"you too", "appreciate", "谢谢", "感谢", "再见", "拜拜", "没有了", "就这些",
+			"you too", "appreciate", "that's it", "that is it", "that's everything", "nothing else", "done then",
+			"that will be all", "that'll be all", "i'm all set", "i'm good", "all good", "we're done", "i'll wait",
+			"谢谢", "感谢", "再见", "拜拜", "没有了", "就这些", "没事了", "好了", "行了", "就这样", "没别的了",
 		),
 		closingAsk: textmatch.NewPhraseSet(
 			"anything else", "any other questions", "any more questions", "any further questions", "further assistance",
-			"还有其他", "还有什么", "其他问题",
+			"is that all", "还有其他", "还有什么", "还有别的", "其他问题",
 		),
 		handoffText: textmatch.NewPhraseSet(
 			"i'll transfer you", "i will transfer you", "i'm transferring you", "i am transferring you", "transferring you to",

@@ -346,6 +346,44 @@ func TestEndings(t *testing.T) {
 	require.Equal(t, "resolved", thanks.Outcome)
 }
 
+// TestSignOff: the user's closing words ("thanks", "that's it", "anything else?",
+// 好的谢谢, sent as one message or two) end the conversation; they are no message left
+// without a reply. Closing words with a new question still wait for one.
+func TestSignOff(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	for _, closing := range [][]string{
+		{"Finally! I'll wait for the email. Anything else?"},
+		{"Good. Done then."},
+		{"Thank you so much!"},
+		{"好的谢谢"},
+		{"好的", "谢谢"},
+		{"行了，就这样吧。还有别的吗？"},
+	} {
+		msgs := []transcript.Message{sys(testPolicy), u("Cancel R1"), as("R1 is cancelled; the refund is on its way by email.")}
+		for _, c := range closing {
+			msgs = append(msgs, u(c))
+		}
+		d := diagnose(t, a, msgs...)
+		require.Empty(t, only(d, "unresolved"), closing)
+		require.Equal(t, "resolved", d.Outcome, closing)
+	}
+	for _, waiting := range [][]string{
+		{"Thanks! When will the refund be paid?"},
+		{"谢谢，那退款什么时候到账？"},
+		{"好的谢谢", "对了，运费谁出？"},
+	} {
+		msgs := []transcript.Message{sys(testPolicy), u("Cancel R1"), as("R1 is cancelled; the refund is on its way by email.")}
+		for _, c := range waiting {
+			msgs = append(msgs, u(c))
+		}
+		d := diagnose(t, a, msgs...)
+		f := only(d, "unresolved")
+		require.Len(t, f, 1, waiting)
+		require.Equal(t, "Conversation ends without a reply to the user", f[0].Title)
+	}
+}
+
 func TestHandoff(t *testing.T) {
 	t.Parallel()
 	a := New(Options{})
