@@ -96,15 +96,22 @@ type (
 	}
 )
 
-// findSimilarPair is similarPair's search, over the messages of q.role in order.
+// findSimilarPair is similarPair's search, over the messages of q.role in order. A
+// user's consecutive messages are one turn: one sent twice in a row, as chats do, is
+// no repeat; the user repeats what they said before the agent's answer.
 func (v *view) findSimilarPair(q pairQuestion) (earlier, later int, sim float64) {
 	role, minWeight, threshold := q.role, q.minWeight, q.threshold
 	type seen struct {
 		turn, runes int
+		answer      int                  // the agent messages before it, for a user's turn
 		sh          textmatch.ShingleSet // built on first comparison
 	}
 	var prev []*seen
+	answers := 0
 	for turn := 1; turn <= len(v.conv.Messages); turn++ {
+		if v.role(turn) == transcript.RoleAssistant {
+			answers++
+		}
 		if v.role(turn) != role {
 			continue
 		}
@@ -113,8 +120,11 @@ func (v *view) findSimilarPair(q pairQuestion) (earlier, later int, sim float64)
 		if weight < minWeight {
 			continue
 		}
-		cur := &seen{turn: turn, runes: runes}
+		cur := &seen{turn: turn, runes: runes, answer: answers}
 		for _, p := range prev {
+			if role == transcript.RoleUser && p.answer == cur.answer {
+				continue // the same turn of the user's
+			}
 			if float64(min(p.runes, cur.runes)) < threshold*float64(max(p.runes, cur.runes)) {
 				continue
 			}

@@ -448,6 +448,36 @@ func TestLongConversation(t *testing.T) {
 	require.Empty(t, only(diagnose(t, New(Options{}), sys(testPolicy), u("Hi"), as("Hello")), "long_conversation"))
 }
 
+// TestChatStyleTurns: a user's consecutive messages are one turn, as chats send them:
+// neither a message sent twice in a row nor many short messages make a repeat or a
+// long conversation.
+func TestChatStyleTurns(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	for _, lines := range [][]string{
+		{"Where is my parcel? It should have arrived on Monday.", "Where is my parcel? It should have arrived on Monday.", "ok", "thanks", "bye"},
+		{"我的快递到哪了？周一就应该到了，到现在都没有消息。", "我的快递到哪了？周一就应该到了，到现在都没有消息。", "好", "谢谢", "再见"},
+	} {
+		twice := diagnose(t, a, sys(testPolicy), u(lines[0]), u(lines[1]), as("It arrives tomorrow: the courier was delayed."), u(lines[2]))
+		require.Empty(t, only(twice, "user_repeats"), "sent twice in a row")
+		again := diagnose(t, a, sys(testPolicy), u(lines[0]), as("Let me check."), u(lines[1]), as("It arrives tomorrow."), u(lines[3]))
+		require.Len(t, only(again, "user_repeats"), 1, "said again after the agent's answer")
+
+		msgs := []transcript.Message{sys(testPolicy)}
+		for range 12 {
+			msgs = append(msgs, u(lines[2]), u(lines[3]), u(lines[4]), as("Noted."))
+		}
+		chat := diagnose(t, a, msgs...)
+		require.Empty(t, only(chat, "long_conversation"), "48 messages, 24 turns")
+		for range 9 {
+			msgs = append(msgs, u(lines[2]), u(lines[3]), as("Noted."))
+		}
+		long := only(diagnose(t, a, msgs...), "long_conversation")
+		require.Len(t, long, 1, "42 turns")
+		require.Contains(t, long[0].Description, "took 42 turns besides the system prompt, the user's consecutive messages counted as one")
+	}
+}
+
 func TestRiskFindings(t *testing.T) {
 	t.Parallel()
 	a := New(Options{})

@@ -39,17 +39,20 @@ func (a *Analyzer) frustration(v *view) []analyzer.Finding {
 }
 
 // longConversation reports a conversation of more than Options.LongTurns non-system
-// turns. The evidence is where the turns went: the agent repeating itself, else the
+// turns (a user's consecutive messages are one turn, see view.turns). The evidence is where the turns went: the agent repeating itself, else the
 // user restating their request, else the user's last words after so many turns.
 func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
-	n := v.turns()
+	n, joined := v.turns()
 	if n <= a.opt.LongTurns {
 		return nil
 	}
 	// n leaves the system prompt out; the turns are numbered with it, so say so.
 	besides := ""
-	if n < len(v.conv.Messages) {
+	if n+joined < len(v.conv.Messages) {
 		besides = " besides the system prompt"
+	}
+	if joined > 0 {
+		besides += ", the user's consecutive messages counted as one"
 	}
 	desc := fmt.Sprintf("The conversation took %d turns%s (%d tool calls), more than the %d that mark a long conversation.",
 		n, besides, len(v.calls), a.opt.LongTurns)
