@@ -15,14 +15,14 @@
 //	user tries prompt injection        RISK    prompt_injection     4    0.7
 //	agent is abusive                   RISK    harmful_content      5    0.6
 //	user is abusive                    RISK    harmful_content      3    0.6
-//	tool call returns an error         ACTION  tool_error           2    0.9 (severity 3 when a write failed)
+//	tool call returns an error         ACTION  tool_error           2    0.9 (1 when recovered, 3 when a write failed unannounced)
 //	write result contradicts its args  ACTION  tool_error           3    0.6
 //	retries a failing call unchanged   ACTION  repetition           3    0.9
 //	repeats the same message           ACTION  repetition           2    0.8
 //	user repeats or corrects           ACTION  user_repeats         3    0.6
 //	user is frustrated                 ACTION  user_frustration     3    0.7 (0.85 when twice or more)
 //	ends without a reply to the user   ACTION  unresolved           3    0.8
-//	user leaves, request not done      ACTION  unresolved           3    0.6 (0.5 when only a question is left open)
+//	user leaves, request not done      ACTION  unresolved           3    0.6 (2, 0.5 when the user defers; 0.5 when only a question is left open)
 //	handed off to a human              ACTION  human_handoff        2*   0.95 tool call, 0.7 text
 //	asks for a human, not transferred  ACTION  human_handoff        3    0.7
 //	agent declines the request         ACTION  refusal              2    0.6

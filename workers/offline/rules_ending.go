@@ -21,7 +21,8 @@ const (
 // ending classifies the last turns. A conversation handed to a human ends closed (the
 // handoff rule covers it). Otherwise it is unanswered when it stops on a tool call or
 // result, or on a user message that is not a goodbye; abandoned when the user's last
-// two turns defer or give up ("I'll get back to you", "never mind", "算了") — unless the
+// two turns give up ("never mind", "算了"; severity 3) or defer ("I'll get back to you",
+// "我再考虑"; severity 2, a less clear case: the user may come back) — unless the
 // agent had just declined as its policy says, which leaves the user nothing to wait for
 // — or when the
 // agent's last message leaves a question open ("Which flight would you like?", but not
@@ -38,12 +39,24 @@ func (a *Analyzer) ending(v *view, handedOff bool) ([]analyzer.Finding, ending) 
 			continue
 		}
 		seen++
-		if m, ok := a.m.leaving.Find(v.fold(turn)); ok {
+		m, gaveUp := a.m.giveUp.Find(v.fold(turn))
+		deferred := false
+		if !gaveUp {
+			m, deferred = a.m.deferring.Find(v.fold(turn))
+		}
+		if gaveUp || deferred {
 			if v.declinedByPolicy(turn) {
 				return nil, endClosed // the policy ruled the request out: leaving is what is left
 			}
 			ev := v.quoteMatch(turn, m)
-			desc := fmt.Sprintf("The user leaves at turn %d without the request done: %s.", turn, v.quotedAt(ev.Turn, ev.Quote))
+			if deferred {
+				desc := fmt.Sprintf("The user puts the request off at turn %d, and it is not done: %s.", turn, v.quotedAt(ev.Turn, ev.Quote))
+				f := ruleAbandoned.finding(desc, 0.5, ev)
+				f.Severity = 2
+				f.PriorityScore = priority(f.Severity, f.Confidence)
+				return []analyzer.Finding{f}, endAbandoned
+			}
+			desc := fmt.Sprintf("The user gives up at turn %d without the request done: %s.", turn, v.quotedAt(ev.Turn, ev.Quote))
 			return []analyzer.Finding{ruleAbandoned.finding(desc, 0, ev)}, endAbandoned
 		}
 	}

@@ -23,10 +23,36 @@ func TestToolErrors(t *testing.T) {
 	f := only(d, "tool_error")
 	require.Len(t, f, 1)
 	require.Equal(t, "Tool call returns an error", f[0].Title)
-	require.Equal(t, 3, f[0].Severity, "a failed write")
+	require.Equal(t, 2, f[0].Severity, "a failed write the agent owned up to")
 	require.Contains(t, f[0].Description, "book_reservation at turn 6")
+	require.Contains(t, f[0].Description, "The agent told the user the change failed.")
 	require.Equal(t, analyzer.Evidence{Turn: 6, Quote: "Error: payment amount does not add up"}, f[0].Evidence[0])
 	require.Empty(t, only(d, "false_success_claim"), "the agent admitted the failure")
+
+	silent := diagnose(t, a, sys(testPolicy), u("Book HAT001 for me"), as("Shall I book HAT001 for $120?"), u("Yes, please."),
+		toolCall("c1", "book_reservation", `{"flight":"HAT001"}`), res("c1", "Error: payment amount does not add up"),
+		as("Is there anything else I can do for you today?"), u("No thanks, bye."))
+	require.Equal(t, 3, only(silent, "tool_error")[0].Severity, "a failed write the user was never told of")
+	silentZH := diagnose(t, a, sys(testPolicy), u("帮我订HAT001"), as("为您预订HAT001，120元，确认吗？"), u("确认"),
+		toolCall("c1", "book_reservation", `{"flight":"HAT001"}`), res("c1", "预订失败：余额不足"),
+		as("请问还有什么可以帮您？"), u("没有了"))
+	require.Equal(t, 3, only(silentZH, "tool_error")[0].Severity)
+	toldZH := diagnose(t, a, sys(testPolicy), u("帮我订HAT001"), as("为您预订HAT001，120元，确认吗？"), u("确认"),
+		toolCall("c1", "book_reservation", `{"flight":"HAT001"}`), res("c1", "预订失败：余额不足"),
+		as("抱歉，余额不足，预订没有成功。"), u("好吧"))
+	require.Equal(t, 2, only(toldZH, "tool_error")[0].Severity)
+
+	// Another look-up of the same kind that succeeds is a recovery.
+	for _, words := range [][2]string{{"My email is mia@example.com", "Found you, Mia."}, {"我的邮箱是mia@example.com", "找到您的账户了。"}} {
+		other := diagnose(t, a, sys(testPolicy), u(words[0]),
+			toolCall("c1", "find_user_id_by_email", `{"email":"mia@example.com"}`), res("c1", "Error: user not found"),
+			toolCall("c2", "find_user_id_by_name_zip", `{"name":"Mia Li","zip":"10001"}`), res("c2", `"mia_li_3668"`),
+			as(words[1]), u("Thanks"))
+		f := only(other, "tool_error")
+		require.Len(t, f, 1)
+		require.Equal(t, 1, f[0].Severity, "found another way")
+		require.Contains(t, f[0].Description, "recovered from each failure")
+	}
 
 	zh := diagnose(t, a, sys(testPolicy), u("查一下HAT001航班"), toolCall("c1", "search_flight", `{"flight":"HAT001"}`),
 		res("c1", "查询失败：航班不存在"), as("抱歉，没有找到这个航班。"), u("好的，谢谢"))
@@ -344,6 +370,26 @@ func TestEndings(t *testing.T) {
 
 	thanks := diagnose(t, a, sys(testPolicy), u("查询航班HAT001"), as("HAT001 十点起飞。还有其他问题吗？"), u("没有了，谢谢"))
 	require.Equal(t, "resolved", thanks.Outcome)
+}
+
+// TestLeavingSeverity: a user who gives up ("never mind", 算了) is the clear case; one
+// who puts the request off ("I'll get back to you", 我再考虑) may come back.
+func TestLeavingSeverity(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	for words, severity := range map[string]int{
+		"Never mind, I'll call instead.":       3,
+		"算了，我自己去柜台办。":                          3,
+		"I'll get back to you once I find it.": 2,
+		"我再考虑一下，回头再联系。":                        2,
+	} {
+		d := diagnose(t, a, sys(testPolicy), u("Change my seat"), as("I need your reservation ID."), u(words), as("OK, goodbye."))
+		f := only(d, "unresolved")
+		require.Len(t, f, 1, words)
+		require.Equal(t, "User leaves without the request being completed", f[0].Title)
+		require.Equal(t, severity, f[0].Severity, words)
+		require.Equal(t, "abandoned", d.Outcome)
+	}
 }
 
 // TestSignOff: the user's closing words ("thanks", "that's it", "anything else?",
