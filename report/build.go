@@ -111,11 +111,17 @@ func Build(rows store.ReportRows, now time.Time) (Report, error) {
 		if err != nil {
 			return Report{}, err
 		}
+		if q := quotes[cl.Idx]; len(q) > 0 {
+			cl.Example = &q[0]
+		}
 		r.Clusters = append(r.Clusters, cl)
 		splits[cl.Idx] = cl.OutcomeSplit
 	}
 	for i := range r.Actions {
 		r.Actions[i].OutcomeSplit = splits[r.Actions[i].ClusterIdx]
+	}
+	if err := r.rankClusters(rows.Clusters); err != nil {
+		return Report{}, err
 	}
 	if err := r.explainNoActions(rows.Clusters); err != nil {
 		return Report{}, err

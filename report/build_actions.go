@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -229,3 +230,30 @@ func buildDriver(d dbsqlc.ListTaskDriversRow) Driver {
 }
 
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+// rankClusters gives each cluster and Action its Support and lists the clusters in
+// the order the Actions are ranked by (cluster.BySupport), so the "All issues" table
+// reads like the Actions above it.
+func (r *Report) rankClusters(rows []dbsqlc.ListTaskClustersRow) error {
+	clusters, err := cluster.FromRows(rows)
+	if err != nil {
+		return err
+	}
+	support := make(map[int]Support, len(clusters))
+	for _, c := range clusters {
+		support[c.Idx] = c.Support()
+	}
+	slices.SortFunc(clusters, cluster.BySupport)
+	position := make(map[int]int, len(clusters))
+	for i, c := range clusters {
+		position[c.Idx] = i
+	}
+	for i := range r.Clusters {
+		r.Clusters[i].Support = support[r.Clusters[i].Idx]
+	}
+	for i := range r.Actions {
+		r.Actions[i].Support = support[r.Actions[i].ClusterIdx]
+	}
+	slices.SortStableFunc(r.Clusters, func(a, b Cluster) int { return cmp.Compare(position[a.Idx], position[b.Idx]) })
+	return nil
+}

@@ -22,6 +22,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	m.inShort(r)
 	m.header(r)
 	m.actions(r)
+	m.seenOnce(r)
 	m.outcomes(r)
 	m.clusters(r)
 	m.expected(r)
@@ -151,6 +152,8 @@ func (m mdWriter) actions(r Report) {
 				o.Failed, Percent(*a.FailureRateIn), Percent(*a.FailureRateOut), ExcessFailures(*a.ExcessFailures), PValue(*a.QValue))
 			m.p("")
 		}
+		m.p("Rank: %s", mdText(SupportWords(a.Support)))
+		m.p("")
 		m.p("**Problem.** %s", mdText(a.Problem))
 		m.p("")
 		if len(a.Recommendation) > 0 {
@@ -168,7 +171,7 @@ func (m mdWriter) actions(r Report) {
 		for _, q := range a.Evidence {
 			m.quote(q.Quote)
 			m.p(">")
-			m.p("> — conversation %s, turn %d%s", mdText(conversationName(q.ConversationID, q.ConversationSeq)), q.Turn, unverified(q.Verified))
+			m.p("> — %s%s", m.conversationRef(r, q), unverified(q.Verified))
 			m.p("")
 		}
 	}
@@ -180,6 +183,34 @@ func (m mdWriter) actions(r Report) {
 		}
 		m.p("")
 	}
+}
+
+// conversationRef names a quote's conversation and turn as a link to that turn on the
+// dashboard, so a reader of the document can open the conversation.
+func (m mdWriter) conversationRef(r Report, q Quote) string {
+	return fmt.Sprintf("[conversation %s, turn %d](%s)", mdText(conversationName(q.ConversationID, q.ConversationSeq)), q.Turn,
+		ConversationLink(r.BaseURL, r.Task.ID, q.ConversationSeq, q.Turn))
+}
+
+// seenOnce lists the issues seen in one conversation only, below the Actions: too
+// little to act on, each with its quote.
+func (m mdWriter) seenOnce(r Report) {
+	cs := r.SeenOnce()
+	if len(cs) == 0 {
+		return
+	}
+	m.p("### Seen once")
+	m.p("")
+	m.p("Each of these was seen in one conversation only: worth a look, too little to be sure it is a pattern, so none has an Action.")
+	m.p("")
+	for _, c := range cs {
+		line := fmt.Sprintf("- [%s] %s", c.Type, mdText(c.Title))
+		if q := c.Example; q != nil {
+			line += fmt.Sprintf(": %s — %s", codeSpan(strings.Join(strings.Fields(q.Quote), " ")), m.conversationRef(r, *q))
+		}
+		m.p("%s", line)
+	}
+	m.p("")
 }
 
 // quote writes a quote of a conversation as a block quote whose lines are code spans:

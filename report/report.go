@@ -261,6 +261,9 @@ type (
 // stores it.
 type PriorityParts = cluster.PriorityParts
 
+// Support is what an issue's rank rests on (cluster.SupportFormula), with its parts.
+type Support = cluster.Support
+
 // Action is one ranked recommendation, written for one issue cluster.
 type Action struct {
 	Rank           int           `json:"rank"`
@@ -280,7 +283,9 @@ type Action struct {
 	Confidence     float64       `json:"confidence"`
 	PriorityScore  float64       `json:"priority_score"`
 	PriorityParts  PriorityParts `json:"priority_parts"`
-	Evidence       []Quote       `json:"evidence"`
+	// Support is what the Action's rank rests on: its issue's.
+	Support  Support `json:"support"`
+	Evidence []Quote `json:"evidence"`
 	OutcomeSplit
 }
 
@@ -318,6 +323,10 @@ type Cluster struct {
 	PriorityScore    float64       `json:"priority_score"`
 	PriorityParts    PriorityParts `json:"priority_parts"`
 	ActionRank       int           `json:"action_rank"` // 0 when no Action was written for it
+	// Support is what the issue's rank rests on; the clusters are listed in rank order.
+	Support Support `json:"support"`
+	// Example is the first quote its evidence shows; null when it has none.
+	Example *Quote `json:"example"`
 	// NoAction says why an issue has no Action (NoActionRankedBelow, …); empty when it
 	// has one, for expected behaviour, and until the diagnosis has completed (also when
 	// it failed or was canceled: none of its issues got that far).
@@ -335,6 +344,22 @@ type Cluster struct {
 	PolicyOverruled bool     `json:"policy_overruled"`
 	Policies        []string `json:"policies"`
 	OutcomeSplit
+}
+
+// SeenOnce reports whether the issue was seen in one conversation only: it is listed
+// apart, below the Actions, without one.
+func (c Cluster) SeenOnce() bool { return c.Support.SeenOnce }
+
+// SeenOnce is the issues seen in one conversation only that are not expected
+// behaviour, in rank order: listed below the Actions, without a recipe.
+func (r Report) SeenOnce() []Cluster {
+	var out []Cluster
+	for _, c := range r.Clusters {
+		if c.SeenOnce() && !c.Expected {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // IsRisk reports whether the cluster's findings are risks (RISK), which a mark of
