@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/cluster"
 )
 
@@ -169,7 +170,7 @@ func (m mdWriter) actions(r Report) {
 			m.p("")
 		}
 		for _, q := range a.Evidence {
-			m.quote(q.Quote)
+			m.example(q)
 			m.p(">")
 			m.p("> — %s%s", m.conversationRef(r, q), unverified(q.Verified))
 			m.p("")
@@ -183,6 +184,49 @@ func (m mdWriter) actions(r Report) {
 		}
 		m.p("")
 	}
+}
+
+// example writes a quote, or the exchange it belongs to turn by turn: who said what,
+// a tool call named, not printed.
+func (m mdWriter) example(q Quote) {
+	if len(q.Exchange) < 2 {
+		m.quote(q.Quote)
+		return
+	}
+	for i, e := range q.Exchange {
+		if i > 0 {
+			m.p(">")
+		}
+		who := fmt.Sprintf("**Turn %d**", e.Turn)
+		if name := speakerName(e.Speaker); name != "" {
+			who = fmt.Sprintf("**%s** (turn %d)", name, e.Turn)
+		}
+		if e.Speaker == analyzer.SpeakerCall {
+			name, _, _ := strings.Cut(e.Quote, "(")
+			m.p("> %s calls %s", who, codeSpan(name))
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(e.Quote), "\n")
+		m.p("> %s: %s", who, codeSpan(strings.TrimSpace(lines[0])))
+		for _, line := range lines[1:] {
+			if line = strings.TrimSpace(line); line != "" {
+				m.p("> %s", codeSpan(line))
+			}
+		}
+	}
+}
+
+// speakerName names whose words a quote of an exchange is.
+func speakerName(speaker string) string {
+	switch speaker {
+	case analyzer.SpeakerUser:
+		return "User"
+	case analyzer.SpeakerAgent, analyzer.SpeakerCall:
+		return "Agent"
+	case analyzer.SpeakerTool:
+		return "Tool result"
+	}
+	return ""
 }
 
 // conversationRef names a quote's conversation and turn as a link to that turn on the

@@ -289,7 +289,8 @@ type Action struct {
 	OutcomeSplit
 }
 
-// Quote is a piece of evidence: a quoted turn of a conversation.
+// Quote is a piece of evidence: a quoted turn of a conversation, the one of its
+// finding's quotes that says most in words, with the exchange it belongs to.
 type Quote struct {
 	ConversationSeq int    `json:"conversation_seq"`
 	ConversationID  string `json:"conversation_id"`
@@ -297,6 +298,10 @@ type Quote struct {
 	Quote           string `json:"quote"`
 	Verified        bool   `json:"verified"`
 	FindingTitle    string `json:"finding_title"`
+	// Exchange is every quote of the finding, in turn order, each saying whose it is:
+	// the user's words, the agent's tool call and its reply, the tool's result beside
+	// the agent's claim. It holds the quote above.
+	Exchange []Evidence `json:"exchange"`
 }
 
 // FailedAction is a candidate cluster whose Action could not be written.
@@ -420,11 +425,13 @@ type Finding struct {
 	Evidence        []Evidence `json:"evidence"`
 }
 
-// Evidence is a quote from a turn; Verified is true when the quote was found in it.
+// Evidence is a quote from a turn; Verified is true when the quote was found in it,
+// Speaker whose words it is (analyzer.SpeakerUser, …; omitted when not known).
 type Evidence struct {
 	Turn     int    `json:"turn"`
 	Quote    string `json:"quote"`
 	Verified bool   `json:"verified"`
+	Speaker  string `json:"speaker,omitempty"`
 }
 
 // Conversation is one uploaded conversation's verdicts, without its messages.

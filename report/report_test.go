@@ -176,7 +176,7 @@ func TestMarkdownEscapesUploadedText(t *testing.T) {
 	text := md.String()
 	require.Contains(t, text, `\[link\](http\://evil)`, "brackets escaped: no link")
 	require.Contains(t, text, `# Bot \<script\>alert(1)\</script\>`, "a title is escaped")
-	require.Contains(t, text, "> `"+reporttest.XSS+"`", "a quote is a code span, shown verbatim")
+	require.Contains(t, text, "`"+reporttest.XSS+"`", "a quote is a code span, shown verbatim")
 
 	// Rendered by a CommonMark renderer that lets raw HTML through, as some wikis do,
 	// the hostile text is still only text.

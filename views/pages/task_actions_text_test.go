@@ -2,6 +2,7 @@ package pages_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,9 +12,8 @@ import (
 	"github.com/checkup-dev/checkup/workers/cluster"
 )
 
-// TestActionsSayWhatTheyAreRankedBy: without outcome labels the Actions are ranked by
-// priority score; with them the ACTION Actions by the failures their issue explains,
-// as cluster.SelectCandidates ranks them.
+// TestActionsSayWhatTheyAreRankedBy: the page says once what the Actions are ranked by
+// (cluster.SupportFormula), and each card what its own rank rests on.
 func TestActionsSayWhatTheyAreRankedBy(t *testing.T) {
 	t.Parallel()
 	r := sampleReport("completed")
@@ -165,4 +165,27 @@ func TestIssueCountsAgree(t *testing.T) {
 
 	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: sampleReport("completed")}))
 	require.Equal(t, "from 3 issues", testid(doc, "stat-issues").Text())
+}
+
+// TestActionCardShowsTheExchange: an example that is part of an exchange shows it turn
+// by turn, the user's words, the call named (never its serialized arguments) and the
+// agent's reply, each linked to its turn.
+func TestActionCardShowsTheExchange(t *testing.T) {
+	t.Parallel()
+	r := sampleReport("completed")
+	r.Actions[0].Evidence = []report.Quote{{ConversationSeq: 4, ConversationID: "retail-14", Turn: 18, Quote: "PayPal, please.", Verified: true,
+		Exchange: []report.Evidence{
+			{Turn: 18, Quote: "PayPal, please.", Verified: true, Speaker: "user"},
+			{Turn: 19, Quote: `return_items({"order_id":"#W1"})`, Verified: true, Speaker: "call"},
+			{Turn: 21, Quote: "The return is submitted.", Verified: true, Speaker: "agent"},
+		}}}
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	ex := testid(doc, "evidence-exchange").First()
+	require.Equal(t, 3, ex.Find("li").Length())
+	require.Equal(t, "calls return_items", strings.TrimSpace(ex.Find(`[data-testid="evidence-call"]`).Text()))
+	require.NotContains(t, ex.Text(), "order_id")
+	require.Contains(t, ex.Find("li").Eq(0).Text(), "User, turn 18")
+	require.Contains(t, ex.Find("li").Eq(2).Text(), "The return is submitted.")
+	href, _ := ex.Find("li").Eq(2).Find("a").Attr("href")
+	require.Contains(t, href, "/conversations/4#turn-21")
 }
