@@ -159,7 +159,7 @@ func buildTask(t dbsqlc.AnalysisTask, agent string) Task {
 		CreatedAt: t.CreatedAt.UTC(), StartedAt: utc(t.ClaimedAt), FinishedAt: utc(t.FinishedAt),
 		CancelRequestedAt: utc(t.CancelRequestedAt), ProviderDownSince: utc(t.ProviderDownSince), SourceFilename: t.SourceFilename,
 		SourceFormat: t.SourceFormat, SourceBytes: t.SourceBytes, ConversationCount: int(t.ConversationCount),
-		Agent: agent,
+		Agent: agent, AgentID: t.AgentID,
 	}
 	if t.RerunOf != nil {
 		task.RerunOf = t.RerunOf.String()

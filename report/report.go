@@ -86,8 +86,11 @@ type Task struct {
 	SourceBytes       int64            `json:"source_bytes"`
 	ConversationCount int              `json:"conversation_count"`
 	RerunOf           string           `json:"rerun_of"`
-	// Agent is the name of the owner's agent the diagnosis belongs to.
-	Agent string `json:"agent"`
+	// Agent is the name of the owner's agent the diagnosis belongs to, AgentID its id
+	// (nil for a diagnosis without one), which the owner's rules are scoped by; the id
+	// is not part of report.json.
+	Agent   string `json:"agent"`
+	AgentID *int64 `json:"-"`
 }
 
 // Analysis says what produced the report. It is empty until a worker starts the task.

@@ -867,7 +867,7 @@ func (q *Queries) LockOwner(ctx context.Context, db DBTX, arg LockOwnerParams) e
 }
 
 const lockTaskForReview = `-- name: LockTaskForReview :one
-SELECT status FROM analysis_task WHERE id = $1 AND owner_user_id = $2 FOR NO KEY UPDATE
+SELECT status, agent_id FROM analysis_task WHERE id = $1 AND owner_user_id = $2 FOR NO KEY UPDATE
 `
 
 type LockTaskForReviewParams struct {
@@ -875,14 +875,20 @@ type LockTaskForReviewParams struct {
 	OwnerUserID int64
 }
 
+type LockTaskForReviewRow struct {
+	Status  taskstate.Status
+	AgentID *int64
+}
+
 // Locks a task its owner reviews (marks a cluster expected, or takes the mark back)
 // for the review's transaction, so two reviews of one task re-rank its Actions one
-// after the other; its status says whether it has finished.
-func (q *Queries) LockTaskForReview(ctx context.Context, db DBTX, arg LockTaskForReviewParams) (taskstate.Status, error) {
+// after the other; its status says whether it has finished, its agent which of the
+// owner's rules apply to it.
+func (q *Queries) LockTaskForReview(ctx context.Context, db DBTX, arg LockTaskForReviewParams) (LockTaskForReviewRow, error) {
 	row := db.QueryRow(ctx, lockTaskForReview, arg.ID, arg.OwnerUserID)
-	var status taskstate.Status
-	err := row.Scan(&status)
-	return status, err
+	var i LockTaskForReviewRow
+	err := row.Scan(&i.Status, &i.AgentID)
+	return i, err
 }
 
 const maintenanceListenCancels = `-- name: MaintenanceListenCancels :exec

@@ -297,8 +297,9 @@ FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id AND kind = 
 -- name: LockTaskForReview :one
 -- Locks a task its owner reviews (marks a cluster expected, or takes the mark back)
 -- for the review's transaction, so two reviews of one task re-rank its Actions one
--- after the other; its status says whether it has finished.
-SELECT status FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id FOR NO KEY UPDATE;
+-- after the other; its status says whether it has finished, its agent which of the
+-- owner's rules apply to it.
+SELECT status, agent_id FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id FOR NO KEY UPDATE;
 
 -- name: GetAnalysisProgress :one
 -- What the polling fragment shows: a primary-key lookup, nothing else.

@@ -94,16 +94,16 @@ func (n ReviewNotice) Sentence() string {
 	var s string
 	switch {
 	case n.Marked && n.Policy:
-		s = "“" + n.Title + "” is expected by the agent's policy again, here and in your later diagnoses" + ranks
+		s = "“" + n.Title + "” is expected by the agent's policy again, here and in this agent's later diagnoses" + ranks
 	case n.Marked:
-		s = "Marked “" + n.Title + "” as expected, here and in your later diagnoses" + ranks
+		s = "Marked “" + n.Title + "” as expected, here and in this agent's later diagnoses" + ranks
 		if n.NextInLine {
 			s += " The next issue in line gets an Action of its own when the diagnosis runs again."
 		}
 	case n.Policy:
-		s = "Marked “" + n.Title + "” as not expected: it is an issue now, here and in your later diagnoses" + ranks
+		s = "Marked “" + n.Title + "” as not expected: it is an issue now, here and in this agent's later diagnoses" + ranks
 	default:
-		s = "“" + n.Title + "” is an issue again, here and in your later diagnoses" + ranks
+		s = "“" + n.Title + "” is an issue again, here and in this agent's later diagnoses" + ranks
 	}
 	if n.NoAction != "" {
 		s += " " + n.NoAction
