@@ -707,28 +707,31 @@ func (q *Queries) ListAnalysisTasks(ctx context.Context, db DBTX, arg ListAnalys
 const listCompareCandidates = `-- name: ListCompareCandidates :many
 
 WITH same_title AS MATERIALIZED (
-    SELECT s.id, s.title, s.status, s.created_at, s.finished_at, s.conversation_count, s.rerun_of, true AS same_title
+    SELECT s.id, s.title, s.status, s.created_at, s.finished_at, s.conversation_count, s.rerun_of, s.agent_id, true AS same_title
     FROM analysis_task s
-    WHERE s.owner_user_id = $2 AND s.title = $3 AND s.id <> $4 AND s.status IN ('completed', 'partial')
+    WHERE s.owner_user_id = $1 AND s.title = $3 AND s.id <> $4 AND s.status IN ('completed', 'partial')
       AND s.kind = 'diagnosis'
     ORDER BY s.created_at DESC
-    LIMIT $1
+    LIMIT $2
 ), other_title AS MATERIALIZED (
-    SELECT o.id, o.title, o.status, o.created_at, o.finished_at, o.conversation_count, o.rerun_of, false AS same_title
+    SELECT o.id, o.title, o.status, o.created_at, o.finished_at, o.conversation_count, o.rerun_of, o.agent_id, false AS same_title
     FROM analysis_task o
-    WHERE o.owner_user_id = $2 AND o.title <> $3 AND o.status IN ('completed', 'partial')
+    WHERE o.owner_user_id = $1 AND o.title <> $3 AND o.status IN ('completed', 'partial')
       AND o.kind = 'diagnosis'
     ORDER BY o.created_at DESC
-    LIMIT $1
+    LIMIT $2
 )
-SELECT id, title, status, created_at, finished_at, conversation_count, rerun_of, same_title FROM (SELECT id, title, status, created_at, finished_at, conversation_count, rerun_of, same_title FROM same_title UNION ALL SELECT id, title, status, created_at, finished_at, conversation_count, rerun_of, same_title FROM other_title) AS c
+SELECT c.id, c.title, c.status, c.created_at, c.finished_at, c.conversation_count, c.rerun_of, c.agent_id, c.same_title,
+       coalesce(a.name, '')::text AS agent_name
+FROM (SELECT id, title, status, created_at, finished_at, conversation_count, rerun_of, agent_id, same_title FROM same_title UNION ALL SELECT id, title, status, created_at, finished_at, conversation_count, rerun_of, agent_id, same_title FROM other_title) AS c
+LEFT JOIN agent a ON a.id = c.agent_id AND a.owner_user_id = $1
 ORDER BY c.same_title DESC, c.created_at DESC
-LIMIT $1
+LIMIT $2
 `
 
 type ListCompareCandidatesParams struct {
-	MaxRows     int32
 	OwnerUserID int64
+	MaxRows     int32
 	Title       string
 	ID          uuid.UUID
 }
@@ -741,17 +744,20 @@ type ListCompareCandidatesRow struct {
 	FinishedAt        *time.Time
 	ConversationCount int32
 	RerunOf           *uuid.UUID
+	AgentID           *int64
 	SameTitle         bool
+	AgentName         string
 }
 
 // Runs of one title: what a diagnosis is compared with, and the task list's trends.
 // The owner's finished diagnoses with results that task @id can be compared with:
 // those with its title first (re-runs keep the title), then the others, each newest
-// first. Both halves read an index in order and stop at @max_rows.
+// first, each with its agent's name (empty for a run without one), which the picker
+// groups them by. Both halves read an index in order and stop at @max_rows.
 func (q *Queries) ListCompareCandidates(ctx context.Context, db DBTX, arg ListCompareCandidatesParams) ([]ListCompareCandidatesRow, error) {
 	rows, err := db.Query(ctx, listCompareCandidates,
-		arg.MaxRows,
 		arg.OwnerUserID,
+		arg.MaxRows,
 		arg.Title,
 		arg.ID,
 	)
@@ -770,7 +776,9 @@ func (q *Queries) ListCompareCandidates(ctx context.Context, db DBTX, arg ListCo
 			&i.FinishedAt,
 			&i.ConversationCount,
 			&i.RerunOf,
+			&i.AgentID,
 			&i.SameTitle,
+			&i.AgentName,
 		); err != nil {
 			return nil, err
 		}
