@@ -33,6 +33,15 @@ type ConversationListView struct {
 	// RowQuery is the list's query, encoded, that each row's link passes on to its
 	// conversation's page, which leads back to the list and on to the next in it.
 	RowQuery string
+	// IDMatches are the conversations whose id starts with the search, when it is the
+	// start of more than one id: listed above the results, each a link.
+	IDMatches []IDMatch
+}
+
+// IDMatch is a conversation whose id starts with the search.
+type IDMatch struct {
+	Seq int
+	ID  string
 }
 
 // ConversationForm is the list's query as sent.
@@ -77,6 +86,10 @@ type ConversationRow struct {
 	// OnlyExpected is set when every finding of the conversation is expected behaviour.
 	OnlyExpected bool
 	RiskKinds    []string
+	// Snippet quotes, in a search's results, where the conversation matched (its turn
+	// SnippetTurn); empty otherwise.
+	Snippet     string
+	SnippetTurn int
 }
 
 // Name is how the row names its conversation: the export's id, or its number.
