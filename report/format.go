@@ -92,7 +92,7 @@ func ExcessFailures(f float64) string {
 // counted from, or, when it explains none for sure, how many conversations it reaches
 // at least and how severe it is. The task page and report.md say it alike.
 func SupportWords(s Support) string {
-	reach := fmt.Sprintf("it reaches at least %s of the analyzed conversations, at severity %s of 5", Percent(s.ShareLow), Score(s.Severity))
+	reach := fmt.Sprintf("it reaches at least %s of the analyzed conversations, at severity %s of 5 and %s confidence", Percent(s.ShareLow), Score(s.Severity), Percent(s.Confidence))
 	var counted string
 	switch s.Basis {
 	case cluster.BasisLabels:

@@ -19,7 +19,7 @@ func TestActionsSayWhatTheyAreRankedBy(t *testing.T) {
 	r := sampleReport("completed")
 	r.Actions[0].Support = report.Support{Basis: cluster.BasisLabels, Conversations: 10, Failures: 9, RunRate: 0.5, RateLow: 0.65, Explained: 1.5,
 		Formula: cluster.SupportFormula}
-	r.Actions[1].Support = report.Support{Basis: cluster.BasisPrevalence, Conversations: 20, ShareLow: 0.153, Severity: 3, Reach: 0.08}
+	r.Actions[1].Support = report.Support{Basis: cluster.BasisPrevalence, Conversations: 20, ShareLow: 0.153, Severity: 3, Confidence: 0.8, Reach: 0.061}
 	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
 	order := testid(doc, "actions-order").Text()
 	require.Contains(t, order, "Each is ranked by what it is sure to explain")
@@ -27,7 +27,7 @@ func TestActionsSayWhatTheyAreRankedBy(t *testing.T) {
 	words := testid(doc, "support-words")
 	require.Equal(t, 2, words.Length(), "every card says what its rank rests on")
 	require.Equal(t, "It explains at least 1.5 failures: 9 of its 10 labeled conversations failed, against 50% of all labeled ones.", words.Eq(0).Text())
-	require.Equal(t, "No failures are known, so it ranks by how common and severe it is for sure: it reaches at least 15% of the analyzed conversations, at severity 3 of 5.",
+	require.Equal(t, "No failures are known, so it ranks by how common and severe it is for sure: it reaches at least 15% of the analyzed conversations, at severity 3 of 5 and 80% confidence.",
 		words.Eq(1).Text())
 	require.Contains(t, testid(doc, "support").First().Text(), cluster.SupportFormula)
 

@@ -17,11 +17,11 @@ func testClusters(risks, actions int) []Cluster {
 	var out []Cluster
 	for i := range risks {
 		out = append(out, Cluster{Idx: len(out), Type: analyzer.TypeRisk, Title: fmt.Sprintf("risk %d", i),
-			ConversationCount: 2 + i, Prevalence: float64(2+i) / 100, Severity: 2})
+			ConversationCount: 2 + i, Prevalence: float64(2+i) / 100, Severity: 2, Confidence: 1})
 	}
 	for i := range actions {
 		out = append(out, Cluster{Idx: len(out), Type: analyzer.TypeAction, Title: fmt.Sprintf("action %d", i),
-			ConversationCount: 10 + i, Prevalence: float64(10+i) / 100, Severity: 2})
+			ConversationCount: 10 + i, Prevalence: float64(10+i) / 100, Severity: 2, Confidence: 1})
 	}
 	return out
 }
@@ -52,7 +52,7 @@ func TestSelectCandidatesRiskNeverTakesAnActionPlace(t *testing.T) {
 	clusters := testClusters(0, 15)
 	for i := range 30 {
 		n := 2 + i%2*60
-		clusters = append(clusters, Cluster{Idx: len(clusters), Type: analyzer.TypeRisk, ConversationCount: n, Prevalence: float64(n) / 100, Severity: 4})
+		clusters = append(clusters, Cluster{Idx: len(clusters), Type: analyzer.TypeRisk, ConversationCount: n, Prevalence: float64(n) / 100, Severity: 4, Confidence: 1})
 	}
 	got := SelectCandidates(clusters)
 	risks, actions := 0, 0
@@ -77,7 +77,7 @@ func TestSelectCandidatesTieBreakIsDeterministic(t *testing.T) {
 	for i := range 14 {
 		n := 2 + i%3
 		clusters = append(clusters, Cluster{Idx: i, Type: analyzer.TypeAction, PriorityScore: 40,
-			ConversationCount: n, Prevalence: float64(n) / 50, Severity: 3})
+			ConversationCount: n, Prevalence: float64(n) / 50, Severity: 3, Confidence: 1})
 	}
 	want := SelectCandidates(clusters)
 	// Equal otherwise: more conversations first, then the lower cluster index.

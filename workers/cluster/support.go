@@ -9,7 +9,7 @@ import (
 // to explain, as a lower confidence bound, so an issue seen in one or two
 // conversations, whose rate could be chance, never outranks a common one. It is shown
 // to the PM beside the priority score's formula.
-const SupportFormula = "rank = failures explained, at least: max(0, n × (low − run's failure rate)), n its (labeled, or detector-scored) conversations and low the lower bound of the failure rate among them; then reach, at least: the lower bound of its share of analyzed conversations × (its mean severity − 1)/4, so minor findings (severity 1) add none. Lower bounds are Wilson's, one-sided 95% (z = 1.645). An issue seen in one conversation gets no Action."
+const SupportFormula = "rank = failures explained, at least: max(0, n × (low − run's failure rate)), n its (labeled, or detector-scored) conversations and low the lower bound of the failure rate among them; then reach, at least: the lower bound of its share of analyzed conversations × (its mean severity − 1)/4 × its mean confidence, so minor findings (severity 1) add none and unsure ones less. Lower bounds are Wilson's, one-sided 95% (z = 1.645). An issue seen in one conversation gets no Action."
 
 // supportZ is the normal quantile of SupportFormula's one-sided 95% lower bounds.
 const supportZ = 1.645
@@ -36,10 +36,11 @@ type Support struct {
 	// Explained is the failures the issue explains at least, what ranks first.
 	Explained float64 `json:"explained"`
 	// ShareLow is the lower bound of its share of analysed conversations; Reach is
-	// ShareLow × (Severity − 1)/4, what ranks next.
-	ShareLow float64 `json:"share_low"`
-	Severity float64 `json:"severity"`
-	Reach    float64 `json:"reach"`
+	// ShareLow × (Severity − 1)/4 × Confidence, what ranks next.
+	ShareLow   float64 `json:"share_low"`
+	Severity   float64 `json:"severity"`
+	Confidence float64 `json:"confidence"`
+	Reach      float64 `json:"reach"`
 	// SeenOnce: the issue was seen in one conversation only; it gets no Action.
 	SeenOnce bool   `json:"seen_once"`
 	Formula  string `json:"formula"`
@@ -52,12 +53,13 @@ type Support struct {
 // excess was counted against.
 func (c Cluster) Support() Support {
 	n := max(c.ConversationCount, len(c.ConversationSeqs))
-	s := Support{Basis: BasisPrevalence, Conversations: n, Severity: round4(c.Severity), SeenOnce: n < 2, Formula: SupportFormula}
+	s := Support{Basis: BasisPrevalence, Conversations: n, Severity: round4(c.Severity), Confidence: round4(c.Confidence),
+		SeenOnce: n < 2, Formula: SupportFormula}
 	if c.Prevalence > 0 {
 		analysed := math.Round(float64(n) / c.Prevalence)
 		s.ShareLow = roundSignificant(wilsonLow(float64(n), analysed))
 	}
-	s.Reach = roundSignificant(s.ShareLow * (min(max(c.Severity, 1), 5) - 1) / 4)
+	s.Reach = roundSignificant(s.ShareLow * (min(max(c.Severity, 1), 5) - 1) / 4 * min(max(c.Confidence, 0), 1))
 	switch {
 	case c.Estimated != nil && n > 0:
 		s.Basis, s.Failures = BasisDetector, c.Estimated.Failures

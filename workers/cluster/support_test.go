@@ -22,21 +22,22 @@ func TestWilsonLow(t *testing.T) {
 }
 
 // TestOneConversationNeverOutranksACommonProblem: without failures known, an issue
-// ranks by the lower bound of its share times its severity, so one severe
-// conversation ranks below a milder problem of many, and one seen once gets no Action.
+// ranks by the lower bound of its share times its severity and confidence, so one
+// severe conversation ranks below a milder problem of many, and one seen once gets no
+// Action.
 func TestOneConversationNeverOutranksACommonProblem(t *testing.T) {
 	t.Parallel()
 	clusters := []Cluster{
-		{Idx: 0, Type: analyzer.TypeRisk, ConversationCount: 1, Prevalence: 0.01, Severity: 5, PriorityScore: 80},
-		{Idx: 1, Type: analyzer.TypeAction, ConversationCount: 2, Prevalence: 0.02, Severity: 5, PriorityScore: 70},
-		{Idx: 2, Type: analyzer.TypeAction, ConversationCount: 9, Prevalence: 0.09, Severity: 2, PriorityScore: 40},
+		{Idx: 0, Type: analyzer.TypeRisk, ConversationCount: 1, Prevalence: 0.01, Severity: 5, Confidence: 1, PriorityScore: 80},
+		{Idx: 1, Type: analyzer.TypeAction, ConversationCount: 2, Prevalence: 0.02, Severity: 5, Confidence: 1, PriorityScore: 70},
+		{Idx: 2, Type: analyzer.TypeAction, ConversationCount: 9, Prevalence: 0.09, Severity: 2, Confidence: 0.8, PriorityScore: 40},
 	}
 	require.True(t, clusters[0].Support().SeenOnce)
 	require.Equal(t, []int{2, 1}, idxs(SelectCandidates(clusters)))
 	s := clusters[2].Support()
 	require.Equal(t, BasisPrevalence, s.Basis)
 	require.InDelta(t, wilsonLow(9, 100), s.ShareLow, 1e-4)
-	require.InDelta(t, s.ShareLow/4, s.Reach, 1e-4)
+	require.InDelta(t, s.ShareLow/4*0.8, s.Reach, 1e-4)
 	require.Equal(t, SupportFormula, s.Formula)
 }
 
