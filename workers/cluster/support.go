@@ -48,9 +48,10 @@ type Support struct {
 
 // Support works out c's standing by SupportFormula from what the cluster carries (as
 // built or as read back from storage): its conversations and prevalence (so the
-// number analysed), its severity, and its failures estimated by a detector
-// (Estimated) or counted from labels (Outcomes); each one's run rate is what its
-// excess was counted against.
+// number analysed), its severity and confidence, and its failures counted from labels
+// (Outcomes) when every one of its conversations has one, else estimated by a
+// detector (Estimated), else counted from the labels there are; each one's run rate
+// is what its excess was counted against.
 func (c Cluster) Support() Support {
 	n := max(c.ConversationCount, len(c.ConversationSeqs))
 	s := Support{Basis: BasisPrevalence, Conversations: n, Severity: round4(c.Severity), Confidence: round4(c.Confidence),
@@ -60,8 +61,9 @@ func (c Cluster) Support() Support {
 		s.ShareLow = roundSignificant(wilsonLow(float64(n), analysed))
 	}
 	s.Reach = roundSignificant(s.ShareLow * (min(max(c.Severity, 1), 5) - 1) / 4 * min(max(c.Confidence, 0), 1))
+	allLabelled := c.Outcomes != nil && c.Outcomes.Unlabelled == 0 && c.Outcomes.Failed+c.Outcomes.Succeeded > 0
 	switch {
-	case c.Estimated != nil && n > 0:
+	case c.Estimated != nil && n > 0 && !allLabelled:
 		s.Basis, s.Failures = BasisDetector, c.Estimated.Failures
 		s.RunRate = (c.Estimated.Failures - c.Estimated.Excess) / float64(n)
 	case c.Outcomes != nil && c.Outcomes.Failed+c.Outcomes.Succeeded > 0:

@@ -102,4 +102,17 @@ func TestRankedByEstimatedFailures(t *testing.T) {
 	require.Positive(t, s.Explained)
 	require.Zero(t, clusters[1].Support().Explained)
 	require.Equal(t, []int{0, 1}, idxs(SelectCandidates(clusters)), "the common, severe issue explains no failure")
+
+	// Where every conversation of an issue is labelled, its labels say it.
+	labels := map[int]transcript.Label{}
+	for seq := 1; seq <= 40; seq++ {
+		labels[seq] = transcript.LabelSucceeded
+		if seq <= 10 {
+			labels[seq] = transcript.LabelFailed
+		}
+	}
+	SplitByOutcome(clusters, labels)
+	EstimateFailures(clusters, labels, scores)
+	require.Equal(t, BasisLabels, clusters[0].Support().Basis)
+	require.InDelta(t, 8, clusters[0].Support().Failures, 1e-9)
 }

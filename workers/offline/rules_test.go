@@ -476,21 +476,27 @@ func TestRefusalAndKnowledgeGap(t *testing.T) {
 func TestLongConversation(t *testing.T) {
 	t.Parallel()
 	a := New(Options{LongTurns: 4})
-	// The evidence is where the turns went, never the greeting: the agent repeating
-	// itself, else the user restating, else the user's last words.
+	// The evidence is the user's opening request and where the turns went, never the
+	// greeting: the agent repeating itself, else the user restating, else the end.
 	again := "I could not find that reservation, please check the reservation number."
+	opening := analyzer.Evidence{Turn: 2, Quote: "Hi, change my flight"}
 	loop := diagnose(t, a, sys(testPolicy), u("Hi, change my flight"), as(again), u("It is R1"), as(again), u("Thanks"))
 	f := only(loop, "long_conversation")
 	require.Len(t, f, 1)
-	require.Equal(t, []analyzer.Evidence{{Turn: 5, Quote: again}}, f[0].Evidence)
+	require.Equal(t, []analyzer.Evidence{opening, {Turn: 5, Quote: again}}, f[0].Evidence)
 	require.Contains(t, f[0].Description, "At turn 5 the agent repeats its message of turn 3.")
 
 	restate := diagnose(t, a, sys(testPolicy), u("Hi, change my flight"), as("Which one?"),
 		u("As I said, HAT001. Please hurry."), as("Done."), u("Thanks"))
-	require.Equal(t, []analyzer.Evidence{{Turn: 4, Quote: "As I said, HAT001. Please hurry."}}, only(restate, "long_conversation")[0].Evidence)
+	require.Equal(t, []analyzer.Evidence{opening, {Turn: 4, Quote: "As I said, HAT001. Please hurry."}}, only(restate, "long_conversation")[0].Evidence)
 
 	d := diagnose(t, a, sys(testPolicy), u("Hi, change my flight"), as("Which one?"), u("HAT001"), as("Done."), u("Thanks, bye"))
-	require.Equal(t, []analyzer.Evidence{{Turn: 6, Quote: "Thanks, bye"}}, only(d, "long_conversation")[0].Evidence)
+	f = only(d, "long_conversation")
+	require.Equal(t, []analyzer.Evidence{opening, {Turn: 6, Quote: "Thanks, bye"}}, f[0].Evidence)
+	require.Contains(t, f[0].Description, "It ends at turn 6.")
+	zh := diagnose(t, a, sys(testPolicy), u("帮我改签"), as("请问哪个航班？"), u("HAT001"), as("好的。"), toolCall("c1", "update_reservation", `{"flight":"HAT001"}`))
+	require.Equal(t, []analyzer.Evidence{{Turn: 2, Quote: "帮我改签"}, {Turn: 6, Quote: `update_reservation({"flight":"HAT001"})`}}, only(zh, "long_conversation")[0].Evidence,
+		"the end, however it ends")
 	require.Empty(t, only(diagnose(t, New(Options{}), sys(testPolicy), u("Hi"), as("Hello")), "long_conversation"))
 }
 

@@ -39,8 +39,10 @@ func (a *Analyzer) frustration(v *view) []analyzer.Finding {
 }
 
 // longConversation reports a conversation of more than Options.LongTurns non-system
-// turns (a user's consecutive messages are one turn, see view.turns). The evidence is where the turns went: the agent repeating itself, else the
-// user restating their request, else the user's last words after so many turns.
+// turns (a user's consecutive messages are one turn, see view.turns). The evidence is
+// the exchange that shows where the turns went: the user's opening request, then the
+// agent repeating itself, else the user restating their request, else how the
+// conversation ended, so many turns later.
 func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 	n, joined := v.turns()
 	if n <= a.opt.LongTurns {
@@ -56,9 +58,20 @@ func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 	}
 	desc := fmt.Sprintf("The conversation took %d turns%s (%d tool calls), more than the %d that mark a long conversation.",
 		n, besides, len(v.calls), a.opt.LongTurns)
+	var ev []analyzer.Evidence
+	opening := v.firstUserTurn()
+	if opening > 0 {
+		ev = append(ev, v.quoteTurn(opening))
+	}
+	then := func(e analyzer.Evidence) []analyzer.Finding {
+		if opening != e.Turn {
+			ev = append(ev, e)
+		}
+		return []analyzer.Finding{ruleLong.finding(desc, 0, ev...)}
+	}
 	if earlier, later, _ := v.agentRepeat(); later > 0 {
 		desc += fmt.Sprintf(" At turn %d the agent repeats its message of turn %d.", later, earlier)
-		return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteTurn(later))}
+		return then(v.quoteTurn(later))
 	}
 	for turn := 1; turn <= len(v.conv.Messages); turn++ {
 		if v.role(turn) != transcript.RoleUser {
@@ -66,16 +79,22 @@ func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 		}
 		if m, ok := a.m.restate.Find(v.fold(turn)); ok {
 			desc += fmt.Sprintf(" At turn %d the user has to restate their request.", turn)
-			return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteMatch(turn, m))}
+			return then(v.quoteMatch(turn, m))
 		}
 	}
-	for turn := len(v.conv.Messages); turn >= 1; turn-- {
+	last := v.lastTurn()
+	desc += fmt.Sprintf(" It ends at turn %d.", last)
+	return then(v.quoteTurn(last))
+}
+
+// firstUserTurn is the user's first turn in words, 0 when there is none.
+func (v *view) firstUserTurn() int {
+	for turn := 1; turn <= len(v.conv.Messages); turn++ {
 		if v.role(turn) == transcript.RoleUser && v.hasText(turn) {
-			desc += fmt.Sprintf(" The user's last message comes at turn %d.", turn)
-			return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteTurn(turn))}
+			return turn
 		}
 	}
-	return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteTurn(v.lastTurn()))}
+	return 0
 }
 
 // firstAnswer is the turn of the agent's first answer to the user, 0 when it never
