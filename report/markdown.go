@@ -202,8 +202,11 @@ func (m mdWriter) example(q Quote) {
 			who = fmt.Sprintf("**%s** (turn %d)", name, e.Turn)
 		}
 		if e.Speaker == analyzer.SpeakerCall {
-			name, _, _ := strings.Cut(e.Quote, "(")
-			m.p("> %s calls %s", who, codeSpan(name))
+			if name, _, ok := strings.Cut(e.Quote, "("); ok && name != "" && !strings.ContainsAny(name, " \n\"{:") {
+				m.p("> %s calls %s", who, codeSpan(name))
+			} else {
+				m.p("> %s calls it with %s", who, codeSpan(strings.Join(strings.Fields(e.Quote), " ")))
+			}
 			continue
 		}
 		lines := strings.Split(strings.TrimSpace(e.Quote), "\n")

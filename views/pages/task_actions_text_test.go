@@ -178,11 +178,14 @@ func TestActionCardShowsTheExchange(t *testing.T) {
 			{Turn: 18, Quote: "PayPal, please.", Verified: true, Speaker: "user"},
 			{Turn: 19, Quote: `return_items({"order_id":"#W1"})`, Verified: true, Speaker: "call"},
 			{Turn: 21, Quote: "The return is submitted.", Verified: true, Speaker: "agent"},
+			{Turn: 23, Quote: `"payment_id":"paypal_1"`, Verified: true, Speaker: "call"},
 		}}}
 	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
 	ex := testid(doc, "evidence-exchange").First()
-	require.Equal(t, 3, ex.Find("li").Length())
-	require.Equal(t, "calls return_items", strings.TrimSpace(ex.Find(`[data-testid="evidence-call"]`).Text()))
+	require.Equal(t, 4, ex.Find("li").Length())
+	calls := ex.Find(`[data-testid="evidence-call"]`)
+	require.Equal(t, "calls return_items", strings.TrimSpace(calls.Eq(0).Text()))
+	require.Equal(t, `calls it with "payment_id":"paypal_1"`, strings.TrimSpace(calls.Eq(1).Text()), "a changed argument is shown as it is")
 	require.NotContains(t, ex.Text(), "order_id")
 	require.Contains(t, ex.Find("li").Eq(0).Text(), "User, turn 18")
 	require.Contains(t, ex.Find("li").Eq(2).Text(), "The return is submitted.")

@@ -209,3 +209,56 @@ func (a *Analyzer) refuses(f textmatch.Folded) bool {
 	neg, ok := a.m.negation.Find(f)
 	return ok && strings.TrimSpace(f.Orig[:neg.Start]) == ""
 }
+
+// changedArgument is the first top-level argument of a retried call whose value differs
+// from the failed call's (in the order the retry writes them), and the text of it in
+// the retry's arguments, "key": value as written — an exact substring of the call, so
+// it quotes what the agent changed on its own. Empty when the arguments are not JSON
+// objects or none changed.
+func changedArgument(failed, retry string) (key, text string) {
+	var before, after map[string]json.RawMessage
+	if json.Unmarshal([]byte(failed), &before) != nil || json.Unmarshal([]byte(retry), &after) != nil {
+		return "", ""
+	}
+	for _, k := range keysInOrder(retry) {
+		if sameArgs(string(before[k]), string(after[k])) {
+			continue
+		}
+		quotedKey, _ := json.Marshal(k)
+		at := strings.Index(retry, string(quotedKey))
+		if at < 0 {
+			return k, ""
+		}
+		end := strings.Index(retry[at:], string(after[k]))
+		if end < 0 {
+			return k, ""
+		}
+		return k, retry[at : at+end+len(after[k])]
+	}
+	return "", ""
+}
+
+// keysInOrder is the top-level keys of a JSON object in the order they are written.
+func keysInOrder(obj string) []string {
+	dec := json.NewDecoder(strings.NewReader(obj))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		k, ok := t.(string)
+		if !ok {
+			return keys
+		}
+		keys = append(keys, k)
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return keys
+		}
+	}
+	return keys
+}

@@ -202,9 +202,14 @@ func TestUnconfirmedRetryAfterFailure(t *testing.T) {
 	f := only(d, "unconfirmed_write")
 	require.Len(t, f, 1)
 	require.Contains(t, f[0].Description, "After book_reservation failed at turn 6")
+	require.Contains(t, f[0].Description, "again at turn 8 with another pay, without asking the user.")
 	require.Equal(t, 4, f[0].Severity)
-	require.Equal(t, []int{6, 8, 10}, []int{f[0].Evidence[0].Turn, f[0].Evidence[1].Turn, f[0].Evidence[2].Turn},
-		"the error, the retry, the agent's words after it")
+	require.Equal(t, []analyzer.Evidence{
+		{Turn: 4, Quote: "Yes"},
+		{Turn: 6, Quote: "Error: gift card balance is not enough"},
+		{Turn: 8, Quote: `"pay":"credit_card"`},
+		{Turn: 10, Quote: "Booked with your credit card."},
+	}, f[0].Evidence, "what the user agreed to, the error, what the agent changed on its own, its words after it")
 
 	// Several writes after one yes, or one request, are fine while they succeed.
 	ok := diagnose(t, a, sys(testPolicy), u("Downgrade both"), as("Downgrade R1 and R2 to economy. Proceed?"), u("Yes"),

@@ -109,7 +109,8 @@ func (a *Analyzer) writeConsent(v *view) []unconfirmedWrite {
 // (writeConsent): severity 4 when the case is clear (a change the user never asked
 // for, or details changed after a failure), 2 when the user had asked for the change
 // but the agent wrote on an answer to another question, without a yes to the details
-// it used. The evidence is the exchange: the user's last words, the write, and the
+// it used. The evidence is the exchange: the user's last words, the write (after a
+// failure: the error, then the argument the agent changed on its own), and the
 // agent's next words to the user.
 func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 	found := a.writeConsent(v)
@@ -123,8 +124,12 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 	var desc string
 	switch {
 	case first.retry:
-		desc = fmt.Sprintf("After %s failed at turn %d (%s), the agent called %s again at turn %d with changed arguments without asking the user.",
-			first.failed.name, first.failed.resultTurn, quoted(first.failed.errQuote), first.call.name, first.call.turn)
+		changed := "changed arguments"
+		if key, _ := changedArgument(first.failed.args, first.call.args); key != "" {
+			changed = "another " + key
+		}
+		desc = fmt.Sprintf("After %s failed at turn %d (%s), the agent called %s again at turn %d with %s, without asking the user.",
+			first.failed.name, first.failed.resultTurn, quoted(first.failed.errQuote), first.call.name, first.call.turn, changed)
 	case first.asked:
 		desc = fmt.Sprintf("The user had asked for this change, but the agent called %s at turn %d on an answer to another question, without a yes to the details.",
 			first.call.name, first.call.turn)
@@ -145,12 +150,20 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		desc += fmt.Sprintf(" The policy: %s.", quoted(rule.text))
 	}
 	var ev []analyzer.Evidence
-	if first.retry {
-		ev = append(ev, quoteResult(first.failed))
-	} else if first.lastUser > 0 {
+	if first.lastUser > 0 {
 		ev = append(ev, v.quoteTurn(first.lastUser))
 	}
-	ev = append(ev, quoteCall(first.call))
+	if first.retry {
+		// The error, then what the agent changed on its own.
+		ev = append(ev, quoteResult(first.failed))
+		if _, text := changedArgument(first.failed.args, first.call.args); text != "" {
+			ev = append(ev, analyzer.Evidence{Turn: first.call.turn, Quote: textmatch.ClipQuote(text, maxQuote)})
+		} else {
+			ev = append(ev, quoteCall(first.call))
+		}
+	} else {
+		ev = append(ev, quoteCall(first.call))
+	}
 	if reply := v.nextReply(first.call.turn + 1); reply > 0 {
 		ev = append(ev, v.quoteTurn(reply))
 	}
