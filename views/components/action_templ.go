@@ -669,7 +669,7 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if len(q.Exchange) > 1 {
+		if len(q.Exchange) > 0 {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 56, "<ol class=\"exchange\" data-testid=\"evidence-exchange\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

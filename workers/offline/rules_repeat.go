@@ -39,6 +39,8 @@ func (a *Analyzer) repeatedMessages(v *view) []analyzer.Finding {
 
 // userRepeats reports a user who has to say the same thing twice, or says they are
 // repeating or correcting themselves ("as I said", "there's some confusion", "我已经说过").
+// The evidence is the exchange: what the agent said that the user answers so, then the
+// user's words (for a repeat, their first words come first).
 func (a *Analyzer) userRepeats(v *view) []analyzer.Finding {
 	for turn := 1; turn <= len(v.conv.Messages); turn++ {
 		if v.role(turn) != transcript.RoleUser {
@@ -46,7 +48,7 @@ func (a *Analyzer) userRepeats(v *view) []analyzer.Finding {
 		}
 		if m, ok := a.m.restate.Find(v.fold(turn)); ok {
 			desc := fmt.Sprintf("At turn %d the user restates or corrects their request: %s.", turn, v.quotedAt(turn, v.quoteMatch(turn, m).Quote))
-			return []analyzer.Finding{ruleUserRepeats.finding(desc, 0, v.quoteMatch(turn, m))}
+			return []analyzer.Finding{ruleUserRepeats.finding(desc, 0, v.withReplyBefore(turn, v.quoteMatch(turn, m))...)}
 		}
 	}
 	earlier, later, sim := v.similarPair(pairQuestion{transcript.RoleUser, userRepeatMinWeight, userRepeatSimilarity, false})
@@ -54,7 +56,22 @@ func (a *Analyzer) userRepeats(v *view) []analyzer.Finding {
 		return nil
 	}
 	desc := fmt.Sprintf("The user's message at turn %d repeats their message at turn %d (%.0f%% similar).", later, earlier, sim*100)
-	return []analyzer.Finding{ruleUserRepeats.finding(desc, 0, v.quoteTurn(later), v.quoteTurn(earlier))}
+	ev := append([]analyzer.Evidence{v.quoteTurn(earlier)}, v.withReplyBefore(later, v.quoteTurn(later))...)
+	return []analyzer.Finding{ruleUserRepeats.finding(desc, 0, ev...)}
+}
+
+// withReplyBefore is e, a quote of the user's turn, after the agent's last words before
+// it: what the user was answering.
+func (v *view) withReplyBefore(turn int, e analyzer.Evidence) []analyzer.Evidence {
+	for t := turn - 1; t >= 1; t-- {
+		if v.role(t) == transcript.RoleUser {
+			break
+		}
+		if v.role(t) == transcript.RoleAssistant && v.hasText(t) {
+			return []analyzer.Evidence{v.quoteTurn(t), e}
+		}
+	}
+	return []analyzer.Evidence{e}
 }
 
 // agentRepeat is the first agent message that repeats an earlier one: near-identical

@@ -291,11 +291,15 @@ func TestUserRepeats(t *testing.T) {
 		d := diagnose(t, a, sys(testPolicy), u("Change my flight"), as("Which date?"), u(text), as("Thanks."))
 		f := only(d, "user_repeats")
 		require.Len(t, f, 1, text)
-		require.Equal(t, 4, f[0].Evidence[0].Turn)
+		require.Equal(t, []analyzer.Evidence{{Turn: 3, Quote: "Which date?"}, {Turn: 4, Quote: text}}, f[0].Evidence,
+			"what the agent said, then the user's words")
 	}
 	d := diagnose(t, a, sys(testPolicy), u("I need to cancel reservation ABC123 today"), as("Sure, what is your user ID?"),
 		u("I need to cancel reservation ABC123 today!"), as("Understood."))
-	require.Len(t, only(d, "user_repeats"), 1)
+	f := only(d, "user_repeats")
+	require.Len(t, f, 1)
+	require.Equal(t, []int{2, 3, 4}, []int{f[0].Evidence[0].Turn, f[0].Evidence[1].Turn, f[0].Evidence[2].Turn},
+		"the first words, the agent's reply, the repeat")
 }
 
 func TestFrustration(t *testing.T) {
@@ -307,9 +311,10 @@ func TestFrustration(t *testing.T) {
 	require.Len(t, f, 1)
 	require.InDelta(t, 0.85, f[0].Confidence, 1e-9, "twice raises confidence")
 	require.Equal(t, []analyzer.Evidence{
+		{Turn: 3, Quote: "Let me check."},
 		{Turn: 4, Quote: "This is ridiculous, I asked twice."},
 		{Turn: 6, Quote: "太慢了，你们真没用"},
-	}, f[0].Evidence)
+	}, f[0].Evidence, "what the agent said before, then the user's words")
 }
 
 // TestFrustrationBeforeTheFirstAnswer: what the user feels before the agent first
@@ -333,13 +338,13 @@ func TestFrustrationBeforeTheFirstAnswer(t *testing.T) {
 		as("已为您加急处理，明天送达。"), u("昨天也这么说，真没用"))
 	f := only(after, "user_frustration")
 	require.Len(t, f, 1)
-	require.Equal(t, 6, f[0].Evidence[0].Turn)
+	require.Equal(t, 6, f[0].Evidence[1].Turn)
 	afterEN := diagnose(t, a, sys(testPolicy), u("My flight is delayed, so frustrating."), as("Let me check. What is your user ID?"),
 		u("mia_li_3668"), toolCall("c1", "get_user_details", `{"user_id":"mia_li_3668"}`), res("c1", `{"name":"Mia Li"}`),
 		as("Your flight leaves at 18:00."), u("That's what you said an hour ago. This is ridiculous."))
 	f = only(afterEN, "user_frustration")
 	require.Len(t, f, 1)
-	require.Equal(t, 8, f[0].Evidence[0].Turn)
+	require.Equal(t, 8, f[0].Evidence[1].Turn)
 }
 
 func TestEndings(t *testing.T) {
@@ -500,8 +505,8 @@ func TestLongConversation(t *testing.T) {
 	require.Equal(t, []analyzer.Evidence{opening, {Turn: 6, Quote: "Thanks, bye"}}, f[0].Evidence)
 	require.Contains(t, f[0].Description, "It ends at turn 6.")
 	zh := diagnose(t, a, sys(testPolicy), u("帮我改签"), as("请问哪个航班？"), u("HAT001"), as("好的。"), toolCall("c1", "update_reservation", `{"flight":"HAT001"}`))
-	require.Equal(t, []analyzer.Evidence{{Turn: 2, Quote: "帮我改签"}, {Turn: 6, Quote: `update_reservation({"flight":"HAT001"})`}}, only(zh, "long_conversation")[0].Evidence,
-		"the end, however it ends")
+	require.Equal(t, []analyzer.Evidence{{Turn: 2, Quote: "帮我改签"}, {Turn: 5, Quote: "好的。"}}, only(zh, "long_conversation")[0].Evidence,
+		"the last words, when it ends on a call")
 	require.Empty(t, only(diagnose(t, New(Options{}), sys(testPolicy), u("Hi"), as("Hello")), "long_conversation"))
 }
 

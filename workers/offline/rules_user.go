@@ -35,14 +35,16 @@ func (a *Analyzer) frustration(v *view) []analyzer.Finding {
 		desc += fmt.Sprintf(" It happens %d times in this conversation.", len(ev))
 		confidence = 0.85
 	}
-	return []analyzer.Finding{ruleFrustration.finding(desc, confidence, ev[:min(len(ev), 3)]...)}
+	// What the agent said that the user answers so, then their words.
+	quotes := append(v.withReplyBefore(ev[0].Turn, ev[0]), ev[1:min(len(ev), 3)]...)
+	return []analyzer.Finding{ruleFrustration.finding(desc, confidence, quotes...)}
 }
 
 // longConversation reports a conversation of more than Options.LongTurns non-system
 // turns (a user's consecutive messages are one turn, see view.turns). The evidence is
 // the exchange that shows where the turns went: the user's opening request, then the
-// agent repeating itself, else the user restating their request, else how the
-// conversation ended, so many turns later.
+// agent repeating itself, else the user restating their request, else the last words
+// of the conversation, so many turns later.
 func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 	n, joined := v.turns()
 	if n <= a.opt.LongTurns {
@@ -84,7 +86,19 @@ func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 	}
 	last := v.lastTurn()
 	desc += fmt.Sprintf(" It ends at turn %d.", last)
-	return then(v.quoteTurn(last))
+	return then(v.quoteTurn(v.lastWords(last)))
+}
+
+// lastWords is the last turn up to last that says something in words (the user's or
+// the agent's, not a tool's), where a reader sees how the conversation ended; last
+// itself when none does.
+func (v *view) lastWords(last int) int {
+	for turn := last; turn >= 1; turn-- {
+		if r := v.role(turn); (r == transcript.RoleUser || r == transcript.RoleAssistant) && v.hasText(turn) {
+			return turn
+		}
+	}
+	return last
 }
 
 // firstUserTurn is the user's first turn in words, 0 when there is none.
