@@ -57,7 +57,8 @@ func newMarkers() markers {
 		),
 		restate: textmatch.NewPhraseSet(
 			"as i said", "as i mentioned", "like i said", "i already told", "i already said", "i already mentioned",
-			"i already gave", "i already provided", "i've already", "not what i asked", "that's not what i", "you misunderstood",
+			"i already gave", "i already provided", "i've already told", "i've already said", "i've already given",
+			"i've already provided", "i've already explained", "i have already told", "not what i asked", "that's not what i", "you misunderstood",
 			"some confusion", "mix-up", "mixup", "misunderstanding", "i said", "i repeat",
 			"我已经说过", "我说过了", "我刚才说", "不是这个意思", "你理解错了", "再说一遍", "我再说一次",
 		),

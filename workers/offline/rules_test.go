@@ -294,6 +294,10 @@ func TestUserRepeats(t *testing.T) {
 		require.Equal(t, []analyzer.Evidence{{Turn: 3, Quote: "Which date?"}, {Turn: 4, Quote: text}}, f[0].Evidence,
 			"what the agent said, then the user's words")
 	}
+	for _, text := range []string{"Can I make changes to an order I've already placed?", "我已经下单了，还能改吗？"} {
+		d := diagnose(t, a, sys(testPolicy), u("Hi"), as("Hello! How can I help?"), u(text), as("Yes, while it is pending."))
+		require.Empty(t, only(d, "user_repeats"), "“already” about the order is no restatement: %s", text)
+	}
 	d := diagnose(t, a, sys(testPolicy), u("I need to cancel reservation ABC123 today"), as("Sure, what is your user ID?"),
 		u("I need to cancel reservation ABC123 today!"), as("Understood."))
 	f := only(d, "user_repeats")
