@@ -39,8 +39,9 @@ func (a *Analyzer) repeatedMessages(v *view) []analyzer.Finding {
 
 // userRepeats reports a user who has to say the same thing twice, or says they are
 // repeating or correcting themselves ("as I said", "there's some confusion", "我已经说过").
-// The evidence is the exchange: what the agent said that the user answers so, then the
-// user's words (for a repeat, their first words come first).
+// The evidence is the user's words first (what the finding points at), then the
+// exchange around them: what the agent said that they answer so, and for a repeat
+// their first words.
 func (a *Analyzer) userRepeats(v *view) []analyzer.Finding {
 	for turn := 1; turn <= len(v.conv.Messages); turn++ {
 		if v.role(turn) != transcript.RoleUser {
@@ -56,19 +57,20 @@ func (a *Analyzer) userRepeats(v *view) []analyzer.Finding {
 		return nil
 	}
 	desc := fmt.Sprintf("The user's message at turn %d repeats their message at turn %d (%.0f%% similar).", later, earlier, sim*100)
-	ev := append([]analyzer.Evidence{v.quoteTurn(earlier)}, v.withReplyBefore(later, v.quoteTurn(later))...)
+	ev := append(v.withReplyBefore(later, v.quoteTurn(later)), v.quoteTurn(earlier))
 	return []analyzer.Finding{ruleUserRepeats.finding(desc, 0, ev...)}
 }
 
-// withReplyBefore is e, a quote of the user's turn, after the agent's last words before
-// it: what the user was answering.
+// withReplyBefore is e, a quote of the user's turn, and then the agent's last words
+// before it: what the user was answering. A finding's first quote is what it points
+// at (its Action's example); the page shows its quotes in turn order, as an exchange.
 func (v *view) withReplyBefore(turn int, e analyzer.Evidence) []analyzer.Evidence {
 	for t := turn - 1; t >= 1; t-- {
 		if v.role(t) == transcript.RoleUser {
 			break
 		}
 		if v.role(t) == transcript.RoleAssistant && v.hasText(t) {
-			return []analyzer.Evidence{v.quoteTurn(t), e}
+			return []analyzer.Evidence{e, v.quoteTurn(t)}
 		}
 	}
 	return []analyzer.Evidence{e}

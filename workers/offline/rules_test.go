@@ -131,7 +131,7 @@ func TestUnappliedWrite(t *testing.T) {
 // TestUnconfirmedWrite: a write is agreed to by an explicit yes, by the user asking
 // for the change in their own words, or by an answer to the agent's recap of it; a
 // choice from a menu, a question about the change, a condition or a "no" is not. The
-// evidence is the exchange: the user's words, the write, the agent's reply.
+// evidence is the write, then the exchange around it: the user's words, the agent's reply.
 func TestUnconfirmedWrite(t *testing.T) {
 	t.Parallel()
 	a := New(Options{})
@@ -183,10 +183,10 @@ func TestUnconfirmedWrite(t *testing.T) {
 			require.Equal(t, analyzer.TypeRisk, f[0].Type)
 			require.Equal(t, tc.severity, f[0].Severity, f[0].Description)
 			require.Equal(t, []analyzer.Evidence{
-				{Turn: 4, Quote: tc.reply},
 				{Turn: 5, Quote: tc.tool + "(" + tc.args + ")"},
+				{Turn: 4, Quote: tc.reply},
 				{Turn: 7, Quote: "Done: R1."},
-			}, f[0].Evidence)
+			}, f[0].Evidence, "the write first, then the user's words and the agent's reply")
 		})
 	}
 }
@@ -205,11 +205,11 @@ func TestUnconfirmedRetryAfterFailure(t *testing.T) {
 	require.Contains(t, f[0].Description, "again at turn 8 with another pay, without asking the user.")
 	require.Equal(t, 4, f[0].Severity)
 	require.Equal(t, []analyzer.Evidence{
-		{Turn: 4, Quote: "Yes"},
 		{Turn: 6, Quote: "Error: gift card balance is not enough"},
 		{Turn: 8, Quote: `"pay":"credit_card"`},
+		{Turn: 4, Quote: "Yes"},
 		{Turn: 10, Quote: "Booked with your credit card."},
-	}, f[0].Evidence, "what the user agreed to, the error, what the agent changed on its own, its words after it")
+	}, f[0].Evidence, "the error, what the agent changed on its own, what the user agreed to, its words after it")
 
 	// Several writes after one yes, or one request, are fine while they succeed.
 	ok := diagnose(t, a, sys(testPolicy), u("Downgrade both"), as("Downgrade R1 and R2 to economy. Proceed?"), u("Yes"),
@@ -291,8 +291,8 @@ func TestUserRepeats(t *testing.T) {
 		d := diagnose(t, a, sys(testPolicy), u("Change my flight"), as("Which date?"), u(text), as("Thanks."))
 		f := only(d, "user_repeats")
 		require.Len(t, f, 1, text)
-		require.Equal(t, []analyzer.Evidence{{Turn: 3, Quote: "Which date?"}, {Turn: 4, Quote: text}}, f[0].Evidence,
-			"what the agent said, then the user's words")
+		require.Equal(t, []analyzer.Evidence{{Turn: 4, Quote: text}, {Turn: 3, Quote: "Which date?"}}, f[0].Evidence,
+			"the user's words, then what the agent said")
 	}
 	for _, text := range []string{"Can I make changes to an order I've already placed?", "我已经下单了，还能改吗？"} {
 		d := diagnose(t, a, sys(testPolicy), u("Hi"), as("Hello! How can I help?"), u(text), as("Yes, while it is pending."))
@@ -302,8 +302,8 @@ func TestUserRepeats(t *testing.T) {
 		u("I need to cancel reservation ABC123 today!"), as("Understood."))
 	f := only(d, "user_repeats")
 	require.Len(t, f, 1)
-	require.Equal(t, []int{2, 3, 4}, []int{f[0].Evidence[0].Turn, f[0].Evidence[1].Turn, f[0].Evidence[2].Turn},
-		"the first words, the agent's reply, the repeat")
+	require.Equal(t, []int{4, 3, 2}, []int{f[0].Evidence[0].Turn, f[0].Evidence[1].Turn, f[0].Evidence[2].Turn},
+		"the repeat, the agent's reply it answers, the first words")
 }
 
 func TestFrustration(t *testing.T) {
@@ -315,10 +315,10 @@ func TestFrustration(t *testing.T) {
 	require.Len(t, f, 1)
 	require.InDelta(t, 0.85, f[0].Confidence, 1e-9, "twice raises confidence")
 	require.Equal(t, []analyzer.Evidence{
-		{Turn: 3, Quote: "Let me check."},
 		{Turn: 4, Quote: "This is ridiculous, I asked twice."},
+		{Turn: 3, Quote: "Let me check."},
 		{Turn: 6, Quote: "太慢了，你们真没用"},
-	}, f[0].Evidence, "what the agent said before, then the user's words")
+	}, f[0].Evidence, "the user's words, what the agent said before, the next time")
 }
 
 // TestFrustrationBeforeTheFirstAnswer: what the user feels before the agent first
@@ -342,13 +342,13 @@ func TestFrustrationBeforeTheFirstAnswer(t *testing.T) {
 		as("已为您加急处理，明天送达。"), u("昨天也这么说，真没用"))
 	f := only(after, "user_frustration")
 	require.Len(t, f, 1)
-	require.Equal(t, 6, f[0].Evidence[1].Turn)
+	require.Equal(t, 6, f[0].Evidence[0].Turn)
 	afterEN := diagnose(t, a, sys(testPolicy), u("My flight is delayed, so frustrating."), as("Let me check. What is your user ID?"),
 		u("mia_li_3668"), toolCall("c1", "get_user_details", `{"user_id":"mia_li_3668"}`), res("c1", `{"name":"Mia Li"}`),
 		as("Your flight leaves at 18:00."), u("That's what you said an hour ago. This is ridiculous."))
 	f = only(afterEN, "user_frustration")
 	require.Len(t, f, 1)
-	require.Equal(t, 8, f[0].Evidence[1].Turn)
+	require.Equal(t, 8, f[0].Evidence[0].Turn)
 }
 
 func TestEndings(t *testing.T) {
@@ -490,26 +490,26 @@ func TestRefusalAndKnowledgeGap(t *testing.T) {
 func TestLongConversation(t *testing.T) {
 	t.Parallel()
 	a := New(Options{LongTurns: 4})
-	// The evidence is the user's opening request and where the turns went, never the
-	// greeting: the agent repeating itself, else the user restating, else the end.
+	// The evidence is where the turns went, never the greeting — the agent repeating
+	// itself, else the user restating, else the end — and the user's opening request.
 	again := "I could not find that reservation, please check the reservation number."
 	opening := analyzer.Evidence{Turn: 2, Quote: "Hi, change my flight"}
 	loop := diagnose(t, a, sys(testPolicy), u("Hi, change my flight"), as(again), u("It is R1"), as(again), u("Thanks"))
 	f := only(loop, "long_conversation")
 	require.Len(t, f, 1)
-	require.Equal(t, []analyzer.Evidence{opening, {Turn: 5, Quote: again}}, f[0].Evidence)
+	require.Equal(t, []analyzer.Evidence{{Turn: 5, Quote: again}, opening}, f[0].Evidence)
 	require.Contains(t, f[0].Description, "At turn 5 the agent repeats its message of turn 3.")
 
 	restate := diagnose(t, a, sys(testPolicy), u("Hi, change my flight"), as("Which one?"),
 		u("As I said, HAT001. Please hurry."), as("Done."), u("Thanks"))
-	require.Equal(t, []analyzer.Evidence{opening, {Turn: 4, Quote: "As I said, HAT001. Please hurry."}}, only(restate, "long_conversation")[0].Evidence)
+	require.Equal(t, []analyzer.Evidence{{Turn: 4, Quote: "As I said, HAT001. Please hurry."}, opening}, only(restate, "long_conversation")[0].Evidence)
 
 	d := diagnose(t, a, sys(testPolicy), u("Hi, change my flight"), as("Which one?"), u("HAT001"), as("Done."), u("Thanks, bye"))
 	f = only(d, "long_conversation")
-	require.Equal(t, []analyzer.Evidence{opening, {Turn: 6, Quote: "Thanks, bye"}}, f[0].Evidence)
+	require.Equal(t, []analyzer.Evidence{{Turn: 6, Quote: "Thanks, bye"}, opening}, f[0].Evidence)
 	require.Contains(t, f[0].Description, "It ends at turn 6.")
 	zh := diagnose(t, a, sys(testPolicy), u("帮我改签"), as("请问哪个航班？"), u("HAT001"), as("好的。"), toolCall("c1", "update_reservation", `{"flight":"HAT001"}`))
-	require.Equal(t, []analyzer.Evidence{{Turn: 2, Quote: "帮我改签"}, {Turn: 5, Quote: "好的。"}}, only(zh, "long_conversation")[0].Evidence,
+	require.Equal(t, []analyzer.Evidence{{Turn: 5, Quote: "好的。"}, {Turn: 2, Quote: "帮我改签"}}, only(zh, "long_conversation")[0].Evidence,
 		"the last words, when it ends on a call")
 	require.Empty(t, only(diagnose(t, New(Options{}), sys(testPolicy), u("Hi"), as("Hello")), "long_conversation"))
 }

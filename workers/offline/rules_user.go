@@ -35,16 +35,16 @@ func (a *Analyzer) frustration(v *view) []analyzer.Finding {
 		desc += fmt.Sprintf(" It happens %d times in this conversation.", len(ev))
 		confidence = 0.85
 	}
-	// What the agent said that the user answers so, then their words.
+	// The user's words, what the agent said that they answer so, the next times.
 	quotes := append(v.withReplyBefore(ev[0].Turn, ev[0]), ev[1:min(len(ev), 3)]...)
 	return []analyzer.Finding{ruleFrustration.finding(desc, confidence, quotes...)}
 }
 
 // longConversation reports a conversation of more than Options.LongTurns non-system
 // turns (a user's consecutive messages are one turn, see view.turns). The evidence is
-// the exchange that shows where the turns went: the user's opening request, then the
-// agent repeating itself, else the user restating their request, else the last words
-// of the conversation, so many turns later.
+// where the turns went — the agent repeating itself, else the user restating their
+// request, else the last words of the conversation — and the user's opening request,
+// so many turns before.
 func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 	n, joined := v.turns()
 	if n <= a.opt.LongTurns {
@@ -60,14 +60,11 @@ func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 	}
 	desc := fmt.Sprintf("The conversation took %d turns%s (%d tool calls), more than the %d that mark a long conversation.",
 		n, besides, len(v.calls), a.opt.LongTurns)
-	var ev []analyzer.Evidence
 	opening := v.firstUserTurn()
-	if opening > 0 {
-		ev = append(ev, v.quoteTurn(opening))
-	}
 	then := func(e analyzer.Evidence) []analyzer.Finding {
-		if opening != e.Turn {
-			ev = append(ev, e)
+		ev := []analyzer.Evidence{e}
+		if opening > 0 && opening != e.Turn {
+			ev = append(ev, v.quoteTurn(opening))
 		}
 		return []analyzer.Finding{ruleLong.finding(desc, 0, ev...)}
 	}

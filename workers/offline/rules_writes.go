@@ -109,8 +109,8 @@ func (a *Analyzer) writeConsent(v *view) []unconfirmedWrite {
 // (writeConsent): severity 4 when the case is clear (a change the user never asked
 // for, or details changed after a failure), 2 when the user had asked for the change
 // but the agent wrote on an answer to another question, without a yes to the details
-// it used. The evidence is the exchange: the user's last words, the write (after a
-// failure: the error, then the argument the agent changed on its own), and the
+// it used. The evidence is the exchange: the write (after a failure: the error, then
+// the argument the agent changed on its own), the user's last words before it and the
 // agent's next words to the user.
 func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 	found := a.writeConsent(v)
@@ -149,12 +149,10 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 	if rule, ok := v.policy.first(confirms); ok {
 		desc += fmt.Sprintf(" The policy: %s.", quoted(rule.text))
 	}
+	// What the finding points at first (the write; after a failure, its error and what
+	// the agent changed on its own), then the user's last words and the agent's reply.
 	var ev []analyzer.Evidence
-	if first.lastUser > 0 {
-		ev = append(ev, v.quoteTurn(first.lastUser))
-	}
 	if first.retry {
-		// The error, then what the agent changed on its own.
 		ev = append(ev, quoteResult(first.failed))
 		if _, text := changedArgument(first.failed.args, first.call.args); text != "" {
 			ev = append(ev, analyzer.Evidence{Turn: first.call.turn, Quote: textmatch.ClipQuote(text, maxQuote)})
@@ -163,6 +161,9 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		}
 	} else {
 		ev = append(ev, quoteCall(first.call))
+	}
+	if first.lastUser > 0 {
+		ev = append(ev, v.quoteTurn(first.lastUser))
 	}
 	if reply := v.nextReply(first.call.turn + 1); reply > 0 {
 		ev = append(ev, v.quoteTurn(reply))
