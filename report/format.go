@@ -1,9 +1,11 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 
+	"github.com/checkup-dev/checkup/workers/cluster"
 	"github.com/checkup-dev/checkup/workers/percent"
 )
 
@@ -83,4 +85,25 @@ func ExcessFailures(f float64) string {
 	default:
 		return s + " failures"
 	}
+}
+
+// SupportWords says in a sentence what an issue's rank rests on (Support, by
+// cluster.SupportFormula): the failures it explains at least, with what they were
+// counted from, or, when it explains none for sure, how many conversations it reaches
+// at least and how severe it is. The task page and report.md say it alike.
+func SupportWords(s Support) string {
+	reach := fmt.Sprintf("it reaches at least %s of the analyzed conversations, at severity %s of 5 and %s confidence", Percent(s.ShareLow), Score(s.Severity), Percent(s.Confidence))
+	var counted string
+	switch s.Basis {
+	case cluster.BasisLabels:
+		counted = fmt.Sprintf("%s of its %d labeled conversations failed, against %s of all labeled ones", Score(s.Failures), s.Conversations, Percent(s.RunRate))
+	case cluster.BasisDetector:
+		counted = fmt.Sprintf("the agent's detector estimates %s failures among its %d conversations, against %s of the run", Score(s.Failures), s.Conversations, Percent(s.RunRate))
+	default:
+		return "No failures are known, so it ranks by how common and severe it is for sure: " + reach + "."
+	}
+	if roundTo(s.Explained, 1) <= 0 {
+		return "It explains no failures for sure (" + counted + "), so it ranks by how common and severe it is: " + reach + "."
+	}
+	return fmt.Sprintf("It explains at least %s: %s.", ExcessFailures(s.Explained), counted)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/cluster"
 )
 
@@ -22,6 +23,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	m.inShort(r)
 	m.header(r)
 	m.actions(r)
+	m.seenOnce(r)
 	m.outcomes(r)
 	m.clusters(r)
 	m.expected(r)
@@ -151,6 +153,8 @@ func (m mdWriter) actions(r Report) {
 				o.Failed, Percent(*a.FailureRateIn), Percent(*a.FailureRateOut), ExcessFailures(*a.ExcessFailures), PValue(*a.QValue))
 			m.p("")
 		}
+		m.p("Rank: %s", mdText(SupportWords(a.Support)))
+		m.p("")
 		m.p("**Problem.** %s", mdText(a.Problem))
 		m.p("")
 		if len(a.Recommendation) > 0 {
@@ -166,9 +170,9 @@ func (m mdWriter) actions(r Report) {
 			m.p("")
 		}
 		for _, q := range a.Evidence {
-			m.quote(q.Quote)
+			m.example(q)
 			m.p(">")
-			m.p("> — conversation %s, turn %d%s", mdText(conversationName(q.ConversationID, q.ConversationSeq)), q.Turn, unverified(q.Verified))
+			m.p("> — %s%s", m.conversationRef(r, q), unverified(q.Verified))
 			m.p("")
 		}
 	}
@@ -180,6 +184,80 @@ func (m mdWriter) actions(r Report) {
 		}
 		m.p("")
 	}
+}
+
+// example writes a quote, or the exchange it belongs to turn by turn: who said what,
+// a tool call named, not printed.
+func (m mdWriter) example(q Quote) {
+	if len(q.Exchange) < 2 {
+		m.quote(q.Quote)
+		return
+	}
+	for i, e := range q.Exchange {
+		if i > 0 {
+			m.p(">")
+		}
+		who := fmt.Sprintf("**Turn %d**", e.Turn)
+		if name := speakerName(e.Speaker); name != "" {
+			who = fmt.Sprintf("**%s** (turn %d)", name, e.Turn)
+		}
+		if e.Speaker == analyzer.SpeakerCall {
+			if name, _, ok := strings.Cut(e.Quote, "("); ok && name != "" && !strings.ContainsAny(name, " \n\"{:") {
+				m.p("> %s calls %s", who, codeSpan(name))
+			} else {
+				m.p("> %s calls it with %s", who, codeSpan(strings.Join(strings.Fields(e.Quote), " ")))
+			}
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(e.Quote), "\n")
+		m.p("> %s: %s", who, codeSpan(strings.TrimSpace(lines[0])))
+		for _, line := range lines[1:] {
+			if line = strings.TrimSpace(line); line != "" {
+				m.p("> %s", codeSpan(line))
+			}
+		}
+	}
+}
+
+// speakerName names whose words a quote of an exchange is.
+func speakerName(speaker string) string {
+	switch speaker {
+	case analyzer.SpeakerUser:
+		return "User"
+	case analyzer.SpeakerAgent, analyzer.SpeakerCall:
+		return "Agent"
+	case analyzer.SpeakerTool:
+		return "Tool result"
+	}
+	return ""
+}
+
+// conversationRef names a quote's conversation and turn as a link to that turn on the
+// dashboard, so a reader of the document can open the conversation.
+func (m mdWriter) conversationRef(r Report, q Quote) string {
+	return fmt.Sprintf("[conversation %s, turn %d](%s)", mdText(conversationName(q.ConversationID, q.ConversationSeq)), q.Turn,
+		ConversationLink(r.BaseURL, r.Task.ID, q.ConversationSeq, q.Turn))
+}
+
+// seenOnce lists the issues seen in one conversation only, below the Actions: too
+// little to act on, each with its quote.
+func (m mdWriter) seenOnce(r Report) {
+	cs := r.SeenOnce()
+	if len(cs) == 0 {
+		return
+	}
+	m.p("### Seen once")
+	m.p("")
+	m.p("Each of these was seen in one conversation only: worth a look, too little to be sure it is a pattern, so none has an Action.")
+	m.p("")
+	for _, c := range cs {
+		line := fmt.Sprintf("- [%s] %s", c.Type, mdText(c.Title))
+		if q := c.Example; q != nil {
+			line += fmt.Sprintf(": %s — %s", codeSpan(strings.Join(strings.Fields(q.Quote), " ")), m.conversationRef(r, *q))
+		}
+		m.p("%s", line)
+	}
+	m.p("")
 }
 
 // quote writes a quote of a conversation as a block quote whose lines are code spans:

@@ -21,6 +21,8 @@ const (
 	NoActionIssueSince = "issue_since"
 	// NoActionFailed: its Action could not be written (FailedActions says why).
 	NoActionFailed = "failed"
+	// NoActionSeenOnce: it was seen in one conversation only, too little to act on.
+	NoActionSeenOnce = "seen_once"
 )
 
 // explainNoActions says of each issue without an Action why it has none, by the
@@ -50,6 +52,8 @@ func (r *Report) explainNoActions(rows []dbsqlc.ListTaskClustersRow) error {
 		case c.Expected || c.ActionRank > 0:
 		case failed[c.Idx]:
 			c.NoAction = NoActionFailed
+		case c.SeenOnce():
+			c.NoAction = NoActionSeenOnce
 		case candidate[c.Idx]:
 			c.NoAction = NoActionIssueSince
 		default:
@@ -66,10 +70,9 @@ func NoActionWords(c Cluster) (short, long string) {
 	case NoActionRankedBelow:
 		// Not "top 10": RISK Actions rank among them, so an Action can be #11.
 		short = fmt.Sprintf("not among the %d chosen", cluster.MaxActionCandidates)
-		if c.ExcessFailures != nil {
-			return short, fmt.Sprintf("Only the %d ACTION issues that explain the most failed conversations beyond their size get an Action; this one explains no more than the last of them.", cluster.MaxActionCandidates)
-		}
-		return short, fmt.Sprintf("Only the %d ACTION issues with the highest priority get an Action; this one comes after the last of them.", cluster.MaxActionCandidates)
+		return short, fmt.Sprintf("Only the %d ACTION issues that rank highest get an Action; this one ranks after the last of them.", cluster.MaxActionCandidates)
+	case NoActionSeenOnce:
+		return "seen once", "Seen in one conversation only: too little to be sure it is a pattern, so it has no Action. It is listed under “Seen once”."
 	case NoActionIssueSince:
 		return "run again", "It ranks among the issues that get an Action now, but did not when the Actions were written: run the diagnosis again, and it gets one."
 	case NoActionFailed:

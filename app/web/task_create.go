@@ -225,7 +225,7 @@ func uploadFailure(err error) (int, *pages.UploadFailure) {
 	case errors.As(err, &tooFew):
 		return tooFew.failure()
 	case errors.As(err, &form):
-		return form.status, &pages.UploadFailure{Reason: form.msg}
+		return form.status, &pages.UploadFailure{Reason: form.msg, Field: form.field}
 	case errors.As(err, &tooLarge):
 		// The whole request passed the limit before the file part did: the fields around
 		// the file were too large, which only a hand-made request does.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // The conversation list of a task for its owner: filtered, searched and sorted pages of
@@ -220,6 +222,50 @@ func (s *Store) ConversationWithID(ctx context.Context, id uuid.UUID, owner Owne
 		}
 	}
 	return 0, false, nil
+}
+
+// IDMatch is a conversation found by the start of its id from the upload.
+type IDMatch struct {
+	Seq int32
+	ID  string
+}
+
+// ConversationsWithIDPrefix lists owner's task's conversations whose id from the
+// upload starts with prefix (as typed, else in lower case), by id, at most limit.
+func (s *Store) ConversationsWithIDPrefix(ctx context.Context, id uuid.UUID, owner Owner, prefix string, limit int) ([]IDMatch, error) {
+	for _, try := range slices.Compact([]string{prefix, strings.ToLower(prefix)}) {
+		rows, err := s.q.ListConversationIDsByPrefix(ctx, s.pool, dbsqlc.ListConversationIDsByPrefixParams{
+			TaskID: id, OwnerUserID: owner.UserID(), Prefix: try, MaxRows: int32(limit)})
+		if err != nil {
+			return nil, readError("conversations by the start of their id", err)
+		}
+		if len(rows) > 0 {
+			out := make([]IDMatch, len(rows))
+			for i, r := range rows {
+				out[i] = IDMatch{Seq: r.Seq, ID: r.ExternalID}
+			}
+			return out, nil
+		}
+	}
+	return nil, nil
+}
+
+// ConversationMessages reads the messages of owner's task's conversations seqs, by seq:
+// what a page of search results quotes from.
+func (s *Store) ConversationMessages(ctx context.Context, id uuid.UUID, owner Owner, seqs []int32) (map[int32][]transcript.Message, error) {
+	rows, err := s.q.ListConversationMessagesBySeq(ctx, s.pool, dbsqlc.ListConversationMessagesBySeqParams{TaskID: id, OwnerUserID: owner.UserID(), Seqs: seqs})
+	if err != nil {
+		return nil, readError("conversation messages", err)
+	}
+	out := make(map[int32][]transcript.Message, len(rows))
+	for _, r := range rows {
+		var msgs []transcript.Message
+		if err := json.Unmarshal([]byte(r.Messages), &msgs); err != nil {
+			return nil, fmt.Errorf("store: messages of conversation %d: %w", r.Seq, err)
+		}
+		out[r.Seq] = msgs
+	}
+	return out, nil
 }
 
 // SearchHoldsNames reports whether owner's task's search documents hold names joined by

@@ -484,7 +484,7 @@ func ExpectedBehaviour(cs []report.Cluster, rv Review) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
 		if hasExpected(cs) {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "<section class=\"panel\" id=\"expected\" data-testid=\"expected\"><h2>Expected behavior</h2><p class=\"muted\">What the agent did because its own policy (its system prompt) says so, or what you marked as expected. It is shown for review and is never an Action. <a href=\"/settings/expected\">Your marks</a> apply to your later diagnoses too.</p><ul>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "<section class=\"panel\" id=\"expected\" data-testid=\"expected\"><h2>Expected behavior</h2><p class=\"muted\">What the agent did because its own policy (its system prompt) says so, or what you marked as expected. It is shown for review and is never an Action. <a href=\"/settings/expected\">Your marks</a> apply to this agent's later diagnoses too.</p><ul>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -649,7 +649,7 @@ func ExpectedBehaviour(cs []report.Cluster, rv Review) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						if rv.RuleGone[c.Idx] {
-							templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 61, "Your rule for this issue has been removed, so your later diagnoses no longer mark it: <a href=\"/settings/expected\">your rules</a>.")
+							templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 61, "Your rule for this issue has been removed, so this agent's later diagnoses no longer mark it: <a href=\"/settings/expected\">your rules</a>.")
 							if templ_7745c5c3_Err != nil {
 								return templ_7745c5c3_Err
 							}
@@ -916,14 +916,14 @@ func markNotExpected(c report.Cluster, rv Review) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 88, "Your later diagnoses list “")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 88, "This agent's later diagnoses list “")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var49 string
 		templ_7745c5c3_Var49, templ_7745c5c3_Err = templ.JoinStringErrs(c.Title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/outcomes.templ`, Line: 181, Col: 42}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/outcomes.templ`, Line: 181, Col: 50}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var49))
 		if templ_7745c5c3_Err != nil {

@@ -99,30 +99,10 @@ func actionCounts(r report.Report) (listed, open int) {
 	return listed, open
 }
 
-// actionsOrder says what the Actions are ranked by: with outcome labels, the ACTION
-// Actions by the failures their issue explains (cluster.SelectCandidates), else every
-// Action by its priority score. Before the issues are grouped, the upload's labels
-// say which it will be, so the sentence does not change when the diagnosis finishes.
+// actionsOrder says what the Actions are ranked by (cluster.SupportFormula; each card
+// says what its rank rests on), and where the issues seen once went.
 func actionsOrder(r report.Report) string {
-	const priority = "a priority score from its prevalence (how common), severity (how severe) and confidence (how sure the analysis is)"
-	byFailures := labelled(r.Clusters)
-	if len(r.Clusters) == 0 {
-		byFailures = r.Population.Labelled.Any() || r.Population.Labelled.Field != ""
-	}
-	if byFailures {
-		return "RISK Actions come first, ranked by " + priority + ". The other Actions follow by the failed conversations their issue accounts for: how many more of its conversations failed than the upload's overall failure rate predicts for an issue of its size. So the issue that costs the most failures comes first, and its priority score may be lower than the next one's; an issue whose conversations fail less often than the rest comes after one that explains none, and equal counts go by how unlikely the excess is by chance (its q-value), then by priority score."
-	}
-	return "Each is ranked by " + priority + "."
-}
-
-// labelled reports whether the clusters carry a split by outcome label.
-func labelled(cs []report.Cluster) bool {
-	for _, c := range cs {
-		if c.LabelOutcomes != nil {
-			return true
-		}
-	}
-	return false
+	return "Each is ranked by what it is sure to explain: the failed conversations its issue accounts for beyond the upload's failure rate, at the lower end of what its conversations allow (from outcome labels or the agent's detector), else how many conversations it reaches and how severe it is, at least. So an issue seen in a few conversations never outranks a common one, and one seen in a single conversation is listed under “Seen once”, without an Action."
 }
 
 // issueCount says how many issues were found, and how many expected behaviours beside

@@ -101,16 +101,16 @@ func (n ReviewNotice) Sentence() string {
 	var s string
 	switch {
 	case n.Marked && n.Policy:
-		s = "“" + n.Title + "” is expected by the agent's policy again, here and in your later diagnoses" + ranks
+		s = "“" + n.Title + "” is expected by the agent's policy again, here and in this agent's later diagnoses" + ranks
 	case n.Marked:
-		s = "Marked “" + n.Title + "” as expected, here and in your later diagnoses" + ranks
+		s = "Marked “" + n.Title + "” as expected, here and in this agent's later diagnoses" + ranks
 		if n.NextInLine {
 			s += " The next issue in line gets an Action of its own when the diagnosis runs again."
 		}
 	case n.Policy:
-		s = "Marked “" + n.Title + "” as not expected: it is an issue now, here and in your later diagnoses" + ranks
+		s = "Marked “" + n.Title + "” as not expected: it is an issue now, here and in this agent's later diagnoses" + ranks
 	default:
-		s = "“" + n.Title + "” is an issue again, here and in your later diagnoses" + ranks
+		s = "“" + n.Title + "” is an issue again, here and in this agent's later diagnoses" + ranks
 	}
 	if n.NoAction != "" {
 		s += " " + n.NoAction
@@ -275,4 +275,12 @@ func markResults(turns []components.Turn) {
 			}
 		}
 	}
+}
+
+// taskAgentPath is the page of the task's agent; "" for a task without one.
+func taskAgentPath(t report.Task) string {
+	if t.AgentID == nil {
+		return ""
+	}
+	return components.AgentPath(*t.AgentID)
 }

@@ -53,9 +53,11 @@ var (
 		"You have not marked this issue as expected, so there is nothing to take back.")
 	ErrOppositeRule = conflict(
 		"Your rule for this issue, made on a diagnosis before, says the opposite. Remove it on the Expected behavior page (in the menu at the top), then try again.")
+	ErrWidenOpposite = conflict(
+		"Your rule for this issue on another agent says the opposite, so one rule cannot speak for all your agents. Remove one of the two, then try again.")
 	// ErrRiskNeedsReason: a risk marked expected leaves every later diagnosis's risks
 	// too, so the mark says why, for whoever reads the rule later.
-	ErrRiskNeedsReason = &Refused{Invalid: true, Sentence: "A risk is marked as expected only with a reason: the mark hides it in your later diagnoses too. Say why it is expected, and mark it again."}
+	ErrRiskNeedsReason = &Refused{Invalid: true, Sentence: "A risk is marked as expected only with a reason: the mark hides it in this agent's later diagnoses too. Say why it is expected, and mark it again."}
 )
 
 // ErrNoCluster is a cluster index the task does not have.
@@ -195,6 +197,28 @@ func undo(idx int32, allowed func(dbsqlc.ListTaskClustersRow) error) Change {
 		}
 		return clearOwnersMark(ctx, rev, cl)
 	}
+}
+
+// WidenRule makes owner's rule id apply to all their agents, not only to the agent of
+// the diagnosis it was made on. Their rules for the same issue on other agents that say
+// the same are folded into it (removed); one that says the opposite refuses it
+// (ErrWidenOpposite). A rule that does not exist or belongs to someone else is
+// store.ErrNotFound.
+func WidenRule(ctx context.Context, st *store.Store, owner store.Owner, id int64) error {
+	return st.WidenExpectedRule(ctx, id, owner, func(rule dbsqlc.ListExpectedRulesRow, others []dbsqlc.ListExpectedRulesRow) ([]int64, error) {
+		issue := IssueOf(rule.Type, rule.Category, rule.Title, !rule.Expected)
+		var covered []int64
+		for _, o := range others {
+			if !ruleMatches(o, issue) {
+				continue
+			}
+			if o.Expected != rule.Expected {
+				return nil, ErrWidenOpposite
+			}
+			covered = append(covered, o.ID)
+		}
+		return covered, nil
+	})
 }
 
 // IssueOf is the cluster a rule is matched against: its type, category and title, and
