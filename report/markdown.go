@@ -202,14 +202,14 @@ func (m mdWriter) example(q Quote) {
 			who = fmt.Sprintf("**%s** (turn %d)", name, e.Turn)
 		}
 		if e.Speaker == analyzer.SpeakerCall {
-			if name, _, ok := strings.Cut(e.Quote, "("); ok && name != "" && !strings.ContainsAny(name, " \n\"{:") {
+			if name, _, ok := strings.Cut(e.Quote, "("); ok && name != "" && !strings.ContainsAny(name, " \t\r\n\"{:") {
 				m.p("> %s calls %s", who, codeSpan(name))
 			} else {
 				m.p("> %s calls it with %s", who, codeSpan(strings.Join(strings.Fields(e.Quote), " ")))
 			}
 			continue
 		}
-		lines := strings.Split(strings.TrimSpace(e.Quote), "\n")
+		lines := strings.Split(strings.TrimSpace(lineEndings.Replace(e.Quote)), "\n")
 		m.p("> %s: %s", who, codeSpan(strings.TrimSpace(lines[0])))
 		for _, line := range lines[1:] {
 			if line = strings.TrimSpace(line); line != "" {

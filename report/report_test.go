@@ -24,6 +24,7 @@ import (
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/report/reporttest"
+	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
@@ -290,18 +291,32 @@ func renderEach(t *testing.T, md string) [2]string {
 func TestMarkdownQuoteWithCarriageReturnsStaysAQuote(t *testing.T) {
 	t.Parallel()
 	b := setup(t, reporttest.Task{})
-	r := b.build(t)
 	hostile := "fine\r# Heading\r![x](http://evil.example/i.png)\r\n<img src=x onerror=alert(1)>\r---\rlast"
-	r.Actions[0].Evidence[0].Quote = hostile
-	var md bytes.Buffer
-	require.NoError(t, report.WriteMarkdown(&md, r))
-	require.NotContains(t, md.String(), "\r", "every line ending is a newline")
-
-	for _, page := range renderEach(t, md.String()) {
-		require.NotContains(t, page, "<h1>Heading")
-		require.NotContains(t, page, "<img")
-		require.Contains(t, page, "<code>---</code>")
-		require.Contains(t, page, "<code>![x](http://evil.example/i.png)</code>")
+	for _, c := range []struct {
+		name, shown string // shown: the end of the code span that keeps the hostile lines
+		plant       func(q *report.Quote)
+	}{
+		{"a quote", "<code>---</code>", func(q *report.Quote) { q.Quote, q.Exchange = hostile, nil }},
+		{"an exchange's turn", "<code>---</code>", func(q *report.Quote) { q.Exchange[0].Quote = hostile }},
+		{"a tool call", "--- last(x)</code>", func(q *report.Quote) {
+			q.Exchange[0].Quote, q.Exchange[0].Speaker = hostile+"(x)", analyzer.SpeakerCall
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := b.build(t)
+			q := &r.Actions[0].Evidence[0]
+			require.GreaterOrEqual(t, len(q.Exchange), 2, "the example is an exchange")
+			c.plant(q)
+			var md bytes.Buffer
+			require.NoError(t, report.WriteMarkdown(&md, r))
+			require.NotContains(t, md.String(), "\r", "every line ending is a newline")
+			for _, page := range renderEach(t, md.String()) {
+				require.NotContains(t, page, "<h1>Heading")
+				require.NotContains(t, page, "<img")
+				require.Contains(t, page, c.shown)
+				require.Contains(t, page, "![x](http://evil.example/i.png)")
+			}
+		})
 	}
 }
 
