@@ -158,7 +158,8 @@ func looksLikeID(q string) bool {
 }
 
 // snippets quotes, for each row of a search's page, where its conversation matched
-// (search.Snippet): one read of the page's messages.
+// (search.SnippetOfJSON): one read of the page's messages, each decoded only as far as
+// its match.
 func (s *Server) snippets(ctx context.Context, id uuid.UUID, owner store.Owner, query string, rows []pages.ConversationRow) error {
 	if strings.TrimSpace(query) == "" || len(rows) == 0 {
 		return nil
@@ -172,7 +173,9 @@ func (s *Server) snippets(ctx context.Context, id uuid.UUID, owner store.Owner, 
 		return err
 	}
 	for i := range rows {
-		rows[i].SnippetTurn, rows[i].Snippet = search.Snippet(msgs[int32(rows[i].Seq)], query)
+		if rows[i].SnippetTurn, rows[i].Snippet, err = search.SnippetOfJSON(msgs[int32(rows[i].Seq)], query); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -13,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
-	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // The conversation list of a task for its owner: filtered, searched and sorted pages of
@@ -250,20 +248,17 @@ func (s *Store) ConversationsWithIDPrefix(ctx context.Context, id uuid.UUID, own
 	return nil, nil
 }
 
-// ConversationMessages reads the messages of owner's task's conversations seqs, by seq:
-// what a page of search results quotes from.
-func (s *Store) ConversationMessages(ctx context.Context, id uuid.UUID, owner Owner, seqs []int32) (map[int32][]transcript.Message, error) {
+// ConversationMessages reads the messages of owner's task's conversations seqs as
+// stored (a JSON array each), by seq: what a page of search results quotes from,
+// decoding only as far as it needs.
+func (s *Store) ConversationMessages(ctx context.Context, id uuid.UUID, owner Owner, seqs []int32) (map[int32]string, error) {
 	rows, err := s.q.ListConversationMessagesBySeq(ctx, s.pool, dbsqlc.ListConversationMessagesBySeqParams{TaskID: id, OwnerUserID: owner.UserID(), Seqs: seqs})
 	if err != nil {
 		return nil, readError("conversation messages", err)
 	}
-	out := make(map[int32][]transcript.Message, len(rows))
+	out := make(map[int32]string, len(rows))
 	for _, r := range rows {
-		var msgs []transcript.Message
-		if err := json.Unmarshal([]byte(r.Messages), &msgs); err != nil {
-			return nil, fmt.Errorf("store: messages of conversation %d: %w", r.Seq, err)
-		}
-		out[r.Seq] = msgs
+		out[r.Seq] = r.Messages
 	}
 	return out, nil
 }

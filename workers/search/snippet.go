@@ -1,7 +1,8 @@
 package search
 
 import (
-	"slices"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -21,33 +22,108 @@ const snippetRunes = 140
 // between words. turn is 0 when no message holds one (the match was in a part of the
 // document a quote cannot show).
 func Snippet(msgs []transcript.Message, text string) (turn int, quote string) {
-	var terms []string
-	for _, w := range textmatch.Terms(text) {
+	q := newSnippetQuery(text)
+	for i, m := range msgs {
+		if quote, ok := q.match(m); ok {
+			return i + 1, quote
+		}
+	}
+	return 0, ""
+}
+
+// SnippetOfJSON is Snippet for a conversation's messages as stored, a JSON array: it
+// decodes them one at a time only as far as the first that matches, and none when the
+// text holds none of the words looked for at all, since decoding is most of the work.
+func SnippetOfJSON(raw, text string) (turn int, quote string, err error) {
+	q := newSnippetQuery(text)
+	if !q.maybeIn(raw) {
+		return 0, "", nil
+	}
+	dec := json.NewDecoder(strings.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return 0, "", fmt.Errorf("search: snippet: %w", err)
+	}
+	for i := 1; dec.More(); i++ {
+		var m transcript.Message
+		if err := dec.Decode(&m); err != nil {
+			return 0, "", fmt.Errorf("search: snippet: message %d: %w", i, err)
+		}
+		if quote, ok := q.match(m); ok {
+			return i, quote, nil
+		}
+	}
+	return 0, "", nil
+}
+
+// snippetQuery is what a search looks for in a message: the names joined by
+// underscores it holds, whole, and the terms of its other words, as Query makes them.
+type snippetQuery struct {
+	names, terms []string
+	leads        []string // what a word a term matches starts with, lower case
+}
+
+func newSnippetQuery(text string) snippetQuery {
+	var q snippetQuery
+	b := []byte(text)
+	for start, end := range identifierSpans(text) {
+		q.names = append(q.names, strings.ToLower(text[start:end]))
+		for i := start; i < end; i++ {
+			b[i] = ' '
+		}
+	}
+	for _, w := range textmatch.Terms(string(b)) {
 		if t, ok := queryTerm(w); ok {
-			terms = append(terms, t)
+			q.terms = append(q.terms, t)
+			q.leads = append(q.leads, lead(t))
 		}
 	}
-	names := slices.Collect(identifiers(text))
-	if len(terms) == 0 && len(names) == 0 {
-		return 0, ""
+	return q
+}
+
+// lead is the start every word a term matches has: the term but for its last letter
+// (a stem ends in "i" where its word has "y"), the whole of a Chinese term.
+func lead(t string) string {
+	if cjk(t) {
+		return t
 	}
-	find := func(match func(body string) (int, int, bool)) (int, string) {
-		for i, m := range msgs {
-			if m.Role == transcript.RoleSystem {
-				continue
-			}
-			body := analyzer.TurnText(m)
-			if start, end, ok := match(body); ok {
-				return i + 1, textmatch.QuoteAround(body, start, end, snippetRunes)
-			}
+	_, size := utf8.DecodeLastRuneInString(t)
+	if size == len(t) {
+		return t
+	}
+	return t[:len(t)-size]
+}
+
+// maybeIn reports whether raw (a conversation's JSON) could hold a match: one of the
+// names or leads in it, in any case.
+func (q snippetQuery) maybeIn(raw string) bool {
+	lower := strings.ToLower(raw)
+	for _, n := range q.names {
+		if strings.Contains(lower, n) {
+			return true
 		}
-		return 0, ""
 	}
-	// A tool's name is looked for whole first: its words are everywhere.
-	if turn, quote := find(func(body string) (int, int, bool) { return findName(body, names) }); turn > 0 {
-		return turn, quote
+	for _, l := range q.leads {
+		if strings.Contains(lower, l) {
+			return true
+		}
 	}
-	return find(func(body string) (int, int, bool) { return findTerm(body, terms) })
+	return false
+}
+
+// match quotes m around its first match, unless m is a system prompt.
+func (q snippetQuery) match(m transcript.Message) (string, bool) {
+	if m.Role == transcript.RoleSystem {
+		return "", false
+	}
+	body := analyzer.TurnText(m)
+	start, end, ok := findName(body, q.names)
+	if !ok {
+		start, end, ok = findTerm(body, q.terms)
+	}
+	if !ok {
+		return "", false
+	}
+	return textmatch.QuoteAround(body, start, end, snippetRunes), true
 }
 
 // findName finds the first of names (folded to lower case) in body, whole.
@@ -62,42 +138,63 @@ func findName(body string, names []string) (start, end int, ok bool) {
 }
 
 // findTerm finds the first word of body that a term matches: a CJK term as it is, any
-// other as the start of the word's stem. It returns the word's byte span in body.
+// other as the start of the word's stem. It returns the word's byte span in body. Only
+// the words that start as a term does are stemmed: a stem is the start of its word but
+// for its last letter ("appli" of "apply"), so no other word can match.
 func findTerm(body string, terms []string) (start, end int, ok bool) {
 	folded := textmatch.Fold(body)
+	text := folded.Text
 	for _, t := range terms {
 		if cjk(t) {
-			if i := strings.Index(folded.Text, t); i >= 0 {
+			if i := strings.Index(text, t); i >= 0 {
 				s, e := folded.Span(i, i+len(t))
 				return s, e, true
 			}
 		}
 	}
-	text := folded.Text
-	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if !wordRune(r) {
-			i += size
+	best, bestEnd := -1, -1
+	for _, t := range terms {
+		if cjk(t) || t == "" {
 			continue
 		}
-		j := i
-		for j < len(text) {
-			r, size := utf8.DecodeRuneInString(text[j:])
-			if !wordRune(r) {
+		_, size := utf8.DecodeLastRuneInString(t)
+		lead := t[:len(t)-size] // what a word matching t starts with
+		if lead == "" {
+			lead = t
+		}
+		for from := 0; from < len(text); {
+			i := strings.Index(text[from:], lead)
+			if i < 0 {
 				break
 			}
-			j += size
-		}
-		word := text[i:j]
-		for _, t := range terms {
-			if !cjk(t) && (strings.HasPrefix(textmatch.Stem(word), t) || strings.HasPrefix(word, t)) {
-				s, e := folded.Span(i, j)
-				return s, e, true
+			i += from
+			from = i + len(lead)
+			if best >= 0 && i >= best {
+				break
+			}
+			if r, _ := utf8.DecodeLastRuneInString(text[:i]); i > 0 && wordRune(r) {
+				continue // inside a word
+			}
+			j := i
+			for j < len(text) {
+				r, size := utf8.DecodeRuneInString(text[j:])
+				if !wordRune(r) {
+					break
+				}
+				j += size
+			}
+			word := text[i:j]
+			if strings.HasPrefix(word, t) || strings.HasPrefix(textmatch.Stem(word), t) {
+				best, bestEnd = i, j
+				break
 			}
 		}
-		i = j
 	}
-	return 0, 0, false
+	if best < 0 {
+		return 0, 0, false
+	}
+	s, e := folded.Span(best, bestEnd)
+	return s, e, true
 }
 
 // wordRune reports whether r belongs to a word a term can match: letters and digits

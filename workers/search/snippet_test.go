@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -34,7 +35,26 @@ func TestSnippetShowsTheMatch(t *testing.T) {
 	require.Equal(t, 5, turn)
 	require.Contains(t, quote, "get_order_details")
 
+	turn, quote = Snippet([]transcript.Message{transcripttest.User("Can the voucher apply to my order?")}, "applies")
+	require.Equal(t, 1, turn, "a word whose stem the search starts with: apply, appli")
+	require.Contains(t, quote, "apply")
+
 	turn, quote = Snippet(msgs, "passport")
 	require.Zero(t, turn)
 	require.Empty(t, quote)
+
+	// The same from the messages as stored, decoded only as far as the match.
+	raw, err := json.Marshal(msgs)
+	require.NoError(t, err)
+	for _, q := range []string{"refunds", "退款", "get_order_details", "passport"} {
+		wantTurn, wantQuote := Snippet(msgs, q)
+		gotTurn, gotQuote, err := SnippetOfJSON(string(raw), q)
+		require.NoError(t, err)
+		require.Equal(t, wantTurn, gotTurn, q)
+		require.Equal(t, wantQuote, gotQuote, q)
+	}
+	_, _, err = SnippetOfJSON(`[{"role": "user", "content": 7}]`, "refund")
+	require.NoError(t, err, "nothing looked for is there: not decoded")
+	_, _, err = SnippetOfJSON(`[{"role": "user", "content": 7, "x": "refund"}]`, "refund")
+	require.Error(t, err, "a message that cannot be read is an error")
 }
