@@ -57,6 +57,8 @@ func TestLabellingWithTheKeyboardInBrowser(t *testing.T) {
 		} else {
 			succeeded++
 		}
+		// The shortcuts listen once the page's deferred scripts have run.
+		waitFor(t, ctx, `document.readyState === 'complete'`)
 		require.NoError(t, chromedp.Do(ctx, chromedp.KeyEvent(key)))
 		waitFor(t, ctx, `document.querySelector('#label-panel').dataset.label === `+jsString(truth[cid]))
 		labelled[cid] = true
