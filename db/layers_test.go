@@ -52,6 +52,7 @@ var layers = append(folderLayers(),
 	layer{"db/transcript", []string{"db"}, []string{"db/transcript"}, "the transcript is the shared model at the very bottom"},
 	layer{"db/taskstate", []string{"db"}, []string{"db/taskstate"}, "the task's vocabulary is shared by every layer"},
 	layer{"db/startstop", []string{"db"}, []string{"db/startstop"}, "the services' one lifecycle is shared by every layer"},
+	layer{"db/locale", []string{"db"}, []string{"db/locale"}, "the catalogs are read by every layer that writes words for people"},
 )
 
 // folderLayers forbids each folder of the line the folders above it and static.
@@ -97,6 +98,9 @@ func TestLayersCatchWhatTheyShould(t *testing.T) {
 		{"db", "app/config", true},
 		{"db/transcript", "db/taskstate", true},
 		{"db/startstop", "db/store", true},
+		{"db/locale", "db/store", true},
+		{"views/layout", "db/locale", false},
+		{"workers/offline", "db/locale", false},
 		{"workers/retention", "db/startstop", false},
 		{"workers/internal/testworker", "app/config", true},
 		{"workers/pipeline", "db/store", false},

@@ -44,6 +44,7 @@ func (a *Auth) Guard(access func(route string) Access) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			level := access(c.Path())
+			c.Set(accessKey, level)
 			switch level {
 			case Open:
 				return next(c)

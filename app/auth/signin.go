@@ -22,6 +22,9 @@ func (a *Auth) finishSignIn(c echo.Context, id store.Identity, verified bool, ne
 	if err != nil {
 		return err
 	}
+	if err := a.keepLanguage(c, user); err != nil {
+		return err
+	}
 	a.setSessionCookie(c, token)
 	a.clearCookie(c, a.cookieName(preSessionCookie), "/")
 	a.logger(c).Info("signed in", "user_id", user.ID, "provider", user.Provider)
