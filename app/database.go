@@ -14,6 +14,10 @@ import (
 
 const embeddedDatabase = "checkup"
 
+// superviseEvery is how often the private cluster is looked at, to be started again
+// when it is found not running.
+const superviseEvery = time.Second
+
 // startDatabase opens the database (openDatabase) as a part of life, which closes it.
 func startDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger, life *lifecycle) (*pgxpool.Pool, error) {
 	pool, closeDB, err := openDatabase(ctx, cfg, logger)
@@ -35,7 +39,10 @@ func openDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 		if err != nil {
 			return nil, nil, err
 		}
+		supervise, endSupervision := context.WithCancel(context.WithoutCancel(ctx))
+		go cluster.Supervise(supervise, superviseEvery)
 		stopCluster = func() {
+			endSupervision()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			if err := cluster.Stop(ctx); err != nil {
@@ -52,6 +59,11 @@ func openDatabase(ctx context.Context, cfg config.Config, logger *slog.Logger) (
 	if err != nil {
 		stopCluster()
 		return nil, nil, err
+	}
+	if shared, err := db.SharesServerSessions(ctx, pool); err == nil && shared {
+		logger.Warn("DATABASE_URL reaches PostgreSQL through a pooler that shares server sessions (PgBouncer in transaction mode): "+
+			"statements are sent unprepared and wake-ups fall back to polling; session mode avoids both",
+			"default_query_exec_mode", pool.Config().ConnConfig.DefaultQueryExecMode.String())
 	}
 	if err := db.Migrate(ctx, pool, logger); err != nil {
 		pool.Close()

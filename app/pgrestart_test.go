@@ -6,7 +6,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -122,4 +125,34 @@ func TestPostgreSQLRestartUnderARunningTask(t *testing.T) {
 	// flight and two answered units waiting for their checkpoint (parallel's second
 	// bound). Only those can be asked again.
 	require.LessOrEqual(t, again, 4, "only the units alive at the outage are asked again")
+}
+
+// TestThePrivateClusterIsStartedAgainWhenItDies kills the postmaster of the private
+// cluster an instance started (no DATABASE_URL): /readyz turns red while /healthz
+// stays green, the instance starts the cluster again and /readyz turns green.
+func TestThePrivateClusterIsStartedAgainWhenItDies(t *testing.T) {
+	t.Parallel()
+	dir, _ := ownCluster(t)
+	p := apptest.Start(t, binary(t), []string{"DATA_DIR=" + dir, "LOG_LEVEL=info"})
+	p.WaitReady(t, time.Minute)
+	pidFile, err := os.ReadFile(filepath.Join(dir, "pgdata", "postmaster.pid"))
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.SplitN(string(pidFile), "\n", 2)[0])
+	require.NoError(t, err)
+
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	red := waitReadyz(t, p.Addr, http.StatusServiceUnavailable, 10*time.Second)
+	require.Equal(t, http.StatusOK, get(t, p.Addr, "/healthz"), "the process still answers")
+	green := waitReadyz(t, p.Addr, http.StatusOK, 30*time.Second)
+	p.WaitOutput(t, time.Second, "the private PostgreSQL runs again")
+	t.Logf("postmaster killed: /readyz red after %s, green %s later", red.Round(time.Millisecond), green.Round(time.Millisecond))
+}
+
+// get is the status of GET path at addr.
+func get(t *testing.T, addr, path string) int {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + path)
+	require.NoError(t, err)
+	resp.Body.Close()
+	return resp.StatusCode
 }

@@ -31,7 +31,9 @@ var migrations embed.FS
 const migrationLockID = 0x636865636b7570 // "checkup"
 
 // Open connects a pool to url and checks the server answers within a few seconds, so a
-// wrong DATABASE_URL ends the start quickly with a sentence instead of hanging.
+// wrong DATABASE_URL ends the start quickly with a sentence instead of hanging. Behind a
+// pooler that shares server sessions between clients the pool sends its statements
+// unprepared (SharesServerSessions).
 func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -51,6 +53,26 @@ func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	if err := pool.Ping(pingCtx); err != nil {
 		pool.Close()
 		return nil, unreachable(cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
+	}
+	if unpreparedSafe(cfg.ConnConfig.DefaultQueryExecMode) {
+		return pool, nil
+	}
+	shared, err := SharesServerSessions(pingCtx, pool)
+	if err != nil {
+		pool.Close()
+		return nil, unreachable(cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
+	}
+	if !shared {
+		return pool, nil
+	}
+	pool.Close()
+	unprepared, err := unpreparedBehindPooler(cfg, url)
+	if err != nil {
+		return nil, err
+	}
+	pool, err = pgxpool.NewWithConfig(ctx, unprepared)
+	if err != nil {
+		return nil, fmt.Errorf("db: open: %w", err)
 	}
 	return pool, nil
 }
@@ -87,12 +109,23 @@ func unreachable(host string, port uint16, err error) error {
 // "applied" line, and the operator should see which one is running. The advisory lock
 // is held across all of them, so instances that start together migrate one after the
 // other and only the one holding it logs.
+//
+// Behind a pooler that shares server sessions the lock, a session's, cannot be held
+// (its release would reach another session and leave it taken): pending migrations are
+// then refused with what to do.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
 	provider, sqlDB, err := newProvider(pool)
 	if err != nil {
 		return err
 	}
 	defer sqlDB.Close()
+	shared, err := SharesServerSessions(ctx, pool)
+	if err != nil {
+		return fmt.Errorf("db: migrate: %w", err)
+	}
+	if shared {
+		return refusePendingBehindPooler(ctx, provider)
+	}
 	unlock, err := lockMigrations(ctx, sqlDB)
 	if err != nil {
 		return err
@@ -109,6 +142,18 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error
 			return fmt.Errorf("db: migrate: %w", err)
 		}
 		logger.Info("applied migration", "version", r.Source.Version, "duration", r.Duration)
+	}
+	return nil
+}
+
+func refusePendingBehindPooler(ctx context.Context, provider *goose.Provider) error {
+	pending, err := provider.HasPending(ctx)
+	if err != nil {
+		return fmt.Errorf("db: migrate: %w", err)
+	}
+	if pending {
+		return errors.New("the database has migrations to apply, which cannot be done through a pooler in transaction mode: " +
+			"run `checkup migrate` once with a DATABASE_URL that reaches PostgreSQL directly (or the pooler's session mode)")
 	}
 	return nil
 }

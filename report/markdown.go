@@ -186,7 +186,7 @@ func (m mdWriter) actions(r Report) {
 // the words show exactly as they were said, markup included, and nothing in them is
 // interpreted.
 func (m mdWriter) quote(text string) {
-	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(lineEndings.Replace(text)), "\n") {
 		if line = strings.TrimRight(line, " \t\r"); strings.TrimSpace(line) == "" {
 			m.p(">")
 			continue
@@ -494,11 +494,20 @@ func inlineQuote(s string) string {
 	return codeSpan(s)
 }
 
-// codeSpan renders one line of text (no line breaks) as a Markdown code span, which
-// shows its content verbatim: the backtick fence is longer than any run of backticks in
-// the text, and a space pads each side when the text starts or ends with a backtick or
-// a space, since Markdown strips one padding space from each side.
+// lineEndings turns CommonMark's three line endings into "\n": a bare "\r" ends a line
+// too, so text split on "\n" alone could start a line of its own (a heading, an image).
+var lineEndings = strings.NewReplacer("\r\n", "\n", "\r", "\n")
+
+// lineBreaks turns every line ending into a space, for text that must stay on its line.
+var lineBreaks = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ")
+
+// codeSpan renders one line of text as a Markdown code span, which shows its content
+// verbatim: a line break in it becomes a space (one would end the block quote or table
+// row the span is in), the backtick fence is longer than any run of backticks in the
+// text, and a space pads each side when the text starts or ends with a backtick or a
+// space, since Markdown strips one padding space from each side.
 func codeSpan(s string) string {
+	s = lineBreaks.Replace(s)
 	longest, run := 0, 0
 	for _, r := range s {
 		if r == '`' {

@@ -17,6 +17,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer/html"
+	"gitlab.com/golang-commonmark/markdown"
 
 	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/db/store"
@@ -230,13 +231,43 @@ func TestMarkdownOpensWithSummary(t *testing.T) {
 	}
 }
 
-// renderMarkdown renders GitHub-flavoured Markdown to HTML with raw HTML allowed.
+// renderMarkdown renders GitHub-flavoured Markdown to HTML with raw HTML allowed, by
+// goldmark and by a port of markdown-it, which ends a line at a bare "\r" as CommonMark
+// says (goldmark does not), the two pages joined: what neither may show, both do not.
 func renderMarkdown(t *testing.T, md string) string {
+	t.Helper()
+	pages := renderEach(t, md)
+	return pages[0] + pages[1]
+}
+
+// renderEach is the page of each renderer of renderMarkdown.
+func renderEach(t *testing.T, md string) [2]string {
 	t.Helper()
 	var out bytes.Buffer
 	g := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(html.WithUnsafe()))
 	require.NoError(t, g.Convert([]byte(md), &out))
-	return out.String()
+	it := markdown.New(markdown.HTML(true), markdown.Tables(true), markdown.Linkify(true))
+	return [2]string{out.String(), it.RenderToString([]byte(md))}
+}
+
+// A quote whose lines end with a bare "\r" or "\r\n" stays a quote in report.md:
+// no line of it opens a heading, an image or HTML of its own, in either renderer.
+func TestMarkdownQuoteWithCarriageReturnsStaysAQuote(t *testing.T) {
+	t.Parallel()
+	b := setup(t, reporttest.Task{})
+	r := b.build(t)
+	hostile := "fine\r# Heading\r![x](http://evil.example/i.png)\r\n<img src=x onerror=alert(1)>\r---\rlast"
+	r.Actions[0].Evidence[0].Quote = hostile
+	var md bytes.Buffer
+	require.NoError(t, report.WriteMarkdown(&md, r))
+	require.NotContains(t, md.String(), "\r", "every line ending is a newline")
+
+	for _, page := range renderEach(t, md.String()) {
+		require.NotContains(t, page, "<h1>Heading")
+		require.NotContains(t, page, "<img")
+		require.Contains(t, page, "<code>---</code>")
+		require.Contains(t, page, "<code>![x](http://evil.example/i.png)</code>")
+	}
 }
 
 func TestReportIsOwnerScoped(t *testing.T) {

@@ -46,6 +46,8 @@ type Auth struct {
 	cache    *sessionCache
 	sessions *notified.Subscription // keeps cache true
 	flash    flash.Messages
+	// tokenFailures paces the failed token lookups of each client address.
+	tokenFailures tokenFailures
 }
 
 // New returns the sign-in handlers and middleware for cfg. Start turns its session

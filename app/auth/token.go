@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,13 +66,22 @@ func (a *Auth) loadToken(c echo.Context) error {
 		h.Set(echo.HeaderWWWAuthenticate, `Bearer realm="checkup"`)
 		return errNoToken
 	}
+	now := time.Now()
+	if wait := a.tokenFailures.blocked(c.Request(), now); wait > 0 {
+		secs := max(1, int(math.Ceil(wait.Seconds())))
+		h.Set("Retry-After", strconv.Itoa(secs))
+		return echo.NewHTTPError(http.StatusTooManyRequests, fmt.Sprintf(
+			"Too many requests with tokens that are not valid came from this address: try again in %d s, with a valid token.", secs))
+	}
 	if !strings.HasPrefix(token, TokenPrefix) {
+		a.tokenFailures.failed(c.Request(), now)
 		h.Set(echo.HeaderWWWAuthenticate, `Bearer realm="checkup", error="invalid_token"`)
 		return errBadToken
 	}
 	tu, err := a.store.APITokenByHash(c.Request().Context(), hashToken(token))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
+		a.tokenFailures.failed(c.Request(), now)
 		h.Set(echo.HeaderWWWAuthenticate, `Bearer realm="checkup", error="invalid_token"`)
 		return errBadToken
 	case err != nil:

@@ -126,15 +126,15 @@ func Run(ctx context.Context, cfg Config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Uploaded %d conversations (%s) as %q: %s\n", task.Upload.Conversations, task.Upload.Format, task.Title, task.HTMLURL)
+	fmt.Fprintf(out, "Uploaded %d conversations (%s) as %q: %s\n", task.Upload.Conversations, printable(task.Upload.Format), task.Title, printable(task.HTMLURL))
 	task, err = c.wait(ctx, task, cfg.Timeout, cfg.Poll, out)
 	if err != nil {
 		return err
 	}
 	if !task.concluded() {
-		return exit(NoResults, "the diagnosis ended %s without results: %s (%s)", task.Status, task.Error, task.HTMLURL)
+		return exit(NoResults, "the diagnosis ended %s without results: %s (%s)", printable(string(task.Status)), printable(task.Error), printable(task.HTMLURL))
 	}
-	fmt.Fprintf(out, "The diagnosis is %s.\n", task.Status)
+	fmt.Fprintf(out, "The diagnosis is %s.\n", printable(task.Status))
 	baseline, err := c.baseline(ctx, task, cfg.Baseline)
 	if err != nil {
 		return err

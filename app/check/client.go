@@ -101,10 +101,10 @@ func (c *client) wait(ctx context.Context, t task, timeout, poll time.Duration, 
 	for !t.Terminal {
 		if t.Stage != stage {
 			stage = t.Stage
-			fmt.Fprintf(out, "  %s: %s\n", t.Status, t.Stage)
+			fmt.Fprintf(out, "  %s: %s\n", printable(t.Status), printable(t.Stage))
 		}
 		if time.Now().Add(poll).After(deadline) {
-			return t, exit(NoResults, "the diagnosis did not end within %s; it goes on at %s", timeout, t.HTMLURL)
+			return t, exit(NoResults, "the diagnosis did not end within %s; it goes on at %s", timeout, printable(t.HTMLURL))
 		}
 		select {
 		case <-ctx.Done():
@@ -225,16 +225,16 @@ func refusal(method, path string, resp *http.Response) error {
 	if json.Unmarshal(raw, &e) != nil || e.Error == "" {
 		e.Error = strings.TrimSpace(string(raw))
 	}
-	msg := e.Error
+	msg := printable(e.Error)
 	if e.Field != "" {
-		msg += " (field " + e.Field + ")"
+		msg += " (field " + printable(e.Field) + ")"
 	}
 	for i, p := range e.Problems {
 		if i == 5 {
 			msg += fmt.Sprintf("\n  and %d more", len(e.Problems)-i)
 			break
 		}
-		msg += "\n  " + p
+		msg += "\n  " + printable(p)
 	}
 	return &ExitError{Code: Refused, Err: fmt.Errorf("%s %s: %s: %w", method, path, resp.Status, errors.New(msg))}
 }

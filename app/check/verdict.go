@@ -14,7 +14,7 @@ import (
 // and significantly more than none), the rule the compare page and compare.json
 // document.
 func verdict(cmp compare.Comparison, out io.Writer) error {
-	fmt.Fprintf(out, "Compared with %s (%s):\n", cmp.Baseline.ID, cmp.Baseline.Title)
+	fmt.Fprintf(out, "Compared with %s (%s):\n", cmp.Baseline.ID, printable(cmp.Baseline.Title))
 	regressions := cmp.Regressions()
 	changed := 0
 	for _, c := range cmp.Clusters {
@@ -26,7 +26,7 @@ func verdict(cmp compare.Comparison, out io.Writer) error {
 		if slices.Contains(regressions, c) {
 			mark = "✗ "
 		}
-		fmt.Fprintf(out, "%s%-8s %s [%s %s]: %s → %s (p = %.2g)\n", mark, c.Change, c.Title, c.Type, c.Category,
+		fmt.Fprintf(out, "%s%-8s %s [%s %s]: %s → %s (p = %.2g)\n", mark, printable(string(c.Change)), printable(c.Title), printable(c.Type), printable(c.Category),
 			share(c.Baseline), share(c.Current), c.PValue)
 	}
 	if changed == 0 {
@@ -35,7 +35,7 @@ func verdict(cmp compare.Comparison, out io.Writer) error {
 	if len(regressions) > 0 {
 		titles := make([]string, len(regressions))
 		for i, c := range regressions {
-			titles[i] = c.Title
+			titles[i] = printable(c.Title)
 		}
 		return exit(Regressed, "%d %s significantly worse than in the previous run: %s",
 			len(regressions), plural(len(regressions), "cluster got", "clusters got"), strings.Join(titles, "; "))

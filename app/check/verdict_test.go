@@ -3,6 +3,9 @@ package check
 import (
 	"bytes"
 	"errors"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -66,4 +69,36 @@ func TestParseRefusesWhatCannotWork(t *testing.T) {
 	require.Equal(t, "https://checkup.example.com", cfg.URL)
 	require.Equal(t, "ck_abc", cfg.Token)
 	require.Equal(t, "last", cfg.Baseline)
+}
+
+// TestVerdictPrintsUntrustedTextEscaped: titles and categories come from uploads and
+// the model; their terminal escapes, line breaks and direction overrides are printed
+// as escapes, in the lines and in the exit error.
+func TestVerdictPrintsUntrustedTextEscaped(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	hostile := "Tool \x1b[2J\x1b[31mfails\x1b[0m\r\nok \u202egnp.exe \xff"
+	cmp := compare.Comparison{Baseline: compare.Run{Title: hostile}, Clusters: []compare.Cluster{{Type: "ACTION", Category: "bad\x07", Title: hostile,
+		Change: "worse", PValue: 0.01, Baseline: compare.Side{Conversations: 3, Share: 0.03}, Current: compare.Side{Conversations: 20, Share: 0.2}}}}
+	err := verdict(cmp, &out)
+	require.Error(t, err)
+	for _, text := range []string{out.String(), err.Error()} {
+		require.NotContains(t, text, "\x1b")
+		require.NotContains(t, text, "\u202e")
+		require.NotContains(t, text, "\r")
+		require.Contains(t, text, `Tool \x1b[2J\x1b[31mfails\x1b[0m\x0d\x0aok \u202egnp.exe \xff`)
+	}
+	require.Contains(t, out.String(), `[ACTION bad\x07]`)
+}
+
+// TestRefusalPrintsTheServersTextEscaped: a refused file's problems quote the upload,
+// so they are printed with their terminal escapes as escapes.
+func TestRefusalPrintsTheServersTextEscaped(t *testing.T) {
+	t.Parallel()
+	body := `{"error": "The file was refused.", "field": "file", "problems": ["line 2: \u001b]0;owned\u0007 is not JSON"]}`
+	resp := &http.Response{Status: "422 Unprocessable Entity", StatusCode: 422, Body: io.NopCloser(strings.NewReader(body))}
+	err := refusal(http.MethodPost, "/api/v1/tasks", resp)
+	require.NotContains(t, err.Error(), "\x1b")
+	require.NotContains(t, err.Error(), "\x07")
+	require.Contains(t, err.Error(), `line 2: \x1b]0;owned\x07 is not JSON`)
 }

@@ -41,7 +41,7 @@ type csvMsg struct {
 func (p *parser) parseCSV(r io.Reader, s sniffed) error {
 	p.setFormat("csv")
 	sniffedLayout, _ := csvHeader(s.head)
-	g := &guard{r: r, firstLine: s.line, maxLine: p.lim.MaxLineBytes}
+	g := &guard{r: r, firstLine: s.line, maxLine: p.lim.MaxLineBytes, csv: csvRecord{comma: byte(sniffedLayout.comma)}}
 	cr := csv.NewReader(g)
 	cr.Comma = sniffedLayout.comma
 	cr.FieldsPerRecord = -1

@@ -1,6 +1,7 @@
 package ingest_test
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -95,4 +96,22 @@ func TestShareGPTDocumentChecksTurnsAsTheyArrive(t *testing.T) {
 	_, _, err = parseBytes(t, doc(many...), ingest.Limits{MaxLineBytes: 200})
 	require.ErrorIs(t, err, ingest.ErrLineTooLong)
 	require.EqualError(t, err, "The conversation starting at line 1 is larger than the 200 bytes limit for one conversation.")
+}
+
+// TestCSVRecordLimitCountsEachRecord reads records whose quoted fields hold newlines
+// and escaped quotes, each under the limit and all together far over it: the limit is
+// per record, so every one is read.
+func TestCSVRecordLimitCountsEachRecord(t *testing.T) {
+	t.Parallel()
+	var rows strings.Builder
+	rows.WriteString("conversation_id,role,content\n")
+	for i := range 40 {
+		fmt.Fprintf(&rows, "c%d,user,\"say \"\"hi\"\",\nthen \"\"bye\"\"\"\n", i)
+	}
+
+	convs, _, err := parseBytes(t, []byte(rows.String()), ingest.Limits{MaxLineBytes: 100})
+
+	require.NoError(t, err)
+	require.Len(t, convs, 40)
+	require.Equal(t, "say \"hi\",\nthen \"bye\"", convs[39].Messages[0].Content)
 }

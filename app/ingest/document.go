@@ -38,9 +38,9 @@ func (p *parser) newDoc(r io.Reader, firstLine int) *doc {
 		firstLine: firstLine,
 		track:     true,
 		maxValue:  p.lim.MaxLineBytes,
-		// The decoder reads ahead by up to about twice its largest value so far; past
-		// this bound a value is certainly over the limit.
-		maxAhead: 4*int64(p.lim.MaxLineBytes) + bufSize,
+		// The decoder reads ahead of the value it decodes by at most one short read
+		// (jsonReadChunk); past this bound the value is over the limit.
+		maxAhead: int64(p.lim.MaxLineBytes) + 2*jsonReadChunk,
 		surr:     &surrogates{},
 		onSurrogate: func(line int) {
 			p.problem(lineLoc(line), loneSurrogateMsg)

@@ -54,6 +54,9 @@ func notJSON(err error, line []byte, lead int) string {
 	if !ok {
 		return "not valid JSON (" + msg + ")"
 	}
+	if context == "exceeded max depth" {
+		return "the JSON nests arrays and objects more than 10,000 levels deep, which no conversation needs"
+	}
 	where := ""
 	switch {
 	case strings.HasPrefix(context, "in string literal"):

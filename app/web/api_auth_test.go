@@ -71,10 +71,11 @@ func TestAPIRefusesWithoutAValidToken(t *testing.T) {
 	b.contract.check(t, http.MethodGet, "/api/v1/tasks", resp)
 }
 
-// TestAPIRateLimitIsPerToken lets a token make two requests at once and one a
-// minute: the third is a 429 with Retry-After and a JSON error, while another token
-// of the same user, and another user's, still get through.
-func TestAPIRateLimitIsPerToken(t *testing.T) {
+// TestAPIRateLimitIsPerTokenAndPerUser lets a token make two requests at once and one
+// a minute: the third is a 429 with Retry-After and a JSON error, while another token
+// of the same user still gets through, up to twice a token's requests for the user's
+// tokens together; another user's token is not slowed.
+func TestAPIRateLimitIsPerTokenAndPerUser(t *testing.T) {
 	t.Parallel()
 	b := setupAPI(t, map[string]string{"API_RATE_PER_MINUTE": "1", "API_RATE_BURST": "2"})
 	alice, bob := b.user(t, "alice"), b.user(t, "bob")
@@ -90,12 +91,36 @@ func TestAPIRateLimitIsPerToken(t *testing.T) {
 	require.Contains(t, decode[apiErr](t, b.contract.check(t, http.MethodGet, "/api/v1/tasks", resp)).Error, "Too many requests")
 
 	second := authtest.NewAPIClient(b.url, authtest.NewToken(t, b.pool, alice.browser.User, "second"))
-	status, _ := b.call(t, second, http.MethodGet, "/api/v1/tasks", "/api/v1/tasks")
-	require.Equal(t, http.StatusOK, status, "another token has its own bucket")
-	status, _ = b.call(t, bob.api, http.MethodGet, "/api/v1/tasks", "/api/v1/tasks")
+	for range 2 {
+		status, _ := b.call(t, second, http.MethodGet, "/api/v1/tasks", "/api/v1/tasks")
+		require.Equal(t, http.StatusOK, status, "another token has its own bucket")
+	}
+	third := authtest.NewAPIClient(b.url, authtest.NewToken(t, b.pool, alice.browser.User, "third"))
+	resp = third.Do(t, http.MethodGet, "/api/v1/tasks", nil, "")
+	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode, "a user's tokens together make twice a token's requests, no more")
+	require.Contains(t, decode[apiErr](t, b.contract.check(t, http.MethodGet, "/api/v1/tasks", resp)).Error, "your tokens together twice that")
+	status, _ := b.call(t, bob.api, http.MethodGet, "/api/v1/tasks", "/api/v1/tasks")
 	require.Equal(t, http.StatusOK, status, "another user's token too")
 	resp, err = http.Get(b.url + "/api/v1/openapi.json")
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode, "the document is not rate limited")
+}
+
+// TestFailedTokenLookupsArePacedPerAddress sends made-up tokens: the first 30 from an
+// address are 401s, the next a 429 with Retry-After, before any lookup.
+func TestFailedTokenLookupsArePacedPerAddress(t *testing.T) {
+	t.Parallel()
+	b := setupAPI(t, nil)
+	guess := authtest.NewAPIClient(b.url, "ck_"+strings.Repeat("x", 43))
+	for i := range 30 {
+		resp := guess.Do(t, http.MethodGet, "/api/v1/tasks", nil, "")
+		require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "guess %d", i+1)
+	}
+	resp := guess.Do(t, http.MethodGet, "/api/v1/tasks", nil, "")
+	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+	wait, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+	require.NoError(t, err)
+	require.InDelta(t, 2, wait, 1, "30 a minute: one more in about 2 s")
+	require.Contains(t, decode[apiErr](t, b.contract.check(t, http.MethodGet, "/api/v1/tasks", resp)).Error, "tokens that are not valid")
 }

@@ -32,9 +32,9 @@ func newTokenLimits(perMinute, burst int) *tokenLimits {
 	return &tokenLimits{every: rate.Limit(float64(perMinute) / 60), burst: burst, buckets: map[int64]*rate.Limiter{}}
 }
 
-// wait takes one request from token id's bucket at now: zero when it may go ahead,
-// otherwise how long until it may (and nothing is taken).
-func (l *tokenLimits) wait(id int64, now time.Time) time.Duration {
+// reserve takes one request from id's bucket at now; the reservation says how long
+// it must wait and can be cancelled to give the request back.
+func (l *tokenLimits) reserve(id int64, now time.Time) *rate.Reservation {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b, ok := l.buckets[id]
@@ -45,12 +45,22 @@ func (l *tokenLimits) wait(id int64, now time.Time) time.Duration {
 		b = rate.NewLimiter(l.every, l.burst)
 		l.buckets[id] = b
 	}
-	if b.AllowN(now, 1) {
-		return 0
+	return b.ReserveN(now, 1)
+}
+
+// tokensPerUser is how many tokens' worth of requests one user may make with all of
+// theirs together: two scripts at full pace, not the MaxAPITokens a user may hold.
+const tokensPerUser = 2
+
+// waitBoth takes one request from the token's bucket and from its user's at now: zero
+// when it may go ahead, otherwise how long until both let it (and nothing is taken).
+func waitBoth(tokens, users *tokenLimits, token, user int64, now time.Time) time.Duration {
+	t, u := tokens.reserve(token, now), users.reserve(user, now)
+	d := max(t.DelayFrom(now), u.DelayFrom(now))
+	if d > 0 {
+		t.CancelAt(now)
+		u.CancelAt(now)
 	}
-	r := b.ReserveN(now, 1)
-	d := r.DelayFrom(now)
-	r.CancelAt(now)
 	return d
 }
 
@@ -62,22 +72,24 @@ func (l *tokenLimits) dropFull(now time.Time) {
 	}
 }
 
-// apiRateLimit refuses a token's request beyond its rate with 429 and Retry-After,
-// the whole seconds until one more request is let through.
+// apiRateLimit refuses a request beyond its token's rate, or beyond its user's
+// (tokensPerUser times it, whichever tokens sent them), with 429 and Retry-After, the
+// whole seconds until one more request is let through.
 func (s *Server) apiRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id, ok := auth.TokenIDFrom(c)
 		if !ok {
 			return next(c)
 		}
-		wait := s.limits.wait(id, time.Now())
+		wait := waitBoth(s.limits, s.userLimits, id, auth.OwnerFrom(c).UserID(), time.Now())
 		if wait <= 0 {
 			return next(c)
 		}
 		secs := max(1, int(math.Ceil(wait.Seconds())))
 		c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+		cfg := s.deps.Config
 		return echo.NewHTTPError(http.StatusTooManyRequests, fmt.Sprintf(
-			"Too many requests with this token: it may make %d a minute (API_RATE_PER_MINUTE), %d at once. Try again in %d s.",
-			s.deps.Config.APIRatePerMinute, s.deps.Config.APIRateBurst, secs))
+			"Too many requests: a token may make %d a minute (API_RATE_PER_MINUTE), %d at once, and your tokens together twice that. Try again in %d s.",
+			cfg.APIRatePerMinute, cfg.APIRateBurst, secs))
 	}
 }

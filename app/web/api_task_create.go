@@ -8,6 +8,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/ingest"
+	"github.com/checkup-dev/checkup/db/store"
 )
 
 // apiCreated is the answer to an upload: the new task, and what was read of the file.
@@ -34,11 +35,18 @@ type apiLabelCounts struct {
 	Unlabelled int    `json:"unlabelled"`
 }
 
+// errTokenRevoked refuses an upload whose token was revoked while it was read.
+var errTokenRevoked = echo.NewHTTPError(http.StatusUnauthorized,
+	"The token was revoked while the upload was read, so nothing was stored. Make a new one at /settings/tokens.")
+
 // apiTaskCreate is POST /api/v1/tasks (multipart: file, and an optional title): the
 // upload path of the page, answered 201 with the task and its URL in Location. A
 // refused file is a 4xx naming the field and the problems by line, and stores nothing.
 func (s *Server) apiTaskCreate(c echo.Context) error {
 	up, err := s.upload(c)
+	if errors.Is(err, store.ErrTokenRevoked) {
+		return errTokenRevoked
+	}
 	if err != nil {
 		status, failure := s.refusal(c, up.form, err)
 		if status == 0 {

@@ -22,6 +22,7 @@ import (
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/app/config"
 	"github.com/checkup-dev/checkup/app/web"
+	"github.com/checkup-dev/checkup/db"
 	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/report/reporttest"
 )
@@ -50,6 +51,12 @@ type benchServer struct {
 func newBenchServer(b *testing.B) benchServer {
 	b.Helper()
 	pool, _ := dbtest.Isolated(b)
+	return newBenchServerOn(b, pool)
+}
+
+// newBenchServerOn is newBenchServer on pool's database.
+func newBenchServerOn(b *testing.B, pool *pgxpool.Pool) benchServer {
+	b.Helper()
 	cfg, _, err := config.Load(func(string) string { return "" })
 	if err != nil {
 		b.Fatal(err)
@@ -277,8 +284,23 @@ func flood(b *testing.B, ps []*poller, perPoller int) []time.Duration {
 
 // BenchmarkTaskList10k is the task list of an owner with 10,000 tasks: the first page
 // and a page deep in the list (keyset pagination keeps both one index range scan).
-func BenchmarkTaskList10k(b *testing.B) {
-	s := newBenchServer(b)
+func BenchmarkTaskList10k(b *testing.B) { benchTaskList10k(b, newBenchServer(b)) }
+
+// BenchmarkTaskList10kUnprepared is BenchmarkTaskList10k with the statements sent
+// unprepared, as behind PgBouncer in transaction mode (default_query_exec_mode=cache_describe).
+//
+//	go test ./app/web -run '^$' -bench 'TaskList10k(Unprepared)?$' -benchtime 30000x -count 3
+func BenchmarkTaskList10kUnprepared(b *testing.B) {
+	_, dbURL := dbtest.Isolated(b)
+	pool, err := db.Open(context.Background(), dbURL+"&default_query_exec_mode=cache_describe")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(pool.Close)
+	benchTaskList10k(b, newBenchServerOn(b, pool))
+}
+
+func benchTaskList10k(b *testing.B, s benchServer) {
 	ctx := context.Background()
 	if _, err := s.pool.Exec(ctx, `INSERT INTO analysis_task (owner_user_id, title, status, stage, progress_done,
 			progress_total, finished_at, created_at, conversation_count, isolated, source_filename)

@@ -40,6 +40,8 @@ func (s *Server) handleError(err error, c echo.Context) {
 		in *inputError
 	)
 	switch {
+	case outOfDisk(err):
+		code, msg = http.StatusServiceUnavailable, errOutOfDisk.Error()
 	case errors.As(err, &in):
 		code, msg = in.status, in.msg
 	case errors.As(err, &he):

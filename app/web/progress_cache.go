@@ -18,9 +18,10 @@ import (
 // Progress cache bounds: an entry is used for at most Deps.ProgressCacheTTL after its
 // read began or it was last announced (progressCacheTTL unless a test sets it), and
 // the cache holds at most progressCacheMax tasks. The TTL is the poll's interval: a
-// task that stops running (finished, handed back, deleted elsewhere) announces
-// nothing, and a count that moved within a second of the last announcement waits for
-// the next one, so its pages see either at most this much later than a read would.
+// task deleted elsewhere announces nothing, and a count that moved within a second of
+// the last announcement waits for the next one, so its pages see either at most this
+// much later than a read would. A task that stops running announces it (migration
+// 00040), and its copy is dropped at once.
 const (
 	progressCacheTTL = 2 * time.Second
 	progressCacheMax = 10_000

@@ -234,3 +234,21 @@ func TestProgressLearnsOfTheFinishWithinAPoll(t *testing.T) {
 	status, _ := poll(t, long, deleted)
 	require.Equal(t, http.StatusNotFound, status, "the task deleted here")
 }
+
+// A finish is announced: an instance that keeps its copies a minute shows the finished
+// task at the first poll after the finish's announcement arrives, so a page stops
+// polling with the end (before, the cached "running" answered for up to a TTL more).
+func TestProgressLearnsOfTheFinishAtOnce(t *testing.T) {
+	t.Parallel()
+	pool, _ := dbtest.Isolated(t)
+	alice := authtest.SignIn(t, pool, startedSite(t, pool, 0), "alice-"+uuid.NewString()+"@example.com")
+	long := on(alice, startedSite(t, pool, time.Minute))
+	task := reporttest.Insert(t, pool, alice.User.ID, reporttest.Task{Status: "running"}).ID
+	cached(t, long, pool, task)
+
+	_, err := pool.Exec(t.Context(), `UPDATE analysis_task SET status = 'completed', finished_at = now() WHERE id = $1`, task)
+	require.NoError(t, err)
+	eventually(t, long, task, "the finished page", func(status int, body string) bool {
+		return status == http.StatusOK && strings.Contains(body, `data-status="completed"`)
+	})
+}

@@ -27,6 +27,7 @@ func (s *Server) routes() {
 	e.Use(formLimits())
 	e.Use(s.auth.Guard(access))
 	e.Use(s.localize())
+	e.Use(textFields())
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

@@ -54,15 +54,18 @@ type Deps struct {
 
 // Server serves the dashboard.
 type Server struct {
-	deps      Deps
-	echo      *echo.Echo
-	auth      *auth.Auth
-	store     *store.Store
-	bulk      *store.Store // on Deps.BulkPool
-	uploads   uploadSlots
-	limits    *tokenLimits   // per API token
-	downloads *downloadSlots // the downloads being sent, each holding a connection
-	flash     flash.Messages
+	deps       Deps
+	echo       *echo.Echo
+	auth       *auth.Auth
+	store      *store.Store
+	bulk       *store.Store // on Deps.BulkPool
+	uploads    uploadSlots
+	limits     *tokenLimits   // per API token
+	userLimits *tokenLimits   // per user, all their tokens together
+	downloads  *downloadSlots // the downloads being sent, each holding a connection
+	bulkTurns  bulkTurns      // one bulk connection per user at a time
+	spoolDisk  spoolDisk      // the room the spooled uploads may take together
+	flash      flash.Messages
 	// progressCache answers the polls of running tasks while progressUpdates, started
 	// by Start, keeps it true.
 	progressCache   *progressCache
@@ -89,9 +92,11 @@ func New(deps Deps) *Server {
 	e.HideBanner = true
 	e.HidePort = true
 	s := &Server{deps: deps, echo: e, store: store.New(deps.Pool), bulk: store.New(deps.BulkPool),
-		limits:    newTokenLimits(deps.Config.APIRatePerMinute, deps.Config.APIRateBurst),
-		downloads: newDownloadSlots(int(deps.Pool.Config().MaxConns / 2)),
-		flash:     flash.Messages{Secure: deps.Config.SecureCookies()}}
+		limits:     newTokenLimits(deps.Config.APIRatePerMinute, deps.Config.APIRateBurst),
+		userLimits: newTokenLimits(tokensPerUser*deps.Config.APIRatePerMinute, tokensPerUser*deps.Config.APIRateBurst),
+		downloads:  newDownloadSlots(int(deps.Pool.Config().MaxConns / 2)),
+		flash:      flash.Messages{Secure: deps.Config.SecureCookies()},
+		spoolDisk:  spoolDisk{max: spoolUploads * deps.Config.MaxUploadBytes()}}
 	s.progressCache = newProgressCache(time.Now, deps.ProgressCacheTTL)
 	s.progressUpdates = progressSubscription(deps, s.progressCache)
 	s.auth = auth.New(auth.Deps{Pool: deps.Pool, Logger: deps.Logger, Providers: deps.Providers, Page: s.page, Locales: deps.Locales}, deps.Config)

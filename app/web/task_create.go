@@ -96,7 +96,16 @@ func (s *Server) upload(c echo.Context) (uploaded, error) {
 	if err := s.roomForATask(r.Context(), owner); err != nil {
 		return uploaded{form: form}, err
 	}
-	id, sum, err := s.createFromUpload(r.Context(), form, file, owner)
+	turn, err := s.bulkTurns.wait(r.Context(), owner)
+	if err != nil {
+		return uploaded{form: form}, err
+	}
+	defer turn()
+	var token *int64
+	if id, ok := auth.TokenIDFrom(c); ok {
+		token = &id
+	}
+	id, sum, err := s.createFromUpload(r.Context(), form, file, owner, token)
 	return uploaded{id: id, summary: sum, form: form}, err
 }
 
@@ -120,7 +129,7 @@ func (s *Server) receiveUpload(form *uploadForm) (*spool, error) {
 	if err := form.checkTitle(); err != nil {
 		return nil, err
 	}
-	file, err := newSpool()
+	file, err := newSpool(&s.spoolDisk)
 	if err != nil {
 		return nil, err
 	}
@@ -145,11 +154,12 @@ func (s *Server) receiveUpload(form *uploadForm) (*spool, error) {
 
 // createFromUpload creates the task from the received file in one transaction on the
 // bulk pool: the file through ingest into the new task's COPY, then, when enough of its
-// conversations pass the quality checks, the task is published to the workers. Any
-// error, or a panic, rolls everything back.
-func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, file *spool, owner store.Owner) (uuid.UUID, ingest.Summary, error) {
+// conversations pass the quality checks, the task is published to the workers, if the
+// API token it came with (token, nil for a page's) is still there. Any error, or a
+// panic, rolls everything back.
+func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, file *spool, owner store.Owner, token *int64) (uuid.UUID, ingest.Summary, error) {
 	task, err := s.bulk.BeginTask(ctx, owner, store.NewTask{Title: form.taskTitle(), SourceFilename: form.filename, SourceBytes: file.size,
-		Unfinished: s.deps.Config.MaxUnfinishedTasks})
+		Unfinished: s.deps.Config.MaxUnfinishedTasks, Token: token})
 	if err != nil {
 		return uuid.Nil, ingest.Summary{}, err
 	}

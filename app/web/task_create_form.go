@@ -133,7 +133,7 @@ func readText(part *multipart.Part) (string, int, error) {
 		return "", 0, &readError{err}
 	}
 	if len(b) < titleReadBytes {
-		text := strings.TrimSpace(strings.ToValidUTF8(string(b), "\uFFFD"))
+		text := strings.TrimSpace(string(b))
 		return text, utf8.RuneCountInString(text), nil
 	}
 	// Longer than is read: the error gives the length of the field as sent, spaces
@@ -167,7 +167,8 @@ func (c *runeCounter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// checkTitle refuses a title, or an agent's name, longer than the tables take.
+// checkTitle refuses a title, or an agent's name, longer than the tables take, and a
+// title, agent's name or file name that is not text a name may hold (textProblem).
 func (f *uploadForm) checkTitle() error {
 	if n := f.titleRunes; n > maxTitleChars {
 		return &formError{http.StatusUnprocessableEntity, fmt.Sprintf(
@@ -176,6 +177,15 @@ func (f *uploadForm) checkTitle() error {
 	if n := f.agentRunes; n > maxAgentChars {
 		return &formError{http.StatusUnprocessableEntity, fmt.Sprintf(
 			"The agent's name is %d characters long; keep it to %d or fewer.", n, maxAgentChars), fieldAgent}
+	}
+	if msg := textProblem(fieldTitle, f.title, true); msg != "" {
+		return &formError{http.StatusUnprocessableEntity, msg, fieldTitle}
+	}
+	if msg := textProblem(fieldAgent, f.agent, true); msg != "" {
+		return &formError{http.StatusUnprocessableEntity, msg, fieldAgent}
+	}
+	if msg := textProblem(fieldFileName, f.filename, true); msg != "" {
+		return &formError{http.StatusUnprocessableEntity, msg, fieldFile}
 	}
 	return nil
 }

@@ -29,6 +29,11 @@ func (s *Server) taskRerun(c echo.Context) error {
 		return err
 	}
 	limits := store.Limits{Unfinished: s.deps.Config.MaxUnfinishedTasks, Reruns: rerunsPerUser}
+	turn, err := s.bulkTurns.wait(c.Request().Context(), auth.OwnerFrom(c))
+	if err != nil {
+		return err
+	}
+	defer turn()
 	rerun, err := s.bulk.RerunTask(c.Request().Context(), id, auth.OwnerFrom(c), limits)
 	switch {
 	case errors.Is(err, store.ErrTooManyReruns):

@@ -29,8 +29,8 @@ func (s *Server) tokenCreate(c echo.Context) error {
 		problem = "Give the token a name, such as the job or the machine that will use it."
 	case n > maxTokenNameChars:
 		problem = fmt.Sprintf("The name is %d characters long; keep it to %d or fewer.", n, maxTokenNameChars)
-	case !utf8.ValidString(name) || strings.ContainsFunc(name, isControl):
-		problem = "The name has characters that cannot be shown; use letters, digits, spaces and punctuation."
+	default:
+		problem = textProblem("name", name, true)
 	}
 	if problem != "" {
 		return s.renderTokens(c, http.StatusUnprocessableEntity, pages.TokensView{Name: name, Problem: problem})
@@ -46,6 +46,3 @@ func (s *Server) tokenCreate(c echo.Context) error {
 	s.logger(c).Info("api token created", "user_id", auth.OwnerFrom(c).UserID(), "token_id", row.ID)
 	return s.renderTokens(c, http.StatusCreated, pages.TokensView{Created: &pages.CreatedToken{Name: row.Name, Token: token}})
 }
-
-// isControl reports a control character, which a name shown in a table cannot hold.
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }

@@ -83,6 +83,7 @@ func TestTokensPageRefusesBadNames(t *testing.T) {
 		"   ":                    "Give the token a name",
 		strings.Repeat("n", 101): "101 characters long",
 		"bell\a":                 "cannot be shown",
+		"evil\u202etxt.exe":      "cannot be shown",
 	} {
 		resp := alice.PostForm(t, "/settings/tokens", url.Values{"name": {name}})
 		require.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode, "%q", name)

@@ -1,9 +1,15 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"sync"
+	"syscall"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // spool is an uploaded file held in a temporary file (in TMPDIR) until its task is
@@ -14,15 +20,68 @@ import (
 type spool struct {
 	f    *os.File
 	size int64
+	disk *spoolDisk
 }
 
-func newSpool() (*spool, error) {
+func newSpool(disk *spoolDisk) (*spool, error) {
 	f, err := os.CreateTemp("", "checkup-upload-*")
 	if err != nil {
-		return nil, fmt.Errorf("web: spool upload: %w", err)
+		return nil, fmt.Errorf("web: spool upload: %w", diskFull(err))
 	}
 	_ = os.Remove(f.Name()) // fails where open files cannot be removed; Close removes it then
-	return &spool{f: f}, nil
+	return &spool{f: f, disk: disk}, nil
+}
+
+// spoolUploads is how many uploads of MAX_UPLOAD_MB the spooled files of one instance
+// may hold together: past it an upload waits for room (503), so many users at once
+// cannot fill the disk with files up to the limit each.
+const spoolUploads = 8
+
+// spoolDisk counts the bytes of every upload spooled on this instance against one cap.
+type spoolDisk struct {
+	mu        sync.Mutex
+	used, max int64
+}
+
+func (d *spoolDisk) take(n int64) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.used+n > d.max {
+		return false
+	}
+	d.used += n
+	return true
+}
+
+func (d *spoolDisk) give(n int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.used -= n
+}
+
+var (
+	// errSpoolFull refuses an upload while the spooled uploads fill their cap.
+	errSpoolFull = &formError{http.StatusServiceUnavailable,
+		"The server is receiving as many uploads as it has room for. Try again in a few minutes.", fieldFile}
+	// errOutOfDisk is the answer to any request that found the disk full: what it had
+	// written is removed or rolled back.
+	errOutOfDisk = errors.New("The server is out of disk space, so nothing was stored. Try again later; if it keeps happening, tell whoever runs Checkup.")
+)
+
+// diskFull is errOutOfDisk when err says the disk is full, else err.
+func diskFull(err error) error {
+	if outOfDisk(err) && !errors.Is(err, errOutOfDisk) {
+		return fmt.Errorf("%w (%w)", errOutOfDisk, err)
+	}
+	return err
+}
+
+// outOfDisk reports an error of a full disk: this server's (a temporary file) or the
+// database's (SQLSTATE 53100, disk_full).
+func outOfDisk(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.Is(err, errOutOfDisk) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) ||
+		(errors.As(err, &pgErr) && pgErr.Code == "53100")
 }
 
 // fill copies the file from r, which refuses it once it passes MAX_UPLOAD_MB, and
@@ -33,10 +92,13 @@ func (s *spool) fill(r io.Reader) error {
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			if _, werr := s.f.Write(buf[:n]); werr != nil {
-				return fmt.Errorf("web: spool upload: %w", werr)
+			if !s.disk.take(int64(n)) {
+				return errSpoolFull
 			}
 			s.size += int64(n)
+			if _, werr := s.f.Write(buf[:n]); werr != nil {
+				return fmt.Errorf("web: spool upload: %w", diskFull(werr))
+			}
 		}
 		if err == io.EOF {
 			break
@@ -54,8 +116,9 @@ func (s *spool) fill(r io.Reader) error {
 // Read reads the spooled file from its start.
 func (s *spool) Read(p []byte) (int, error) { return s.f.Read(p) }
 
-// Close closes and removes the file.
+// Close closes and removes the file, and gives its room back.
 func (s *spool) Close() {
 	_ = s.f.Close()
 	_ = os.Remove(s.f.Name())
+	s.disk.give(s.size)
 }

@@ -30,3 +30,25 @@ func TestUploadWithTextStorageRefuses(t *testing.T) {
 		require.Equal(t, stored{}, storedFor(t, b.pool, c.User.ID))
 	}
 }
+
+// TestUploadTitleMustBeAName uploads with titles a list cannot show as they are (a
+// control character, a line break, a right-to-left override) or that are not text: each
+// is refused with the form again and the sentence, and nothing stored.
+func TestUploadTitleMustBeAName(t *testing.T) {
+	t.Parallel()
+	b := setupUpload(t, dbtest.Pool(t), 0, ingest.Limits{})
+	file := []byte(`{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}` + "\n")
+	for title, want := range map[string]string{
+		"bell\a":            "cannot be shown",
+		"two\nlines":        "cannot be shown",
+		"evil\u202etxt.exe": "cannot be shown",
+		"a\x00b":            "NUL character",
+		"a\xffb":            "not valid UTF-8",
+	} {
+		c := b.user(t)
+		resp := upload(t, c, titlePart(title), filePart("export.jsonl", file))
+		require.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode, "%q", title)
+		require.Contains(t, testid(parse(t, resp), "upload-reason").Text(), want, "%q", title)
+		require.Equal(t, stored{}, storedFor(t, b.pool, c.User.ID))
+	}
+}

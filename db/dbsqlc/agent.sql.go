@@ -376,7 +376,7 @@ func (q *Queries) ListAgents(ctx context.Context, db DBTX, ownerUserID int64) ([
 
 const listTrainingConversations = `-- name: ListTrainingConversations :many
 SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags, c.finding_categories AS categories,
-       coalesce((c.diagnosis ->> 'failureScore')::real, 0)::real AS analyzer_score
+       coalesce((c.diagnosis ->> 'failureScore')::real, 0)::real AS analyzer_score, c.content_hash
 FROM task_conversation c
 WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.label IS NOT NULL AND c.seq > $3
   AND c.qc_status = 'kept' AND c.diagnosis_status = 'done'
@@ -398,6 +398,7 @@ type ListTrainingConversationsRow struct {
 	RiskFlags     json.RawMessage
 	Categories    []string
 	AnalyzerScore float32
+	ContentHash   []byte
 }
 
 // One page of a run's labelled, kept, diagnosed conversations after @after_seq, in
@@ -423,6 +424,7 @@ func (q *Queries) ListTrainingConversations(ctx context.Context, db DBTX, arg Li
 			&i.RiskFlags,
 			&i.Categories,
 			&i.AnalyzerScore,
+			&i.ContentHash,
 		); err != nil {
 			return nil, err
 		}

@@ -155,6 +155,27 @@ func (q *Queries) ListAPITokens(ctx context.Context, db DBTX, ownerUserID int64)
 	return items, nil
 }
 
+const lockAPIToken = `-- name: LockAPIToken :one
+SELECT id FROM api_token
+WHERE id = $1 AND owner_user_id = $2
+FOR SHARE
+`
+
+type LockAPITokenParams struct {
+	ID          int64
+	OwnerUserID int64
+}
+
+// The token an upload came with, still there, locked until the end of the
+// transaction that publishes the upload's task, so a revocation meanwhile either comes
+// before it (no row: the task is not created) or waits for its commit.
+func (q *Queries) LockAPIToken(ctx context.Context, db DBTX, arg LockAPITokenParams) (int64, error) {
+	row := db.QueryRow(ctx, lockAPIToken, arg.ID, arg.OwnerUserID)
+	var id int64
+	err := row.Scan(&id)
+	return id, err
+}
+
 const touchAPIToken = `-- name: TouchAPIToken :execrows
 UPDATE api_token
 SET last_used_at = coalesce($1::timestamptz, now())

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Options configures a cluster.
@@ -47,10 +48,12 @@ type Cluster struct {
 	owner               *osUser
 	// guest is true when another live process started this server and still uses it:
 	// Stop then leaves it running for that process.
-	guest    bool
-	logger   *slog.Logger
-	stopOnce sync.Once
-	stopErr  error
+	guest     bool
+	throwaway bool // Options.Throwaway, for a start again (Supervise)
+	logger    *slog.Logger
+	stopping  atomic.Bool // set by Stop, so Supervise does not start the server again
+	stopOnce  sync.Once
+	stopErr   error
 }
 
 const superuser = "postgres"
@@ -76,7 +79,7 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{dir: dir, binDir: binDir, pgdata: filepath.Join(dir, "pgdata"), owner: owner,
+	c := &Cluster{dir: dir, binDir: binDir, pgdata: filepath.Join(dir, "pgdata"), owner: owner, throwaway: opt.Throwaway,
 		logger: cmp.Or(opt.Logger, slog.New(slog.DiscardHandler))}
 	if err := c.prepareDir(); err != nil {
 		return nil, err
@@ -118,6 +121,7 @@ func (c *Cluster) URL(database string) string {
 // Stop shuts the cluster down (fast mode: open sessions are ended), unless another
 // live process started it and still uses it. Safe to call twice.
 func (c *Cluster) Stop(ctx context.Context) error {
+	c.stopping.Store(true)
 	c.stopOnce.Do(func() {
 		if c.guest {
 			return

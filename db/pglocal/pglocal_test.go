@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -133,4 +135,42 @@ func TestGuestLeavesServerToItsHolder(t *testing.T) {
 	require.NoError(t, adopter.Stop(ctx))
 	_, err = pgx.Connect(ctx, holder.URL("postgres"))
 	require.Error(t, err, "the adopter stopped the server")
+}
+
+// TestSupervisedClusterIsStartedAgainAfterItDies kills the postmaster of a supervised
+// cluster: it is started again on the same port with its data, and once Stop is
+// called it stays stopped.
+func TestSupervisedClusterIsStartedAgainAfterItDies(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := filepath.Join(tempDir(t), "data")
+	c, err := pglocal.Start(ctx, pglocal.Options{Dir: dir, Throwaway: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Stop(context.Background()) })
+	require.NoError(t, c.CreateDatabase(ctx, "app", ""))
+	go c.Supervise(ctx, 50*time.Millisecond)
+
+	pidFile, err := os.ReadFile(filepath.Join(dir, "pgdata", "postmaster.pid"))
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.SplitN(string(pidFile), "\n", 2)[0])
+	require.NoError(t, err)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		conn, err := pgx.Connect(ctx, c.URL("app"))
+		if err == nil {
+			conn.Close(ctx)
+			if b, _ := os.ReadFile(filepath.Join(dir, "pgdata", "postmaster.pid")); !strings.HasPrefix(string(b), strconv.Itoa(pid)+"\n") {
+				break // a new postmaster answers
+			}
+		}
+		require.True(t, time.Now().Before(deadline), "the cluster was not started again: %v", err)
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	require.NoError(t, c.Stop(ctx))
+	_, err = pgx.Connect(ctx, c.URL("app"))
+	require.Error(t, err, "stopped on purpose, it stays stopped")
 }

@@ -67,7 +67,7 @@ ORDER BY created_at DESC, id DESC;
 -- One page of a run's labelled, kept, diagnosed conversations after @after_seq, in
 -- upload order, with what the detector reads of them (a walk of the labelled index).
 SELECT c.seq, c.label, c.messages::text AS messages, c.risk_flags, c.finding_categories AS categories,
-       coalesce((c.diagnosis ->> 'failureScore')::real, 0)::real AS analyzer_score
+       coalesce((c.diagnosis ->> 'failureScore')::real, 0)::real AS analyzer_score, c.content_hash
 FROM task_conversation c
 WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.label IS NOT NULL AND c.seq > @after_seq
   AND c.qc_status = 'kept' AND c.diagnosis_status = 'done'

@@ -38,3 +38,11 @@ UPDATE api_token
 SET last_used_at = coalesce(sqlc.narg('now')::timestamptz, now())
 WHERE id = @id AND owner_user_id = @owner_user_id
   AND (last_used_at IS NULL OR last_used_at < coalesce(sqlc.narg('now')::timestamptz, now()) - interval '1 minute');
+
+-- name: LockAPIToken :one
+-- The token an upload came with, still there, locked until the end of the
+-- transaction that publishes the upload's task, so a revocation meanwhile either comes
+-- before it (no row: the task is not created) or waits for its commit.
+SELECT id FROM api_token
+WHERE id = @id AND owner_user_id = @owner_user_id
+FOR SHARE;

@@ -24,7 +24,14 @@ type NewTask struct {
 	// Unfinished caps the owner's tasks waiting or running, this one included:
 	// Publish refuses with ErrTooManyUnfinished beyond it. 0 is no cap.
 	Unfinished int
+	// Token is the API token the upload came with, if any: Publish checks it is still
+	// there (ErrTokenRevoked otherwise), since an upload can last longer than a token.
+	Token *int64
 }
+
+// ErrTokenRevoked is Publish's refusal of a task whose upload's token was revoked
+// while it was read.
+var ErrTokenRevoked = errors.New("store: the upload's token was revoked")
 
 // Conversation is one conversation of an upload as task_conversation stores it.
 type Conversation struct {
@@ -86,7 +93,8 @@ type TaskUpload struct {
 	owner Owner
 	title string
 	bytes int64
-	cap   int // NewTask.Unfinished
+	cap   int    // NewTask.Unfinished
+	token *int64 // NewTask.Token
 
 	src      *conversationSource
 	warnings []dbsqlc.InsertTaskWarningParams
@@ -117,7 +125,7 @@ func (s *Store) BeginTask(ctx context.Context, owner Owner, task NewTask) (*Task
 		_ = tx.Rollback(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("store: begin task: %w", err)
 	}
-	u := &TaskUpload{s: s, tx: tx, id: id, owner: owner, title: task.Title, bytes: task.SourceBytes, cap: task.Unfinished,
+	u := &TaskUpload{s: s, tx: tx, id: id, owner: owner, title: task.Title, bytes: task.SourceBytes, cap: task.Unfinished, token: task.Token,
 		src: &conversationSource{task: id, owner: owner.UserID(), rows: make(chan Conversation, copyAhead), done: make(chan struct{})}}
 	go func() {
 		defer close(u.src.done)
@@ -187,6 +195,15 @@ func (u *TaskUpload) Publish(ctx context.Context, end UploadEnd) error {
 		return err
 	}
 	q := u.s.q
+	if u.token != nil {
+		_, err := q.LockAPIToken(ctx, u.tx, dbsqlc.LockAPITokenParams{ID: *u.token, OwnerUserID: u.owner.UserID()})
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return ErrTokenRevoked
+		case err != nil:
+			return fmt.Errorf("store: publish task: token: %w", err)
+		}
+	}
 	for _, w := range u.warnings {
 		if err := q.InsertTaskWarning(ctx, u.tx, w); err != nil {
 			return fmt.Errorf("store: publish task: warning: %w", err)

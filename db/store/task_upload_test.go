@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"testing"
@@ -171,4 +172,36 @@ func TestAFailedCopyIsReported(t *testing.T) {
 	require.Equal(t, "23514", pgErr.SQLState(), "check_violation")
 	tasks, convs, _ := counts(t, pool, owner)
 	require.Zero(t, tasks+convs)
+}
+
+// TestPublishRefusesATaskWhoseTokenWasRevoked revokes the token an upload came with
+// while the upload is under way: Publish refuses it and nothing is stored; with the
+// token still there, the same upload is published.
+func TestPublishRefusesATaskWhoseTokenWasRevoked(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, _ := dbtest.Isolated(t) // its own pool: the upload holds a connection while others are asked for
+	s := store.New(pool)
+	owner := newOwner(t, pool)
+	for _, revoke := range []bool{true, false} {
+		hash := sha256.Sum256([]byte(fmt.Sprint(revoke)))
+		tok, err := s.CreateAPIToken(ctx, owner, store.NewAPIToken{Name: fmt.Sprint(revoke), TokenHash: hash[:], Hint: "ck_x"})
+		require.NoError(t, err)
+		u, err := s.BeginTask(ctx, owner, store.NewTask{Title: "by script", SourceFilename: "f.jsonl", Token: &tok.ID})
+		require.NoError(t, err)
+		for _, c := range rows(3) {
+			require.NoError(t, u.Add(c))
+		}
+		if revoke {
+			_, err = s.RevokeAPIToken(ctx, tok.ID, owner)
+			require.NoError(t, err)
+			require.ErrorIs(t, u.Publish(ctx, store.UploadEnd{Format: "openai-jsonl"}), store.ErrTokenRevoked)
+			tasks, convs, _ := counts(t, pool, owner)
+			require.Zero(t, tasks+convs, "nothing stored")
+			continue
+		}
+		require.NoError(t, u.Publish(ctx, store.UploadEnd{Format: "openai-jsonl"}))
+		tasks, convs, _ := counts(t, pool, owner)
+		require.Equal(t, []int{1, 3}, []int{tasks, convs})
+	}
 }

@@ -113,11 +113,11 @@ func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 		a, aerr = NormalizeAction(res.Value)
 	}
 	row := dbsqlc.InsertTaskActionParams{
-		CandidateIndex: int32(c.index), ClusterIdx: int32(c.cluster.Idx), Status: "done",
+		CandidateIndex: int32(c.index), ClusterIdx: int32(c.cluster.Idx), Status: taskstate.ActionDone,
 		TaskID: r.id, OwnerUserID: r.owner,
 	}
 	if aerr != nil {
-		row.Status, row.Error = "failed", textmatch.ClipQuote(aerr.Error(), errorRunes)
+		row.Status, row.Error = taskstate.ActionFailed, textmatch.ClipQuote(aerr.Error(), errorRunes)
 		r.lease.Logger().Warn("Action failed", "stage", taskstate.Actions, "unit", c.cluster.Title, "err", aerr)
 	} else if row.Action, err = json.Marshal(a); err != nil {
 		return fmt.Errorf("pipeline: Action for cluster %d: %w", c.cluster.Idx, err)
@@ -128,7 +128,7 @@ func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 			if err := r.q.InsertTaskAction(ctx, tx, row); err != nil {
 				return err
 			}
-			if row.Status == "done" && res.Adjusted.Any() {
+			if row.Status.Written() && res.Adjusted.Any() {
 				if err := r.warn(ctx, tx, taskstate.Actions, fmt.Sprintf("cluster %d", c.cluster.Idx),
 					fmt.Sprintf("The Action for the cluster %q: %s", c.cluster.Title, res.Adjusted)); err != nil {
 					return err
@@ -143,9 +143,9 @@ func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 		})
 	}
 	err = write()
-	if why, refused := refusedValue(err); refused && row.Status == "done" {
+	if why, refused := refusedValue(err); refused && row.Status.Written() {
 		r.lease.Logger().Warn("Action failed: it cannot be stored", "stage", taskstate.Actions, "unit", c.cluster.Title, "err", err)
-		row.Status, row.Action, row.Error = "failed", nil, "the database refused to store it ("+why+")"
+		row.Status, row.Action, row.Error = taskstate.ActionFailed, nil, "the database refused to store it ("+why+")"
 		err = write()
 	}
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -68,7 +69,8 @@ func trainAgent(ctx context.Context, pool *pgxpool.Pool, q *dbsqlc.Queries, agen
 
 // exampleWalk hands the agent's labelled conversations to the detector, the latest
 // runs first and each in upload order, at most maxExamples; keys lists them as the last
-// walk found them.
+// walk found them. A conversation uploaded again (a re-run, or two exports that
+// overlap) counts once, in its latest run: it is one example, not two.
 type exampleWalk struct {
 	q     *dbsqlc.Queries
 	tx    pgx.Tx
@@ -79,6 +81,7 @@ type exampleWalk struct {
 
 func (w *exampleWalk) walk(ctx context.Context, yield func(detector.Example) error) error {
 	w.keys = w.keys[:0]
+	seen := map[string]bool{}
 	runs, err := w.q.ListAgentRuns(ctx, w.tx, dbsqlc.ListAgentRunsParams{AgentID: w.agent, OwnerUserID: w.owner})
 	if err != nil {
 		return fmt.Errorf("pipeline: learn: the agent's runs: %w", err)
@@ -94,6 +97,15 @@ func (w *exampleWalk) walk(ctx context.Context, yield func(detector.Example) err
 			if len(rows) == 0 {
 				break
 			}
+			after = rows[len(rows)-1].Seq
+			rows = slices.DeleteFunc(rows, func(row dbsqlc.ListTrainingConversationsRow) bool {
+				if len(row.ContentHash) == 0 {
+					return false
+				}
+				dup := seen[string(row.ContentHash)]
+				seen[string(row.ContentHash)] = true
+				return dup
+			})
 			examples := make([]detector.Example, len(rows))
 			err = forEachOnWorkers(len(rows), func(_, i int) error {
 				row := rows[i]
@@ -114,7 +126,6 @@ func (w *exampleWalk) walk(ctx context.Context, yield func(detector.Example) err
 					return err
 				}
 			}
-			after = rows[len(rows)-1].Seq
 		}
 	}
 	return nil
