@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"github.com/checkup-dev/checkup/workers/percent"
 )
 
@@ -34,53 +36,35 @@ func PValue(p float64) string {
 func Lift(l float64) string { return strconv.FormatFloat(roundTo(l, 1), 'f', 1, 64) + "×" }
 
 // DriverKindLabel is the kind of a failure driver in words for people.
-func DriverKindLabel(kind string) string {
-	switch kind {
-	case "tool":
-		return "tool called"
-	case "tool_error":
-		return "tool returned an error"
-	case "category":
-		return "finding"
-	case "length":
-		return "conversation length"
-	case "user_turns":
-		return "user turns"
-	case "user_words":
-		return "the user wrote"
-	case "agent_words":
-		return "the agent wrote"
-	}
-	return humanize(kind)
+func DriverKindLabel(l *locale.Localizer, kind string) string {
+	return vocabulary(l, "driver_kind.", kind)
 }
 
 // DriverFeatureLabel is a failure driver's feature in words for people: a category by
 // its CategoryLabel ("long_conversation" → "Long conversation"), every other kind's
 // feature as the conversations wrote it (a tool's name, a word, a length band).
-func DriverFeatureLabel(kind, feature string) string {
+func DriverFeatureLabel(l *locale.Localizer, kind, feature string) string {
 	if kind == "category" {
-		return CategoryLabel(feature)
+		return CategoryLabel(l, feature)
 	}
 	return feature
 }
 
 // LabelFields lists the fields an export can carry an outcome label in, for a report
 // that has none.
-func LabelFields() string {
-	return "success, resolved or task_success (true/false), reward or score (0–1), outcome, status, label or resolution (resolved, failed, escalated…), csat, rating or satisfaction (1–5), thumbs or feedback (up/down)"
-}
+func LabelFields(l *locale.Localizer) string { return l.T("labels.fields") }
 
 // ExcessFailures says how many failures an issue explains beyond its share, as a
 // sentence writes it after "it explains": "4.4 failures", "1 failure", and "no
 // failures" for an issue that explains none (its conversations fail as often as the
 // others or less), never a negative figure.
-func ExcessFailures(f float64) string {
+func ExcessFailures(l *locale.Localizer, f float64) string {
 	switch s := Score(f); {
 	case roundTo(f, 1) <= 0:
-		return "no failures"
+		return l.T("labels.no_failures")
 	case s == "1":
-		return "1 failure"
+		return l.T("labels.one_failure")
 	default:
-		return s + " failures"
+		return l.T("labels.failures", "N", s)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/workers/cluster"
 )
 
@@ -16,9 +17,9 @@ import (
 // quotes of the conversations are code spans, which Markdown shows verbatim, and other
 // texts (titles, problems, steps, ids) are backslash-escaped, down to the URLs and
 // email addresses GitHub would link by itself.
-func WriteMarkdown(w io.Writer, r Report) error {
+func WriteMarkdown(w io.Writer, r Report, l *locale.Localizer) error {
 	b := bufio.NewWriter(w)
-	m := mdWriter{b}
+	m := mdWriter{b, l}
 	m.inShort(r)
 	m.header(r)
 	m.actions(r)
@@ -37,7 +38,10 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	return nil
 }
 
-type mdWriter struct{ w *bufio.Writer }
+type mdWriter struct {
+	w *bufio.Writer
+	l *locale.Localizer
+}
 
 func (m mdWriter) p(format string, args ...any) { fmt.Fprintf(m.w, format+"\n", args...) }
 
@@ -81,9 +85,9 @@ func (m mdWriter) inShort(r Report) {
 
 func (m mdWriter) header(r Report) {
 	t := r.Task
-	m.p("Checkup diagnosis · %s · %s · generated %s", t.Status.Label(), analysisLabel(r.Analysis), mdTime(r.GeneratedAt))
+	m.p("Checkup diagnosis · %s · %s · generated %s", StatusLabel(m.l, t.Status), analysisLabel(r.Analysis), mdTime(r.GeneratedAt))
 	m.p("")
-	if e := StatusExplanation(t.Status); e != "" {
+	if e := StatusExplanation(m.l, t.Status); e != "" {
 		m.p("%s", e)
 		m.p("")
 	}
@@ -92,7 +96,7 @@ func (m mdWriter) header(r Report) {
 		m.p("")
 	}
 	if !t.Terminal {
-		m.p("This diagnosis is still running (%s, %d of %d done); the figures below will change.", t.Stage.Label(), t.ProgressDone, t.ProgressTotal)
+		m.p("This diagnosis is still running (%s, %d of %d done); the figures below will change.", StageLabel(m.l, t.Stage), t.ProgressDone, t.ProgressTotal)
 		m.p("")
 	}
 	m.p("## In numbers")
@@ -144,11 +148,11 @@ func (m mdWriter) actions(r Report) {
 		p := a.PriorityParts
 		m.p("%s (%s of analyzed) · priority %s of 100 (prevalence %s + severity %s + confidence %s) · fix in %s",
 			plural(a.Conversations, "conversation", "conversations"), Percent(a.Share), Score(a.PriorityScore), Score(p.PrevalenceTerm), Score(p.SeverityTerm),
-			Score(p.ConfidenceTerm), mdText(FixLocationLabel(a.FixLocation)))
+			Score(p.ConfidenceTerm), mdText(FixLocationLabel(m.l, a.FixLocation)))
 		m.p("")
 		if o := a.LabelOutcomes; o != nil && a.FailureRateIn != nil && a.FailureRateOut != nil && a.ExcessFailures != nil && a.QValue != nil {
 			m.p("%d of its labeled conversations failed (%s, against %s of the others): it explains %s beyond what its size predicts (q %s).",
-				o.Failed, Percent(*a.FailureRateIn), Percent(*a.FailureRateOut), ExcessFailures(*a.ExcessFailures), PValue(*a.QValue))
+				o.Failed, Percent(*a.FailureRateIn), Percent(*a.FailureRateOut), ExcessFailures(m.l, *a.ExcessFailures), PValue(*a.QValue))
 			m.p("")
 		}
 		m.p("**Problem.** %s", mdText(a.Problem))
@@ -219,7 +223,7 @@ func (m mdWriter) clusters(r Report) {
 		rank := "—"
 		if c.ActionRank > 0 {
 			rank = fmt.Sprintf("#%d", c.ActionRank)
-		} else if why, _ := NoActionWords(c); why != "" {
+		} else if why, _ := NoActionWords(m.l, c); why != "" {
 			rank = "— (" + why + ")"
 		}
 		split := ""
@@ -249,7 +253,7 @@ func (m mdWriter) issueNotes(cs []Cluster) {
 	seen := map[string]bool{}
 	var notes []string
 	for _, c := range cs {
-		if short, long := NoActionWords(c); short != "" && !seen[short] {
+		if short, long := NoActionWords(m.l, c); short != "" && !seen[short] {
 			seen[short] = true
 			notes = append(notes, fmt.Sprintf("- *%s*: %s", mdText(short), mdText(long)))
 		}
@@ -301,7 +305,7 @@ func (m mdWriter) outcomes(r Report) {
 	m.p("")
 	m.scoredBy(r)
 	if !l.Any() {
-		m.p("The upload carries no outcome per conversation. Add one of these fields to each conversation's metadata (or a CSV column) to see which problems cost resolved conversations: %s.", mdText(LabelFields()))
+		m.p("The upload carries no outcome per conversation. Add one of these fields to each conversation's metadata (or a CSV column) to see which problems cost resolved conversations: %s.", mdText(LabelFields(m.l)))
 		m.p("")
 		return
 	}
@@ -323,7 +327,7 @@ func (m mdWriter) outcomes(r Report) {
 		for _, e := range d.Examples {
 			ex = append(ex, mdText(conversationName(e.ID, e.Seq)))
 		}
-		feature := mdText(DriverKindLabel(d.Kind)) + ": " + mdText(DriverFeatureLabel(d.Kind, d.Feature))
+		feature := mdText(DriverKindLabel(m.l, d.Kind)) + ": " + mdText(DriverFeatureLabel(m.l, d.Kind, d.Feature))
 		if w := d.Written; w != nil {
 			// A table cell ends at a pipe, inside a code span too, unless it is escaped.
 			quote := strings.ReplaceAll(inlineQuote(w.Quote), "|", `\|`)
@@ -378,7 +382,7 @@ func (m mdWriter) risks(r Report) {
 	m.p("%s screened without a model; %d flagged; %d chosen for diagnosis.", plural(rs.Screened, "conversation", "conversations"), rs.Flagged, rs.Selected)
 	m.p("")
 	for _, k := range rs.Kinds {
-		m.p("- %s: %s, %s", RiskKindLabel(k.Kind), plural(k.Conversations, "conversation", "conversations"), plural(k.Flags, "flag", "flags"))
+		m.p("- %s: %s, %s", RiskKindLabel(m.l, k.Kind), plural(k.Conversations, "conversation", "conversations"), plural(k.Flags, "flag", "flags"))
 		for _, e := range k.Examples {
 			m.p("  - conversation %s, turn %d: %s", mdText(conversationName(e.ConversationID, e.Seq)), e.Turn, e.Marked(inlineQuote(e.Quote)))
 		}
@@ -420,7 +424,7 @@ func (m mdWriter) warnings(r Report) error {
 		if w.Scope != "" {
 			scope = " (" + mdText(w.Scope) + ")"
 		}
-		m.p("- %s%s: %s", w.Stage.Label(), scope, mdText(w.Message))
+		m.p("- %s%s: %s", StageLabel(m.l, w.Stage), scope, mdText(w.Message))
 	}
 	if more := r.WarningCount - shown; more > 0 {
 		m.p("- … and %d more", more)

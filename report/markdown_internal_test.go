@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/checkup-dev/checkup/db/locale/localetest"
+
 	"bufio"
 	"bytes"
 	stdhtml "html"
@@ -42,10 +44,10 @@ func TestCodeSpanIsVerbatim(t *testing.T) {
 
 func TestExcessFailuresIsInWords(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, "4.4 failures", ExcessFailures(4.4))
-	require.Equal(t, "1 failure", ExcessFailures(1.04))
-	require.Equal(t, "no failures", ExcessFailures(-0.4))
-	require.Equal(t, "no failures", ExcessFailures(0.04), "what rounds to nothing is nothing")
+	require.Equal(t, "4.4 failures", ExcessFailures(localetest.English(t), 4.4))
+	require.Equal(t, "1 failure", ExcessFailures(localetest.English(t), 1.04))
+	require.Equal(t, "no failures", ExcessFailures(localetest.English(t), -0.4))
+	require.Equal(t, "no failures", ExcessFailures(localetest.English(t), 0.04), "what rounds to nothing is nothing")
 }
 
 func TestRiskExampleIsMarkedWhereCut(t *testing.T) {
@@ -59,12 +61,12 @@ func TestRiskExampleIsMarkedWhereCut(t *testing.T) {
 func TestMarkdownOfQueuedTaskCountsTheUpload(t *testing.T) {
 	t.Parallel()
 	var md bytes.Buffer
-	require.NoError(t, WriteMarkdown(&md, Report{Task: Task{Title: "Queued", Status: "pending", ConversationCount: 5000}}))
+	require.NoError(t, WriteMarkdown(&md, Report{Task: Task{Title: "Queued", Status: "pending", ConversationCount: 5000}}, localetest.English(t)))
 	require.Contains(t, md.String(), "5000 conversations uploaded; the quality checks have not run yet.")
 	require.Contains(t, md.String(), "Conversations uploaded: 5000; the quality checks have not run yet.")
 
 	md.Reset()
-	require.NoError(t, WriteMarkdown(&md, Report{Task: Task{Title: "Canceled", Status: "canceled", Terminal: true, ConversationCount: 5000}}))
+	require.NoError(t, WriteMarkdown(&md, Report{Task: Task{Title: "Canceled", Status: "canceled", Terminal: true, ConversationCount: 5000}}, localetest.English(t)))
 	require.Contains(t, md.String(), "5000 conversations uploaded; the diagnosis stopped before the quality checks.")
 	require.NotContains(t, md.String(), "0 kept")
 }
@@ -75,7 +77,7 @@ func TestMarkdownDriverRowQuotesWhereItIsWritten(t *testing.T) {
 	t.Parallel()
 	var md bytes.Buffer
 	out := bufio.NewWriter(&md)
-	mdWriter{w: out}.outcomes(Report{Task: Task{Terminal: true}, Population: Population{Labelled: Labelled{Field: "success", Failed: 6, Succeeded: 4}}, Drivers: []Driver{{
+	mdWriter{w: out, l: localetest.English(t)}.outcomes(Report{Task: Task{Terminal: true}, Population: Population{Labelled: Labelled{Field: "success", Failed: 6, Succeeded: 4}}, Drivers: []Driver{{
 		Kind: "user_words", Feature: "refund", Failed: 5, Succeeded: 1, RateWith: 0.83, RateWithout: 0.25, Lift: 1.4, QValue: 0.03,
 		Examples: []Ref{{Seq: 2, ID: "c2"}}, Written: &DriverQuote{Ref: Ref{Seq: 2, ID: "c2"}, Turn: 3, Quote: "refund | or credit?"},
 	}}})
@@ -105,12 +107,12 @@ func TestMarkdownExplainsIssuesWithoutAnAction(t *testing.T) {
 	notes := func(cs []Cluster) string {
 		var b bytes.Buffer
 		w := bufio.NewWriter(&b)
-		mdWriter{w: w}.issueNotes(cs)
+		mdWriter{w: w, l: localetest.English(t)}.issueNotes(cs)
 		require.NoError(t, w.Flush())
 		return b.String()
 	}
-	_, below := NoActionWords(cs[0])
-	_, since := NoActionWords(cs[2])
+	_, below := NoActionWords(localetest.English(t), cs[0])
+	_, since := NoActionWords(localetest.English(t), cs[2])
 	require.Equal(t, "- *not among the 10 chosen*: "+mdText(below)+"\n"+
 		"- *run again*: "+mdText(since)+"\n"+
 		"- Agent declines as its policy says had been matched to the policy sentence `Never share balances.`\n\n", notes(cs))
@@ -124,7 +126,7 @@ func TestMarkdownCountsRisksWaitingForARun(t *testing.T) {
 	about := func(r Report) string {
 		var b bytes.Buffer
 		w := bufio.NewWriter(&b)
-		mdWriter{w: w}.about(r)
+		mdWriter{w: w, l: localetest.English(t)}.about(r)
 		require.NoError(t, w.Flush())
 		return b.String()
 	}

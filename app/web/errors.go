@@ -41,9 +41,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 	)
 	switch {
 	case outOfDisk(err):
-		code, msg = http.StatusServiceUnavailable, errOutOfDisk.Error()
+		code, msg = http.StatusServiceUnavailable, l.T("errors.out_of_disk")
 	case errors.As(err, &in):
-		code, msg = in.status, in.msg
+		code, msg = in.status, l.Text(in.msg)
 	case errors.As(err, &he):
 		code = he.Code
 		switch m := he.Message.(type) {
@@ -71,7 +71,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	if isAPI(c) {
-		_ = c.JSON(code, newAPIError(msg, in))
+		_ = c.JSON(code, newAPIError(l, msg, in))
 		return
 	}
 	if wantsPage(c) || (errors.Is(err, errNoPage) && acceptsHTML(c)) {

@@ -61,6 +61,16 @@ func (l *Localizer) T(id string, args ...any) string {
 	return s
 }
 
+// Lookup writes message id like T, and reports whether the catalog has it: a
+// vocabulary's word for a value it may not know.
+func (l *Localizer) Lookup(id string, args ...any) (string, bool) {
+	if l == nil {
+		return id, false
+	}
+	s := l.T(id, args...)
+	return s, s != id
+}
+
 // N writes message id in the plural form of count, which the message reads as Count.
 func (l *Localizer) N(id string, count int, args ...any) string {
 	return l.T(id, append([]any{"Count", count}, args...)...)

@@ -81,6 +81,10 @@ func Sentences(items ...Text) Text { return Join("join.sentences", items...) }
 // List joins items as "a, b and c" in English and "a、b和c" in Chinese.
 func List(items ...Text) Text { return Text{join: "join.comma", last: "join.and", items: items} }
 
+// Arg is the literal of t's argument name ("" when it has none): what a caller that
+// made the message may read back from it.
+func (t Text) Arg(name string) string { return t.args[name].lit }
+
 // IsZero reports whether t holds nothing: a Text never set.
 func (t Text) IsZero() bool {
 	return t.lit == "" && t.num == nil && t.share == nil && t.id == "" && t.join == "" && len(t.items) == 0
