@@ -160,6 +160,9 @@ func buildTask(t dbsqlc.AnalysisTask, agent string) Task {
 		SourceFormat: t.SourceFormat, SourceBytes: t.SourceBytes, ConversationCount: int(t.ConversationCount),
 		Agent: agent,
 	}
+	if t.AgentID != nil {
+		task.AgentID = *t.AgentID
+	}
 	if t.RerunOf != nil {
 		task.RerunOf = t.RerunOf.String()
 	}

@@ -1,5 +1,6 @@
 // Package report is the report of one diagnosis, assembled from what is stored, and
-// the downloads written from it: report.json, actions.csv, findings.csv and report.md.
+// the downloads written from it: report.json, actions.csv, findings.csv, report.md and
+// labels.csv.
 // The task page renders the same Report, so the page and the downloads always show the
 // same ranks and counts; the views import it, and it imports no view and nothing of
 // the web framework.
@@ -88,8 +89,10 @@ type Task struct {
 	SourceBytes       int64            `json:"source_bytes"`
 	ConversationCount int              `json:"conversation_count"`
 	RerunOf           string           `json:"rerun_of"`
-	// Agent is the name of the owner's agent the diagnosis belongs to.
-	Agent string `json:"agent"`
+	// Agent is the name of the owner's agent the diagnosis belongs to, AgentID its id
+	// (the agent's page; not part of report.json).
+	Agent   string `json:"agent"`
+	AgentID int64  `json:"-"`
 }
 
 // Analysis says what produced the report. It is empty until a worker starts the task.

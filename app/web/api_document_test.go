@@ -83,7 +83,7 @@ func TestAPIRunsADiagnosisEndToEnd(t *testing.T) {
 			require.NotEmpty(t, r.Clusters)
 		}
 	}
-	require.Len(t, task.Downloads, 4)
+	require.Len(t, task.Downloads, 5)
 
 	resp, err := http.Get(base + "/metrics")
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
@@ -25,6 +26,7 @@ type apiTaskSummary struct {
 	Progress      apiProgress      `json:"progress"`
 	Conversations int              `json:"conversations"`
 	Rerun         bool             `json:"rerun"`
+	Agent         string           `json:"agent"`
 	CreatedAt     time.Time        `json:"created_at"`
 	FinishedAt    *time.Time       `json:"finished_at"`
 	URL           string           `json:"url"`
@@ -49,6 +51,9 @@ type apiTask struct {
 	RerunOf           *string           `json:"rerun_of"`
 	Source            apiSource         `json:"source"`
 	Downloads         map[string]string `json:"downloads"`
+	// FailureModel is the agent's detector that scored the task, as report.json's
+	// failure_model; null when none did.
+	FailureModel json.RawMessage `json:"failure_model"`
 }
 
 // apiSource is the file the task was made from.
@@ -69,7 +74,7 @@ func (s *Server) apiSummaryOf(r dbsqlc.ListAnalysisTasksRow) apiTaskSummary {
 	return apiTaskSummary{
 		ID: id, Title: r.Title, Status: r.Status, Terminal: r.Status.Terminal(), Stage: r.Stage,
 		Progress:      apiProgress{Done: int(r.ProgressDone), Total: int(r.ProgressTotal)},
-		Conversations: int(r.ConversationCount), Rerun: r.Rerun,
+		Conversations: int(r.ConversationCount), Rerun: r.Rerun, Agent: r.AgentName,
 		CreatedAt: r.CreatedAt.UTC(), FinishedAt: utc(r.FinishedAt),
 		URL: s.apiTaskURL(id), HTMLURL: s.deps.Config.BaseURL + string(components.TaskURL(id)),
 	}
@@ -80,12 +85,15 @@ func (s *Server) apiTaskOf(t dbsqlc.GetAnalysisTaskStateRow) apiTask {
 		apiTaskSummary: s.apiSummaryOf(dbsqlc.ListAnalysisTasksRow{
 			ID: t.ID, Title: t.Title, Status: t.Status, Stage: t.Stage, ProgressDone: t.ProgressDone,
 			ProgressTotal: t.ProgressTotal, ConversationCount: t.ConversationCount, CreatedAt: t.CreatedAt,
-			FinishedAt: t.FinishedAt, Rerun: t.RerunOf != nil,
+			FinishedAt: t.FinishedAt, Rerun: t.RerunOf != nil, AgentName: t.AgentName,
 		}),
 		Error: t.Error, Attempt: int(t.Attempt), LostCount: int(t.LostCount), Isolated: int(t.Isolated),
 		CancelRequestedAt: utc(t.CancelRequestedAt), ProviderDownSince: utc(t.ProviderDownSince),
 		Source:    apiSource{Filename: t.SourceFilename, Format: t.SourceFormat, Bytes: t.SourceBytes, LabelField: t.LabelField},
-		Downloads: map[string]string{},
+		Downloads: map[string]string{}, FailureModel: json.RawMessage("null"),
+	}
+	if len(t.FailureModel) > 0 {
+		out.FailureModel = t.FailureModel
 	}
 	if t.RerunOf != nil {
 		of := t.RerunOf.String()

@@ -28,7 +28,7 @@ func conversationFilter(q url.Values) (store.ConversationFilter, pages.Conversat
 		Risk: q.Get("risk"), Query: strings.TrimSpace(q.Get("q")), Sort: q.Get("sort"),
 	}
 	f := store.ConversationFilter{Sort: store.SortFailure}
-	if form.Sort != "" {
+	if form.Sort != "" && form.Sort != sortToLabel {
 		f.Sort = store.ConversationSort(form.Sort)
 		if !slices.Contains(store.Sorts(), f.Sort) {
 			return f, form, locale.Msg("filter_refused.sort", "Value", strconv.Quote(form.Sort))
@@ -59,6 +59,9 @@ func conversationFilter(q url.Values) (store.ConversationFilter, pages.Conversat
 		if form.Label != "failed" && form.Label != "succeeded" {
 			return f, form, locale.Msg("filter_refused.label", "Value", strconv.Quote(form.Label))
 		}
+		if form.Sort == sortToLabel {
+			return f, form, locale.Msg("filter_refused.to_label_with_label")
+		}
 		f.Label = &form.Label
 	}
 	if form.Risk != "" {
@@ -77,6 +80,9 @@ func conversationFilter(q url.Values) (store.ConversationFilter, pages.Conversat
 	}
 	if after := q.Get("after"); after != "" {
 		c, err := store.ParseConversationCursor(f.Sort, after)
+		if form.Sort == sortToLabel {
+			c, err = toLabelCursor(after)
+		}
 		if err != nil {
 			return f, form, locale.Msg("filter_refused.cursor")
 		}
@@ -97,4 +103,14 @@ func index(s, refusal string) (*int32, locale.Text) {
 	}
 	i := int32(n)
 	return &i, locale.Text{}
+}
+
+// toLabelCursor reads where a page of the list most useful to label starts: after the
+// conversation whose seq it is, in the list's order.
+func toLabelCursor(after string) (store.ConversationCursor, error) {
+	seq, err := strconv.ParseInt(after, 10, 32)
+	if err != nil || seq < 1 {
+		return store.ConversationCursor{}, store.ErrBadConversationCursor
+	}
+	return store.ConversationCursor{Seq: int32(seq)}, nil
 }

@@ -77,6 +77,9 @@ func (s *Server) conversationList(c echo.Context) error {
 	if err := s.searchOldNames(ctx, id, owner, &filter, form.Query); err != nil {
 		return err
 	}
+	if form.Sort == sortToLabel {
+		return s.labelList(c, id, filter, form, v)
+	}
 	list, err := s.store.Conversations(ctx, id, owner, filter, conversationsPerPage)
 	if err != nil {
 		return err
@@ -96,21 +99,36 @@ func (s *Server) conversationList(c echo.Context) error {
 		}
 		v.Matches, v.CountURL = matchesText(l, &n, many, false, len(v.Filtered)), ""
 	}
+	next := ""
+	if list.Next != nil {
+		next = list.Next.String(filter.Sort)
+	}
+	fillRows(c, &v, id, form, filter, list, next)
+	return render(c, status, pages.ConversationList(s.page(c, l.T("conversations.title", "Title", list.Task.Title)), v))
+}
+
+// fillRows sets the rows of a page of the list, each with its label's forms, and the
+// links to the next page (which starts after cursor next; "" on the last page) and
+// back to the first.
+func fillRows(c echo.Context, v *pages.ConversationListView, id uuid.UUID, form pages.ConversationForm, filter store.ConversationFilter, list store.ConversationList, next string) {
+	v.RowQuery = listQuery(form, filter).Encode()
+	csrf := auth.CSRFToken(c)
 	for _, row := range list.Conversations {
-		v.Conversations = append(v.Conversations, conversationRow(row))
+		r := conversationRow(row)
+		r.Labels = pages.LabelState{TaskID: id.String(), Seq: int(row.Seq), Label: deref(row.Label), Source: deref(row.LabelSource),
+			Reviewed: deref(row.ReviewedLabel), CSRFToken: csrf, ListQuery: v.RowQuery}
+		v.Conversations = append(v.Conversations, r)
 	}
 	base := components.TaskPath(id.String(), "conversations")
 	q := form.Values()
-	v.RowQuery = listQuery(form, filter).Encode()
-	if list.Next != nil {
-		q.Set("after", list.Next.String(filter.Sort))
+	if next != "" {
+		q.Set("after", next)
 		v.NextURL = base + "?" + q.Encode()
 	}
 	if filter.After != nil {
 		q.Del("after")
 		v.FirstURL = base + queryString(q)
 	}
-	return render(c, status, pages.ConversationList(s.page(c, l.T("conversations.title", "Title", list.Task.Title)), v))
 }
 
 // setCount sets how the list says how many conversations it holds: a search's count
@@ -226,7 +244,9 @@ func (s *Server) searchOldNames(ctx context.Context, id uuid.UUID, owner store.O
 // the list, and which.
 func listQuery(form pages.ConversationForm, filter store.ConversationFilter) url.Values {
 	q := form.Values()
-	q.Set("sort", string(filter.Sort))
+	if form.Sort != sortToLabel {
+		q.Set("sort", string(filter.Sort))
+	}
 	return q
 }
 
@@ -255,6 +275,7 @@ func fillMenus(l *locale.Localizer, v *pages.ConversationListView, clusters []db
 		{Value: string(store.SortFailure), Label: l.T("menus.sort_failure")},
 		{Value: string(store.SortTurns), Label: l.T("menus.sort_turns")},
 		{Value: string(store.SortSeverity), Label: l.T("menus.sort_severity")},
+		{Value: sortToLabel, Label: l.T("menus.sort_to_label")},
 	}
 }
 
@@ -323,9 +344,6 @@ func conversationRow(r dbsqlc.ListTaskConversationsRow) pages.ConversationRow {
 		row.IssueTitle = r.IssueTitle
 	}
 	row.OnlyExpected = r.TopTitle == "" && r.HasFindings
-	if r.Label != nil {
-		row.Label = *r.Label
-	}
 	if r.FailureScore != nil {
 		score := float64(*r.FailureScore)
 		row.FailureScore = &score

@@ -57,10 +57,11 @@ func (s *Server) conversationShow(c echo.Context) error {
 		score := d.Diagnosis.FailureScore
 		v.FailureScore = &score
 	}
-	if conv.Label != nil {
-		v.Label = *conv.Label
-	}
 	if v.List, err = s.listAround(c, id, conv); err != nil {
+		return err
+	}
+	v.Labels = labelStateOf(id, conv, auth.CSRFToken(c), labelListQuery(c.QueryParams()).Encode())
+	if v.Progress, err = s.agentProgress(c.Request().Context(), rows.Task.AgentID, auth.OwnerFrom(c)); err != nil {
 		return err
 	}
 	return render(c, http.StatusOK, pages.ConversationShow(s.page(c, t(c, "conversation.title", "Seq", strconv.Itoa(int(conv.Seq)), "Title", rows.Task.Title)), v))
@@ -83,6 +84,9 @@ func (s *Server) listAround(c echo.Context, id uuid.UUID, conv dbsqlc.TaskConver
 	ctx, owner := c.Request().Context(), auth.OwnerFrom(c)
 	if err := s.searchOldNames(ctx, id, owner, &filter, form.Query); err != nil {
 		return nil, err
+	}
+	if form.Sort == sortToLabel {
+		return s.labelListAround(c, id, conv, filter, form)
 	}
 	here := store.ConversationCursor{Score: -1, Turns: conv.MessageCount, Severity: conv.MaxSeverity, Seq: conv.Seq}
 	if conv.FailureScore != nil {

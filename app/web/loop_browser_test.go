@@ -59,7 +59,7 @@ func TestConversationListInBrowser(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, scope, "Labeled failed")
 	labels, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
-		`[...document.querySelectorAll('[data-testid="conversation-label"]')].map(td => td.textContent.trim())`))
+		`[...document.querySelectorAll('[data-testid="conversation-label"]')].map(td => td.dataset.labelValue)`))
 	require.NoError(t, err)
 	require.NotEmpty(t, labels)
 	require.Less(t, len(labels), rows, "fewer than the whole issue")

@@ -55,6 +55,8 @@ func (s *Server) routes() {
 	e.GET("/tasks/:id/conversations", s.conversationList)
 	e.GET("/tasks/:id/conversations/count", s.conversationCount)
 	e.GET("/tasks/:id/conversations/:seq", s.conversationShow)
+	e.POST("/tasks/:id/conversations/:seq/label", s.conversationLabel)
+	e.GET("/tasks/:id/learning", s.taskLearning)
 	e.GET("/tasks/:id/compare", s.taskCompare)
 	e.GET("/tasks/:id/compare.json", s.taskCompareJSON)
 	e.POST("/tasks/:id/clusters/:cluster/expected", s.clusterExpectedMark)
@@ -66,6 +68,9 @@ func (s *Server) routes() {
 	for _, d := range downloads() {
 		e.GET("/tasks/:id/"+d.name, s.taskDownload(d))
 	}
+
+	e.GET("/agents", s.agentList)
+	e.GET("/agents/:agent", s.agentShow)
 
 	e.GET("/settings/tokens", s.tokenList)
 	e.POST("/settings/tokens", s.tokenCreate)
@@ -85,6 +90,8 @@ func (s *Server) routes() {
 		api.GET("/tasks/:id/"+d.name, s.taskDownload(d))
 	}
 	api.GET("/tasks/:id/compare.json", s.apiTaskCompare)
+	api.GET("/tasks/:id/conversations", s.apiTaskConversations)
+	api.POST("/tasks/:id/labels", s.apiTaskLabels)
 
 	e.RouteNotFound("/api/*", func(c echo.Context) error { return echo.NewHTTPError(http.StatusNotFound) })
 	e.RouteNotFound("/*", func(c echo.Context) error { return errNoPage })

@@ -31,7 +31,7 @@ func (s *Server) taskCreate(c echo.Context) error {
 		if status == 0 {
 			return err
 		}
-		return s.renderUpload(c, status, up.form.title, failure)
+		return s.renderUpload(c, status, up.form.title, up.form.agent, failure)
 	}
 	sum := up.summary
 	msg := []locale.Text{locale.Msg("uploaded.started", "Count", sum.Conversations, "Format", formatLabel(sum))}

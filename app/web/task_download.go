@@ -30,6 +30,7 @@ func downloads() []download {
 		{"actions.csv", "text/csv; charset=utf-8", ignoreLocale(report.WriteActionsCSV)},
 		{"findings.csv", "text/csv; charset=utf-8", ignoreLocale(report.WriteFindingsCSV)},
 		{"report.md", "text/markdown; charset=utf-8", report.WriteMarkdown},
+		{"labels.csv", "text/csv; charset=utf-8", ignoreLocale(report.WriteLabelsCSV)},
 	}
 }
 

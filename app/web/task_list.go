@@ -42,6 +42,10 @@ func (s *Server) taskList(c echo.Context) error {
 				Done: int(t.ProgressDone), Total: int(t.ProgressTotal), Attempt: int(t.Attempt), LostCount: int(t.LostCount)},
 			Title: t.Title, Conversations: int(t.ConversationCount), Isolated: int(t.Isolated),
 			CreatedAt: t.CreatedAt, FinishedAt: t.FinishedAt, SourceFilename: t.SourceFilename, Rerun: t.Rerun,
+			Agent: t.AgentName,
+		}
+		if t.AgentID != nil {
+			v.Tasks[i].AgentID = *t.AgentID
 		}
 	}
 	ids := make([]uuid.UUID, len(page.Tasks))

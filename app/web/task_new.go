@@ -25,17 +25,23 @@ func (s *Server) taskNew(c echo.Context) error {
 		// The upload counts again before it is stored: the form is worth showing.
 		s.logger(c).Warn("upload page: could not count the unfinished tasks", "err", err)
 	}
-	return s.renderUpload(c, http.StatusOK, "", failure)
+	return s.renderUpload(c, http.StatusOK, "", "", failure)
 }
 
-// renderUpload shows the upload form with the title kept and the reasons of a refused
-// upload, as the whole page or, for htmx, as the form's panel alone.
-func (s *Server) renderUpload(c echo.Context, status int, title string, failure *refused) error {
+// renderUpload shows the upload form with the title and the agent's name kept and the
+// reasons of a refused upload, as the whole page or, for htmx, as the form's panel
+// alone. The agent's field offers the owner's agents.
+func (s *Server) renderUpload(c echo.Context, status int, title, agent string, failure *refused) error {
 	lim := s.uploadLimits()
+	agents, err := s.store.Agents(c.Request().Context(), auth.OwnerFrom(c))
+	if err != nil {
+		return err
+	}
 	l := s.localizerOf(c)
 	v := pages.TaskNewView{
 		CSRFToken: auth.CSRFToken(c),
 		Title:     title,
+		Agent:     agent,
 		Failure:   failure.page(l),
 		Limits: pages.UploadLimits{
 			MaxUploadMB:          s.deps.Config.MaxUploadMB,
@@ -47,6 +53,9 @@ func (s *Server) renderUpload(c echo.Context, status int, title string, failure 
 			MinConversations:     s.deps.Config.MinConversations,
 			MaxUnfinished:        s.deps.Config.MaxUnfinishedTasks,
 		},
+	}
+	for _, a := range agents {
+		v.Agents = append(v.Agents, a.Name)
 	}
 	return renderPage(c, status, pages.TaskNew(s.page(c, l.T("upload.page_title")), v), pages.TaskNewForm(v))
 }

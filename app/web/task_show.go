@@ -40,6 +40,9 @@ func (s *Server) taskShow(c echo.Context) error {
 func (s *Server) taskView(c echo.Context, r report.Report) (pages.TaskView, error) {
 	v := pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c), MinConversations: s.deps.Config.MinConversations}
 	var err error
+	if v.Learning, err = s.agentLearning(c, r.Task); err != nil {
+		return v, err
+	}
 	if v.RuleGone, v.RuleFrom, err = s.ruleWords(c, r); err != nil {
 		return v, err
 	}

@@ -483,10 +483,11 @@ func (q *Queries) GetAnalysisTask(ctx context.Context, db DBTX, arg GetAnalysisT
 }
 
 const getAnalysisTaskState = `-- name: GetAnalysisTaskState :one
-SELECT id, title, status, stage, progress_done, progress_total, attempt, lost_count, isolated,
-       conversation_count, created_at, finished_at, cancel_requested_at, provider_down_since, error,
-       rerun_of, source_filename, source_format, source_bytes, label_field, agent_id, failure_model
-FROM analysis_task WHERE id = $1 AND owner_user_id = $2 AND kind = 'diagnosis'
+SELECT t.id, t.title, t.status, t.stage, t.progress_done, t.progress_total, t.attempt, t.lost_count, t.isolated,
+       t.conversation_count, t.created_at, t.finished_at, t.cancel_requested_at, t.provider_down_since, t.error,
+       t.rerun_of, t.source_filename, t.source_format, t.source_bytes, t.label_field, t.agent_id, t.failure_model,
+       coalesce((SELECT a.name FROM agent a WHERE a.id = t.agent_id AND a.owner_user_id = t.owner_user_id), '')::text AS agent_name
+FROM analysis_task t WHERE t.id = $1 AND t.owner_user_id = $2 AND t.kind = 'diagnosis'
 `
 
 type GetAnalysisTaskStateParams struct {
@@ -517,10 +518,12 @@ type GetAnalysisTaskStateRow struct {
 	LabelField        string
 	AgentID           *int64
 	FailureModel      json.RawMessage
+	AgentName         string
 }
 
 // What the API shows of a task: the row without its stored JSON (configuration,
-// funnel, risk summary, label check), so a script's poll reads only narrow columns.
+// funnel, risk summary, label check) but the summary of the detector that scored it,
+// with its agent's name, so a script's poll reads only narrow columns.
 func (q *Queries) GetAnalysisTaskState(ctx context.Context, db DBTX, arg GetAnalysisTaskStateParams) (GetAnalysisTaskStateRow, error) {
 	row := db.QueryRow(ctx, getAnalysisTaskState, arg.ID, arg.OwnerUserID)
 	var i GetAnalysisTaskStateRow
@@ -547,6 +550,7 @@ func (q *Queries) GetAnalysisTaskState(ctx context.Context, db DBTX, arg GetAnal
 		&i.LabelField,
 		&i.AgentID,
 		&i.FailureModel,
+		&i.AgentName,
 	)
 	return i, err
 }

@@ -131,35 +131,50 @@ func (q *Queries) FindConversationSeq(ctx context.Context, db DBTX, arg FindConv
 	return items, nil
 }
 
-const findConversationsByExternalID = `-- name: FindConversationsByExternalID :many
-SELECT seq, external_id, qc_status
+const findLabelTargets = `-- name: FindLabelTargets :many
+SELECT seq, external_id, qc_status, label
 FROM task_conversation
-WHERE task_id = $1 AND owner_user_id = $2 AND external_id = ANY($3::text[])
+WHERE task_id = $1 AND owner_user_id = $2
+  AND (seq = ANY($3::int[]) OR external_id = ANY($4::text[]))
 `
 
-type FindConversationsByExternalIDParams struct {
+type FindLabelTargetsParams struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
+	Seqs        []int32
 	ExternalIds []string
 }
 
-type FindConversationsByExternalIDRow struct {
+type FindLabelTargetsRow struct {
 	Seq        int32
 	ExternalID string
 	QcStatus   taskstate.QCStatus
+	Label      *string
 }
 
-// The seq of each of the task's conversations whose export id is in @external_ids.
-func (q *Queries) FindConversationsByExternalID(ctx context.Context, db DBTX, arg FindConversationsByExternalIDParams) ([]FindConversationsByExternalIDRow, error) {
-	rows, err := db.Query(ctx, findConversationsByExternalID, arg.TaskID, arg.OwnerUserID, arg.ExternalIds)
+// The task's conversations that @seqs or @external_ids (their ids in the export) name,
+// with their quality verdict and outcome label now: what a change of labels is checked
+// against, and whether it changes what the agent's detector learns.
+func (q *Queries) FindLabelTargets(ctx context.Context, db DBTX, arg FindLabelTargetsParams) ([]FindLabelTargetsRow, error) {
+	rows, err := db.Query(ctx, findLabelTargets,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.Seqs,
+		arg.ExternalIds,
+	)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var items []FindConversationsByExternalIDRow
+	var items []FindLabelTargetsRow
 	for rows.Next() {
-		var i FindConversationsByExternalIDRow
-		if err := rows.Scan(&i.Seq, &i.ExternalID, &i.QcStatus); err != nil {
+		var i FindLabelTargetsRow
+		if err := rows.Scan(
+			&i.Seq,
+			&i.ExternalID,
+			&i.QcStatus,
+			&i.Label,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -553,11 +568,17 @@ func (q *Queries) ListKeptRiskFlags(ctx context.Context, db DBTX, arg ListKeptRi
 }
 
 const listLabelCandidates = `-- name: ListLabelCandidates :many
-SELECT seq, external_id, label, label_source, failure_score, message_count, finding_categories,
-       (jsonb_array_length(risk_flags) > 0)::boolean AS flagged
-FROM task_conversation
-WHERE task_id = $1 AND owner_user_id = $2 AND qc_status = 'kept'
-ORDER BY seq
+SELECT c.seq, c.label, c.failure_score, c.message_count,
+       coalesce((SELECT f.category FROM task_finding f
+                 WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq
+                   AND NOT coalesce((SELECT k.expected FROM task_cluster k
+                                     WHERE k.task_id = f.task_id AND k.owner_user_id = f.owner_user_id AND k.idx = f.cluster_idx), f.expected)
+                 ORDER BY f.severity DESC, f.priority_score DESC, f.idx
+                 LIMIT 1), '')::text AS top_category,
+       (jsonb_array_length(c.risk_flags) > 0)::boolean AS flagged
+FROM task_conversation c
+WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.qc_status = 'kept' AND c.diagnosis_status = 'done'
+ORDER BY c.seq
 `
 
 type ListLabelCandidatesParams struct {
@@ -566,18 +587,18 @@ type ListLabelCandidatesParams struct {
 }
 
 type ListLabelCandidatesRow struct {
-	Seq               int32
-	ExternalID        string
-	Label             *string
-	LabelSource       *string
-	FailureScore      *float32
-	MessageCount      int32
-	FindingCategories []string
-	Flagged           bool
+	Seq          int32
+	Label        *string
+	FailureScore *float32
+	MessageCount int32
+	TopCategory  string
+	Flagged      bool
 }
 
-// What choosing the conversations most useful to label reads: every kept conversation
-// of the task in upload order, without its messages.
+// What choosing the conversations most useful to label reads: every kept, diagnosed
+// conversation of the task (what a detector learns from) in upload order, without its
+// messages, with the category of its most severe finding that is an issue (by its
+// cluster's standing, as ListTaskConversations has it; empty for none).
 func (q *Queries) ListLabelCandidates(ctx context.Context, db DBTX, arg ListLabelCandidatesParams) ([]ListLabelCandidatesRow, error) {
 	rows, err := db.Query(ctx, listLabelCandidates, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
@@ -589,12 +610,10 @@ func (q *Queries) ListLabelCandidates(ctx context.Context, db DBTX, arg ListLabe
 		var i ListLabelCandidatesRow
 		if err := rows.Scan(
 			&i.Seq,
-			&i.ExternalID,
 			&i.Label,
-			&i.LabelSource,
 			&i.FailureScore,
 			&i.MessageCount,
-			&i.FindingCategories,
+			&i.TopCategory,
 			&i.Flagged,
 		); err != nil {
 			return nil, err
@@ -857,7 +876,7 @@ func (q *Queries) ListTaskConversationSummaries(ctx context.Context, db DBTX, ar
 }
 
 const listTaskConversations = `-- name: ListTaskConversations :many
-SELECT c.seq, c.external_id, c.message_count, c.label, c.failure_score, c.max_severity,
+SELECT c.seq, c.external_id, c.message_count, c.label, c.label_source, c.reviewed_label, c.failure_score, c.max_severity,
        c.diagnosis_status, coalesce(c.diagnosis ->> 'outcome', '')::text AS outcome,
        ARRAY(SELECT DISTINCT k #>> '{}' FROM jsonb_path_query(c.risk_flags, '$[*].kind') AS k ORDER BY 1)::text[] AS risk_kinds,
        coalesce(top.type, '')::text AS top_type, coalesce(top.category, '')::text AS top_category,
@@ -933,6 +952,8 @@ type ListTaskConversationsRow struct {
 	ExternalID      string
 	MessageCount    int32
 	Label           *string
+	LabelSource     *string
+	ReviewedLabel   *string
 	FailureScore    *float32
 	MaxSeverity     int32
 	DiagnosisStatus taskstate.DiagnosisStatus
@@ -997,6 +1018,8 @@ func (q *Queries) ListTaskConversations(ctx context.Context, db DBTX, arg ListTa
 			&i.ExternalID,
 			&i.MessageCount,
 			&i.Label,
+			&i.LabelSource,
+			&i.ReviewedLabel,
 			&i.FailureScore,
 			&i.MaxSeverity,
 			&i.DiagnosisStatus,

@@ -91,6 +91,12 @@ func TestTextRoundTripsThroughJSON(t *testing.T) {
 	require.Equal(t, en.Text(text), en.Text(back))
 	require.Equal(t, []string{"join.sentences", "format.seconds_only", "join.comma", "join.and"}, back.MessageIDs())
 
+	cased := Sentences(UpperFirst(Lit("the agent")), LowerFirst(Lit("The user left.")), LowerFirst(Lit("API down.")))
+	raw, err = json.Marshal(cased)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &back))
+	require.Equal(t, "The agent the user left. API down.", en.Text(back))
+
 	var lit Text
 	require.NoError(t, json.Unmarshal([]byte(`"as stored"`), &lit))
 	require.Equal(t, "as stored", zh.Text(lit))

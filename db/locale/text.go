@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Text is words for people that can be written in any locale, kept by what they are
@@ -16,7 +18,8 @@ import (
 // English it wrote, so a reader in another language reads the same finding in theirs.
 //
 // In JSON a literal is a string, a number a number, a share {"share": 0.25}, a message
-// {"id": ..., "args": {...}} and a list {"join": ..., "last": ..., "items": [...]}.
+// {"id": ..., "args": {...}}, a list {"join": ..., "last": ..., "items": [...]} and a
+// change of the first letter's case {"case": "upper", "of": ...}.
 type Text struct {
 	lit   string
 	num   *float64
@@ -26,6 +29,9 @@ type Text struct {
 	join  string // the message joining two items, A and B
 	last  string // the message joining the last item, when it is not join
 	items []Text
+	// casing changes the first letter of of, written: "upper" or "lower".
+	casing string
+	of     *Text
 }
 
 // Lit is s as it is, in every locale.
@@ -85,14 +91,40 @@ func List(items ...Text) Text { return Text{join: "join.comma", last: "join.and"
 // made the message may read back from it.
 func (t Text) Arg(name string) string { return t.args[name].lit }
 
+// UpperFirst is t with its first letter upper-case, for t at the start of a sentence
+// (a language without cases is written as it is).
+func UpperFirst(t Text) Text { return Text{casing: "upper", of: &t} }
+
+// LowerFirst is t with its first letter lower-case when it starts a sentence that now
+// goes on another's ("In one of them, the agent…"): only a capital followed by a small
+// letter is lowered, so "API" and "I" stay as they are.
+func LowerFirst(t Text) Text { return Text{casing: "lower", of: &t} }
+
 // IsZero reports whether t holds nothing: a Text never set.
 func (t Text) IsZero() bool {
-	return t.lit == "" && t.num == nil && t.share == nil && t.id == "" && t.join == "" && len(t.items) == 0
+	return t.lit == "" && t.num == nil && t.share == nil && t.id == "" && t.join == "" && len(t.items) == 0 && t.of == nil
+}
+
+// recase changes the first letter of s as casing says.
+func recase(s, casing string) string {
+	first, size := utf8.DecodeRuneInString(s)
+	switch {
+	case size == 0:
+		return s
+	case casing == "upper":
+		return string(unicode.ToUpper(first)) + s[size:]
+	}
+	if second, _ := utf8.DecodeRuneInString(s[size:]); unicode.IsUpper(first) && unicode.IsLower(second) {
+		return string(unicode.ToLower(first)) + s[size:]
+	}
+	return s
 }
 
 // Text writes t in the localizer's language.
 func (l *Localizer) Text(t Text) string {
 	switch {
+	case t.of != nil:
+		return recase(l.Text(*t.of), t.casing)
 	case t.num != nil:
 		return l.Num(*t.num)
 	case t.share != nil:
@@ -148,6 +180,9 @@ func (t Text) MessageIDs() []string {
 	for _, item := range t.items {
 		ids = append(ids, item.MessageIDs()...)
 	}
+	if t.of != nil {
+		ids = append(ids, t.of.MessageIDs()...)
+	}
 	return ids
 }
 
@@ -159,6 +194,8 @@ type textJSON struct {
 	Join  string          `json:"join,omitempty"`
 	Last  string          `json:"last,omitempty"`
 	Items []Text          `json:"items,omitempty"`
+	Case  string          `json:"case,omitempty"`
+	Of    *Text           `json:"of,omitempty"`
 }
 
 // MarshalJSON writes t in its JSON form (see Text).
@@ -166,10 +203,10 @@ func (t Text) MarshalJSON() ([]byte, error) {
 	switch {
 	case t.num != nil:
 		return json.Marshal(*t.num)
-	case t.id == "" && t.join == "" && t.share == nil:
+	case t.id == "" && t.join == "" && t.share == nil && t.of == nil:
 		return json.Marshal(t.lit)
 	}
-	return json.Marshal(textJSON{ID: t.id, Args: t.args, Share: t.share, Join: t.join, Last: t.last, Items: t.items})
+	return json.Marshal(textJSON{ID: t.id, Args: t.args, Share: t.share, Join: t.join, Last: t.last, Items: t.items, Case: t.casing, Of: t.of})
 }
 
 // UnmarshalJSON reads t from its JSON form.
@@ -189,7 +226,7 @@ func (t *Text) UnmarshalJSON(b []byte) error {
 		if err := json.Unmarshal(b, &o); err != nil {
 			return fmt.Errorf("locale: text: %w", err)
 		}
-		*t = Text{id: o.ID, args: o.Args, share: o.Share, join: o.Join, last: o.Last, items: o.Items}
+		*t = Text{id: o.ID, args: o.Args, share: o.Share, join: o.Join, last: o.Last, items: o.Items, casing: o.Case, of: o.Of}
 	default:
 		var f float64
 		if err := json.Unmarshal(b, &f); err != nil {

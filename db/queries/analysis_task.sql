@@ -288,11 +288,13 @@ SELECT * FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id AN
 
 -- name: GetAnalysisTaskState :one
 -- What the API shows of a task: the row without its stored JSON (configuration,
--- funnel, risk summary, label check), so a script's poll reads only narrow columns.
-SELECT id, title, status, stage, progress_done, progress_total, attempt, lost_count, isolated,
-       conversation_count, created_at, finished_at, cancel_requested_at, provider_down_since, error,
-       rerun_of, source_filename, source_format, source_bytes, label_field, agent_id, failure_model
-FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id AND kind = 'diagnosis';
+-- funnel, risk summary, label check) but the summary of the detector that scored it,
+-- with its agent's name, so a script's poll reads only narrow columns.
+SELECT t.id, t.title, t.status, t.stage, t.progress_done, t.progress_total, t.attempt, t.lost_count, t.isolated,
+       t.conversation_count, t.created_at, t.finished_at, t.cancel_requested_at, t.provider_down_since, t.error,
+       t.rerun_of, t.source_filename, t.source_format, t.source_bytes, t.label_field, t.agent_id, t.failure_model,
+       coalesce((SELECT a.name FROM agent a WHERE a.id = t.agent_id AND a.owner_user_id = t.owner_user_id), '')::text AS agent_name
+FROM analysis_task t WHERE t.id = @id AND t.owner_user_id = @owner_user_id AND t.kind = 'diagnosis';
 
 -- name: LockTaskForReview :one
 -- Locks a task its owner reviews (marks a cluster expected, or takes the mark back)

@@ -290,7 +290,7 @@ ORDER BY seq;
 -- conversation's document instead costs about four times as much a row, and a word
 -- whose conversations sort last (as words of failure or of success do) is walked past
 -- nearly the whole task before a page is found.
-SELECT c.seq, c.external_id, c.message_count, c.label, c.failure_score, c.max_severity,
+SELECT c.seq, c.external_id, c.message_count, c.label, c.label_source, c.reviewed_label, c.failure_score, c.max_severity,
        c.diagnosis_status, coalesce(c.diagnosis ->> 'outcome', '')::text AS outcome,
        ARRAY(SELECT DISTINCT k #>> '{}' FROM jsonb_path_query(c.risk_flags, '$[*].kind') AS k ORDER BY 1)::text[] AS risk_kinds,
        coalesce(top.type, '')::text AS top_type, coalesce(top.category, '')::text AS top_category,
@@ -426,20 +426,31 @@ FROM input
 WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = input.seq AND c.qc_status = 'kept'
 RETURNING c.seq, c.label, c.label_source, c.reviewed_label, c.reviewed_at;
 
--- name: FindConversationsByExternalID :many
--- The seq of each of the task's conversations whose export id is in @external_ids.
-SELECT seq, external_id, qc_status
+-- name: FindLabelTargets :many
+-- The task's conversations that @seqs or @external_ids (their ids in the export) name,
+-- with their quality verdict and outcome label now: what a change of labels is checked
+-- against, and whether it changes what the agent's detector learns.
+SELECT seq, external_id, qc_status, label
 FROM task_conversation
-WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND external_id = ANY(@external_ids::text[]);
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id
+  AND (seq = ANY(@seqs::int[]) OR external_id = ANY(@external_ids::text[]));
 
 -- name: ListLabelCandidates :many
--- What choosing the conversations most useful to label reads: every kept conversation
--- of the task in upload order, without its messages.
-SELECT seq, external_id, label, label_source, failure_score, message_count, finding_categories,
-       (jsonb_array_length(risk_flags) > 0)::boolean AS flagged
-FROM task_conversation
-WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND qc_status = 'kept'
-ORDER BY seq;
+-- What choosing the conversations most useful to label reads: every kept, diagnosed
+-- conversation of the task (what a detector learns from) in upload order, without its
+-- messages, with the category of its most severe finding that is an issue (by its
+-- cluster's standing, as ListTaskConversations has it; empty for none).
+SELECT c.seq, c.label, c.failure_score, c.message_count,
+       coalesce((SELECT f.category FROM task_finding f
+                 WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq
+                   AND NOT coalesce((SELECT k.expected FROM task_cluster k
+                                     WHERE k.task_id = f.task_id AND k.owner_user_id = f.owner_user_id AND k.idx = f.cluster_idx), f.expected)
+                 ORDER BY f.severity DESC, f.priority_score DESC, f.idx
+                 LIMIT 1), '')::text AS top_category,
+       (jsonb_array_length(c.risk_flags) > 0)::boolean AS flagged
+FROM task_conversation c
+WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.qc_status = 'kept' AND c.diagnosis_status = 'done'
+ORDER BY c.seq;
 
 -- name: ListScoringConversationsAfter :many
 -- One page of the task's kept conversations after @after_seq (with @diagnosed, the

@@ -109,3 +109,36 @@ func (c Conversation) SystemPrompt() string {
 	}
 	return strings.Join(parts, "\n")
 }
+
+// ToolNames tells which tool each tool result answers, as the messages go: the call it
+// names by id, else its own name, else the oldest call not answered yet.
+type ToolNames struct {
+	byID    map[string]string // tool call id → tool name
+	pending []string          // names of calls not answered yet, in call order
+}
+
+// Called records an assistant message's tool calls.
+func (t *ToolNames) Called(m Message) {
+	for _, tc := range m.ToolCalls {
+		if t.byID == nil {
+			t.byID = map[string]string{}
+		}
+		t.byID[tc.ID] = tc.Name
+		t.pending = append(t.pending, tc.Name)
+	}
+}
+
+// Answered is the tool a tool message answers ("" when it cannot tell), and marks one
+// call answered.
+func (t *ToolNames) Answered(m Message) string {
+	name := m.Name
+	if n, ok := t.byID[m.ToolCallID]; ok && m.ToolCallID != "" {
+		name = n
+	} else if name == "" && len(t.pending) > 0 {
+		name = t.pending[0]
+	}
+	if len(t.pending) > 0 {
+		t.pending = t.pending[1:]
+	}
+	return name
+}

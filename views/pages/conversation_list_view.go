@@ -33,6 +33,18 @@ type ConversationListView struct {
 	// RowQuery is the list's query, encoded, that each row's link passes on to its
 	// conversation's page, which leads back to the list and on to the next in it.
 	RowQuery string
+	// ToLabel is set for the list most useful to label (sort=to_label): the rule of its
+	// order and the agent's labels so far.
+	ToLabel *ToLabelView
+}
+
+// ToLabelView is what the list most useful to label says above its rows: the rule it
+// follows (Scored: the agent's detector scored the run, so its least certain come
+// first), and what the agent has of the labels its detector needs.
+type ToLabelView struct {
+	Scored   bool
+	Agent    string
+	Progress *LabelProgress
 }
 
 // ConversationForm is the list's query as sent.
@@ -62,9 +74,9 @@ type ConversationRow struct {
 	Seq             int
 	ID              string
 	Turns           int
-	Label           string   // the outcome the upload recorded; empty without one
-	FailureScore    *float64 // the diagnosis' estimate that it failed; nil until diagnosed
-	Estimated       string   // what the score says: "failed" or "succeeded"; empty until diagnosed
+	Labels          LabelState // its outcome label, where it came from, and the forms that label it
+	FailureScore    *float64   // the diagnosis' estimate that it failed; nil until diagnosed
+	Estimated       string     // what the score says: "failed" or "succeeded"; empty until diagnosed
 	DiagnosisStatus taskstate.DiagnosisStatus
 	Outcome         string // the diagnosis' outcome, as the analyzer named it
 	TopType         string // its most severe finding that is not expected behaviour, if any

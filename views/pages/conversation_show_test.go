@@ -113,7 +113,8 @@ func TestConversationPageShowsTheEstimateTheLabelAndExpectedBehaviour(t *testing
 	t.Parallel()
 	v := conversationView("Please change my flight.")
 	score := 0.82
-	v.FailureScore, v.FailedTurn, v.Label = &score, 4, "failed"
+	v.FailureScore, v.FailedTurn = &score, 4
+	v.QCStatus, v.Labels = "kept", pages.LabelState{Label: "failed", Source: "upload"}
 	v.Findings = append(v.Findings, report.Finding{Type: "ACTION", Category: "refusal", Title: "Agent declines a request its policy rules out",
 		Severity: 1, Expected: true, Policy: "Basic fares cannot be changed.", Evidence: []report.Evidence{{Turn: 5, Quote: "Done"}}})
 	doc, _ := render(t, pages.ConversationShow(page, v))
@@ -122,12 +123,12 @@ func TestConversationPageShowsTheEstimateTheLabelAndExpectedBehaviour(t *testing
 	require.Contains(t, strings.Join(strings.Fields(testid(doc, "estimated-outcome").Text()), " "),
 		"Likely failed (failure score 0.82); things first went wrong at turn 4", "no space before the semicolon")
 	require.Equal(t, "#turn-4", testid(doc, "failed-turn").AttrOr("href", ""))
-	require.Contains(t, testid(doc, "label").Text(), "Failed")
+	require.Contains(t, strings.Join(strings.Fields(testid(doc, "label-state").Text()), " "), "failed as the upload recorded it")
 	require.Equal(t, 1, testid(doc, "finding-expected").Length())
 	require.Equal(t, "Basic fares cannot be changed.", testid(doc, "finding-policy").Text())
 
-	v.FailureScore, v.Label = nil, ""
+	v.FailureScore, v.Labels = nil, pages.LabelState{}
 	doc, _ = render(t, pages.ConversationShow(page, v))
 	require.Zero(t, testid(doc, "estimated-outcome").Length(), "nothing estimated before the diagnosis")
-	require.Zero(t, testid(doc, "label").Length())
+	require.Contains(t, testid(doc, "label-state").Text(), "No outcome label yet")
 }

@@ -61,7 +61,7 @@ func TestUploadFormIsAPlainMultipartFormThatHTMXEnhances(t *testing.T) {
 	require.True(t, indicator.HasClass("htmx-indicator"))
 
 	inputs := form.Find("input")
-	require.Equal(t, []string{"_csrf", "title", "file"}, inputs.Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("name", "") }),
+	require.Equal(t, []string{"_csrf", "title", "agent", "file"}, inputs.Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("name", "") }),
 		"_csrf first, so the CSRF check reads only that part and the file streams")
 	require.Equal(t, "tok", inputs.First().AttrOr("value", ""))
 	require.Equal(t, "file", testid(doc, "upload-file").AttrOr("type", ""))

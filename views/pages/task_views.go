@@ -28,6 +28,10 @@ type TaskRow struct {
 	FinishedAt     *time.Time
 	SourceFilename string
 	Rerun          bool // a re-run of an earlier diagnosis of the same conversations
+	// Agent is the name of the owner's agent the diagnosis belongs to, AgentID its id;
+	// "" and 0 for none.
+	Agent   string
+	AgentID int64
 	// TopIssue is the finished task's most urgent issue; nil before it finishes or when
 	// it found none. Trend is that issue's share over the runs of its title up to it;
 	// nil with fewer than two.
@@ -62,6 +66,9 @@ type TaskView struct {
 	// RerunOf is the title of the diagnosis a re-run repeats, "" when it is not a
 	// re-run or that diagnosis has been deleted.
 	RerunOf string
+	// Learning: the task's agent's detector is learning from labels, and this task is
+	// scored again when it is done.
+	Learning bool
 }
 
 // ReviewNotice confirms a mark of expected behaviour: which issue, whether it was marked
@@ -149,11 +156,15 @@ type ConversationView struct {
 	DiagnosisStatus taskstate.DiagnosisStatus
 	Outcome         string
 	Summary         string
-	Label           string   // the outcome the upload recorded, empty without one
-	FailureScore    *float64 // the diagnosis' estimate that it failed; nil until diagnosed
-	FailedTurn      int      // where things first went wrong, 0 when nowhere
-	Flags           []report.RiskFlag
-	Findings        []report.Finding
+	// Labels is its outcome label, where it came from and what the owner said, with the
+	// forms that label it; Progress is what its agent has learned from its labels (nil
+	// for a task without an agent).
+	Labels       LabelState
+	Progress     *LabelProgress
+	FailureScore *float64 // the diagnosis' estimate that it failed; nil until diagnosed
+	FailedTurn   int      // where things first went wrong, 0 when nowhere
+	Flags        []report.RiskFlag
+	Findings     []report.Finding
 	// Standings is the word on each finding's issue, by cluster index; a finding
 	// missing from it stands as the analyzer flagged it.
 	Standings map[int]Standing

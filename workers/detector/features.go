@@ -46,8 +46,7 @@ func Extract(conv transcript.Conversation, errorTurns []int, categories []string
 	for _, t := range errorTurns {
 		errored[t] = true
 	}
-	tools := map[string]string{} // tool call id → tool name
-	var pending []string         // names of calls not answered yet, for results without ids
+	var tools transcript.ToolNames
 	user, agent := newSide(d.Terms, userWords), newSide(d.Terms, agentWords)
 	for i, m := range conv.Messages {
 		d.Counts.Characters += len([]rune(m.Content))
@@ -63,20 +62,10 @@ func Extract(conv transcript.Conversation, errorTurns []int, categories []string
 			for _, tc := range m.ToolCalls {
 				d.Counts.ToolCalls++
 				d.Terms[toolCalled+tc.Name]++
-				tools[tc.ID] = tc.Name
-				pending = append(pending, tc.Name)
 			}
+			tools.Called(m)
 		case transcript.RoleTool:
-			name := m.Name
-			if n, ok := tools[m.ToolCallID]; ok && m.ToolCallID != "" {
-				name = n
-			} else if name == "" && len(pending) > 0 {
-				name = pending[0]
-			}
-			if len(pending) > 0 {
-				pending = pending[1:]
-			}
-			if errored[i+1] && name != "" {
+			if name := tools.Answered(m); errored[i+1] && name != "" {
 				d.Terms[toolFailed+name]++
 			}
 		}

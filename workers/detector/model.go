@@ -36,14 +36,18 @@ type Estimate struct {
 	Groups    int     `json:"groups"` // near-duplicate groups the folds kept whole
 	Folds     int     `json:"folds"`
 	AUROC     float64 `json:"cv_auroc"`
-	// Low and High bound the interval (intervalLevel) of the AUROC over resampled
-	// groups.
+	// Low and High bound the interval (intervalLevel) in which its AUROC on
+	// conversations it has not seen should fall: from new scenarios (the folds of whole
+	// groups, Low) to retries of known ones (AUROCSeen's folds, which may raise High).
 	Low  float64 `json:"cv_low"`
 	High float64 `json:"cv_high"`
 	// WithoutFindings and WithFindings are the cross-validated AUROCs of the two
 	// variants Train compared; the model is the better one.
 	WithoutFindings float64 `json:"cv_auroc_without_findings"`
 	WithFindings    float64 `json:"cv_auroc_with_findings"`
+	// AUROCSeen is the cross-validated AUROC over folds that ignore the groups: on
+	// retries of scenarios it has seen.
+	AUROCSeen float64 `json:"cv_auroc_seen"`
 	// Baselines are what counting alone scores on the same conversations.
 	Baselines []Baseline `json:"baselines"`
 }
@@ -84,12 +88,13 @@ func (m *Model) margin(v vector, d Doc) float64 {
 
 // standardise turns a document's dense features into what the model reads, as the
 // training set scaled them.
-func (m *Model) standardise(d Doc) [denseFeatures]float64 {
-	out := d.dense()
-	for k := range out {
-		out[k] = (out[k] - m.DenseMean[k]) / m.DenseStd[k]
+func (m *Model) standardise(d Doc) [denseFeatures]float64 { return m.scale(d.dense()) }
+
+func (m *Model) scale(dense [denseFeatures]float64) [denseFeatures]float64 {
+	for k := range dense {
+		dense[k] = (dense[k] - m.DenseMean[k]) / m.DenseStd[k]
 	}
-	return out
+	return dense
 }
 
 // Feature is one input of a model with its weight: positive weights speak for failure.

@@ -15,7 +15,7 @@ func TestSuggestionsSpreadOverTheUploadWithoutADetector(t *testing.T) {
 	for i := range 30 {
 		cands = append(cands, Candidate{Seq: i + 1, Stratum: []string{"a", "a", "a", "b", "b", "c"}[i%6]})
 	}
-	order := SuggestOrder(cands, false, 7)
+	order := SuggestOrder(cands, false, ShortOfNone, 7)
 	require.Len(t, order, 30)
 	strata := map[int]string{}
 	for _, c := range cands {
@@ -23,8 +23,8 @@ func TestSuggestionsSpreadOverTheUploadWithoutADetector(t *testing.T) {
 	}
 	require.Equal(t, []string{"a", "b", "c"}, []string{strata[order[0]], strata[order[1]], strata[order[2]]},
 		"the largest stratum first, then one of each")
-	require.Equal(t, order, SuggestOrder(cands, false, 7), "the same input, the same order")
-	require.NotEqual(t, order, SuggestOrder(cands, false, 8), "another seed draws another order within strata")
+	require.Equal(t, order, SuggestOrder(cands, false, ShortOfNone, 7), "the same input, the same order")
+	require.NotEqual(t, order, SuggestOrder(cands, false, ShortOfNone, 8), "another seed draws another order within strata")
 }
 
 // TestSuggestionsAskWhereTheDetectorIsUnsure: with a detector, the scores nearest 0.5
@@ -35,7 +35,7 @@ func TestSuggestionsAskWhereTheDetectorIsUnsure(t *testing.T) {
 	for i := range 100 {
 		cands = append(cands, Candidate{Seq: i + 1, Score: float64(i) / 99})
 	}
-	order := SuggestOrder(cands, true, 1)
+	order := SuggestOrder(cands, true, ShortOfNone, 1)
 	require.Len(t, order, 100)
 	seen := map[int]bool{}
 	for _, s := range order {
@@ -47,5 +47,46 @@ func TestSuggestionsAskWhereTheDetectorIsUnsure(t *testing.T) {
 			continue
 		}
 		require.InDelta(t, 0.5, cands[seq-1].Score, 0.1, fmt.Sprintf("suggestion %d", i+1))
+	}
+}
+
+// TestSuggestionsSeekTheOutcomeLabelsAreShortOf: while the labels are short of
+// successes, two suggestions in three are the conversations the analysis scores least
+// likely to have failed; short of failures, the likeliest.
+func TestSuggestionsSeekTheOutcomeLabelsAreShortOf(t *testing.T) {
+	t.Parallel()
+	var cands []Candidate
+	for i := range 60 {
+		cands = append(cands, Candidate{Seq: i + 1, Score: float64(i) / 59, Stratum: []string{"a", "b", "c"}[i%3]})
+	}
+	low := func(order []int) int {
+		n := 0
+		for _, seq := range order[:9] {
+			if cands[seq-1].Score < 0.2 {
+				n++
+			}
+		}
+		return n
+	}
+	high := func(order []int) int {
+		n := 0
+		for _, seq := range order[:9] {
+			if cands[seq-1].Score > 0.8 {
+				n++
+			}
+		}
+		return n
+	}
+	require.GreaterOrEqual(t, low(SuggestOrder(cands, false, ShortOfSucceeded, 3)), 6, "short of successes")
+	require.GreaterOrEqual(t, high(SuggestOrder(cands, false, ShortOfFailed, 3)), 6, "short of failures")
+	require.Equal(t, ShortOfSucceeded, ShortOf(MinPerOutcome+5, 2))
+	require.Equal(t, ShortOfFailed, ShortOf(0, 4))
+	require.Equal(t, ShortOfNone, ShortOf(MinPerOutcome, MinPerOutcome+20))
+	order := SuggestOrder(cands, false, ShortOfSucceeded, 3)
+	require.Len(t, order, 60)
+	seen := map[int]bool{}
+	for _, s := range order {
+		require.False(t, seen[s])
+		seen[s] = true
 	}
 }

@@ -60,13 +60,32 @@ func denseName(i int) string {
 // 1 + ln(tf) times idf, each block scaled to length one.
 func (v *vocabulary) tfidf(terms map[string]int32) vector {
 	var vec vector
+	var counts []int32
 	for t, n := range terms {
-		col, ok := v.index[t]
-		if !ok {
-			continue
+		if col, ok := v.index[t]; ok {
+			vec.cols, counts = append(vec.cols, int32(col)), append(counts, n)
 		}
-		vec.cols = append(vec.cols, int32(col))
-		vec.vals = append(vec.vals, float32((1+math.Log(float64(n)))*v.IDF[col]))
+	}
+	return v.weigh(vec.cols, counts)
+}
+
+// tfidfCompact is tfidf of a compact document, its lexicon ids mapped to columns by
+// col.
+func (v *vocabulary) tfidfCompact(terms []termCount, col []int32) vector {
+	var cols, counts []int32
+	for _, t := range terms {
+		if c := col[t.id]; c >= 0 {
+			cols, counts = append(cols, c), append(counts, t.n)
+		}
+	}
+	return v.weigh(cols, counts)
+}
+
+// weigh is the TF-IDF vector of the columns with their counts.
+func (v *vocabulary) weigh(cols, counts []int32) vector {
+	vec := vector{cols: cols, vals: make([]float32, len(cols))}
+	for i, c := range cols {
+		vec.vals[i] = float32((1 + math.Log(float64(counts[i]))) * v.IDF[c])
 	}
 	vec.sort()
 	var norms [numBlocks]float64

@@ -9,42 +9,80 @@ import (
 
 // Vocabulary bounds: a term must occur in minDocs conversations to be learned from
 // (one conversation's quirk is not a pattern), and at most maxTerms terms are kept, the
-// most widespread first. While counting, the table of terms seen is pruned of the rarest
-// whenever it passes maxTracked, so memory stays bounded however many distinct words
-// the conversations hold.
+// most widespread first. The lexicon of the training set takes at most maxTracked
+// distinct terms, those seen first, so memory stays bounded however many distinct
+// words the conversations hold.
 const (
 	minDocs    = 2
 	maxTerms   = 20000
 	maxTracked = 400000
 )
 
-// docFrequency counts in how many documents each term occurs, within a bounded table.
-type docFrequency struct {
-	df    map[string]int32
-	floor int32 // terms seen in no more documents than this were pruned
+// termCount is one term of a compact document: its lexicon id and count.
+type termCount struct {
+	id, n int32
+}
+
+// lexicon interns the terms of the training documents and counts in how many
+// documents each occurs, so a document is held as a short list of ids.
+type lexicon struct {
+	ids   map[string]int32
+	terms []string
+	df    []int32
 	docs  int
 }
 
-func newDocFrequency() *docFrequency { return &docFrequency{df: map[string]int32{}} }
+func newLexicon() *lexicon { return &lexicon{ids: map[string]int32{}} }
 
-// add counts one document's terms.
-func (f *docFrequency) add(terms map[string]int32) {
-	f.docs++
-	for t := range terms {
-		if n, ok := f.df[t]; ok {
-			f.df[t] = n + 1
-		} else {
-			f.df[strings.Clone(t)] = 1
-		}
-	}
-	for len(f.df) > maxTracked {
-		f.floor++
-		for t, n := range f.df {
-			if n <= f.floor {
-				delete(f.df, t)
+// compact interns a document's terms (new ones while there is room) and returns its
+// terms as ids, in id order.
+func (l *lexicon) compact(terms map[string]int32) []termCount {
+	l.docs++
+	out := make([]termCount, 0, len(terms))
+	for t, n := range terms {
+		id, ok := l.ids[t]
+		if !ok {
+			if len(l.terms) >= maxTracked {
+				continue
 			}
+			id = int32(len(l.terms))
+			l.ids[strings.Clone(t)] = id
+			l.terms, l.df = append(l.terms, t), append(l.df, 0)
+		}
+		l.df[id]++
+		out = append(out, termCount{id, n})
+	}
+	slices.SortFunc(out, func(a, b termCount) int { return cmp.Compare(a.id, b.id) })
+	return out
+}
+
+// vocabulary keeps the terms of at least minDocs documents, the maxTerms most frequent
+// (ties by the term), with the smoothed idf ln((1+n)/(1+df)) + 1, and maps each lexicon
+// id to its column (-1 for a term left out).
+func (l *lexicon) vocabulary() (vocabulary, []int32) {
+	var kept []int32
+	for id, n := range l.df {
+		if n >= minDocs {
+			kept = append(kept, int32(id))
 		}
 	}
+	slices.SortFunc(kept, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(l.df[b], l.df[a]), strings.Compare(l.terms[a], l.terms[b]))
+	})
+	kept = kept[:min(len(kept), maxTerms)]
+	slices.SortFunc(kept, func(a, b int32) int { return strings.Compare(l.terms[a], l.terms[b]) })
+	v := vocabulary{Terms: make([]string, len(kept)), IDF: make([]float64, len(kept))}
+	col := make([]int32, len(l.terms))
+	for i := range col {
+		col[i] = -1
+	}
+	for i, id := range kept {
+		v.Terms[i] = l.terms[id]
+		v.IDF[i] = math.Log(float64(1+l.docs)/float64(1+l.df[id])) + 1
+		col[id] = int32(i)
+	}
+	v.buildIndex()
+	return v, col
 }
 
 // vocabulary is the terms a model weighs, in column order (sorted), with their inverse
@@ -54,33 +92,6 @@ type vocabulary struct {
 	IDF    []float64 `json:"idf"`
 	index  map[string]int
 	blocks []uint8 // each column's blockOf
-}
-
-// vocabulary keeps the terms of at least minDocs documents, the maxTerms most frequent
-// (ties by the term), with the smoothed idf ln((1+n)/(1+df)) + 1.
-func (f *docFrequency) vocabulary() vocabulary {
-	type entry struct {
-		term string
-		df   int32
-	}
-	var kept []entry
-	for t, n := range f.df {
-		if n >= minDocs {
-			kept = append(kept, entry{t, n})
-		}
-	}
-	slices.SortFunc(kept, func(a, b entry) int {
-		return cmp.Or(cmp.Compare(b.df, a.df), strings.Compare(a.term, b.term))
-	})
-	kept = kept[:min(len(kept), maxTerms)]
-	slices.SortFunc(kept, func(a, b entry) int { return strings.Compare(a.term, b.term) })
-	v := vocabulary{Terms: make([]string, len(kept)), IDF: make([]float64, len(kept))}
-	for i, e := range kept {
-		v.Terms[i] = e.term
-		v.IDF[i] = math.Log(float64(1+f.docs)/float64(1+e.df)) + 1
-	}
-	v.buildIndex()
-	return v
 }
 
 func (v *vocabulary) buildIndex() {

@@ -30,8 +30,7 @@ type sides struct{ user, agent bool }
 
 func extract(seq int, failed bool, conv transcript.Conversation, errorTurns []int, categories []string, words sides) Conversation {
 	c := Conversation{Seq: seq, Failed: failed}
-	tools := map[string]string{} // tool call id → tool name
-	var pending []string         // tool names in call order, for results without ids
+	var tools transcript.ToolNames
 	errored := map[int]bool{}
 	for _, t := range errorTurns {
 		errored[t] = true
@@ -53,20 +52,10 @@ func extract(seq int, failed bool, conv transcript.Conversation, errorTurns []in
 			}
 			for _, tc := range m.ToolCalls {
 				c.Features = append(c.Features, Feature{KindTool, tc.Name})
-				tools[tc.ID] = tc.Name
-				pending = append(pending, tc.Name)
 			}
+			tools.Called(m)
 		case transcript.RoleTool:
-			name := m.Name
-			if n, ok := tools[m.ToolCallID]; ok && m.ToolCallID != "" {
-				name = n
-			} else if name == "" && len(pending) > 0 {
-				name = pending[0]
-			}
-			if len(pending) > 0 {
-				pending = pending[1:]
-			}
-			if errored[i+1] && name != "" {
+			if name := tools.Answered(m); errored[i+1] && name != "" {
 				c.Features = append(c.Features, Feature{KindToolError, name})
 			}
 		}

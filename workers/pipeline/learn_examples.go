@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
@@ -39,16 +38,9 @@ type learned struct {
 }
 
 // trainAgent trains the agent's detector from its labelled, kept, diagnosed
-// conversations. Both of Train's walks read one snapshot (a read-only, repeatable-read
-// transaction), so labels given meanwhile cannot make them differ; training is
-// computation only, so the transaction lasts seconds.
+// conversations, read a page at a time; no transaction is held meanwhile.
 func trainAgent(ctx context.Context, pool *pgxpool.Pool, q *dbsqlc.Queries, agentID, owner int64) (learned, error) {
-	tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return learned{}, fmt.Errorf("pipeline: learn: begin: %w", err)
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	w := &exampleWalk{q: q, tx: tx, agent: agentID, owner: owner}
+	w := &exampleWalk{q: q, db: pool, agent: agentID, owner: owner}
 	model, oof, err := detector.Train(ctx, w.walk)
 	var few *detector.TooFewLabels
 	if errors.As(err, &few) {
@@ -68,12 +60,12 @@ func trainAgent(ctx context.Context, pool *pgxpool.Pool, q *dbsqlc.Queries, agen
 }
 
 // exampleWalk hands the agent's labelled conversations to the detector, the latest
-// runs first and each in upload order, at most maxExamples; keys lists them as the last
-// walk found them. A conversation uploaded again (a re-run, or two exports that
+// runs first and each in upload order, at most maxExamples; keys lists them in that
+// order. A conversation uploaded again (a re-run, or two exports that
 // overlap) counts once, in its latest run: it is one example, not two.
 type exampleWalk struct {
 	q     *dbsqlc.Queries
-	tx    pgx.Tx
+	db    dbsqlc.DBTX
 	agent int64
 	owner int64
 	keys  []exampleKey
@@ -82,13 +74,13 @@ type exampleWalk struct {
 func (w *exampleWalk) walk(ctx context.Context, yield func(detector.Example) error) error {
 	w.keys = w.keys[:0]
 	seen := map[string]bool{}
-	runs, err := w.q.ListAgentRuns(ctx, w.tx, dbsqlc.ListAgentRunsParams{AgentID: w.agent, OwnerUserID: w.owner})
+	runs, err := w.q.ListAgentRuns(ctx, w.db, dbsqlc.ListAgentRunsParams{AgentID: w.agent, OwnerUserID: w.owner})
 	if err != nil {
 		return fmt.Errorf("pipeline: learn: the agent's runs: %w", err)
 	}
 	for _, run := range runs {
 		for after := int32(0); len(w.keys) < maxExamples; {
-			rows, err := w.q.ListTrainingConversations(ctx, w.tx, dbsqlc.ListTrainingConversationsParams{
+			rows, err := w.q.ListTrainingConversations(ctx, w.db, dbsqlc.ListTrainingConversationsParams{
 				TaskID: run.ID, OwnerUserID: w.owner, AfterSeq: after, MaxRows: int32(min(pageSize, maxExamples-len(w.keys))),
 			})
 			if err != nil {
