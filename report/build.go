@@ -116,11 +116,17 @@ func Build(rows store.ReportRows, now time.Time, l *locale.Localizer) (Report, e
 		if err != nil {
 			return Report{}, err
 		}
+		if q := quotes[cl.Idx]; len(q) > 0 {
+			cl.Example = &q[0]
+		}
 		r.Clusters = append(r.Clusters, cl)
 		splits[cl.Idx] = cl.OutcomeSplit
 	}
 	for i := range r.Actions {
 		r.Actions[i].OutcomeSplit = splits[r.Actions[i].ClusterIdx]
+	}
+	if err := r.rankClusters(rows.Clusters); err != nil {
+		return Report{}, err
 	}
 	if err := r.explainNoActions(rows.Clusters); err != nil {
 		return Report{}, err
@@ -158,10 +164,7 @@ func buildTask(t dbsqlc.AnalysisTask, agent string) Task {
 		CreatedAt: t.CreatedAt.UTC(), StartedAt: utc(t.ClaimedAt), FinishedAt: utc(t.FinishedAt),
 		CancelRequestedAt: utc(t.CancelRequestedAt), ProviderDownSince: utc(t.ProviderDownSince), SourceFilename: t.SourceFilename,
 		SourceFormat: t.SourceFormat, SourceBytes: t.SourceBytes, ConversationCount: int(t.ConversationCount),
-		Agent: agent,
-	}
-	if t.AgentID != nil {
-		task.AgentID = *t.AgentID
+		Agent: agent, AgentID: t.AgentID,
 	}
 	if t.RerunOf != nil {
 		task.RerunOf = t.RerunOf.String()

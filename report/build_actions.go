@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -12,7 +13,7 @@ import (
 )
 
 // clusterQuotes turns each cluster's evidence findings into quotes: from each finding
-// its first verified quote, or its first quote when none was verified.
+// the quote that says most (spokenEvidence), with the finding's whole exchange.
 func clusterQuotes(rows []dbsqlc.ListTaskClusterEvidenceRow) (map[int][]Quote, error) {
 	quotes := map[int][]Quote{}
 	for _, row := range rows {
@@ -20,7 +21,7 @@ func clusterQuotes(rows []dbsqlc.ListTaskClusterEvidenceRow) (map[int][]Quote, e
 		if err := json.Unmarshal(row.Evidence, &ev); err != nil {
 			return nil, fmt.Errorf("report: evidence of finding %d/%d: %w", row.ConversationSeq, row.Idx, err)
 		}
-		pick, ok := analyzer.BestEvidence(ev)
+		pick, ok := spokenEvidence(ev)
 		if !ok {
 			continue
 		}
@@ -28,12 +29,29 @@ func clusterQuotes(rows []dbsqlc.ListTaskClusterEvidenceRow) (map[int][]Quote, e
 		if len(quotes[idx]) >= quotesPerAction {
 			continue
 		}
+		exchange := make([]Evidence, len(ev))
+		for i, e := range ev {
+			exchange[i] = Evidence{Turn: e.Turn, Quote: e.Quote, Verified: e.Verified, Speaker: e.Speaker}
+		}
+		slices.SortStableFunc(exchange, func(a, b Evidence) int { return cmp.Compare(a.Turn, b.Turn) })
 		quotes[idx] = append(quotes[idx], Quote{
 			ConversationSeq: int(row.ConversationSeq), ConversationID: row.ExternalID,
-			Turn: pick.Turn, Quote: pick.Quote, Verified: pick.Verified, FindingTitle: row.Title,
+			Turn: pick.Turn, Quote: pick.Quote, Verified: pick.Verified, FindingTitle: row.Title, Exchange: exchange,
 		})
 	}
 	return quotes, nil
+}
+
+// spokenEvidence picks the quote of a finding a reader should see first: the first
+// verified one in words (the user's, the agent's or a tool's, not a serialized tool
+// call), else analyzer.BestEvidence.
+func spokenEvidence(ev []analyzer.Evidence) (analyzer.Evidence, bool) {
+	for _, e := range ev {
+		if e.Verified && e.Speaker != analyzer.SpeakerCall {
+			return e, true
+		}
+	}
+	return analyzer.BestEvidence(ev)
 }
 
 // addAction adds a stored Action: to Actions when it was written and ranked, to
@@ -229,3 +247,30 @@ func buildDriver(d dbsqlc.ListTaskDriversRow) Driver {
 }
 
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+// rankClusters gives each cluster and Action its Support and lists the clusters in
+// the order the Actions are ranked by (cluster.BySupport), so the "All issues" table
+// reads like the Actions above it.
+func (r *Report) rankClusters(rows []dbsqlc.ListTaskClustersRow) error {
+	clusters, err := cluster.FromRows(rows)
+	if err != nil {
+		return err
+	}
+	support := make(map[int]Support, len(clusters))
+	for _, c := range clusters {
+		support[c.Idx] = c.Support()
+	}
+	slices.SortFunc(clusters, cluster.BySupport)
+	position := make(map[int]int, len(clusters))
+	for i, c := range clusters {
+		position[c.Idx] = i
+	}
+	for i := range r.Clusters {
+		r.Clusters[i].Support = support[r.Clusters[i].Idx]
+	}
+	for i := range r.Actions {
+		r.Actions[i].Support = support[r.Actions[i].ClusterIdx]
+	}
+	slices.SortStableFunc(r.Clusters, func(a, b Cluster) int { return cmp.Compare(position[a.Idx], position[b.Idx]) })
+	return nil
+}

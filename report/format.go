@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/checkup-dev/checkup/db/locale"
-
+	"github.com/checkup-dev/checkup/workers/cluster"
 	"github.com/checkup-dev/checkup/workers/percent"
 )
 
@@ -67,4 +67,25 @@ func ExcessFailures(l *locale.Localizer, f float64) string {
 	default:
 		return l.T("labels.failures", "N", s)
 	}
+}
+
+// SupportWords says in a sentence what an issue's rank rests on (Support, by
+// cluster.SupportFormula): the failures it explains at least, with what they were
+// counted from, or, when it explains none for sure, how many conversations it reaches
+// at least and how severe it is. The task page and report.md say it alike.
+func SupportWords(l *locale.Localizer, s Support) string {
+	reach := l.T("support.reach", "Share", l.Percent(s.ShareLow), "Severity", Score(s.Severity), "Confidence", l.Percent(s.Confidence))
+	var counted string
+	switch s.Basis {
+	case cluster.BasisLabels:
+		counted = l.T("support.counted_labels", "Failures", Score(s.Failures), "N", strconv.Itoa(s.Conversations), "Rate", l.Percent(s.RunRate))
+	case cluster.BasisDetector:
+		counted = l.T("support.counted_detector", "Failures", Score(s.Failures), "N", strconv.Itoa(s.Conversations), "Rate", l.Percent(s.RunRate))
+	default:
+		return l.T("support.unknown", "Reach", reach)
+	}
+	if roundTo(s.Explained, 1) <= 0 {
+		return l.T("support.none_sure", "Counted", counted, "Reach", reach)
+	}
+	return l.T("support.explains", "Failures", ExcessFailures(l, s.Explained), "Counted", counted)
 }

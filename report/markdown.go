@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/checkup-dev/checkup/db/locale"
+	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/cluster"
 )
 
@@ -23,6 +25,7 @@ func WriteMarkdown(w io.Writer, r Report, l *locale.Localizer) error {
 	m.inShort(r)
 	m.header(r)
 	m.actions(r)
+	m.seenOnce(r)
 	m.outcomes(r)
 	m.clusters(r)
 	m.expected(r)
@@ -155,6 +158,8 @@ func (m mdWriter) actions(r Report) {
 				o.Failed, Percent(*a.FailureRateIn), Percent(*a.FailureRateOut), ExcessFailures(m.l, *a.ExcessFailures), PValue(*a.QValue))
 			m.p("")
 		}
+		m.p("%s", m.l.T("md.rank", "Support", mdText(SupportWords(m.l, a.Support))))
+		m.p("")
 		m.p("**Problem.** %s", mdText(a.Problem))
 		m.p("")
 		if len(a.Recommendation) > 0 {
@@ -170,9 +175,9 @@ func (m mdWriter) actions(r Report) {
 			m.p("")
 		}
 		for _, q := range a.Evidence {
-			m.quote(q.Quote)
+			m.example(q)
 			m.p(">")
-			m.p("> — conversation %s, turn %d%s", mdText(conversationName(q.ConversationID, q.ConversationSeq)), q.Turn, unverified(q.Verified))
+			m.p("> — %s%s", m.conversationRef(r, q), unverified(q.Verified))
 			m.p("")
 		}
 	}
@@ -184,6 +189,80 @@ func (m mdWriter) actions(r Report) {
 		}
 		m.p("")
 	}
+}
+
+// example writes a quote, or the exchange it belongs to turn by turn: who said what,
+// a tool call named, not printed.
+func (m mdWriter) example(q Quote) {
+	if len(q.Exchange) < 2 {
+		m.quote(q.Quote)
+		return
+	}
+	for i, e := range q.Exchange {
+		if i > 0 {
+			m.p(">")
+		}
+		who := m.l.T("md.who_turn", "N", strconv.Itoa(e.Turn))
+		if name := speakerName(m.l, e.Speaker); name != "" {
+			who = m.l.T("md.who_speaker", "Name", name, "N", strconv.Itoa(e.Turn))
+		}
+		if e.Speaker == analyzer.SpeakerCall {
+			if name, _, ok := strings.Cut(e.Quote, "("); ok && name != "" && !strings.ContainsAny(name, " \t\r\n\"{:") {
+				m.p("> %s", m.l.T("md.calls", "Who", who, "Name", codeSpan(name)))
+			} else {
+				m.p("> %s", m.l.T("md.calls_with", "Who", who, "Args", codeSpan(strings.Join(strings.Fields(e.Quote), " "))))
+			}
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(lineEndings.Replace(e.Quote)), "\n")
+		m.p("> %s", m.l.T("md.said", "Who", who, "Quote", codeSpan(strings.TrimSpace(lines[0]))))
+		for _, line := range lines[1:] {
+			if line = strings.TrimSpace(line); line != "" {
+				m.p("> %s", codeSpan(line))
+			}
+		}
+	}
+}
+
+// speakerName names whose words a quote of an exchange is.
+func speakerName(l *locale.Localizer, speaker string) string {
+	switch speaker {
+	case analyzer.SpeakerUser:
+		return l.T("md.speaker_user")
+	case analyzer.SpeakerAgent, analyzer.SpeakerCall:
+		return l.T("md.speaker_agent")
+	case analyzer.SpeakerTool:
+		return l.T("md.speaker_tool")
+	}
+	return ""
+}
+
+// conversationRef names a quote's conversation and turn as a link to that turn on the
+// dashboard, so a reader of the document can open the conversation.
+func (m mdWriter) conversationRef(r Report, q Quote) string {
+	return fmt.Sprintf("[%s](%s)", m.l.T("md.conversation_turn", "Name", mdText(conversationName(q.ConversationID, q.ConversationSeq)), "Turn", strconv.Itoa(q.Turn)),
+		ConversationLink(r.BaseURL, r.Task.ID, q.ConversationSeq, q.Turn))
+}
+
+// seenOnce lists the issues seen in one conversation only, below the Actions: too
+// little to act on, each with its quote.
+func (m mdWriter) seenOnce(r Report) {
+	cs := r.SeenOnce()
+	if len(cs) == 0 {
+		return
+	}
+	m.p("### %s", m.l.T("md.seen_once"))
+	m.p("")
+	m.p("%s", m.l.T("md.seen_once_intro"))
+	m.p("")
+	for _, c := range cs {
+		line := fmt.Sprintf("- [%s] %s", c.Type, mdText(c.Title))
+		if q := c.Example; q != nil {
+			line += m.l.T("md.seen_once_example", "Quote", codeSpan(strings.Join(strings.Fields(q.Quote), " ")), "Ref", m.conversationRef(r, *q))
+		}
+		m.p("%s", line)
+	}
+	m.p("")
 }
 
 // quote writes a quote of a conversation as a block quote whose lines are code spans:

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/renderer/html"
 )
@@ -136,4 +138,27 @@ func TestMarkdownCountsRisksWaitingForARun(t *testing.T) {
 	require.Contains(t, about(r), "RISK Actions cover every risk found but one that was expected when they were written: a new run writes its Action; ")
 	r.Clusters = append(r.Clusters, Cluster{Type: "RISK", Title: "Phone", NoAction: NoActionIssueSince})
 	require.Contains(t, about(r), "RISK Actions cover every risk found but 2 that were expected when they were written: a new run writes their Actions; ")
+}
+
+// TestExamplesShowTheExchange: an Action's example is the quote of its finding that
+// says most in words, not a serialized tool call, and carries the finding's exchange
+// in turn order; report.md writes the exchange who said what, the call named.
+func TestExamplesShowTheExchange(t *testing.T) {
+	t.Parallel()
+	ev := `[{"turn": 19, "quote": "return_items({\"order_id\":\"#W1\"})", "verified": true, "speaker": "call"},
+		{"turn": 18, "quote": "PayPal, please.", "verified": true, "speaker": "user"},
+		{"turn": 21, "quote": "The return is submitted.", "verified": true, "speaker": "agent"}]`
+	quotes, err := clusterQuotes([]dbsqlc.ListTaskClusterEvidenceRow{{ClusterIdx: 0, ConversationSeq: 4, ExternalID: "retail-14", Title: "t", Evidence: []byte(ev)}})
+	require.NoError(t, err)
+	q := quotes[0][0]
+	require.Equal(t, "PayPal, please.", q.Quote, "words before a serialized call")
+	require.Equal(t, 18, q.Turn)
+	require.Equal(t, []int{18, 19, 21}, []int{q.Exchange[0].Turn, q.Exchange[1].Turn, q.Exchange[2].Turn})
+
+	var md bytes.Buffer
+	w := bufio.NewWriter(&md)
+	mdWriter{w, localetest.English(t)}.example(q)
+	require.NoError(t, w.Flush())
+	require.Equal(t, "> **User** (turn 18): `PayPal, please.`\n>\n> **Agent** (turn 19) calls `return_items`\n>\n> **Agent** (turn 21): `The return is submitted.`\n", md.String())
+	require.NotContains(t, md.String(), "order_id", "the call's arguments are not printed")
 }

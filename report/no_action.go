@@ -20,6 +20,8 @@ const (
 	NoActionIssueSince = "issue_since"
 	// NoActionFailed: its Action could not be written (FailedActions says why).
 	NoActionFailed = "failed"
+	// NoActionSeenOnce: it was seen in one conversation only, too little to act on.
+	NoActionSeenOnce = "seen_once"
 )
 
 // explainNoActions says of each issue without an Action why it has none, by the
@@ -49,6 +51,8 @@ func (r *Report) explainNoActions(rows []dbsqlc.ListTaskClustersRow) error {
 		case c.Expected || c.ActionRank > 0:
 		case failed[c.Idx]:
 			c.NoAction = NoActionFailed
+		case c.SeenOnce():
+			c.NoAction = NoActionSeenOnce
 		case candidate[c.Idx]:
 			c.NoAction = NoActionIssueSince
 		default:
@@ -64,11 +68,9 @@ func NoActionWords(l *locale.Localizer, c Cluster) (short, long string) {
 	switch c.NoAction {
 	case NoActionRankedBelow:
 		// Not "top 10": RISK Actions rank among them, so an Action can be #11.
-		short = l.T("no_action.ranked_below", "N", cluster.MaxActionCandidates)
-		if c.ExcessFailures != nil {
-			return short, l.T("no_action.ranked_below_failures", "N", cluster.MaxActionCandidates)
-		}
-		return short, l.T("no_action.ranked_below_priority", "N", cluster.MaxActionCandidates)
+		return l.T("no_action.ranked_below", "N", cluster.MaxActionCandidates), l.T("no_action.ranked_below_why", "N", cluster.MaxActionCandidates)
+	case NoActionSeenOnce:
+		return l.T("no_action.seen_once"), l.T("no_action.seen_once_why")
 	case NoActionIssueSince:
 		return l.T("no_action.issue_since"), l.T("no_action.issue_since_why")
 	case NoActionFailed:

@@ -90,9 +90,10 @@ type Task struct {
 	ConversationCount int              `json:"conversation_count"`
 	RerunOf           string           `json:"rerun_of"`
 	// Agent is the name of the owner's agent the diagnosis belongs to, AgentID its id
-	// (the agent's page; not part of report.json).
+	// (nil for a diagnosis without one), which the owner's rules are scoped by; the id
+	// is not part of report.json.
 	Agent   string `json:"agent"`
-	AgentID int64  `json:"-"`
+	AgentID *int64 `json:"-"`
 }
 
 // Analysis says what produced the report. It is empty until a worker starts the task.
@@ -266,6 +267,9 @@ type (
 // stores it.
 type PriorityParts = cluster.PriorityParts
 
+// Support is what an issue's rank rests on (cluster.SupportFormula), with its parts.
+type Support = cluster.Support
+
 // Action is one ranked recommendation, written for one issue cluster.
 type Action struct {
 	Rank           int           `json:"rank"`
@@ -285,11 +289,14 @@ type Action struct {
 	Confidence     float64       `json:"confidence"`
 	PriorityScore  float64       `json:"priority_score"`
 	PriorityParts  PriorityParts `json:"priority_parts"`
-	Evidence       []Quote       `json:"evidence"`
+	// Support is what the Action's rank rests on: its issue's.
+	Support  Support `json:"support"`
+	Evidence []Quote `json:"evidence"`
 	OutcomeSplit
 }
 
-// Quote is a piece of evidence: a quoted turn of a conversation.
+// Quote is a piece of evidence: a quoted turn of a conversation, the one of its
+// finding's quotes that says most in words, with the exchange it belongs to.
 type Quote struct {
 	ConversationSeq int    `json:"conversation_seq"`
 	ConversationID  string `json:"conversation_id"`
@@ -297,6 +304,10 @@ type Quote struct {
 	Quote           string `json:"quote"`
 	Verified        bool   `json:"verified"`
 	FindingTitle    string `json:"finding_title"`
+	// Exchange is every quote of the finding, in turn order, each saying whose it is:
+	// the user's words, the agent's tool call and its reply, the tool's result beside
+	// the agent's claim. It holds the quote above.
+	Exchange []Evidence `json:"exchange"`
 }
 
 // FailedAction is a candidate cluster whose Action could not be written.
@@ -323,6 +334,10 @@ type Cluster struct {
 	PriorityScore    float64       `json:"priority_score"`
 	PriorityParts    PriorityParts `json:"priority_parts"`
 	ActionRank       int           `json:"action_rank"` // 0 when no Action was written for it
+	// Support is what the issue's rank rests on; the clusters are listed in rank order.
+	Support Support `json:"support"`
+	// Example is the first quote its evidence shows; null when it has none.
+	Example *Quote `json:"example"`
 	// NoAction says why an issue has no Action (NoActionRankedBelow, …); empty when it
 	// has one, for expected behaviour, and until the diagnosis has completed (also when
 	// it failed or was canceled: none of its issues got that far).
@@ -340,6 +355,22 @@ type Cluster struct {
 	PolicyOverruled bool     `json:"policy_overruled"`
 	Policies        []string `json:"policies"`
 	OutcomeSplit
+}
+
+// SeenOnce reports whether the issue was seen in one conversation only: it is listed
+// apart, below the Actions, without one.
+func (c Cluster) SeenOnce() bool { return c.Support.SeenOnce }
+
+// SeenOnce is the issues seen in one conversation only that are not expected
+// behaviour, in rank order: listed below the Actions, without a recipe.
+func (r Report) SeenOnce() []Cluster {
+	var out []Cluster
+	for _, c := range r.Clusters {
+		if c.SeenOnce() && !c.Expected {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // IsRisk reports whether the cluster's findings are risks (RISK), which a mark of
@@ -400,11 +431,13 @@ type Finding struct {
 	Evidence        []Evidence `json:"evidence"`
 }
 
-// Evidence is a quote from a turn; Verified is true when the quote was found in it.
+// Evidence is a quote from a turn; Verified is true when the quote was found in it,
+// Speaker whose words it is (analyzer.SpeakerUser, …; omitted when not known).
 type Evidence struct {
 	Turn     int    `json:"turn"`
 	Quote    string `json:"quote"`
 	Verified bool   `json:"verified"`
+	Speaker  string `json:"speaker,omitempty"`
 }
 
 // Conversation is one uploaded conversation's verdicts, without its messages.

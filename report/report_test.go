@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	stdhtml "html"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,6 +26,7 @@ import (
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/report/reporttest"
+	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
@@ -178,14 +180,14 @@ func TestMarkdownEscapesUploadedText(t *testing.T) {
 	text := md.String()
 	require.Contains(t, text, `\[link\](http\://evil)`, "brackets escaped: no link")
 	require.Contains(t, text, `# Bot \<script\>alert(1)\</script\>`, "a title is escaped")
-	require.Contains(t, text, "> `"+reporttest.XSS+"`", "a quote is a code span, shown verbatim")
+	require.Contains(t, text, "`"+reporttest.XSS+"`", "a quote is a code span, shown verbatim")
 
 	// Rendered by a CommonMark renderer that lets raw HTML through, as some wikis do,
 	// the hostile text is still only text.
 	page := renderMarkdown(t, text)
 	require.NotContains(t, page, "<script")
 	require.NotContains(t, page, "<b>")
-	require.NotContains(t, page, "<a ")
+	requireOnlyConversationLinks(t, page, b.inserted.ID.String())
 	require.Contains(t, page, "<code>&lt;script&gt;alert(1)&lt;/script&gt;&lt;b&gt;bold&lt;/b&gt;</code>")
 	require.Contains(t, page, "Bot &lt;script&gt;alert(1)&lt;/script&gt;")
 }
@@ -210,7 +212,7 @@ func TestMarkdownNeverAutolinks(t *testing.T) {
 	require.NoError(t, report.WriteMarkdown(&md, r, localetest.English(t)))
 
 	page := renderMarkdown(t, md.String())
-	require.NotContains(t, page, "<a ", "no text becomes a link")
+	requireOnlyConversationLinks(t, page, r.Task.ID)
 	text := stdhtml.UnescapeString(page)
 	for _, l := range links {
 		require.Contains(t, text, l, "the text reads as written")
@@ -236,6 +238,40 @@ func TestMarkdownOpensWithSummary(t *testing.T) {
 // renderMarkdown renders GitHub-flavoured Markdown to HTML with raw HTML allowed, by
 // goldmark and by a port of markdown-it, which ends a line at a bare "\r" as CommonMark
 // says (goldmark does not), the two pages joined: what neither may show, both do not.
+// TestMarkdownLinksEachExample: every quote of report.md links to its turn of its
+// conversation on the dashboard.
+func TestMarkdownLinksEachExample(t *testing.T) {
+	t.Parallel()
+	b := setup(t, reporttest.Task{})
+	r := b.build(t)
+	r.BaseURL = "https://checkup.example"
+	var md bytes.Buffer
+	require.NoError(t, report.WriteMarkdown(&md, r, localetest.English(t)))
+	quotes := 0
+	for _, a := range r.Actions {
+		for _, q := range a.Evidence {
+			quotes++
+			require.Contains(t, md.String(), fmt.Sprintf("(%s)", report.ConversationLink(r.BaseURL, r.Task.ID, q.ConversationSeq, q.Turn)))
+		}
+	}
+	require.Positive(t, quotes)
+	page := renderMarkdown(t, md.String())
+	require.GreaterOrEqual(t, strings.Count(page, `<a href="https://checkup.example/tasks/`+r.Task.ID+"/conversations/"), quotes)
+}
+
+// requireOnlyConversationLinks fails on any link of a rendered report.md but those to a
+// turn of a conversation of task id, which the report writes itself.
+func requireOnlyConversationLinks(t *testing.T, page, id string) {
+	t.Helper()
+	own := regexp.MustCompile(`^(https?://[^/"]+)?/tasks/` + regexp.QuoteMeta(id) + `/conversations/\d+(#turn-\d+)?$`)
+	for _, m := range regexp.MustCompile(`<a\b[^>]*>`).FindAllString(page, -1) {
+		href := regexp.MustCompile(`^<a href="([^"]*)">$`).FindStringSubmatch(m)
+		require.NotNil(t, href, "no text becomes a link: %s", m)
+		require.Regexp(t, own, href[1], "no text becomes a link")
+	}
+}
+
+// renderMarkdown renders GitHub-flavoured Markdown to HTML with raw HTML allowed.
 func renderMarkdown(t *testing.T, md string) string {
 	t.Helper()
 	pages := renderEach(t, md)
@@ -257,18 +293,32 @@ func renderEach(t *testing.T, md string) [2]string {
 func TestMarkdownQuoteWithCarriageReturnsStaysAQuote(t *testing.T) {
 	t.Parallel()
 	b := setup(t, reporttest.Task{})
-	r := b.build(t)
 	hostile := "fine\r# Heading\r![x](http://evil.example/i.png)\r\n<img src=x onerror=alert(1)>\r---\rlast"
-	r.Actions[0].Evidence[0].Quote = hostile
-	var md bytes.Buffer
-	require.NoError(t, report.WriteMarkdown(&md, r, localetest.English(t)))
-	require.NotContains(t, md.String(), "\r", "every line ending is a newline")
-
-	for _, page := range renderEach(t, md.String()) {
-		require.NotContains(t, page, "<h1>Heading")
-		require.NotContains(t, page, "<img")
-		require.Contains(t, page, "<code>---</code>")
-		require.Contains(t, page, "<code>![x](http://evil.example/i.png)</code>")
+	for _, c := range []struct {
+		name, shown string // shown: the end of the code span that keeps the hostile lines
+		plant       func(q *report.Quote)
+	}{
+		{"a quote", "<code>---</code>", func(q *report.Quote) { q.Quote, q.Exchange = hostile, nil }},
+		{"an exchange's turn", "<code>---</code>", func(q *report.Quote) { q.Exchange[0].Quote = hostile }},
+		{"a tool call", "--- last(x)</code>", func(q *report.Quote) {
+			q.Exchange[0].Quote, q.Exchange[0].Speaker = hostile+"(x)", analyzer.SpeakerCall
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := b.build(t)
+			q := &r.Actions[0].Evidence[0]
+			require.GreaterOrEqual(t, len(q.Exchange), 2, "the example is an exchange")
+			c.plant(q)
+			var md bytes.Buffer
+			require.NoError(t, report.WriteMarkdown(&md, r, localetest.English(t)))
+			require.NotContains(t, md.String(), "\r", "every line ending is a newline")
+			for _, page := range renderEach(t, md.String()) {
+				require.NotContains(t, page, "<h1>Heading")
+				require.NotContains(t, page, "<img")
+				require.Contains(t, page, c.shown)
+				require.Contains(t, page, "![x](http://evil.example/i.png)")
+			}
+		})
 	}
 }
 

@@ -7,6 +7,7 @@
 package check
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -58,13 +59,15 @@ type Config struct {
 
 // Parse reads args (after `check`) and the CHECKUP_URL and CHECKUP_TOKEN variables,
 // which the flags override; keeping the token in the environment keeps it out of the
-// job's command line and log. --help prints the usage and returns flag.ErrHelp.
+// job's command line and log. The variables are read after the flags, never as the
+// flags' defaults, so --help (which prints the usage and returns flag.ErrHelp) never
+// prints a token into the job's log.
 func Parse(args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
 	fs := flag.NewFlagSet("app check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg Config
-	fs.StringVar(&cfg.URL, "url", getenv("CHECKUP_URL"), "the Checkup server, e.g. https://checkup.example.com (or CHECKUP_URL)")
-	fs.StringVar(&cfg.Token, "token", getenv("CHECKUP_TOKEN"), "a personal access token from /settings/tokens (or CHECKUP_TOKEN)")
+	fs.StringVar(&cfg.URL, "url", "", "the Checkup server, e.g. https://checkup.example.com (default: CHECKUP_URL)")
+	fs.StringVar(&cfg.Token, "token", "", "a personal access token from /settings/tokens (default: CHECKUP_TOKEN)")
 	fs.StringVar(&cfg.File, "file", "", "the export to upload (any format the upload page takes, optionally gzipped)")
 	fs.StringVar(&cfg.Title, "title", "", "the diagnosis' title; runs with the same title are compared (default: the file's name)")
 	fs.StringVar(&cfg.Baseline, "baseline", "last", `what to compare with: "last" (the previous finished run of the title), a diagnosis id, or "none"`)
@@ -80,6 +83,8 @@ func Parse(args []string, getenv func(string) string, stderr io.Writer) (Config,
 		}
 		return Config{}, exit(Usage, "app check: %w", err)
 	}
+	cfg.URL = cmp.Or(cfg.URL, getenv("CHECKUP_URL"))
+	cfg.Token = cmp.Or(cfg.Token, getenv("CHECKUP_TOKEN"))
 	var problems []string
 	if cfg.URL == "" {
 		problems = append(problems, "--url (or CHECKUP_URL) is required")
@@ -143,9 +148,10 @@ func Run(ctx context.Context, cfg Config, out io.Writer) error {
 		fmt.Fprintf(out, "No earlier finished run of %q to compare with: nothing to fail on.\n", task.Title)
 		return nil
 	}
-	cmp, err := c.compare(ctx, task.ID, baseline)
+	comparison, err := c.compare(ctx, task.ID, baseline)
 	if err != nil {
 		return err
 	}
-	return verdict(cmp, out)
+	warnOtherAgent(comparison, out)
+	return verdict(comparison, out)
 }

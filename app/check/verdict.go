@@ -54,3 +54,13 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// warnOtherAgent says when the baseline is a run of another agent than the current
+// one: the comparison then tells two agents apart, not a change of one, and a
+// regression may only be the difference between them.
+func warnOtherAgent(c compare.Comparison, out io.Writer) {
+	if c.Baseline.Agent != "" && c.Current.Agent != "" && c.Baseline.Agent != c.Current.Agent {
+		fmt.Fprintf(out, "Warning: the baseline %s is a run of the agent %q, this one of %q: the comparison is between two agents, not of one over time.\n",
+			c.Baseline.ID, c.Baseline.Agent, c.Current.Agent)
+	}
+}

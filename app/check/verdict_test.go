@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"io"
 	"net/http"
 	"strings"
@@ -101,4 +102,36 @@ func TestRefusalPrintsTheServersTextEscaped(t *testing.T) {
 	require.NotContains(t, err.Error(), "\x1b")
 	require.NotContains(t, err.Error(), "\x07")
 	require.Contains(t, err.Error(), `line 2: \x1b]0;owned\x07 is not JSON`)
+}
+
+// TestHelpNeverPrintsTheToken: the token and URL are read from the environment after
+// the flags, so the usage --help prints into a job's log never holds them.
+func TestHelpNeverPrintsTheToken(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	env := func(k string) string {
+		return map[string]string{"CHECKUP_URL": "https://checkup.internal.example", "CHECKUP_TOKEN": "ck_secretsecret"}[k]
+	}
+	_, err := Parse([]string{"--help"}, env, &stderr)
+	require.ErrorIs(t, err, flag.ErrHelp)
+	require.Contains(t, stderr.String(), "-token")
+	require.NotContains(t, stderr.String(), "ck_secretsecret")
+	require.NotContains(t, stderr.String(), "checkup.internal.example")
+	cfg, err := Parse([]string{"--file", "x", "--token", "ck_flag"}, env, &stderr)
+	require.NoError(t, err)
+	require.Equal(t, "ck_flag", cfg.Token, "a flag wins over the environment")
+}
+
+// TestWarnsWhenTheBaselineIsAnotherAgent: comparing with another agent's run compares
+// two agents; the check says so before its verdict.
+func TestWarnsWhenTheBaselineIsAnotherAgent(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	cmp := compare.Comparison{Baseline: compare.Run{ID: "b1", Agent: "Retail bot"}, Current: compare.Run{ID: "c1", Agent: "Airline bot"}}
+	warnOtherAgent(cmp, &out)
+	require.Equal(t, "Warning: the baseline b1 is a run of the agent \"Retail bot\", this one of \"Airline bot\": the comparison is between two agents, not of one over time.\n", out.String())
+	out.Reset()
+	cmp.Baseline.Agent = "Airline bot"
+	warnOtherAgent(cmp, &out)
+	require.Empty(t, out.String(), "the same agent")
 }

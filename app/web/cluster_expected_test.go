@@ -148,7 +148,7 @@ func TestMarkExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	doc = parse(t, resp)
 	require.Contains(t, strings.Join(strings.Fields(testid(doc, "review-notice").Text()), " "),
-		"is an issue again, here and in your later diagnoses. It has no Action in this diagnosis. It ranks among the issues that get an Action now, but did not when the Actions were written: run the diagnosis again, and it gets one.")
+		"is an issue again, here and in this agent's later diagnoses. It has no Action in this diagnosis. It ranks among the issues that get an Action now, but did not when the Actions were written: run the diagnosis again, and it gets one.")
 	require.Equal(t, 1, testid(doc, "compare-select").Length(), "the swapped page still offers the compare picker")
 	again := clusterOf(t, taskReport(t, b.alice, next), same.Idx)
 	require.False(t, again.Expected)
@@ -187,7 +187,7 @@ func TestMarkExpectedWithHTMX(t *testing.T) {
 	notice := testid(doc, "review-notice")
 	require.Equal(t, 1, notice.Length(), "the swap says what it did")
 	require.Equal(t, "status", notice.AttrOr("role", ""))
-	require.Contains(t, strings.Join(strings.Fields(notice.Text()), " "), "Marked “"+marked.ClusterTitle+"” as expected, here and in your later diagnoses; the Actions were re-ranked. The next issue in line gets an Action of its own when the diagnosis runs again.")
+	require.Contains(t, strings.Join(strings.Fields(notice.Text()), " "), "Marked “"+marked.ClusterTitle+"” as expected, here and in this agent's later diagnoses; the Actions were re-ranked. The next issue in line gets an Action of its own when the diagnosis runs again.")
 	var next []int
 	for _, c := range taskReport(t, b.alice, id).Clusters {
 		if c.NoAction == report.NoActionIssueSince {
@@ -214,7 +214,7 @@ func TestMarkExpectedWithHTMX(t *testing.T) {
 	for range 2 {
 		resp = htmxSend(t, b.alice, http.MethodPost, clusterPath(id, below.Idx, "expected"), "reason=")
 		require.Equal(t, http.StatusOK, resp.StatusCode)
-		require.Equal(t, "Marked “"+below.Title+"” as expected, here and in your later diagnoses. Undo",
+		require.Equal(t, "Marked “"+below.Title+"” as expected, here and in this agent's later diagnoses. Undo",
 			strings.Join(strings.Fields(testid(parse(t, resp), "review-notice").Text()), " "))
 	}
 	resp = htmxSend(t, b.alice, http.MethodDelete, clusterPath(id, below.Idx, "expected"), "")
@@ -229,7 +229,7 @@ func TestMarkExpectedWithHTMX(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	doc, err = goquery.NewDocumentFromReader(strings.NewReader(authtest.Body(t, resp)))
 	require.NoError(t, err)
-	require.Contains(t, strings.Join(strings.Fields(testid(doc, "review-notice").Text()), " "), "“"+marked.ClusterTitle+"” is an issue again, here and in your later diagnoses; the Actions were re-ranked.")
+	require.Contains(t, strings.Join(strings.Fields(testid(doc, "review-notice").Text()), " "), "“"+marked.ClusterTitle+"” is an issue again, here and in this agent's later diagnoses; the Actions were re-ranked.")
 	require.Zero(t, testid(doc, "review-undo").Length())
 	require.Equal(t, before.Actions, taskReport(t, b.alice, id).Actions)
 	resp = htmxSend(t, b.bob, http.MethodDelete, clusterPath(id, marked.ClusterIdx, "expected"), "")
@@ -307,13 +307,13 @@ func TestExpectedRulesSettings(t *testing.T) {
 	t.Parallel()
 	b := setupLoop(t)
 	convs := loopSample(t)[:60]
-	older := b.diagnose(t, b.alice, "Support, before", convs)
+	older := b.diagnose(t, b.alice, "Support", convs)
 	id := b.diagnose(t, b.alice, "Support", convs)
 	before := taskReport(t, b.alice, id)
 	marked := firstActionCluster(t, before)
 	require.Equal(t, http.StatusSeeOther, b.alice.PostForm(t, clusterPath(id, marked.ClusterIdx, "expected"),
 		url.Values{"reason": {"Policy 4.2"}}).StatusCode)
-	// Marked again in an older diagnosis, which the rule did not mark: one rule, with
+	// Marked again in an older diagnosis of the same agent, which the rule did not mark: one rule, with
 	// the latest reason, still made where it was first. Neither diagnosis says it was
 	// marked by a rule from elsewhere.
 	again := firstActionCluster(t, taskReport(t, b.alice, older))
@@ -348,9 +348,9 @@ func TestExpectedRulesSettings(t *testing.T) {
 	require.Empty(t, rules(t, b.alice))
 	require.True(t, clusterOf(t, taskReport(t, b.alice, id), marked.ClusterIdx).Expected, "the marked run keeps its mark")
 	require.Contains(t, strings.Join(strings.Fields(testid(parse(t, b.alice.Get(t, "/tasks/"+id.String())), "expected-rule").Text()), " "),
-		"Your rule for this issue has been removed, so your later diagnoses no longer mark it",
+		"Your rule for this issue has been removed, so this agent's later diagnoses no longer mark it",
 		"and no longer promises a rule")
-	later := b.diagnose(t, b.alice, "Support, again", convs)
+	later := b.diagnose(t, b.alice, "Support", convs)
 	require.False(t, sameIssue(t, taskReport(t, b.alice, later), clusterOf(t, before, marked.ClusterIdx)).Expected,
 		"a later run no longer marks it")
 }

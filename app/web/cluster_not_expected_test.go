@@ -71,7 +71,7 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 
 	page := b.alice.Get(t, "/tasks/"+id.String())
 	doc := parse(t, page)
-	require.Equal(t, "Marked “"+policy.Title+"” as not expected: it is an issue now, here and in your later diagnoses. It has no Action in this diagnosis. "+long,
+	require.Equal(t, "Marked “"+policy.Title+"” as not expected: it is an issue now, here and in this agent's later diagnoses. It has no Action in this diagnosis. "+long,
 		testid(doc, "flash").Text(), "the Actions kept their ranks, and the flash does not say otherwise")
 	row := testid(doc, "cluster").FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return s.Find(`[data-testid="overruled"]`).Length() > 0
@@ -136,7 +136,7 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 	resp = htmxSend(t, b.alice, http.MethodDelete, clusterPath(id, policy.Idx, "not-expected"), "")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Contains(t, strings.Join(strings.Fields(testid(parse(t, resp), "review-notice").Text()), " "),
-		"is expected by the agent's policy again, here and in your later diagnoses.")
+		"is expected by the agent's policy again, here and in this agent's later diagnoses.")
 	undone := clusterOf(t, taskReport(t, b.alice, id), policy.Idx)
 	require.True(t, undone.Expected)
 	require.Equal(t, "policy", *undone.ExpectedBy)
@@ -163,7 +163,7 @@ func TestMarkNotExpectedWithHTMX(t *testing.T) {
 	doc := parse(t, resp)
 	notice := testid(doc, "review-notice")
 	require.Contains(t, strings.Join(strings.Fields(notice.Text()), " "),
-		"Marked “"+policy.Title+"” as not expected: it is an issue now, here and in your later diagnoses. It has no Action in this diagnosis.")
+		"Marked “"+policy.Title+"” as not expected: it is an issue now, here and in this agent's later diagnoses. It has no Action in this diagnosis.")
 	undo := notice.Find("form")
 	require.Equal(t, clusterPath(id, policy.Idx, "not-expected"), undo.AttrOr("hx-delete", ""))
 	require.Equal(t, clusterPath(id, policy.Idx, "not-expected/delete"), undo.AttrOr("action", ""))

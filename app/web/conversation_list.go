@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -73,6 +74,19 @@ func (s *Server) conversationList(c echo.Context) error {
 		if found {
 			return c.Redirect(http.StatusSeeOther, string(components.ConversationURL(id.String(), int(seq), 0)))
 		}
+		if looksLikeID(q) {
+			// The start of ids: one opens its conversation, several are listed.
+			matches, err := s.store.ConversationsWithIDPrefix(ctx, id, owner, q, idMatches)
+			if err != nil {
+				return err
+			}
+			if len(matches) == 1 {
+				return c.Redirect(http.StatusSeeOther, string(components.ConversationURL(id.String(), int(matches[0].Seq), 0)))
+			}
+			for _, m := range matches {
+				v.IDMatches = append(v.IDMatches, pages.IDMatch{Seq: int(m.Seq), ID: m.ID})
+			}
+		}
 	}
 	if err := s.searchOldNames(ctx, id, owner, &filter, form.Query); err != nil {
 		return err
@@ -104,6 +118,9 @@ func (s *Server) conversationList(c echo.Context) error {
 		next = list.Next.String(filter.Sort)
 	}
 	fillRows(c, &v, id, form, filter, list, next)
+	if err := s.snippets(ctx, id, owner, form.Query, v.Conversations); err != nil {
+		return err
+	}
 	return render(c, status, pages.ConversationList(s.page(c, l.T("conversations.title", "Title", list.Task.Title)), v))
 }
 
@@ -129,6 +146,39 @@ func fillRows(c echo.Context, v *pages.ConversationListView, id uuid.UUID, form 
 		q.Del("after")
 		v.FirstURL = base + queryString(q)
 	}
+}
+
+// idMatches is how many conversations a search for the start of an id lists.
+const idMatches = 20
+
+// looksLikeID reports whether a search could be the start of a conversation's id: one
+// token without spaces that holds a digit or a mark ids are joined with (-, _, #, :).
+// A plain word ("refund") is looked for in the messages only.
+func looksLikeID(q string) bool {
+	return !strings.ContainsFunc(q, unicode.IsSpace) && strings.ContainsAny(q, "0123456789-_#:")
+}
+
+// snippets quotes, for each row of a search's page, where its conversation matched
+// (search.SnippetOfJSON): one read of the page's messages, each decoded only as far as
+// its match.
+func (s *Server) snippets(ctx context.Context, id uuid.UUID, owner store.Owner, query string, rows []pages.ConversationRow) error {
+	if strings.TrimSpace(query) == "" || len(rows) == 0 {
+		return nil
+	}
+	seqs := make([]int32, len(rows))
+	for i, r := range rows {
+		seqs[i] = int32(r.Seq)
+	}
+	msgs, err := s.store.ConversationMessages(ctx, id, owner, seqs)
+	if err != nil {
+		return err
+	}
+	for i := range rows {
+		if rows[i].SnippetTurn, rows[i].Snippet, err = search.SnippetOfJSON(msgs[int32(rows[i].Seq)], query); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // setCount sets how the list says how many conversations it holds: a search's count

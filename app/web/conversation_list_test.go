@@ -502,3 +502,54 @@ func TestConversationListFindsAToolByItsName(t *testing.T) {
 	got, _ = listedSeqs(t, b.alice, path+"get_order_details")
 	require.ElementsMatch(t, []int{seqOf("calls"), seqOf("words")}, got, "documents of before are found by the name's words")
 }
+
+// TestSearchShowsTheMatchAndFindsIDsByTheirStart: each result of a search quotes where
+// its conversation matched, linked to that turn, in English and Chinese; the start of
+// one id opens its conversation, the start of several lists them above the results.
+func TestSearchShowsTheMatchAndFindsIDsByTheirStart(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	conv := func(id string, msgs ...transcript.Message) transcript.Conversation {
+		return transcript.Conversation{ID: id, Messages: append(msgs,
+			transcript.Message{Role: transcript.RoleAssistant, Content: "Is there anything else I can help with?"})}
+	}
+	convs := []transcript.Conversation{
+		conv("order-20240517-a1", transcript.Message{Role: transcript.RoleUser, Content: "Hello there."},
+			transcript.Message{Role: transcript.RoleAssistant, Content: "Your order was refunded on Monday; the money reaches your card within a week."}),
+		conv("zh-ticket-1", transcript.Message{Role: transcript.RoleUser, Content: "我想申请退款，订单还没发货"},
+			transcript.Message{Role: transcript.RoleAssistant, Content: "好的，已为您提交退款申请。"}),
+		conv("zh-ticket-2", transcript.Message{Role: transcript.RoleUser, Content: "请帮我查一下物流"},
+			transcript.Message{Role: transcript.RoleAssistant, Content: "您的包裹明天送达。"}),
+	}
+	for range 3 {
+		convs = append(convs, conv(fmt.Sprintf("more-%d", len(convs)), transcript.Message{Role: transcript.RoleUser, Content: fmt.Sprintf("Question %d about a parcel.", len(convs))}))
+	}
+	id := b.diagnose(t, b.alice, "Search", convs)
+	path := "/tasks/" + id.String() + "/conversations?q="
+	seqOf := func(external string) int {
+		var seq int
+		require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT seq FROM task_conversation WHERE task_id = $1 AND external_id = $2`, id, external).Scan(&seq))
+		return seq
+	}
+
+	doc := parse(t, b.alice.Get(t, path+"refunds"))
+	snippet := testid(doc, "conversation-snippet")
+	require.Equal(t, 1, snippet.Length())
+	require.Contains(t, snippet.Text(), "Your order was refunded on Monday")
+	href, _ := snippet.Parent().Find("a").Attr("href")
+	require.Equal(t, fmt.Sprintf("/tasks/%s/conversations/%d#turn-2", id, seqOf("order-20240517-a1")), href, "the turn it matched in")
+	doc = parse(t, b.alice.Get(t, path+url.QueryEscape("退款")))
+	require.Equal(t, "我想申请退款，订单还没发货", testid(doc, "conversation-snippet").Text())
+	require.Zero(t, testid(parse(t, b.alice.Get(t, "/tasks/"+id.String()+"/conversations")), "conversation-snippet").Length(), "no search, no quote")
+
+	resp := b.alice.Get(t, path+"order-2024")
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode, "the start of one id opens it")
+	require.Equal(t, fmt.Sprintf("/tasks/%s/conversations/%d", id, seqOf("order-20240517-a1")), resp.Header.Get("Location"))
+	resp = b.alice.Get(t, path+"ZH-TICKET")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	doc = parse(t, resp)
+	require.Equal(t, []string{"zh-ticket-1", "zh-ticket-2"}, testid(doc, "id-match").Map(func(_ int, s *goquery.Selection) string { return s.Text() }))
+	require.Contains(t, testid(doc, "id-matches").Text(), "2 conversations' ids start with “ZH-TICKET”")
+	require.Zero(t, testid(doc, "no-conversations").Length(), "the ids are what matched")
+	require.Equal(t, http.StatusNotFound, b.bob.Get(t, path+"zh-ticket").StatusCode, "another owner finds no such task")
+}

@@ -77,6 +77,7 @@ func (s *Server) routes() {
 	e.POST("/settings/tokens/:token/revoke", s.tokenRevoke)
 	e.GET("/settings/expected", s.expectedRuleList)
 	e.POST("/settings/expected/:rule/delete", s.expectedRuleDelete)
+	e.POST("/settings/expected/:rule/widen", s.expectedRuleWiden)
 	e.DELETE("/settings/expected/:rule", s.expectedRuleDelete)
 
 	e.GET(apiPrefix+"/openapi.json", s.apiOpenAPI)

@@ -125,9 +125,16 @@ func (s *Server) compareOptions(c echo.Context, t report.Task, selected string) 
 	for i, r := range rows {
 		out[i] = pages.CompareOption{ID: r.ID.String(), Title: r.Title, CreatedAt: r.CreatedAt, Conversations: int(r.ConversationCount),
 			SameTitle: r.SameTitle, Rerun: r.RerunOf != nil && r.RerunOf.String() == t.ID, Original: t.RerunOf == r.ID.String(),
-			Selected: r.ID.String() == selected}
+			Selected: r.ID.String() == selected, Agent: r.AgentName,
+			SameAgent: sameAgent(r.AgentID, t.AgentID)}
 	}
+	pages.TellApart(s.localizerOf(c), out)
 	return out, nil
+}
+
+// sameAgent reports whether two runs' agents are one: the same id, or neither has one.
+func sameAgent(a, b *int64) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
 }
 
 // differentAgents reports whether the two runs' first conversations have system prompts

@@ -3,6 +3,7 @@ package web_test
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -35,7 +36,7 @@ func TestComparePickerAndPage(t *testing.T) {
 	testid(page, "compare-select").Find("option").Each(func(_ int, o *goquery.Selection) { offered = append(offered, o.AttrOr("value", "")) })
 	require.Equal(t, []string{baseline.ID.String(), other.ID.String()}, offered,
 		"the same title first; no running task, no other owner's, not the task itself")
-	require.Equal(t, "Runs with the same title", testid(page, "compare-select").Find("optgroup").First().AttrOr("label", ""))
+	require.Equal(t, "Runs of this agent", testid(page, "compare-select").Find("optgroup").First().AttrOr("label", ""))
 
 	resp := b.alice.Get(t, base+"/compare?baseline="+baseline.ID.String())
 	require.Equal(t, http.StatusOK, resp.StatusCode)
@@ -104,7 +105,42 @@ func TestComparePickerPreselectsOnlyTheSameTitle(t *testing.T) {
 	doc := parse(t, b.alice.Get(t, "/tasks/"+current.ID.String()))
 	sel = testid(doc, "compare-select")
 	require.Zero(t, testid(doc, "compare-placeholder").Length())
-	require.Equal(t, "Runs with the same title", sel.Find("optgroup").First().AttrOr("label", ""), "the browser opens on the first, of the same title")
+	require.Equal(t, "Runs of this agent", sel.Find("optgroup").First().AttrOr("label", ""), "the browser opens on the first, of the same title")
+	require.Equal(t, "Support bot", strings.SplitN(sel.Find("option").First().Text(), " · ", 2)[0])
+}
+
+// TestComparePickerGroupsRunsByAgent: the picker lists this agent's runs first, then
+// each other agent's under its name, and runs whose entries would read the same (one
+// title, one minute, one size) are told apart by their id.
+func TestComparePickerGroupsRunsByAgent(t *testing.T) {
+	t.Parallel()
+	b := setupTasks(t)
+	agent := func(name string) int64 {
+		var id int64
+		require.NoError(t, b.pool.QueryRow(t.Context(), `INSERT INTO agent (owner_user_id, name) VALUES ($1, $2) RETURNING id`, b.alice.User.ID, name).Scan(&id))
+		return id
+	}
+	support, sales := agent("Support"), agent("Sales")
+	insert := func(title string, agentID int64) string {
+		id := reporttest.Insert(t, b.pool, b.alice.User.ID, reporttest.Task{Title: title}).ID.String()
+		_, err := b.pool.Exec(t.Context(), `UPDATE analysis_task SET agent_id = $1, created_at = '2026-03-01 10:00:00+00' WHERE id = $2`, agentID, id)
+		require.NoError(t, err)
+		return id
+	}
+	current := insert("Support bot", support)
+	twins := []string{insert("Support bot", support), insert("Support bot", support)}
+	insert("Sales bot", sales)
+
+	sel := testid(parse(t, b.alice.Get(t, "/tasks/"+current)), "compare-select")
+	groups := sel.Find("optgroup").Map(func(_ int, g *goquery.Selection) string { return g.AttrOr("label", "") })
+	require.Equal(t, []string{"Runs of this agent", "Runs of the agent Sales"}, groups)
+	require.Equal(t, 2, sel.Find("optgroup").First().Find("option").Length())
+	labels := map[string]string{}
+	sel.Find("option").Each(func(_ int, o *goquery.Selection) { labels[o.AttrOr("value", "")] = o.Text() })
+	require.NotEqual(t, labels[twins[0]], labels[twins[1]], "identical entries are told apart")
+	for _, id := range twins {
+		require.True(t, strings.HasSuffix(labels[id], " · "+id[:8]), labels[id])
+	}
 }
 
 // TestCompareRefusesWithASentence: every wrong baseline is told apart, another owner's

@@ -214,6 +214,7 @@ type refused struct {
 	problems []locale.Text
 	more     int
 	reason   locale.Text
+	field    string // the form field at fault, as pages.UploadFailure names it
 }
 
 // page is the refusal as the upload page shows it, written by l.
@@ -221,7 +222,7 @@ func (r *refused) page(l *locale.Localizer) *pages.UploadFailure {
 	if r == nil {
 		return nil
 	}
-	f := &pages.UploadFailure{More: r.more, Reason: l.Text(r.reason)}
+	f := &pages.UploadFailure{More: r.more, Reason: l.Text(r.reason), Field: r.field}
 	for _, p := range r.problems {
 		f.Problems = append(f.Problems, l.Text(p))
 	}
@@ -243,7 +244,7 @@ func uploadFailure(err error) (int, *refused) {
 	case errors.As(err, &tooFew):
 		return tooFew.failure()
 	case errors.As(err, &form):
-		return form.status, &refused{reason: form.msg}
+		return form.status, &refused{reason: form.msg, field: form.field}
 	case errors.As(err, &tooLarge):
 		// The whole request passed the limit before the file part did: the fields around
 		// the file were too large, which only a hand-made request does.

@@ -189,6 +189,16 @@ func TestRefusedUploadsStoreNothing(t *testing.T) {
 			errs := testid(doc, "upload-errors")
 			require.Equal(t, 1, errs.Length(), "the errors are shown")
 			require.Contains(t, errs.Text(), "nothing was stored")
+			title := testid(doc, "upload-title")
+			if strings.HasPrefix(tc.name, "title") {
+				require.Contains(t, errs.Text(), "The title was not accepted", "a title error is the title's, not the file's")
+				require.NotContains(t, errs.Text(), "The file was not accepted")
+				require.Equal(t, "true", title.AttrOr("aria-invalid", ""))
+				require.Equal(t, "upload-reason", title.AttrOr("aria-describedby", ""))
+			} else {
+				require.Contains(t, errs.Text(), "The file was not accepted")
+				require.False(t, title.Is("[aria-invalid]"))
+			}
 			shown := testid(doc, "upload-reason").Text() + testid(doc, "upload-problem").First().Text()
 			require.Contains(t, shown, tc.message)
 			if tc.more > 0 {

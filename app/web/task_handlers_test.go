@@ -68,7 +68,7 @@ func TestTaskPageAndDownloadsAgree(t *testing.T) {
 			for _, rank := range pageRanks {
 				require.Contains(t, body, "### "+rank+". ")
 			}
-			require.Contains(t, body, "> `"+reporttest.XSS+"`", "a hostile quote is a code span, shown as text")
+			require.Contains(t, body, ": `"+reporttest.XSS+"`", "a hostile quote is a code span, shown as text")
 			require.NotContains(t, strings.ReplaceAll(body, "`"+reporttest.XSS+"`", ""), "<script>", "other uploaded markup is escaped in Markdown")
 		}
 	}

@@ -17,10 +17,10 @@ import (
 // agentLearning reports whether the detector of t's agent is learning from labels now,
 // which the page of a finished diagnosis says.
 func (s *Server) agentLearning(c echo.Context, t report.Task) (bool, error) {
-	if t.AgentID == 0 || !t.Terminal {
+	if t.AgentID == nil || !t.Terminal {
 		return false, nil
 	}
-	a, err := s.store.AgentState(c.Request().Context(), t.AgentID, auth.OwnerFrom(c))
+	a, err := s.store.AgentState(c.Request().Context(), *t.AgentID, auth.OwnerFrom(c))
 	if err != nil {
 		return false, err
 	}

@@ -71,7 +71,8 @@ func (s *Server) rerunTitle(c echo.Context, id string) (string, error) {
 }
 
 // ruleWords finds, for the clusters of r the owner gave their word on (expected, or not
-// expected though the policy seemed to call for it), the rule that says it now. gone
+// expected though the policy seemed to call for it), the rule of its agent's (or for
+// all agents) that says it now. gone
 // holds those none of their rules says any more (they removed it, here or on another
 // diagnosis), so the page does not promise a rule that is gone; from holds the
 // diagnosis a rule was made on when it is another one, so the page says where the word
@@ -86,7 +87,7 @@ func (s *Server) ruleWords(c echo.Context, r report.Report) (gone map[int]bool, 
 	if len(marked) == 0 {
 		return nil, nil, nil
 	}
-	rules, err := s.store.ExpectedRules(c.Request().Context(), auth.OwnerFrom(c))
+	rules, err := s.store.AgentExpectedRules(c.Request().Context(), auth.OwnerFrom(c), r.Task.AgentID)
 	if err != nil {
 		return nil, nil, err
 	}

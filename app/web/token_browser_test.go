@@ -53,6 +53,23 @@ func TestTokensPageInBrowser(t *testing.T) {
 	require.Equal(t, "release pipeline", state.Name)
 	require.Equal(t, "just now", state.LastUsed)
 
+	// On a 390 px phone the list stacks, and Revoke is on the screen, not past its edge.
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Reload(),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="token-table"]`))))
+	revoke, err := chromedp.Run(ctx, chromedp.Evaluate[struct {
+		Right  float64 `json:"right"`
+		Width  int     `json:"width"`
+		Scroll int     `json:"scroll"`
+	}](`(() => { const r = document.querySelector('[data-testid="token-revoke"]').getBoundingClientRect();
+		return {right: r.right, width: document.documentElement.clientWidth, scroll: document.documentElement.scrollWidth}; })()`))
+	require.NoError(t, err)
+	require.Equal(t, 390, revoke.Width)
+	require.LessOrEqual(t, revoke.Right, float64(revoke.Width), "Revoke fits the screen")
+	require.LessOrEqual(t, revoke.Scroll, revoke.Width, "the page does not scroll sideways")
+	browsertest.Screenshot(t, ctx, "tokens-phone")
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Reload(),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="token-table"]`))))
+
 	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
 	go func() {
 		for ev, err := range dialogs {

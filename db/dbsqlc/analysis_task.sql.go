@@ -711,28 +711,31 @@ func (q *Queries) ListAnalysisTasks(ctx context.Context, db DBTX, arg ListAnalys
 const listCompareCandidates = `-- name: ListCompareCandidates :many
 
 WITH same_title AS MATERIALIZED (
-    SELECT s.id, s.title, s.status, s.created_at, s.finished_at, s.conversation_count, s.rerun_of, true AS same_title
+    SELECT s.id, s.title, s.status, s.created_at, s.finished_at, s.conversation_count, s.rerun_of, s.agent_id, true AS same_title
     FROM analysis_task s
-    WHERE s.owner_user_id = $2 AND s.title = $3 AND s.id <> $4 AND s.status IN ('completed', 'partial')
+    WHERE s.owner_user_id = $1 AND s.title = $3 AND s.id <> $4 AND s.status IN ('completed', 'partial')
       AND s.kind = 'diagnosis'
     ORDER BY s.created_at DESC
-    LIMIT $1
+    LIMIT $2
 ), other_title AS MATERIALIZED (
-    SELECT o.id, o.title, o.status, o.created_at, o.finished_at, o.conversation_count, o.rerun_of, false AS same_title
+    SELECT o.id, o.title, o.status, o.created_at, o.finished_at, o.conversation_count, o.rerun_of, o.agent_id, false AS same_title
     FROM analysis_task o
-    WHERE o.owner_user_id = $2 AND o.title <> $3 AND o.status IN ('completed', 'partial')
+    WHERE o.owner_user_id = $1 AND o.title <> $3 AND o.status IN ('completed', 'partial')
       AND o.kind = 'diagnosis'
     ORDER BY o.created_at DESC
-    LIMIT $1
+    LIMIT $2
 )
-SELECT id, title, status, created_at, finished_at, conversation_count, rerun_of, same_title FROM (SELECT id, title, status, created_at, finished_at, conversation_count, rerun_of, same_title FROM same_title UNION ALL SELECT id, title, status, created_at, finished_at, conversation_count, rerun_of, same_title FROM other_title) AS c
+SELECT c.id, c.title, c.status, c.created_at, c.finished_at, c.conversation_count, c.rerun_of, c.agent_id, c.same_title,
+       coalesce(a.name, '')::text AS agent_name
+FROM (SELECT id, title, status, created_at, finished_at, conversation_count, rerun_of, agent_id, same_title FROM same_title UNION ALL SELECT id, title, status, created_at, finished_at, conversation_count, rerun_of, agent_id, same_title FROM other_title) AS c
+LEFT JOIN agent a ON a.id = c.agent_id AND a.owner_user_id = $1
 ORDER BY c.same_title DESC, c.created_at DESC
-LIMIT $1
+LIMIT $2
 `
 
 type ListCompareCandidatesParams struct {
-	MaxRows     int32
 	OwnerUserID int64
+	MaxRows     int32
 	Title       string
 	ID          uuid.UUID
 }
@@ -745,17 +748,20 @@ type ListCompareCandidatesRow struct {
 	FinishedAt        *time.Time
 	ConversationCount int32
 	RerunOf           *uuid.UUID
+	AgentID           *int64
 	SameTitle         bool
+	AgentName         string
 }
 
 // Runs of one title: what a diagnosis is compared with, and the task list's trends.
 // The owner's finished diagnoses with results that task @id can be compared with:
 // those with its title first (re-runs keep the title), then the others, each newest
-// first. Both halves read an index in order and stop at @max_rows.
+// first, each with its agent's name (empty for a run without one), which the picker
+// groups them by. Both halves read an index in order and stop at @max_rows.
 func (q *Queries) ListCompareCandidates(ctx context.Context, db DBTX, arg ListCompareCandidatesParams) ([]ListCompareCandidatesRow, error) {
 	rows, err := db.Query(ctx, listCompareCandidates,
-		arg.MaxRows,
 		arg.OwnerUserID,
+		arg.MaxRows,
 		arg.Title,
 		arg.ID,
 	)
@@ -774,7 +780,9 @@ func (q *Queries) ListCompareCandidates(ctx context.Context, db DBTX, arg ListCo
 			&i.FinishedAt,
 			&i.ConversationCount,
 			&i.RerunOf,
+			&i.AgentID,
 			&i.SameTitle,
+			&i.AgentName,
 		); err != nil {
 			return nil, err
 		}
@@ -871,7 +879,7 @@ func (q *Queries) LockOwner(ctx context.Context, db DBTX, arg LockOwnerParams) e
 }
 
 const lockTaskForReview = `-- name: LockTaskForReview :one
-SELECT status FROM analysis_task WHERE id = $1 AND owner_user_id = $2 FOR NO KEY UPDATE
+SELECT status, agent_id FROM analysis_task WHERE id = $1 AND owner_user_id = $2 FOR NO KEY UPDATE
 `
 
 type LockTaskForReviewParams struct {
@@ -879,14 +887,20 @@ type LockTaskForReviewParams struct {
 	OwnerUserID int64
 }
 
+type LockTaskForReviewRow struct {
+	Status  taskstate.Status
+	AgentID *int64
+}
+
 // Locks a task its owner reviews (marks a cluster expected, or takes the mark back)
 // for the review's transaction, so two reviews of one task re-rank its Actions one
-// after the other; its status says whether it has finished.
-func (q *Queries) LockTaskForReview(ctx context.Context, db DBTX, arg LockTaskForReviewParams) (taskstate.Status, error) {
+// after the other; its status says whether it has finished, its agent which of the
+// owner's rules apply to it.
+func (q *Queries) LockTaskForReview(ctx context.Context, db DBTX, arg LockTaskForReviewParams) (LockTaskForReviewRow, error) {
 	row := db.QueryRow(ctx, lockTaskForReview, arg.ID, arg.OwnerUserID)
-	var status taskstate.Status
-	err := row.Scan(&status)
-	return status, err
+	var i LockTaskForReviewRow
+	err := row.Scan(&i.Status, &i.AgentID)
+	return i, err
 }
 
 const maintenanceListenCancels = `-- name: MaintenanceListenCancels :exec

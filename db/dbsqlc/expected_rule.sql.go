@@ -32,12 +32,21 @@ func (q *Queries) DeleteExpectedRules(ctx context.Context, db DBTX, arg DeleteEx
 
 const listExpectedRules = `-- name: ListExpectedRules :many
 SELECT r.id, r.type, r.category, r.normal_title, r.title, r.reason, r.expected, r.source_task_id, r.created_at,
+       r.agent_id, coalesce(a.name, '')::text AS agent_name,
        coalesce(t.title, '')::text AS source_task_title, t.created_at AS source_task_created_at
 FROM expected_rule r
 LEFT JOIN analysis_task t ON t.id = r.source_task_id AND t.owner_user_id = r.owner_user_id
+LEFT JOIN agent a ON a.id = r.agent_id AND a.owner_user_id = r.owner_user_id
 WHERE r.owner_user_id = $1
-ORDER BY r.created_at DESC, r.id DESC
+  AND (NOT $2::boolean OR r.agent_id IS NULL OR r.agent_id = $3)
+ORDER BY a.name NULLS FIRST, r.created_at DESC, r.id DESC
 `
+
+type ListExpectedRulesParams struct {
+	OwnerUserID int64
+	ForAgent    bool
+	AgentID     *int64
+}
 
 type ListExpectedRulesRow struct {
 	ID                  int64
@@ -49,14 +58,19 @@ type ListExpectedRulesRow struct {
 	Expected            bool
 	SourceTaskID        *uuid.UUID
 	CreatedAt           time.Time
+	AgentID             *int64
+	AgentName           string
 	SourceTaskTitle     string
 	SourceTaskCreatedAt *time.Time
 }
 
-// The owner's rules, newest first, with the title and start of the diagnosis each was
-// marked in (re-runs share a title; empty and null once that diagnosis is deleted).
-func (q *Queries) ListExpectedRules(ctx context.Context, db DBTX, ownerUserID int64) ([]ListExpectedRulesRow, error) {
-	rows, err := db.Query(ctx, listExpectedRules, ownerUserID)
+// The owner's rules, newest first — with @for_agent, only those that apply to the runs
+// of agent @agent_id (its own and those for all agents; for a run without an agent,
+// those for all agents) — each with its agent's name (empty for all agents) and the
+// title and start of the diagnosis it was marked in (re-runs share a title; empty and
+// null once that diagnosis is deleted).
+func (q *Queries) ListExpectedRules(ctx context.Context, db DBTX, arg ListExpectedRulesParams) ([]ListExpectedRulesRow, error) {
+	rows, err := db.Query(ctx, listExpectedRules, arg.OwnerUserID, arg.ForAgent, arg.AgentID)
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +88,8 @@ func (q *Queries) ListExpectedRules(ctx context.Context, db DBTX, ownerUserID in
 			&i.Expected,
 			&i.SourceTaskID,
 			&i.CreatedAt,
+			&i.AgentID,
+			&i.AgentName,
 			&i.SourceTaskTitle,
 			&i.SourceTaskCreatedAt,
 		); err != nil {
@@ -89,9 +105,9 @@ func (q *Queries) ListExpectedRules(ctx context.Context, db DBTX, ownerUserID in
 
 const upsertExpectedRule = `-- name: UpsertExpectedRule :one
 
-INSERT INTO expected_rule (owner_user_id, type, category, normal_title, title, reason, source_task_id, expected)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-ON CONFLICT (owner_user_id, type, category, normal_title)
+INSERT INTO expected_rule (owner_user_id, agent_id, type, category, normal_title, title, reason, source_task_id, expected)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+ON CONFLICT (owner_user_id, (coalesce(agent_id, 0)), type, category, normal_title)
 DO UPDATE SET reason = EXCLUDED.reason,
               title = CASE WHEN expected_rule.source_task_id IS NULL THEN EXCLUDED.title ELSE expected_rule.title END,
               source_task_id = coalesce(expected_rule.source_task_id, EXCLUDED.source_task_id)
@@ -101,6 +117,7 @@ RETURNING id
 
 type UpsertExpectedRuleParams struct {
 	OwnerUserID  int64
+	AgentID      *int64
 	Type         string
 	Category     string
 	NormalTitle  string
@@ -112,17 +129,19 @@ type UpsertExpectedRuleParams struct {
 
 // An owner's rules of expected behaviour: made by marking a cluster of a finished task,
 // applied by the pipeline to the owner's later runs.
-// Stores owner's rule for clusters of @type and @category whose title normalises to
-// @normal_title: @expected true marks them expected behaviour, false says they are not
-// expected even where the agent's policy seems to call for them. Marking the same
-// issue again keeps one rule, with the latest reason, made when and where it was first
-// (the diagnosis it was made on, unless that one was deleted); no row comes back when
-// the owner's rule for the issue says the opposite, which only its removal changes. The
-// owner in the WHERE is the conflict key's already: it is there so every statement on
-// an owned table names its owner.
+// Stores owner's rule for the runs of agent @agent_id (NULL: all their agents) of
+// clusters of @type and @category whose title normalises to @normal_title: @expected
+// true marks them expected behaviour, false says they are not expected even where the
+// agent's policy seems to call for them. Marking the same issue again keeps one rule,
+// with the latest reason, made when and where it was first (the diagnosis it was made
+// on, unless that one was deleted); no row comes back when the owner's rule for the
+// issue says the opposite, which only its removal changes. The owner in the WHERE is
+// the conflict key's already: it is there so every statement on an owned table names
+// its owner.
 func (q *Queries) UpsertExpectedRule(ctx context.Context, db DBTX, arg UpsertExpectedRuleParams) (int64, error) {
 	row := db.QueryRow(ctx, upsertExpectedRule,
 		arg.OwnerUserID,
+		arg.AgentID,
 		arg.Type,
 		arg.Category,
 		arg.NormalTitle,
@@ -134,4 +153,22 @@ func (q *Queries) UpsertExpectedRule(ctx context.Context, db DBTX, arg UpsertExp
 	var id int64
 	err := row.Scan(&id)
 	return id, err
+}
+
+const widenExpectedRule = `-- name: WidenExpectedRule :execrows
+UPDATE expected_rule SET agent_id = NULL WHERE owner_user_id = $1 AND id = $2
+`
+
+type WidenExpectedRuleParams struct {
+	OwnerUserID int64
+	ID          int64
+}
+
+// Makes owner's rule @id apply to all their agents.
+func (q *Queries) WidenExpectedRule(ctx context.Context, db DBTX, arg WidenExpectedRuleParams) (int64, error) {
+	result, err := db.Exec(ctx, widenExpectedRule, arg.OwnerUserID, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

@@ -97,6 +97,7 @@ type ExpectedRule struct {
 	SourceTaskID *uuid.UUID
 	CreatedAt    time.Time
 	Expected     bool
+	AgentID      *int64
 }
 
 type FailureModel struct {

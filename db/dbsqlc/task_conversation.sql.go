@@ -346,6 +346,91 @@ func (q *Queries) ListConversationCheckpoints(ctx context.Context, db DBTX, arg 
 	return items, nil
 }
 
+const listConversationIDsByPrefix = `-- name: ListConversationIDsByPrefix :many
+SELECT seq, external_id FROM task_conversation
+WHERE task_id = $1 AND owner_user_id = $2 AND starts_with(external_id, $3::text)
+ORDER BY external_id
+LIMIT $4
+`
+
+type ListConversationIDsByPrefixParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Prefix      string
+	MaxRows     int32
+}
+
+type ListConversationIDsByPrefixRow struct {
+	Seq        int32
+	ExternalID string
+}
+
+// The task's conversations whose id from the upload starts with @prefix, by id, at
+// most @max_rows: a search for the start of an id lists them. It reads the task's ids
+// in the (task_id, external_id) index.
+func (q *Queries) ListConversationIDsByPrefix(ctx context.Context, db DBTX, arg ListConversationIDsByPrefixParams) ([]ListConversationIDsByPrefixRow, error) {
+	rows, err := db.Query(ctx, listConversationIDsByPrefix,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.Prefix,
+		arg.MaxRows,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListConversationIDsByPrefixRow
+	for rows.Next() {
+		var i ListConversationIDsByPrefixRow
+		if err := rows.Scan(&i.Seq, &i.ExternalID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listConversationMessagesBySeq = `-- name: ListConversationMessagesBySeq :many
+SELECT seq, messages::text AS messages FROM task_conversation
+WHERE task_id = $1 AND owner_user_id = $2 AND seq = ANY($3::int[])
+`
+
+type ListConversationMessagesBySeqParams struct {
+	TaskID      uuid.UUID
+	OwnerUserID int64
+	Seqs        []int32
+}
+
+type ListConversationMessagesBySeqRow struct {
+	Seq      int32
+	Messages string
+}
+
+// The messages of the task's conversations @seqs (a page of search results), as text
+// for the snippets that show where each matched.
+func (q *Queries) ListConversationMessagesBySeq(ctx context.Context, db DBTX, arg ListConversationMessagesBySeqParams) ([]ListConversationMessagesBySeqRow, error) {
+	rows, err := db.Query(ctx, listConversationMessagesBySeq, arg.TaskID, arg.OwnerUserID, arg.Seqs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListConversationMessagesBySeqRow
+	for rows.Next() {
+		var i ListConversationMessagesBySeqRow
+		if err := rows.Scan(&i.Seq, &i.Messages); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listConversationOutcomes = `-- name: ListConversationOutcomes :many
 SELECT seq, label, failure_score, turns, user_turns, tool_calls
 FROM task_conversation

@@ -299,8 +299,9 @@ FROM analysis_task t WHERE t.id = @id AND t.owner_user_id = @owner_user_id AND t
 -- name: LockTaskForReview :one
 -- Locks a task its owner reviews (marks a cluster expected, or takes the mark back)
 -- for the review's transaction, so two reviews of one task re-rank its Actions one
--- after the other; its status says whether it has finished.
-SELECT status FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id FOR NO KEY UPDATE;
+-- after the other; its status says whether it has finished, its agent which of the
+-- owner's rules apply to it.
+SELECT status, agent_id FROM analysis_task WHERE id = @id AND owner_user_id = @owner_user_id FOR NO KEY UPDATE;
 
 -- name: GetAnalysisProgress :one
 -- What the polling fragment shows: a primary-key lookup, nothing else.
@@ -374,23 +375,27 @@ WHERE id IN (
 -- name: ListCompareCandidates :many
 -- The owner's finished diagnoses with results that task @id can be compared with:
 -- those with its title first (re-runs keep the title), then the others, each newest
--- first. Both halves read an index in order and stop at @max_rows.
+-- first, each with its agent's name (empty for a run without one), which the picker
+-- groups them by. Both halves read an index in order and stop at @max_rows.
 WITH same_title AS MATERIALIZED (
-    SELECT s.id, s.title, s.status, s.created_at, s.finished_at, s.conversation_count, s.rerun_of, true AS same_title
+    SELECT s.id, s.title, s.status, s.created_at, s.finished_at, s.conversation_count, s.rerun_of, s.agent_id, true AS same_title
     FROM analysis_task s
     WHERE s.owner_user_id = @owner_user_id AND s.title = @title AND s.id <> @id AND s.status IN ('completed', 'partial')
       AND s.kind = 'diagnosis'
     ORDER BY s.created_at DESC
     LIMIT @max_rows
 ), other_title AS MATERIALIZED (
-    SELECT o.id, o.title, o.status, o.created_at, o.finished_at, o.conversation_count, o.rerun_of, false AS same_title
+    SELECT o.id, o.title, o.status, o.created_at, o.finished_at, o.conversation_count, o.rerun_of, o.agent_id, false AS same_title
     FROM analysis_task o
     WHERE o.owner_user_id = @owner_user_id AND o.title <> @title AND o.status IN ('completed', 'partial')
       AND o.kind = 'diagnosis'
     ORDER BY o.created_at DESC
     LIMIT @max_rows
 )
-SELECT * FROM (SELECT * FROM same_title UNION ALL SELECT * FROM other_title) AS c
+SELECT c.id, c.title, c.status, c.created_at, c.finished_at, c.conversation_count, c.rerun_of, c.agent_id, c.same_title,
+       coalesce(a.name, '')::text AS agent_name
+FROM (SELECT * FROM same_title UNION ALL SELECT * FROM other_title) AS c
+LEFT JOIN agent a ON a.id = c.agent_id AND a.owner_user_id = @owner_user_id
 ORDER BY c.same_title DESC, c.created_at DESC
 LIMIT @max_rows;
 

@@ -13,6 +13,21 @@ WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq = @seq;
 SELECT seq FROM task_conversation
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND external_id = @external_id;
 
+-- name: ListConversationIDsByPrefix :many
+-- The task's conversations whose id from the upload starts with @prefix, by id, at
+-- most @max_rows: a search for the start of an id lists them. It reads the task's ids
+-- in the (task_id, external_id) index.
+SELECT seq, external_id FROM task_conversation
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND starts_with(external_id, @prefix::text)
+ORDER BY external_id
+LIMIT @max_rows;
+
+-- name: ListConversationMessagesBySeq :many
+-- The messages of the task's conversations @seqs (a page of search results), as text
+-- for the snippets that show where each matched.
+SELECT seq, messages::text AS messages FROM task_conversation
+WHERE task_id = @task_id AND owner_user_id = @owner_user_id AND seq = ANY(@seqs::int[]);
+
 -- The pipeline's reads and writes of a task's conversations. Writes run inside the
 -- lease's transaction (lease.InTx), whose first statement is the fenced touch of the
 -- task row, so a worker that lost its lease writes nothing.

@@ -222,6 +222,47 @@ func (s *Store) ConversationWithID(ctx context.Context, id uuid.UUID, owner Owne
 	return 0, false, nil
 }
 
+// IDMatch is a conversation found by the start of its id from the upload.
+type IDMatch struct {
+	Seq int32
+	ID  string
+}
+
+// ConversationsWithIDPrefix lists owner's task's conversations whose id from the
+// upload starts with prefix (as typed, else in lower case), by id, at most limit.
+func (s *Store) ConversationsWithIDPrefix(ctx context.Context, id uuid.UUID, owner Owner, prefix string, limit int) ([]IDMatch, error) {
+	for _, try := range slices.Compact([]string{prefix, strings.ToLower(prefix)}) {
+		rows, err := s.q.ListConversationIDsByPrefix(ctx, s.pool, dbsqlc.ListConversationIDsByPrefixParams{
+			TaskID: id, OwnerUserID: owner.UserID(), Prefix: try, MaxRows: int32(limit)})
+		if err != nil {
+			return nil, readError("conversations by the start of their id", err)
+		}
+		if len(rows) > 0 {
+			out := make([]IDMatch, len(rows))
+			for i, r := range rows {
+				out[i] = IDMatch{Seq: r.Seq, ID: r.ExternalID}
+			}
+			return out, nil
+		}
+	}
+	return nil, nil
+}
+
+// ConversationMessages reads the messages of owner's task's conversations seqs as
+// stored (a JSON array each), by seq: what a page of search results quotes from,
+// decoding only as far as it needs.
+func (s *Store) ConversationMessages(ctx context.Context, id uuid.UUID, owner Owner, seqs []int32) (map[int32]string, error) {
+	rows, err := s.q.ListConversationMessagesBySeq(ctx, s.pool, dbsqlc.ListConversationMessagesBySeqParams{TaskID: id, OwnerUserID: owner.UserID(), Seqs: seqs})
+	if err != nil {
+		return nil, readError("conversation messages", err)
+	}
+	out := make(map[int32]string, len(rows))
+	for _, r := range rows {
+		out[r.Seq] = r.Messages
+	}
+	return out, nil
+}
+
 // SearchHoldsNames reports whether owner's task's search documents hold names joined by
 // underscores whole, marked by marker (search.NamesTerm): a search then looks for a
 // name whole, and by its words in a task stored before.

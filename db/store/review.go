@@ -34,6 +34,7 @@ type Review struct {
 	tx       pgx.Tx
 	id       uuid.UUID
 	owner    Owner
+	agent    *int64 // the task's agent, whose rules apply to it; nil for a task without one
 	clusters []dbsqlc.ListTaskClustersRow
 	actions  []dbsqlc.ListActionCheckpointsRow
 }
@@ -66,13 +67,14 @@ func (r *Review) read(ctx context.Context) error {
 	if err := r.s.q.LockOwner(ctx, r.tx, dbsqlc.LockOwnerParams{LockClass: reviewLockClass, OwnerUserID: uid}); err != nil {
 		return fmt.Errorf("store: review: lock: %w", err)
 	}
-	status, err := r.s.q.LockTaskForReview(ctx, r.tx, dbsqlc.LockTaskForReviewParams{ID: r.id, OwnerUserID: uid})
+	task, err := r.s.q.LockTaskForReview(ctx, r.tx, dbsqlc.LockTaskForReviewParams{ID: r.id, OwnerUserID: uid})
 	if err != nil {
 		return readError("review", err)
 	}
-	if !status.Terminal() {
+	if !task.Status.Terminal() {
 		return ErrNotFinished
 	}
+	r.agent = task.AgentID
 	if r.clusters, err = r.s.q.ListTaskClusters(ctx, r.tx, dbsqlc.ListTaskClustersParams{TaskID: r.id, OwnerUserID: uid}); err != nil {
 		return fmt.Errorf("store: review: clusters: %w", err)
 	}
@@ -108,8 +110,8 @@ type ExpectedMark struct {
 }
 
 // MarkExpected marks cluster idx expected behaviour by the owner, with the reason, and
-// stores the owner's rule that marks it in their later runs; ErrOppositeRule when their
-// rule for the issue says it is not expected.
+// stores the owner's rule that marks it in the later runs of the task's agent;
+// ErrOppositeRule when their rule for the issue says it is not expected.
 func (r *Review) MarkExpected(ctx context.Context, idx int32, mark ExpectedMark) error {
 	by := "owner"
 	if err := r.setExpected(ctx, idx, clusterMark{expected: true, by: &by, reason: mark.Reason}); err != nil {
@@ -120,7 +122,8 @@ func (r *Review) MarkExpected(ctx context.Context, idx int32, mark ExpectedMark)
 
 // MarkNotExpected makes cluster idx, which the agent's policy seemed to call for, an
 // issue as the owner says, with the reason, and stores the owner's rule that says so in
-// their later runs; ErrOppositeRule when their rule for the issue marks it expected.
+// the later runs of the task's agent; ErrOppositeRule when their rule for the issue
+// marks it expected.
 func (r *Review) MarkNotExpected(ctx context.Context, idx int32, mark ExpectedMark) error {
 	if err := r.setExpected(ctx, idx, clusterMark{overruled: true, reason: mark.Reason}); err != nil {
 		return err
@@ -135,7 +138,7 @@ func (r *Review) storeRule(ctx context.Context, idx int32, mark ExpectedMark, ex
 	}
 	id := r.id
 	if _, err := r.s.q.UpsertExpectedRule(ctx, r.tx, dbsqlc.UpsertExpectedRuleParams{
-		OwnerUserID: r.owner.UserID(), Type: c.Type, Category: c.Category, NormalTitle: mark.NormalTitle,
+		OwnerUserID: r.owner.UserID(), AgentID: r.agent, Type: c.Type, Category: c.Category, NormalTitle: mark.NormalTitle,
 		Title: c.Title, Reason: mark.Reason, SourceTaskID: &id, Expected: expected,
 	}); errors.Is(err, pgx.ErrNoRows) {
 		return ErrOppositeRule
@@ -171,9 +174,10 @@ func (r *Review) ClearExpected(ctx context.Context, idx int32, ruleIDs []int64) 
 	return nil
 }
 
-// Rules are the owner's rules of expected behaviour, read in the review's transaction.
+// Rules are the owner's rules of expected behaviour that apply to the task (those of
+// its agent and those for all agents), read in the review's transaction.
 func (r *Review) Rules(ctx context.Context) ([]dbsqlc.ListExpectedRulesRow, error) {
-	rows, err := r.s.q.ListExpectedRules(ctx, r.tx, r.owner.UserID())
+	rows, err := r.s.q.ListExpectedRules(ctx, r.tx, dbsqlc.ListExpectedRulesParams{OwnerUserID: r.owner.UserID(), ForAgent: true, AgentID: r.agent})
 	if err != nil {
 		return nil, fmt.Errorf("store: expected behaviour rules: %w", err)
 	}
@@ -253,13 +257,68 @@ func (r *Review) Commit(ctx context.Context) error {
 // Rollback discards the review; it does nothing after Commit.
 func (r *Review) Rollback() { _ = r.tx.Rollback(context.Background()) }
 
-// ExpectedRules lists owner's rules of expected behaviour, newest first.
+// ExpectedRules lists owner's rules of expected behaviour, by agent (those for all
+// agents first), newest first.
 func (s *Store) ExpectedRules(ctx context.Context, owner Owner) ([]dbsqlc.ListExpectedRulesRow, error) {
-	rows, err := s.q.ListExpectedRules(ctx, s.pool, owner.UserID())
+	rows, err := s.q.ListExpectedRules(ctx, s.pool, dbsqlc.ListExpectedRulesParams{OwnerUserID: owner.UserID()})
 	if err != nil {
 		return nil, fmt.Errorf("store: expected behaviour rules: %w", err)
 	}
 	return rows, nil
+}
+
+// AgentExpectedRules lists owner's rules that apply to the runs of agent (its own, and
+// those for all agents; for nil, those for all agents), newest first.
+func (s *Store) AgentExpectedRules(ctx context.Context, owner Owner, agent *int64) ([]dbsqlc.ListExpectedRulesRow, error) {
+	rows, err := s.q.ListExpectedRules(ctx, s.pool, dbsqlc.ListExpectedRulesParams{OwnerUserID: owner.UserID(), ForAgent: true, AgentID: agent})
+	if err != nil {
+		return nil, fmt.Errorf("store: expected behaviour rules: %w", err)
+	}
+	return rows, nil
+}
+
+// WidenExpectedRule makes owner's rule id apply to all their agents, in a transaction
+// that takes the owner's turn among their reviews (so no mark slips in between).
+// covered decides, from the rule and the owner's other rules, which of those the
+// widened rule makes redundant (they are removed), or refuses with its error. A rule
+// that does not exist or belongs to someone else is ErrNotFound.
+func (s *Store) WidenExpectedRule(ctx context.Context, id int64, owner Owner,
+	covered func(rule dbsqlc.ListExpectedRulesRow, others []dbsqlc.ListExpectedRulesRow) ([]int64, error)) error {
+	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(tx pgx.Tx) error {
+		uid := owner.UserID()
+		if err := s.q.LockOwner(ctx, tx, dbsqlc.LockOwnerParams{LockClass: reviewLockClass, OwnerUserID: uid}); err != nil {
+			return fmt.Errorf("store: widen rule: lock: %w", err)
+		}
+		rules, err := s.q.ListExpectedRules(ctx, tx, dbsqlc.ListExpectedRulesParams{OwnerUserID: uid})
+		if err != nil {
+			return fmt.Errorf("store: widen rule: %w", err)
+		}
+		var rule *dbsqlc.ListExpectedRulesRow
+		var others []dbsqlc.ListExpectedRulesRow
+		for i := range rules {
+			if rules[i].ID == id {
+				rule = &rules[i]
+			} else {
+				others = append(others, rules[i])
+			}
+		}
+		if rule == nil {
+			return ErrNotFound
+		}
+		redundant, err := covered(*rule, others)
+		if err != nil {
+			return err
+		}
+		if len(redundant) > 0 {
+			if _, err := s.q.DeleteExpectedRules(ctx, tx, dbsqlc.DeleteExpectedRulesParams{OwnerUserID: uid, Ids: redundant}); err != nil {
+				return fmt.Errorf("store: widen rule: remove covered rules: %w", err)
+			}
+		}
+		if _, err := s.q.WidenExpectedRule(ctx, tx, dbsqlc.WidenExpectedRuleParams{OwnerUserID: uid, ID: id}); err != nil {
+			return fmt.Errorf("store: widen rule: %w", err)
+		}
+		return nil
+	})
 }
 
 // DeleteExpectedRule removes owner's rule id: their later runs no longer mark what it

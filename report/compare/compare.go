@@ -52,12 +52,14 @@ type Comparison struct {
 // Run is one diagnosis of a comparison: what it is, what it analyzed, its outcome
 // labels and its failure drivers.
 type Run struct {
-	ID         string            `json:"id"`
-	Title      string            `json:"title"`
-	Status     taskstate.Status  `json:"status"`
-	CreatedAt  time.Time         `json:"created_at"`
-	FinishedAt *time.Time        `json:"finished_at"`
-	RerunOf    string            `json:"rerun_of"`
+	ID         string           `json:"id"`
+	Title      string           `json:"title"`
+	Status     taskstate.Status `json:"status"`
+	CreatedAt  time.Time        `json:"created_at"`
+	FinishedAt *time.Time       `json:"finished_at"`
+	RerunOf    string           `json:"rerun_of"`
+	// Agent is the name of the owner's agent the run belongs to; "" for none.
+	Agent      string            `json:"agent"`
 	Analyzer   string            `json:"analyzer"`
 	Model      string            `json:"model"`
 	Population report.Population `json:"population"`
@@ -157,7 +159,7 @@ func run(r report.Report) Run {
 	t := r.Task
 	out := Run{
 		ID: t.ID, Title: t.Title, Status: t.Status, CreatedAt: t.CreatedAt, FinishedAt: t.FinishedAt, RerunOf: t.RerunOf,
-		Analyzer: r.Analysis.Analyzer, Model: r.Analysis.Model, Population: r.Population, Drivers: r.Drivers,
+		Agent: t.Agent, Analyzer: r.Analysis.Analyzer, Model: r.Analysis.Model, Population: r.Population, Drivers: r.Drivers,
 	}
 	if out.Drivers == nil {
 		out.Drivers = []report.Driver{}

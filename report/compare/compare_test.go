@@ -176,7 +176,7 @@ func TestJSONShape(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &shape))
 	require.ElementsMatch(t, []string{"baseline", "current", "clusters"}, keys(shape))
 	run := shape["baseline"].(map[string]any)
-	require.ElementsMatch(t, []string{"id", "title", "status", "created_at", "finished_at", "rerun_of", "analyzer", "model",
+	require.ElementsMatch(t, []string{"id", "title", "status", "created_at", "finished_at", "rerun_of", "agent", "analyzer", "model",
 		"population", "failure_rate", "drivers"}, keys(run))
 	cl := shape["clusters"].([]any)[0].(map[string]any)
 	require.ElementsMatch(t, []string{"type", "category", "title", "baseline", "current", "change", "p_value"}, keys(cl))

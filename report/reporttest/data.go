@@ -38,7 +38,7 @@ type cluster struct {
 // clusters: one RISK and two ACTION clusters over conversations 1-5 (6 was isolated).
 var clusters = []cluster{
 	{0, "RISK", "personal_data", "Card numbers shown to users", []int32{1, 2}, 5, 80},
-	{1, "ACTION", "unconfirmed_write", "Bookings changed without confirmation", []int32{2, 3, 4}, 4, 65},
+	{1, "ACTION", "unconfirmed_write", "Bookings changed without confirmation", []int32{2, 3, 4}, 3, 65},
 	{2, "ACTION", "user_repeats", "Users repeat themselves", []int32{5}, 2, 30},
 }
 

@@ -36,7 +36,7 @@ var codeElements = []string{"code", "pre", "kbd"}
 
 // readAttributes are the attributes people read (or hear from a screen reader); the
 // others are classes, ids, addresses and htmx settings.
-var readAttributes = []string{"placeholder", "title", "aria-label", "alt", "label", "hx-confirm"}
+var readAttributes = []string{"placeholder", "title", "aria-label", "alt", "label", "hx-confirm", "data-label"}
 
 // englishIn returns what of s reads as English words.
 func englishIn(s string) []string {

@@ -18,6 +18,13 @@ type CompareOption struct {
 	Rerun         bool // a re-run of the task: the same conversations
 	Original      bool // the task the task re-ran: the same conversations
 	Selected      bool
+	// Agent is the name of the run's agent ("" for none); SameAgent says it is the
+	// task's. The picker lists the task's agent's runs first, then each other agent's.
+	Agent     string
+	SameAgent bool
+	// Tell is set on runs whose label would read the same as another's (same title,
+	// minute and size): the id's start tells them apart.
+	Tell bool
 }
 
 // Label is the option as the picker lists it.
@@ -29,7 +36,61 @@ func (o CompareOption) Label(l *locale.Localizer) string {
 	case o.Original:
 		s += " · " + l.T("compare.its_original")
 	}
+	if o.Tell {
+		s += " · " + o.ID[:min(8, len(o.ID))]
+	}
 	return s
+}
+
+// TellApart sets Tell on the options whose labels would read the same.
+func TellApart(l *locale.Localizer, options []CompareOption) {
+	seen := map[string]int{}
+	for _, o := range options {
+		seen[o.Label(l)]++
+	}
+	for i := range options {
+		if seen[options[i].Label(l)] > 1 {
+			options[i].Tell = true
+		}
+	}
+}
+
+// compareGroup is the runs of one agent in the picker.
+type compareGroup struct {
+	Label   string
+	Options []CompareOption
+}
+
+// compareGroups groups the options by agent, the task's own agent first (its runs of
+// the same title first, as the options come), then the other agents in the order
+// their first run comes.
+func compareGroups(l *locale.Localizer, options []CompareOption) []compareGroup {
+	var groups []compareGroup
+	at := map[string]int{}
+	add := func(key, label string, o CompareOption) {
+		i, ok := at[key]
+		if !ok {
+			i = len(groups)
+			at[key] = i
+			groups = append(groups, compareGroup{Label: label})
+		}
+		groups[i].Options = append(groups[i].Options, o)
+	}
+	for _, o := range options {
+		if o.SameAgent {
+			add("", l.T("compare.group_this_agent"), o)
+		}
+	}
+	for _, o := range options {
+		switch {
+		case o.SameAgent:
+		case o.Agent == "":
+			add("\x00none", l.T("compare.group_no_agent"), o)
+		default:
+			add("agent:"+o.Agent, l.T("compare.group_agent", "Agent", o.Agent), o)
+		}
+	}
+	return groups
 }
 
 // CompareView is the compare page: the comparison and the picker to change its
@@ -44,32 +105,19 @@ type CompareView struct {
 
 // choosePlaceholder reports whether the picker opens on "Choose a run": nothing is
 // selected and no run has the same title, so the browser would otherwise pre-select the
-// first run of another title (another agent) as the baseline.
+// first run of another title (likely another agent) as the baseline.
 func choosePlaceholder(options []CompareOption) bool {
 	for _, o := range options {
 		if o.Selected {
 			return false
 		}
 	}
-	return !sameTitle(options)
-}
-
-func sameTitle(options []CompareOption) bool {
 	for _, o := range options {
 		if o.SameTitle {
-			return true
+			return false
 		}
 	}
-	return false
-}
-
-func otherTitles(options []CompareOption) bool {
-	for _, o := range options {
-		if !o.SameTitle {
-			return true
-		}
-	}
-	return false
+	return true
 }
 
 // changeHelp says what a change means, under its count.

@@ -36,6 +36,9 @@ type ConversationListView struct {
 	// ToLabel is set for the list most useful to label (sort=to_label): the rule of its
 	// order and the agent's labels so far.
 	ToLabel *ToLabelView
+	// IDMatches are the conversations whose id starts with the search, when it is the
+	// start of more than one id: listed above the results, each a link.
+	IDMatches []IDMatch
 }
 
 // ToLabelView is what the list most useful to label says above its rows: the rule it
@@ -45,6 +48,12 @@ type ToLabelView struct {
 	Scored   bool
 	Agent    string
 	Progress *LabelProgress
+}
+
+// IDMatch is a conversation whose id starts with the search.
+type IDMatch struct {
+	Seq int
+	ID  string
 }
 
 // ConversationForm is the list's query as sent.
@@ -89,6 +98,10 @@ type ConversationRow struct {
 	// OnlyExpected is set when every finding of the conversation is expected behaviour.
 	OnlyExpected bool
 	RiskKinds    []string
+	// Snippet quotes, in a search's results, where the conversation matched (its turn
+	// SnippetTurn); empty otherwise.
+	Snippet     string
+	SnippetTurn int
 }
 
 // Name is how the row names its conversation: the export's id, or its number.

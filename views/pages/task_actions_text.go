@@ -70,30 +70,9 @@ func actionCounts(r report.Report) (listed, open int) {
 	return listed, open
 }
 
-// actionsOrder says what the Actions are ranked by: with outcome labels, the ACTION
-// Actions by the failures their issue explains (cluster.SelectCandidates), else every
-// Action by its priority score. Before the issues are grouped, the upload's labels
-// say which it will be, so the sentence does not change when the diagnosis finishes.
-func actionsOrder(l *locale.Localizer, r report.Report) string {
-	byFailures := labelled(r.Clusters)
-	if len(r.Clusters) == 0 {
-		byFailures = r.Population.Labelled.Any() || r.Population.Labelled.Field != ""
-	}
-	if byFailures {
-		return l.T("order.by_failures", "Priority", l.T("order.priority"))
-	}
-	return l.T("order.by_priority", "Priority", l.T("order.priority"))
-}
-
-// labelled reports whether the clusters carry a split by outcome label.
-func labelled(cs []report.Cluster) bool {
-	for _, c := range cs {
-		if c.LabelOutcomes != nil {
-			return true
-		}
-	}
-	return false
-}
+// actionsOrder says what the Actions are ranked by (cluster.SupportFormula; each card
+// says what its rank rests on), and where the issues seen once went.
+func actionsOrder(l *locale.Localizer) string { return l.T("order.ranked") }
 
 // issueCount says how many issues were found, and how many expected behaviours beside
 // them, counted as the sections below and report.md count them.

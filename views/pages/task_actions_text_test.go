@@ -2,6 +2,7 @@ package pages_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,36 +12,52 @@ import (
 	"github.com/checkup-dev/checkup/workers/cluster"
 )
 
-// TestActionsSayWhatTheyAreRankedBy: without outcome labels the Actions are ranked by
-// priority score; with them the ACTION Actions by the failures their issue explains,
-// as cluster.SelectCandidates ranks them.
+// TestActionsSayWhatTheyAreRankedBy: the page says once what the Actions are ranked by
+// (cluster.SupportFormula), and each card what its own rank rests on.
 func TestActionsSayWhatTheyAreRankedBy(t *testing.T) {
 	t.Parallel()
-	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: sampleReport("completed")}))
-	order := testid(doc, "actions-order").Text()
-	require.Contains(t, order, "Each is ranked by a priority score")
-	require.NotContains(t, order, "failures")
-
 	r := sampleReport("completed")
-	for i := range r.Clusters {
-		r.Clusters[i].LabelOutcomes = &report.LabelOutcomes{Failed: 1, Succeeded: 1}
-	}
-	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
-	order = testid(doc, "actions-order").Text()
-	require.Contains(t, order, "The other Actions follow by the failed conversations their issue accounts for")
-	require.Contains(t, order, "its priority score may be lower than the next one's")
-	require.Contains(t, order, "RISK Actions come first, ranked by a priority score")
-	require.NotContains(t, order, "Each is ranked by a priority score")
+	r.Actions[0].Support = report.Support{Basis: cluster.BasisLabels, Conversations: 10, Failures: 9, RunRate: 0.5, RateLow: 0.65, Explained: 1.5,
+		Formula: cluster.SupportFormula}
+	r.Actions[1].Support = report.Support{Basis: cluster.BasisPrevalence, Conversations: 20, ShareLow: 0.153, Severity: 3, Confidence: 0.8, Reach: 0.061}
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	order := testid(doc, "actions-order").Text()
+	require.Contains(t, order, "Each is ranked by what it is sure to explain")
+	require.Contains(t, order, "listed under “Seen once”, without an Action")
+	words := testid(doc, "support-words")
+	require.Equal(t, 2, words.Length(), "every card says what its rank rests on")
+	require.Equal(t, "It explains at least 1.5 failures: 9 of its 10 labeled conversations failed, against 50% of all labeled ones.", words.Eq(0).Text())
+	require.Equal(t, "No failures are known, so it ranks by how common and severe it is for sure: it reaches at least 15% of the analyzed conversations, at severity 3 of 5 and 80% confidence.",
+		words.Eq(1).Text())
+	require.Contains(t, testid(doc, "support").First().Text(), cluster.SupportFormula)
 
-	// While it runs, before any issue is grouped, an upload with labels says the same.
+	// While it runs, before any issue is grouped, the sentence is the same.
 	running := sampleReport("running")
 	running.Clusters, running.Actions = nil, nil
-	running.Population.Labelled.Field = "reward"
 	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: running}))
 	require.Equal(t, order, testid(doc, "actions-order").Text())
-	running.Population.Labelled.Field = ""
-	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: running}))
-	require.Contains(t, testid(doc, "actions-order").Text(), "Each is ranked by a priority score")
+}
+
+// TestSeenOnceIsListedBelowTheActions: an issue seen in one conversation has no Action;
+// it is listed apart, with its quote and a link to its conversation, and the "All
+// issues" table says why it has no Action.
+func TestSeenOnceIsListedBelowTheActions(t *testing.T) {
+	t.Parallel()
+	r := sampleReport("completed")
+	r.Clusters = append(r.Clusters, report.Cluster{Idx: 3, Type: "RISK", Title: "User is abusive", Conversations: 1, Prevalence: 0.01,
+		NoAction: report.NoActionSeenOnce, Support: report.Support{SeenOnce: true},
+		Example: &report.Quote{ConversationSeq: 12, ConversationID: "c12", Turn: 5, Quote: "You idiot"}})
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	seen := testid(doc, "seen-once")
+	require.Equal(t, 1, seen.Length())
+	require.Equal(t, 1, testid(doc, "seen-once-issue").Length())
+	require.Equal(t, "You idiot", testid(doc, "seen-once-quote").Text())
+	link, _ := seen.Find(`a[href*="/conversations/12"]`).Attr("href")
+	require.Contains(t, link, "turn-5")
+	require.Contains(t, testid(doc, "clusters").Text(), "seen once")
+
+	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: sampleReport("completed")}))
+	require.Zero(t, testid(doc, "seen-once").Length(), "nothing seen once, no section")
 }
 
 // TestActionsSayHowManyAreListed: the page counts the ACTION Actions it lists against
@@ -148,4 +165,30 @@ func TestIssueCountsAgree(t *testing.T) {
 
 	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: sampleReport("completed")}))
 	require.Equal(t, "from 3 issues", testid(doc, "stat-issues").Text())
+}
+
+// TestActionCardShowsTheExchange: an example that is part of an exchange shows it turn
+// by turn, the user's words, the call named (never its serialized arguments) and the
+// agent's reply, each linked to its turn.
+func TestActionCardShowsTheExchange(t *testing.T) {
+	t.Parallel()
+	r := sampleReport("completed")
+	r.Actions[0].Evidence = []report.Quote{{ConversationSeq: 4, ConversationID: "retail-14", Turn: 18, Quote: "PayPal, please.", Verified: true,
+		Exchange: []report.Evidence{
+			{Turn: 18, Quote: "PayPal, please.", Verified: true, Speaker: "user"},
+			{Turn: 19, Quote: `return_items({"order_id":"#W1"})`, Verified: true, Speaker: "call"},
+			{Turn: 21, Quote: "The return is submitted.", Verified: true, Speaker: "agent"},
+			{Turn: 23, Quote: `"payment_id":"paypal_1"`, Verified: true, Speaker: "call"},
+		}}}
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	ex := testid(doc, "evidence-exchange").First()
+	require.Equal(t, 4, ex.Find("li").Length())
+	calls := ex.Find(`[data-testid="evidence-call"]`)
+	require.Equal(t, "calls return_items", strings.TrimSpace(calls.Eq(0).Text()))
+	require.Equal(t, `calls it with "payment_id":"paypal_1"`, strings.TrimSpace(calls.Eq(1).Text()), "a changed argument is shown as it is")
+	require.NotContains(t, ex.Text(), "order_id")
+	require.Contains(t, ex.Find("li").Eq(0).Text(), "User, turn 18")
+	require.Contains(t, ex.Find("li").Eq(2).Text(), "The return is submitted.")
+	href, _ := ex.Find("li").Eq(2).Find("a").Attr("href")
+	require.Contains(t, href, "/conversations/4#turn-21")
 }

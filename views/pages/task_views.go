@@ -280,3 +280,11 @@ func markResults(turns []components.Turn) {
 		}
 	}
 }
+
+// taskAgentPath is the page of the task's agent; "" for a task without one.
+func taskAgentPath(t report.Task) string {
+	if t.AgentID == nil {
+		return ""
+	}
+	return components.AgentPath(*t.AgentID)
+}

@@ -34,7 +34,18 @@ type Evidence struct {
 	Turn     int    `json:"turn"`
 	Quote    string `json:"quote"`
 	Verified bool   `json:"verified"`
+	// Speaker says whose words the quote is (SpeakerUser, …), set by the pipeline with
+	// Verified, so an exchange can be shown as who said what; empty when not known.
+	Speaker string `json:"speaker,omitempty"`
 }
+
+// Who an evidence quote is from.
+const (
+	SpeakerUser  = "user"  // the user's words
+	SpeakerAgent = "agent" // the agent's words
+	SpeakerCall  = "call"  // the agent's tool call, quoted as name(arguments)
+	SpeakerTool  = "tool"  // a tool's result
+)
 
 // Finding is one problem seen in one conversation.
 type Finding struct {

@@ -7,27 +7,24 @@ import (
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
-// MaxActionCandidates is how many ACTION clusters get an Action: the ones with the
-// highest priorityScore. RISK clusters are not limited.
+// MaxActionCandidates is how many ACTION clusters get an Action: the ones that rank
+// highest (BySupport). RISK clusters are not limited.
 const MaxActionCandidates = 10
 
 // SelectCandidates chooses the clusters that get an Action (step 6 of
-// docs/architecture.md#pipeline-stages): all RISK clusters, then, separately, the
-// MaxActionCandidates ACTION clusters with the highest priorityScore — each kind ranked
-// in its own pool, so a RISK cluster never takes an ACTION cluster's place. When the
-// clusters carry outcome labels, the ACTION pool is ranked by the failures each
-// explains instead (ExcessFormula), so the first Action is the problem that cost most
-// resolved conversations (a cluster among fewer failures than its size predicts comes
-// after one that explains none; equal counts go by q-value, then priorityScore).
-// Without labels ties go by priorityScore, then conversations covered, then cluster
-// index, lowest first, so equal scores always come out in the same order. Expected
-// behaviour is never a candidate. A candidate's position in the result is its candidate
-// index, which its Action keeps whatever order the calls finish in. It is a pure
-// function.
+// docs/architecture.md#pipeline-stages) and ranks them: every RISK cluster and,
+// separately, the MaxActionCandidates ACTION clusters that rank highest — each kind
+// chosen in its own pool, so a RISK cluster never takes an ACTION cluster's place —
+// all then in one order, BySupport (SupportFormula): by the failures each explains at
+// least, estimated by the agent's detector or counted from labels, else by how common
+// and severe it is at least. An issue seen in one conversation, and expected
+// behaviour, is never a candidate. A candidate's position in the result is its
+// candidate index, which its Action keeps whatever order the calls finish in. It is a
+// pure function.
 func SelectCandidates(clusters []Cluster) []Cluster {
 	var risks, actions []Cluster
 	for _, c := range clusters {
-		if c.Expected {
+		if c.Expected || c.Support().SeenOnce {
 			continue
 		}
 		switch c.Type {
@@ -37,20 +34,10 @@ func SelectCandidates(clusters []Cluster) []Cluster {
 			actions = append(actions, c)
 		}
 	}
-	byPriority := func(a, b Cluster) int {
-		return cmp.Or(
-			cmp.Compare(b.PriorityScore, a.PriorityScore),
-			cmp.Compare(b.ConversationCount, a.ConversationCount),
-			cmp.Compare(a.Idx, b.Idx),
-		)
-	}
-	slices.SortFunc(risks, byPriority)
-	if labelled(actions) || estimated(actions) {
-		slices.SortFunc(actions, byExplainedFailures)
-	} else {
-		slices.SortFunc(actions, byPriority)
-	}
-	return append(risks, actions[:min(len(actions), MaxActionCandidates)]...)
+	slices.SortFunc(actions, BySupport)
+	chosen := append(risks, actions[:min(len(actions), MaxActionCandidates)]...)
+	slices.SortFunc(chosen, BySupport)
+	return chosen
 }
 
 // ActionResult is how one candidate's Action call ended.

@@ -11,16 +11,17 @@ import (
 )
 
 // testClusters makes risks RISK and actions ACTION clusters, numbered in that order,
-// with scores that put some RISK clusters below every ACTION cluster.
+// each seen in a few conversations of 100 and ranked by how many: some RISK clusters
+// rank below every ACTION cluster.
 func testClusters(risks, actions int) []Cluster {
 	var out []Cluster
 	for i := range risks {
 		out = append(out, Cluster{Idx: len(out), Type: analyzer.TypeRisk, Title: fmt.Sprintf("risk %d", i),
-			PriorityScore: float64(5 + i), ConversationCount: 1})
+			ConversationCount: 2 + i, Prevalence: float64(2+i) / 100, Severity: 2, Confidence: 1})
 	}
 	for i := range actions {
 		out = append(out, Cluster{Idx: len(out), Type: analyzer.TypeAction, Title: fmt.Sprintf("action %d", i),
-			PriorityScore: float64(50 + i), ConversationCount: 2})
+			ConversationCount: 10 + i, Prevalence: float64(10+i) / 100, Severity: 2, Confidence: 1})
 	}
 	return out
 }
@@ -29,27 +30,29 @@ func TestSelectCandidatesTakesAllRisksAndTenActions(t *testing.T) {
 	t.Parallel()
 	got := SelectCandidates(testClusters(12, 15))
 	require.Len(t, got, 22)
-	for i, c := range got[:12] {
-		require.Equal(t, analyzer.TypeRisk, c.Type, "candidate %d", i)
-	}
 	var titles []string
-	for _, c := range got[12:] {
+	for _, c := range got[:10] {
 		require.Equal(t, analyzer.TypeAction, c.Type)
 		titles = append(titles, c.Title)
 	}
-	// The ten highest-scoring ACTION clusters, best first: 14 down to 5.
+	// The ten ACTION clusters that reach most conversations, most first: 14 down to 5,
+	// before the RISK clusters, which reach fewer.
 	require.Equal(t, []string{"action 14", "action 13", "action 12", "action 11", "action 10",
 		"action 9", "action 8", "action 7", "action 6", "action 5"}, titles)
-	require.Equal(t, "risk 11", got[0].Title, "risks are ordered by their own priority")
+	for _, c := range got[10:] {
+		require.Equal(t, analyzer.TypeRisk, c.Type)
+	}
+	require.Equal(t, "risk 11", got[10].Title)
 }
 
 func TestSelectCandidatesRiskNeverTakesAnActionPlace(t *testing.T) {
 	t.Parallel()
-	// Risks scoring far above every action still leave ten places to actions, and
-	// risks scoring below them are all taken.
+	// Risks ranking far above every action still leave ten places to actions, and
+	// risks ranking below them are all taken.
 	clusters := testClusters(0, 15)
 	for i := range 30 {
-		clusters = append(clusters, Cluster{Idx: len(clusters), Type: analyzer.TypeRisk, PriorityScore: float64(99 - i%2*98)})
+		n := 2 + i%2*60
+		clusters = append(clusters, Cluster{Idx: len(clusters), Type: analyzer.TypeRisk, ConversationCount: n, Prevalence: float64(n) / 100, Severity: 4, Confidence: 1})
 	}
 	got := SelectCandidates(clusters)
 	risks, actions := 0, 0
@@ -72,11 +75,12 @@ func TestSelectCandidatesTieBreakIsDeterministic(t *testing.T) {
 	t.Parallel()
 	var clusters []Cluster
 	for i := range 14 {
+		n := 2 + i%3
 		clusters = append(clusters, Cluster{Idx: i, Type: analyzer.TypeAction, PriorityScore: 40,
-			ConversationCount: 1 + i%3})
+			ConversationCount: n, Prevalence: float64(n) / 50, Severity: 3, Confidence: 1})
 	}
 	want := SelectCandidates(clusters)
-	// Equal scores: more conversations first, then the lower cluster index.
+	// Equal otherwise: more conversations first, then the lower cluster index.
 	require.Equal(t, 2, want[0].Idx)
 	require.Equal(t, 5, want[1].Idx)
 	for range 20 {

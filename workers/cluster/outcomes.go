@@ -1,9 +1,7 @@
 package cluster
 
 import (
-	"cmp"
 	"math"
-	"slices"
 
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/stats"
@@ -27,8 +25,8 @@ type Outcomes struct {
 	QValue         float64 `json:"q_value"`
 }
 
-// ExcessFormula is how the failures a cluster explains are counted; ACTION candidates
-// are ranked by it when the upload carries labels.
+// ExcessFormula is how the failures a cluster explains are counted from labels; the
+// Actions are ranked by a lower bound of them (SupportFormula).
 const ExcessFormula = "excess failures = failed in cluster − labeled in cluster × failure rate of all labeled conversations"
 
 // SplitByOutcome sets each cluster's Outcomes from the labels of the analysed
@@ -80,37 +78,6 @@ func SplitByOutcome(clusters []Cluster, labels map[int]transcript.Label) {
 
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 
-// byExplainedFailures orders ACTION clusters by the failures they explain, most first,
-// then by q-value, priorityScore and index. The failures are estimated (Estimated)
-// when a detector scored the run, counted from the labels otherwise.
-func byExplainedFailures(a, b Cluster) int {
-	return cmp.Or(
-		cmp.Compare(b.explained(), a.explained()),
-		cmp.Compare(a.qValue(), b.qValue()),
-		cmp.Compare(b.PriorityScore, a.PriorityScore),
-		cmp.Compare(a.Idx, b.Idx),
-	)
-}
-
-// explained is the failures the cluster explains beyond its size: estimated when it
-// can be, counted from its labels otherwise.
-func (c Cluster) explained() float64 {
-	if c.Estimated != nil {
-		return c.Estimated.Excess
-	}
-	if c.Outcomes != nil {
-		return c.Outcomes.ExcessFailures
-	}
-	return 0
-}
-
-func (c Cluster) qValue() float64 {
-	if c.Outcomes != nil {
-		return c.Outcomes.QValue
-	}
-	return 1
-}
-
 // Estimated is what an agent's failure detector says of a cluster: how many of its
 // conversations failed (a labelled one counts by its label, any other by its failure
 // score), and how many more that is than its size predicts at the run's estimated
@@ -121,7 +88,7 @@ type Estimated struct {
 }
 
 // EstimatedFormula is how Estimated is counted; the Actions of a run a detector scored
-// are ranked by its excess.
+// are ranked by a lower bound of its excess (SupportFormula).
 const EstimatedFormula = "estimated failures = labelled failed + the failure scores of the unlabelled; excess = estimated failures − conversations × the run's estimated failure rate"
 
 // EstimateFailures sets each cluster's Estimated from the labels and failure scores of
@@ -153,14 +120,4 @@ func EstimateFailures(clusters []Cluster, labels map[int]transcript.Label, score
 		n := float64(len(clusters[i].ConversationSeqs))
 		clusters[i].Estimated = &Estimated{Failures: round4(failures), Excess: round4(failures - n*rate)}
 	}
-}
-
-// estimated reports whether the clusters carry a detector's estimates.
-func estimated(clusters []Cluster) bool {
-	return slices.ContainsFunc(clusters, func(c Cluster) bool { return c.Estimated != nil })
-}
-
-// labelled reports whether the clusters carry an outcome split.
-func labelled(clusters []Cluster) bool {
-	return slices.ContainsFunc(clusters, func(c Cluster) bool { return c.Outcomes != nil })
 }

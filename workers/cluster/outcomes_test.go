@@ -45,55 +45,10 @@ func TestSplitByOutcome(t *testing.T) {
 	require.Nil(t, bare[0].Outcomes)
 }
 
-func TestCandidatesRankedByExplainedFailures(t *testing.T) {
-	t.Parallel()
-	action := analyzer.TypeAction
-	clusters := []Cluster{
-		// The most urgent by priorityScore, but as frequent among successes as failures.
-		{Idx: 0, Type: action, PriorityScore: 90, ConversationSeqs: []int{1, 2, 11, 12}},
-		{Idx: 1, Type: action, PriorityScore: 40, ConversationSeqs: []int{3, 4, 5, 6}},
-		{Idx: 2, Type: analyzer.TypeRisk, PriorityScore: 10, ConversationSeqs: []int{13}},
-	}
-	labels := map[int]transcript.Label{}
-	for seq := 1; seq <= 20; seq++ {
-		labels[seq] = transcript.LabelSucceeded
-		if seq <= 10 {
-			labels[seq] = transcript.LabelFailed
-		}
-	}
-	require.Equal(t, []int{2, 0, 1}, idxs(SelectCandidates(clusters)), "without labels: priorityScore")
-	SplitByOutcome(clusters, labels)
-	require.Equal(t, []int{2, 1, 0}, idxs(SelectCandidates(clusters)), "with labels: the failures explained")
-	require.Positive(t, SelectCandidates(clusters)[1].Outcomes.ExcessFailures)
-}
-
 func idxs(cs []Cluster) []int {
 	out := make([]int, len(cs))
 	for i, c := range cs {
 		out[i] = c.Idx
 	}
 	return out
-}
-
-// A cluster found more among successes than its size predicts comes after one that
-// explains no failures, whatever its priorityScore, as the task page says.
-func TestCandidatesAmongFewerFailuresComeLast(t *testing.T) {
-	t.Parallel()
-	action := analyzer.TypeAction
-	clusters := []Cluster{
-		{Idx: 0, Type: action, PriorityScore: 20, ConversationSeqs: []int{1, 11}},         // as many failures as predicted
-		{Idx: 1, Type: action, PriorityScore: 80, ConversationSeqs: []int{2, 12, 13, 14}}, // fewer than predicted
-		{Idx: 2, Type: action, PriorityScore: 10, ConversationSeqs: []int{3, 4, 5}},       // more than predicted
-	}
-	labels := map[int]transcript.Label{}
-	for seq := 1; seq <= 20; seq++ {
-		labels[seq] = transcript.LabelSucceeded
-		if seq <= 10 {
-			labels[seq] = transcript.LabelFailed
-		}
-	}
-	SplitByOutcome(clusters, labels)
-	require.Zero(t, clusters[0].Outcomes.ExcessFailures)
-	require.Negative(t, clusters[1].Outcomes.ExcessFailures)
-	require.Equal(t, []int{2, 0, 1}, idxs(SelectCandidates(clusters)))
 }

@@ -71,12 +71,17 @@ func (a *Analyzer) WriteAction(ctx context.Context, brief analyzer.ClusterBrief)
 // renders it.
 var toolCallQuote = regexp.MustCompile(`(?m)^([A-Za-z_][A-Za-z0-9_.\-]*)\(`)
 
+// calledTool finds a tool a description says the agent called ("the agent called
+// book_reservation at turn 17"): the examples may quote the user's words around it.
+var calledTool = regexp.MustCompile(`\bcalled ([A-Za-z][A-Za-z0-9]*(?:[_.\-][A-Za-z0-9]+)+)`)
+
 // askedField finds the field an unapplied write's description names ("asked for cabin
 // “economy”").
 var askedField = regexp.MustCompile(`asked for (\S+) “`)
 
 // factsOf gathers what a template is filled with from the cluster's own evidence: the
-// tools its quotes call and the fields its descriptions name, in order of first sight.
+// tools its quotes call or its descriptions say were called, and the fields its
+// descriptions name, in order of first sight.
 func factsOf(brief analyzer.ClusterBrief, example string) facts {
 	f := facts{example: example, tools: "the tool", fields: "every field you set"}
 	var tools, fields []string
@@ -88,6 +93,11 @@ func factsOf(brief analyzer.ClusterBrief, example string) facts {
 		}
 	}
 	for _, d := range brief.Descriptions {
+		for _, m := range calledTool.FindAllStringSubmatch(d, -1) {
+			if !slices.Contains(tools, m[1]) {
+				tools = append(tools, m[1])
+			}
+		}
 		for _, m := range askedField.FindAllStringSubmatch(d, -1) {
 			if !slices.Contains(fields, m[1]) {
 				fields = append(fields, m[1])

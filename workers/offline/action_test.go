@@ -155,6 +155,12 @@ func TestActionTextsSpeakOfTheClustersOwnTools(t *testing.T) {
 	r, err := a.WriteAction(context.Background(), b)
 	require.NoError(t, err)
 	require.Contains(t, strings.Join(r.Value.Recommendation, " "), "Before calling return_items, list the exact details")
+	// The examples quote the user's words around the write; the description names it.
+	b.Examples = []analyzer.Example{{ConversationID: "c1", Seq: 1, Turn: 4, Quote: "PayPal, please."}}
+	b.Descriptions = []string{"The agent called cancel_order at turn 5, a change the user had neither asked for nor agreed to. It was called again later."}
+	r, err = a.WriteAction(context.Background(), b)
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(r.Value.Recommendation, " "), "Before calling cancel_order, list the exact details", "not “called again”")
 
 	b = brief("false_success_claim", ruleUnappliedClaim.spec().title)
 	b.Descriptions = []string{"update_plan at turn 9 asked for tier “gold”, but its result at turn 10 reports tier “silver”; at turn 11 the agent told the user the change was done."}

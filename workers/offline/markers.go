@@ -13,7 +13,8 @@ type markers struct {
 	failureAck   textmatch.PhraseSet // the assistant admits a problem
 	frustration  textmatch.PhraseSet
 	restate      textmatch.PhraseSet // the user has to repeat or correct a request
-	leaving      textmatch.PhraseSet // the user leaves without the request done
+	giveUp       textmatch.PhraseSet // the user gives up on the request: "never mind", "算了"
+	deferring    textmatch.PhraseSet // the user puts it off: "I'll get back to you", "我再考虑"
 	closing      textmatch.PhraseSet // a polite close: thanks, bye, that's all
 	closingAsk   textmatch.PhraseSet // "anything else?" — a question that closes, not one left open
 	handoffText  textmatch.PhraseSet // the assistant says it transfers now (not an offer)
@@ -56,24 +57,29 @@ func newMarkers() markers {
 		),
 		restate: textmatch.NewPhraseSet(
 			"as i said", "as i mentioned", "like i said", "i already told", "i already said", "i already mentioned",
-			"i already gave", "i already provided", "i've already", "not what i asked", "that's not what i", "you misunderstood",
+			"i already gave", "i already provided", "i've already told", "i've already said", "i've already given",
+			"i've already provided", "i've already explained", "i have already told", "not what i asked", "that's not what i", "you misunderstood",
 			"some confusion", "mix-up", "mixup", "misunderstanding", "i said", "i repeat",
 			"我已经说过", "我说过了", "我刚才说", "不是这个意思", "你理解错了", "再说一遍", "我再说一次",
 		),
-		leaving: textmatch.NewPhraseSet(
+		giveUp: textmatch.NewPhraseSet(
+			"never mind", "nevermind", "forget it", "i'll look elsewhere", "i'll try elsewhere", "won't be able to proceed",
+			"contact customer service", "i'll try reaching out", "算了", "不用了", "不办了", "我去别家",
+		),
+		deferring: textmatch.NewPhraseSet(
 			"i'll get back to you", "get back to you", "i'll reach out once", "i'll contact you", "i'll come back",
-			"never mind", "nevermind", "forget it", "i'll look elsewhere", "i'll try elsewhere", "hold off", "think about it",
-			"consider my options", "won't be able to proceed", "i'll just stick with", "i'll try reaching out",
-			"contact customer service", "i'll try to find it", "once i have", "reach out soon",
-			"算了", "不用了", "再说吧", "我再考虑", "以后再说", "我再想想",
+			"hold off", "think about it", "consider my options", "i'll just stick with", "i'll try to find it", "once i have",
+			"reach out soon", "再说吧", "我再考虑", "以后再说", "我再想想", "回头再", "等我找到",
 		),
 		closing: textmatch.NewPhraseSet(
 			"thank", "thanks", "bye", "goodbye", "that's all", "that is all", "all set", "have a great", "have a good",
-			"you too", "appreciate", "谢谢", "感谢", "再见", "拜拜", "没有了", "就这些",
+			"you too", "appreciate", "that's it", "that is it", "that's everything", "nothing else", "done then",
+			"that will be all", "that'll be all", "i'm all set", "i'm good", "all good", "we're done", "i'll wait",
+			"谢谢", "感谢", "再见", "拜拜", "没有了", "就这些", "没事了", "好了", "行了", "就这样", "没别的了",
 		),
 		closingAsk: textmatch.NewPhraseSet(
 			"anything else", "any other questions", "any more questions", "any further questions", "further assistance",
-			"还有其他", "还有什么", "其他问题",
+			"is that all", "还有其他", "还有什么", "还有别的", "其他问题",
 		),
 		handoffText: textmatch.NewPhraseSet(
 			"i'll transfer you", "i will transfer you", "i'm transferring you", "i am transferring you", "transferring you to",

@@ -10,19 +10,19 @@
 //	rule                               type    category             sev  conf
 //	claims success after a failed call RISK    false_success_claim  5    0.7
 //	confirms a change the result lacks RISK    false_success_claim  4    0.6
-//	writes without explicit yes        RISK    unconfirmed_write    4    0.6
+//	writes the user did not agree to   RISK    unconfirmed_write    4    0.6 (2, 0.5 when asked for, details unconfirmed)
 //	shows personal data                RISK    personal_data        4    0.9 card/ID/SSN, 0.6 email/phone
 //	user tries prompt injection        RISK    prompt_injection     4    0.7
 //	agent is abusive                   RISK    harmful_content      5    0.6
 //	user is abusive                    RISK    harmful_content      3    0.6
-//	tool call returns an error         ACTION  tool_error           2    0.9 (severity 3 when a write failed)
+//	tool call returns an error         ACTION  tool_error           2    0.9 (1 when recovered, 3 when a write failed unannounced)
 //	write result contradicts its args  ACTION  tool_error           3    0.6
 //	retries a failing call unchanged   ACTION  repetition           3    0.9
 //	repeats the same message           ACTION  repetition           2    0.8
 //	user repeats or corrects           ACTION  user_repeats         3    0.6
 //	user is frustrated                 ACTION  user_frustration     3    0.7 (0.85 when twice or more)
 //	ends without a reply to the user   ACTION  unresolved           3    0.8
-//	user leaves, request not done      ACTION  unresolved           3    0.6 (0.5 when only a question is left open)
+//	user leaves, request not done      ACTION  unresolved           3    0.6 (2, 0.5 when the user defers; 0.5 when only a question is left open)
 //	handed off to a human              ACTION  human_handoff        2*   0.95 tool call, 0.7 text
 //	asks for a human, not transferred  ACTION  human_handoff        3    0.7
 //	agent declines the request         ACTION  refusal              2    0.6
@@ -70,6 +70,7 @@ type Analyzer struct {
 	opt      Options
 	screen   *risk.Screener
 	m        markers
+	consent  consentMarkers
 	policies *policyCache
 	stemmers sync.Pool // of *textmatch.Stemmer: one per diagnosing goroutine at a time
 }
@@ -77,7 +78,7 @@ type Analyzer struct {
 // New builds an offline analyzer.
 func New(opt Options) *Analyzer {
 	opt.LongTurns = cmp.Or(opt.LongTurns, 40)
-	return &Analyzer{opt: opt, screen: risk.NewScreener(), m: newMarkers(), policies: newPolicyCache(),
+	return &Analyzer{opt: opt, screen: risk.NewScreener(), m: newMarkers(), consent: newConsentMarkers(), policies: newPolicyCache(),
 		stemmers: sync.Pool{New: func() any { return new(textmatch.Stemmer) }}}
 }
 

@@ -40,7 +40,7 @@ func TestSentenceQuote(t *testing.T) {
 	require.False(t, strings.HasSuffix(q, "ver") || strings.HasPrefix(q, "ery"))
 	// A turn's opening: the first sentences that fit, cut at a word otherwise.
 	require.Equal(t, "Hi! I need to change my flight.", sentenceQuote("Hi! I need to change my flight. It is HAT001 on May 20.", 0, 0, 35))
-	require.Equal(t, "Hi there my", sentenceQuote("Hi there my friend", 0, 0, 12))
+	require.Equal(t, "Hi there", sentenceQuote("Hi there my friend", 0, 0, 12), "never ends on a word that leads into the cut")
 }
 
 // A quote cut out of the middle of a turn says so in the description: an ellipsis at

@@ -21,7 +21,8 @@ const (
 // ending classifies the last turns. A conversation handed to a human ends closed (the
 // handoff rule covers it). Otherwise it is unanswered when it stops on a tool call or
 // result, or on a user message that is not a goodbye; abandoned when the user's last
-// two turns defer or give up ("I'll get back to you", "never mind", "算了") — unless the
+// two turns give up ("never mind", "算了"; severity 3) or defer ("I'll get back to you",
+// "我再考虑"; severity 2, a less clear case: the user may come back) — unless the
 // agent had just declined as its policy says, which leaves the user nothing to wait for
 // — or when the
 // agent's last message leaves a question open ("Which flight would you like?", but not
@@ -38,12 +39,24 @@ func (a *Analyzer) ending(v *view, handedOff bool) ([]analyzer.Finding, ending) 
 			continue
 		}
 		seen++
-		if m, ok := a.m.leaving.Find(v.fold(turn)); ok {
+		m, gaveUp := a.m.giveUp.Find(v.fold(turn))
+		deferred := false
+		if !gaveUp {
+			m, deferred = a.m.deferring.Find(v.fold(turn))
+		}
+		if gaveUp || deferred {
 			if v.declinedByPolicy(turn) {
 				return nil, endClosed // the policy ruled the request out: leaving is what is left
 			}
 			ev := v.quoteMatch(turn, m)
-			desc := fmt.Sprintf("The user leaves at turn %d without the request done: %s.", turn, v.quotedAt(ev.Turn, ev.Quote))
+			if deferred {
+				desc := fmt.Sprintf("The user puts the request off at turn %d, and it is not done: %s.", turn, v.quotedAt(ev.Turn, ev.Quote))
+				f := ruleAbandoned.finding(desc, 0.5, ev)
+				f.Severity = 2
+				f.PriorityScore = priority(f.Severity, f.Confidence)
+				return []analyzer.Finding{f}, endAbandoned
+			}
+			desc := fmt.Sprintf("The user gives up at turn %d without the request done: %s.", turn, v.quotedAt(ev.Turn, ev.Quote))
 			return []analyzer.Finding{ruleAbandoned.finding(desc, 0, ev)}, endAbandoned
 		}
 	}
@@ -57,7 +70,7 @@ func (a *Analyzer) ending(v *view, handedOff bool) ([]analyzer.Finding, ending) 
 		desc := fmt.Sprintf("The conversation stops after the agent called %s at turn %d; the user never got an answer.", c.name, c.turn)
 		return []analyzer.Finding{ruleUnanswered.finding(desc, 0, quoteCall(c))}, endUnanswered
 	case m.Role == transcript.RoleUser:
-		if a.m.closing.Contains(v.fold(last)) || acknowledgement(v.fold(last).Text) {
+		if a.signsOff(v.lastUserRun(last)) {
 			return nil, endClosed
 		}
 		desc := fmt.Sprintf("The user's last message at turn %d got no reply.", last)
@@ -81,6 +94,46 @@ func (v *view) declinedByPolicy(turn int) bool {
 		}
 	}
 	return false
+}
+
+// lastUserRun is the text of the user's messages that end the conversation at last,
+// consecutive ones joined: in a chat a user sends "好的" and "谢谢" as two messages,
+// one turn.
+func (v *view) lastUserRun(last int) string {
+	first := last
+	for first > 1 && (v.role(first-1) == transcript.RoleUser || (v.role(first-1) == transcript.RoleAssistant && !v.hasText(first-1) && len(v.msg(first-1).ToolCalls) == 0)) {
+		first--
+	}
+	var parts []string
+	for t := first; t <= last; t++ {
+		if v.role(t) == transcript.RoleUser && v.hasText(t) {
+			parts = append(parts, strings.TrimSpace(v.msg(t).Content))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// signsOff reports whether the user's closing words end the conversation rather than
+// wait for a reply: a thanks or goodbye ("thanks", "that's it", "好的谢谢"), an
+// "anything else?" of their own, or a bare acknowledgement ("ok", "got it"), and no
+// question besides such a closing one ("Thanks! When is my refund paid?" waits).
+func (a *Analyzer) signsOff(text string) bool {
+	f := textmatch.Fold(text)
+	if !a.m.closing.Contains(f) && !a.m.closingAsk.Contains(f) && !acknowledgement(f.Text) {
+		return false
+	}
+	for start := 0; start < len(text); {
+		end := sentenceEnd(text, start)
+		if end <= start {
+			end = start + 1
+		}
+		sentence := text[start:end]
+		if asksUser(sentence) && !a.m.closingAsk.Contains(textmatch.Fold(sentence)) {
+			return false
+		}
+		start = end
+	}
+	return true
 }
 
 // acknowledgement reports whether a user's last message only acknowledges ("ok",

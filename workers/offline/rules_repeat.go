@@ -39,6 +39,9 @@ func (a *Analyzer) repeatedMessages(v *view) []analyzer.Finding {
 
 // userRepeats reports a user who has to say the same thing twice, or says they are
 // repeating or correcting themselves ("as I said", "there's some confusion", "我已经说过").
+// The evidence is the user's words first (what the finding points at), then the
+// exchange around them: what the agent said that they answer so, and for a repeat
+// their first words.
 func (a *Analyzer) userRepeats(v *view) []analyzer.Finding {
 	for turn := 1; turn <= len(v.conv.Messages); turn++ {
 		if v.role(turn) != transcript.RoleUser {
@@ -46,7 +49,7 @@ func (a *Analyzer) userRepeats(v *view) []analyzer.Finding {
 		}
 		if m, ok := a.m.restate.Find(v.fold(turn)); ok {
 			desc := fmt.Sprintf("At turn %d the user restates or corrects their request: %s.", turn, v.quotedAt(turn, v.quoteMatch(turn, m).Quote))
-			return []analyzer.Finding{ruleUserRepeats.finding(desc, 0, v.quoteMatch(turn, m))}
+			return []analyzer.Finding{ruleUserRepeats.finding(desc, 0, v.withReplyBefore(turn, v.quoteMatch(turn, m))...)}
 		}
 	}
 	earlier, later, sim := v.similarPair(pairQuestion{transcript.RoleUser, userRepeatMinWeight, userRepeatSimilarity, false})
@@ -54,7 +57,23 @@ func (a *Analyzer) userRepeats(v *view) []analyzer.Finding {
 		return nil
 	}
 	desc := fmt.Sprintf("The user's message at turn %d repeats their message at turn %d (%.0f%% similar).", later, earlier, sim*100)
-	return []analyzer.Finding{ruleUserRepeats.finding(desc, 0, v.quoteTurn(later), v.quoteTurn(earlier))}
+	ev := append(v.withReplyBefore(later, v.quoteTurn(later)), v.quoteTurn(earlier))
+	return []analyzer.Finding{ruleUserRepeats.finding(desc, 0, ev...)}
+}
+
+// withReplyBefore is e, a quote of the user's turn, and then the agent's last words
+// before it: what the user was answering. A finding's first quote is what it points
+// at (its Action's example); the page shows its quotes in turn order, as an exchange.
+func (v *view) withReplyBefore(turn int, e analyzer.Evidence) []analyzer.Evidence {
+	for t := turn - 1; t >= 1; t-- {
+		if v.role(t) == transcript.RoleUser {
+			break
+		}
+		if v.role(t) == transcript.RoleAssistant && v.hasText(t) {
+			return []analyzer.Evidence{e, v.quoteTurn(t)}
+		}
+	}
+	return []analyzer.Evidence{e}
 }
 
 // agentRepeat is the first agent message that repeats an earlier one: near-identical
@@ -96,15 +115,22 @@ type (
 	}
 )
 
-// findSimilarPair is similarPair's search, over the messages of q.role in order.
+// findSimilarPair is similarPair's search, over the messages of q.role in order. A
+// user's consecutive messages are one turn: one sent twice in a row, as chats do, is
+// no repeat; the user repeats what they said before the agent's answer.
 func (v *view) findSimilarPair(q pairQuestion) (earlier, later int, sim float64) {
 	role, minWeight, threshold := q.role, q.minWeight, q.threshold
 	type seen struct {
 		turn, runes int
+		answer      int                  // the agent messages before it, for a user's turn
 		sh          textmatch.ShingleSet // built on first comparison
 	}
 	var prev []*seen
+	answers := 0
 	for turn := 1; turn <= len(v.conv.Messages); turn++ {
+		if v.role(turn) == transcript.RoleAssistant {
+			answers++
+		}
 		if v.role(turn) != role {
 			continue
 		}
@@ -113,8 +139,11 @@ func (v *view) findSimilarPair(q pairQuestion) (earlier, later int, sim float64)
 		if weight < minWeight {
 			continue
 		}
-		cur := &seen{turn: turn, runes: runes}
+		cur := &seen{turn: turn, runes: runes, answer: answers}
 		for _, p := range prev {
+			if role == transcript.RoleUser && p.answer == cur.answer {
+				continue // the same turn of the user's
+			}
 			if float64(min(p.runes, cur.runes)) < threshold*float64(max(p.runes, cur.runes)) {
 				continue
 			}

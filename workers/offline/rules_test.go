@@ -23,10 +23,36 @@ func TestToolErrors(t *testing.T) {
 	f := only(d, "tool_error")
 	require.Len(t, f, 1)
 	require.Equal(t, "Tool call returns an error", f[0].Title)
-	require.Equal(t, 3, f[0].Severity, "a failed write")
+	require.Equal(t, 2, f[0].Severity, "a failed write the agent owned up to")
 	require.Contains(t, f[0].Description, "book_reservation at turn 6")
+	require.Contains(t, f[0].Description, "The agent told the user the change failed.")
 	require.Equal(t, analyzer.Evidence{Turn: 6, Quote: "Error: payment amount does not add up"}, f[0].Evidence[0])
 	require.Empty(t, only(d, "false_success_claim"), "the agent admitted the failure")
+
+	silent := diagnose(t, a, sys(testPolicy), u("Book HAT001 for me"), as("Shall I book HAT001 for $120?"), u("Yes, please."),
+		toolCall("c1", "book_reservation", `{"flight":"HAT001"}`), res("c1", "Error: payment amount does not add up"),
+		as("Is there anything else I can do for you today?"), u("No thanks, bye."))
+	require.Equal(t, 3, only(silent, "tool_error")[0].Severity, "a failed write the user was never told of")
+	silentZH := diagnose(t, a, sys(testPolicy), u("帮我订HAT001"), as("为您预订HAT001，120元，确认吗？"), u("确认"),
+		toolCall("c1", "book_reservation", `{"flight":"HAT001"}`), res("c1", "预订失败：余额不足"),
+		as("请问还有什么可以帮您？"), u("没有了"))
+	require.Equal(t, 3, only(silentZH, "tool_error")[0].Severity)
+	toldZH := diagnose(t, a, sys(testPolicy), u("帮我订HAT001"), as("为您预订HAT001，120元，确认吗？"), u("确认"),
+		toolCall("c1", "book_reservation", `{"flight":"HAT001"}`), res("c1", "预订失败：余额不足"),
+		as("抱歉，余额不足，预订没有成功。"), u("好吧"))
+	require.Equal(t, 2, only(toldZH, "tool_error")[0].Severity)
+
+	// Another look-up of the same kind that succeeds is a recovery.
+	for _, words := range [][2]string{{"My email is mia@example.com", "Found you, Mia."}, {"我的邮箱是mia@example.com", "找到您的账户了。"}} {
+		other := diagnose(t, a, sys(testPolicy), u(words[0]),
+			toolCall("c1", "find_user_id_by_email", `{"email":"mia@example.com"}`), res("c1", "Error: user not found"),
+			toolCall("c2", "find_user_id_by_name_zip", `{"name":"Mia Li","zip":"10001"}`), res("c2", `"mia_li_3668"`),
+			as(words[1]), u("Thanks"))
+		f := only(other, "tool_error")
+		require.Len(t, f, 1)
+		require.Equal(t, 1, f[0].Severity, "found another way")
+		require.Contains(t, f[0].Description, "recovered from each failure")
+	}
 
 	zh := diagnose(t, a, sys(testPolicy), u("查一下HAT001航班"), toolCall("c1", "search_flight", `{"flight":"HAT001"}`),
 		res("c1", "查询失败：航班不存在"), as("抱歉，没有找到这个航班。"), u("好的，谢谢"))
@@ -102,29 +128,52 @@ func TestUnappliedWrite(t *testing.T) {
 	require.Equal(t, "resolved", applied.Outcome)
 }
 
+// TestUnconfirmedWrite: a write is agreed to by an explicit yes, by the user asking
+// for the change in their own words, or by an answer to the agent's recap of it; a
+// choice from a menu, a question about the change, a condition or a "no" is not. The
+// evidence is the write, then the exchange around it: the user's words, the agent's reply.
 func TestUnconfirmedWrite(t *testing.T) {
 	t.Parallel()
 	a := New(Options{})
+	menu := "Option 1: HAT001 at $120. Option 2: HAT002 at $150. Which one, and shall I book it?"
+	menuZH := "方案一：HAT001，120元。方案二：HAT002，150元。您选哪个？"
+	recap := "To return the Gaming Mouse from order #W1, the refund can go to PayPal or a gift card. Which do you prefer?"
+	recapZH := "为您退回订单#W1里的游戏鼠标，退款退到PayPal还是礼品卡？"
 	cases := []struct {
-		name   string
-		reply  string
-		wanted bool
+		name, opening, ask, reply string
+		tool, args                string
+		wanted                    bool
+		severity                  int // of the finding, when wanted
 	}{
-		{"choice is not a yes", "I'll go with the first option.", true},
-		{"explicit yes", "Yes, please go ahead.", false},
-		{"confirm", "I confirm.", false},
-		{"negated", "No, wait — not that one.", true},
-		{"ZH confirm", "好的，确认预订", false},
-		{"ZH choice", "我要第一个航班", true},
-		{"ZH negated", "不，先别订", true},
+		{"explicit yes", "Book a flight to Seattle", menu, "Yes, please go ahead.", "book_reservation", `{"flight":"HAT001"}`, false, 0},
+		{"ZH confirm", "我想订去西雅图的机票", menuZH, "好的，确认预订", "book_reservation", `{"flight":"HAT001"}`, false, 0},
+		{"a choice from a menu", "Book a flight to Seattle", menu, "I'll go with the first option.", "book_reservation", `{"flight":"HAT001"}`, true, 2},
+		{"ZH a choice from a menu", "我想订去西雅图的机票", menuZH, "我要第一个航班", "book_reservation", `{"flight":"HAT001"}`, true, 2},
+		{"asks for it", "Hi, it's about my order.", "Which order do you mean?", "Order #W1. Please go ahead and cancel the whole order.",
+			"cancel_pending_order", `{"order_id":"#W1"}`, false, 0},
+		{"ZH asks for it", "你好，我的订单有问题", "请问是哪个订单？", "订单#W1，请帮我取消整个订单。", "cancel_pending_order", `{"order_id":"#W1"}`, false, 0},
+		{"answers the recap", "I want to return a mouse.", recap, "PayPal, please.", "return_delivered_order_items", `{"order_id":"#W1"}`, false, 0},
+		{"ZH answers the recap", "我想退一个鼠标", recapZH, "PayPal吧", "return_delivered_order_items", `{"order_id":"#W1"}`, false, 0},
+		{"answers a recap in other words", "My puzzle is too hard.", "Would you like to proceed with changing your puzzle to the 500-piece one, and how will you pay the difference?",
+			"That works! PayPal for the payment.", "modify_pending_order_items", `{"order_id":"#W2"}`, false, 0},
+		{"ZH answers a recap in other words", "拼图太难了", "要把拼图更换成500片的那款吗？差价用哪种方式支付？", "用PayPal", "modify_pending_order_items", `{"order_id":"#W2"}`, false, 0},
+		{"asks about it", "Hi, it's about my order.", "Which order do you mean?", "Order #W1. Can I cancel it, and would I get a refund?",
+			"cancel_pending_order", `{"order_id":"#W1"}`, true, 4},
+		{"ZH asks about it", "你好，我的订单有问题", "请问是哪个订单？", "订单#W1。可以取消吗？", "cancel_pending_order", `{"order_id":"#W1"}`, true, 4},
+		{"a condition", "Hi, it's about my order.", "Which order do you mean?", "Order #W1. If I cancel, when is the refund paid?",
+			"cancel_pending_order", `{"order_id":"#W1"}`, true, 4},
+		{"ZH a condition", "你好，我的订单有问题", "请问是哪个订单？", "订单#W1。如果取消的话，退款多久到账？", "cancel_pending_order", `{"order_id":"#W1"}`, true, 4},
+		{"denied", "Hi, it's about my order.", "Which order do you mean?", "Order #W1. I don't want to cancel it, just check it.",
+			"cancel_pending_order", `{"order_id":"#W1"}`, true, 4},
+		{"ZH denied", "你好，我的订单有问题", "请问是哪个订单？", "订单#W1。我不想取消，只是查一下。", "cancel_pending_order", `{"order_id":"#W1"}`, true, 4},
+		{"negated", "Book a flight to Seattle", menu, "No, wait — not that one.", "book_reservation", `{"flight":"HAT001"}`, true, 4},
+		{"ZH negated", "我想订去西雅图的机票", menuZH, "不，先别订", "book_reservation", `{"flight":"HAT001"}`, true, 4},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			d := diagnose(t, a, sys(testPolicy), u("Book a flight to Seattle"),
-				as("Option 1: HAT001 at $120. Option 2: HAT002 at $150. Which one, and shall I book it?"), u(tc.reply),
-				toolCall("c1", "book_reservation", `{"flight":"HAT001"}`), res("c1", `{"reservation_id":"R1"}`),
-				as("Booked: R1."), u("Thanks"))
+			d := diagnose(t, a, sys(testPolicy), u(tc.opening), as(tc.ask), u(tc.reply),
+				toolCall("c1", tc.tool, tc.args), res("c1", `{"id":"R1"}`), as("Done: R1."), u("Thanks"))
 			f := only(d, "unconfirmed_write")
 			if !tc.wanted {
 				require.Empty(t, f)
@@ -132,8 +181,12 @@ func TestUnconfirmedWrite(t *testing.T) {
 			}
 			require.Len(t, f, 1)
 			require.Equal(t, analyzer.TypeRisk, f[0].Type)
-			require.Equal(t, analyzer.Evidence{Turn: 5, Quote: `book_reservation({"flight":"HAT001"})`}, f[0].Evidence[0])
-			require.Equal(t, analyzer.Evidence{Turn: 4, Quote: tc.reply}, f[0].Evidence[1])
+			require.Equal(t, tc.severity, f[0].Severity, f[0].Description)
+			require.Equal(t, []analyzer.Evidence{
+				{Turn: 5, Quote: tc.tool + "(" + tc.args + ")"},
+				{Turn: 4, Quote: tc.reply},
+				{Turn: 7, Quote: "Done: R1."},
+			}, f[0].Evidence, "the write first, then the user's words and the agent's reply")
 		})
 	}
 }
@@ -143,19 +196,33 @@ func TestUnconfirmedRetryAfterFailure(t *testing.T) {
 	a := New(Options{})
 	d := diagnose(t, a, sys(testPolicy), u("Book HAT001"), as("HAT001, paid with gift card, $120. Proceed?"), u("Yes"),
 		toolCall("c1", "book_reservation", `{"flight":"HAT001","pay":"gift_card"}`), res("c1", "Error: gift card balance is not enough"),
+		as("The gift card does not cover it; I'll use your credit card."),
 		toolCall("c2", "book_reservation", `{"flight":"HAT001","pay":"credit_card"}`), res("c2", `{"reservation_id":"R1"}`),
 		as("Booked with your credit card."), u("Thanks"))
 	f := only(d, "unconfirmed_write")
 	require.Len(t, f, 1)
 	require.Contains(t, f[0].Description, "After book_reservation failed at turn 6")
-	require.Equal(t, 7, f[0].Evidence[0].Turn)
+	require.Contains(t, f[0].Description, "again at turn 8 with another pay, without asking the user.")
+	require.Equal(t, 4, f[0].Severity)
+	require.Equal(t, []analyzer.Evidence{
+		{Turn: 6, Quote: "Error: gift card balance is not enough"},
+		{Turn: 8, Quote: `"pay":"credit_card"`},
+		{Turn: 4, Quote: "Yes"},
+		{Turn: 10, Quote: "Booked with your credit card."},
+	}, f[0].Evidence, "the error, what the agent changed on its own, what the user agreed to, its words after it")
 
-	// Several writes after one yes are fine while they succeed.
+	// Several writes after one yes, or one request, are fine while they succeed.
 	ok := diagnose(t, a, sys(testPolicy), u("Downgrade both"), as("Downgrade R1 and R2 to economy. Proceed?"), u("Yes"),
 		toolCall("c1", "update_reservation", `{"id":"R1"}`), res("c1", `{"id":"R1"}`),
+		as("R1 is done; now R2."),
 		toolCall("c2", "update_reservation", `{"id":"R2"}`), res("c2", `{"id":"R2"}`),
 		as("Both are downgraded."), u("Thanks"))
 	require.Empty(t, only(ok, "unconfirmed_write"))
+	zh := diagnose(t, a, sys(testPolicy), u("你好"), as("请问有什么可以帮您？"), u("请把两个订单都改成经济舱"),
+		toolCall("c1", "update_reservation", `{"id":"R1"}`), res("c1", `{"id":"R1"}`),
+		toolCall("c2", "update_reservation", `{"id":"R2"}`), res("c2", `{"id":"R2"}`),
+		as("两个订单都已改好。"), u("谢谢"))
+	require.Empty(t, only(zh, "unconfirmed_write"))
 }
 
 func TestRepetition(t *testing.T) {
@@ -224,11 +291,19 @@ func TestUserRepeats(t *testing.T) {
 		d := diagnose(t, a, sys(testPolicy), u("Change my flight"), as("Which date?"), u(text), as("Thanks."))
 		f := only(d, "user_repeats")
 		require.Len(t, f, 1, text)
-		require.Equal(t, 4, f[0].Evidence[0].Turn)
+		require.Equal(t, []analyzer.Evidence{{Turn: 4, Quote: text}, {Turn: 3, Quote: "Which date?"}}, f[0].Evidence,
+			"the user's words, then what the agent said")
+	}
+	for _, text := range []string{"Can I make changes to an order I've already placed?", "我已经下单了，还能改吗？"} {
+		d := diagnose(t, a, sys(testPolicy), u("Hi"), as("Hello! How can I help?"), u(text), as("Yes, while it is pending."))
+		require.Empty(t, only(d, "user_repeats"), "“already” about the order is no restatement: %s", text)
 	}
 	d := diagnose(t, a, sys(testPolicy), u("I need to cancel reservation ABC123 today"), as("Sure, what is your user ID?"),
 		u("I need to cancel reservation ABC123 today!"), as("Understood."))
-	require.Len(t, only(d, "user_repeats"), 1)
+	f := only(d, "user_repeats")
+	require.Len(t, f, 1)
+	require.Equal(t, []int{4, 3, 2}, []int{f[0].Evidence[0].Turn, f[0].Evidence[1].Turn, f[0].Evidence[2].Turn},
+		"the repeat, the agent's reply it answers, the first words")
 }
 
 func TestFrustration(t *testing.T) {
@@ -241,8 +316,39 @@ func TestFrustration(t *testing.T) {
 	require.InDelta(t, 0.85, f[0].Confidence, 1e-9, "twice raises confidence")
 	require.Equal(t, []analyzer.Evidence{
 		{Turn: 4, Quote: "This is ridiculous, I asked twice."},
+		{Turn: 3, Quote: "Let me check."},
 		{Turn: 6, Quote: "太慢了，你们真没用"},
-	}, f[0].Evidence)
+	}, f[0].Evidence, "the user's words, what the agent said before, the next time")
+}
+
+// TestFrustrationBeforeTheFirstAnswer: what the user feels before the agent first
+// answers is why they got in touch, not what the agent did to them; a greeting before
+// the user spoke, or a request for their id before the look-up, answers nothing.
+func TestFrustrationBeforeTheFirstAnswer(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	contact := diagnose(t, a, sys(testPolicy), as("Hi! How can I help you today?"),
+		u("I'm feeling really frustrated about the delayed flight, this is ridiculous."),
+		as("I'm sorry to hear that. To help, I'll need your user ID."), u("It's mia_li_3668. I'm so frustrated."),
+		toolCall("c1", "get_user_details", `{"user_id":"mia_li_3668"}`), res("c1", `{"name":"Mia Li"}`),
+		as("I found your reservation; the flight now leaves at 18:00 and I can rebook you."), u("Thanks, that works."))
+	require.Empty(t, only(contact, "user_frustration"))
+
+	zh := diagnose(t, a, sys(testPolicy), u("你们快递太慢了"), u("气死我了"), as("非常抱歉，请提供订单号。"), u("12345"),
+		as("已为您加急处理，明天送达。"), u("好的谢谢"))
+	require.Empty(t, only(zh, "user_frustration"), "chat style: two messages before the first answer")
+
+	after := diagnose(t, a, sys(testPolicy), u("你们快递太慢了"), as("非常抱歉，请提供订单号。"), u("12345"),
+		as("已为您加急处理，明天送达。"), u("昨天也这么说，真没用"))
+	f := only(after, "user_frustration")
+	require.Len(t, f, 1)
+	require.Equal(t, 6, f[0].Evidence[0].Turn)
+	afterEN := diagnose(t, a, sys(testPolicy), u("My flight is delayed, so frustrating."), as("Let me check. What is your user ID?"),
+		u("mia_li_3668"), toolCall("c1", "get_user_details", `{"user_id":"mia_li_3668"}`), res("c1", `{"name":"Mia Li"}`),
+		as("Your flight leaves at 18:00."), u("That's what you said an hour ago. This is ridiculous."))
+	f = only(afterEN, "user_frustration")
+	require.Len(t, f, 1)
+	require.Equal(t, 8, f[0].Evidence[0].Turn)
 }
 
 func TestEndings(t *testing.T) {
@@ -278,6 +384,64 @@ func TestEndings(t *testing.T) {
 
 	thanks := diagnose(t, a, sys(testPolicy), u("查询航班HAT001"), as("HAT001 十点起飞。还有其他问题吗？"), u("没有了，谢谢"))
 	require.Equal(t, "resolved", thanks.Outcome)
+}
+
+// TestLeavingSeverity: a user who gives up ("never mind", 算了) is the clear case; one
+// who puts the request off ("I'll get back to you", 我再考虑) may come back.
+func TestLeavingSeverity(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	for words, severity := range map[string]int{
+		"Never mind, I'll call instead.":       3,
+		"算了，我自己去柜台办。":                          3,
+		"I'll get back to you once I find it.": 2,
+		"我再考虑一下，回头再联系。":                        2,
+	} {
+		d := diagnose(t, a, sys(testPolicy), u("Change my seat"), as("I need your reservation ID."), u(words), as("OK, goodbye."))
+		f := only(d, "unresolved")
+		require.Len(t, f, 1, words)
+		require.Equal(t, "User leaves without the request being completed", f[0].Title)
+		require.Equal(t, severity, f[0].Severity, words)
+		require.Equal(t, "abandoned", d.Outcome)
+	}
+}
+
+// TestSignOff: the user's closing words ("thanks", "that's it", "anything else?",
+// 好的谢谢, sent as one message or two) end the conversation; they are no message left
+// without a reply. Closing words with a new question still wait for one.
+func TestSignOff(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	for _, closing := range [][]string{
+		{"Finally! I'll wait for the email. Anything else?"},
+		{"Good. Done then."},
+		{"Thank you so much!"},
+		{"好的谢谢"},
+		{"好的", "谢谢"},
+		{"行了，就这样吧。还有别的吗？"},
+	} {
+		msgs := []transcript.Message{sys(testPolicy), u("Cancel R1"), as("R1 is cancelled; the refund is on its way by email.")}
+		for _, c := range closing {
+			msgs = append(msgs, u(c))
+		}
+		d := diagnose(t, a, msgs...)
+		require.Empty(t, only(d, "unresolved"), closing)
+		require.Equal(t, "resolved", d.Outcome, closing)
+	}
+	for _, waiting := range [][]string{
+		{"Thanks! When will the refund be paid?"},
+		{"谢谢，那退款什么时候到账？"},
+		{"好的谢谢", "对了，运费谁出？"},
+	} {
+		msgs := []transcript.Message{sys(testPolicy), u("Cancel R1"), as("R1 is cancelled; the refund is on its way by email.")}
+		for _, c := range waiting {
+			msgs = append(msgs, u(c))
+		}
+		d := diagnose(t, a, msgs...)
+		f := only(d, "unresolved")
+		require.Len(t, f, 1, waiting)
+		require.Equal(t, "Conversation ends without a reply to the user", f[0].Title)
+	}
 }
 
 func TestHandoff(t *testing.T) {
@@ -326,22 +490,58 @@ func TestRefusalAndKnowledgeGap(t *testing.T) {
 func TestLongConversation(t *testing.T) {
 	t.Parallel()
 	a := New(Options{LongTurns: 4})
-	// The evidence is where the turns went, never the greeting: the agent repeating
-	// itself, else the user restating, else the user's last words.
+	// The evidence is where the turns went, never the greeting — the agent repeating
+	// itself, else the user restating, else the end — and the user's opening request.
 	again := "I could not find that reservation, please check the reservation number."
+	opening := analyzer.Evidence{Turn: 2, Quote: "Hi, change my flight"}
 	loop := diagnose(t, a, sys(testPolicy), u("Hi, change my flight"), as(again), u("It is R1"), as(again), u("Thanks"))
 	f := only(loop, "long_conversation")
 	require.Len(t, f, 1)
-	require.Equal(t, []analyzer.Evidence{{Turn: 5, Quote: again}}, f[0].Evidence)
+	require.Equal(t, []analyzer.Evidence{{Turn: 5, Quote: again}, opening}, f[0].Evidence)
 	require.Contains(t, f[0].Description, "At turn 5 the agent repeats its message of turn 3.")
 
 	restate := diagnose(t, a, sys(testPolicy), u("Hi, change my flight"), as("Which one?"),
 		u("As I said, HAT001. Please hurry."), as("Done."), u("Thanks"))
-	require.Equal(t, []analyzer.Evidence{{Turn: 4, Quote: "As I said, HAT001. Please hurry."}}, only(restate, "long_conversation")[0].Evidence)
+	require.Equal(t, []analyzer.Evidence{{Turn: 4, Quote: "As I said, HAT001. Please hurry."}, opening}, only(restate, "long_conversation")[0].Evidence)
 
 	d := diagnose(t, a, sys(testPolicy), u("Hi, change my flight"), as("Which one?"), u("HAT001"), as("Done."), u("Thanks, bye"))
-	require.Equal(t, []analyzer.Evidence{{Turn: 6, Quote: "Thanks, bye"}}, only(d, "long_conversation")[0].Evidence)
+	f = only(d, "long_conversation")
+	require.Equal(t, []analyzer.Evidence{{Turn: 6, Quote: "Thanks, bye"}, opening}, f[0].Evidence)
+	require.Contains(t, f[0].Description, "It ends at turn 6.")
+	zh := diagnose(t, a, sys(testPolicy), u("帮我改签"), as("请问哪个航班？"), u("HAT001"), as("好的。"), toolCall("c1", "update_reservation", `{"flight":"HAT001"}`))
+	require.Equal(t, []analyzer.Evidence{{Turn: 5, Quote: "好的。"}, {Turn: 2, Quote: "帮我改签"}}, only(zh, "long_conversation")[0].Evidence,
+		"the last words, when it ends on a call")
 	require.Empty(t, only(diagnose(t, New(Options{}), sys(testPolicy), u("Hi"), as("Hello")), "long_conversation"))
+}
+
+// TestChatStyleTurns: a user's consecutive messages are one turn, as chats send them:
+// neither a message sent twice in a row nor many short messages make a repeat or a
+// long conversation.
+func TestChatStyleTurns(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	for _, lines := range [][]string{
+		{"Where is my parcel? It should have arrived on Monday.", "Where is my parcel? It should have arrived on Monday.", "ok", "thanks", "bye"},
+		{"我的快递到哪了？周一就应该到了，到现在都没有消息。", "我的快递到哪了？周一就应该到了，到现在都没有消息。", "好", "谢谢", "再见"},
+	} {
+		twice := diagnose(t, a, sys(testPolicy), u(lines[0]), u(lines[1]), as("It arrives tomorrow: the courier was delayed."), u(lines[2]))
+		require.Empty(t, only(twice, "user_repeats"), "sent twice in a row")
+		again := diagnose(t, a, sys(testPolicy), u(lines[0]), as("Let me check."), u(lines[1]), as("It arrives tomorrow."), u(lines[3]))
+		require.Len(t, only(again, "user_repeats"), 1, "said again after the agent's answer")
+
+		msgs := []transcript.Message{sys(testPolicy)}
+		for range 12 {
+			msgs = append(msgs, u(lines[2]), u(lines[3]), u(lines[4]), as("Noted."))
+		}
+		chat := diagnose(t, a, msgs...)
+		require.Empty(t, only(chat, "long_conversation"), "48 messages, 24 turns")
+		for range 9 {
+			msgs = append(msgs, u(lines[2]), u(lines[3]), as("Noted."))
+		}
+		long := only(diagnose(t, a, msgs...), "long_conversation")
+		require.Len(t, long, 1, "42 turns")
+		require.Contains(t, long[0].Description, "took 42 turns besides the system prompt, the user's consecutive messages counted as one")
+	}
 }
 
 func TestRiskFindings(t *testing.T) {

@@ -11,20 +11,26 @@ import (
 )
 
 // toolErrors reports the failed tool calls of a conversation in one finding. Its
-// severity says what the failure cost: 1 when every failed tool later succeeded (the
-// agent recovered), 2 when one never did, 3 when that one was a write (a change the
-// user asked for that did not happen).
+// severity says what the failure cost, as clearly as the transcript shows it: 1 when
+// the agent recovered from every failure (recovers), 2 when not from one, 3
+// when that one was a write the agent never told the user had failed (a change the
+// user asked for that silently did not happen). A failed write the agent owned up to
+// ("Unfortunately there are no seats left") may be the tool's rules working.
 func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 	var failed []call
-	unrecovered, writeLost := 0, false
+	unrecovered, writeLost, owned := 0, false, false
 	for i, c := range v.calls {
 		if !c.failed {
 			continue
 		}
 		failed = append(failed, c)
-		if !slices.ContainsFunc(v.calls[i+1:], func(d call) bool { return d.name == c.name && !d.failed && d.resultTurn > 0 }) {
+		if !slices.ContainsFunc(v.calls[i+1:], func(d call) bool { return recovers(c, d) }) {
 			unrecovered++
-			writeLost = writeLost || c.write
+			if c.write {
+				told := a.toldFailure(v, c)
+				writeLost = writeLost || !told
+				owned = owned || told
+			}
 		}
 	}
 	if len(failed) == 0 {
@@ -46,12 +52,35 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 		f.Description += " A change that failed was never made."
 	case unrecovered > 0:
 		f.Description += fmt.Sprintf(" %s never succeeded afterwards.", countOf(unrecovered, len(failed), "failed tool", "failed tools"))
+		if owned {
+			f.Description += " The agent told the user the change failed."
+		}
 	default:
 		f.Severity = 1
-		f.Description += " Each failed tool succeeded on a later call."
+		f.Description += " The agent recovered from each failure on a later call."
 	}
 	f.PriorityScore = priority(f.Severity, f.Confidence)
 	return []analyzer.Finding{f}
+}
+
+// recovers reports whether a later call d makes up for failed call c: the same tool
+// succeeded, or, for a look-up, another look-up of the same kind did (find_user_by_email
+// failed, find_user_by_name_zip found the user: the agent found another way).
+func recovers(c, d call) bool {
+	if d.failed || d.resultTurn == 0 {
+		return false
+	}
+	return d.name == c.name || (!c.write && !d.write && firstWord(d.name) == firstWord(c.name))
+}
+
+// toldFailure reports whether the agent's next words to the user after c's result
+// admit a problem ("unfortunately", "unable", "抱歉", "失败").
+func (a *Analyzer) toldFailure(v *view, c call) bool {
+	if c.resultTurn == 0 {
+		return false
+	}
+	reply := v.nextReply(c.resultTurn + 1)
+	return reply > 0 && a.m.failureAck.Contains(v.fold(reply))
 }
 
 // countOf says "1 of 9 tool calls" or "3 of 9 tool calls".

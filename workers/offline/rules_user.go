@@ -9,16 +9,17 @@ import (
 
 // frustration reports user turns with frustration markers ("this is ridiculous",
 // "going in circles", "太慢了", "没用"); confidence rises to 0.85 when it happens twice.
-// Only what the user says after the agent's first reply counts: frustration the user
-// brings to the conversation is not the agent's doing.
+// Only what the user says after the agent's first answer (firstAnswer) counts:
+// frustration the user brings to the conversation ("I'm so frustrated about my delayed
+// flight") is the reason for contact, not the agent's doing.
 func (a *Analyzer) frustration(v *view) []analyzer.Finding {
+	answer := v.firstAnswer()
+	if answer == 0 {
+		return nil
+	}
 	var ev []analyzer.Evidence
-	replied := false
-	for turn := 1; turn <= len(v.conv.Messages); turn++ {
-		if v.role(turn) == transcript.RoleAssistant && v.hasText(turn) {
-			replied = true
-		}
-		if v.role(turn) != transcript.RoleUser || !replied {
+	for turn := answer + 1; turn <= len(v.conv.Messages); turn++ {
+		if v.role(turn) != transcript.RoleUser {
 			continue
 		}
 		if m, ok := a.m.frustration.Find(v.fold(turn)); ok {
@@ -34,27 +35,42 @@ func (a *Analyzer) frustration(v *view) []analyzer.Finding {
 		desc += fmt.Sprintf(" It happens %d times in this conversation.", len(ev))
 		confidence = 0.85
 	}
-	return []analyzer.Finding{ruleFrustration.finding(desc, confidence, ev[:min(len(ev), 3)]...)}
+	// The user's words, what the agent said that they answer so, the next times.
+	quotes := append(v.withReplyBefore(ev[0].Turn, ev[0]), ev[1:min(len(ev), 3)]...)
+	return []analyzer.Finding{ruleFrustration.finding(desc, confidence, quotes...)}
 }
 
 // longConversation reports a conversation of more than Options.LongTurns non-system
-// turns. The evidence is where the turns went: the agent repeating itself, else the
-// user restating their request, else the user's last words after so many turns.
+// turns (a user's consecutive messages are one turn, see view.turns). The evidence is
+// where the turns went — the agent repeating itself, else the user restating their
+// request, else the last words of the conversation — and the user's opening request,
+// so many turns before.
 func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
-	n := v.turns()
+	n, joined := v.turns()
 	if n <= a.opt.LongTurns {
 		return nil
 	}
 	// n leaves the system prompt out; the turns are numbered with it, so say so.
 	besides := ""
-	if n < len(v.conv.Messages) {
+	if n+joined < len(v.conv.Messages) {
 		besides = " besides the system prompt"
+	}
+	if joined > 0 {
+		besides += ", the user's consecutive messages counted as one"
 	}
 	desc := fmt.Sprintf("The conversation took %d turns%s (%d tool calls), more than the %d that mark a long conversation.",
 		n, besides, len(v.calls), a.opt.LongTurns)
+	opening := v.firstUserTurn()
+	then := func(e analyzer.Evidence) []analyzer.Finding {
+		ev := []analyzer.Evidence{e}
+		if opening > 0 && opening != e.Turn {
+			ev = append(ev, v.quoteTurn(opening))
+		}
+		return []analyzer.Finding{ruleLong.finding(desc, 0, ev...)}
+	}
 	if earlier, later, _ := v.agentRepeat(); later > 0 {
 		desc += fmt.Sprintf(" At turn %d the agent repeats its message of turn %d.", later, earlier)
-		return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteTurn(later))}
+		return then(v.quoteTurn(later))
 	}
 	for turn := 1; turn <= len(v.conv.Messages); turn++ {
 		if v.role(turn) != transcript.RoleUser {
@@ -62,14 +78,65 @@ func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 		}
 		if m, ok := a.m.restate.Find(v.fold(turn)); ok {
 			desc += fmt.Sprintf(" At turn %d the user has to restate their request.", turn)
-			return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteMatch(turn, m))}
+			return then(v.quoteMatch(turn, m))
 		}
 	}
-	for turn := len(v.conv.Messages); turn >= 1; turn-- {
+	last := v.lastTurn()
+	desc += fmt.Sprintf(" It ends at turn %d.", last)
+	return then(v.quoteTurn(v.lastWords(last)))
+}
+
+// lastWords is the last turn up to last that says something in words (the user's or
+// the agent's, not a tool's), where a reader sees how the conversation ended; last
+// itself when none does.
+func (v *view) lastWords(last int) int {
+	for turn := last; turn >= 1; turn-- {
+		if r := v.role(turn); (r == transcript.RoleUser || r == transcript.RoleAssistant) && v.hasText(turn) {
+			return turn
+		}
+	}
+	return last
+}
+
+// firstUserTurn is the user's first turn in words, 0 when there is none.
+func (v *view) firstUserTurn() int {
+	for turn := 1; turn <= len(v.conv.Messages); turn++ {
 		if v.role(turn) == transcript.RoleUser && v.hasText(turn) {
-			desc += fmt.Sprintf(" The user's last message comes at turn %d.", turn)
-			return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteTurn(turn))}
+			return turn
 		}
 	}
-	return []analyzer.Finding{ruleLong.finding(desc, 0, v.quoteTurn(v.lastTurn()))}
+	return 0
+}
+
+// firstAnswer is the turn of the agent's first answer to the user, 0 when it never
+// answers: its first message in words after its first look-up, when it looks
+// something up before its second message in words (an agent with tools first asks who
+// the user is, then answers); otherwise its first message in words after the user's
+// first. A greeting before the user spoke answers nothing.
+func (v *view) firstAnswer() int {
+	userSpoke, texts, lookedUp := false, 0, false
+	first := 0 // the first message in words after the user's first
+	for turn := 1; turn <= len(v.conv.Messages); turn++ {
+		switch m := v.msg(turn); {
+		case m.Role == transcript.RoleUser && v.hasText(turn):
+			userSpoke = true
+		case m.Role == transcript.RoleAssistant && userSpoke:
+			if v.hasText(turn) {
+				if lookedUp && len(m.ToolCalls) == 0 {
+					return turn
+				}
+				texts++
+				if first == 0 {
+					first = turn
+				}
+			}
+			if len(m.ToolCalls) > 0 && texts < 2 {
+				lookedUp = true
+			}
+			if texts >= 2 && !lookedUp {
+				return first
+			}
+		}
+	}
+	return first
 }

@@ -4,41 +4,77 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/textmatch"
 )
 
-// unconfirmedWrite is one write call the user had not explicitly agreed to.
+// unconfirmedWrite is one write call the user had not agreed to.
 type unconfirmedWrite struct {
 	call     call
 	lastUser int  // the user's last turn before the call, 0 when none
-	retry    bool // the user had confirmed, but an earlier write failed and the agent retried
+	retry    bool // the user had agreed, but an earlier write failed and the agent retried
 	failed   call // that earlier write, when retry
-	assent   bool // the user's last turn agrees without saying yes ("That works, use PayPal")
+	// asked: the user had asked for this kind of change earlier in the conversation;
+	// the agent then asked them something else and wrote on the answer, without the
+	// yes to the details it used. The clear case is a change nobody asked for.
+	asked bool
+	// refused: the user's last words opened with a negation ("No, wait").
+	refused bool
 }
 
-// writeConsent returns the writes (see isWriteTool) the user had not explicitly agreed
-// to. A write is confirmed when a user turn after the agent's last message in words —
-// the one that should have described the action — contains an explicit agreement
-// ("yes", "go ahead", "确认", "好的") and does not open with a negation ("no", "wait",
-// "不"). One confirmation covers the writes that follow it until one fails: a write
-// retried after a failure with changed arguments, without going back to the user, is
-// unconfirmed too — the user agreed to other details.
+// clear reports whether w leaves no doubt: a change the user never asked for or had
+// just refused, or a failed write retried with other details without going back to
+// the user.
+func (w unconfirmedWrite) clear() bool { return w.retry || w.refused || !w.asked }
+
+// writeConsent returns the writes (see isWriteTool) the user had not agreed to. The
+// user agrees, since the agent last asked them something in words, by
+//
+//   - an explicit yes ("yes", "go ahead", "确认", "好的") that does not open with a
+//     negation ("no", "wait", "不"),
+//   - asking for the change in their own words ("please cancel the whole order",
+//     "could you add one bag?", "帮我取消订单"; asksFor), which covers writes of that
+//     kind, or
+//   - answering the agent's recap of the change (a question that names the change or
+//     its details, not a menu of options; recaps), without opening with a negation.
+//
+// An agreement holds through the agent's tool calls and its messages that ask nothing
+// ("I'll process that now"), so one request covers a batch of writes, until a write
+// fails: a write retried after a failure with changed arguments, without going back
+// to the user, is unconfirmed too — the user agreed to other details.
 func (a *Analyzer) writeConsent(v *view) []unconfirmedWrite {
 	var unconfirmed []unconfirmedWrite
-	confirmed := false
-	lastUser := 0
+	agreedAll := false               // a yes, or an answer to the question at askTurn
+	answered := false                // the user answered the question at askTurn
+	agreedKinds := map[string]bool{} // the kinds of change the user asked for
+	everAsked := map[string]bool{}
+	lastUser, askTurn := 0, 0
+	refused := false // the user's last turn opened with a negation
 	var failedWrite *call
 	next := 0 // index into v.calls
 	for turn := 1; turn <= len(v.conv.Messages); turn++ {
 		m := v.msg(turn)
 		switch m.Role {
 		case transcript.RoleUser:
+			if !v.hasText(turn) {
+				continue
+			}
 			lastUser = turn
-			if a.confirms(v.fold(turn)) {
-				confirmed, failedWrite = true, nil
+			f := v.fold(turn)
+			if refused = a.refuses(f); refused {
+				agreedAll, answered, agreedKinds, failedWrite = false, false, map[string]bool{}, nil
+				continue
+			}
+			failedWrite = nil
+			agreedAll = agreedAll || a.confirms(f)
+			answered = answered || askTurn > 0
+			for kind := range changeWords {
+				if a.asksFor(f, kind) {
+					agreedKinds[kind], everAsked[kind] = true, true
+				}
 			}
 		case transcript.RoleAssistant:
 			for ; next < len(v.calls) && v.calls[next].turn == turn; next++ {
@@ -46,10 +82,14 @@ func (a *Analyzer) writeConsent(v *view) []unconfirmedWrite {
 				if !c.write {
 					continue
 				}
+				kind := changeKind(c.name)
+				if _, known := changeWords[kind]; !known && lastUser > 0 && a.asksFor(v.fold(lastUser), c.name) {
+					agreedKinds[kind], everAsked[kind] = true, true
+				}
+				agreed := agreedAll || agreedKinds[kind] || (answered && a.recaps(v, v.fold(askTurn), c))
 				switch {
-				case !confirmed:
-					assent := lastUser > 0 && a.m.assent.Contains(v.fold(lastUser))
-					unconfirmed = append(unconfirmed, unconfirmedWrite{call: c, lastUser: lastUser, assent: assent})
+				case !agreed:
+					unconfirmed = append(unconfirmed, unconfirmedWrite{call: c, lastUser: lastUser, asked: everAsked[kind], refused: refused})
 				case failedWrite != nil && !sameArgs(failedWrite.args, c.args):
 					unconfirmed = append(unconfirmed, unconfirmedWrite{call: c, lastUser: lastUser, retry: true, failed: *failedWrite})
 				}
@@ -57,34 +97,47 @@ func (a *Analyzer) writeConsent(v *view) []unconfirmedWrite {
 					failedWrite = &v.calls[next]
 				}
 			}
-			if v.hasText(turn) {
-				confirmed, failedWrite = false, nil
+			if v.hasText(turn) && asksUser(m.Content) {
+				agreedAll, answered, agreedKinds, askTurn = false, false, map[string]bool{}, turn
 			}
 		}
 	}
 	return unconfirmed
 }
 
-// unconfirmedWrites reports the writes made without an explicit yes (writeConsent):
-// severity 4 when the user had not agreed at all or the agent changed the details after a
-// failure, 2 when the user's last words agreed without the explicit yes a policy asks
-// for ("That works, use PayPal").
+// unconfirmedWrites reports the writes made without the user's agreement
+// (writeConsent): severity 4 when the case is clear (a change the user never asked
+// for, or details changed after a failure), 2 when the user had asked for the change
+// but the agent wrote on an answer to another question, without a yes to the details
+// it used. The evidence is the exchange: the write (after a failure: the error, then
+// the argument the agent changed on its own), the user's last words before it and the
+// agent's next words to the user.
 func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 	found := a.writeConsent(v)
 	if len(found) == 0 {
 		return nil
 	}
 	first := found[0]
+	if i := slices.IndexFunc(found, unconfirmedWrite.clear); i >= 0 {
+		first = found[i]
+	}
 	var desc string
-	if first.retry {
-		desc = fmt.Sprintf("After %s failed at turn %d (%s), the agent called %s again at turn %d with changed arguments without asking the user.",
-			first.failed.name, first.failed.resultTurn, quoted(first.failed.errQuote), first.call.name, first.call.turn)
-	} else {
-		desc = fmt.Sprintf("The agent called %s at turn %d without an explicit confirmation from the user since its last message.",
+	switch {
+	case first.retry:
+		changed := "changed arguments"
+		if key, _ := changedArgument(first.failed.args, first.call.args); key != "" {
+			changed = "another " + key
+		}
+		desc = fmt.Sprintf("After %s failed at turn %d (%s), the agent called %s again at turn %d with %s, without asking the user.",
+			first.failed.name, first.failed.resultTurn, quoted(first.failed.errQuote), first.call.name, first.call.turn, changed)
+	case first.asked:
+		desc = fmt.Sprintf("The user had asked for this change, but the agent called %s at turn %d on an answer to another question, without a yes to the details.",
 			first.call.name, first.call.turn)
+	default:
+		desc = fmt.Sprintf("The agent called %s at turn %d, a change the user had neither asked for nor agreed to.", first.call.name, first.call.turn)
 	}
 	if first.lastUser > 0 {
-		desc += fmt.Sprintf(" The user's last words before it were %s.", quoted(v.msg(first.lastUser).Content))
+		desc += fmt.Sprintf(" The user's last words before it were %s.", v.quotedAt(first.lastUser, v.quoteTurn(first.lastUser).Quote))
 	}
 	if len(found) > 1 {
 		names := make([]string, 0, len(found))
@@ -96,23 +149,66 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 	if rule, ok := v.policy.first(confirms); ok {
 		desc += fmt.Sprintf(" The policy: %s.", quoted(rule.text))
 	}
-	ev := []analyzer.Evidence{quoteCall(first.call)}
+	// What the finding points at first (the write; after a failure, its error and what
+	// the agent changed on its own), then the user's last words and the agent's reply.
+	var ev []analyzer.Evidence
+	if first.retry {
+		ev = append(ev, quoteResult(first.failed))
+		if _, text := changedArgument(first.failed.args, first.call.args); text != "" {
+			ev = append(ev, analyzer.Evidence{Turn: first.call.turn, Quote: textmatch.ClipQuote(text, maxQuote)})
+		} else {
+			ev = append(ev, quoteCall(first.call))
+		}
+	} else {
+		ev = append(ev, quoteCall(first.call))
+	}
 	if first.lastUser > 0 {
 		ev = append(ev, v.quoteTurn(first.lastUser))
 	}
+	if reply := v.nextReply(first.call.turn + 1); reply > 0 {
+		ev = append(ev, v.quoteTurn(reply))
+	}
 	f := ruleUnconfirmedWrite.finding(desc, 0, ev...)
-	if !slices.ContainsFunc(found, func(w unconfirmedWrite) bool { return !w.assent || w.retry }) {
+	if !first.clear() {
 		f.Severity, f.Confidence = 2, 0.5
 		f.PriorityScore = priority(f.Severity, f.Confidence)
 	}
 	return []analyzer.Finding{f}
 }
 
-// confirms reports whether a user turn explicitly agrees.
+// nextReply is the first assistant turn in words at or after turn, 0 when none.
+func (v *view) nextReply(turn int) int {
+	for t := turn; t <= len(v.conv.Messages); t++ {
+		if v.role(t) == transcript.RoleUser {
+			return 0
+		}
+		if v.role(t) == transcript.RoleAssistant && v.hasText(t) {
+			return t
+		}
+	}
+	return 0
+}
+
+// confirms reports whether a user turn explicitly agrees: a phrase of agreement that
+// the turn does not open with a negation ("No, wait, yes I mean…" is not a yes), and
+// that opens its sentence, set off by a comma, if the sentence asks something ("Yes,
+// could you also…?" agrees; "可以取消吗？", "is that okay?" ask).
 func (a *Analyzer) confirms(f textmatch.Folded) bool {
-	if _, ok := a.m.confirm.Find(f); !ok {
+	if a.refuses(f) {
 		return false
 	}
-	neg, ok := a.m.negation.Find(f)
-	return !ok || strings.TrimSpace(f.Orig[:neg.Start]) != ""
+	for m := range a.m.confirm.All(f) {
+		s, e := sentenceStart(f.Orig, m.Start), sentenceEnd(f.Orig, m.End)
+		question := strings.ContainsAny(f.Orig[m.End:e], "?？") || strings.HasSuffix(strings.TrimSpace(f.Orig[s:e]), "吗")
+		if !question || (strings.TrimSpace(f.Orig[s:m.Start]) == "" && setOff(f.Orig[m.End:])) {
+			return true
+		}
+	}
+	return false
+}
+
+// setOff reports whether rest, the text after a phrase, opens with a clause mark.
+func setOff(rest string) bool {
+	r, _ := utf8.DecodeRuneInString(strings.TrimLeft(rest, " "))
+	return strings.ContainsRune(",，!！.。;；—-:：", r)
 }

@@ -99,15 +99,23 @@ func (v *view) hasText(turn int) bool { return strings.TrimSpace(v.msg(turn).Con
 // role is the role of a turn.
 func (v *view) role(turn int) transcript.Role { return v.msg(turn).Role }
 
-// turns is the number of messages other than system prompts.
-func (v *view) turns() int {
-	n := 0
+// turns is the number of messages other than system prompts, with a user's
+// consecutive messages counted as one: in a chat a user sends one thought as several
+// short messages, one turn of the conversation. joined is how many it joined.
+func (v *view) turns() (n, joined int) {
+	prev := transcript.RoleSystem
 	for _, m := range v.conv.Messages {
-		if m.Role != transcript.RoleSystem {
+		switch {
+		case m.Role == transcript.RoleSystem:
+			continue
+		case m.Role == transcript.RoleUser && prev == transcript.RoleUser:
+			joined++
+		default:
 			n++
 		}
+		prev = m.Role
 	}
-	return n
+	return n, joined
 }
 
 // flagsOf returns the risk flags of one kind.

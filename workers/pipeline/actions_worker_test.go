@@ -71,7 +71,7 @@ func TestActionFailuresAreIsolated(t *testing.T) {
 	}
 	require.Len(t, warned, 2)
 	require.Contains(t, warned[0], `"Agent changes data without the user's explicit confirmation"`)
-	require.Contains(t, warned[0], "24 conversations")
+	require.Contains(t, warned[0], "13 conversations")
 	require.Contains(t, warned[0], "model unavailable after 4 tries")
 	require.Contains(t, warned[1], `"Conversation is unusually long"`)
 	require.Contains(t, warned[1], "fixLocation missing")

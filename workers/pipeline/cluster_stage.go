@@ -234,11 +234,17 @@ func clusterRows(clusters []cluster.Cluster) []clusterRow {
 	return rows
 }
 
-// applyExpectedRules gives the clusters the owner's rules cover their word: what they
-// marked expected in earlier runs stays out of this run's Actions (and no Action is
-// written for it), and what they said the policy does not make expected is an issue.
+// applyExpectedRules gives the clusters the owner's rules for this run's agent (and
+// those for all agents) cover their word: what they marked expected in earlier runs
+// stays out of this run's Actions (and no Action is written for it), and what they said
+// the policy does not make expected is an issue. Another agent's rules do not apply: a
+// mark made on the retail agent says nothing of the airline agent's failures.
 func (r *run) applyExpectedRules(ctx context.Context, clusters []cluster.Cluster) error {
-	rows, err := r.q.ListExpectedRules(ctx, r.p.pool, r.owner)
+	var agent *int64
+	if id := r.lease.Task.AgentID; id != 0 {
+		agent = &id
+	}
+	rows, err := r.q.ListExpectedRules(ctx, r.p.pool, dbsqlc.ListExpectedRulesParams{OwnerUserID: r.owner, ForAgent: true, AgentID: agent})
 	if err != nil {
 		return fmt.Errorf("pipeline: read expected behaviour rules: %w", err)
 	}

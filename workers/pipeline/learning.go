@@ -75,8 +75,8 @@ func (p *Pipeline) rescore(ctx context.Context, lease *workers.Lease, task uuid.
 		}
 	}
 	return lease.InTx(ctx, func(tx pgx.Tx) error {
-		status, err := p.q.LockTaskForReview(ctx, tx, dbsqlc.LockTaskForReviewParams{ID: task, OwnerUserID: owner})
-		if errors.Is(err, pgx.ErrNoRows) || err == nil && !status.Concluded() {
+		locked, err := p.q.LockTaskForReview(ctx, tx, dbsqlc.LockTaskForReviewParams{ID: task, OwnerUserID: owner})
+		if errors.Is(err, pgx.ErrNoRows) || err == nil && !locked.Status.Concluded() {
 			return nil
 		}
 		if err != nil {

@@ -34,6 +34,7 @@ func NormalizeDiagnosis(d analyzer.Diagnosis, conv transcript.Conversation) (ana
 		}
 		for j := range f.Evidence {
 			f.Evidence[j].Verified = VerifyQuote(conv, f.Evidence[j])
+			f.Evidence[j].Speaker = speaker(conv, f.Evidence[j])
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -53,6 +54,29 @@ func VerifyQuote(conv transcript.Conversation, e analyzer.Evidence) bool {
 	}
 	quote := strings.TrimSpace(textmatch.FoldString(e.Quote))
 	return quote != "" && strings.Contains(textmatch.FoldString(analyzer.TurnText(msg)), quote)
+}
+
+// speaker says whose words e quotes: its turn's role, and for an agent's turn whether
+// the quote is of its words or of a tool call it made (found past its words in
+// analyzer.TurnText). Empty for a turn outside the conversation, or a system prompt.
+func speaker(conv transcript.Conversation, e analyzer.Evidence) string {
+	msg, ok := conv.Turn(e.Turn)
+	if !ok {
+		return ""
+	}
+	switch msg.Role {
+	case transcript.RoleUser:
+		return analyzer.SpeakerUser
+	case transcript.RoleTool:
+		return analyzer.SpeakerTool
+	case transcript.RoleAssistant:
+		quote := strings.TrimSpace(textmatch.FoldString(e.Quote))
+		if len(msg.ToolCalls) > 0 && (quote == "" || !strings.Contains(textmatch.FoldString(msg.Content), quote)) {
+			return analyzer.SpeakerCall
+		}
+		return analyzer.SpeakerAgent
+	}
+	return ""
 }
 
 // NormalizeAction prepares a written Action for storage: analyzer.NormalizeAction

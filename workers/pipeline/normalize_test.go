@@ -43,6 +43,32 @@ func TestNormalizeDiagnosisVerifiesEvidence(t *testing.T) {
 	require.Equal(t, []bool{true, true, true, false, false, false}, verified)
 }
 
+// TestNormalizeDiagnosisSaysWhoSpoke: each quote says whose words it is, so an
+// exchange can be shown as who said what; a tool call is told from the agent's words.
+func TestNormalizeDiagnosisSaysWhoSpoke(t *testing.T) {
+	t.Parallel()
+	conv := transcript.Conversation{ID: "c1", Messages: []transcript.Message{
+		{Role: transcript.RoleSystem, Content: "You are an agent."},
+		{Role: transcript.RoleUser, Content: "请帮我取消订单 W1。"},
+		{Role: transcript.RoleAssistant, Content: "Cancelling it now.", ToolCalls: []transcript.ToolCall{{Name: "cancel_order", Arguments: `{"id":"W1"}`}}},
+		{Role: transcript.RoleTool, Content: `{"status": "cancelled"}`},
+		{Role: transcript.RoleAssistant, Content: "订单已取消。"},
+	}}
+	d, err := NormalizeDiagnosis(analyzer.Diagnosis{Outcome: "resolved", Findings: []analyzer.Finding{{
+		Type: "RISK", Category: "unconfirmed_write", Title: "t", Severity: 4, Confidence: 0.6,
+		Evidence: []analyzer.Evidence{
+			{Turn: 2, Quote: "请帮我取消订单"}, {Turn: 3, Quote: "Cancelling it now."}, {Turn: 3, Quote: `cancel_order({"id":"W1"})`},
+			{Turn: 4, Quote: `"status": "cancelled"`}, {Turn: 5, Quote: "订单已取消"}, {Turn: 1, Quote: "You are an agent."},
+		},
+	}}}, conv)
+	require.NoError(t, err)
+	var speakers []string
+	for _, e := range d.Findings[0].Evidence {
+		speakers = append(speakers, e.Speaker)
+	}
+	require.Equal(t, []string{analyzer.SpeakerUser, analyzer.SpeakerAgent, analyzer.SpeakerCall, analyzer.SpeakerTool, analyzer.SpeakerAgent, ""}, speakers)
+}
+
 func TestNormalizeDiagnosisRefusesWhatItCannotFix(t *testing.T) {
 	t.Parallel()
 	_, err := NormalizeDiagnosis(analyzer.Diagnosis{Outcome: "great", Findings: []analyzer.Finding{{Type: "BUG", Title: "x"}}}, normConv)

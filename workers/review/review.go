@@ -45,6 +45,7 @@ var (
 	ErrNotOverruled       = conflict("review_refused.not_overruled")
 	ErrNotMarked          = conflict("review_refused.not_marked")
 	ErrOppositeRule       = conflict("review_refused.opposite_rule")
+	ErrWidenOpposite      = conflict("review_refused.widen_opposite")
 	// ErrRiskNeedsReason: a risk marked expected leaves every later diagnosis's risks
 	// too, so the mark says why, for whoever reads the rule later.
 	ErrRiskNeedsReason = &Refused{Invalid: true, Sentence: locale.Msg("review_refused.risk_needs_reason")}
@@ -187,6 +188,28 @@ func undo(idx int32, allowed func(dbsqlc.ListTaskClustersRow) error) Change {
 		}
 		return clearOwnersMark(ctx, rev, cl)
 	}
+}
+
+// WidenRule makes owner's rule id apply to all their agents, not only to the agent of
+// the diagnosis it was made on. Their rules for the same issue on other agents that say
+// the same are folded into it (removed); one that says the opposite refuses it
+// (ErrWidenOpposite). A rule that does not exist or belongs to someone else is
+// store.ErrNotFound.
+func WidenRule(ctx context.Context, st *store.Store, owner store.Owner, id int64) error {
+	return st.WidenExpectedRule(ctx, id, owner, func(rule dbsqlc.ListExpectedRulesRow, others []dbsqlc.ListExpectedRulesRow) ([]int64, error) {
+		issue := IssueOf(rule.Type, rule.Category, rule.Title, !rule.Expected)
+		var covered []int64
+		for _, o := range others {
+			if !ruleMatches(o, issue) {
+				continue
+			}
+			if o.Expected != rule.Expected {
+				return nil, ErrWidenOpposite
+			}
+			covered = append(covered, o.ID)
+		}
+		return covered, nil
+	})
 }
 
 // IssueOf is the cluster a rule is matched against: its type, category and title, and

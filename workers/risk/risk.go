@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/textmatch"
@@ -69,6 +70,8 @@ type Screener struct {
 	human      textmatch.PhraseSet
 	humanVerb  *regexp.Regexp
 	ownStep    *regexp.Regexp
+	hardToGet  textmatch.PhraseSet
+	asking     textmatch.PhraseSet
 	refusal    textmatch.PhraseSet
 	toolError  textmatch.PhraseSet
 	httpStatus *regexp.Regexp
@@ -104,6 +107,17 @@ func NewScreener() *Screener {
 		// agent if needed"), in the words of the clause before the mention; the words
 		// between the two are checked by ownPlan.
 		ownStep: regexp.MustCompile(`\bi(?:'ll| will| can| could| might| may)((?: [a-z']+){0,6}?) (?:contact|call|reach|email|phone)\b[^.?!,;\n]{0,20}$`),
+		// A complaint that a person is hard to reach ("找人工接听那么难？", "why is it so
+		// hard to reach a human") speaks of a person without asking to be passed to one.
+		hardToGet: textmatch.NewPhraseSet(
+			"so hard", "so difficult", "impossible to", "can't get through", "cannot get through", "couldn't get through",
+			"never answers", "never answer", "no one answers", "nobody answers", "no one picks up", "nobody picks up",
+			"takes forever", "always busy", "line is busy", "been on hold", "kept on hold",
+			"那么难", "这么难", "太难", "好难", "真难", "打不通", "占线", "没人接", "没人理", "没人回", "等了半天", "一直排队", "排不上",
+		),
+		// …unless the same sentence asks for one: "I couldn't get through, please transfer me".
+		asking: textmatch.NewPhraseSet("please", "connect me", "transfer me", "let me speak", "let me talk", "get me",
+			"put me through", "i want", "i need", "i'd like", "帮我", "给我", "我要", "请", "麻烦"),
 		refusal: textmatch.NewPhraseSet(
 			"i'm sorry, but i can't", "i'm sorry, but i cannot", "i am sorry, but i cannot", "i'm sorry, but i'm unable",
 			"i cannot help", "i can't help with", "i can't assist", "i cannot assist", "i'm unable to", "i am unable to",
@@ -177,7 +191,8 @@ func (s *Screener) phraseFlag(flags []Flag, kind string, turn int, f textmatch.F
 }
 
 // findHumanRequest finds the first mention of a person that the user asks for,
-// passing over the mentions that are the user's own plan (ownPlan).
+// passing over the mentions that are the user's own plan (ownPlan) and those in a
+// sentence that complains a person is hard to reach (complaint).
 func (s *Screener) findHumanRequest(f textmatch.Folded) (textmatch.Match, bool) {
 	rest, from := f, 0
 	for {
@@ -186,12 +201,29 @@ func (s *Screener) findHumanRequest(f textmatch.Folded) (textmatch.Match, bool) 
 			return mt, false
 		}
 		mt.Start, mt.End = mt.Start+from, mt.End+from
-		if !s.ownPlan(textmatch.FoldString(f.Orig[:mt.Start])) {
+		if !s.ownPlan(textmatch.FoldString(f.Orig[:mt.Start])) && !s.complaint(f.Orig, mt) {
 			return mt, true
 		}
 		from = mt.End
 		rest = textmatch.Fold(f.Orig[from:])
 	}
+}
+
+// complaint reports whether the sentence of text that holds mt says a person is hard
+// to reach without asking for one: "找人工接听那么难？" complains that the phone line is
+// busy; it asks for no handoff. Another sentence of the turn may still ask for one.
+func (s *Screener) complaint(text string, mt textmatch.Match) bool {
+	start := 0
+	if i := strings.LastIndexAny(text[:mt.Start], ".!?\n。！？"); i >= 0 {
+		_, size := utf8.DecodeRuneInString(text[i:])
+		start = i + size
+	}
+	end := len(text)
+	if i := strings.IndexAny(text[mt.End:], ".!?\n。！？"); i >= 0 {
+		end = mt.End + i
+	}
+	sentence := textmatch.Fold(text[start:end])
+	return s.hardToGet.Contains(sentence) && !s.asking.Contains(sentence)
 }
 
 // ownPlan reports whether the clause that ends with before is the user saying they

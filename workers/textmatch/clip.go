@@ -18,13 +18,13 @@ func ClipText(s string, maxRunes int) string {
 	return Elide(ClipQuote(s, maxRunes))
 }
 
-// Elide marks s as cut short: the spaces and the clause marks ("," ";" ":" "—") it was
+// Elide marks s as cut short: the spaces and the clause marks ("," ";" ":" "—", "，") it was
 // cut after are dropped, "…" is appended (after a space if s ends a sentence, so the
 // stop and the ellipsis stay apart), and a “ left open is closed, and the bracket
 // around it when it opens one.
 func Elide(s string) string {
 	s = strings.TrimRightFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || r == ',' || r == ';' || r == ':' || r == '—' || r == '–' || r == '-' || r == '(' || r == '“'
+		return unicode.IsSpace(r) || strings.ContainsRune(",;:—–-(“，、；：", r)
 	})
 	switch r := lastRune(s); {
 	case s == "":

@@ -27,6 +27,20 @@ func TestClipTextMarksTheCutAndClosesTheQuote(t *testing.T) {
 	require.Equal(t, "“Done!”", EndSentence("“Done!”"))
 }
 
+// A cut never ends mid-phrase: at a clause mark near the end, else never on a word
+// that only leads into what was cut; in Chinese at a clause mark.
+func TestClipNeverEndsMidPhrase(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "I’d like to return everything from #W5490111 except for the keyboard…",
+		ClipText("I’d like to return everything from #W5490111 except for the keyboard, and there’s no need to return anything from #W7387996.", 80))
+	require.Equal(t, "Please send the refund to the original card that I used…",
+		ClipText("Please send the refund to the original card that I used for the order last month", 60), "not “…used for the…”")
+	require.Equal(t, "Can I get the refund to my PayPal", ClipQuote("Can I get the refund to my PayPal instead of Visa, since the card was cancelled?", 40))
+	require.Equal(t, "我想退掉订单里的台灯和水杯，", ClipQuote("我想退掉订单里的台灯和水杯，但是键盘要留着，退款请退到原来的支付方式。", 20))
+	require.Equal(t, "我想退掉订单里的台灯和水杯…", ClipText("我想退掉订单里的台灯和水杯，但是键盘要留着，退款请退到原来的支付方式。", 20))
+	require.Equal(t, "and there’s", ClipQuote("and there’s more", 12), "an apostrophe is inside a word, and half is kept")
+}
+
 func TestClippedAt(t *testing.T) {
 	t.Parallel()
 	text := "Sorry. I cannot contact a human agent now, but I can help.\nBye"

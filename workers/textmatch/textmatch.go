@@ -381,21 +381,92 @@ func Prefix(s string, n int) string {
 	return s
 }
 
-// ClipQuote returns s trimmed, cut to at most maxRunes runes. The cut falls between
-// runes, never inside one, and in space-delimited text at the last word boundary, so
-// the result is always an exact substring of s.
+// ClipQuote returns s trimmed, cut to at most maxRunes runes, never mid-phrase. The cut
+// falls between runes, never inside one, and in space-delimited text at the last word
+// boundary (a word with an apostrophe, "there’s", is one word); then just after a
+// sentence or clause mark (". ", ", ", "; ", "。", "，") when one falls in the last
+// quarter of what is kept (past the first 40% in Chinese, which has no spaces), else
+// before the words that only lead into what was cut
+// ("and", "the", "to", "my": clipWords). The result is always an exact substring of s.
 func ClipQuote(s string, maxRunes int) string {
 	s = strings.TrimSpace(s)
 	if utf8.RuneCountInString(s) <= maxRunes {
 		return s
 	}
 	cut := len(Prefix(s, maxRunes))
-	if isWordRune(lastRune(s[:cut])) && isWordRune(firstRune(s[cut:])) {
+	if inWord(s, cut) {
 		if i := strings.LastIndexFunc(s[:cut], unicode.IsSpace); i > cut/2 {
 			cut = i
 		}
 	}
-	return strings.TrimSpace(s[:cut])
+	kept := strings.TrimSpace(s[:cut])
+	// Chinese has no word boundaries to cut at: any clause mark past the first 40%.
+	reach := len(kept) * 3 / 4
+	if isCJK(lastRune(kept)) {
+		reach = len(kept) * 2 / 5
+	}
+	if mark := lastClauseMark(kept); mark > 0 && mark >= reach {
+		return strings.TrimSpace(kept[:mark])
+	}
+	return trimLeadIns(kept)
+}
+
+// inWord reports whether byte offset i of s falls inside a word: between word runes,
+// or at an apostrophe between letters.
+func inWord(s string, i int) bool {
+	before, after := lastRune(s[:i]), firstRune(s[i:])
+	apostrophe := func(r rune) bool { return r == '\'' || r == '’' }
+	if apostrophe(before) {
+		before = lastRune(s[:i-utf8.RuneLen(before)])
+	}
+	return isWordRune(before) && (isWordRune(after) || apostrophe(after))
+}
+
+// lastClauseMark is the byte offset just after the last sentence or clause mark of s
+// that ends a clause (an ASCII mark followed by a space; any CJK one), 0 when none.
+func lastClauseMark(s string) int {
+	for i := len(s); i > 0; {
+		r, size := utf8.DecodeLastRuneInString(s[:i])
+		switch {
+		case strings.ContainsRune("。！？；，、：", r):
+			return i
+		case strings.ContainsRune(".!?,;:", r) && i < len(s) && s[i] == ' ':
+			return i
+		case r == '—' && i < len(s) && s[i] == ' ':
+			return i - size
+		}
+		i -= size
+	}
+	return 0
+}
+
+// clipWords are the English words a phrase never ends on: a cut before what they lead
+// into leaves them dangling ("…except for the keyboard, and there’").
+var clipWords = map[string]bool{
+	"a": true, "an": true, "the": true, "and": true, "or": true, "but": true, "to": true, "of": true, "for": true,
+	"with": true, "in": true, "on": true, "at": true, "by": true, "from": true, "into": true, "about": true, "as": true,
+	"my": true, "your": true, "our": true, "their": true, "his": true, "her": true, "its": true, "this": true,
+	"that": true, "these": true, "those": true, "which": true, "who": true, "there": true, "is": true, "are": true,
+	"was": true, "were": true, "be": true, "been": true, "i": true, "you": true, "we": true, "they": true, "it": true,
+	"if": true, "so": true, "than": true, "then": true, "not": true, "no": true, "can": true, "could": true,
+	"would": true, "will": true, "should": true, "have": true, "has": true, "had": true, "do": true, "does": true,
+	"did": true, "any": true, "some": true, "all": true, "very": true,
+}
+
+// trimLeadIns drops the words at the end of s that lead into something (clipWords),
+// while more than half of s is left.
+func trimLeadIns(s string) string {
+	for {
+		i := strings.LastIndexFunc(s, unicode.IsSpace)
+		if i <= len(s)/2 {
+			return s
+		}
+		last := strings.ToLower(strings.TrimRight(s[i+1:], ",;:—-’'s"))
+		if !clipWords[last] && !clipWords[strings.TrimSuffix(strings.ToLower(s[i+1:]), "’s")] {
+			return s
+		}
+		s = strings.TrimRightFunc(s[:i], func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(",;:—-", r) })
+	}
 }
 
 // AppendFold appends the folded form of s to buf, without the space folding may leave

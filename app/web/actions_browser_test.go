@@ -1,0 +1,77 @@
+package web_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/web/browsertest"
+	"github.com/checkup-dev/checkup/db/transcript"
+	"github.com/checkup-dev/checkup/db/transcript/transcripttest"
+)
+
+// TestTopActionsShowTheirEvidenceInBrowser reads, as a PM would in Chromium, the first
+// three Actions of each shipped set uploaded without its labels: each says what its
+// rank rests on, and each of its examples is the exchange that shows the problem, who
+// said what turn by turn, with a link to each turn — a tool call named, never printed
+// as its serialized arguments, and no quote cut on a word that leads into what was cut.
+// Each card is saved as a screenshot for a reader to judge.
+func TestTopActionsShowTheirEvidenceInBrowser(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	sets := map[string][]transcript.Conversation{"airline": transcripttest.Sample(t)}
+	for _, l := range transcripttest.LabelledSet(t, transcripttest.Retail) {
+		sets["retail"] = append(sets["retail"], l.Conversation)
+	}
+	ctx := browsertest.Start(t, 2*time.Minute)
+	browserSession(t, ctx, b.url, b.alice)
+	serialized := regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*\(\{`)
+	dangling := regexp.MustCompile(`(?i)\b(and|the|to|of|for|with|my|your|there)…?$`)
+	for _, name := range []string{"airline", "retail"} {
+		id := b.diagnose(t, b.alice, name+" agent", sets[name])
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(b.url+"/tasks/"+id.String()),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="action"]`))))
+		cards, err := chromedp.Run(ctx, chromedp.Evaluate[[]struct {
+			Title    string   `json:"title"`
+			Support  string   `json:"support"`
+			Quotes   []string `json:"quotes"`
+			Calls    []string `json:"calls"`
+			Lines    int      `json:"lines"`
+			Examples int      `json:"examples"`
+		}](`[...document.querySelectorAll('[data-testid="action"]')].slice(0, 3).map(a => ({
+			title: a.querySelector('[data-testid="action-title"]').textContent,
+			support: a.querySelector('[data-testid="support-words"]').textContent,
+			quotes: [...a.querySelectorAll('[data-testid="evidence-quote"]')].map(q => q.textContent),
+			calls: [...a.querySelectorAll('[data-testid="evidence-call"]')].map(q => q.textContent.trim()),
+			lines: a.querySelectorAll('[data-testid="evidence-exchange"] > li').length,
+			examples: a.querySelectorAll('[data-testid="evidence"]').length,
+		}))`))
+		require.NoError(t, err)
+		require.Len(t, cards, 3, name)
+		for i, c := range cards {
+			what := fmt.Sprintf("%s #%d %s", name, i+1, c.Title)
+			require.NotEmpty(t, c.Support, what)
+			require.Positive(t, c.Examples, what)
+			for _, q := range c.Quotes {
+				require.NotRegexp(t, serialized, q, "%s: a serialized tool call", what)
+				require.NotRegexp(t, dangling, strings.TrimSpace(q), "%s: a quote cut mid-phrase", what)
+			}
+			for _, call := range c.Calls {
+				require.Regexp(t, `^calls ([A-Za-z_][A-Za-z0-9_]*$|it with "[A-Za-z_]+":)`, call, what)
+			}
+			t.Logf("%s: %s — %d examples, %d exchange lines", what, c.Support, c.Examples, c.Lines)
+			png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(fmt.Sprintf(`[data-testid="action"][data-rank="%d"]`, i+1))))
+			require.NoError(t, err)
+			path := filepath.Join(browsertest.ArtifactsDir(t), fmt.Sprintf("%s-action-%d.png", name, i+1))
+			require.NoError(t, os.WriteFile(path, png, 0o644))
+			t.Logf("screenshot: %s", path)
+		}
+	}
+}
