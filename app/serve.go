@@ -16,6 +16,7 @@ import (
 	"github.com/checkup-dev/checkup/app/config"
 	"github.com/checkup-dev/checkup/app/web"
 	"github.com/checkup-dev/checkup/db"
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // serve runs the dashboard until SIGINT or SIGTERM, then stops accepting requests,
@@ -34,6 +35,10 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	httpd := &webServer{listener: listener, grace: cfg.ShutdownGrace + 5*time.Second}
 	life.add("listener", httpd.stop) // closes the listener when serving never began
 	providers, err := auth.LoadProviders(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	locales, err := locale.New()
 	if err != nil {
 		return err
 	}
@@ -58,7 +63,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	if err := svc.serveMetrics(cfg.MetricsAddr, life); err != nil {
 		return err
 	}
-	site := web.New(web.Deps{Config: cfg, Pool: pool, BulkPool: bulk, Logger: logger, Providers: providers, Metrics: svc.metrics})
+	site := web.New(web.Deps{Config: cfg, Pool: pool, BulkPool: bulk, Logger: logger, Providers: providers, Metrics: svc.metrics, Locales: locales})
 	if err := site.Start(ctx); err != nil {
 		return err
 	}

@@ -6,20 +6,25 @@ import (
 	"time"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/detector"
+	"github.com/checkup-dev/checkup/workers/quality"
 )
 
 // quotesPerAction is how many evidence quotes an Action shows.
 const quotesPerAction = 3
 
-// Build assembles the report from the rows of one snapshot. now is the generation
-// time written into the report. A stored JSON value that cannot be read is an error:
-// the report would otherwise silently lose part of the results.
-func Build(rows store.ReportRows, now time.Time) (Report, error) {
+// Build assembles the report from the rows of one snapshot, its texts written by l:
+// what the analysis stored by its message key reads in l's language, what it stored as
+// words (a model's, or a row from before the keys) as it was stored. now is the
+// generation time written into the report. A stored JSON value that cannot be read is
+// an error: the report would otherwise silently lose part of the results.
+func Build(rows store.ReportRows, now time.Time, l *locale.Localizer) (Report, error) {
 	t := rows.Task
 	r := Report{
+		lang:          l,
 		SchemaVersion: SchemaVersion,
 		GeneratedAt:   now.UTC(),
 		Task:          buildTask(t, rows.Agent),
@@ -39,7 +44,7 @@ func Build(rows store.ReportRows, now time.Time) (Report, error) {
 	if r.Analysis, err = buildAnalysis(t.Config); err != nil {
 		return Report{}, err
 	}
-	if r.Funnel, err = decodeFunnel(t.Funnel); err != nil {
+	if r.Funnel, err = decodeFunnel(l, t.Funnel); err != nil {
 		return Report{}, err
 	}
 	if len(t.RiskSummary) > 0 && string(t.RiskSummary) != "null" {
@@ -191,11 +196,10 @@ func buildAnalysis(raw json.RawMessage) (Analysis, error) {
 	}, nil
 }
 
-// decodeFunnel reads the stored quality.Funnel ({"steps": [...]}).
-func decodeFunnel(raw json.RawMessage) ([]FunnelStep, error) {
-	var f struct {
-		Steps []FunnelStep `json:"steps"`
-	}
+// decodeFunnel reads the stored quality.Funnel ({"steps": [...]}), its steps named
+// and its reasons written by l.
+func decodeFunnel(l *locale.Localizer, raw json.RawMessage) ([]FunnelStep, error) {
+	var f quality.Funnel
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &f); err != nil {
 			return nil, fmt.Errorf("report: funnel: %w", err)
@@ -203,10 +207,14 @@ func decodeFunnel(raw json.RawMessage) ([]FunnelStep, error) {
 	}
 	steps := make([]FunnelStep, 0, len(f.Steps))
 	for _, s := range f.Steps {
-		if s.Reasons == nil {
-			s.Reasons = []FunnelReason{}
+		step := FunnelStep{Step: s.Step, Label: s.Label, Removed: s.Removed, Remaining: s.Remaining, Reasons: []FunnelReason{}}
+		if label, ok := l.Lookup("funnel_step." + s.Step); ok && s.Step != "" {
+			step.Label = label
 		}
-		steps = append(steps, s)
+		for _, r := range s.Reasons {
+			step.Reasons = append(step.Reasons, FunnelReason{Reason: l.Text(r.Reason), Count: r.Count})
+		}
+		steps = append(steps, step)
 	}
 	return steps, nil
 }

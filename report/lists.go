@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 )
 
@@ -22,8 +23,8 @@ type Lists interface {
 // lists: the downloads range over AllFindings,
 // AllConversations and AllWarnings, which read them as they go. Use the report only
 // inside the snapshot lists reads from (store.WithTaskReport's callback).
-func Stream(rows store.ReportRows, lists Lists, now time.Time) (Report, error) {
-	r, err := Build(rows, now)
+func Stream(rows store.ReportRows, lists Lists, now time.Time, l *locale.Localizer) (Report, error) {
+	r, err := Build(rows, now, l)
 	if err != nil {
 		return Report{}, err
 	}

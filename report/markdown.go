@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/cluster"
 )
@@ -17,9 +19,9 @@ import (
 // quotes of the conversations are code spans, which Markdown shows verbatim, and other
 // texts (titles, problems, steps, ids) are backslash-escaped, down to the URLs and
 // email addresses GitHub would link by itself.
-func WriteMarkdown(w io.Writer, r Report) error {
+func WriteMarkdown(w io.Writer, r Report, l *locale.Localizer) error {
 	b := bufio.NewWriter(w)
-	m := mdWriter{b}
+	m := mdWriter{b, l}
 	m.inShort(r)
 	m.header(r)
 	m.actions(r)
@@ -39,7 +41,10 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	return nil
 }
 
-type mdWriter struct{ w *bufio.Writer }
+type mdWriter struct {
+	w *bufio.Writer
+	l *locale.Localizer
+}
 
 func (m mdWriter) p(format string, args ...any) { fmt.Fprintf(m.w, format+"\n", args...) }
 
@@ -83,9 +88,9 @@ func (m mdWriter) inShort(r Report) {
 
 func (m mdWriter) header(r Report) {
 	t := r.Task
-	m.p("Checkup diagnosis · %s · %s · generated %s", t.Status.Label(), analysisLabel(r.Analysis), mdTime(r.GeneratedAt))
+	m.p("Checkup diagnosis · %s · %s · generated %s", StatusLabel(m.l, t.Status), analysisLabel(r.Analysis), mdTime(r.GeneratedAt))
 	m.p("")
-	if e := StatusExplanation(t.Status); e != "" {
+	if e := StatusExplanation(m.l, t.Status); e != "" {
 		m.p("%s", e)
 		m.p("")
 	}
@@ -94,7 +99,7 @@ func (m mdWriter) header(r Report) {
 		m.p("")
 	}
 	if !t.Terminal {
-		m.p("This diagnosis is still running (%s, %d of %d done); the figures below will change.", t.Stage.Label(), t.ProgressDone, t.ProgressTotal)
+		m.p("This diagnosis is still running (%s, %d of %d done); the figures below will change.", StageLabel(m.l, t.Stage), t.ProgressDone, t.ProgressTotal)
 		m.p("")
 	}
 	m.p("## In numbers")
@@ -146,14 +151,14 @@ func (m mdWriter) actions(r Report) {
 		p := a.PriorityParts
 		m.p("%s (%s of analyzed) · priority %s of 100 (prevalence %s + severity %s + confidence %s) · fix in %s",
 			plural(a.Conversations, "conversation", "conversations"), Percent(a.Share), Score(a.PriorityScore), Score(p.PrevalenceTerm), Score(p.SeverityTerm),
-			Score(p.ConfidenceTerm), mdText(FixLocationLabel(a.FixLocation)))
+			Score(p.ConfidenceTerm), mdText(FixLocationLabel(m.l, a.FixLocation)))
 		m.p("")
 		if o := a.LabelOutcomes; o != nil && a.FailureRateIn != nil && a.FailureRateOut != nil && a.ExcessFailures != nil && a.QValue != nil {
 			m.p("%d of its labeled conversations failed (%s, against %s of the others): it explains %s beyond what its size predicts (q %s).",
-				o.Failed, Percent(*a.FailureRateIn), Percent(*a.FailureRateOut), ExcessFailures(*a.ExcessFailures), PValue(*a.QValue))
+				o.Failed, Percent(*a.FailureRateIn), Percent(*a.FailureRateOut), ExcessFailures(m.l, *a.ExcessFailures), PValue(*a.QValue))
 			m.p("")
 		}
-		m.p("Rank: %s", mdText(SupportWords(a.Support)))
+		m.p("%s", m.l.T("md.rank", "Support", mdText(SupportWords(m.l, a.Support))))
 		m.p("")
 		m.p("**Problem.** %s", mdText(a.Problem))
 		m.p("")
@@ -197,20 +202,20 @@ func (m mdWriter) example(q Quote) {
 		if i > 0 {
 			m.p(">")
 		}
-		who := fmt.Sprintf("**Turn %d**", e.Turn)
-		if name := speakerName(e.Speaker); name != "" {
-			who = fmt.Sprintf("**%s** (turn %d)", name, e.Turn)
+		who := m.l.T("md.who_turn", "N", strconv.Itoa(e.Turn))
+		if name := speakerName(m.l, e.Speaker); name != "" {
+			who = m.l.T("md.who_speaker", "Name", name, "N", strconv.Itoa(e.Turn))
 		}
 		if e.Speaker == analyzer.SpeakerCall {
 			if name, _, ok := strings.Cut(e.Quote, "("); ok && name != "" && !strings.ContainsAny(name, " \t\r\n\"{:") {
-				m.p("> %s calls %s", who, codeSpan(name))
+				m.p("> %s", m.l.T("md.calls", "Who", who, "Name", codeSpan(name)))
 			} else {
-				m.p("> %s calls it with %s", who, codeSpan(strings.Join(strings.Fields(e.Quote), " ")))
+				m.p("> %s", m.l.T("md.calls_with", "Who", who, "Args", codeSpan(strings.Join(strings.Fields(e.Quote), " "))))
 			}
 			continue
 		}
 		lines := strings.Split(strings.TrimSpace(lineEndings.Replace(e.Quote)), "\n")
-		m.p("> %s: %s", who, codeSpan(strings.TrimSpace(lines[0])))
+		m.p("> %s", m.l.T("md.said", "Who", who, "Quote", codeSpan(strings.TrimSpace(lines[0]))))
 		for _, line := range lines[1:] {
 			if line = strings.TrimSpace(line); line != "" {
 				m.p("> %s", codeSpan(line))
@@ -220,14 +225,14 @@ func (m mdWriter) example(q Quote) {
 }
 
 // speakerName names whose words a quote of an exchange is.
-func speakerName(speaker string) string {
+func speakerName(l *locale.Localizer, speaker string) string {
 	switch speaker {
 	case analyzer.SpeakerUser:
-		return "User"
+		return l.T("md.speaker_user")
 	case analyzer.SpeakerAgent, analyzer.SpeakerCall:
-		return "Agent"
+		return l.T("md.speaker_agent")
 	case analyzer.SpeakerTool:
-		return "Tool result"
+		return l.T("md.speaker_tool")
 	}
 	return ""
 }
@@ -235,7 +240,7 @@ func speakerName(speaker string) string {
 // conversationRef names a quote's conversation and turn as a link to that turn on the
 // dashboard, so a reader of the document can open the conversation.
 func (m mdWriter) conversationRef(r Report, q Quote) string {
-	return fmt.Sprintf("[conversation %s, turn %d](%s)", mdText(conversationName(q.ConversationID, q.ConversationSeq)), q.Turn,
+	return fmt.Sprintf("[%s](%s)", m.l.T("md.conversation_turn", "Name", mdText(conversationName(q.ConversationID, q.ConversationSeq)), "Turn", strconv.Itoa(q.Turn)),
 		ConversationLink(r.BaseURL, r.Task.ID, q.ConversationSeq, q.Turn))
 }
 
@@ -246,14 +251,14 @@ func (m mdWriter) seenOnce(r Report) {
 	if len(cs) == 0 {
 		return
 	}
-	m.p("### Seen once")
+	m.p("### %s", m.l.T("md.seen_once"))
 	m.p("")
-	m.p("Each of these was seen in one conversation only: worth a look, too little to be sure it is a pattern, so none has an Action.")
+	m.p("%s", m.l.T("md.seen_once_intro"))
 	m.p("")
 	for _, c := range cs {
 		line := fmt.Sprintf("- [%s] %s", c.Type, mdText(c.Title))
 		if q := c.Example; q != nil {
-			line += fmt.Sprintf(": %s — %s", codeSpan(strings.Join(strings.Fields(q.Quote), " ")), m.conversationRef(r, *q))
+			line += m.l.T("md.seen_once_example", "Quote", codeSpan(strings.Join(strings.Fields(q.Quote), " ")), "Ref", m.conversationRef(r, *q))
 		}
 		m.p("%s", line)
 	}
@@ -297,7 +302,7 @@ func (m mdWriter) clusters(r Report) {
 		rank := "—"
 		if c.ActionRank > 0 {
 			rank = fmt.Sprintf("#%d", c.ActionRank)
-		} else if why, _ := NoActionWords(c); why != "" {
+		} else if why, _ := NoActionWords(m.l, c); why != "" {
 			rank = "— (" + why + ")"
 		}
 		split := ""
@@ -327,7 +332,7 @@ func (m mdWriter) issueNotes(cs []Cluster) {
 	seen := map[string]bool{}
 	var notes []string
 	for _, c := range cs {
-		if short, long := NoActionWords(c); short != "" && !seen[short] {
+		if short, long := NoActionWords(m.l, c); short != "" && !seen[short] {
 			seen[short] = true
 			notes = append(notes, fmt.Sprintf("- *%s*: %s", mdText(short), mdText(long)))
 		}
@@ -379,7 +384,7 @@ func (m mdWriter) outcomes(r Report) {
 	m.p("")
 	m.scoredBy(r)
 	if !l.Any() {
-		m.p("The upload carries no outcome per conversation. Add one of these fields to each conversation's metadata (or a CSV column) to see which problems cost resolved conversations: %s.", mdText(LabelFields()))
+		m.p("The upload carries no outcome per conversation. Add one of these fields to each conversation's metadata (or a CSV column) to see which problems cost resolved conversations: %s.", mdText(LabelFields(m.l)))
 		m.p("")
 		return
 	}
@@ -401,7 +406,7 @@ func (m mdWriter) outcomes(r Report) {
 		for _, e := range d.Examples {
 			ex = append(ex, mdText(conversationName(e.ID, e.Seq)))
 		}
-		feature := mdText(DriverKindLabel(d.Kind)) + ": " + mdText(DriverFeatureLabel(d.Kind, d.Feature))
+		feature := mdText(DriverKindLabel(m.l, d.Kind)) + ": " + mdText(DriverFeatureLabel(m.l, d.Kind, d.Feature))
 		if w := d.Written; w != nil {
 			// A table cell ends at a pipe, inside a code span too, unless it is escaped.
 			quote := strings.ReplaceAll(inlineQuote(w.Quote), "|", `\|`)
@@ -456,7 +461,7 @@ func (m mdWriter) risks(r Report) {
 	m.p("%s screened without a model; %d flagged; %d chosen for diagnosis.", plural(rs.Screened, "conversation", "conversations"), rs.Flagged, rs.Selected)
 	m.p("")
 	for _, k := range rs.Kinds {
-		m.p("- %s: %s, %s", RiskKindLabel(k.Kind), plural(k.Conversations, "conversation", "conversations"), plural(k.Flags, "flag", "flags"))
+		m.p("- %s: %s, %s", RiskKindLabel(m.l, k.Kind), plural(k.Conversations, "conversation", "conversations"), plural(k.Flags, "flag", "flags"))
 		for _, e := range k.Examples {
 			m.p("  - conversation %s, turn %d: %s", mdText(conversationName(e.ConversationID, e.Seq)), e.Turn, e.Marked(inlineQuote(e.Quote)))
 		}
@@ -498,7 +503,7 @@ func (m mdWriter) warnings(r Report) error {
 		if w.Scope != "" {
 			scope = " (" + mdText(w.Scope) + ")"
 		}
-		m.p("- %s%s: %s", w.Stage.Label(), scope, mdText(w.Message))
+		m.p("- %s%s: %s", StageLabel(m.l, w.Stage), scope, mdText(w.Message))
 	}
 	if more := r.WarningCount - shown; more > 0 {
 		m.p("- … and %d more", more)

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/checkup-dev/checkup/db/locale/localetest"
+
 	"bufio"
 	"bytes"
 	stdhtml "html"
@@ -44,10 +46,10 @@ func TestCodeSpanIsVerbatim(t *testing.T) {
 
 func TestExcessFailuresIsInWords(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, "4.4 failures", ExcessFailures(4.4))
-	require.Equal(t, "1 failure", ExcessFailures(1.04))
-	require.Equal(t, "no failures", ExcessFailures(-0.4))
-	require.Equal(t, "no failures", ExcessFailures(0.04), "what rounds to nothing is nothing")
+	require.Equal(t, "4.4 failures", ExcessFailures(localetest.English(t), 4.4))
+	require.Equal(t, "1 failure", ExcessFailures(localetest.English(t), 1.04))
+	require.Equal(t, "no failures", ExcessFailures(localetest.English(t), -0.4))
+	require.Equal(t, "no failures", ExcessFailures(localetest.English(t), 0.04), "what rounds to nothing is nothing")
 }
 
 func TestRiskExampleIsMarkedWhereCut(t *testing.T) {
@@ -61,12 +63,12 @@ func TestRiskExampleIsMarkedWhereCut(t *testing.T) {
 func TestMarkdownOfQueuedTaskCountsTheUpload(t *testing.T) {
 	t.Parallel()
 	var md bytes.Buffer
-	require.NoError(t, WriteMarkdown(&md, Report{Task: Task{Title: "Queued", Status: "pending", ConversationCount: 5000}}))
+	require.NoError(t, WriteMarkdown(&md, Report{Task: Task{Title: "Queued", Status: "pending", ConversationCount: 5000}}, localetest.English(t)))
 	require.Contains(t, md.String(), "5000 conversations uploaded; the quality checks have not run yet.")
 	require.Contains(t, md.String(), "Conversations uploaded: 5000; the quality checks have not run yet.")
 
 	md.Reset()
-	require.NoError(t, WriteMarkdown(&md, Report{Task: Task{Title: "Canceled", Status: "canceled", Terminal: true, ConversationCount: 5000}}))
+	require.NoError(t, WriteMarkdown(&md, Report{Task: Task{Title: "Canceled", Status: "canceled", Terminal: true, ConversationCount: 5000}}, localetest.English(t)))
 	require.Contains(t, md.String(), "5000 conversations uploaded; the diagnosis stopped before the quality checks.")
 	require.NotContains(t, md.String(), "0 kept")
 }
@@ -77,7 +79,7 @@ func TestMarkdownDriverRowQuotesWhereItIsWritten(t *testing.T) {
 	t.Parallel()
 	var md bytes.Buffer
 	out := bufio.NewWriter(&md)
-	mdWriter{w: out}.outcomes(Report{Task: Task{Terminal: true}, Population: Population{Labelled: Labelled{Field: "success", Failed: 6, Succeeded: 4}}, Drivers: []Driver{{
+	mdWriter{w: out, l: localetest.English(t)}.outcomes(Report{Task: Task{Terminal: true}, Population: Population{Labelled: Labelled{Field: "success", Failed: 6, Succeeded: 4}}, Drivers: []Driver{{
 		Kind: "user_words", Feature: "refund", Failed: 5, Succeeded: 1, RateWith: 0.83, RateWithout: 0.25, Lift: 1.4, QValue: 0.03,
 		Examples: []Ref{{Seq: 2, ID: "c2"}}, Written: &DriverQuote{Ref: Ref{Seq: 2, ID: "c2"}, Turn: 3, Quote: "refund | or credit?"},
 	}}})
@@ -107,12 +109,12 @@ func TestMarkdownExplainsIssuesWithoutAnAction(t *testing.T) {
 	notes := func(cs []Cluster) string {
 		var b bytes.Buffer
 		w := bufio.NewWriter(&b)
-		mdWriter{w: w}.issueNotes(cs)
+		mdWriter{w: w, l: localetest.English(t)}.issueNotes(cs)
 		require.NoError(t, w.Flush())
 		return b.String()
 	}
-	_, below := NoActionWords(cs[0])
-	_, since := NoActionWords(cs[2])
+	_, below := NoActionWords(localetest.English(t), cs[0])
+	_, since := NoActionWords(localetest.English(t), cs[2])
 	require.Equal(t, "- *not among the 10 chosen*: "+mdText(below)+"\n"+
 		"- *run again*: "+mdText(since)+"\n"+
 		"- Agent declines as its policy says had been matched to the policy sentence `Never share balances.`\n\n", notes(cs))
@@ -126,7 +128,7 @@ func TestMarkdownCountsRisksWaitingForARun(t *testing.T) {
 	about := func(r Report) string {
 		var b bytes.Buffer
 		w := bufio.NewWriter(&b)
-		mdWriter{w: w}.about(r)
+		mdWriter{w: w, l: localetest.English(t)}.about(r)
 		require.NoError(t, w.Flush())
 		return b.String()
 	}
@@ -155,7 +157,7 @@ func TestExamplesShowTheExchange(t *testing.T) {
 
 	var md bytes.Buffer
 	w := bufio.NewWriter(&md)
-	mdWriter{w}.example(q)
+	mdWriter{w, localetest.English(t)}.example(q)
 	require.NoError(t, w.Flush())
 	require.Equal(t, "> **User** (turn 18): `PayPal, please.`\n>\n> **Agent** (turn 19) calls `return_items`\n>\n> **Agent** (turn 21): `The return is submitted.`\n", md.String())
 	require.NotContains(t, md.String(), "order_id", "the call's arguments are not printed")

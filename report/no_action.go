@@ -1,9 +1,8 @@
 package report
 
 import (
-	"fmt"
-
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/cluster"
 )
@@ -65,18 +64,17 @@ func (r *Report) explainNoActions(rows []dbsqlc.ListTaskClustersRow) error {
 
 // NoActionWords says in a few words, and in a sentence, why issue c has no Action
 // (Cluster.NoAction); both empty when it has one or is expected behaviour.
-func NoActionWords(c Cluster) (short, long string) {
+func NoActionWords(l *locale.Localizer, c Cluster) (short, long string) {
 	switch c.NoAction {
 	case NoActionRankedBelow:
 		// Not "top 10": RISK Actions rank among them, so an Action can be #11.
-		short = fmt.Sprintf("not among the %d chosen", cluster.MaxActionCandidates)
-		return short, fmt.Sprintf("Only the %d ACTION issues that rank highest get an Action; this one ranks after the last of them.", cluster.MaxActionCandidates)
+		return l.T("no_action.ranked_below", "N", cluster.MaxActionCandidates), l.T("no_action.ranked_below_why", "N", cluster.MaxActionCandidates)
 	case NoActionSeenOnce:
-		return "seen once", "Seen in one conversation only: too little to be sure it is a pattern, so it has no Action. It is listed under “Seen once”."
+		return l.T("no_action.seen_once"), l.T("no_action.seen_once_why")
 	case NoActionIssueSince:
-		return "run again", "It ranks among the issues that get an Action now, but did not when the Actions were written: run the diagnosis again, and it gets one."
+		return l.T("no_action.issue_since"), l.T("no_action.issue_since_why")
 	case NoActionFailed:
-		return "failed", "Its Action could not be written; the Actions that failed are listed with the Actions."
+		return l.T("no_action.failed"), l.T("no_action.failed_why")
 	}
 	return "", ""
 }

@@ -14,6 +14,7 @@ package report
 import (
 	"time"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/cluster"
@@ -60,8 +61,9 @@ type Report struct {
 	// take a listed one's place. It is not part of report.json.
 	ActionIssuesNextRun int `json:"-"`
 
-	lists Lists       // the long lists of a streamed report; nil when held in the fields above
-	ranks map[int]int // cluster index → its Action's rank, for findings read later
+	lists Lists             // the long lists of a streamed report; nil when held in the fields above
+	ranks map[int]int       // cluster index → its Action's rank, for findings read later
+	lang  *locale.Localizer // writes the texts, of findings read later too
 }
 
 // Task is the task's identity, state and source.

@@ -1,6 +1,8 @@
 package report_test
 
 import (
+	"github.com/checkup-dev/checkup/db/locale/localetest"
+
 	"bytes"
 	"context"
 	"encoding/csv"
@@ -46,7 +48,7 @@ func (b bundle) build(t *testing.T) report.Report {
 	t.Helper()
 	rows, err := b.store.TaskReport(context.Background(), b.inserted.ID, b.owner, store.ReportFull)
 	require.NoError(t, err)
-	r, err := report.Build(rows, time.Now())
+	r, err := report.Build(rows, time.Now(), localetest.English(t))
 	require.NoError(t, err)
 	return r
 }
@@ -160,7 +162,7 @@ func TestDownloadsAgreeWithReportJSON(t *testing.T) {
 	}
 
 	var md bytes.Buffer
-	require.NoError(t, report.WriteMarkdown(&md, r))
+	require.NoError(t, report.WriteMarkdown(&md, r, localetest.English(t)))
 	text := md.String()
 	for _, a := range r.Actions {
 		require.Contains(t, text, "### "+strconv.Itoa(a.Rank)+". ["+a.Type+"]")
@@ -174,7 +176,7 @@ func TestMarkdownEscapesUploadedText(t *testing.T) {
 	t.Parallel()
 	b := setup(t, reporttest.Task{Title: "Bot " + reporttest.XSS + " [link](http://evil)"})
 	var md bytes.Buffer
-	require.NoError(t, report.WriteMarkdown(&md, b.build(t)))
+	require.NoError(t, report.WriteMarkdown(&md, b.build(t), localetest.English(t)))
 	text := md.String()
 	require.Contains(t, text, `\[link\](http\://evil)`, "brackets escaped: no link")
 	require.Contains(t, text, `# Bot \<script\>alert(1)\</script\>`, "a title is escaped")
@@ -207,7 +209,7 @@ func TestMarkdownNeverAutolinks(t *testing.T) {
 	r.Clusters[0].Title = hostile
 	r.Warnings = append(r.Warnings, report.Warning{Scope: "www.evil.example", Message: hostile})
 	var md bytes.Buffer
-	require.NoError(t, report.WriteMarkdown(&md, r))
+	require.NoError(t, report.WriteMarkdown(&md, r, localetest.English(t)))
 
 	page := renderMarkdown(t, md.String())
 	requireOnlyConversationLinks(t, page, r.Task.ID)
@@ -223,7 +225,7 @@ func TestMarkdownOpensWithSummary(t *testing.T) {
 	b := setup(t, reporttest.Task{})
 	r := b.build(t)
 	var md bytes.Buffer
-	require.NoError(t, report.WriteMarkdown(&md, r))
+	require.NoError(t, report.WriteMarkdown(&md, r, localetest.English(t)))
 
 	lines := strings.Split(md.String(), "\n")
 	require.Equal(t, "**In short:** 7 conversations uploaded, 6 kept after the quality checks, 5 diagnosed. 2 Actions:", lines[2])
@@ -244,7 +246,7 @@ func TestMarkdownLinksEachExample(t *testing.T) {
 	r := b.build(t)
 	r.BaseURL = "https://checkup.example"
 	var md bytes.Buffer
-	require.NoError(t, report.WriteMarkdown(&md, r))
+	require.NoError(t, report.WriteMarkdown(&md, r, localetest.English(t)))
 	quotes := 0
 	for _, a := range r.Actions {
 		for _, q := range a.Evidence {
@@ -308,7 +310,7 @@ func TestMarkdownQuoteWithCarriageReturnsStaysAQuote(t *testing.T) {
 			require.GreaterOrEqual(t, len(q.Exchange), 2, "the example is an exchange")
 			c.plant(q)
 			var md bytes.Buffer
-			require.NoError(t, report.WriteMarkdown(&md, r))
+			require.NoError(t, report.WriteMarkdown(&md, r, localetest.English(t)))
 			require.NotContains(t, md.String(), "\r", "every line ending is a newline")
 			for _, page := range renderEach(t, md.String()) {
 				require.NotContains(t, page, "<h1>Heading")
@@ -335,7 +337,7 @@ func TestRunningTaskReport(t *testing.T) {
 	b := setup(t, reporttest.Task{Status: "running"})
 	rows, err := b.store.TaskReport(context.Background(), b.inserted.ID, b.owner, store.ReportPage)
 	require.NoError(t, err)
-	r, err := report.Build(rows, time.Now())
+	r, err := report.Build(rows, time.Now(), localetest.English(t))
 	require.NoError(t, err)
 	require.EqualValues(t, "running", r.Task.Status)
 	require.False(t, r.Task.Terminal)

@@ -3,25 +3,63 @@ package report
 import (
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/taskstate"
 )
 
+// The vocabularies' words for people come from the catalog, one message per value
+// (status.completed, category.tool_error); a value the catalog does not know (a
+// category an older analyzer wrote) is shown humanised, in the words it came in.
+
+// StatusLabel is a task status in words.
+func StatusLabel(l *locale.Localizer, s taskstate.Status) string {
+	return vocabulary(l, "status.", string(s))
+}
+
+// StageLabel is a pipeline stage in words.
+func StageLabel(l *locale.Localizer, s taskstate.Stage) string {
+	return vocabulary(l, "stage.", string(s))
+}
+
 // StatusExplanation is one sentence on what a status means for the reader, or empty
 // when the label says it all.
-func StatusExplanation(status taskstate.Status) string {
-	switch status {
-	case taskstate.Pending:
-		return "Waiting for a worker to pick it up; this usually takes a few seconds."
-	case taskstate.Partial:
-		return "Finished, but some conversations could not be diagnosed; they are left out of the results below."
-	case taskstate.InsufficientData:
-		return "Too few usable conversations were left after the quality checks to say anything reliable. Upload more conversations and start a new diagnosis."
-	case taskstate.Failed:
-		return "The diagnosis stopped because of an error."
-	case taskstate.Canceled:
-		return "Canceled before it finished; whatever was done before is shown below."
+func StatusExplanation(l *locale.Localizer, status taskstate.Status) string {
+	if s, ok := l.Lookup("status_explained." + string(status)); ok {
+		return s
 	}
 	return ""
+}
+
+// CategoryLabel is a finding category in words: "user_repeats" → "User repeats".
+func CategoryLabel(l *locale.Localizer, category string) string {
+	return vocabulary(l, "category.", category)
+}
+
+// OutcomeLabel is a conversation's outcome as diagnosed ("partially_resolved"), or
+// its outcome label ("failed"), in words.
+func OutcomeLabel(l *locale.Localizer, outcome string) string {
+	return vocabulary(l, "outcome.", outcome)
+}
+
+// RiskKindLabel is a risk flag kind in words for people.
+func RiskKindLabel(l *locale.Localizer, kind string) string {
+	return vocabulary(l, "risk_kind.", kind)
+}
+
+// FixLocationLabel says where an Action's fix belongs, in words.
+func FixLocationLabel(l *locale.Localizer, loc string) string {
+	if s, ok := l.Lookup("fix_location." + loc); ok {
+		return s
+	}
+	return loc
+}
+
+// vocabulary is value's message under prefix, or value humanised.
+func vocabulary(l *locale.Localizer, prefix, value string) string {
+	if s, ok := l.Lookup(prefix + value); ok && value != "" {
+		return s
+	}
+	return humanize(value)
 }
 
 // humanize turns an unknown identifier into words: "some_thing" → "Some thing".
@@ -31,43 +69,4 @@ func humanize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// CategoryLabel is a finding category in words: "user_repeats" → "User repeats".
-func CategoryLabel(category string) string { return humanize(category) }
-
-// RiskKindLabel is a risk flag kind in words for people.
-func RiskKindLabel(kind string) string {
-	switch kind {
-	case "personal_data":
-		return "Personal data shown by the assistant"
-	case "prompt_injection":
-		return "Prompt injection or jailbreak attempts"
-	case "harmful_content":
-		return "Harmful or abusive content"
-	case "human_request":
-		return "Requests for a human"
-	case "refusal":
-		return "Refusals by the assistant"
-	case "tool_error":
-		return "Tool errors"
-	}
-	return humanize(kind)
-}
-
-// FixLocationLabel says where an Action's fix belongs, in words.
-func FixLocationLabel(loc string) string {
-	switch loc {
-	case "prompt":
-		return "the agent's prompt"
-	case "tool":
-		return "a tool"
-	case "policy":
-		return "a policy"
-	case "knowledge":
-		return "the knowledge base"
-	case "product":
-		return "the product"
-	}
-	return loc
 }

@@ -1,6 +1,9 @@
 package report_test
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+	"github.com/checkup-dev/checkup/db/locale/localetest"
+
 	"encoding/json"
 	"testing"
 	"time"
@@ -31,7 +34,7 @@ func TestReadsThePipelinesStoredShapes(t *testing.T) {
 		DiagnosisConcurrency: 3, ActionConcurrency: 2, MaxDiagnosed: 500, MinConversations: 5}
 	funnel := quality.Funnel{Steps: []quality.FunnelStep{
 		{Step: "uploaded", Label: "Uploaded", Remaining: 10},
-		{Step: "empty", Label: "Empty", Removed: 2, Remaining: 8, Reasons: []quality.FunnelReason{{Reason: "no user message", Count: 2}}},
+		{Step: "empty", Label: "Empty", Removed: 2, Remaining: 8, Reasons: []quality.FunnelReason{{Reason: locale.Msg("quality.no_user"), Count: 2}}},
 		{Step: "kept", Label: "Kept", Remaining: 8},
 	}}
 	risk := pipeline.RiskSummary{Screened: 8, Flagged: 1, Selected: 8, Kinds: []pipeline.RiskKindSummary{
@@ -43,7 +46,7 @@ func TestReadsThePipelinesStoredShapes(t *testing.T) {
 		Actions: []dbsqlc.ListTaskActionsRow{{Status: "done", Rank: &rank, ClusterType: "ACTION",
 			Action: raw(analyzer.Action{Title: "t", Recommendation: []string{"a"}}), PriorityParts: raw(parts)}},
 	}
-	r, err := report.Build(rows, time.Now())
+	r, err := report.Build(rows, time.Now(), localetest.English(t))
 	require.NoError(t, err)
 
 	require.Equal(t, report.Analysis{Analyzer: "llm", Label: "LLM analysis", Model: "gpt-x", PromptVersion: "p3",

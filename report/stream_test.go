@@ -1,6 +1,8 @@
 package report_test
 
 import (
+	"github.com/checkup-dev/checkup/db/locale/localetest"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -24,11 +26,11 @@ func TestStreamedDownloadsEqualWholeOnes(t *testing.T) {
 		b := setup(t, status)
 		rows, err := b.store.TaskReport(context.Background(), b.inserted.ID, b.owner, store.ReportFull)
 		require.NoError(t, err)
-		whole, err := report.Build(rows, now)
+		whole, err := report.Build(rows, now, localetest.English(t))
 		require.NoError(t, err)
 		page, err := b.store.TaskReport(context.Background(), b.inserted.ID, b.owner, store.ReportPage)
 		require.NoError(t, err)
-		shown, err := report.Build(page, now)
+		shown, err := report.Build(page, now, localetest.English(t))
 		require.NoError(t, err)
 		require.Len(t, shown.Clusters, len(whole.Clusters))
 		for i, c := range whole.Clusters {
@@ -43,14 +45,15 @@ func TestStreamedDownloadsEqualWholeOnes(t *testing.T) {
 		require.NoError(t, enc.Encode(whole))
 		require.NoError(t, report.WriteJSON(&written, whole))
 		require.Equal(t, encoded.String(), written.String(), "report.json is the report as encoding/json writes it")
+		markdown := func(w io.Writer, r report.Report) error { return report.WriteMarkdown(w, r, localetest.English(t)) }
 		for _, write := range []func(io.Writer, report.Report) error{
-			report.WriteJSON, report.WriteActionsCSV, report.WriteFindingsCSV, report.WriteMarkdown,
+			report.WriteJSON, report.WriteActionsCSV, report.WriteFindingsCSV, markdown,
 		} {
 			var want, got bytes.Buffer
 			require.NoError(t, write(&want, whole))
 			require.NoError(t, b.store.WithTaskReport(context.Background(), b.inserted.ID, b.owner,
 				func(rows store.ReportRows, lists *store.ReportLists) error {
-					r, err := report.Stream(rows, lists, now)
+					r, err := report.Stream(rows, lists, now, localetest.English(t))
 					if err != nil {
 						return err
 					}

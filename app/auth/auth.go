@@ -14,6 +14,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/config"
 	"github.com/checkup-dev/checkup/app/flash"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/notified"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/layout"
@@ -33,6 +34,8 @@ type Deps struct {
 	Providers Providers // from LoadProviders; empty when none is configured
 	// Page fills the frame of a full page for this request (user, CSRF token, flash).
 	Page func(c echo.Context, title string) layout.Page
+	// Locales are the catalogs the pages and messages are written from.
+	Locales *locale.Bundle
 }
 
 // Auth holds the sign-in handlers and the Guard middleware.

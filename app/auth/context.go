@@ -8,8 +8,9 @@ import (
 
 // Keys of the request values Guard sets.
 const (
-	userKey = "auth.user"
-	csrfKey = "auth.csrf"
+	userKey   = "auth.user"
+	csrfKey   = "auth.csrf"
+	accessKey = "auth.access"
 )
 
 // UserFrom returns the signed-in user of the request, if any.

@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -37,8 +39,7 @@ const (
 const preSessionCookie = "checkup_presession"
 
 // errCSRF is the refusal of a state-changing request without a valid token.
-var errCSRF = echo.NewHTTPError(http.StatusForbidden,
-	"This request was refused because its security token is missing or out of date. Reload the page and try again.")
+var errCSRF = echo.NewHTTPError(http.StatusForbidden, locale.Msg("errors.csrf"))
 
 // CSRFTokenFor returns the CSRF token that goes with a session (or pre-session) cookie
 // token.

@@ -44,6 +44,7 @@ func (a *Auth) Guard(access func(route string) Access) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			level := access(c.Path())
+			c.Set(accessKey, level)
 			switch level {
 			case Open:
 				return next(c)
@@ -57,7 +58,7 @@ func (a *Auth) Guard(access func(route string) Access) echo.MiddlewareFunc {
 				return err
 			}
 			if _, ok := UserFrom(c); !ok && level == Private {
-				return sendToLogin(c)
+				return a.sendToLogin(c)
 			}
 			if !safeMethod(c.Request().Method) && !validCSRF(c) {
 				return errCSRF
@@ -118,7 +119,7 @@ func (a *Auth) touch(c echo.Context, hash []byte, lastSeen time.Time) {
 }
 
 // sendToLogin answers a visitor who is not signed in on a private route.
-func sendToLogin(c echo.Context) error {
+func (a *Auth) sendToLogin(c echo.Context) error {
 	r := c.Request()
 	if htmx.IsRequest(r) {
 		next := ""
@@ -126,7 +127,7 @@ func sendToLogin(c echo.Context) error {
 			next = safeNext(u.RequestURI())
 		}
 		c.Response().Header().Set(htmx.HeaderRedirect, loginURL(next))
-		return c.String(http.StatusUnauthorized, "Your session has ended. Sign in again.")
+		return c.String(http.StatusUnauthorized, a.Localizer(c).T("signin.session_ended"))
 	}
 	next := ""
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {

@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"net"
 	"net/http"
 	"net/url"
@@ -56,7 +58,5 @@ func (a *Auth) ownHost(hostport string) bool {
 // foreignHost refuses the local sign-in for a request addressed to another name.
 func (a *Auth) foreignHost(c echo.Context) error {
 	a.logger(c).Warn("local sign-in refused for a foreign host", "host", c.Request().Host, "origin", c.Request().Header.Get("Origin"))
-	return a.problem(c, http.StatusForbidden,
-		"This request was addressed to another name than this Checkup's own, so the local sign-in refused it: a page of another site may be trying to sign in here. Open "+
-			a.cfg.BaseURL+"/login to sign in.", nil)
+	return a.problem(c, http.StatusForbidden, locale.Msg("signin.foreign_host", "URL", a.cfg.BaseURL+"/login"), nil)
 }

@@ -32,11 +32,11 @@ func (a *Auth) LocalSignIn(c echo.Context) error {
 		Next:  safeNext(c.FormValue("next")),
 	}
 	if addr, err := mail.ParseAddress(form.Email); err != nil || addr.Address != form.Email {
-		form.Error = "Enter an email address, like jane@example.com."
+		form.Error = a.Localizer(c).T("login.bad_email")
 		return a.renderLogin(c, http.StatusUnprocessableEntity, form)
 	}
 	if utf8.RuneCountInString(form.Name) > 100 {
-		form.Error = "Enter a name of at most 100 characters."
+		form.Error = a.Localizer(c).T("login.long_name")
 		return a.renderLogin(c, http.StatusUnprocessableEntity, form)
 	}
 	if form.Name == "" {

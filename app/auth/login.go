@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"cmp"
 	"net/http"
 	"net/url"
@@ -39,7 +41,7 @@ func (a *Auth) Logout(c echo.Context) error {
 	}
 	a.clearCookie(c, a.cookieName(SessionCookie), "/")
 	a.logger(c).Info("signed out")
-	a.flash.Set(c, "You are signed out.")
+	a.flash.Set(c, a.Localizer(c).T("login.signed_out"))
 	return c.Redirect(http.StatusSeeOther, "/login")
 }
 
@@ -62,12 +64,13 @@ func (a *Auth) renderLogin(c echo.Context, status int, form loginForm) error {
 		}
 		v.Providers = append(v.Providers, pages.ProviderLink{Name: p.Name(), Label: p.Label, URL: templ.SafeURL(href)})
 	}
-	return render(c, status, pages.Login(a.deps.Page(c, "Sign in"), v))
+	return render(c, status, pages.Login(a.deps.Page(c, a.Localizer(c).T("login.title")), v))
 }
 
 // problem shows why a sign-in did not happen, with the allowed domains when the
 // allow-list refused it.
-func (a *Auth) problem(c echo.Context, status int, message string, allowedDomains []string) error {
-	v := pages.SignInProblemView{Message: message, AllowedDomains: allowedDomains}
-	return render(c, status, pages.SignInProblem(a.deps.Page(c, "Sign-in refused"), v))
+func (a *Auth) problem(c echo.Context, status int, message locale.Text, allowedDomains []string) error {
+	l := a.Localizer(c)
+	v := pages.SignInProblemView{Message: l.Text(message), AllowedDomains: allowedDomains}
+	return render(c, status, pages.SignInProblem(a.deps.Page(c, l.T("signin.title")), v))
 }

@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"crypto/subtle"
 	"net/http"
 	"net/url"
@@ -42,17 +44,15 @@ func (a *Auth) Callback(c echo.Context) error {
 	}
 	st, ok := a.takeState(c)
 	if !ok {
-		return a.problem(c, http.StatusForbidden,
-			"This sign-in has expired or was already used. Start again from the sign-in page.", nil)
+		return a.problem(c, http.StatusForbidden, locale.Msg("signin.expired"), nil)
 	}
 	got := c.QueryParam("state")
 	if st.Provider != p.Name() || subtle.ConstantTimeCompare([]byte(st.State), []byte(got)) != 1 {
 		a.logger(c).Warn("oauth state mismatch refused", "provider", p.Name())
-		return a.problem(c, http.StatusForbidden,
-			"This sign-in response does not belong to the sign-in this browser started, so it was refused. Start again from the sign-in page.", nil)
+		return a.problem(c, http.StatusForbidden, locale.Msg("signin.state_mismatch"), nil)
 	}
 	if e := c.QueryParam("error"); e != "" {
-		return a.problem(c, http.StatusForbidden, p.Label+" did not sign you in ("+e+").", nil)
+		return a.problem(c, http.StatusForbidden, locale.Msg("signin.provider_error", "Provider", p.Label, "Error", e), nil)
 	}
 	sess, err := p.UnmarshalSession(st.Session)
 	if err != nil {
@@ -62,22 +62,22 @@ func (a *Auth) Callback(c echo.Context) error {
 	// carries), and the session needs the concrete goth provider, not our wrapper.
 	if _, err := sess.Authorize(p.Provider, url.Values{"code": {c.QueryParam("code")}}); err != nil {
 		a.logger(c).Warn("oauth code exchange failed", "provider", p.Name(), "err", err)
-		return a.problem(c, http.StatusBadGateway, p.Label+" did not confirm this sign-in. Start again from the sign-in page.", nil)
+		return a.problem(c, http.StatusBadGateway, locale.Msg("signin.not_confirmed", "Provider", p.Label), nil)
 	}
 	gu, err := p.FetchUser(sess)
 	if err != nil {
 		a.logger(c).Warn("oauth user lookup failed", "provider", p.Name(), "err", err)
-		return a.problem(c, http.StatusBadGateway, p.Label+" did not say who you are. Start again from the sign-in page.", nil)
+		return a.problem(c, http.StatusBadGateway, locale.Msg("signin.no_identity", "Provider", p.Label), nil)
 	}
 	id, ok := identityFrom(gu)
 	if !ok {
-		return a.problem(c, http.StatusForbidden, p.Label+" did not say who you are, so you cannot sign in with it.", nil)
+		return a.problem(c, http.StatusForbidden, locale.Msg("signin.no_subject", "Provider", p.Label), nil)
 	}
 	verified := false
 	if len(a.cfg.AllowedDomains) > 0 { // only the allow-list asks
 		if verified, err = p.emailVerified(c.Request().Context(), gu); err != nil {
 			a.logger(c).Warn("oauth email verification lookup failed", "provider", p.Name(), "err", err)
-			return a.problem(c, http.StatusBadGateway, p.Label+" did not say whether your email address is verified. Start again from the sign-in page.", nil)
+			return a.problem(c, http.StatusBadGateway, locale.Msg("signin.no_verification", "Provider", p.Label), nil)
 		}
 	}
 	return a.finishSignIn(c, id, verified, safeNext(st.Next))

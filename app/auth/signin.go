@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"cmp"
 	"context"
 	"net/http"
@@ -22,6 +24,9 @@ func (a *Auth) finishSignIn(c echo.Context, id store.Identity, verified bool, ne
 	if err != nil {
 		return err
 	}
+	if err := a.keepLanguage(c, user); err != nil {
+		return err
+	}
 	a.setSessionCookie(c, token)
 	a.clearCookie(c, a.cookieName(preSessionCookie), "/")
 	a.logger(c).Info("signed in", "user_id", user.ID, "provider", user.Provider)
@@ -29,14 +34,14 @@ func (a *Auth) finishSignIn(c echo.Context, id store.Identity, verified bool, ne
 	return c.Redirect(http.StatusSeeOther, cmp.Or(next, "/"))
 }
 
-func refusal(email string, verified bool) string {
+func refusal(email string, verified bool) locale.Text {
 	switch {
 	case email == "":
-		return "Your account did not share an email address, and this Checkup accepts only accounts with an email address at the domains listed below."
+		return locale.Msg("signin.no_email")
 	case !verified:
-		return "Your email address " + email + " is not verified by your identity provider, and this Checkup accepts only verified addresses at the domains listed below."
+		return locale.Msg("signin.unverified", "Email", email)
 	}
-	return "This Checkup accepts only accounts with an email address at the domains listed below, and " + email + " is not one of them."
+	return locale.Msg("signin.wrong_domain", "Email", email)
 }
 
 // purgeExpired deletes expired sessions now and then: sign-ins are rare enough, and

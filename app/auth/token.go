@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"context"
 	"errors"
 	"fmt"
@@ -51,10 +53,8 @@ func TokenIDFrom(c echo.Context) (int64, bool) {
 }
 
 var (
-	errNoToken = echo.NewHTTPError(http.StatusUnauthorized,
-		"This API needs a personal access token: send the header Authorization: Bearer ck_… (make a token at /settings/tokens). Cookies are not accepted here.")
-	errBadToken = echo.NewHTTPError(http.StatusUnauthorized,
-		"The token is not valid: it is mistyped, or it was revoked. Make a new one at /settings/tokens.")
+	errNoToken  = echo.NewHTTPError(http.StatusUnauthorized, locale.Msg("api_refused.no_token"))
+	errBadToken = echo.NewHTTPError(http.StatusUnauthorized, locale.Msg("api_refused.bad_token"))
 )
 
 // loadToken authorises a Token route's request by its bearer token and puts the

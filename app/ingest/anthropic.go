@@ -1,6 +1,9 @@
 package ingest
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+	"strconv"
+
 	"encoding/json"
 	"strings"
 
@@ -41,14 +44,14 @@ func anthropicBlocks(e *element) ([][]block, bool) {
 // is_error; thinking, redacted_thinking, image and document blocks are skipped and
 // counted. A user message of tool results and text becomes the tool messages, then the
 // user's words.
-func (p *parser) anthropic(loc string, e *element, blocks [][]block) (transcript.Conversation, bool) {
+func (p *parser) anthropic(loc locale.Text, e *element, blocks [][]block) (transcript.Conversation, bool) {
 	x := newExpander(p, loc)
 	msgs := make([]transcript.Message, 0, len(e.Messages)+1)
 	ok := true
 	if e.System.raw != nil {
 		var sys []block
 		if json.Unmarshal(e.System.raw, &sys) != nil {
-			p.problem(loc, `"system" must be a string or an array of text blocks`)
+			p.problem(loc, "ingest.anthropic_system")
 			ok = false
 		}
 		var texts []string
@@ -67,14 +70,14 @@ func (p *parser) anthropic(loc string, e *element, blocks [][]block) (transcript
 		m := &e.Messages[i]
 		role, good := anyRole(m.Role)
 		if !good {
-			p.problem(loc, `message %d: "role" must be user or assistant (got %s)`, i+1, quote(m.Role))
+			p.problem(loc, "ingest.anthropic_role", "N", strconv.Itoa(i+1), "Got", quote(m.Role))
 			ok = false
 			continue
 		}
 		if blocks[i] == nil {
 			text, good := m.Content.resolve()
 			if !good {
-				p.problem(loc, `message %d: "content" must be a string or an array of content blocks`, i+1)
+				p.problem(loc, "ingest.anthropic_content", "N", strconv.Itoa(i+1))
 				ok = false
 			}
 			msgs = append(msgs, transcript.Message{Role: role, Content: text})

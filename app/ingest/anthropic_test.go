@@ -44,7 +44,7 @@ func TestAnthropicShapes(t *testing.T) {
 		}},
 	}, convs)
 	require.Equal(t, map[string]int{"thinking": 1, "redacted_thinking": 1, "image": 2}, sum.Skipped)
-	require.Equal(t, []string{"line 1: content blocks that are not text or tool calls were skipped (2 image, 1 redacted_thinking and 1 thinking); they are not analyzed"}, sum.Warnings)
+	require.Equal(t, []string{"line 1: content blocks that are not text or tool calls were skipped (2 image, 1 redacted_thinking and 1 thinking); they are not analyzed"}, warnings(t, sum))
 }
 
 // TestAnthropicNamedLater checks that a file is named after Anthropic's format when its
@@ -67,6 +67,6 @@ func TestAnthropicBadInput(t *testing.T) {
 	}
 	for line, want := range cases {
 		_, _, err := parseBytes(t, []byte(line), zeroLimits())
-		require.EqualError(t, err, want, line)
+		requireRefusal(t, err, want, line)
 	}
 }

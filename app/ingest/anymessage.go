@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"bytes"
 	"encoding/json"
 	"strings"
@@ -93,10 +95,10 @@ func (m *anyMessage) lcClass() string {
 type messageReader struct {
 	p   *parser
 	x   *expander
-	loc string
+	loc locale.Text
 }
 
-func newMessageReader(p *parser, loc string) *messageReader {
+func newMessageReader(p *parser, loc locale.Text) *messageReader {
 	return &messageReader{p: p, x: newExpander(p, loc), loc: loc}
 }
 
@@ -278,7 +280,7 @@ func (r *messageReader) message(m *anyMessage, as transcript.Role) []transcript.
 		for i := range calls {
 			call := calls[i].call()
 			if call.Name == "" {
-				r.p.problem(r.loc, "a tool call has no name")
+				r.p.problem(r.loc, "ingest.unnamed_call")
 			}
 			last.ToolCalls = append(last.ToolCalls, call)
 		}

@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"bytes"
 	"encoding/json"
 	"strings"
@@ -162,11 +164,11 @@ func rawText(raw json.RawMessage) string {
 // transcript has no place for (thinking, images, documents) are counted as skipped.
 type expander struct {
 	p     *parser
-	loc   string
+	loc   locale.Text
 	names map[string]string // call id -> tool name
 }
 
-func newExpander(p *parser, loc string) *expander {
+func newExpander(p *parser, loc locale.Text) *expander {
 	return &expander{p: p, loc: loc, names: map[string]string{}}
 }
 
@@ -213,7 +215,7 @@ func (x *expander) call(b *block) transcript.ToolCall {
 		call = transcript.ToolCall{ID: u.ToolUseID, Name: u.Name, Arguments: argsText(u.Input)}
 	}
 	if call.Name == "" {
-		x.p.problem(x.loc, "a tool call has no name")
+		x.p.problem(x.loc, "ingest.unnamed_call")
 	}
 	if call.ID != "" {
 		x.names[call.ID] = call.Name

@@ -7,15 +7,16 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // begin counts one more conversation, valid or not, and refuses the file once there are
 // more than the limit allows.
-func (p *parser) begin(loc string) error {
+func (p *parser) begin(loc locale.Text) error {
 	p.records++
 	if p.records > p.lim.MaxConversations {
-		return fileErr(ErrTooManyConversations, "The file has more than %s conversations (the limit was passed at %s); split it into smaller uploads.", countText(p.lim.MaxConversations), loc)
+		return fileErr(ErrTooManyConversations, "ingest.too_many_conversations", "N", p.lim.MaxConversations, "Where", loc)
 	}
 	return nil
 }
@@ -24,12 +25,12 @@ func (p *parser) begin(loc string) error {
 // its id, reads its outcome label from cands and hands it to emit unless the file
 // already has problems. A conversation with no messages is kept, with a warning: the
 // quality checks set it aside as empty. A non-nil error stops parsing.
-func (p *parser) add(loc string, c transcript.Conversation, cands []labelCandidate) error {
+func (p *parser) add(loc locale.Text, c transcript.Conversation, cands []labelCandidate) error {
 	if err := p.checkSize(loc, c.Messages); err != nil {
 		return err
 	}
 	if hasNUL(&c) {
-		p.problem(loc, "the conversation contains a NUL character (U+0000), which cannot be stored; remove it")
+		p.problem(loc, "ingest.nul")
 	}
 	if hasLoneSurrogate(c.Metadata) {
 		p.problem(loc, loneSurrogateMsg)
@@ -39,7 +40,7 @@ func (p *parser) add(loc string, c transcript.Conversation, cands []labelCandida
 		return nil
 	}
 	if len(c.Messages) == 0 {
-		p.warn(loc, "conversation %s has no messages; it is kept and set aside by the quality checks", quote(c.ID))
+		p.warn(loc, "ingest.no_messages", "ID", quote(c.ID))
 	}
 	c.Label = p.labels.read(loc, cands)
 	p.sum.Conversations++
@@ -51,32 +52,32 @@ func (p *parser) add(loc string, c transcript.Conversation, cands []labelCandida
 }
 
 // checkSize applies the message-count and message-length limits.
-func (p *parser) checkSize(loc string, msgs []transcript.Message) error {
+func (p *parser) checkSize(loc locale.Text, msgs []transcript.Message) error {
 	if len(msgs) > p.lim.MaxMessages {
 		return p.tooManyMessages(loc)
 	}
 	for i := range msgs {
 		if n := messageChars(&msgs[i], p.lim.MaxMessageChars); n > p.lim.MaxMessageChars {
-			return p.messageTooLong(fmt.Sprintf("%s, message %d", loc, i+1), n)
+			return p.messageTooLong(locale.Msg("ingest.loc_message", "Where", loc, "N", strconv.Itoa(i+1)), n)
 		}
 	}
 	return nil
 }
 
 // tooManyMessages is the error for a conversation over the message limit.
-func (p *parser) tooManyMessages(loc string) error {
-	return fileErr(ErrTooManyMessages, "The conversation at %s has more than %s messages, over the limit for one conversation.", loc, countText(p.lim.MaxMessages))
+func (p *parser) tooManyMessages(loc locale.Text) error {
+	return fileErr(ErrTooManyMessages, "ingest.too_many_messages", "Where", loc, "N", p.lim.MaxMessages)
 }
 
 // messageTooLong is the error for a message of n characters, over the limit.
-func (p *parser) messageTooLong(where string, n int) error {
-	return fileErr(ErrMessageTooLong, "The message at %s has %s characters, over the limit of %s characters per message.", where, countText(n), countText(p.lim.MaxMessageChars))
+func (p *parser) messageTooLong(where locale.Text, n int) error {
+	return fileErr(ErrMessageTooLong, "ingest.message_too_long", "Where", where, "N", n, "Max", p.lim.MaxMessageChars)
 }
 
 // conversationTooLarge is the error for a conversation whose text passes MaxLineBytes
 // in a format where no single line bounds it (CSV rows, trace spans).
-func (p *parser) conversationTooLarge(loc string) error {
-	return fileErr(ErrLineTooLong, "The conversation starting at %s is larger than the %s limit for one conversation.", loc, sizeText(int64(p.lim.MaxLineBytes)))
+func (p *parser) conversationTooLarge(loc locale.Text) error {
+	return fileErr(ErrLineTooLong, "ingest.conversation_too_large", "Where", loc, "Size", sizeText(int64(p.lim.MaxLineBytes)))
 }
 
 // messageBytes is the size of a message's text: content, name, ids and tool calls.
@@ -108,7 +109,7 @@ func messageChars(m *transcript.Message, limit int) int {
 // settleID keeps the export's id, generates one from the position when there is none
 // ("conv-0007" for the seventh conversation), and renames a repeated id with a numeric
 // suffix ("-2", "-3", ...) and a warning, so every conversation of a task has its own.
-func (p *parser) settleID(loc, id string) string {
+func (p *parser) settleID(loc locale.Text, id string) string {
 	if id == "" {
 		id = fmt.Sprintf("conv-%04d", p.records)
 	}
@@ -124,7 +125,7 @@ func (p *parser) settleID(loc, id string) string {
 		}
 		p.ids[id] = n + 1
 		p.ids[candidate] = 2
-		p.warn(loc, "duplicate conversation id %s renamed to %s", quote(id), quote(candidate))
+		p.warn(loc, "ingest.duplicate_id", "ID", quote(id), "New", quote(candidate))
 		return candidate
 	}
 }

@@ -3,15 +3,17 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 )
 
 // record turns one decoded object into a conversation and adds it, or hands a trace
 // export's record to the assembler. Problems are recorded against loc; the error is
 // non-nil only when parsing must stop.
-func (p *parser) record(loc, container string, e *element) error {
+func (p *parser) record(loc locale.Text, container string, e *element) error {
 	if shape := e.traceShape(); shape != noTrace && !e.isConversation() {
 		return p.traceItem(loc, container, shape, e)
 	}
@@ -33,12 +35,12 @@ func (p *parser) record(loc, container string, e *element) error {
 		p.setFormat("sharegpt-" + container)
 		c, ok = p.sharegpt(loc, e)
 	default:
-		p.problem(loc, `a conversation needs a "messages" array (OpenAI format) or a "conversations" array (ShareGPT format)`)
+		p.problem(loc, "ingest.no_messages_array")
 		return nil
 	}
 	id, idOK := e.id()
 	if !idOK {
-		p.problem(loc, `the conversation id must be a string or a number`)
+		p.problem(loc, "ingest.bad_id")
 		ok = false
 	}
 	if !ok {
@@ -51,12 +53,18 @@ func (p *parser) record(loc, container string, e *element) error {
 	return p.add(loc, c, metadataCandidates("metadata.", c.Metadata))
 }
 
-// badRecord counts a record that could not be read as one and records why.
-func (p *parser) badRecord(loc, format string, args ...any) error {
+// badRecord counts a record that could not be read as one and records why, message
+// id with its arguments.
+func (p *parser) badRecord(loc locale.Text, id string, args ...any) error {
+	return p.badRecordText(loc, locale.Msg(id, args...))
+}
+
+// badRecordText is badRecord with the sentence written.
+func (p *parser) badRecordText(loc, what locale.Text) error {
 	if err := p.begin(loc); err != nil {
 		return err
 	}
-	p.problem(loc, format, args...)
+	p.problemText(loc, what)
 	return nil
 }
 
@@ -75,7 +83,7 @@ func (p *parser) setFormat(name string) {
 // openai converts an OpenAI chat conversation. An empty "messages" array is a
 // conversation with no messages: real exports hold a few empty sessions, and the
 // quality checks set them aside instead of the whole upload failing.
-func (p *parser) openai(loc string, e *element) (transcript.Conversation, bool) {
+func (p *parser) openai(loc locale.Text, e *element) (transcript.Conversation, bool) {
 	msgs := make([]transcript.Message, 0, len(e.Messages))
 	ok := true
 	for i := range e.Messages {
@@ -87,22 +95,22 @@ func (p *parser) openai(loc string, e *element) (transcript.Conversation, bool) 
 }
 
 // openaiMessage converts the n-th message (1-based) of an OpenAI conversation.
-func (p *parser) openaiMessage(loc string, n int, m *oaMessage) (transcript.Message, bool) {
+func (p *parser) openaiMessage(loc locale.Text, n int, m *oaMessage) (transcript.Message, bool) {
 	ok := true
 	role, good := normRole(m.Role)
 	if !good {
-		p.problem(loc, `message %d: "role" must be one of system, developer, user, assistant, tool, function (got %s)`, n, quote(m.Role))
+		p.problem(loc, "ingest.openai_role", "N", strconv.Itoa(n), "Got", quote(m.Role))
 		ok = false
 	}
 	text, good := m.Content.resolve()
 	if !good {
-		p.problem(loc, `message %d: "content" must be a string, null or an array of content parts`, n)
+		p.problem(loc, "ingest.openai_content", "N", strconv.Itoa(n))
 		ok = false
 	}
 	out := transcript.Message{Role: role, Content: text, Name: m.Name, ToolCallID: m.ToolCallID}
 	calls, missing := convertCalls(m.ToolCalls)
 	if missing > 0 {
-		p.problem(loc, `message %d: tool call %d has no function name`, n, missing)
+		p.problem(loc, "ingest.openai_unnamed_call", "N", strconv.Itoa(n), "Call", strconv.Itoa(missing))
 		ok = false
 	}
 	out.ToolCalls = calls
@@ -152,11 +160,11 @@ func normRole(s string) (transcript.Role, bool) {
 // spoke and then called a tool stays one message. A function_call value that is not a
 // JSON call (or array of calls) is kept as the assistant's text. A conversation with
 // no turns is kept with no messages, like an empty OpenAI one.
-func (p *parser) sharegpt(loc string, e *element) (transcript.Conversation, bool) {
+func (p *parser) sharegpt(loc locale.Text, e *element) (transcript.Conversation, bool) {
 	msgs := make([]transcript.Message, 0, len(e.Conversations)+1)
 	ok := true
 	if system, good := e.System.resolve(); !good {
-		p.problem(loc, `"system" must be a string`)
+		p.problem(loc, "ingest.system_string")
 		ok = false
 	} else if system != "" {
 		msgs = append(msgs, transcript.Message{Role: transcript.RoleSystem, Content: system})
@@ -169,7 +177,7 @@ func (p *parser) sharegpt(loc string, e *element) (transcript.Conversation, bool
 		}
 		text, good := value.resolve()
 		if !good {
-			p.problem(loc, `turn %d: "value" must be a string`, i+1)
+			p.problem(loc, "ingest.sharegpt_value", "N", strconv.Itoa(i+1))
 			ok = false
 		}
 		role, call, good := sharegptRole(from)
@@ -178,7 +186,7 @@ func (p *parser) sharegpt(loc string, e *element) (transcript.Conversation, bool
 			if t.From == "" && !t.Value.set {
 				field = "role"
 			}
-			p.problem(loc, `turn %d: %q must be one of human, user, gpt, assistant, bot, model, chatgpt, system, observation, tool, function, function_response, tool_response, function_call, tool_call (got %s)`, i+1, field, quote(from))
+			p.problem(loc, "ingest.sharegpt_from", "N", strconv.Itoa(i+1), "Field", strconv.Quote(field), "Got", quote(from))
 			ok = false
 			continue
 		}

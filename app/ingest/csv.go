@@ -1,9 +1,10 @@
 package ingest
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"encoding/csv"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -51,8 +52,8 @@ func (p *parser) parseCSV(r io.Reader, s sniffed) error {
 		return p.csvReadErr(s.line, err)
 	}
 	l, _ := newLayout(cr.Comma, slices.Clone(header))
-	if msg := l.missing(); msg != "" {
-		return fileErr(ErrCSVHeader, "%s", msg)
+	if msg := l.missing(); !msg.IsZero() {
+		return &FileError{Kind: ErrCSVHeader, Msg: msg}
 	}
 	sp := newSpill(p.lim.SpillBytes, p.lim.TempDir)
 	defer sp.close()
@@ -63,7 +64,7 @@ func (p *parser) parseCSV(r io.Reader, s sniffed) error {
 		if i, seen := index[id]; seen {
 			return convs[i], i, nil
 		}
-		if err := p.begin(fmt.Sprintf("row %d", row)); err != nil {
+		if err := p.begin(rowLoc(row)); err != nil {
 			return nil, 0, err
 		}
 		c := &csvConv{id: id, row: row, labels: make([]string, len(l.labels))}
@@ -93,7 +94,7 @@ func (p *parser) parseCSV(r io.Reader, s sniffed) error {
 		}
 		id, m, ok := p.csvRow(l, rec, row)
 		if n := messageChars(&m.msg, p.lim.MaxMessageChars); n > p.lim.MaxMessageChars {
-			return p.messageTooLong(fmt.Sprintf("row %d", row), n)
+			return p.messageTooLong(rowLoc(row), n)
 		}
 		if !ok {
 			continue
@@ -103,11 +104,11 @@ func (p *parser) parseCSV(r io.Reader, s sniffed) error {
 			return err
 		}
 		if c.rows >= p.lim.MaxMessages {
-			return p.tooManyMessages(fmt.Sprintf("row %d (conversation %s)", row, quote(id)))
+			return p.tooManyMessages(locale.Msg("ingest.row_conversation", "N", strconv.Itoa(row), "ID", quote(id)))
 		}
 		c.rows++
 		if c.bytes += messageBytes(&m.msg); c.bytes > p.lim.MaxLineBytes {
-			return p.conversationTooLarge(fmt.Sprintf("row %d", c.row))
+			return p.conversationTooLarge(rowLoc(c.row))
 		}
 		for j, col := range l.labels {
 			if c.labels[j] == "" && col.index < len(rec) {
@@ -146,7 +147,7 @@ func timeKey(t time.Time) int64 {
 func (p *parser) csvReadErr(firstLine int, err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		p.problem(lineLoc(firstLine+pe.Line-1), "invalid CSV: %v", pe.Err)
+		p.problem(lineLoc(firstLine+pe.Line-1), "ingest.csv_invalid", "Detail", pe.Err.Error())
 		return nil
 	}
 	return err
@@ -170,7 +171,7 @@ func (p *parser) emitCSV(l csvLayout, convs []*csvConv, sp *spill) error {
 					cands = append(cands, cand)
 				}
 			}
-			loc := fmt.Sprintf("row %d", c.row)
+			loc := rowLoc(c.row)
 			conv := transcript.Conversation{ID: c.id, Messages: p.csvToolCalls(loc, msgs)}
 			msgs = nil
 			if err := p.add(loc, conv, cands); err != nil {
@@ -204,7 +205,7 @@ func (p *parser) emitCSV(l csvLayout, convs []*csvConv, sp *spill) error {
 
 // csvRow converts one row; ok is false when it had problems (recorded).
 func (p *parser) csvRow(l csvLayout, rec []string, row int) (id string, m csvMsg, ok bool) {
-	loc := fmt.Sprintf("row %d", row)
+	loc := rowLoc(row)
 	cell := func(c column) (string, bool) {
 		i := l.cols[c]
 		if i < 0 || i >= len(rec) {
@@ -213,22 +214,22 @@ func (p *parser) csvRow(l csvLayout, rec []string, row int) (id string, m csvMsg
 		return rec[i], true
 	}
 	ok = true
-	bad := func(format string, args ...any) {
-		p.problem(loc, format, args...)
+	bad := func(id string, args ...any) {
+		p.problem(loc, id, args...)
 		ok = false
 	}
 	raw, _ := cell(colConversation)
 	if id = strings.TrimSpace(raw); id == "" {
-		bad("missing conversation id")
+		bad("ingest.csv_no_id")
 	}
 	raw, _ = cell(colRole)
 	role, good := csvRole(raw)
 	if !good {
-		bad("%s must be one of system, user, assistant, tool, or another name of one (developer, human, customer, client, gpt, bot, agent, ai, model, function, observation) (got %s)", quote(l.title(colRole)), quote(raw))
+		bad("ingest.csv_role", "Column", quote(l.title(colRole)), "Got", quote(raw))
 	}
 	text, present := cell(colContent)
 	if !present || (text == "" && (role == transcript.RoleUser || role == transcript.RoleSystem)) {
-		bad("missing content")
+		bad("ingest.csv_no_content")
 	}
 	m.msg = transcript.Message{Role: role, Content: text}
 	m.msg.Name, _ = cell(colName)
@@ -237,8 +238,9 @@ func (p *parser) csvRow(l csvLayout, rec []string, row int) (id string, m csvMsg
 	toolName = strings.TrimSpace(toolName)
 	calls, problem := csvCalls(l, cell)
 	switch {
-	case problem != "":
-		bad("%s", problem)
+	case !problem.IsZero():
+		p.problemText(loc, problem)
+		ok = false
 	case role == transcript.RoleAssistant && calls == nil && toolName != "":
 		// One call per row, in columns: the tool's name, its arguments and its id.
 		args, _ := cell(colArguments)
@@ -253,7 +255,7 @@ func (p *parser) csvRow(l csvLayout, rec []string, row int) (id string, m csvMsg
 		raw, _ = cell(colOrder)
 		n, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
 		if err != nil {
-			bad("%s must be a number (got %s)", quote(l.title(colOrder)), quote(raw))
+			bad("ingest.csv_order", "Column", quote(l.title(colOrder)), "Got", quote(raw))
 		}
 		m.order = n
 	}
@@ -261,7 +263,7 @@ func (p *parser) csvRow(l csvLayout, rec []string, row int) (id string, m csvMsg
 		raw, _ = cell(colTime)
 		t, good := parseTime(raw)
 		if !good {
-			bad("%s is not a date and time Checkup can read (got %s); use RFC 3339, e.g. 2024-05-15T15:00:00Z", quote(l.title(colTime)), quote(raw))
+			bad("ingest.csv_time", "Column", quote(l.title(colTime)), "Got", quote(raw))
 		}
 		m.at = t
 	}

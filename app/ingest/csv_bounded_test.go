@@ -72,7 +72,7 @@ func TestCSVConversationLimitsWhileReading(t *testing.T) {
 	_, _, err := parseBytes(t, []byte(rows), ingest.Limits{MaxLineBytes: 100})
 
 	require.ErrorIs(t, err, ingest.ErrLineTooLong)
-	require.EqualError(t, err, "The conversation starting at row 2 is larger than the 100 bytes limit for one conversation.")
+	requireRefusal(t, err, "The conversation starting at row 2 is larger than the 100 bytes limit for one conversation.")
 }
 
 // TestShareGPTDocumentChecksTurnsAsTheyArrive reads one pretty-printed ShareGPT
@@ -87,7 +87,7 @@ func TestShareGPTDocumentChecksTurnsAsTheyArrive(t *testing.T) {
 
 	_, _, err := parseBytes(t, doc(turn("human", "hi"), turn("gpt", "hello"), turn("human", strings.Repeat("é", 30))), ingest.Limits{MaxMessageChars: 20})
 	require.ErrorIs(t, err, ingest.ErrMessageTooLong)
-	require.EqualError(t, err, "The message at line 4 has 30 characters, over the limit of 20 characters per message.")
+	requireRefusal(t, err, "The message at line 4 has 30 characters, over the limit of 20 characters per message.")
 
 	many := make([]string, 30)
 	for i := range many {
@@ -95,7 +95,7 @@ func TestShareGPTDocumentChecksTurnsAsTheyArrive(t *testing.T) {
 	}
 	_, _, err = parseBytes(t, doc(many...), ingest.Limits{MaxLineBytes: 200})
 	require.ErrorIs(t, err, ingest.ErrLineTooLong)
-	require.EqualError(t, err, "The conversation starting at line 1 is larger than the 200 bytes limit for one conversation.")
+	requireRefusal(t, err, "The conversation starting at line 1 is larger than the 200 bytes limit for one conversation.")
 }
 
 // TestCSVRecordLimitCountsEachRecord reads records whose quoted fields hold newlines

@@ -88,7 +88,7 @@ func TestCSVToolCallsAsText(t *testing.T) {
 			require.Equal(t, 100, sum.Conversations)
 			require.Empty(t, malformedByQuality(convs))
 			require.Equal(t, canonical(t, withoutCallIDs(orig)), canonical(t, convs))
-			require.Contains(t, strings.Join(sum.Warnings, "\n"), "tool calls written as text in ")
+			require.Contains(t, strings.Join(warnings(t, sum), "\n"), "tool calls written as text in ")
 		})
 	}
 }
@@ -119,7 +119,7 @@ func TestCSVToolRowsWithoutCalls(t *testing.T) {
 	}
 	require.Equal(t, 621, calls)
 	require.Equal(t, 621, results)
-	require.Contains(t, sum.Warnings, `row 2: 621 tool rows had no call to answer in the file; each is kept as the result of a call named after its row's tool (or "unnamed"), with no arguments`)
+	require.Contains(t, warnings(t, sum), `row 2: 621 tool rows had no call to answer in the file; each is kept as the result of a call named after its row's tool (or "unnamed"), with no arguments`)
 }
 
 func TestCSVToolColumns(t *testing.T) {
@@ -149,7 +149,7 @@ func TestCSVToolColumns(t *testing.T) {
 	require.Len(t, sum.Warnings, 1)
 
 	_, _, err := parseBytes(t, []byte("conversation_id,role,content,function_call\nc,assistant,x,not json\n"), zeroLimits())
-	require.EqualError(t, err, `row 2: "function_call" must be a JSON call such as {"name": "lookup", "arguments": {}}`)
+	requireRefusal(t, err, `row 2: "function_call" must be a JSON call such as {"name": "lookup", "arguments": {}}`)
 }
 
 func TestCSVLabelColumns(t *testing.T) {
@@ -170,5 +170,5 @@ func TestCSVLabelColumns(t *testing.T) {
 	}
 	require.Equal(t, []transcript.Label{"succeeded", "failed", "succeeded", ""}, got)
 	require.Equal(t, ingest.Labels{Field: "column CSAT", Failed: 1, Succeeded: 2, Unlabelled: 1}, sum.Labels)
-	require.Contains(t, sum.Warnings, `row 6: column Resolved is not an outcome Checkup can read ("maybe") in 1 conversation; it is ignored there`)
+	require.Contains(t, warnings(t, sum), `row 6: column Resolved is not an outcome Checkup can read ("maybe") in 1 conversation; it is ignored there`)
 }

@@ -1,9 +1,10 @@
 package ingest
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"bytes"
 	"encoding/csv"
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -134,54 +135,53 @@ func foldHeader(s string) string {
 	}, s)
 }
 
-// label names a required column in the sentence about a header that lacks it.
-func (c column) label() string {
+// label names a required column, and the titles it may have, in the sentence about a
+// header that lacks it.
+func (c column) label() locale.Text {
+	names := strings.Join(c.names(), ", ")
 	switch c {
 	case colConversation:
-		return "a conversation id column"
+		return locale.Msg("ingest.csv_need_id", "Names", names)
 	case colRole:
-		return "a role column"
+		return locale.Msg("ingest.csv_need_role", "Names", names)
 	}
-	return "a content column"
+	return locale.Msg("ingest.csv_need_content", "Names", names)
 }
 
 // maxHeaderShown is how many header titles the missing-column sentence repeats.
 const maxHeaderShown = 12
 
 // missing returns a sentence that repeats the header as found and names the required
-// columns it lacks with the titles each may have, or "" when none is missing.
-func (l csvLayout) missing() string {
-	var parts []string
+// columns it lacks with the titles each may have, or zero when none is missing.
+func (l csvLayout) missing() locale.Text {
+	var parts []locale.Text
 	for _, c := range []column{colConversation, colRole, colContent} {
 		if l.cols[c] < 0 {
-			parts = append(parts, c.label()+" ("+strings.Join(c.names(), ", ")+")")
+			parts = append(parts, c.label())
 		}
 	}
 	if len(parts) == 0 {
-		return ""
+		return locale.Text{}
 	}
-	need := parts[0]
-	if n := len(parts); n > 1 {
-		need = strings.Join(parts[:n-1], ", ") + " and " + parts[n-1]
-	}
-	return "The CSV header has " + l.found() + "; it needs " + need + ". Each row must say which conversation it belongs to, who spoke and what was said."
+	return locale.Msg("ingest.csv_header", "Found", l.found(), "Need", locale.List(parts...))
 }
 
 // found lists the header titles as written, shortened, for a message.
-func (l csvLayout) found() string {
-	var shown []string
+func (l csvLayout) found() locale.Text {
+	var shown []locale.Text
 	for i, t := range l.titles {
 		if i == maxHeaderShown {
-			shown = append(shown, fmt.Sprintf("and %d more", len(l.titles)-i))
+			shown = append(shown, locale.Msg("ingest.and_more", "N", len(l.titles)-i))
 			break
 		}
 		t = strings.TrimSpace(strings.TrimPrefix(t, "\ufeff"))
 		if t == "" {
-			t = "(a blank title)"
+			shown = append(shown, locale.Msg("ingest.blank_title"))
+			continue
 		}
-		shown = append(shown, cut(t))
+		shown = append(shown, locale.Lit(cut(t)))
 	}
-	return strings.Join(shown, ", ")
+	return locale.Join("join.comma", shown...)
 }
 
 // title is the header text of column c as the file wrote it.

@@ -1,5 +1,7 @@
 package ingest
 
+import "strconv"
+
 // csvRecord follows a CSV text byte by byte as encoding/csv reads it, to know where
 // each record ends: a newline in a quoted field belongs to the record, which the
 // reader buffers whole however many lines it spans.
@@ -47,5 +49,5 @@ func (g *guard) checkRecords(b []byte) error {
 
 // recordTooLong is the error for a CSV record over the limit.
 func recordTooLong(line, limit int) error {
-	return fileErr(ErrLineTooLong, "The CSV record starting on line %d is longer than the %s limit for one record.", line, sizeText(int64(limit)))
+	return fileErr(ErrLineTooLong, "ingest.csv_record_too_long", "Line", strconv.Itoa(line), "Size", sizeText(int64(limit)))
 }

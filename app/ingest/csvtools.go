@@ -1,6 +1,9 @@
 package ingest
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+	"strconv"
+
 	"encoding/json"
 	"regexp"
 	"strings"
@@ -16,27 +19,27 @@ const unnamedTool = "unnamed"
 // OpenAI tool calls, or one call) or a function_call column (a JSON {"name",
 // "arguments"} object, or an array of them). problem is set when a column holds
 // something else.
-func csvCalls(l csvLayout, cell func(column) (string, bool)) (calls []transcript.ToolCall, problem string) {
+func csvCalls(l csvLayout, cell func(column) (string, bool)) (calls []transcript.ToolCall, problem locale.Text) {
 	if raw, _ := cell(colToolCalls); strings.TrimSpace(raw) != "" {
 		calls, ok := jsonCalls(raw)
 		if !ok {
-			return nil, quote(l.title(colToolCalls)) + " must be a JSON array of tool calls"
+			return nil, locale.Msg("ingest.csv_tool_calls", "Column", quote(l.title(colToolCalls)))
 		}
 		for i, c := range calls {
 			if c.Name == "" {
-				return nil, "tool call " + itoa(i+1) + " has no function name"
+				return nil, locale.Msg("ingest.csv_unnamed_call", "N", strconv.Itoa(i+1))
 			}
 		}
-		return calls, ""
+		return calls, locale.Text{}
 	}
 	if raw, _ := cell(colFunctionCall); strings.TrimSpace(raw) != "" {
 		calls, ok := jsonCalls(raw)
 		if !ok || len(calls) == 0 || calls[0].Name == "" {
-			return nil, quote(l.title(colFunctionCall)) + ` must be a JSON call such as {"name": "lookup", "arguments": {}}`
+			return nil, locale.Msg("ingest.csv_function_call", "Column", quote(l.title(colFunctionCall)))
 		}
-		return calls, ""
+		return calls, locale.Text{}
 	}
-	return nil, ""
+	return nil, locale.Text{}
 }
 
 // jsonCalls reads calls written as JSON: an OpenAI tool call ({"id", "function": {"name",
@@ -122,7 +125,7 @@ func lineCall(line string) (transcript.ToolCall, bool) {
 // message it follows: the calls written as text at the end of that message when there
 // are, else a call named after the tool row (or "unnamed") with no arguments. A tool
 // row that follows no assistant message is left as it is; the quality checks report it.
-func (p *parser) csvToolCalls(loc string, msgs []transcript.Message) []transcript.Message {
+func (p *parser) csvToolCalls(loc locale.Text, msgs []transcript.Message) []transcript.Message {
 	pending, last := 0, -1
 	for i := range msgs {
 		m := &msgs[i]
@@ -161,11 +164,11 @@ func (p *parser) csvToolCalls(loc string, msgs []transcript.Message) []transcrip
 // csvRepairs counts the calls csvToolCalls restored, for one warning each kind.
 type csvRepairs struct {
 	text, unnamed int
-	textLoc       string
-	unnamedLoc    string
+	textLoc       locale.Text
+	unnamedLoc    locale.Text
 }
 
-func (r *csvRepairs) note(n *int, loc string) {
+func (r *csvRepairs) note(n *int, loc locale.Text) {
 	if *n == 0 {
 		if n == &r.text {
 			r.textLoc = loc
@@ -180,12 +183,9 @@ func (r *csvRepairs) note(n *int, loc string) {
 func (p *parser) warnCSVRepairs() {
 	r := p.csvRepairs
 	if r.text > 0 {
-		p.warn(r.textLoc, "tool calls written as text in %s were read as calls, since tool rows answer them", plural(r.text, "assistant row", "assistant rows"))
+		p.warn(r.textLoc, "ingest.csv_text_calls", "Count", r.text)
 	}
 	if r.unnamed > 0 {
-		p.warn(r.unnamedLoc, "%s had no call to answer in the file; each is kept as the result of a call named after its row's tool (or %q), with no arguments", plural(r.unnamed, "tool row", "tool rows"), unnamedTool)
+		p.warn(r.unnamedLoc, "ingest.csv_unanswered", "Count", r.unnamed, "Tool", strconv.Quote(unnamedTool))
 	}
 }
-
-// itoa is strconv.Itoa for messages.
-func itoa(n int) string { return countText(n) }

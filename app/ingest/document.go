@@ -71,7 +71,7 @@ func (d *doc) values() error {
 		case json.Delim('{'):
 			err = d.object(line)
 		default:
-			d.p.problem(lineLoc(line), "expected a JSON array or object of conversations")
+			d.p.problem(lineLoc(line), "ingest.document_shape")
 		}
 		if err != nil {
 			return err
@@ -163,7 +163,7 @@ func (d *doc) object(open int) error {
 	loc := lineLoc(open)
 	switch {
 	case wrapped > 0 && (len(self.Conversations) > 0 || self.Messages != nil):
-		d.p.problem(loc, `an object cannot hold both a list of conversations and a conversation's own messages or turns`)
+		d.p.problem(loc, "ingest.document_both")
 		return nil
 	case wrapped > 0:
 		return nil
@@ -251,7 +251,7 @@ func (d *doc) conversations(open int, self *element) (int, error) {
 		return 0, d.fail(line, err)
 	}
 	if tok != json.Delim('[') {
-		d.p.problem(lineLoc(line), `"conversations" must be an array`)
+		d.p.problem(lineLoc(line), "ingest.conversations_array")
 		return 0, d.skipRest(tok)
 	}
 	if self.Conversations == nil {
@@ -393,9 +393,9 @@ func (d *doc) fail(line int, err error) error {
 	case errors.As(err, &fe), errors.As(err, &re):
 		return err
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		d.p.problem(lineLoc(line), "the JSON document ends too early; the file may be cut short")
+		d.p.problem(lineLoc(line), "ingest.document_cut")
 	default:
-		d.p.problem(lineLoc(line), "%s", notJSON(err, nil, 0))
+		d.p.problemText(lineLoc(line), notJSON(err, nil, 0))
 	}
 	return errStop
 }

@@ -1,6 +1,9 @@
 package ingest
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"github.com/checkup-dev/checkup/db/locale"
+)
 
 // eachKey reads the members of an object whose '{' has been read: fn gets each key and
 // must consume its value.
@@ -32,7 +35,7 @@ func (d *doc) eachElement(key string, fn func() error) error {
 		return nil
 	}
 	if tok != json.Delim('[') {
-		d.p.problem(lineLoc(line), "%s must be an array", quote(key))
+		d.p.problem(lineLoc(line), "ingest.must_be_array", "Field", quote(key))
 		return d.skipRest(tok)
 	}
 	for d.dec.More() {
@@ -48,14 +51,14 @@ func (d *doc) skipValue(key string) error { return d.field(key, &skipValue{}) }
 
 // openObject reads the '{' that starts an array element, or records that the element is
 // not an object and skips it; ok is false then.
-func (d *doc) openObject(what string) (ok bool, err error) {
+func (d *doc) openObject(what locale.Text) (ok bool, err error) {
 	line := d.line()
 	tok, err := d.dec.Token()
 	if err != nil {
 		return false, d.fail(line, err)
 	}
 	if tok != json.Delim('{') {
-		d.p.problem(lineLoc(line), "expected %s, an object", what)
+		d.p.problem(lineLoc(line), "ingest.expected_object", "What", what)
 		return false, d.skipRest(tok)
 	}
 	return true, nil

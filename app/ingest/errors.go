@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // MaxProblems is how many located problems an Error lists; the rest are only counted,
@@ -14,27 +16,50 @@ const MaxProblems = 20
 
 // Error is a file refused for problems at known places ("line 17: ..."). Parsing goes
 // on after each one, so the person sees many problems per upload instead of one per try.
+// The problems are Texts, written in the reader's language by whoever shows them.
 type Error struct {
-	Problems []string // the first MaxProblems problems, in file order
-	More     int      // how many further problems were found but not listed
+	Problems []locale.Text // the first MaxProblems problems, in file order
+	More     int           // how many further problems were found but not listed
 	// Stopped is the whole-file reason that ended parsing early, when there was one:
 	// problems after it in the file were never looked for.
 	Stopped *FileError
 }
 
-// Error renders the listed problems one per line, then "and N more" when some were cut,
-// then the reason parsing stopped, if it did.
+// Error lists the problems' message keys, for logs; Lines writes them for people.
 func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(strings.Join(e.Problems, "\n"))
-	if e.More > 0 {
-		fmt.Fprintf(&b, "\nand %d more", e.More)
+	parts := make([]string, 0, len(e.Problems)+1)
+	for _, p := range e.Problems {
+		parts = append(parts, p.String())
 	}
 	if e.Stopped != nil {
-		b.WriteString("\n" + e.Stopped.Msg)
+		parts = append(parts, e.Stopped.Msg.String())
 	}
-	return b.String()
+	return fmt.Sprintf("ingest: file refused: %s and %d more", strings.Join(parts, "; "), e.More)
 }
+
+// Lines writes the listed problems one per line, then "and N more" when some were cut,
+// then the reason parsing stopped, if it did.
+func (e *Error) Lines(l *locale.Localizer) []string {
+	lines := make([]string, 0, len(e.Problems)+2)
+	for _, p := range e.Problems {
+		lines = append(lines, l.Text(p))
+	}
+	if e.More > 0 {
+		lines = append(lines, l.T("upload.more_problems", "N", e.More))
+	}
+	if e.Stopped != nil {
+		lines = append(lines, l.Text(e.Stopped.Msg))
+	}
+	return lines
+}
+
+// Note is a problem or a warning at a place in the file: where ("line 17") and what.
+type Note struct {
+	Where, What locale.Text
+}
+
+// Text is the note as one sentence: "line 17: ...".
+func (n Note) Text() locale.Text { return locale.Msg("ingest.at", "Where", n.Where, "What", n.What) }
 
 // Unwrap returns the whole-file error that stopped parsing, if any, so errors.Is finds
 // its reason through an *Error too.
@@ -49,12 +74,12 @@ func (e *Error) Unwrap() error {
 // (empty, unknown format, over a limit, not UTF-8). Unwrap returns one of the Err
 // sentinels so callers can branch on the reason with errors.Is.
 type FileError struct {
-	Kind error  // one of ErrEmpty, ErrUnknownFormat, ...
-	Msg  string // the sentence shown to the person
+	Kind error       // one of ErrEmpty, ErrUnknownFormat, ...
+	Msg  locale.Text // the sentence shown to the person
 }
 
-// Error returns the sentence.
-func (e *FileError) Error() string { return e.Msg }
+// Error names the reason and the sentence's message key, for logs.
+func (e *FileError) Error() string { return e.Kind.Error() + " " + e.Msg.String() }
 
 // Unwrap returns the reason, for errors.Is.
 func (e *FileError) Unwrap() error { return e.Kind }
@@ -76,17 +101,17 @@ var (
 
 // IsRejected reports whether err means the uploaded file itself was refused (a located
 // *Error or a whole-file *FileError), as opposed to a failure to read the upload or an
-// error returned by the emit callback. Callers map it to a 4xx answer that shows
-// err.Error() to the person.
+// error returned by the emit callback. Callers map it to a 4xx answer that shows its
+// sentences to the person.
 func IsRejected(err error) bool {
 	var located *Error
 	var file *FileError
 	return errors.As(err, &located) || errors.As(err, &file)
 }
 
-// fileErr builds a *FileError with a formatted sentence.
-func fileErr(kind error, format string, args ...any) *FileError {
-	return &FileError{Kind: kind, Msg: fmt.Sprintf(format, args...)}
+// fileErr builds a *FileError whose sentence is message id with its arguments.
+func fileErr(kind error, id string, args ...any) *FileError {
+	return &FileError{Kind: kind, Msg: locale.Msg(id, args...)}
 }
 
 // readError is a failure of the reader the caller passed in, kept apart from problems
@@ -97,27 +122,14 @@ func (e *readError) Error() string { return "ingest: read: " + e.err.Error() }
 func (e *readError) Unwrap() error { return e.err }
 
 // sizeText renders a byte count the way people read limits: "8 MiB", "512 KiB".
-func sizeText(n int64) string {
+func sizeText(n int64) locale.Text {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
-		return strconv.FormatInt(n>>20, 10) + " MiB"
+		return locale.Msg("ingest.mib", "N", n>>20)
 	case n >= 1<<10 && n%(1<<10) == 0:
-		return strconv.FormatInt(n>>10, 10) + " KiB"
+		return locale.Msg("ingest.kib", "N", n>>10)
 	}
-	return countText(n) + " bytes"
-}
-
-// countText renders a non-negative count with thousands separators: 50000 -> "50,000".
-func countText[T int | int64](n T) string {
-	s := strconv.FormatInt(int64(n), 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
+	return locale.Msg("ingest.bytes", "Count", n)
 }
 
 // quote renders a value from the file for a message: quoted, and cut to its first 40

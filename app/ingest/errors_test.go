@@ -1,6 +1,8 @@
 package ingest_test
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -108,7 +110,7 @@ func TestBadInputs(t *testing.T) {
 				return nil
 			})
 			require.Error(t, err)
-			require.Contains(t, err.Error(), tc.want)
+			require.Contains(t, refusal(t, err), tc.want)
 			require.True(t, ingest.IsRejected(err))
 			if tc.kind != nil {
 				require.ErrorIs(t, err, tc.kind)
@@ -142,9 +144,9 @@ func TestManyProblems(t *testing.T) {
 	require.ErrorAs(t, err, &e)
 	require.Len(t, e.Problems, ingest.MaxProblems)
 	require.Equal(t, 10, e.More)
-	require.True(t, strings.HasPrefix(e.Problems[0], `line 6: message 1: "role" must be one of`))
-	require.True(t, strings.HasPrefix(e.Problems[19], `line 25: `))
-	lines := strings.Split(err.Error(), "\n")
+	require.True(t, strings.HasPrefix(english(t).Text(e.Problems[0]), `line 6: message 1: "role" must be one of`))
+	require.True(t, strings.HasPrefix(english(t).Text(e.Problems[19]), `line 25: `))
+	lines := strings.Split(refusal(t, err), "\n")
 	require.Len(t, lines, 21)
 	require.Equal(t, "and 10 more", lines[20])
 }
@@ -173,7 +175,7 @@ func TestGzipBomb(t *testing.T) {
 	sum, err := ingest.Parse(src, ingest.Limits{MaxDecompressedBytes: 1 << 20}, func(transcript.Conversation) error { return nil })
 
 	require.ErrorIs(t, err, ingest.ErrTooLarge)
-	require.EqualError(t, err, "The file is larger than the 1 MiB limit once decompressed; split it into smaller uploads.")
+	requireRefusal(t, err, "The file is larger than the 1 MiB limit once decompressed; split it into smaller uploads.")
 	require.LessOrEqual(t, sum.DecompressedBytes, int64(1<<20+1), "decompression stopped at the limit")
 	require.Less(t, src.n, len(bomb)/2, "the compressed stream was not read to its end")
 }
@@ -189,7 +191,7 @@ func TestGzipBombUnderTheSizeLimit(t *testing.T) {
 	sum, err := ingest.Parse(src, ingest.Limits{}, func(transcript.Conversation) error { return nil })
 
 	require.ErrorIs(t, err, ingest.ErrTooLarge)
-	require.EqualError(t, err, "The file grew to more than 200 times its compressed size once decompressed, which a conversation "+
+	requireRefusal(t, err, "The file grew to more than 200 times its compressed size once decompressed, which a conversation "+
 		"export does not: it is mostly the same bytes repeated, and was refused before the rest was read.")
 	require.Less(t, sum.DecompressedBytes, int64(20<<20), "refused soon after 16 MiB")
 	require.Less(t, src.n, len(bomb)/2, "the compressed stream was not read to its end")
@@ -204,7 +206,7 @@ func TestEndlessLeadingBlanks(t *testing.T) {
 	_, err := ingest.Parse(src, ingest.Limits{MaxLineBytes: 1000}, nil)
 
 	require.ErrorIs(t, err, ingest.ErrLineTooLong)
-	require.EqualError(t, err, "Line 2 is longer than the 1,000 bytes limit for one line.")
+	requireRefusal(t, err, "Line 2 is longer than the 1,000 bytes limit for one line.")
 	require.Less(t, src.n, 1<<20, "reading stopped long before the end of the blanks")
 }
 
@@ -218,7 +220,7 @@ func TestHugeDocumentValue(t *testing.T) {
 	_, err := ingest.Parse(src, ingest.Limits{MaxLineBytes: 1000}, nil)
 
 	require.ErrorIs(t, err, ingest.ErrLineTooLong)
-	require.EqualError(t, err, "The conversation starting on line 3 is larger than the 1,000 bytes limit for one conversation.")
+	requireRefusal(t, err, "The conversation starting on line 3 is larger than the 1,000 bytes limit for one conversation.")
 	require.Less(t, src.n, 1<<20, "reading stopped long before the end of the value")
 }
 
@@ -261,8 +263,8 @@ func (r iotestErr) Read([]byte) (int, error) { return 0, r.err }
 
 func TestErrorRendering(t *testing.T) {
 	t.Parallel()
-	e := &ingest.Error{Problems: []string{"line 1: a", "line 2: b"}, More: 3}
-	require.Equal(t, "line 1: a\nline 2: b\nand 3 more", e.Error())
+	e := &ingest.Error{Problems: []locale.Text{locale.Lit("line 1: a"), locale.Lit("line 2: b")}, More: 3}
+	require.Equal(t, []string{"line 1: a", "line 2: b", "and 3 more"}, e.Lines(english(t)))
 	require.NoError(t, e.Unwrap())
 	require.True(t, ingest.IsRejected(fmt.Errorf("wrapped: %w", e)))
 }

@@ -68,7 +68,7 @@ func TestDuplicateIDs(t *testing.T) {
 		`line 3: duplicate conversation id "a-2" renamed to "a-2-2"`,
 		`line 4: duplicate conversation id "a" renamed to "a-3"`,
 		`line 6: duplicate conversation id "conv-0005" renamed to "conv-0005-2"`,
-	}, sum.Warnings)
+	}, warnings(t, sum))
 }
 
 func TestEmptyConversationsKept(t *testing.T) {
@@ -103,7 +103,7 @@ func TestEmptyConversationsKept(t *testing.T) {
 				}
 			}
 			require.Equal(t, 1, empty)
-			require.Equal(t, tc.warnings, sum.Warnings)
+			require.Equal(t, tc.warnings, warnings(t, sum))
 		})
 	}
 }
@@ -228,7 +228,7 @@ func TestDocumentLineNumbers(t *testing.T) {
 
 	_, _, err := parseBytes(t, []byte(data), zeroLimits())
 
-	require.EqualError(t, err, ""+
+	requireRefusal(t, err, ""+
 		`line 9: message 1: "role" must be one of system, developer, user, assistant, tool, function (got "robot")`+"\n"+
 		`line 15: message 1: "role" must be one of system, developer, user, assistant, tool, function (got "robot")`)
 }

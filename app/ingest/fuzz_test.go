@@ -175,7 +175,7 @@ func checkRejection(t *testing.T, err error) {
 		require.NotEmpty(t, located.Problems)
 		require.LessOrEqual(t, len(located.Problems), ingest.MaxProblems)
 		for _, p := range located.Problems {
-			require.True(t, isLocated(p), "a located problem: %q", p)
+			require.True(t, isLocated(english(t).Text(p)), "a located problem: %q", english(t).Text(p))
 		}
 		if located.Stopped != nil {
 			checkFileError(t, located.Stopped)
@@ -195,7 +195,7 @@ func checkFileError(t *testing.T, fe *ingest.FileError) {
 		ingest.ErrTooLarge, ingest.ErrBadGzip, ingest.ErrCSVHeader,
 	}
 	require.True(t, slices.Contains(kinds, fe.Kind), "unknown reason %v", fe.Kind)
-	require.True(t, strings.HasSuffix(fe.Msg, "."), "a sentence: %q", fe.Msg)
+	require.True(t, strings.HasSuffix(english(t).Text(fe.Msg), "."), "a sentence: %q", english(t).Text(fe.Msg))
 }
 
 // isLocated reports whether a problem starts with its place: "line 12: " or "row 3: ".

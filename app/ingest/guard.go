@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -174,15 +175,15 @@ func (g *guard) lineAt(off int64) int {
 
 // valueTooLarge is the error for one JSON value (a conversation) over the size limit.
 func (g *guard) valueTooLarge(start int64) error {
-	return fileErr(ErrLineTooLong, "The conversation starting on line %d is larger than the %s limit for one conversation.", g.lineAt(start), sizeText(int64(g.maxValue)))
+	return fileErr(ErrLineTooLong, "ingest.conversation_too_large_line", "Line", strconv.Itoa(g.lineAt(start)), "Size", sizeText(int64(g.maxValue)))
 }
 
 // invalidUTF8 is the error for text that is not UTF-8.
 func invalidUTF8(line int) error {
-	return fileErr(ErrInvalidUTF8, "Line %d is not valid UTF-8 text; save the file as UTF-8 and upload it again.", line)
+	return fileErr(ErrInvalidUTF8, "ingest.not_utf8", "Line", strconv.Itoa(line))
 }
 
 // lineTooLong is the error for a line over the limit.
 func lineTooLong(line, limit int) error {
-	return fileErr(ErrLineTooLong, "Line %d is longer than the %s limit for one line.", line, sizeText(int64(limit)))
+	return fileErr(ErrLineTooLong, "ingest.line_too_long", "Line", strconv.Itoa(line), "Size", sizeText(int64(limit)))
 }

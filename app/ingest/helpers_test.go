@@ -5,15 +5,18 @@ import (
 	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/app/ingest/ingesttest"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 )
 
@@ -198,3 +201,46 @@ func jsonlLines(lines ...string) []byte {
 
 // zeroLimits leaves every limit at its default.
 func zeroLimits() ingest.Limits { return ingest.Limits{} }
+
+// english is the English localizer, which the tests read the problems and warnings in.
+func english(t testing.TB) *locale.Localizer {
+	t.Helper()
+	b, err := locale.New()
+	require.NoError(t, err)
+	return b.English()
+}
+
+// refusal writes a refused file's problems one per line in English, as the upload page
+// lists them: the located problems, "and N more", then the reason parsing stopped; a
+// whole-file refusal is its sentence, and any other error its message.
+func refusal(t testing.TB, err error) string {
+	t.Helper()
+	var located *ingest.Error
+	var file *ingest.FileError
+	switch {
+	case errors.As(err, &located):
+		return strings.Join(located.Lines(english(t)), "\n")
+	case errors.As(err, &file):
+		return english(t).Text(file.Msg)
+	case err != nil:
+		return err.Error()
+	}
+	return ""
+}
+
+// warnings writes an upload's warnings in English, "where: what".
+func warnings(t testing.TB, sum ingest.Summary) []string {
+	t.Helper()
+	var out []string
+	for _, w := range sum.Warnings {
+		out = append(out, english(t).Text(w.Text()))
+	}
+	return out
+}
+
+// requireRefusal fails unless err is refused with exactly want, as refusal writes it.
+func requireRefusal(t testing.TB, err error, want string, msgAndArgs ...any) {
+	t.Helper()
+	require.Error(t, err, msgAndArgs...)
+	require.Equal(t, want, refusal(t, err), msgAndArgs...)
+}

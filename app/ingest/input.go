@@ -88,7 +88,7 @@ func gzipErr(err error) error {
 	if errors.As(err, &re) || errors.As(err, &fe) {
 		return err
 	}
-	return fileErr(ErrBadGzip, "The file looks gzip-compressed but its compressed data is damaged or cut short (%v); compress it again and upload it.", err)
+	return fileErr(ErrBadGzip, "ingest.bad_gzip", "Detail", err.Error())
 }
 
 // countingReader counts bytes and fails once they pass max (no limit when max < 0). It
@@ -120,11 +120,10 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // check reports the limit error once the count has passed the limit.
 func (c *countingReader) check() error {
 	if c.max >= 0 && c.n > c.max {
-		return fileErr(ErrTooLarge, "The file is larger than the %s limit once decompressed; split it into smaller uploads.", sizeText(c.max))
+		return fileErr(ErrTooLarge, "ingest.too_large", "Size", sizeText(c.max))
 	}
 	if c.compressed != nil && c.n > gzipRatioFloor && c.n > maxGzipRatio*c.compressed() {
-		return fileErr(ErrTooLarge, "The file grew to more than %d times its compressed size once decompressed, which a conversation "+
-			"export does not: it is mostly the same bytes repeated, and was refused before the rest was read.", maxGzipRatio)
+		return fileErr(ErrTooLarge, "ingest.gzip_bomb", "N", maxGzipRatio)
 	}
 	return nil
 }

@@ -48,16 +48,16 @@ func (p *parser) jsonlLine(n int, line []byte) error {
 	}
 	loc := lineLoc(n)
 	if line[0] != '{' {
-		return p.badRecord(loc, "expected a JSON object (one conversation per line)")
+		return p.badRecord(loc, "ingest.jsonl_not_object")
 	}
 	if hasLoneSurrogate(line) {
-		return p.badRecord(loc, "%s", loneSurrogateMsg)
+		return p.badRecord(loc, loneSurrogateMsg)
 	}
 	var e element
 	if err := json.Unmarshal(line, &e); err != nil {
 		var syntax *json.SyntaxError
 		if errors.As(err, &syntax) {
-			return p.badRecord(loc, "%s", notJSON(err, line, lead))
+			return p.badRecordText(loc, notJSON(err, line, lead))
 		}
 		if err := p.begin(loc); err != nil {
 			return err

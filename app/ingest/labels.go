@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -35,13 +37,13 @@ type labeller struct {
 // fieldUse counts one field's conversations and remembers where it was first met.
 type fieldUse struct {
 	field   string // as first written
-	loc     string
+	loc     locale.Text
 	example string
 	count   int
 }
 
 // read returns the label of one conversation from its candidates and records it.
-func (l *labeller) read(loc string, cands []labelCandidate) transcript.Label {
+func (l *labeller) read(loc locale.Text, cands []labelCandidate) transcript.Label {
 	if len(cands) == 0 {
 		return transcript.LabelNone
 	}
@@ -62,7 +64,7 @@ func (l *labeller) read(loc string, cands []labelCandidate) transcript.Label {
 }
 
 // note counts one more conversation for field.
-func note(m map[string]*fieldUse, order []string, field, loc, example string) (map[string]*fieldUse, []string) {
+func note(m map[string]*fieldUse, order []string, field string, loc locale.Text, example string) (map[string]*fieldUse, []string) {
 	if m == nil {
 		m = map[string]*fieldUse{}
 	}
@@ -90,16 +92,15 @@ func (l *labeller) finish(p *parser) {
 		p.sum.Labels.Field = used[0].field
 	}
 	if len(used) > 1 {
-		parts := make([]string, len(used))
+		parts := make([]locale.Text, len(used))
 		for i, u := range used {
-			parts[i] = fmt.Sprintf("%s for %s", u.field, plural(u.count, "conversation", "conversations"))
+			parts[i] = locale.Msg("ingest.label_field", "Field", u.field, "Count", u.count)
 		}
-		p.warn("outcome labels", "read from %s", joinAnd(parts))
+		p.warn(locale.Msg("ingest.outcome_labels"), "ingest.labels_read_from", "Fields", locale.List(parts...))
 	}
 	for _, k := range l.badOrder {
 		u := l.bad[k]
-		p.warn(u.loc, "%s is not an outcome Checkup can read (%s) in %s; it is ignored there",
-			u.field, u.example, plural(u.count, "conversation", "conversations"))
+		p.warn(u.loc, "ingest.label_unreadable", "Field", u.field, "Example", u.example, "Count", u.count)
 	}
 }
 
@@ -198,19 +199,3 @@ func cutText(s string) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// plural renders "1 conversation", "3 conversations".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return countText(n) + " " + many
-}
-
-// joinAnd joins "a", "b and c".
-func joinAnd(parts []string) string {
-	if len(parts) < 2 {
-		return strings.Join(parts, "")
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
-}

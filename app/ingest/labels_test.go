@@ -60,7 +60,7 @@ func TestLabelsUnreadableAggregated(t *testing.T) {
 	require.Equal(t, []string{
 		`line 2: metadata.status is not an outcome Checkup can read ("open") in 100 conversations; it is ignored there`,
 		`line 3: metadata.csat is not an outcome Checkup can read ("meh") in 300 conversations; it is ignored there`,
-	}, sum.Warnings)
+	}, warnings(t, sum))
 }
 
 func TestLabelsMixedFields(t *testing.T) {
@@ -83,7 +83,7 @@ func TestLabelsMixedFields(t *testing.T) {
 		"the field that labelled most conversations, as first written")
 	require.Equal(t, []string{
 		"outcome labels: read from metadata.Thumbs for 2 conversations, metadata.resolved for 1 conversation and metadata.reward for 1 conversation",
-	}, sum.Warnings)
+	}, warnings(t, sum))
 }
 
 // TestLabelsLabelledConversationsOnly checks that the counts cover the conversations
@@ -100,5 +100,5 @@ func TestLabelsLabelledConversationsOnly(t *testing.T) {
 	require.Error(t, err)
 	require.Equal(t, 1, sum.Labels.Succeeded)
 	require.Zero(t, sum.Labels.Failed)
-	require.True(t, strings.Contains(err.Error(), "line 2"))
+	require.True(t, strings.Contains(refusal(t, err), "line 2"))
 }

@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -347,7 +349,7 @@ func (o *otlpReader) values() error {
 			return o.d.fail(line, err)
 		}
 		if tok != json.Delim('{') {
-			o.d.p.problem(lineLoc(line), `expected an OTLP JSON object ({"resourceSpans": [...]})`)
+			o.d.p.problem(lineLoc(line), "ingest.otlp_object")
 			if err := o.d.skipRest(tok); err != nil {
 				return err
 			}
@@ -358,7 +360,7 @@ func (o *otlpReader) values() error {
 			case "resourcespans":
 				return o.d.eachElement(key, o.resourceSpans)
 			case "resourcelogs", "resourcemetrics":
-				return fileErr(ErrUnknownFormat, "This is an OpenTelemetry %s export; Checkup reads traces (resourceSpans), whose spans hold the model calls. Export the traces and upload that file.", strings.TrimPrefix(foldKey(key), "resource"))
+				return fileErr(ErrUnknownFormat, "ingest.otlp_not_traces", "Signal", strings.TrimPrefix(foldKey(key), "resource"))
 			}
 			return o.d.skipValue(key)
 		})
@@ -369,7 +371,7 @@ func (o *otlpReader) values() error {
 }
 
 func (o *otlpReader) resourceSpans() error {
-	if ok, err := o.d.openObject("a resourceSpans entry"); !ok {
+	if ok, err := o.d.openObject(locale.Msg("ingest.resource_spans_entry")); !ok {
 		return err
 	}
 	return o.d.eachKey(func(key string) error {
@@ -382,7 +384,7 @@ func (o *otlpReader) resourceSpans() error {
 }
 
 func (o *otlpReader) scopeSpans() error {
-	if ok, err := o.d.openObject("a scopeSpans entry"); !ok {
+	if ok, err := o.d.openObject(locale.Msg("ingest.scope_spans_entry")); !ok {
 		return err
 	}
 	return o.d.eachKey(func(key string) error {

@@ -2,9 +2,10 @@ package ingest
 
 import (
 	"errors"
-	"fmt"
 	"io"
+	"strconv"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 )
 
@@ -23,7 +24,7 @@ type Summary struct {
 	// Warnings are things changed or worth knowing on the way in (a duplicate id
 	// renamed, a conversation with no messages kept), first MaxProblems of them;
 	// MoreWarnings counts the rest.
-	Warnings     []string
+	Warnings     []Note
 	MoreWarnings int
 	// Labels are the outcome labels read from the conversations' metadata or a CSV
 	// column (see label.go for the fields and their precedence).
@@ -76,7 +77,7 @@ type parser struct {
 	lim        Limits
 	emit       func(transcript.Conversation) error
 	sum        Summary
-	problems   []string
+	problems   []locale.Text
 	more       int
 	ids        map[string]int // id -> next suffix to try if it comes again
 	records    int            // conversations met so far, valid or not
@@ -114,27 +115,33 @@ func (p *parser) parse(in *input) error {
 		}
 	}
 	if err == nil && p.records == 0 && len(p.problems) == 0 {
-		return fileErr(ErrEmpty, "The file holds no conversations; export some and upload that file.")
+		return fileErr(ErrEmpty, "ingest.empty_file")
 	}
 	return err
 }
 
-// problem records a located problem; only the first MaxProblems are kept as text.
-func (p *parser) problem(loc, format string, args ...any) {
+// problem records a located problem, message id with its arguments; only the first
+// MaxProblems are kept.
+func (p *parser) problem(loc locale.Text, id string, args ...any) {
+	p.problemText(loc, locale.Msg(id, args...))
+}
+
+// problemText records a located problem whose sentence is what.
+func (p *parser) problemText(loc, what locale.Text) {
 	if len(p.problems) >= MaxProblems {
 		p.more++
 		return
 	}
-	p.problems = append(p.problems, loc+": "+fmt.Sprintf(format, args...))
+	p.problems = append(p.problems, Note{Where: loc, What: what}.Text())
 }
 
 // warn records a change made to the data on the way in.
-func (p *parser) warn(loc, format string, args ...any) {
+func (p *parser) warn(loc locale.Text, id string, args ...any) {
 	if len(p.sum.Warnings) >= MaxProblems {
 		p.sum.MoreWarnings++
 		return
 	}
-	p.sum.Warnings = append(p.sum.Warnings, loc+": "+fmt.Sprintf(format, args...))
+	p.sum.Warnings = append(p.sum.Warnings, Note{Where: loc, What: locale.Msg(id, args...)})
 }
 
 // result combines the error that stopped parsing with the problems collected before it.
@@ -156,4 +163,7 @@ func (p *parser) result(err error) error {
 }
 
 // lineLoc names a line of the file for a problem.
-func lineLoc(n int) string { return fmt.Sprintf("line %d", n) }
+func lineLoc(n int) locale.Text { return locale.Msg("ingest.line", "N", strconv.Itoa(n)) }
+
+// rowLoc names a row of a CSV file for a problem.
+func rowLoc(n int) locale.Text { return locale.Msg("ingest.row", "N", strconv.Itoa(n)) }

@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"encoding/json"
 	"hash/fnv"
 
@@ -17,7 +19,7 @@ import (
 type rebuild struct {
 	p     *parser
 	id    string
-	loc   string
+	loc   locale.Text
 	msgs  []transcript.Message
 	hash  []uint64
 	bytes int
@@ -27,7 +29,7 @@ type rebuild struct {
 	labels       []labelCandidate
 }
 
-func newRebuild(p *parser, id, loc string) *rebuild {
+func newRebuild(p *parser, id string, loc locale.Text) *rebuild {
 	return &rebuild{p: p, id: id, loc: loc, metadataRank: metadataRank(callModel) + 1}
 }
 

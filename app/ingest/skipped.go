@@ -1,18 +1,19 @@
 package ingest
 
 import (
-	"fmt"
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"sort"
 )
 
 // skipCount counts content skipped on the way in, by kind, with where it was first met.
 type skipCount struct {
 	n     map[string]int
-	first string // location of the first skip
+	first locale.Text // location of the first skip
 }
 
 // skip counts one more piece of content of kind that the transcript cannot hold.
-func (p *parser) skip(loc, kind string) {
+func (p *parser) skip(loc locale.Text, kind string) {
 	if p.skipped.n == nil {
 		p.skipped.n = map[string]int{}
 		p.skipped.first = loc
@@ -31,9 +32,9 @@ func (p *parser) finishSkipped() {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
-	parts := make([]string, len(kinds))
+	parts := make([]locale.Text, len(kinds))
 	for i, k := range kinds {
-		parts[i] = fmt.Sprintf("%s %s", countText(p.skipped.n[k]), k)
+		parts[i] = locale.Msg("ingest.skipped_kind", "N", p.skipped.n[k], "Kind", k)
 	}
-	p.warn(p.skipped.first, "content blocks that are not text or tool calls were skipped (%s); they are not analyzed", joinAnd(parts))
+	p.warn(p.skipped.first, "ingest.skipped", "Kinds", locale.List(parts...))
 }

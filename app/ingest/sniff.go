@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"bufio"
 	"bytes"
 	"encoding/csv"
@@ -33,9 +35,6 @@ type sniffed struct {
 func (s sniffed) reader(rest io.Reader) io.Reader {
 	return io.MultiReader(bytes.NewReader(s.head), rest)
 }
-
-// accepted lists the formats for the unknown-format message.
-const accepted = `OpenAI chat JSONL (one {"messages": [...]} per line), a JSON array or {"conversations": [...]} of the same, Anthropic Messages, ShareGPT JSON or JSONL, CSV with conversation_id, role and content columns, OpenTelemetry traces (OTLP JSON), Langfuse or LangSmith exports, each optionally gzip-compressed`
 
 // sniff decides the format from the first bytes of the text. It skips a UTF-8 byte order
 // mark and leading blank space, then: '[' is a JSON document; '{' is JSONL when the first
@@ -77,13 +76,13 @@ func sniff(br *bufio.Reader, maxLine int) (sniffed, error) {
 	}
 	if bytes.HasPrefix(head, []byte("PK\x03\x04")) {
 		if bytes.Contains(head, []byte("[Content_Types].xml")) || bytes.Contains(head, []byte("xl/")) {
-			return sniffed{}, fileErr(ErrUnknownFormat, "This looks like an Excel workbook, which is not accepted; save it as CSV (UTF-8) and upload that.")
+			return sniffed{}, fileErr(ErrUnknownFormat, "ingest.excel")
 		}
-		return sniffed{}, fileErr(ErrUnknownFormat, "The file is a zip archive, which is not accepted; upload the file inside it, or gzip it instead.")
+		return sniffed{}, fileErr(ErrUnknownFormat, "ingest.zip")
 	}
 	s.head = append(indent, head...)
 	if l, ok := csvHeader(s.head); !ok && !csvLike(l, nextLine(br)) {
-		return sniffed{}, fileErr(ErrUnknownFormat, "This looks like %s, not conversations. Checkup accepts %s.", looksLike(head), accepted)
+		return sniffed{}, fileErr(ErrUnknownFormat, "ingest.unknown_format", "Looks", looksLike(head))
 	}
 	s.kind = kindCSV
 	return s, nil
@@ -155,27 +154,28 @@ func nextLine(br *bufio.Reader) []byte {
 
 // looksLike names what a file that is in no accepted format seems to be, from its first
 // line, so the person learns what they uploaded before reading what is accepted.
-func looksLike(head []byte) string {
+func looksLike(head []byte) locale.Text {
 	lower := bytes.ToLower(bytes.TrimSpace(head))
+	kind := "text"
 	switch {
 	case bytes.HasPrefix(head, []byte("\x89PNG")):
-		return "a PNG image"
+		kind = "png"
 	case bytes.HasPrefix(head, []byte{0xff, 0xd8, 0xff}):
-		return "a JPEG image"
+		kind = "jpeg"
 	case bytes.HasPrefix(head, []byte("GIF8")):
-		return "a GIF image"
+		kind = "gif"
 	case bytes.HasPrefix(head, []byte("RIFF")) && bytes.Contains(head, []byte("WEBP")):
-		return "a WebP image"
+		kind = "webp"
 	case bytes.HasPrefix(head, []byte("%PDF-")):
-		return "a PDF document"
+		kind = "pdf"
 	case bytes.HasPrefix(lower, []byte("<!doctype html")), bytes.HasPrefix(lower, []byte("<html")):
-		return "a web page (HTML)"
+		kind = "html"
 	case bytes.HasPrefix(lower, []byte("<?xml")):
-		return "an XML file"
+		kind = "xml"
 	case !utf8.Valid(head) || bytes.IndexByte(head, 0) >= 0:
-		return "a binary file"
+		kind = "binary"
 	}
-	return "plain text"
+	return locale.Msg("looks_like." + kind)
 }
 
 // skipBOM drops a UTF-8 byte order mark and refuses UTF-16 text with a clear sentence.
@@ -189,7 +189,7 @@ func skipBOM(br *bufio.Reader) error {
 		_, err = br.Discard(3)
 		return err
 	case bytes.HasPrefix(b, []byte{0xff, 0xfe}), bytes.HasPrefix(b, []byte{0xfe, 0xff}):
-		return fileErr(ErrInvalidUTF8, "The file is UTF-16 text; save it as UTF-8 and upload it again.")
+		return fileErr(ErrInvalidUTF8, "ingest.utf16")
 	}
 	return nil
 }
@@ -204,7 +204,7 @@ func skipSpace(br *bufio.Reader, maxLine int) (line int, indent []byte, err erro
 	for {
 		c, err := br.ReadByte()
 		if errors.Is(err, io.EOF) {
-			return 0, nil, fileErr(ErrEmpty, "The file is empty; export some conversations and upload that file.")
+			return 0, nil, fileErr(ErrEmpty, "ingest.empty")
 		}
 		if err != nil {
 			return 0, nil, err

@@ -107,4 +107,4 @@ func hasLoneSurrogate(b []byte) bool {
 }
 
 // loneSurrogateMsg is the problem recorded at the line of a lone surrogate.
-const loneSurrogateMsg = `the text holds a lone UTF-16 surrogate escape (such as \ud800), which is not a character and cannot be stored; remove it or write the whole character`
+const loneSurrogateMsg = "ingest.lone_surrogate"

@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"encoding/binary"
 	"encoding/json"
 	"math"
@@ -161,7 +163,7 @@ func (a *assembler) add(traceID, convID string, c *llmCall) error {
 	t, seen := a.index[traceID]
 	if !seen {
 		if len(a.traces) >= maxTracesPerConversation*a.p.lim.MaxConversations {
-			return fileErr(ErrTooManyConversations, "The file has more than %s traces (the limit was passed at %s); split it into smaller uploads.", countText(len(a.traces)), loc)
+			return fileErr(ErrTooManyConversations, "ingest.too_many_traces", "N", len(a.traces), "Where", loc)
 		}
 		t = uint32(len(a.traces))
 		a.index[traceID] = t
@@ -248,13 +250,9 @@ func (a *assembler) finish() error {
 	switch {
 	case len(a.p.problems) > 0:
 	case a.p.sum.Conversations == 0:
-		return fileErr(ErrEmpty, "The file holds %s but none records the messages of a model call; export them with their content (prompts and completions) and upload that file.", plural(a.records, a.noun, a.noun+"s"))
+		return fileErr(ErrEmpty, "ingest.no_model_calls", "Records", locale.Msg("ingest_records."+a.noun, "Count", a.records))
 	case empty > 0:
-		verb := "are"
-		if empty == 1 {
-			verb = "is"
-		}
-		a.p.warn(lineLoc(a.traces[0].line), "%s without the messages of a model call %s left out", plural(empty, "trace", "traces"), verb)
+		a.p.warn(lineLoc(a.traces[0].line), "ingest.empty_traces", "Count", empty)
 	}
 	return nil
 }

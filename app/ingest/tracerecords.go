@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"bytes"
 	"encoding/json"
 	"strconv"
@@ -68,7 +70,7 @@ func (e *element) sessionID() string {
 }
 
 // traceItem maps one record of a Langfuse or LangSmith export to model calls.
-func (p *parser) traceItem(loc, container string, shape traceShape, e *element) error {
+func (p *parser) traceItem(loc locale.Text, container string, shape traceShape, e *element) error {
 	format := "langfuse-" + container
 	if shape == langsmithRun {
 		format = "langsmith-" + container
@@ -88,7 +90,7 @@ func (p *parser) traceItem(loc, container string, shape traceShape, e *element) 
 // langfuseTrace reads a Langfuse trace: its input and output (read only when no
 // generation of the trace is in the file), metadata and session, then the observations
 // and scores it holds.
-func (p *parser) langfuseTrace(loc, container string, e *element) error {
+func (p *parser) langfuseTrace(loc locale.Text, container string, e *element) error {
 	a := p.traces("langfuse-" + container)
 	id, session := e.ID.text, e.sessionID()
 	r := newMessageReader(p, loc)
@@ -132,7 +134,7 @@ func (p *parser) langfuseTrace(loc, container string, e *element) error {
 // langfuseObservation reads one observation. A generation is a model call: its input
 // (the messages sent, in whichever SDK's shape) and output. Other observations only
 // tie their trace to its session.
-func (p *parser) langfuseObservation(loc, container string, e *element) error {
+func (p *parser) langfuseObservation(loc locale.Text, container string, e *element) error {
 	a := p.traces("langfuse-" + container)
 	start := e.StartTime
 	if len(start) == 0 {
@@ -151,7 +153,7 @@ func (p *parser) langfuseObservation(loc, container string, e *element) error {
 // langfuseScore reads a score; one named like an outcome field (success, csat, thumbs)
 // labels its trace's conversation ("scores.csat"). A categorical score gives its label
 // text, the others their value.
-func (p *parser) langfuseScore(loc, container string, e *element) error {
+func (p *parser) langfuseScore(loc locale.Text, container string, e *element) error {
 	a := p.traces("langfuse-" + container)
 	c := llmCall{kind: callMeta, line: locLine(loc)}
 	if _, _, ok := labelRank(e.Name); ok {
@@ -183,7 +185,7 @@ func (p *parser) langfuseScore(loc, container string, e *element) error {
 // when its trace has no llm run. The conversation is the thread named in the run's
 // metadata (thread_id, session_id or conversation_id), else the trace; outcome fields
 // are read from the metadata and from feedback_stats (their average).
-func (p *parser) langsmithRun(loc, container string, e *element) error {
+func (p *parser) langsmithRun(loc locale.Text, container string, e *element) error {
 	a := p.traces("langsmith-" + container)
 	meta := langsmithMetadata(e.Extra)
 	trace := e.traceID()
@@ -313,8 +315,8 @@ func timeOf(raw json.RawMessage) int64 {
 	return timeKey(t)
 }
 
-// locLine is the line number of a "line N" location.
-func locLine(loc string) int {
-	n, _ := strconv.Atoi(strings.TrimPrefix(loc, "line "))
+// locLine is the line number of a lineLoc location.
+func locLine(loc locale.Text) int {
+	n, _ := strconv.Atoi(loc.Arg("N"))
 	return n
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/pages"
 	"github.com/checkup-dev/checkup/workers/detector"
@@ -18,7 +19,7 @@ import (
 // agentRuns is how many of an agent's latest diagnoses its page lists.
 const agentRuns = 50
 
-var errNoAgent = echo.NewHTTPError(http.StatusNotFound, "There is no agent of yours at this address. Your agents are listed at /agents.")
+var errNoAgent = echo.NewHTTPError(http.StatusNotFound, locale.Msg("errors.no_agent"))
 
 // agentList is GET /agents: the owner's agents, newest first, each with its detector
 // (its version, what it learned from, its cross-validated AUROC and interval beside
@@ -43,7 +44,7 @@ func (s *Server) agentList(c echo.Context) error {
 		card.Runs, card.LastRunAt = a.Runs, a.LastRunAt
 		v.Agents = append(v.Agents, card)
 	}
-	return render(c, http.StatusOK, pages.AgentList(s.page(c, "Your agents"), v))
+	return render(c, http.StatusOK, pages.AgentList(s.page(c, t(c, "agents.title")), v))
 }
 
 // agentShow is GET /agents/{agent}: one of the owner's agents, its detector and its
@@ -66,7 +67,7 @@ func (s *Server) agentShow(c echo.Context) error {
 	}
 	card.Runs = len(d.Runs)
 	v := pages.AgentView{Agent: card, Tasks: d.Runs, MoreTasks: len(d.Runs) == agentRuns}
-	return render(c, http.StatusOK, pages.AgentShow(s.page(c, d.Name), v))
+	return render(c, http.StatusOK, pages.AgentShow(s.page(c, t(c, "agents.agent_title", "Agent", d.Name)), v))
 }
 
 // agentCard is what the pages show of an agent: its state and its detector's summary

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // apiError is the body of every error the API answers with: a sentence for people,
@@ -21,17 +23,22 @@ type apiError struct {
 type inputError struct {
 	status   int
 	field    string
-	msg      string
-	problems []string
+	msg      locale.Text
+	problems []locale.Text
 	more     int
 }
 
-func (e *inputError) Error() string { return e.msg }
+func (e *inputError) Error() string { return "web: input refused " + e.msg.String() }
 
-func newAPIError(msg string, in *inputError) apiError {
+// newAPIError is the body of an API error: msg, and the refused input's field and
+// problems written by l.
+func newAPIError(l *locale.Localizer, msg string, in *inputError) apiError {
 	body := apiError{Error: msg}
 	if in != nil {
-		body.Field, body.Problems, body.MoreProblems = in.field, in.problems, in.more
+		body.Field, body.MoreProblems = in.field, in.more
+		for _, p := range in.problems {
+			body.Problems = append(body.Problems, l.Text(p))
+		}
 	}
 	return body
 }

@@ -1,7 +1,8 @@
 package web
 
 import (
-	"fmt"
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"math"
 	"net/http"
 	"strconv"
@@ -88,8 +89,7 @@ func (s *Server) apiRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		secs := max(1, int(math.Ceil(wait.Seconds())))
 		c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
 		cfg := s.deps.Config
-		return echo.NewHTTPError(http.StatusTooManyRequests, fmt.Sprintf(
-			"Too many requests: a token may make %d a minute (API_RATE_PER_MINUTE), %d at once, and your tokens together twice that. Try again in %d s.",
-			cfg.APIRatePerMinute, cfg.APIRateBurst, secs))
+		return echo.NewHTTPError(http.StatusTooManyRequests, locale.Msg("api_refused.rate",
+			"PerMinute", cfg.APIRatePerMinute, "Burst", cfg.APIRateBurst, "Seconds", secs))
 	}
 }

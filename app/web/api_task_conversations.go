@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 )
 
@@ -53,14 +54,14 @@ func (s *Server) apiTaskConversations(c echo.Context) error {
 		sort = string(store.SortFailure)
 	}
 	if sort != sortToLabel && !slices.Contains(store.Sorts(), store.ConversationSort(sort)) {
-		return &inputError{status: http.StatusBadRequest, field: "sort", msg: "sort is failure, turns, severity or to_label."}
+		return &inputError{status: http.StatusBadRequest, field: "sort", msg: locale.Msg("api_refused.sort")}
 	}
 	limit := conversationsPerPage
 	if raw := c.QueryParam("limit"); raw != "" {
 		n, err := strconv.Atoi(raw)
 		if err != nil || n < 1 || n > apiMaxConversations {
 			return &inputError{status: http.StatusBadRequest, field: "limit",
-				msg: "limit must be a whole number from 1 to " + strconv.Itoa(apiMaxConversations) + "."}
+				msg: locale.Msg("api_refused.limit", "Max", strconv.Itoa(apiMaxConversations))}
 		}
 		limit = n
 	}
@@ -74,7 +75,7 @@ func (s *Server) apiTaskConversations(c echo.Context) error {
 			cur, err = toLabelCursor(raw)
 		}
 		if err != nil {
-			return &inputError{status: http.StatusBadRequest, field: "after", msg: "after must be taken from the next link of a previous page, as it was given."}
+			return &inputError{status: http.StatusBadRequest, field: "after", msg: locale.Msg("api_refused.after")}
 		}
 		filter.After = &cur
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/ingest"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 )
 
@@ -36,8 +37,7 @@ type apiLabelCounts struct {
 }
 
 // errTokenRevoked refuses an upload whose token was revoked while it was read.
-var errTokenRevoked = echo.NewHTTPError(http.StatusUnauthorized,
-	"The token was revoked while the upload was read, so nothing was stored. Make a new one at /settings/tokens.")
+var errTokenRevoked = echo.NewHTTPError(http.StatusUnauthorized, locale.Msg("upload_refused.token_revoked"))
 
 // apiTaskCreate is POST /api/v1/tasks (multipart: file, and an optional title): the
 // upload path of the page, answered 201 with the task and its URL in Location. A
@@ -52,12 +52,12 @@ func (s *Server) apiTaskCreate(c echo.Context) error {
 		if status == 0 {
 			return err
 		}
-		in := &inputError{status: status, field: fieldFile, msg: failure.Reason, problems: failure.Problems, more: failure.More}
+		in := &inputError{status: status, field: fieldFile, msg: failure.reason, problems: failure.problems, more: failure.more}
 		if fe := (*formError)(nil); errors.As(err, &fe) && fe.field != "" {
 			in.field = fe.field
 		}
-		if in.msg == "" {
-			in.msg = "The file was refused for the problems listed, by line; nothing was stored."
+		if in.msg.IsZero() {
+			in.msg = locale.Msg("upload_refused.by_line")
 		}
 		return in
 	}

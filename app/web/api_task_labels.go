@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/workers/detector"
 )
@@ -103,27 +103,23 @@ func labelChanges(c echo.Context) ([]store.LabelChange, error) {
 	dec := json.NewDecoder(c.Request().Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&body); err != nil || dec.More() {
-		return nil, &inputError{status: http.StatusBadRequest, field: "labels", msg: `The body is not the JSON this route reads: ` +
-			`{"labels": [{"conversation_id": "…", "outcome": "failed"}]}, with "succeeded" or null as the other outcomes.`}
+		return nil, &inputError{status: http.StatusBadRequest, field: "labels", msg: locale.Msg("api_refused.labels_body")}
 	}
 	switch n := len(body.Labels); {
 	case n == 0:
-		return nil, &inputError{status: http.StatusUnprocessableEntity, field: "labels", msg: "labels is empty: give at least one label."}
+		return nil, &inputError{status: http.StatusUnprocessableEntity, field: "labels", msg: locale.Msg("api_refused.labels_empty")}
 	case n > apiMaxLabels:
-		return nil, &inputError{status: http.StatusUnprocessableEntity, field: "labels", msg: fmt.Sprintf(
-			"This request gives %d labels; give at most %d at once, in several requests.", n, apiMaxLabels)}
+		return nil, &inputError{status: http.StatusUnprocessableEntity, field: "labels", msg: locale.Msg("api_refused.labels_many", "N", n, "Max", apiMaxLabels)}
 	}
 	out := make([]store.LabelChange, len(body.Labels))
 	for i, l := range body.Labels {
 		if strings.TrimSpace(l.ConversationID) == "" {
-			return nil, &inputError{status: http.StatusUnprocessableEntity, field: "labels", msg: fmt.Sprintf(
-				"labels[%d] has no conversation_id: name each conversation by its id in the export.", i)}
+			return nil, &inputError{status: http.StatusUnprocessableEntity, field: "labels", msg: locale.Msg("api_refused.labels_no_id", "I", strconv.Itoa(i))}
 		}
 		outcome, ok := readOutcome(l.Outcome)
 		if !ok {
-			return nil, &inputError{status: http.StatusUnprocessableEntity, field: "labels", msg: fmt.Sprintf(
-				`labels[%d] (%q): the outcome is "failed", "succeeded" or null (to take your label back), not %s.`,
-				i, l.ConversationID, shownOutcome(l.Outcome))}
+			return nil, &inputError{status: http.StatusUnprocessableEntity, field: "labels", msg: locale.Msg("api_refused.labels_outcome",
+				"I", strconv.Itoa(i), "ID", strconv.Quote(l.ConversationID), "Got", shownOutcome(l.Outcome))}
 		}
 		out[i] = store.LabelChange{ExternalID: l.ConversationID, Outcome: outcome}
 	}
@@ -144,42 +140,40 @@ func readOutcome(raw json.RawMessage) (string, bool) {
 }
 
 // shownOutcome is a refused outcome as the error quotes it.
-func shownOutcome(raw json.RawMessage) string {
+func shownOutcome(raw json.RawMessage) locale.Text {
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return "missing"
+		return locale.Msg("api_refused.missing")
 	}
 	if len(raw) > 40 {
-		return string(raw[:40]) + "…"
+		return locale.Lit(string(raw[:40]) + "…")
 	}
-	return string(raw)
+	return locale.Lit(string(raw))
 }
 
 // refusedSentence says which conversations a change named that cannot be labeled.
-func refusedSentence(e *store.LabelsRefused) string {
-	var parts []string
+func refusedSentence(e *store.LabelsRefused) locale.Text {
+	var parts []locale.Text
 	if len(e.Unknown) > 0 {
-		parts = append(parts, "this diagnosis has no conversation "+quoted(e.Unknown))
+		parts = append(parts, locale.Msg("api_refused.labels_unknown", "IDs", quoted(e.Unknown)))
 	}
 	if len(e.NotKept) > 0 {
-		parts = append(parts, "the quality checks set aside "+quoted(e.NotKept)+" (not analyzed, so not labeled)")
+		parts = append(parts, locale.Msg("api_refused.labels_not_kept", "IDs", quoted(e.NotKept)))
 	}
 	if len(e.Twice) > 0 {
-		parts = append(parts, quoted(e.Twice)+" is named more than once")
+		parts = append(parts, locale.Msg("api_refused.labels_twice", "IDs", quoted(e.Twice)))
 	}
-	s := strings.Join(parts, "; ")
-	return strings.ToUpper(s[:1]) + s[1:] + ". Nothing was stored."
+	return locale.Msg("api_refused.labels_refused", "Parts", locale.UpperFirst(locale.Join("join.semicolon", parts...)))
 }
 
 // quoted lists the first few conversation ids, quoted: `"a", "b" and 3 more`.
-func quoted(ids []string) string {
+func quoted(ids []string) locale.Text {
 	const shown = 5
-	var q []string
+	var q []locale.Text
 	for _, id := range ids[:min(shown, len(ids))] {
-		q = append(q, strconv.Quote(id))
+		q = append(q, locale.Lit(strconv.Quote(id)))
 	}
-	s := strings.Join(q, ", ")
 	if len(ids) > shown {
-		s += " and " + strconv.Itoa(len(ids)-shown) + " more"
+		q = append(q, locale.Msg("ingest.and_more", "N", len(ids)-shown))
 	}
-	return s
+	return locale.List(q...)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 )
 
@@ -30,7 +31,7 @@ func (s *Server) apiTaskList(c echo.Context) error {
 		n, err := strconv.Atoi(raw)
 		if err != nil || n < 1 || n > apiMaxPage {
 			return &inputError{status: http.StatusBadRequest, field: "limit",
-				msg: "limit must be a whole number from 1 to " + strconv.Itoa(apiMaxPage) + "."}
+				msg: locale.Msg("api_refused.limit", "Max", strconv.Itoa(apiMaxPage))}
 		}
 		limit = n
 	}
@@ -39,7 +40,7 @@ func (s *Server) apiTaskList(c echo.Context) error {
 		cur, err := store.ParseTaskCursor(raw)
 		if err != nil {
 			return &inputError{status: http.StatusBadRequest, field: "before",
-				msg: "before must be the next_cursor of a previous page, as it was given."}
+				msg: locale.Msg("api_refused.before")}
 		}
 		after = &cur
 	}

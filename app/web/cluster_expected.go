@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
@@ -107,7 +107,7 @@ func (s *Server) reviewed(c echo.Context, id uuid.UUID, n pages.ReviewNotice, an
 			// Only a mark that took a ranked Action out frees a place for the next issue.
 			n.Title, n.NextInLine = cl.Title, n.Marked && n.Reranked && pages.Waiting(r) > 0
 			if !n.Marked {
-				n.NoAction = pages.NoActionHint(cl)
+				n.NoAction = pages.NoActionHint(s.localizerOf(c), cl)
 			}
 			notice = &n
 		}
@@ -116,7 +116,7 @@ func (s *Server) reviewed(c echo.Context, id uuid.UUID, n pages.ReviewNotice, an
 		return noCluster(int32(n.ClusterIdx)) // the task's clusters were written again meanwhile
 	}
 	if !isFragment(c) {
-		return s.backToTask(c, id, notice.Sentence(), anchor)
+		return s.backToTask(c, id, notice.Sentence(s.localizerOf(c)), anchor)
 	}
 	v, err := s.taskView(c, r)
 	if err != nil {
@@ -152,7 +152,7 @@ func (s *Server) clusterRoute(c echo.Context) (uuid.UUID, int32, error) {
 
 func noCluster(idx int32) error {
 	if idx < 0 {
-		return echo.NewHTTPError(http.StatusNotFound, "There is no such issue in this diagnosis.")
+		return echo.NewHTTPError(http.StatusNotFound, locale.Msg("errors.no_such_issue"))
 	}
-	return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("There is no issue %d in this diagnosis.", idx))
+	return echo.NewHTTPError(http.StatusNotFound, locale.Msg("errors.no_issue", "N", strconv.Itoa(int(idx))))
 }

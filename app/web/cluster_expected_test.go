@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -20,7 +21,6 @@ import (
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/report/reporttest"
-	"github.com/checkup-dev/checkup/views/components"
 )
 
 // TestMarkExpectedNowAndInTheNextRun marks the cluster of the first ACTION-type Action
@@ -333,7 +333,7 @@ func TestExpectedRulesSettings(t *testing.T) {
 	require.Equal(t, "/tasks/"+id.String(), rule.Find(`[data-testid="rule-source"]`).AttrOr("href", ""))
 	var started time.Time
 	require.NoError(t, b.pool.QueryRow(t.Context(), `SELECT created_at FROM analysis_task WHERE id = $1`, id).Scan(&started))
-	require.Contains(t, strings.Join(strings.Fields(rule.Text()), " "), "in Support, the diagnosis of "+components.FormatTime(started),
+	require.Contains(t, strings.Join(strings.Fields(rule.Text()), " "), "in Support, the diagnosis of "+localetest.English(t).Time(started),
 		"the source's start tells it from its re-runs, which share its title")
 	ruleID := rule.AttrOr("data-rule-id", "")
 	require.Equal(t, 1, testid(parse(t, b.bob.Get(t, "/settings/expected")), "no-rules").Length(), "Bob sees none")

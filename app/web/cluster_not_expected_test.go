@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"github.com/checkup-dev/checkup/db/locale/localetest"
+
 	"encoding/csv"
 	"net/http"
 	"net/url"
@@ -65,7 +67,7 @@ func TestMarkNotExpectedNowAndInTheNextRun(t *testing.T) {
 	require.Equal(t, policy.Policies, c.Policies, "the sentence it was matched to is still named")
 	require.Equal(t, before.Actions, after.Actions, "it has no Action in this run and pushes no written one out")
 	require.NotEmpty(t, c.NoAction, "report.json says why it has no Action")
-	short, long := report.NoActionWords(c)
+	short, long := report.NoActionWords(localetest.English(t), c)
 
 	page := b.alice.Get(t, "/tasks/"+id.String())
 	doc := parse(t, page)

@@ -1,13 +1,13 @@
 package web
 
 import (
-	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/pages"
 	"github.com/checkup-dev/checkup/workers/analyzer"
@@ -20,8 +20,8 @@ const mostSevere = 5
 
 // conversationFilter reads the conversation list's query: its filters, its sort and the
 // cursor of the page. It returns the form as it was sent, for the page to show again,
-// and a sentence for the first value it cannot use.
-func conversationFilter(q url.Values) (store.ConversationFilter, pages.ConversationForm, string) {
+// and a sentence for the first value it cannot use (zero when it can use them all).
+func conversationFilter(q url.Values) (store.ConversationFilter, pages.ConversationForm, locale.Text) {
 	form := pages.ConversationForm{
 		Cluster: strings.TrimSpace(q.Get("cluster")), Driver: strings.TrimSpace(q.Get("driver")),
 		Category: q.Get("category"), MinSeverity: q.Get("min_severity"), Label: q.Get("label"),
@@ -31,51 +31,51 @@ func conversationFilter(q url.Values) (store.ConversationFilter, pages.Conversat
 	if form.Sort != "" && form.Sort != sortToLabel {
 		f.Sort = store.ConversationSort(form.Sort)
 		if !slices.Contains(store.Sorts(), f.Sort) {
-			return f, form, fmt.Sprintf("%q is not a sort of this list: sort by failure, turns, severity or to_label.", form.Sort)
+			return f, form, locale.Msg("filter_refused.sort", "Value", strconv.Quote(form.Sort))
 		}
 	}
-	var msg string
-	if f.Cluster, msg = index(form.Cluster, "issue"); msg != "" {
+	var msg locale.Text
+	if f.Cluster, msg = index(form.Cluster, "filter_refused.issue"); !msg.IsZero() {
 		return f, form, msg
 	}
-	if f.Driver, msg = index(form.Driver, "failure driver"); msg != "" {
+	if f.Driver, msg = index(form.Driver, "filter_refused.driver"); !msg.IsZero() {
 		return f, form, msg
 	}
 	if form.Category != "" {
 		if !slices.Contains(analyzer.Categories(), form.Category) {
-			return f, form, fmt.Sprintf("%q is not a finding category.", form.Category)
+			return f, form, locale.Msg("filter_refused.category", "Value", strconv.Quote(form.Category))
 		}
 		f.Category = &form.Category
 	}
 	if form.MinSeverity != "" {
 		n, err := strconv.Atoi(form.MinSeverity)
 		if err != nil || n < 1 || n > mostSevere {
-			return f, form, fmt.Sprintf("The lowest severity is a number from 1 to %d, not %q.", mostSevere, form.MinSeverity)
+			return f, form, locale.Msg("filter_refused.severity", "Max", strconv.Itoa(mostSevere), "Value", strconv.Quote(form.MinSeverity))
 		}
 		sev := int32(n)
 		f.MinSeverity = &sev
 	}
 	if form.Label != "" {
 		if form.Label != "failed" && form.Label != "succeeded" {
-			return f, form, fmt.Sprintf("The outcome label is failed or succeeded, not %q.", form.Label)
+			return f, form, locale.Msg("filter_refused.label", "Value", strconv.Quote(form.Label))
 		}
 		if form.Sort == sortToLabel {
-			return f, form, "The conversations most useful to label are those without a label: leave the outcome label at Any."
+			return f, form, locale.Msg("filter_refused.to_label_with_label")
 		}
 		f.Label = &form.Label
 	}
 	if form.Risk != "" {
 		if !slices.Contains(risk.Kinds(), form.Risk) {
-			return f, form, fmt.Sprintf("%q is not a kind of risk flag.", form.Risk)
+			return f, form, locale.Msg("filter_refused.risk", "Value", strconv.Quote(form.Risk))
 		}
 		f.Risk = &form.Risk
 	}
 	if form.Query != "" {
 		if n := utf8.RuneCountInString(form.Query); n > search.MaxQueryRunes {
-			return f, form, fmt.Sprintf("The search is %d characters long; keep it to %d.", n, search.MaxQueryRunes)
+			return f, form, locale.Msg("filter_refused.search_long", "N", n, "Max", search.MaxQueryRunes)
 		}
 		if f.Query = search.Query(form.Query, true); f.Query == "" {
-			return f, form, fmt.Sprintf("The search %q has no words to look for.", form.Query)
+			return f, form, locale.Msg("filter_refused.search_empty", "Value", strconv.Quote(form.Query))
 		}
 	}
 	if after := q.Get("after"); after != "" {
@@ -84,24 +84,25 @@ func conversationFilter(q url.Values) (store.ConversationFilter, pages.Conversat
 			c, err = toLabelCursor(after)
 		}
 		if err != nil {
-			return f, form, "This page's address is not one the list made; start again from the first page."
+			return f, form, locale.Msg("filter_refused.cursor")
 		}
 		f.After = &c
 	}
-	return f, form, ""
+	return f, form, locale.Text{}
 }
 
-// index reads the index of a cluster or a driver.
-func index(s, what string) (*int32, string) {
+// index reads the index of a cluster or a driver; refusal is the message that says
+// it must be a number.
+func index(s, refusal string) (*int32, locale.Text) {
 	if s == "" {
-		return nil, ""
+		return nil, locale.Text{}
 	}
 	n, err := strconv.ParseInt(s, 10, 32)
 	if err != nil || n < 0 {
-		return nil, fmt.Sprintf("The %s is given by its number (0, 1, 2…), not %q.", what, s)
+		return nil, locale.Msg(refusal, "Value", strconv.Quote(s))
 	}
 	i := int32(n)
-	return &i, ""
+	return &i, locale.Text{}
 }
 
 // toLabelCursor reads where a page of the list most useful to label starts: after the

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/components"
@@ -40,17 +40,18 @@ func (s *Server) conversationList(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	owner := auth.OwnerFrom(c)
+	l := s.localizerOf(c)
 	filter, form, problem := conversationFilter(c.QueryParams())
 	filter.CountMatches = true
-	v := pages.ConversationListView{TaskID: id.String(), Form: form, Problem: problem}
-	if problem != "" {
+	v := pages.ConversationListView{TaskID: id.String(), Form: form, Problem: l.Text(problem)}
+	if !problem.IsZero() {
 		menus, err := s.store.ConversationMenus(ctx, id, owner)
 		if err != nil {
 			return err
 		}
 		v.TaskTitle = menus.Task.Title
-		fillMenus(&v, menus.Clusters, menus.Drivers)
-		return render(c, http.StatusBadRequest, pages.ConversationList(s.page(c, "Conversations · "+menus.Task.Title), v))
+		fillMenus(l, &v, menus.Clusters, menus.Drivers)
+		return render(c, http.StatusBadRequest, pages.ConversationList(s.page(c, l.T("conversations.title", "Title", menus.Task.Title)), v))
 	}
 	if params := c.QueryParams(); hasEmptyValue(params) {
 		// The form names the menus left at "Any" with nothing: its address leaves them
@@ -98,19 +99,19 @@ func (s *Server) conversationList(c echo.Context) error {
 		return err
 	}
 	v.TaskTitle, v.Unsearchable = list.Task.Title, list.Unsearchable
-	fillMenus(&v, list.Clusters, list.Drivers)
+	fillMenus(l, &v, list.Clusters, list.Drivers)
 	status := http.StatusOK
-	if v.Filtered, v.Problem = describeFilter(filter, form.Query, list); v.Problem != "" {
+	if v.Filtered, v.Problem = describeFilter(l, filter, form.Query, list); v.Problem != "" {
 		status = http.StatusBadRequest
 	}
-	setCount(&v, filter, form, list)
+	setCount(l, &v, filter, form, list)
 	if v.CountURL != "" && c.QueryParam("count") == "all" {
 		// Without JavaScript the page is asked again to count as it lists.
 		n, many, err := s.store.CountConversations(ctx, id, owner, filter)
 		if err != nil {
 			return err
 		}
-		v.Matches, v.CountURL = matchesText(&n, many, false, len(v.Filtered)), ""
+		v.Matches, v.CountURL = matchesText(l, &n, many, false, len(v.Filtered)), ""
 	}
 	next := ""
 	if list.Next != nil {
@@ -120,7 +121,7 @@ func (s *Server) conversationList(c echo.Context) error {
 	if err := s.snippets(ctx, id, owner, form.Query, v.Conversations); err != nil {
 		return err
 	}
-	return render(c, status, pages.ConversationList(s.page(c, "Conversations · "+list.Task.Title), v))
+	return render(c, status, pages.ConversationList(s.page(c, l.T("conversations.title", "Title", list.Task.Title)), v))
 }
 
 // fillRows sets the rows of a page of the list, each with its label's forms, and the
@@ -185,16 +186,16 @@ func (s *Server) snippets(ctx context.Context, id uuid.UUID, owner store.Owner, 
 // address the page loads it from once it is shown, since counting may walk the whole
 // task, with the page's own address counting as it lists for a browser without
 // JavaScript (count=all); the whole list says how many the quality checks kept.
-func setCount(v *pages.ConversationListView, filter store.ConversationFilter, form pages.ConversationForm, list store.ConversationList) {
+func setCount(l *locale.Localizer, v *pages.ConversationListView, filter store.ConversationFilter, form pages.ConversationForm, list store.ConversationList) {
 	switch kept := int(list.Task.KeptFailed + list.Task.KeptSucceeded + list.Task.KeptUnlabelled); {
 	case list.Unsearchable: // the page says why nothing matched
 	case len(v.Filtered) == 0 && kept > 0:
-		v.Matches = components.Plural(kept, "conversation", "conversations")
+		v.Matches = l.N("count.conversations", kept)
 	case filter.Query != "":
-		v.Matches = matchesText(list.Matches, list.ManyMatches, true, len(v.Filtered))
+		v.Matches = matchesText(l, list.Matches, list.ManyMatches, true, len(v.Filtered))
 	case len(v.Filtered) > 0 && filter.After == nil && list.Next == nil:
 		n := len(list.Conversations) // the whole list is this page
-		v.Matches = matchesText(&n, false, false, len(v.Filtered))
+		v.Matches = matchesText(l, &n, false, false, len(v.Filtered))
 	case len(v.Filtered) > 0:
 		v.CountURL = components.TaskPath(v.TaskID, "conversations/count") + "?" + form.Values().Encode()
 		counted := form.Values()
@@ -217,7 +218,7 @@ func (s *Server) conversationCount(c echo.Context) error {
 	}
 	ctx, owner := c.Request().Context(), auth.OwnerFrom(c)
 	filter, form, problem := conversationFilter(c.QueryParams())
-	if problem != "" {
+	if !problem.IsZero() {
 		if _, err := s.store.Task(ctx, id, owner); err != nil {
 			return err
 		}
@@ -234,23 +235,22 @@ func (s *Server) conversationCount(c echo.Context) error {
 	if form.Sort != "" {
 		filtered-- // the sort filters nothing
 	}
-	return render(c, http.StatusOK, pages.ListMatches(matchesText(&n, many, filter.Query != "", filtered)))
+	return render(c, http.StatusOK, pages.ListMatches(matchesText(s.localizerOf(c), &n, many, filter.Query != "", filtered)))
 }
 
 // matchesText says how many conversations a filtered list holds: count of them, or
 // more than store.FewMatches — for a search, of the conversations with its words,
 // before the list's other filters (filters counts them with the search).
-func matchesText(count *int, many, search bool, filters int) string {
-	more := "More than " + components.Count(store.FewMatches)
+func matchesText(l *locale.Localizer, count *int, many, search bool, filters int) string {
 	switch {
 	case many && !search:
-		return more + " conversations match"
+		return l.T("matches.more_than", "N", store.FewMatches)
 	case many && filters > 1:
-		return more + " conversations contain these words, before the other filters"
+		return l.T("matches.many_words_filtered", "N", store.FewMatches)
 	case many:
-		return more + " conversations contain these words"
+		return l.T("matches.many_words", "N", store.FewMatches)
 	case count != nil:
-		return components.Plural(*count, "conversation matches", "conversations match")
+		return l.N("matches.count", *count)
 	}
 	return ""
 }
@@ -301,31 +301,31 @@ func listQuery(form pages.ConversationForm, filter store.ConversationFilter) url
 }
 
 // fillMenus sets what the filter form's menus offer.
-func fillMenus(v *pages.ConversationListView, clusters []dbsqlc.ListClusterNamesRow, drivers []dbsqlc.ListDriverNamesRow) {
+func fillMenus(l *locale.Localizer, v *pages.ConversationListView, clusters []dbsqlc.ListClusterNamesRow, drivers []dbsqlc.ListDriverNamesRow) {
 	for _, c := range clusters {
 		// An expected cluster is never an Action, so it is not named by its type.
 		kind := c.Type
 		if c.Expected {
-			kind = "Expected behavior"
+			kind = l.T("expected.heading")
 		}
-		label := fmt.Sprintf("%s: %s (%s)", kind, c.Title, components.Count(c.Conversations))
+		label := l.T("menus.cluster", "Kind", kind, "Title", c.Title, "N", c.Conversations)
 		v.Clusters = append(v.Clusters, pages.Option{Value: strconv.Itoa(int(c.Idx)), Label: label})
 	}
 	for _, d := range drivers {
 		v.Drivers = append(v.Drivers, pages.Option{Value: strconv.Itoa(int(d.Idx)),
-			Label: fmt.Sprintf("%s %s (%s)", report.DriverKindLabel(d.Kind), report.DriverFeatureLabel(d.Kind, d.Feature), components.Count(d.Conversations))})
+			Label: l.T("menus.driver", "Kind", report.DriverKindLabel(l, d.Kind), "Feature", report.DriverFeatureLabel(l, d.Kind, d.Feature), "N", d.Conversations)})
 	}
 	for _, cat := range offeredCategories(clusters, v.Form.Category) {
-		v.Categories = append(v.Categories, pages.Option{Value: cat, Label: report.CategoryLabel(cat)})
+		v.Categories = append(v.Categories, pages.Option{Value: cat, Label: report.CategoryLabel(l, cat)})
 	}
 	for _, k := range risk.Kinds() {
-		v.Risks = append(v.Risks, pages.Option{Value: k, Label: report.RiskKindLabel(k)})
+		v.Risks = append(v.Risks, pages.Option{Value: k, Label: report.RiskKindLabel(l, k)})
 	}
 	v.Sorts = []pages.Option{
-		{Value: string(store.SortFailure), Label: "failure score"},
-		{Value: string(store.SortTurns), Label: "turns"},
-		{Value: string(store.SortSeverity), Label: "severity"},
-		{Value: sortToLabel, Label: "most useful to label"},
+		{Value: string(store.SortFailure), Label: l.T("menus.sort_failure")},
+		{Value: string(store.SortTurns), Label: l.T("menus.sort_turns")},
+		{Value: string(store.SortSeverity), Label: l.T("menus.sort_severity")},
+		{Value: sortToLabel, Label: l.T("menus.sort_to_label")},
 	}
 }
 
@@ -344,41 +344,41 @@ func offeredCategories(clusters []dbsqlc.ListClusterNamesRow, chosen string) []s
 // describeFilter says in words what the list is restricted to, or why a cluster or a
 // driver it names does not exist. It gives no sizes: the list says how many the
 // filters together let through.
-func describeFilter(f store.ConversationFilter, query string, list store.ConversationList) ([]string, string) {
+func describeFilter(l *locale.Localizer, f store.ConversationFilter, query string, list store.ConversationList) ([]string, string) {
 	var out []string
 	if f.Cluster != nil {
 		i := slices.IndexFunc(list.Clusters, func(c dbsqlc.ListClusterNamesRow) bool { return c.Idx == *f.Cluster })
 		if i < 0 {
-			return nil, fmt.Sprintf("There is no issue %d in this diagnosis.", *f.Cluster)
+			return nil, l.T("errors.no_issue", "N", strconv.Itoa(int(*f.Cluster)))
 		}
-		out = append(out, "Issue: "+list.Clusters[i].Title)
+		out = append(out, l.T("described.issue", "Title", list.Clusters[i].Title))
 	}
 	if f.Driver != nil {
 		i := slices.IndexFunc(list.Drivers, func(d dbsqlc.ListDriverNamesRow) bool { return d.Idx == *f.Driver })
 		if i < 0 {
-			return nil, fmt.Sprintf("There is no failure driver %d in this diagnosis.", *f.Driver)
+			return nil, l.T("errors.no_driver", "N", strconv.Itoa(int(*f.Driver)))
 		}
 		d := list.Drivers[i]
-		out = append(out, fmt.Sprintf("Failure driver: %s %s", report.DriverKindLabel(d.Kind), report.DriverFeatureLabel(d.Kind, d.Feature)))
+		out = append(out, l.T("described.driver", "Kind", report.DriverKindLabel(l, d.Kind), "Feature", report.DriverFeatureLabel(l, d.Kind, d.Feature)))
 	}
 	if f.Category != nil {
-		out = append(out, "Finding: "+report.CategoryLabel(*f.Category))
+		out = append(out, l.T("described.category", "Category", report.CategoryLabel(l, *f.Category)))
 	}
 	switch {
 	case f.MinSeverity == nil:
 	case *f.MinSeverity == mostSevere:
-		out = append(out, fmt.Sprintf("Severity %d, the most severe", *f.MinSeverity))
+		out = append(out, l.T("described.most_severe", "N", strconv.Itoa(int(*f.MinSeverity))))
 	default:
-		out = append(out, fmt.Sprintf("Severity %d or more", *f.MinSeverity))
+		out = append(out, l.T("described.severity", "N", strconv.Itoa(int(*f.MinSeverity))))
 	}
 	if f.Label != nil {
-		out = append(out, "Labeled "+*f.Label)
+		out = append(out, l.T("described.label", "Label", pages.LabelWord(l, *f.Label)))
 	}
 	if f.Risk != nil {
-		out = append(out, "Flagged: "+report.RiskKindLabel(*f.Risk))
+		out = append(out, l.T("described.risk", "Kind", report.RiskKindLabel(l, *f.Risk)))
 	}
 	if f.Query != "" {
-		out = append(out, fmt.Sprintf("Matching %q", query))
+		out = append(out, l.T("described.query", "Query", strconv.Quote(query)))
 	}
 	return out, ""
 }
@@ -397,9 +397,9 @@ func conversationRow(r dbsqlc.ListTaskConversationsRow) pages.ConversationRow {
 	if r.FailureScore != nil {
 		score := float64(*r.FailureScore)
 		row.FailureScore = &score
-		row.Estimated = "likely succeeded"
+		row.Estimated = "succeeded"
 		if score >= analyzer.FailedThreshold {
-			row.Estimated = "likely failed"
+			row.Estimated = "failed"
 		}
 	}
 	return row

@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"github.com/checkup-dev/checkup/db/locale/localetest"
+
 	"cmp"
 	"context"
 	"encoding/json"
@@ -24,7 +26,6 @@ import (
 	"github.com/checkup-dev/checkup/app/auth/authtest"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/db/transcript"
-	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
@@ -101,9 +102,9 @@ func TestConversationListMatchesSQL(t *testing.T) {
 		require.Equal(t, (len(want)+49)/50, pages, "%s: pages of 50", c.name)
 		count := listCount(t, b.alice, "/tasks/"+id.String()+"/conversations?"+c.query)
 		if c.where != "" || c.matching != nil {
-			require.Equal(t, components.Plural(len(want), "conversation matches", "conversations match")+".", count, "%s: a filtered list says how many", c.name)
+			require.Equal(t, localetest.English(t).N("matches.count", len(want))+".", count, "%s: a filtered list says how many", c.name)
 		} else {
-			require.Equal(t, components.Plural(len(want), "conversation", "conversations")+".", count, "%s: the whole list says how many were kept", c.name)
+			require.Equal(t, localetest.English(t).N("count.conversations", len(want))+".", count, "%s: the whole list says how many were kept", c.name)
 		}
 		t.Logf("%s: %d conversations on %d pages", c.name, len(got), pages)
 	}
@@ -168,7 +169,7 @@ func TestConversationListMatchesSQL(t *testing.T) {
 		path := "/tasks/" + id.String() + "/conversations?q=reservation&" + filter
 		got, _ := listedSeqs(t, b.alice, path)
 		matches := listCount(t, b.alice, path)
-		require.Equal(t, components.Plural(len(got), "conversation matches", "conversations match")+".", matches, filter)
+		require.Equal(t, localetest.English(t).N("matches.count", len(got))+".", matches, filter)
 		t.Logf("search with %s: %s", filter, matches)
 	}
 }
@@ -423,12 +424,12 @@ func TestConversationListSearchesCommonAndRareWords(t *testing.T) {
 	}
 
 	require.Greater(t, len(convs), store.FewMatches, "every conversation says hello: too many to count")
-	many := "More than " + components.Count(store.FewMatches) + " conversations contain these words"
+	many := "More than " + localetest.English(t).Num(store.FewMatches) + " conversations contain these words"
 	for query, want := range map[string]string{
 		"q=hello":                many + ".",
 		"q=hello&min_severity=1": many + ", before the other filters.",
-		"q=parcels":              components.Plural(len(convs)/50, "conversation matches", "conversations match") + ".",
-		"risk=human_request":     "More than " + components.Count(store.FewMatches) + " conversations match.",
+		"q=parcels":              localetest.English(t).N("matches.count", len(convs)/50) + ".",
+		"risk=human_request":     "More than " + localetest.English(t).Num(store.FewMatches) + " conversations match.",
 	} {
 		require.Equal(t, want, listCount(t, b.alice, "/tasks/"+id.String()+"/conversations?"+query), query)
 	}

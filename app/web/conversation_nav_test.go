@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"github.com/checkup-dev/checkup/db/locale/localetest"
+
 	"net/http"
 	"net/url"
 	"path"
@@ -33,7 +35,7 @@ func TestAConversationLeadsBackToItsListAndOn(t *testing.T) {
 		query url.Values
 		label string
 	}{
-		{url.Values{"category": {category}, "sort": {"turns"}}, "Conversations: Finding: " + report.CategoryLabel(category)},
+		{url.Values{"category": {category}, "sort": {"turns"}}, "Conversations: Finding: " + report.CategoryLabel(localetest.English(t), category)},
 		{url.Values{"sort": {"severity"}}, "All conversations"},
 		{url.Values{"q": {"refund"}}, `Conversations: Matching "refund"`},
 	} {

@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/components"
@@ -31,8 +31,7 @@ func (s *Server) conversationShow(c echo.Context) error {
 		if _, err := s.store.Task(c.Request().Context(), id, auth.OwnerFrom(c)); err != nil {
 			return err
 		}
-		return echo.NewHTTPError(http.StatusNotFound,
-			fmt.Sprintf("There is no conversation %q in this diagnosis: its conversations are numbered from 1.", c.Param("seq")))
+		return echo.NewHTTPError(http.StatusNotFound, locale.Msg("errors.no_conversation_named", "Value", strconv.Quote(c.Param("seq"))))
 	}
 	if seq < 1 || seq > math.MaxInt32 {
 		return s.conversationError(c, id, seq, store.ErrNotFound)
@@ -65,7 +64,7 @@ func (s *Server) conversationShow(c echo.Context) error {
 	if v.Progress, err = s.agentProgress(c.Request().Context(), rows.Task.AgentID, auth.OwnerFrom(c)); err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, pages.ConversationShow(s.page(c, fmt.Sprintf("Conversation %d · %s", conv.Seq, rows.Task.Title)), v))
+	return render(c, http.StatusOK, pages.ConversationShow(s.page(c, t(c, "conversation.title", "Seq", strconv.Itoa(int(conv.Seq)), "Title", rows.Task.Title)), v))
 }
 
 // listAround is where the conversation list the conversation was opened from leads:
@@ -79,7 +78,7 @@ func (s *Server) listAround(c echo.Context, id uuid.UUID, conv dbsqlc.TaskConver
 		return nil, nil
 	}
 	all := &pages.ListNav{URL: components.TaskPath(id.String(), "conversations")}
-	if problem != "" {
+	if !problem.IsZero() {
 		return all, nil
 	}
 	ctx, owner := c.Request().Context(), auth.OwnerFrom(c)
@@ -97,8 +96,8 @@ func (s *Server) listAround(c echo.Context, id uuid.UUID, conv dbsqlc.TaskConver
 	if err != nil {
 		return nil, err
 	}
-	filtered, problem := describeFilter(filter, form.Query, place.ConversationList)
-	if problem != "" {
+	filtered, refused := describeFilter(s.localizerOf(c), filter, form.Query, place.ConversationList)
+	if refused != "" {
 		return all, nil
 	}
 	query := listQuery(form, filter)
@@ -146,5 +145,5 @@ func (s *Server) conversationError(c echo.Context, id uuid.UUID, seq int64, err 
 	if _, terr := s.store.Task(c.Request().Context(), id, auth.OwnerFrom(c)); terr != nil {
 		return terr
 	}
-	return echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("There is no conversation %d in this diagnosis.", seq))
+	return echo.NewHTTPError(http.StatusNotFound, locale.Msg("errors.no_conversation", "N", strconv.FormatInt(seq, 10)))
 }

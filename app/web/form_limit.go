@@ -1,6 +1,8 @@
 package web
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"bytes"
 	"errors"
 	"io"
@@ -15,12 +17,9 @@ import (
 const maxFormBytes = 64 << 10
 
 var (
-	errFormTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge,
-		"The request is larger than the 64 KiB a form may send; only an upload may be larger.")
-	errFormUnread = echo.NewHTTPError(http.StatusBadRequest,
-		"The request could not be read to its end; send it again.")
-	errFormSlow = echo.NewHTTPError(http.StatusRequestTimeout,
-		"The request arrived too slowly and was stopped; send it again.")
+	errFormTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge, locale.Msg("errors.form_too_large"))
+	errFormUnread   = echo.NewHTTPError(http.StatusBadRequest, locale.Msg("errors.form_unread"))
+	errFormSlow     = echo.NewHTTPError(http.StatusRequestTimeout, locale.Msg("errors.form_slow"))
 )
 
 // formLimits reads the body of every request but an upload into memory, up to

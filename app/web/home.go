@@ -16,9 +16,13 @@ func (s *Server) homeShow(c echo.Context) error {
 }
 
 // page fills the frame's view of the request: who is signed in, the CSRF token forms
-// and htmx send back, the local sign-in banner and a one-time flash message.
+// and htmx send back, the local sign-in banner, a one-time flash message and the
+// address the language switch comes back to.
 func (s *Server) page(c echo.Context, title string) layout.Page {
 	p := layout.Page{Title: title, LocalSignIn: s.deps.Config.LocalSignIn(), CSRFToken: auth.CSRFToken(c)}
+	if c.Request().Method == http.MethodGet {
+		p.Path = c.Request().URL.RequestURI()
+	}
 	if u, ok := auth.UserFrom(c); ok {
 		p.UserName, p.UserEmail = u.Name, u.Email
 	}

@@ -39,20 +39,21 @@ func (s *Server) labelList(c echo.Context, id uuid.UUID, filter store.Conversati
 	if v.ToLabel.Progress != nil {
 		v.ToLabel.Agent = v.ToLabel.Progress.Agent
 	}
-	fillMenus(&v, list.Clusters, list.Drivers)
+	l := s.localizerOf(c)
+	fillMenus(l, &v, list.Clusters, list.Drivers)
 	status := http.StatusOK
-	if v.Filtered, v.Problem = describeFilter(filter, form.Query, list); v.Problem != "" {
+	if v.Filtered, v.Problem = describeFilter(l, filter, form.Query, list); v.Problem != "" {
 		status = http.StatusBadRequest
 	}
 	if len(v.Filtered) == 0 {
-		v.Matches = components.Plural(order.unlabelled(), "conversation without a label", "conversations without a label")
+		v.Matches = l.N("matches.unlabelled", order.unlabelled())
 	}
 	next := ""
 	if list.Next != nil {
 		next = strconv.Itoa(int(list.Next.Seq))
 	}
 	fillRows(c, &v, id, form, filter, list, next)
-	return render(c, status, pages.ConversationList(s.page(c, "Conversations to label · "+list.Task.Title), v))
+	return render(c, status, pages.ConversationList(s.page(c, l.T("conversations.to_label_title", "Title", list.Task.Title)), v))
 }
 
 // labelListAround is listAround for a conversation opened from the list most useful to
@@ -74,7 +75,7 @@ func (s *Server) labelListAround(c echo.Context, id uuid.UUID, conv dbsqlc.TaskC
 	if err != nil {
 		return nil, err
 	}
-	filtered, problem := describeFilter(filter, form.Query, list)
+	filtered, problem := describeFilter(s.localizerOf(c), filter, form.Query, list)
 	if problem != "" {
 		return all, nil
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
@@ -25,8 +26,7 @@ import (
 // outcomeClear is the outcome of the form that takes the owner's label back.
 const outcomeClear = "clear"
 
-var errNotKeptLabel = echo.NewHTTPError(http.StatusConflict,
-	"This conversation was set aside by the quality checks, so it is not analyzed and cannot be labeled.")
+var errNotKeptLabel = echo.NewHTTPError(http.StatusConflict, locale.Msg("label_refused.not_kept"))
 
 // conversationLabel is POST /tasks/{id}/conversations/{seq}/label: the owner says the
 // conversation failed or succeeded (outcome), or takes their label back (outcome=clear).
@@ -48,7 +48,7 @@ func (s *Server) conversationLabel(c echo.Context) error {
 		if _, err := s.store.Task(ctx, id, owner); err != nil {
 			return err
 		}
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("The outcome is failed, succeeded or clear, not %q.", outcome))
+		return echo.NewHTTPError(http.StatusBadRequest, locale.Msg("label_refused.outcome", "Value", strconv.Quote(outcome)))
 	}
 	change := store.LabelChange{Seq: int32(seq), Outcome: strings.TrimPrefix(outcome, outcomeClear)}
 	set, err := s.store.SetLabels(ctx, id, owner, []store.LabelChange{change}, detector.MinPerOutcome)
@@ -63,7 +63,7 @@ func (s *Server) conversationLabel(c echo.Context) error {
 	}
 	list := labelListQuery(c.QueryParams())
 	if !isFragment(c) {
-		s.flash.Set(c, labelledSentence(change.Outcome))
+		s.flash.Set(c, labelledSentence(s.localizerOf(c), change.Outcome))
 		if c.QueryParam("from") == "list" {
 			return c.Redirect(http.StatusSeeOther, components.TaskPath(id.String(), "conversations")+queryString(list))
 		}
@@ -84,11 +84,11 @@ func (s *Server) conversationLabel(c echo.Context) error {
 }
 
 // labelledSentence is the flash that confirms a label given with a plain form.
-func labelledSentence(outcome string) string {
+func labelledSentence(l *locale.Localizer, outcome string) string {
 	if outcome == "" {
-		return "Your label was taken back."
+		return l.T("label.taken_back")
 	}
-	return "Labeled " + outcome + "."
+	return l.T("label.labeled", "Label", pages.LabelWord(l, outcome))
 }
 
 // labelListQuery is the query of the list a label was given from, as the list reads
@@ -96,7 +96,7 @@ func labelledSentence(outcome string) string {
 // one the list cannot read.
 func labelListQuery(q url.Values) url.Values {
 	filter, form, problem := conversationFilter(q)
-	if problem != "" || len(form.Values()) == 0 {
+	if !problem.IsZero() || len(form.Values()) == 0 {
 		return url.Values{}
 	}
 	out := listQuery(form, filter)

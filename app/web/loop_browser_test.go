@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"github.com/checkup-dev/checkup/db/locale/localetest"
+
 	"context"
 	"fmt"
 	"net/url"
@@ -12,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/web/browsertest"
-	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/workers/cluster"
 )
 
@@ -67,7 +68,7 @@ func TestConversationListInBrowser(t *testing.T) {
 	}
 	matches, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-testid="list-matches"]`)))
 	require.NoError(t, err)
-	require.Equal(t, components.Plural(len(labels), "conversation matches", "conversations match")+".", matches, "one page: counted on it")
+	require.Equal(t, localetest.English(t).N("matches.count", len(labels))+".", matches, "one page: counted on it")
 	browsertest.Screenshot(t, ctx, "issue-failed")
 
 	require.NoError(t, chromedp.Do(ctx,

@@ -26,6 +26,7 @@ func (s *Server) routes() {
 	e.Use(s.bodyDeadlines())
 	e.Use(formLimits())
 	e.Use(s.auth.Guard(access))
+	e.Use(s.localize())
 	e.Use(textFields())
 
 	e.GET("/healthz", s.healthz)
@@ -39,6 +40,7 @@ func (s *Server) routes() {
 	e.GET("/auth/:provider/callback", s.auth.Callback)
 	e.POST("/auth/local", s.auth.LocalSignIn)
 	e.POST("/logout", s.auth.Logout)
+	e.POST("/language", s.auth.ChooseLanguage)
 
 	e.GET("/", s.homeShow)
 	e.GET("/tasks", s.taskList)
@@ -115,7 +117,7 @@ func access(route string) auth.Access {
 		return auth.Open
 	case strings.HasPrefix(route, "/api/"):
 		return auth.Token
-	case route == "/login", strings.HasPrefix(route, "/auth/"):
+	case route == "/login", route == "/language", strings.HasPrefix(route, "/auth/"):
 		return auth.Public
 	}
 	return auth.Private

@@ -17,6 +17,7 @@ import (
 	"github.com/checkup-dev/checkup/app/flash"
 	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/app/metrics"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/notified"
 	"github.com/checkup-dev/checkup/db/store"
 )
@@ -42,6 +43,9 @@ type Deps struct {
 	// Timeouts bound how long a client may take to send a request; zero fields take
 	// the defaults.
 	Timeouts Timeouts
+	// Locales are the catalogs every page, message and download is written from; nil
+	// loads them (locale.New), as tests do.
+	Locales *locale.Bundle
 	// ProgressCacheTTL is how long a running task's cached progress is used without an
 	// announcement; zero is the poll's interval. Tests lengthen it, to tell an
 	// announced change from an expired copy.
@@ -77,6 +81,13 @@ func New(deps Deps) *Server {
 		deps.BulkPool = deps.Pool
 	}
 	deps.Timeouts = deps.Timeouts.withDefaults()
+	if deps.Locales == nil {
+		b, err := locale.New()
+		if err != nil {
+			panic(err) // the embedded catalogs, which the locale tests load
+		}
+		deps.Locales = b
+	}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -88,7 +99,7 @@ func New(deps Deps) *Server {
 		spoolDisk:  spoolDisk{max: spoolUploads * deps.Config.MaxUploadBytes()}}
 	s.progressCache = newProgressCache(time.Now, deps.ProgressCacheTTL)
 	s.progressUpdates = progressSubscription(deps, s.progressCache)
-	s.auth = auth.New(auth.Deps{Pool: deps.Pool, Logger: deps.Logger, Providers: deps.Providers, Page: s.page}, deps.Config)
+	s.auth = auth.New(auth.Deps{Pool: deps.Pool, Logger: deps.Logger, Providers: deps.Providers, Page: s.page, Locales: deps.Locales}, deps.Config)
 	e.HTTPErrorHandler = s.handleError
 	s.routes()
 	return s

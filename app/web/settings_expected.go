@@ -1,6 +1,8 @@
 package web
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"errors"
 	"net/http"
 	"strconv"
@@ -13,7 +15,7 @@ import (
 	"github.com/checkup-dev/checkup/workers/review"
 )
 
-var errNoRule = echo.NewHTTPError(http.StatusNotFound, "There is no such rule, or it belongs to someone else.")
+var errNoRule = echo.NewHTTPError(http.StatusNotFound, locale.Msg("errors.no_rule"))
 
 // expectedRuleList is GET /settings/expected: the owner's rules of expected behaviour,
 // each with the diagnosis it was marked in and a button that removes it.
@@ -32,7 +34,7 @@ func (s *Server) expectedRuleList(c echo.Context) error {
 		}
 		v.Rules = append(v.Rules, row)
 	}
-	return render(c, http.StatusOK, pages.ExpectedRules(s.page(c, "Expected behavior"), v))
+	return render(c, http.StatusOK, pages.ExpectedRules(s.page(c, t(c, "rules.heading")), v))
 }
 
 // expectedRuleDelete removes one of the owner's rules (POST .../delete from the plain
@@ -53,7 +55,7 @@ func (s *Server) expectedRuleDelete(c echo.Context) error {
 	if isFragment(c) {
 		return c.NoContent(http.StatusOK)
 	}
-	s.flash.Set(c, "The rule is removed: later runs no longer mark that issue as expected.")
+	s.flash.Set(c, t(c, "rules.removed"))
 	return c.Redirect(http.StatusSeeOther, "/settings/expected")
 }
 
@@ -76,6 +78,6 @@ func (s *Server) expectedRuleWiden(c echo.Context) error {
 	case err != nil:
 		return err
 	}
-	s.flash.Set(c, "The rule now applies to all your agents: their later runs mark that issue too.")
+	s.flash.Set(c, t(c, "rules.widened"))
 	return c.Redirect(http.StatusSeeOther, "/settings/expected")
 }

@@ -26,7 +26,7 @@ func (s *Server) taskCancel(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return render(c, http.StatusOK, pages.TaskCancelConfirm(s.page(c, "Cancel "+t.Title), id.String(), t.Title))
+		return render(c, http.StatusOK, pages.TaskCancelConfirm(s.page(c, s.localizerOf(c).T("cancel.title", "Title", t.Title)), id.String(), t.Title))
 	}
 	status, err := s.store.CancelTask(c.Request().Context(), id, owner)
 	if err != nil {
@@ -34,11 +34,11 @@ func (s *Server) taskCancel(c echo.Context) error {
 	}
 	switch status {
 	case taskstate.Canceled:
-		s.flash.Set(c, "The diagnosis is canceled.")
+		s.flash.Set(c, s.localizerOf(c).T("cancel.canceled"))
 	case taskstate.Running:
-		s.flash.Set(c, "Cancel requested: the diagnosis stops after the step in progress.")
+		s.flash.Set(c, s.localizerOf(c).T("progress.cancel_requested"))
 	default:
-		s.flash.Set(c, "This diagnosis had already finished, so there was nothing to cancel.")
+		s.flash.Set(c, s.localizerOf(c).T("cancel.already_finished"))
 	}
 	return seeOther(c, string(components.TaskURL(id.String())))
 }

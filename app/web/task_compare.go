@@ -3,13 +3,14 @@ package web
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/report/compare"
@@ -21,12 +22,9 @@ import (
 const compareCandidates = 50
 
 var (
-	errNoBaseline = echo.NewHTTPError(http.StatusBadRequest,
-		"Choose the diagnosis to compare this one with: pick it on the task page, or add ?baseline= and its id to the address.")
-	errSelfBaseline = echo.NewHTTPError(http.StatusBadRequest,
-		"A diagnosis cannot be compared with itself: choose another one as the baseline.")
-	errNoSuchBaseline = echo.NewHTTPError(http.StatusNotFound,
-		"There is no such baseline diagnosis, or it belongs to someone else.")
+	errNoBaseline     = echo.NewHTTPError(http.StatusBadRequest, locale.Msg("compare_refused.no_baseline"))
+	errSelfBaseline   = echo.NewHTTPError(http.StatusBadRequest, locale.Msg("compare_refused.self"))
+	errNoSuchBaseline = echo.NewHTTPError(http.StatusNotFound, locale.Msg("compare_refused.no_such_baseline"))
 )
 
 // taskCompare is the compare page: the task against ?baseline=, issue by issue.
@@ -45,7 +43,7 @@ func (s *Server) taskCompare(c echo.Context) error {
 		return err
 	}
 	v := pages.CompareView{Comparison: cmp, Options: options, DifferentAgents: differ}
-	return render(c, http.StatusOK, pages.CompareShow(s.page(c, "Compare · "+current.Task.Title), v))
+	return render(c, http.StatusOK, pages.CompareShow(s.page(c, t(c, "compare.title", "Title", current.Task.Title)), v))
 }
 
 // taskCompareJSON is compare.json: the same comparison for scripts
@@ -81,7 +79,7 @@ func (s *Server) comparedRuns(c echo.Context) (current, baseline report.Report, 
 	other, err := uuid.Parse(raw)
 	if err != nil {
 		return current, baseline, echo.NewHTTPError(http.StatusBadRequest,
-			fmt.Sprintf("The baseline %q is not the id of a diagnosis: pick it on the task page.", textmatch.ClipQuote(raw, 60)))
+			locale.Msg("compare_refused.not_an_id", "Value", strconv.Quote(textmatch.ClipQuote(raw, 60))))
 	}
 	if other == id {
 		return current, baseline, errSelfBaseline
@@ -106,11 +104,10 @@ func comparable(t report.Task) error {
 	case t.Status.Concluded():
 		return nil
 	case !t.Terminal:
-		return echo.NewHTTPError(http.StatusConflict,
-			fmt.Sprintf("The diagnosis %q has not finished yet: compare it once it has.", t.Title))
+		return echo.NewHTTPError(http.StatusConflict, locale.Msg("compare_refused.not_finished", "Title", strconv.Quote(t.Title)))
 	}
 	return echo.NewHTTPError(http.StatusConflict,
-		fmt.Sprintf("The diagnosis %q ended %s, without results to compare.", t.Title, t.Status.Label()))
+		locale.Msg("compare_refused.no_results", "Title", strconv.Quote(t.Title), "Status", locale.Msg("status."+string(t.Status))))
 }
 
 // compareOptions is the baseline picker for task t: the owner's finished diagnoses
@@ -131,7 +128,7 @@ func (s *Server) compareOptions(c echo.Context, t report.Task, selected string) 
 			Selected: r.ID.String() == selected, Agent: r.AgentName,
 			SameAgent: sameAgent(r.AgentID, t.AgentID)}
 	}
-	pages.TellApart(out)
+	pages.TellApart(s.localizerOf(c), out)
 	return out, nil
 }
 

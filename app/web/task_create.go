@@ -4,17 +4,16 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"strings"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/ingest"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/views/components"
@@ -35,24 +34,23 @@ func (s *Server) taskCreate(c echo.Context) error {
 		return s.renderUpload(c, status, up.form.title, up.form.agent, failure)
 	}
 	sum := up.summary
-	msg := "Uploaded " + components.Plural(sum.Conversations, "conversation", "conversations") + " (" + formatLabel(sum) + "); the diagnosis has started."
-	if l := sum.Labels; l.Field != "" {
-		msg += fmt.Sprintf(" Outcome labels read from %s: %s failed, %s succeeded, %s without a label.",
-			l.Field, components.Count(l.Failed), components.Count(l.Succeeded), components.Count(l.Unlabelled))
+	msg := []locale.Text{locale.Msg("uploaded.started", "Count", sum.Conversations, "Format", formatLabel(sum))}
+	if lb := sum.Labels; lb.Field != "" {
+		msg = append(msg, locale.Msg("uploaded.labels", "Field", lb.Field, "Failed", lb.Failed, "Succeeded", lb.Succeeded, "Unlabelled", lb.Unlabelled))
 	}
 	if n := len(sum.Warnings) + sum.MoreWarnings; n > 0 {
-		msg += " " + components.Plural(n, "change was", "changes were") + " made to the file on the way in; see the warnings."
+		msg = append(msg, locale.Msg("uploaded.changes", "Count", n))
 	}
 	// The task is stored by now: a failed look for an earlier upload only loses the hint.
 	earlier, again, err := s.store.EarlierUpload(c.Request().Context(), up.id, auth.OwnerFrom(c))
 	if err != nil {
 		s.logger(c).Warn("upload: could not look for an earlier upload of the same file", "task_id", up.id, "err", err)
 	}
+	l := s.localizerOf(c)
 	if again {
-		msg += " You uploaded a file of the same name and size on " + components.FormatTime(earlier) +
-			": if it held the same conversations, compare the two diagnoses once this one has finished."
+		msg = append(msg, locale.Msg("uploaded.again", "Time", l.Time(earlier)))
 	}
-	s.flash.Set(c, msg)
+	s.flash.Set(c, l.Text(locale.Sentences(msg...)))
 	return seeOther(c, string(components.TaskURL(up.id.String())))
 }
 
@@ -179,7 +177,7 @@ func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, file *s
 	if err := pop.check(); err != nil {
 		return uuid.Nil, sum, err
 	}
-	warnUpload(task, sum)
+	warnUpload(s.deps.Locales.English(), task, sum)
 	name, err := s.chooseAgent(ctx, owner, form, prompt)
 	if err != nil {
 		return uuid.Nil, sum, err
@@ -195,7 +193,7 @@ func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, file *s
 // is not the person's (the database) and goes on to the error handler. What is left of
 // the form is read first, so a client that sends the whole body before it reads the
 // answer gets to see it.
-func (s *Server) refusal(c echo.Context, form *uploadForm, err error) (int, *pages.UploadFailure) {
+func (s *Server) refusal(c echo.Context, form *uploadForm, err error) (int, *refused) {
 	status, failure := uploadFailure(err)
 	if status == 0 {
 		return 0, nil
@@ -210,9 +208,30 @@ func (s *Server) refusal(c echo.Context, form *uploadForm, err error) (int, *pag
 	return status, failure
 }
 
+// refused is why an upload was refused: its problems at known places, how many more
+// there were, and a sentence about the file or the form as a whole.
+type refused struct {
+	problems []locale.Text
+	more     int
+	reason   locale.Text
+	field    string // the form field at fault, as pages.UploadFailure names it
+}
+
+// page is the refusal as the upload page shows it, written by l.
+func (r *refused) page(l *locale.Localizer) *pages.UploadFailure {
+	if r == nil {
+		return nil
+	}
+	f := &pages.UploadFailure{More: r.more, Reason: l.Text(r.reason), Field: r.field}
+	for _, p := range r.problems {
+		f.Problems = append(f.Problems, l.Text(p))
+	}
+	return f
+}
+
 // uploadFailure maps an upload's error to its status and what the page says; status 0
 // means the error is not about the upload.
-func uploadFailure(err error) (int, *pages.UploadFailure) {
+func uploadFailure(err error) (int, *refused) {
 	var (
 		located  *ingest.Error
 		file     *ingest.FileError
@@ -225,24 +244,23 @@ func uploadFailure(err error) (int, *pages.UploadFailure) {
 	case errors.As(err, &tooFew):
 		return tooFew.failure()
 	case errors.As(err, &form):
-		return form.status, &pages.UploadFailure{Reason: form.msg, Field: form.field}
+		return form.status, &refused{reason: form.msg, field: form.field}
 	case errors.As(err, &tooLarge):
 		// The whole request passed the limit before the file part did: the fields around
 		// the file were too large, which only a hand-made request does.
-		return http.StatusRequestEntityTooLarge, &pages.UploadFailure{Reason: "The upload is larger than the upload limit (MAX_UPLOAD_MB)."}
+		return http.StatusRequestEntityTooLarge, &refused{reason: locale.Msg("upload_refused.request_too_large")}
 	case errors.As(err, &located):
-		f := &pages.UploadFailure{Problems: located.Problems, More: located.More}
+		f := &refused{problems: located.Problems, more: located.More}
 		if located.Stopped != nil {
-			f.Reason = located.Stopped.Msg
+			f.reason = located.Stopped.Msg
 		}
 		return http.StatusUnprocessableEntity, f
 	case errors.As(err, &file):
-		return http.StatusUnprocessableEntity, &pages.UploadFailure{Reason: file.Msg}
+		return http.StatusUnprocessableEntity, &refused{reason: file.Msg}
 	case errors.As(err, &read) && errors.Is(err, os.ErrDeadlineExceeded):
-		return http.StatusRequestTimeout, &pages.UploadFailure{Reason: "The upload arrived too slowly and was stopped before the whole file came. " +
-			"Try again on a steadier connection, or gzip the file first: conversation exports usually shrink to a tenth of their size."}
+		return http.StatusRequestTimeout, &refused{reason: locale.Msg("upload_refused.too_slow")}
 	case errors.As(err, &read):
-		return http.StatusBadRequest, &pages.UploadFailure{Reason: "The upload stopped before the whole file arrived. Try again."}
+		return http.StatusBadRequest, &refused{reason: locale.Msg("upload_refused.cut_short")}
 	}
 	return 0, nil
 }
@@ -257,26 +275,23 @@ func sourceFormat(sum ingest.Summary) string {
 }
 
 // formatLabel names the format read, for people.
-func formatLabel(sum ingest.Summary) string {
-	label := transcript.FormatLabel(sum.Format)
+func formatLabel(sum ingest.Summary) locale.Text {
+	label := locale.Lit(transcript.FormatLabel(sum.Format))
 	if sum.Gzip {
-		label += ", gzip-compressed"
+		return locale.Msg("uploaded.gzipped", "Format", label)
 	}
 	return label
 }
 
 // warnUpload records ingest's warnings ("line 17: duplicate conversation id ...") as
-// the task's, the location as their scope, and counts the ones not listed.
-func warnUpload(task *store.TaskUpload, sum ingest.Summary) {
+// the task's, the location as their scope, and counts the ones not listed; en writes
+// them in the canonical language stored texts are in.
+func warnUpload(en *locale.Localizer, task *store.TaskUpload, sum ingest.Summary) {
 	for _, w := range sum.Warnings {
-		scope, msg, ok := strings.Cut(w, ": ")
-		if !ok {
-			scope, msg = "", w
-		}
-		task.Warn(scope, msg)
+		task.Warn(en.Text(w.Where), en.Text(w.What))
 	}
 	if sum.MoreWarnings > 0 {
-		task.Warn("", "and "+components.Plural(sum.MoreWarnings, "more change", "more changes")+" like these, not listed")
+		task.Warn("", en.N("uploaded.more_changes", sum.MoreWarnings))
 	}
 }
 

@@ -3,12 +3,13 @@ package web
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // The upload form is read as a stream, part by part, in the order the browser sends it:
@@ -33,7 +34,8 @@ const (
 	// formSlack is how far the whole request body may go past MAX_UPLOAD_MB: room for
 	// the other fields and the part headers, and no more.
 	formSlack = 1 << 20
-	// untitled names a task whose form gave neither a title nor a file name.
+	// untitled names a task whose form gave neither a title nor a file name: stored as
+	// its title, so in the one language stored texts are written in.
 	untitled = "Untitled upload"
 )
 
@@ -41,22 +43,20 @@ const (
 // status it is answered with and the field it is about (the API names it).
 type formError struct {
 	status int
-	msg    string
+	msg    locale.Text
 	field  string
 }
 
-func (e *formError) Error() string { return e.msg }
+func (e *formError) Error() string { return "web: form refused " + e.msg.String() }
 
 var (
-	errNoFile       = &formError{http.StatusUnprocessableEntity, "No file was chosen. Choose the export to upload.", fieldFile}
-	errNotMultipart = &formError{http.StatusUnprocessableEntity,
-		`The upload must be sent as a multipart/form-data form with the file in a field named "file".`, fieldFile}
+	errNoFile       = &formError{http.StatusUnprocessableEntity, locale.Msg("upload_refused.no_file"), fieldFile}
+	errNotMultipart = &formError{http.StatusUnprocessableEntity, locale.Msg("upload_refused.not_multipart"), fieldFile}
 )
 
 // errTooLarge is the refusal of a file over MAX_UPLOAD_MB.
 func errTooLarge(mb int) *formError {
-	return &formError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
-		"The file is larger than the %d MB upload limit (MAX_UPLOAD_MB). Split it into smaller files, or gzip it: conversation exports usually shrink to a tenth of their size.", mb), fieldFile}
+	return &formError{http.StatusRequestEntityTooLarge, locale.Msg("upload_refused.too_large", "MB", mb), fieldFile}
 }
 
 // readError is a failure to read the request (the browser went away, the body was cut
@@ -171,20 +171,18 @@ func (c *runeCounter) Write(p []byte) (int, error) {
 // title, agent's name or file name that is not text a name may hold (textProblem).
 func (f *uploadForm) checkTitle() error {
 	if n := f.titleRunes; n > maxTitleChars {
-		return &formError{http.StatusUnprocessableEntity, fmt.Sprintf(
-			"The title is %d characters long; keep it to %d or fewer.", n, maxTitleChars), fieldTitle}
+		return &formError{http.StatusUnprocessableEntity, locale.Msg("upload_refused.title_long", "N", n, "Max", maxTitleChars), fieldTitle}
 	}
 	if n := f.agentRunes; n > maxAgentChars {
-		return &formError{http.StatusUnprocessableEntity, fmt.Sprintf(
-			"The agent's name is %d characters long; keep it to %d or fewer.", n, maxAgentChars), fieldAgent}
+		return &formError{http.StatusUnprocessableEntity, locale.Msg("upload_refused.agent_long", "N", n, "Max", maxAgentChars), fieldAgent}
 	}
-	if msg := textProblem(fieldTitle, f.title, true); msg != "" {
+	if msg := textProblem(fieldTitle, f.title, true); !msg.IsZero() {
 		return &formError{http.StatusUnprocessableEntity, msg, fieldTitle}
 	}
-	if msg := textProblem(fieldAgent, f.agent, true); msg != "" {
+	if msg := textProblem(fieldAgent, f.agent, true); !msg.IsZero() {
 		return &formError{http.StatusUnprocessableEntity, msg, fieldAgent}
 	}
-	if msg := textProblem(fieldFileName, f.filename, true); msg != "" {
+	if msg := textProblem(fieldFileName, f.filename, true); !msg.IsZero() {
 		return &formError{http.StatusUnprocessableEntity, msg, fieldFile}
 	}
 	return nil

@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -17,7 +18,6 @@ import (
 	"github.com/checkup-dev/checkup/app/ingest"
 	"github.com/checkup-dev/checkup/db/dbtest"
 	"github.com/checkup-dev/checkup/db/transcript"
-	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
 )
 
@@ -120,7 +120,7 @@ func TestUploadingTheSameFileAgainSaysSo(t *testing.T) {
 	var uploaded time.Time
 	require.NoError(t, pool.QueryRow(t.Context(), `SELECT created_at FROM analysis_task WHERE id = $1`, first).Scan(&uploaded))
 	_, msg = flashAfter(alice, "export.jsonl")
-	require.Contains(t, msg, hint+" on "+components.FormatTime(uploaded)+": if it held the same conversations, compare the two diagnoses once this one has finished.")
+	require.Contains(t, msg, hint+" on "+localetest.English(t).Time(uploaded)+": if it held the same conversations, compare the two diagnoses once this one has finished.")
 }
 
 // TestRefusedUploadsStoreNothing is the table of bad files: each is answered with the
@@ -177,7 +177,7 @@ func TestRefusedUploadsStoreNothing(t *testing.T) {
 		{name: "title too long, after the file", parts: []part{filePart("ok.jsonl", []byte(strings.Repeat(ok, 5))), titlePart(longTitle)},
 			status: 422, message: "The title is 201 characters long; keep it to 200 or fewer."},
 		{name: "title far longer than is read of it", parts: []part{titlePart(strings.Repeat("标题", 2500)), filePart("ok.jsonl", []byte(ok))},
-			status: 422, message: "The title is 5000 characters long; keep it to 200 or fewer."},
+			status: 422, message: "The title is 5,000 characters long; keep it to 200 or fewer."},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/checkup-dev/checkup/views/pages"
 )
 
-const deletedMessage = "The diagnosis and everything stored with it were deleted."
+const deletedMessage = "delete.deleted"
 
 // taskDelete is the plain form's delete. Without confirm=yes it shows a page that
 // asks first (htmx asks in a dialog and sends DELETE instead); with it, it deletes and
@@ -25,12 +25,12 @@ func (s *Server) taskDelete(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return render(c, http.StatusOK, pages.TaskDeleteConfirm(s.page(c, "Delete "+t.Title), id.String(), t.Title))
+		return render(c, http.StatusOK, pages.TaskDeleteConfirm(s.page(c, s.localizerOf(c).T("delete.title", "Title", t.Title)), id.String(), t.Title))
 	}
 	if err := s.deleteTask(c.Request().Context(), id, owner); err != nil {
 		return err
 	}
-	s.flash.Set(c, deletedMessage)
+	s.flash.Set(c, s.localizerOf(c).T(deletedMessage))
 	return c.Redirect(http.StatusSeeOther, "/tasks")
 }
 
@@ -44,6 +44,6 @@ func (s *Server) taskDeleteHTMX(c echo.Context) error {
 	if err := s.deleteTask(c.Request().Context(), id, auth.OwnerFrom(c)); err != nil {
 		return err
 	}
-	s.flash.Set(c, deletedMessage)
+	s.flash.Set(c, s.localizerOf(c).T(deletedMessage))
 	return seeOther(c, "/tasks")
 }

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"errors"
 	"io"
 	"net/http"
@@ -18,18 +20,23 @@ import (
 type download struct {
 	name        string
 	contentType string
-	write       func(io.Writer, report.Report) error
+	write       func(io.Writer, report.Report, *locale.Localizer) error
 }
 
 // downloads lists the files every task offers, as routes under /tasks/:id/.
 func downloads() []download {
 	return []download{
-		{"report.json", "application/json", report.WriteJSON},
-		{"actions.csv", "text/csv; charset=utf-8", report.WriteActionsCSV},
-		{"findings.csv", "text/csv; charset=utf-8", report.WriteFindingsCSV},
+		{"report.json", "application/json", ignoreLocale(report.WriteJSON)},
+		{"actions.csv", "text/csv; charset=utf-8", ignoreLocale(report.WriteActionsCSV)},
+		{"findings.csv", "text/csv; charset=utf-8", ignoreLocale(report.WriteFindingsCSV)},
 		{"report.md", "text/markdown; charset=utf-8", report.WriteMarkdown},
-		{"labels.csv", "text/csv; charset=utf-8", report.WriteLabelsCSV},
+		{"labels.csv", "text/csv; charset=utf-8", ignoreLocale(report.WriteLabelsCSV)},
 	}
+}
+
+// ignoreLocale adapts a download written without words of its own to the table.
+func ignoreLocale(write func(io.Writer, report.Report) error) func(io.Writer, report.Report, *locale.Localizer) error {
+	return func(w io.Writer, r report.Report, _ *locale.Localizer) error { return write(w, r) }
 }
 
 // taskDownload serves d for the owner's task, finished or not (report.json says the
@@ -54,7 +61,8 @@ func (s *Server) taskDownload(d download) echo.HandlerFunc {
 		defer release()
 		sending := false
 		err = s.store.WithTaskReport(ctx, id, auth.OwnerFrom(c), func(rows store.ReportRows, lists *store.ReportLists) error {
-			r, err := report.Stream(rows, lists, time.Now())
+			en := s.deps.Locales.English()
+			r, err := report.Stream(rows, lists, time.Now(), en)
 			if err != nil {
 				return err
 			}
@@ -66,7 +74,7 @@ func (s *Server) taskDownload(d download) echo.HandlerFunc {
 			sending = true
 			w := s.sendDeadlines(c)
 			defer w.end()
-			return d.write(w, r)
+			return d.write(w, r, en)
 		})
 		if err != nil && sending {
 			switch {

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"net/http"
 	"net/url"
 	"time"
@@ -25,7 +27,7 @@ func (s *Server) taskList(c echo.Context) error {
 	if raw := c.QueryParam("before"); raw != "" {
 		cur, err := store.ParseTaskCursor(raw)
 		if err != nil {
-			return echo.NewHTTPError(http.StatusBadRequest, "This page link is broken. Go back to the list of diagnoses at /tasks.")
+			return echo.NewHTTPError(http.StatusBadRequest, locale.Msg("errors.broken_page_link"))
 		}
 		after = &cur
 	}
@@ -54,9 +56,9 @@ func (s *Server) taskList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	topIssues(v.Tasks, runs)
+	topIssues(s.localizerOf(c), v.Tasks, runs)
 	if page.Next != nil {
 		v.OlderURL = "/tasks?before=" + url.QueryEscape(page.Next.String())
 	}
-	return render(c, http.StatusOK, pages.TaskList(s.page(c, "Your diagnoses"), v))
+	return render(c, http.StatusOK, pages.TaskList(s.page(c, t(c, "tasks.title")), v))
 }

@@ -16,11 +16,11 @@ import (
 // and the limits. A user with no room for another diagnosis is told so before choosing
 // a file, rather than after sending it.
 func (s *Server) taskNew(c echo.Context) error {
-	var failure *pages.UploadFailure
+	var failure *refused
 	var fe *formError
 	switch err := s.roomForATask(c.Request().Context(), auth.OwnerFrom(c)); {
 	case errors.As(err, &fe):
-		failure = &pages.UploadFailure{Reason: fe.msg}
+		failure = &refused{reason: fe.msg}
 	case err != nil:
 		// The upload counts again before it is stored: the form is worth showing.
 		s.logger(c).Warn("upload page: could not count the unfinished tasks", "err", err)
@@ -31,17 +31,18 @@ func (s *Server) taskNew(c echo.Context) error {
 // renderUpload shows the upload form with the title and the agent's name kept and the
 // reasons of a refused upload, as the whole page or, for htmx, as the form's panel
 // alone. The agent's field offers the owner's agents.
-func (s *Server) renderUpload(c echo.Context, status int, title, agent string, failure *pages.UploadFailure) error {
+func (s *Server) renderUpload(c echo.Context, status int, title, agent string, failure *refused) error {
 	lim := s.uploadLimits()
 	agents, err := s.store.Agents(c.Request().Context(), auth.OwnerFrom(c))
 	if err != nil {
 		return err
 	}
+	l := s.localizerOf(c)
 	v := pages.TaskNewView{
 		CSRFToken: auth.CSRFToken(c),
 		Title:     title,
 		Agent:     agent,
-		Failure:   failure,
+		Failure:   failure.page(l),
 		Limits: pages.UploadLimits{
 			MaxUploadMB:          s.deps.Config.MaxUploadMB,
 			MaxDecompressedBytes: lim.MaxDecompressedBytes,
@@ -56,7 +57,7 @@ func (s *Server) renderUpload(c echo.Context, status int, title, agent string, f
 	for _, a := range agents {
 		v.Agents = append(v.Agents, a.Name)
 	}
-	return renderPage(c, status, pages.TaskNew(s.page(c, "New diagnosis"), v), pages.TaskNewForm(v))
+	return renderPage(c, status, pages.TaskNew(s.page(c, l.T("upload.page_title")), v), pages.TaskNewForm(v))
 }
 
 // uploadLimits are the ingest limits in force: Deps.Ingest over ingest's defaults, with

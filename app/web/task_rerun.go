@@ -2,12 +2,12 @@ package web
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
 )
@@ -18,8 +18,7 @@ import (
 const rerunsPerUser = 2
 
 // errTooManyReruns is the refusal of a re-run over rerunsPerUser.
-var errTooManyReruns = echo.NewHTTPError(http.StatusTooManyRequests, fmt.Sprintf(
-	"You already have %d re-runs waiting or running. Start another once one of them has finished.", rerunsPerUser))
+var errTooManyReruns = echo.NewHTTPError(http.StatusTooManyRequests, locale.Msg("rerun.too_many", "N", rerunsPerUser))
 
 // taskRerun starts a new diagnosis of the same conversations and answers 303 to it.
 // The old task and its report stay as they are. The copy runs on the bulk pool.
@@ -44,6 +43,6 @@ func (s *Server) taskRerun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.flash.Set(c, "A new diagnosis of the same "+components.Plural(rerun.Conversations, "conversation", "conversations")+" has started.")
+	s.flash.Set(c, t(c, "rerun.started", "Count", rerun.Conversations))
 	return c.Redirect(http.StatusSeeOther, string(components.TaskURL(rerun.ID.String())))
 }

@@ -4,8 +4,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
-	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
 	"github.com/checkup-dev/checkup/workers/cluster"
@@ -19,7 +19,7 @@ const trendRuns = 8
 // the trend of that issue's share over the runs up to it: the issue matched in each
 // run by type, category and title as a comparison matches it, 0 where a run does not
 // have it.
-func topIssues(rows []pages.TaskRow, runs store.TitleRuns) {
+func topIssues(l *locale.Localizer, rows []pages.TaskRow, runs store.TitleRuns) {
 	clusters := map[uuid.UUID][]dbsqlc.ListRunClustersRow{}
 	for _, c := range runs.Clusters {
 		clusters[c.TaskID] = append(clusters[c.TaskID], c)
@@ -38,19 +38,18 @@ func topIssues(rows []pages.TaskRow, runs store.TitleRuns) {
 		if !ok {
 			continue
 		}
-		rows[i].TopIssue = &pages.TopIssue{Type: top.Type, Title: top.Title, Share: report.Percent(float64(top.Prevalence))}
+		rows[i].TopIssue = &pages.TopIssue{Type: top.Type, Title: top.Title, Share: l.Percent(float64(top.Prevalence))}
 		series := byTask[id]
 		if len(series) < 2 {
 			continue
 		}
-		spark := components.Sparkline{Title: "Share of “" + top.Title + "” over the last runs of this title"}
+		spark := components.Sparkline{Title: l.T("trend.title", "Title", top.Title)}
 		for _, run := range series {
 			share := match.share(top, clusters[run.RunID])
 			spark.Points = append(spark.Points, share)
-			spark.Texts = append(spark.Texts, components.FormatTime(run.CreatedAt)+": "+report.Percent(share))
+			spark.Texts = append(spark.Texts, l.T("trend.point", "Time", l.Time(run.CreatedAt), "Share", l.Percent(share)))
 		}
-		spark.Caption = report.Percent(spark.Points[0]) + " → " + report.Percent(spark.Points[len(spark.Points)-1]) +
-			" over " + components.Plural(len(series), "run", "runs")
+		spark.Caption = l.N("trend.caption", len(series), "First", l.Percent(spark.Points[0]), "Last", l.Percent(spark.Points[len(spark.Points)-1]))
 		rows[i].Trend = &spark
 	}
 }

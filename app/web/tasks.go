@@ -1,6 +1,8 @@
 package web
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"net/http"
 	"time"
 
@@ -14,7 +16,7 @@ import (
 
 // errNoTask is the answer for a task that does not exist and for another user's task
 // alike, so a guessed id tells nothing.
-var errNoTask = echo.NewHTTPError(http.StatusNotFound, "There is no such diagnosis, or it belongs to someone else.")
+var errNoTask = echo.NewHTTPError(http.StatusNotFound, locale.Msg("errors.no_task"))
 
 // taskID reads the :id of a task route; an id that is not a UUID cannot name a task.
 func taskID(c echo.Context) (uuid.UUID, error) {
@@ -31,7 +33,7 @@ func (s *Server) taskReport(c echo.Context, id uuid.UUID, detail store.ReportDet
 	if err != nil {
 		return report.Report{}, err
 	}
-	r, err := report.Build(rows, time.Now())
+	r, err := report.Build(rows, time.Now(), s.localizerOf(c))
 	r.BaseURL = s.deps.Config.BaseURL
 	return r, err
 }

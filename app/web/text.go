@@ -1,42 +1,45 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // fieldFileName is how the text check names an upload's file name.
 const fieldFileName = "file name"
 
-// textSentences are what the text check says, one sentence per problem; %s is the field.
-var textSentences = struct{ badKey, notUTF8, nul, unshowable string }{
-	badKey:     "A field's name is not text (not UTF-8, or with a NUL character); send the form from Checkup's page.",
-	notUTF8:    "The %s field is not valid UTF-8 text; type it again or paste it as plain text.",
-	nul:        "The %s field holds a NUL character, which text cannot hold; remove it.",
-	unshowable: "The %s field has characters that cannot be shown (control characters or text-direction overrides); use letters, digits, spaces and punctuation.",
-}
-
 // textProblem is the one check of text a person sends, in any form or query field:
-// "" when value is fine for the field, else the sentence that says what to change.
+// zero when value is fine for the field, else the sentence that says what to change.
 // Every field must be valid UTF-8 without NUL (PostgreSQL's text cannot hold it); a
 // name, shown in lists and headings (a task's title, a token's name), also holds no
 // control character and no direction override, which would change how the text
 // around it reads.
-func textProblem(field, value string, name bool) string {
+func textProblem(field, value string, name bool) locale.Text {
 	switch {
 	case !utf8.ValidString(value):
-		return fmt.Sprintf(textSentences.notUTF8, field)
+		return locale.Msg("text_refused.not_utf8", "Field", fieldName(field))
 	case strings.ContainsRune(value, 0):
-		return fmt.Sprintf(textSentences.nul, field)
+		return locale.Msg("text_refused.nul", "Field", fieldName(field))
 	case name && strings.ContainsFunc(value, unshowable):
-		return fmt.Sprintf(textSentences.unshowable, field)
+		return locale.Msg("text_refused.unshowable", "Field", fieldName(field))
 	}
-	return ""
+	return locale.Text{}
+}
+
+// fieldName names a form field in a sentence: the catalog's word for the fields of
+// Checkup's forms, the field's own name for any other.
+func fieldName(field string) locale.Text {
+	switch field {
+	case fieldTitle, fieldAgent, fieldFile, fieldFileName, "name", "reason", "q":
+		return locale.Msg("field." + strings.ReplaceAll(field, " ", "_"))
+	}
+	return locale.Lit(field)
 }
 
 // unshowable reports a control character or a bidirectional embedding, override or
@@ -72,10 +75,10 @@ func textFields() echo.MiddlewareFunc {
 func checkValues(values url.Values) error {
 	for key, vs := range values {
 		if !utf8.ValidString(key) || strings.ContainsRune(key, 0) {
-			return &inputError{status: http.StatusUnprocessableEntity, msg: textSentences.badKey}
+			return &inputError{status: http.StatusUnprocessableEntity, msg: locale.Msg("text_refused.bad_key")}
 		}
 		for _, v := range vs {
-			if msg := textProblem(key, v, false); msg != "" {
+			if msg := textProblem(key, v, false); !msg.IsZero() {
 				return &inputError{status: http.StatusUnprocessableEntity, field: key, msg: msg}
 			}
 		}

@@ -1,8 +1,9 @@
 package web
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -23,22 +24,22 @@ const maxTokenNameChars = 100
 // answered with the form again and the reason, and nothing made.
 func (s *Server) tokenCreate(c echo.Context) error {
 	name := strings.TrimSpace(c.FormValue("name"))
-	problem := ""
+	var problem locale.Text
 	switch n := utf8.RuneCountInString(name); {
 	case n == 0:
-		problem = "Give the token a name, such as the job or the machine that will use it."
+		problem = locale.Msg("tokens.name_missing")
 	case n > maxTokenNameChars:
-		problem = fmt.Sprintf("The name is %d characters long; keep it to %d or fewer.", n, maxTokenNameChars)
+		problem = locale.Msg("tokens.name_long", "N", n, "Max", maxTokenNameChars)
 	default:
 		problem = textProblem("name", name, true)
 	}
-	if problem != "" {
-		return s.renderTokens(c, http.StatusUnprocessableEntity, pages.TokensView{Name: name, Problem: problem})
+	l := s.localizerOf(c)
+	if !problem.IsZero() {
+		return s.renderTokens(c, http.StatusUnprocessableEntity, pages.TokensView{Name: name, Problem: l.Text(problem)})
 	}
 	token, row, err := auth.IssueToken(c.Request().Context(), s.store, auth.OwnerFrom(c), name)
 	if errors.Is(err, store.ErrTooManyTokens) {
-		return s.renderTokens(c, http.StatusUnprocessableEntity, pages.TokensView{Name: name, Problem: fmt.Sprintf(
-			"You already have %d tokens, the most one person may hold. Revoke one you no longer use first.", store.MaxAPITokens)})
+		return s.renderTokens(c, http.StatusUnprocessableEntity, pages.TokensView{Name: name, Problem: l.T("tokens.too_many", "N", store.MaxAPITokens)})
 	}
 	if err != nil {
 		return err

@@ -31,5 +31,5 @@ func (s *Server) renderTokens(c echo.Context, status int, v pages.TokensView) er
 	}
 	// The page may carry a token shown once: no cache may keep it.
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
-	return render(c, status, pages.Tokens(s.page(c, "API tokens"), v))
+	return render(c, status, pages.Tokens(s.page(c, t(c, "tokens.title")), v))
 }

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"errors"
 	"net/http"
 	"strconv"
@@ -13,7 +15,7 @@ import (
 
 // errNoSuchToken is the answer for a token that does not exist and for another user's
 // token alike.
-var errNoSuchToken = echo.NewHTTPError(http.StatusNotFound, "There is no such token, or it belongs to someone else.")
+var errNoSuchToken = echo.NewHTTPError(http.StatusNotFound, locale.Msg("errors.no_token"))
 
 // tokenRevoke is POST /settings/tokens/{token}/revoke: the token stops working at
 // once (the API looks every request's token up) and the browser goes back to the list.
@@ -31,6 +33,6 @@ func (s *Server) tokenRevoke(c echo.Context) error {
 		return err
 	}
 	s.logger(c).Info("api token revoked", "user_id", owner.UserID(), "token_id", id)
-	s.flash.Set(c, "The token “"+name+"” is revoked: requests with it are refused from now on.")
+	s.flash.Set(c, t(c, "tokens.revoked", "Name", name))
 	return seeOther(c, "/settings/tokens")
 }

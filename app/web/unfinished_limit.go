@@ -4,24 +4,23 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
-	"github.com/checkup-dev/checkup/views/components"
 )
 
-// What a refusal over MAX_UNFINISHED_TASKS asks the user to do again.
+// What a refusal over MAX_UNFINISHED_TASKS asks the user to do again: the catalog's
+// messages.
 const (
-	uploadAgain = "Upload this file again"
-	rerunAgain  = "Run this diagnosis again"
+	uploadAgain = "unfinished.upload_again"
+	rerunAgain  = "unfinished.rerun_again"
 )
 
 // tooManyUnfinished is the refusal of an upload or re-run while the user has
 // MAX_UNFINISHED_TASKS diagnoses waiting or running. The workers take the oldest task
 // first, whoever's it is, so one user's batch would otherwise hold everyone else's.
 func (s *Server) tooManyUnfinished(again string) *formError {
-	return &formError{http.StatusTooManyRequests, "You already have " +
-		components.Plural(s.deps.Config.MaxUnfinishedTasks, "diagnosis", "diagnoses") +
-		" waiting or running, the most one person may have at once. " + again +
-		" once one of them has finished, or cancel one you no longer need.", fieldFile}
+	return &formError{http.StatusTooManyRequests, locale.Msg("unfinished.refused", "Count", s.deps.Config.MaxUnfinishedTasks,
+		"Again", locale.Msg(again)), fieldFile}
 }
 
 // roomForATask refuses an upload when the user has no room for another task; the count

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
-	"github.com/checkup-dev/checkup/views/components"
-	"github.com/checkup-dev/checkup/views/pages"
 	"github.com/checkup-dev/checkup/workers/quality"
 )
 
@@ -56,32 +55,26 @@ func (e *tooFewError) Error() string {
 
 // failure is what the upload page says: a line per reason of the funnel, and why the
 // file cannot be diagnosed.
-func (e *tooFewError) failure() (int, *pages.UploadFailure) {
-	f := &pages.UploadFailure{}
+func (e *tooFewError) failure() (int, *refused) {
+	f := &refused{}
 	for _, step := range e.funnel.Steps {
 		for _, r := range step.Reasons {
-			f.Problems = append(f.Problems, fmt.Sprintf("%s: %s (%s)", step.Label, r.Reason,
-				components.Plural(r.Count, "conversation", "conversations")))
+			f.problems = append(f.problems, locale.Msg("too_few.reason", "Step", locale.Msg("funnel_step."+step.Step),
+				"Reason", r.Reason, "Conversations", locale.Msg("count.conversations", "Count", r.Count)))
 		}
 	}
 	kept, uploaded := e.funnel.Kept(), e.funnel.Uploaded()
 	// The PM reads the sentence; the setting's name tells the operator what to change.
-	need := fmt.Sprintf("at least %d are needed for a diagnosis (MIN_CONVERSATIONS, set by whoever runs Checkup)", e.min)
-	if e.min == 1 {
-		need = "at least 1 is needed for a diagnosis (MIN_CONVERSATIONS, set by whoever runs Checkup)"
-	}
+	need := locale.Msg("too_few.need", "Count", e.min)
 	switch {
 	case kept == uploaded:
-		f.Reason = fmt.Sprintf("The file holds only %s, and %s. Upload an export with more conversations.",
-			components.Plural(uploaded, "conversation", "conversations"), need)
+		f.reason = locale.Msg("too_few.only", "Conversations", locale.Msg("count.conversations", "Count", uploaded), "Need", need)
 	case kept == 0 && uploaded == 1:
-		f.Reason = fmt.Sprintf("The file's only conversation cannot be diagnosed (the reasons are listed), and %s. Upload an export with usable conversations.", need)
+		f.reason = locale.Msg("too_few.only_one", "Need", need)
 	case kept == 0:
-		f.Reason = fmt.Sprintf("None of the file's %s can be diagnosed (the reasons are listed), and %s. Upload an export with usable conversations.",
-			components.Plural(uploaded, "conversation", "conversations"), need)
+		f.reason = locale.Msg("too_few.none", "Conversations", locale.Msg("count.conversations", "Count", uploaded), "Need", need)
 	default:
-		f.Reason = fmt.Sprintf("Only %d of the file's %s can be diagnosed (the others are set aside for the reasons listed), and %s. Upload an export with more usable conversations.",
-			kept, components.Plural(uploaded, "conversation", "conversations"), need)
+		f.reason = locale.Msg("too_few.some", "Kept", kept, "Conversations", locale.Msg("count.conversations", "Count", uploaded), "Need", need)
 	}
 	return http.StatusUnprocessableEntity, f
 }

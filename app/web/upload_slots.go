@@ -1,10 +1,10 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 	"sync"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 )
 
@@ -42,5 +42,4 @@ func (u *uploadSlots) take(owner store.Owner) (release func(), ok bool) {
 }
 
 // errTooManyUploads refuses an upload while the user has uploadsPerUser in progress.
-var errTooManyUploads = &formError{http.StatusTooManyRequests, fmt.Sprintf(
-	"You already have %d uploads in progress. Wait until one of them has finished, then upload this file again.", uploadsPerUser), fieldFile}
+var errTooManyUploads = &formError{http.StatusTooManyRequests, locale.Msg("upload_refused.too_many_uploads", "N", uploadsPerUser), fieldFile}

@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // spool is an uploaded file held in a temporary file (in TMPDIR) until its task is
@@ -61,11 +63,10 @@ func (d *spoolDisk) give(n int64) {
 
 var (
 	// errSpoolFull refuses an upload while the spooled uploads fill their cap.
-	errSpoolFull = &formError{http.StatusServiceUnavailable,
-		"The server is receiving as many uploads as it has room for. Try again in a few minutes.", fieldFile}
+	errSpoolFull = &formError{http.StatusServiceUnavailable, locale.Msg("upload_refused.spool_full"), fieldFile}
 	// errOutOfDisk is the answer to any request that found the disk full: what it had
-	// written is removed or rolled back.
-	errOutOfDisk = errors.New("The server is out of disk space, so nothing was stored. Try again later; if it keeps happening, tell whoever runs Checkup.")
+	// written is removed or rolled back (errors.out_of_disk says so to people).
+	errOutOfDisk = errors.New("web: the server is out of disk space")
 )
 
 // diskFull is errOutOfDisk when err says the disk is full, else err.

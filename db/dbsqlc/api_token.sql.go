@@ -11,7 +11,7 @@ import (
 )
 
 const authenticateAPIToken = `-- name: AuthenticateAPIToken :one
-SELECT t.id AS token_id, t.last_used_at, app_user.id, app_user.provider, app_user.provider_user_id, app_user.email, app_user.name, app_user.avatar_url, app_user.created_at, app_user.last_login_at
+SELECT t.id AS token_id, t.last_used_at, app_user.id, app_user.provider, app_user.provider_user_id, app_user.email, app_user.name, app_user.avatar_url, app_user.created_at, app_user.last_login_at, app_user.locale
 FROM api_token t
 JOIN app_user ON app_user.id = t.owner_user_id
 WHERE t.token_hash = $1
@@ -39,6 +39,7 @@ func (q *Queries) AuthenticateAPIToken(ctx context.Context, db DBTX, tokenHash [
 		&i.AppUser.AvatarUrl,
 		&i.AppUser.CreatedAt,
 		&i.AppUser.LastLoginAt,
+		&i.AppUser.Locale,
 	)
 	return i, err
 }

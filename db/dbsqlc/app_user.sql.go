@@ -9,12 +9,33 @@ import (
 	"context"
 )
 
+const setUserLocale = `-- name: SetUserLocale :exec
+WITH chosen AS (
+    UPDATE app_user SET locale = $1 WHERE id = $2 RETURNING id
+)
+SELECT pg_notify('checkup_sessions', encode(s.token_hash, 'hex'))
+FROM user_session s JOIN chosen ON s.user_id = chosen.id
+`
+
+type SetUserLocaleParams struct {
+	Locale string
+	ID     int64
+}
+
+// Stores the language a user chose and tells every instance, on checkup_sessions, to
+// drop the user's sessions from its cache of sessions (app/auth), which holds the user
+// as it was read: the next request reads the new choice.
+func (q *Queries) SetUserLocale(ctx context.Context, db DBTX, arg SetUserLocaleParams) error {
+	_, err := db.Exec(ctx, setUserLocale, arg.Locale, arg.ID)
+	return err
+}
+
 const upsertUser = `-- name: UpsertUser :one
 INSERT INTO app_user (provider, provider_user_id, email, name, avatar_url)
 VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (provider, provider_user_id) DO UPDATE
 SET email = excluded.email, name = excluded.name, avatar_url = excluded.avatar_url, last_login_at = now()
-RETURNING id, provider, provider_user_id, email, name, avatar_url, created_at, last_login_at
+RETURNING id, provider, provider_user_id, email, name, avatar_url, created_at, last_login_at, locale
 `
 
 type UpsertUserParams struct {
@@ -44,6 +65,7 @@ func (q *Queries) UpsertUser(ctx context.Context, db DBTX, arg UpsertUserParams)
 		&i.AvatarUrl,
 		&i.CreatedAt,
 		&i.LastLoginAt,
+		&i.Locale,
 	)
 	return i, err
 }

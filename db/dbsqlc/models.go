@@ -83,6 +83,7 @@ type AppUser struct {
 	AvatarUrl      string
 	CreatedAt      time.Time
 	LastLoginAt    time.Time
+	Locale         string
 }
 
 type ExpectedRule struct {

@@ -56,7 +56,7 @@ func (q *Queries) DeleteSession(ctx context.Context, db DBTX, tokenHash []byte) 
 }
 
 const getSessionUser = `-- name: GetSessionUser :one
-SELECT app_user.id, app_user.provider, app_user.provider_user_id, app_user.email, app_user.name, app_user.avatar_url, app_user.created_at, app_user.last_login_at, s.expires_at, s.last_seen_at
+SELECT app_user.id, app_user.provider, app_user.provider_user_id, app_user.email, app_user.name, app_user.avatar_url, app_user.created_at, app_user.last_login_at, app_user.locale, s.expires_at, s.last_seen_at
 FROM user_session s
 JOIN app_user ON app_user.id = s.user_id
 WHERE s.token_hash = $1
@@ -87,6 +87,7 @@ func (q *Queries) GetSessionUser(ctx context.Context, db DBTX, arg GetSessionUse
 		&i.AppUser.AvatarUrl,
 		&i.AppUser.CreatedAt,
 		&i.AppUser.LastLoginAt,
+		&i.AppUser.Locale,
 		&i.ExpiresAt,
 		&i.LastSeenAt,
 	)

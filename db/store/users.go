@@ -15,6 +15,9 @@ type User struct {
 	Email     string
 	Name      string
 	AvatarURL string
+	// Locale is the language the user chose for the pages ("en", "zh-CN"); empty until
+	// they choose one.
+	Locale string
 }
 
 // Owner is the user as the owner of the tasks they create and read.
@@ -68,5 +71,14 @@ func (s *Store) SignIn(ctx context.Context, id Identity, session NewSession, pre
 }
 
 func userFrom(row dbsqlc.AppUser) User {
-	return User{ID: row.ID, Provider: row.Provider, Email: row.Email, Name: row.Name, AvatarURL: row.AvatarUrl}
+	return User{ID: row.ID, Provider: row.Provider, Email: row.Email, Name: row.Name, AvatarURL: row.AvatarUrl, Locale: row.Locale}
+}
+
+// SetLocale stores the language the owner chose for the pages (a supported code; the
+// column's check refuses any other) and has every instance read their sessions again.
+func (s *Store) SetLocale(ctx context.Context, owner Owner, code string) error {
+	if err := s.q.SetUserLocale(ctx, s.pool, dbsqlc.SetUserLocaleParams{ID: owner.userID, Locale: code}); err != nil {
+		return fmt.Errorf("store: set locale: %w", err)
+	}
+	return nil
 }

@@ -1,8 +1,8 @@
 // Package taskstate is the vocabulary of a task's life: its status (the queue's state
-// machine, docs/architecture.md#task-statuses) and the stage it is in, with the words
-// people read for them. It sits at the bottom, beside the tables that store them, so
-// the queries' callers, the worker, the pipeline, the report, the metrics and the pages
-// all speak the same typed words.
+// machine, docs/architecture.md#task-statuses) and the stage it is in; the words people
+// read for them are the catalog's (db/locale, status.* and stage.*). It sits at the
+// bottom, beside the tables that store them, so the queries' callers, the worker, the
+// pipeline, the report, the metrics and the pages all speak the same typed words.
 package taskstate
 
 // Status is analysis_task.status.
@@ -39,27 +39,6 @@ func (s Status) Terminal() bool {
 // Concluded reports whether the diagnosis ran to its end, completed or with gaps: only
 // then are its issues, Actions and failure drivers the whole answer.
 func (s Status) Concluded() bool { return s == Completed || s == Partial }
-
-// Label is the status in words for people.
-func (s Status) Label() string {
-	switch s {
-	case Pending:
-		return "Waiting to start"
-	case Running:
-		return "Running"
-	case Completed:
-		return "Completed"
-	case Partial:
-		return "Completed with gaps"
-	case InsufficientData:
-		return "Not enough data"
-	case Failed:
-		return "Failed"
-	case Canceled:
-		return "Canceled"
-	}
-	return string(s)
-}
 
 // Stage is where a task is (analysis_task.stage) and which stage a warning or a
 // model spend belongs to (task_warning.stage, task_usage.stage).
@@ -99,33 +78,6 @@ func (s Stage) After(t Stage) bool {
 	n, _ := s.Step()
 	m, _ := t.Step()
 	return n > m
-}
-
-// Label is the stage in words for people.
-func (s Stage) Label() string {
-	switch s {
-	case Queued:
-		return "Queued"
-	case Upload:
-		return "Upload"
-	case Settings:
-		return "Settings"
-	case Quality:
-		return "Quality checks"
-	case Risk:
-		return "Risk screening"
-	case Diagnosis:
-		return "Diagnosing conversations"
-	case Learning:
-		return "Learning from outcome labels"
-	case Clustering:
-		return "Grouping findings into issues"
-	case Actions:
-		return "Writing Actions"
-	case Finishing:
-		return "Finishing"
-	}
-	return string(s)
 }
 
 // Kind is what a task row of the queue does (analysis_task.kind): a diagnosis of an

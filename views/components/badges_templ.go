@@ -9,7 +9,11 @@ package components
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "github.com/checkup-dev/checkup/db/taskstate"
+import (
+	"github.com/checkup-dev/checkup/db/locale"
+	"github.com/checkup-dev/checkup/db/taskstate"
+	"github.com/checkup-dev/checkup/report"
+)
 
 // StatusBadge shows a task status in words, coloured by outcome.
 func StatusBadge(status taskstate.Status) templ.Component {
@@ -58,7 +62,7 @@ func StatusBadge(status taskstate.Status) templ.Component {
 			var templ_7745c5c3_Var4 string
 			templ_7745c5c3_Var4, templ_7745c5c3_Err = templruntime.NewAttributeExpression(string(status)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/badges.templ`, Line: 7, Col: 108}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/badges.templ`, Line: 11, Col: 108}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
 			if templ_7745c5c3_Err != nil {
@@ -83,9 +87,9 @@ func StatusBadge(status taskstate.Status) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var5 string
-		templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(status.Label())
+		templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(report.StatusLabel(locale.From(ctx), status))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/badges.templ`, Line: 7, Col: 127}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/badges.templ`, Line: 11, Col: 157}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 		if templ_7745c5c3_Err != nil {
@@ -99,7 +103,8 @@ func StatusBadge(status taskstate.Status) templ.Component {
 	})
 }
 
-// TypeBadge marks an Action or finding as RISK or ACTION.
+// TypeBadge marks an Action or finding as RISK or ACTION: the identifiers stay as they
+// are in every language, the help says what they mean.
 func TypeBadge(typ string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -144,9 +149,9 @@ func TypeBadge(typ string) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var9 string
-			templ_7745c5c3_Var9, templ_7745c5c3_Err = templruntime.NewAttributeExpression(typeHelp(typ)).Resolve(ctx)
+			templ_7745c5c3_Var9, templ_7745c5c3_Err = templruntime.NewAttributeExpression(typeHelp(locale.From(ctx), typ)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/badges.templ`, Line: 12, Col: 86}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/badges.templ`, Line: 17, Col: 104}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var9)
 			if templ_7745c5c3_Err != nil {
@@ -173,7 +178,7 @@ func TypeBadge(typ string) templ.Component {
 		var templ_7745c5c3_Var10 string
 		templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(typ)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/badges.templ`, Line: 12, Col: 94}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/badges.templ`, Line: 17, Col: 112}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 		if templ_7745c5c3_Err != nil {
@@ -187,11 +192,11 @@ func TypeBadge(typ string) templ.Component {
 	})
 }
 
-func typeHelp(typ string) string {
+func typeHelp(l *locale.Localizer, typ string) string {
 	if typ == "RISK" {
-		return "A safety, privacy or compliance risk. Every risk found is listed."
+		return l.T("badge.risk_help")
 	}
-	return "An improvement to make. Up to ten of the most urgent get an Action."
+	return l.T("badge.action_help")
 }
 
 var _ = templruntime.GeneratedTemplate

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/checkup-dev/checkup/report"
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // Charts are server-rendered SVG: no script, text labels in the drawing, and a title
@@ -70,7 +70,7 @@ type drawnBar struct {
 }
 
 // layout places the rows and returns them with the chart's height.
-func (c BarChart) layout() ([]drawnRow, int) {
+func (c BarChart) layout(l *locale.Localizer) ([]drawnRow, int) {
 	maxV := c.Max
 	if maxV <= 0 {
 		for _, r := range c.Rows {
@@ -87,7 +87,7 @@ func (c BarChart) layout() ([]drawnRow, int) {
 	for _, r := range c.Rows {
 		d := drawnRow{Label: clipLabel(r.Label, labelUnits), FullLabel: r.Label, Href: r.Href, LabelY: y + labelHeight - 4}
 		y += labelHeight
-		var words []string
+		var words []locale.Text
 		for i, b := range r.Bars {
 			w := 0
 			if maxV > 0 {
@@ -102,10 +102,10 @@ func (c BarChart) layout() ([]drawnRow, int) {
 			if i < len(c.Series) {
 				name = c.Series[i] + " "
 			}
-			words = append(words, name+b.Text)
+			words = append(words, locale.Lit(name+b.Text))
 			y += barHeight + barGap
 		}
-		d.Summary = r.Label + ": " + strings.Join(words, ", ")
+		d.Summary = l.T("chart.row", "Label", r.Label, "Values", locale.Join("join.comma", words...))
 		rows = append(rows, d)
 		y += rowGap
 	}
@@ -240,7 +240,7 @@ const (
 
 // layout places the parts along the bar and their legend lines under it, and returns
 // the chart's height.
-func (s StackedBar) layout() ([]drawnPart, int) {
+func (s StackedBar) layout(l *locale.Localizer) ([]drawnPart, int) {
 	total := 0
 	for _, p := range s.Parts {
 		total += p.Count
@@ -255,7 +255,7 @@ func (s StackedBar) layout() ([]drawnPart, int) {
 				w = chartWidth - x // no gap from rounding
 			}
 		}
-		text := fmt.Sprintf("%s: %s (%s)", p.Name, Count(p.Count), report.Percent(fraction(p.Count, total)))
+		text := l.T("chart.part", "Name", p.Name, "N", p.Count, "Share", l.Percent(fraction(p.Count, total)))
 		out = append(out, drawnPart{X: x, Width: w, LegendY: y, Text: text, Class: p.Class})
 		x += w
 		y += legendLine
@@ -275,6 +275,10 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func viewBox(w, h int) string { return "0 0 " + itoa(w) + " " + itoa(h) }
 
 // sparkLabel is a sparkline in words: its title and each point.
-func sparkLabel(s Sparkline) string {
-	return s.Title + ": " + strings.Join(s.Texts, "; ")
+func sparkLabel(l *locale.Localizer, s Sparkline) string {
+	texts := make([]locale.Text, len(s.Texts))
+	for i, t := range s.Texts {
+		texts[i] = locale.Lit(t)
+	}
+	return l.T("chart.row", "Label", s.Title, "Values", locale.Join("join.semicolon", texts...))
 }

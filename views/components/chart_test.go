@@ -1,6 +1,8 @@
 package components_test
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"bytes"
 	"context"
 	"strconv"
@@ -18,7 +20,7 @@ import (
 func renderSVG(t *testing.T, c templ.Component) *goquery.Selection {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, c.Render(context.Background(), &buf))
+	require.NoError(t, c.Render(locale.NewContext(context.Background(), english(t)), &buf))
 	doc, err := goquery.NewDocumentFromReader(&buf)
 	require.NoError(t, err)
 	svg := doc.Find("svg")
@@ -44,7 +46,7 @@ func TestBarChartIsAccessibleAndToScale(t *testing.T) {
 		{Type: "ACTION", Title: "Refusals the policy asks for", Conversations: 40, Prevalence: 0.4, Expected: true},
 		{Type: "ACTION", Title: strings.Repeat("很长的标题", 20), Conversations: 1, Prevalence: 0.001},
 	}
-	svg := renderSVG(t, components.BarChartSVG(components.ClusterShareChart(clusters)))
+	svg := renderSVG(t, components.BarChartSVG(components.ClusterShareChart(english(t), clusters)))
 	require.Equal(t, "img", svg.AttrOr("role", ""))
 	require.Equal(t, "cluster-share-chart-title cluster-share-chart-desc", svg.AttrOr("aria-labelledby", ""))
 	require.Equal(t, "Share of the analyzed conversations per issue", svg.Find("#cluster-share-chart-title").Text())
@@ -67,7 +69,7 @@ func TestBarChartIsAccessibleAndToScale(t *testing.T) {
 
 func TestDriverChartHasTwoSeries(t *testing.T) {
 	t.Parallel()
-	svg := renderSVG(t, components.BarChartSVG(components.DriverChart([]report.Driver{
+	svg := renderSVG(t, components.BarChartSVG(components.DriverChart(english(t), []report.Driver{
 		{Kind: "tool_error", Feature: "book_reservation", RateWith: 0.8, RateWithout: 0.4},
 	})))
 	require.Equal(t, []string{"with", "without"}, svg.Find("text.legend").Map(func(_ int, s *goquery.Selection) string { return s.Text() }))
@@ -81,7 +83,7 @@ func TestDriverChartHasTwoSeries(t *testing.T) {
 
 func TestOutcomeMixAddsUp(t *testing.T) {
 	t.Parallel()
-	svg := renderSVG(t, components.StackedBarSVG(components.OutcomeMix(report.Labelled{Failed: 13, Succeeded: 180, Unlabelled: 7})))
+	svg := renderSVG(t, components.StackedBarSVG(components.OutcomeMix(english(t), report.Labelled{Failed: 13, Succeeded: 180, Unlabelled: 7})))
 	legend := svg.Find("text.legend").Map(func(_ int, s *goquery.Selection) string { return s.Text() })
 	require.Equal(t, []string{"failed: 13 (6.5%)", "succeeded: 180 (90%)", "without a label: 7 (3.5%)"}, legend)
 	total := 0
@@ -112,7 +114,7 @@ func TestSparkline(t *testing.T) {
 // malformed conversations; the chart keeps its title and description.
 func TestFunnelChartSaysWhatIsLeft(t *testing.T) {
 	t.Parallel()
-	svg := renderSVG(t, components.BarChartSVG(components.FunnelChart([]report.FunnelStep{
+	svg := renderSVG(t, components.BarChartSVG(components.FunnelChart(english(t), []report.FunnelStep{
 		{Step: "uploaded", Label: "Uploaded", Remaining: 100},
 		{Step: "malformed", Label: "Malformed", Remaining: 100},
 		{Step: "empty", Label: "Empty", Removed: 3, Remaining: 97},

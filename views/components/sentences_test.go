@@ -1,6 +1,8 @@
 package components_test
 
 import (
+	"github.com/checkup-dev/checkup/db/locale"
+
 	"bytes"
 	"context"
 	"strings"
@@ -17,7 +19,7 @@ import (
 func renderText(t *testing.T, c templ.Component, testid string) string {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, c.Render(context.Background(), &buf))
+	require.NoError(t, c.Render(locale.NewContext(context.Background(), english(t)), &buf))
 	doc, err := goquery.NewDocumentFromReader(&buf)
 	require.NoError(t, err)
 	return strings.Join(strings.Fields(doc.Find(`[data-testid="`+testid+`"]`).Text()), " ")
@@ -49,7 +51,7 @@ func TestActionOutcomesSayHowManyFailuresInWords(t *testing.T) {
 func TestCategoryDriverIsNamedInWords(t *testing.T) {
 	t.Parallel()
 	ds := []report.Driver{{Kind: "category", Feature: "long_conversation", Failed: 9, Succeeded: 1, RateWith: 0.9, RateWithout: 0.6, Lift: 1.3, QValue: 0.01}}
-	require.Equal(t, "finding: Long conversation", components.DriverChart(ds).Rows[0].Label)
+	require.Equal(t, "finding: Long conversation", components.DriverChart(english(t), ds).Rows[0].Label)
 	r := report.Report{Population: report.Population{Labelled: report.Labelled{Field: "success", Failed: 60, Succeeded: 40}}, Drivers: ds}
 	text := renderText(t, components.Outcomes("t", r), "outcomes")
 	require.Contains(t, text, "finding Long conversation")
@@ -64,7 +66,7 @@ func TestWordDriverShowsWhereItIsWritten(t *testing.T) {
 		Written: &report.DriverQuote{Ref: report.Ref{Seq: 4, ID: "c4"}, Turn: 5, Quote: "Please give the <b>date</b> of birth."}}}
 	r := report.Report{Population: report.Population{Labelled: report.Labelled{Field: "success", Failed: 60, Succeeded: 40}}, Drivers: ds}
 	var buf bytes.Buffer
-	require.NoError(t, components.Outcomes("t1", r).Render(context.Background(), &buf))
+	require.NoError(t, components.Outcomes("t1", r).Render(locale.NewContext(context.Background(), english(t)), &buf))
 	doc, err := goquery.NewDocumentFromReader(&buf)
 	require.NoError(t, err)
 	written := doc.Find(`[data-testid="driver-written"]`)
@@ -88,7 +90,7 @@ func TestActionSizeIsTheLinkToItsConversations(t *testing.T) {
 	a := report.Action{Rank: 1, Title: "T", ClusterIdx: 3, Conversations: 15, Share: 0.15}
 	require.True(t, strings.HasPrefix(renderText(t, components.ActionCard("t1", a, true), "action-size"), "15 conversations — 15% of the analyzed conversations"))
 	var buf bytes.Buffer
-	require.NoError(t, components.ActionCard("t1", a, true).Render(context.Background(), &buf))
+	require.NoError(t, components.ActionCard("t1", a, true).Render(locale.NewContext(context.Background(), english(t)), &buf))
 	doc, err := goquery.NewDocumentFromReader(&buf)
 	require.NoError(t, err)
 	link := doc.Find(`[data-testid="action-conversations"]`)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 )
 
@@ -114,17 +115,10 @@ func CallArguments(call transcript.ToolCall, quotes []string) []Segment {
 	return []Segment{{Text: PrettyJSON(call.Arguments)}}
 }
 
-// RoleLabel names who spoke a message.
-func RoleLabel(r transcript.Role) string {
-	switch r {
-	case transcript.RoleUser:
-		return "User"
-	case transcript.RoleAssistant:
-		return "Agent"
-	case transcript.RoleTool:
-		return "Tool"
-	case transcript.RoleSystem:
-		return "System prompt"
+// RoleLabel names who speaks in a turn.
+func RoleLabel(l *locale.Localizer, r transcript.Role) string {
+	if s, ok := l.Lookup("role." + string(r)); ok && r != "" {
+		return s
 	}
 	return string(r)
 }

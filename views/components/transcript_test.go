@@ -20,11 +20,12 @@ func TestSegments(t *testing.T) {
 
 func TestCount(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, "0", components.Count(0))
-	require.Equal(t, "999", components.Count(999))
-	require.Equal(t, "1,000", components.Count(1000))
-	require.Equal(t, "12,345,678", components.Count(int64(12345678)))
-	require.Equal(t, "-1,234", components.Count(-1234))
-	require.Equal(t, "1 conversation", components.Plural(1, "conversation", "conversations"))
-	require.Equal(t, "2,000 conversations", components.Plural(2000, "conversation", "conversations"))
+	l := english(t)
+	require.Equal(t, "0", l.Num(0))
+	require.Equal(t, "999", l.Num(999))
+	require.Equal(t, "1,000", l.Num(1000))
+	require.Equal(t, "12,345,678", l.Num(int64(12345678)))
+	require.Equal(t, "-1,234", l.Num(-1234))
+	require.Equal(t, "1 conversation", l.N("count.conversations", 1))
+	require.Equal(t, "2,000 conversations", l.N("count.conversations", 2000))
 }

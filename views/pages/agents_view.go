@@ -30,15 +30,12 @@ type AgentView struct {
 	MoreTasks bool
 }
 
-// featureWords splits a detector's feature into what it is and its text: "user:refund"
-// is the user's word "refund".
+// featureWords splits a detector's feature into its kind (the catalog's feature.<kind>
+// says it in words) and its text: "user:refund" is the user's word "refund".
 func featureWords(feature string) (kind, text string) {
-	for _, k := range []struct{ prefix, words string }{
-		{"user:", "the user says"}, {"agent:", "the agent says"}, {"tool_error:", "a tool returns an error"},
-		{"tool:", "the agent calls"}, {"finding:", "a finding of"},
-	} {
-		if t, ok := strings.CutPrefix(feature, k.prefix); ok {
-			return k.words, t
+	for _, k := range []string{"user", "agent", "tool_error", "tool", "finding"} {
+		if t, ok := strings.CutPrefix(feature, k+":"); ok {
+			return k, t
 		}
 	}
 	return "", feature

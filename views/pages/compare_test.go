@@ -68,7 +68,7 @@ func TestCompareSaysWhichRunHeldAnIssueAsExpected(t *testing.T) {
 func TestCompareOptionSaysWhichRunIsTheRerun(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
-	require.Contains(t, pages.CompareOption{Title: "Bot", CreatedAt: at, Rerun: true}.Label(), "its re-run, same conversations")
-	require.Contains(t, pages.CompareOption{Title: "Bot", CreatedAt: at, Original: true}.Label(), "the run this one repeats, same conversations")
-	require.NotContains(t, pages.CompareOption{Title: "Bot", CreatedAt: at}.Label(), "same conversations")
+	require.Contains(t, pages.CompareOption{Title: "Bot", CreatedAt: at, Rerun: true}.Label(english(t)), "its re-run, same conversations")
+	require.Contains(t, pages.CompareOption{Title: "Bot", CreatedAt: at, Original: true}.Label(english(t)), "the run this one repeats, same conversations")
+	require.NotContains(t, pages.CompareOption{Title: "Bot", CreatedAt: at}.Label(english(t)), "same conversations")
 }

@@ -3,9 +3,9 @@ package pages
 import (
 	"time"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/report/compare"
-	"github.com/checkup-dev/checkup/views/components"
 )
 
 // CompareOption is a diagnosis the baseline picker offers.
@@ -28,13 +28,13 @@ type CompareOption struct {
 }
 
 // Label is the option as the picker lists it.
-func (o CompareOption) Label() string {
-	s := o.Title + " · " + components.FormatTime(o.CreatedAt) + " · " + components.Plural(o.Conversations, "conversation", "conversations")
+func (o CompareOption) Label(l *locale.Localizer) string {
+	s := o.Title + " · " + l.Time(o.CreatedAt) + " · " + l.N("count.conversations", o.Conversations)
 	switch {
 	case o.Rerun:
-		s += " · its re-run, same conversations"
+		s += " · " + l.T("compare.its_rerun")
 	case o.Original:
-		s += " · the run this one repeats, same conversations"
+		s += " · " + l.T("compare.its_original")
 	}
 	if o.Tell {
 		s += " · " + o.ID[:min(8, len(o.ID))]
@@ -43,13 +43,13 @@ func (o CompareOption) Label() string {
 }
 
 // TellApart sets Tell on the options whose labels would read the same.
-func TellApart(options []CompareOption) {
+func TellApart(l *locale.Localizer, options []CompareOption) {
 	seen := map[string]int{}
 	for _, o := range options {
-		seen[o.Label()]++
+		seen[o.Label(l)]++
 	}
 	for i := range options {
-		if seen[options[i].Label()] > 1 {
+		if seen[options[i].Label(l)] > 1 {
 			options[i].Tell = true
 		}
 	}
@@ -64,7 +64,7 @@ type compareGroup struct {
 // compareGroups groups the options by agent, the task's own agent first (its runs of
 // the same title first, as the options come), then the other agents in the order
 // their first run comes.
-func compareGroups(options []CompareOption) []compareGroup {
+func compareGroups(l *locale.Localizer, options []CompareOption) []compareGroup {
 	var groups []compareGroup
 	at := map[string]int{}
 	add := func(key, label string, o CompareOption) {
@@ -78,16 +78,16 @@ func compareGroups(options []CompareOption) []compareGroup {
 	}
 	for _, o := range options {
 		if o.SameAgent {
-			add("", "Runs of this agent", o)
+			add("", l.T("compare.group_this_agent"), o)
 		}
 	}
 	for _, o := range options {
 		switch {
 		case o.SameAgent:
 		case o.Agent == "":
-			add("\x00none", "Runs without an agent", o)
+			add("\x00none", l.T("compare.group_no_agent"), o)
 		default:
-			add("agent:"+o.Agent, "Runs of the agent "+o.Agent, o)
+			add("agent:"+o.Agent, l.T("compare.group_agent", "Agent", o.Agent), o)
 		}
 	}
 	return groups
@@ -121,71 +121,60 @@ func choosePlaceholder(options []CompareOption) bool {
 }
 
 // changeHelp says what a change means, under its count.
-func changeHelp(c compare.Change) string {
-	switch c {
-	case compare.Worse:
-		return "issues in a significantly larger share"
-	case compare.New:
-		return "issues only this run has"
-	case compare.Resolved:
-		return "issues only the baseline had"
-	case compare.Better:
-		return "issues in a significantly smaller share"
-	case compare.NowIssue:
-		return "expected behavior in the baseline, issues here"
-	case compare.NowExpected:
-		return "issues in the baseline, expected behavior here"
+func changeHelp(l *locale.Localizer, c compare.Change) string {
+	if s, ok := l.Lookup("change_help." + string(c)); ok {
+		return s
 	}
-	return "issues without a significant change"
+	return l.T("change_help.same")
 }
 
 // sideOf is one run's side of a cluster in the table, saying when that run held the
 // issue as expected behavior.
-func sideOf(cl compare.Cluster, baseline bool) string {
+func sideOf(l *locale.Localizer, cl compare.Cluster, baseline bool) string {
 	s, expected := cl.Current, cl.Change == compare.NowExpected
 	if baseline {
 		s, expected = cl.Baseline, cl.Change == compare.NowIssue
 	}
 	if expected {
-		return sideText(s) + ", as expected behavior"
+		return l.T("compare.as_expected", "Side", sideText(l, s))
 	}
-	return sideText(s)
+	return sideText(l, s)
 }
 
-func sideText(s compare.Side) string {
+func sideText(l *locale.Localizer, s compare.Side) string {
 	if s.Conversations == 0 {
 		return "—"
 	}
-	return components.Count(s.Conversations) + " (" + report.Percent(s.Share) + ")"
+	return l.T("compare.side", "N", s.Conversations, "Share", l.Percent(s.Share))
 }
 
-func analyzerName(r compare.Run) string {
+func analyzerName(l *locale.Localizer, r compare.Run) string {
 	switch {
 	case r.Analyzer == "offline":
-		return "offline rules"
+		return l.T("compare.offline_rules")
 	case r.Model != "":
-		return "model " + r.Model
+		return l.T("compare.model", "Model", r.Model)
 	}
 	return r.Analyzer
 }
 
-func labelText(l report.Labelled) string {
-	if !l.Any() {
-		return "no labels"
+func labelText(l *locale.Localizer, lb report.Labelled) string {
+	if !lb.Any() {
+		return l.T("compare.no_labels")
 	}
-	return components.Count(l.Failed) + " / " + components.Count(l.Succeeded)
+	return l.Num(lb.Failed) + " / " + l.Num(lb.Succeeded)
 }
 
-func rateText(r *float64) string {
+func rateText(l *locale.Localizer, r *float64) string {
 	if r == nil {
 		return "—"
 	}
-	return report.Percent(*r)
+	return l.Percent(*r)
 }
 
-func driverText(d *report.Driver) string {
+func driverText(l *locale.Localizer, d *report.Driver) string {
 	if d == nil {
-		return "not a driver"
+		return l.T("compare.not_a_driver")
 	}
-	return report.Percent(d.RateWith) + " / " + report.Percent(d.RateWithout) + " (lift " + report.Lift(d.Lift) + ")"
+	return l.T("compare.driver", "With", l.Percent(d.RateWith), "Without", l.Percent(d.RateWithout), "Lift", report.Lift(d.Lift))
 }

@@ -2,9 +2,9 @@ package pages
 
 import (
 	"net/url"
+	"strconv"
 
 	"github.com/checkup-dev/checkup/db/taskstate"
-	"github.com/checkup-dev/checkup/views/components"
 )
 
 // ConversationListView is one page of a task's kept conversations, filtered, searched
@@ -109,5 +109,5 @@ func (r ConversationRow) Name() string {
 	if r.ID != "" {
 		return r.ID
 	}
-	return "#" + components.Count(r.Seq)
+	return "#" + strconv.Itoa(r.Seq)
 }

@@ -1,5 +1,7 @@
 package pages
 
+import "github.com/checkup-dev/checkup/db/locale"
+
 // ErrorView is an error as a page shows it: the HTTP status and the sentence for people.
 type ErrorView struct {
 	Status  int
@@ -7,16 +9,16 @@ type ErrorView struct {
 }
 
 // Heading names the kind of error in plain words; the sentence says the rest.
-func (v ErrorView) Heading() string {
+func (v ErrorView) Heading(l *locale.Localizer) string {
 	switch {
 	case v.Status == 404:
-		return "Not found"
+		return l.T("errors.heading_not_found")
 	case v.Status == 403:
-		return "Not allowed"
+		return l.T("errors.heading_not_allowed")
 	case v.Status == 413:
-		return "Too large"
+		return l.T("errors.heading_too_large")
 	case v.Status >= 500:
-		return "Something went wrong"
+		return l.T("errors.heading_internal")
 	}
-	return "That did not work"
+	return l.T("errors.heading_other")
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/layout"
@@ -22,11 +23,19 @@ const (
 
 var page = layout.Page{Title: "t", UserName: "Pat", UserEmail: "pat@example.com", CSRFToken: "tok"}
 
-// render renders c and parses the HTML, as a browser would see it.
+// english is the English localizer, the one the pages' tests read them in.
+func english(t testing.TB) *locale.Localizer {
+	t.Helper()
+	b, err := locale.New()
+	require.NoError(t, err)
+	return b.English()
+}
+
+// render renders c in English and parses the HTML, as a browser would see it.
 func render(t *testing.T, c templ.Component) (*goquery.Document, string) {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, c.Render(context.Background(), &buf))
+	require.NoError(t, c.Render(locale.NewContext(context.Background(), english(t)), &buf))
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(buf.Bytes()))
 	require.NoError(t, err)
 	return doc, buf.String()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/views/components"
 )
 
@@ -59,9 +60,9 @@ func (p LabelProgress) Enough() bool { return p.Failed >= p.Min && p.Succeeded >
 func (p LabelProgress) AgentURL() string { return components.AgentPath(p.AgentID) }
 
 // counted is "3 of 10" when a count is short of the minimum, else the count alone.
-func counted(n, least int) string {
+func counted(l *locale.Localizer, n, least int) string {
 	if n >= least {
-		return components.Count(n)
+		return l.Num(n)
 	}
-	return components.Count(n) + " of " + components.Count(least)
+	return l.T("label.counted", "N", n, "Least", least)
 }

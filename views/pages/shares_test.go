@@ -40,7 +40,7 @@ func TestSharesReadTheSameEverywhere(t *testing.T) {
 		var csv, md bytes.Buffer
 		require.NoError(t, report.WriteActionsCSV(&csv, r))
 		require.Contains(t, csv.String(), ","+c.want+",", "actions.csv")
-		require.NoError(t, report.WriteMarkdown(&md, r))
+		require.NoError(t, report.WriteMarkdown(&md, r, english(t)))
 		require.Contains(t, md.String(), "("+c.want+" of analy", "report.md, the Action")
 		require.Contains(t, md.String(), "| "+c.want+" |", "report.md, the clusters")
 		require.NotContains(t, md.String(), "1 conversations", "report.md says 1 conversation")

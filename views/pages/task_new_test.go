@@ -24,7 +24,7 @@ func TestUploadPageListsFormatsWithExamplesAndLimits(t *testing.T) {
 		s := formats.Eq(i)
 		require.Equal(t, transcript.Families()[i], f.Family, "the page explains every family of formats, in order")
 		require.Equal(t, string(f.Family), s.AttrOr("data-format", ""))
-		require.Equal(t, f.Name, s.Find("h3").Text())
+		require.Equal(t, f.Name(english(t)), s.Find("h3").Text())
 		require.Equal(t, f.Example, s.Find(`[data-testid="upload-example"]`).Text(), "the example is shown as it is")
 	}
 	names := formats.Find("h3").Map(func(_ int, s *goquery.Selection) string { return s.Text() })

@@ -277,11 +277,11 @@ func TestReviewNoticePromisesOnlyAnIssueThatWaits(t *testing.T) {
 	require.Equal(t, 1, pages.Waiting(r), "the issue the mark let in")
 
 	n := pages.ReviewNotice{Marked: true, Title: "Issue 0", NextInLine: true, Reranked: true}
-	require.Equal(t, "Marked “Issue 0” as expected, here and in this agent's later diagnoses; the Actions were re-ranked. The next issue in line gets an Action of its own when the diagnosis runs again.", n.Sentence())
+	require.Equal(t, "Marked “Issue 0” as expected, here and in this agent's later diagnoses; the Actions were re-ranked. The next issue in line gets an Action of its own when the diagnosis runs again.", n.Sentence(english(t)))
 	n.NextInLine, n.Reranked = false, false
-	require.Equal(t, "Marked “Issue 0” as expected, here and in this agent's later diagnoses.", n.Sentence(), "it had no Action: nothing moved")
+	require.Equal(t, "Marked “Issue 0” as expected, here and in this agent's later diagnoses.", n.Sentence(english(t)), "it had no Action: nothing moved")
 	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r, Reviewed: &n}))
-	require.Contains(t, testid(doc, "review-notice").Text(), n.Sentence())
+	require.Contains(t, testid(doc, "review-notice").Text(), n.Sentence(english(t)))
 	require.Equal(t, 1, testid(doc, "review-undo").Length())
 }
 

@@ -1,9 +1,9 @@
 package pages
 
 import (
-	"strings"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/report"
@@ -93,29 +93,29 @@ type ReviewNotice struct {
 
 // Sentence says what the review did, as the htmx notice and the plain form's flash
 // both say it.
-func (n ReviewNotice) Sentence() string {
-	ranks := "."
+func (n ReviewNotice) Sentence(l *locale.Localizer) string {
+	ranks := l.T("review.ranks_same")
 	if n.Reranked {
-		ranks = "; the Actions were re-ranked."
+		ranks = l.T("review.reranked")
 	}
-	var s string
+	var parts []locale.Text
 	switch {
 	case n.Marked && n.Policy:
-		s = "“" + n.Title + "” is expected by the agent's policy again, here and in this agent's later diagnoses" + ranks
+		parts = append(parts, locale.Lit(l.T("review.policy_again", "Title", n.Title, "Ranks", ranks)))
 	case n.Marked:
-		s = "Marked “" + n.Title + "” as expected, here and in this agent's later diagnoses" + ranks
+		parts = append(parts, locale.Lit(l.T("review.marked", "Title", n.Title, "Ranks", ranks)))
 		if n.NextInLine {
-			s += " The next issue in line gets an Action of its own when the diagnosis runs again."
+			parts = append(parts, locale.Msg("review.next_in_line"))
 		}
 	case n.Policy:
-		s = "Marked “" + n.Title + "” as not expected: it is an issue now, here and in this agent's later diagnoses" + ranks
+		parts = append(parts, locale.Lit(l.T("review.not_expected", "Title", n.Title, "Ranks", ranks)))
 	default:
-		s = "“" + n.Title + "” is an issue again, here and in this agent's later diagnoses" + ranks
+		parts = append(parts, locale.Lit(l.T("review.issue_again", "Title", n.Title, "Ranks", ranks)))
 	}
 	if n.NoAction != "" {
-		s += " " + n.NoAction
+		parts = append(parts, locale.Lit(n.NoAction))
 	}
-	return s
+	return l.Text(locale.Sentences(parts...))
 }
 
 // Undo is the cluster route under which the notice's Undo takes the change back
@@ -132,9 +132,9 @@ func (n ReviewNotice) Undo() string {
 
 // NoActionHint tells the owner, in a sentence or two, why issue c has no Action in this
 // diagnosis and how it could get one; empty when it has one or is expected.
-func NoActionHint(c report.Cluster) string {
-	if _, long := report.NoActionWords(c); long != "" {
-		return "It has no Action in this diagnosis. " + long
+func NoActionHint(l *locale.Localizer, c report.Cluster) string {
+	if _, long := report.NoActionWords(l, c); long != "" {
+		return l.Text(locale.Sentences(locale.Msg("review.no_action"), locale.Lit(long)))
 	}
 	return ""
 }
@@ -187,11 +187,15 @@ type ListNav struct {
 }
 
 // Label names the list in the link back to it.
-func (n ListNav) Label() string {
+func (n ListNav) Label(l *locale.Localizer) string {
 	if len(n.Filtered) == 0 {
-		return "All conversations"
+		return l.T("conversation.all_conversations")
 	}
-	return "Conversations: " + strings.Join(n.Filtered, "; ")
+	filters := make([]locale.Text, len(n.Filtered))
+	for i, f := range n.Filtered {
+		filters[i] = locale.Lit(f)
+	}
+	return l.T("conversation.list_of", "Filters", locale.Join("join.semicolon", filters...))
 }
 
 // Standing is whose word makes a finding's issue expected behaviour, or an issue

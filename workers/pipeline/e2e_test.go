@@ -1,6 +1,8 @@
 package pipeline_test
 
 import (
+	"github.com/checkup-dev/checkup/db/locale/localetest"
+
 	"context"
 	"encoding/json"
 	"strings"
@@ -111,7 +113,7 @@ func TestSampleEndToEnd(t *testing.T) {
 	require.Positive(t, quotes)
 
 	// The dashboard's report reads what the pipeline stored.
-	rep, err := report.Build(rows, time.Now())
+	rep, err := report.Build(rows, time.Now(), localetest.English(t))
 	require.NoError(t, err)
 	require.Len(t, rep.Actions, len(ranked))
 	require.Equal(t, kept, rep.Population.Analysed)

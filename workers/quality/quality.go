@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/textmatch"
@@ -57,10 +58,11 @@ type Verdict struct {
 	ContentHash []byte `json:"content_hash"`
 }
 
-// FunnelReason counts the conversations one step removed for one reason.
+// FunnelReason counts the conversations one step removed for one reason. The reason is
+// kept by its message key (a reason stored before the keys reads as its words).
 type FunnelReason struct {
-	Reason string `json:"reason"`
-	Count  int    `json:"count"`
+	Reason locale.Text `json:"reason"`
+	Count  int         `json:"count"`
 }
 
 // FunnelStep is one step of the population funnel.
@@ -109,7 +111,7 @@ type Checker struct {
 	opt     Options
 	first   map[[sha256.Size]byte]string // content hash → name of the kept conversation
 	checked int
-	removed map[Status]map[string]int // status → generic reason → count
+	removed map[Status]map[string]*FunnelReason // status → generic reason's key → its count
 }
 
 // NewChecker starts an empty funnel.
@@ -117,7 +119,7 @@ func NewChecker(opt Options) *Checker {
 	return &Checker{
 		opt:     opt.withDefaults(),
 		first:   map[[sha256.Size]byte]string{},
-		removed: map[Status]map[string]int{},
+		removed: map[Status]map[string]*FunnelReason{},
 	}
 }
 
@@ -137,10 +139,11 @@ func (q *Checker) Check(conv transcript.Conversation) Verdict { return q.Decide(
 // Examined is what the checks find in one conversation on its own, before it is
 // compared with the conversations before it.
 type Examined struct {
-	sum                           [sha256.Size]byte
-	id                            string
-	status                        Status
-	genericReason, specificReason string
+	sum            [sha256.Size]byte
+	id             string
+	status         Status
+	genericReason  locale.Text
+	specificReason string
 }
 
 // Examine runs the checks that need only conv: most of the work, and safe for
@@ -158,7 +161,7 @@ func (q *Checker) Decide(e Examined) Verdict {
 	status, generic, reason := e.status, e.genericReason, e.specificReason
 	if status == Kept {
 		if name, dup := q.first[e.sum]; dup {
-			status, generic, reason = Duplicate, "same content as an earlier conversation", "duplicate of "+name
+			status, generic, reason = Duplicate, locale.Msg("quality.duplicate"), "duplicate of "+name
 		} else {
 			name := "conversation #" + fmt.Sprint(q.checked)
 			if e.id != "" {
@@ -169,9 +172,13 @@ func (q *Checker) Decide(e Examined) Verdict {
 	}
 	if status != Kept {
 		if q.removed[status] == nil {
-			q.removed[status] = map[string]int{}
+			q.removed[status] = map[string]*FunnelReason{}
 		}
-		q.removed[status][generic]++
+		key := generic.String()
+		if q.removed[status][key] == nil {
+			q.removed[status][key] = &FunnelReason{Reason: generic}
+		}
+		q.removed[status][key].Count++
 		v.Status, v.Reason = status, reason
 	}
 	return v
@@ -179,8 +186,8 @@ func (q *Checker) Decide(e Examined) Verdict {
 
 // classify applies the malformed, empty and too-short checks; it returns the status,
 // a generic reason for the funnel and a specific one for the conversation.
-func (q *Checker) classify(conv transcript.Conversation) (Status, string, string) {
-	if generic, reason := malformed(conv, q.opt.MaxInvalidArgsShare); generic != "" {
+func (q *Checker) classify(conv transcript.Conversation) (Status, locale.Text, string) {
+	if generic, reason := malformed(conv, q.opt.MaxInvalidArgsShare); !generic.IsZero() {
 		return Malformed, generic, reason
 	}
 	users, assistants := 0, 0
@@ -194,29 +201,29 @@ func (q *Checker) classify(conv transcript.Conversation) (Status, string, string
 	}
 	switch {
 	case users == 0:
-		return Empty, "no user message", "the conversation has no user message"
+		return Empty, locale.Msg("quality.no_user"), "the conversation has no user message"
 	case assistants == 0:
-		return Empty, "no assistant message", "the conversation has no assistant message"
+		return Empty, locale.Msg("quality.no_assistant"), "the conversation has no assistant message"
 	case users+assistants < q.opt.MinTurns:
-		return TooShort, fmt.Sprintf("fewer than %d user or assistant turns", q.opt.MinTurns),
+		return TooShort, locale.Msg("quality.too_few_turns", "N", q.opt.MinTurns),
 			fmt.Sprintf("only %d user or assistant turns (minimum %d)", users+assistants, q.opt.MinTurns)
 	}
-	return Kept, "", ""
+	return Kept, locale.Text{}, ""
 }
 
 // malformed returns a generic and a specific reason when the transcript contradicts
 // itself, and empty strings when it does not.
-func malformed(conv transcript.Conversation, maxInvalidShare float64) (string, string) {
+func malformed(conv transcript.Conversation, maxInvalidShare float64) (locale.Text, string) {
 	ids := map[string]bool{}
 	calls, invalid := 0, 0
 	for i, m := range conv.Messages {
 		turn := i + 1
 		if !m.Role.Valid() {
-			return "a message has an unknown role", fmt.Sprintf("turn %d has the unknown role %q", turn, m.Role)
+			return locale.Msg("quality.unknown_role"), fmt.Sprintf("turn %d has the unknown role %q", turn, m.Role)
 		}
 		for _, tc := range m.ToolCalls {
 			if strings.TrimSpace(tc.Name) == "" {
-				return "a tool call has no name", fmt.Sprintf("a tool call at turn %d has no name", turn)
+				return locale.Msg("quality.unnamed_call"), fmt.Sprintf("a tool call at turn %d has no name", turn)
 			}
 			calls++
 			if args := strings.TrimSpace(tc.Arguments); args != "" && !json.Valid([]byte(args)) {
@@ -231,18 +238,18 @@ func malformed(conv transcript.Conversation, maxInvalidShare float64) (string, s
 		}
 		switch {
 		case m.ToolCallID != "" && !ids[m.ToolCallID]:
-			return "a tool result answers an unknown tool call",
+			return locale.Msg("quality.unknown_call"),
 				fmt.Sprintf("the tool result at turn %d answers tool call %q, which no earlier turn made", turn, m.ToolCallID)
 		case m.ToolCallID == "" && calls == 0:
-			return "a tool result comes before any tool call",
+			return locale.Msg("quality.result_first"),
 				fmt.Sprintf("the tool result at turn %d comes before any tool call", turn)
 		}
 	}
 	if calls > 0 && float64(invalid) > maxInvalidShare*float64(calls) {
-		return "most tool-call arguments are not valid JSON",
+		return locale.Msg("quality.invalid_arguments"),
 			fmt.Sprintf("%d of %d tool calls have arguments that are not valid JSON", invalid, calls)
 	}
-	return "", ""
+	return locale.Text{}, ""
 }
 
 // Funnel returns the funnel of everything checked so far.
@@ -259,13 +266,13 @@ func (q *Checker) Funnel() Funnel {
 		{Duplicate, "Duplicate"},
 	} {
 		step := FunnelStep{Step: string(s.status), Label: s.label}
-		for reason, n := range q.removed[s.status] {
-			step.Removed += n
-			step.Reasons = append(step.Reasons, FunnelReason{Reason: reason, Count: n})
+		for _, r := range q.removed[s.status] {
+			step.Removed += r.Count
+			step.Reasons = append(step.Reasons, *r)
 		}
 		sort.Slice(step.Reasons, func(i, j int) bool {
 			a, b := step.Reasons[i], step.Reasons[j]
-			return a.Count > b.Count || (a.Count == b.Count && a.Reason < b.Reason)
+			return a.Count > b.Count || (a.Count == b.Count && a.Reason.String() < b.Reason.String())
 		})
 		remaining -= step.Removed
 		step.Remaining = remaining

@@ -65,15 +65,15 @@ func TestCheckQualityFunnel(t *testing.T) {
 	require.JSONEq(t, `{"steps": [
 		{"step": "uploaded", "label": "Uploaded", "removed": 0, "remaining": 11},
 		{"step": "malformed", "label": "Malformed", "removed": 3, "remaining": 8, "reasons": [
-			{"reason": "a message has an unknown role", "count": 1},
-			{"reason": "a tool result answers an unknown tool call", "count": 1},
-			{"reason": "most tool-call arguments are not valid JSON", "count": 1}]},
+			{"reason": {"id": "quality.invalid_arguments"}, "count": 1},
+			{"reason": {"id": "quality.unknown_call"}, "count": 1},
+			{"reason": {"id": "quality.unknown_role"}, "count": 1}]},
 		{"step": "empty", "label": "Empty", "removed": 2, "remaining": 6, "reasons": [
-			{"reason": "no assistant message", "count": 1},
-			{"reason": "no user message", "count": 1}]},
+			{"reason": {"id": "quality.no_assistant"}, "count": 1},
+			{"reason": {"id": "quality.no_user"}, "count": 1}]},
 		{"step": "too_short", "label": "Too short", "removed": 0, "remaining": 6},
 		{"step": "duplicate", "label": "Duplicate", "removed": 3, "remaining": 3, "reasons": [
-			{"reason": "same content as an earlier conversation", "count": 3}]},
+			{"reason": {"id": "quality.duplicate"}, "count": 3}]},
 		{"step": "kept", "label": "Kept", "removed": 0, "remaining": 3}
 	]}`, string(raw))
 }

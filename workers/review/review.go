@@ -8,12 +8,12 @@ package review
 import (
 	"context"
 	"errors"
-	"fmt"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/cluster"
@@ -26,38 +26,29 @@ const MaxReasonRunes = 500
 // Invalid is set when the request itself is wrong (a reason too long, a risk without
 // one); otherwise the issue's state does not allow it.
 type Refused struct {
-	Sentence string
+	Sentence locale.Text
 	Invalid  bool
 }
 
-func (r *Refused) Error() string { return r.Sentence }
+func (r *Refused) Error() string { return "review: refused " + r.Sentence.String() }
 
-func conflict(sentence string) *Refused { return &Refused{Sentence: sentence} }
+func conflict(id string) *Refused { return &Refused{Sentence: locale.Msg(id)} }
 
-// The refusals, each a sentence for the owner.
+// The refusals, each a sentence for the owner (the catalog's review_refused.*).
 var (
-	ErrNotFinished    = conflict("Issues can be marked as expected once the diagnosis has finished.")
-	ErrPolicyExpected = conflict(
-		"This issue is already expected by the agent's own policy (its system prompt).")
-	ErrUndoPolicyExpected = conflict(
-		"This issue is expected by the agent's own policy (its system prompt), not by a mark of yours: to make it an issue, mark it as not expected.")
-	ErrOverruled = conflict(
-		"You said this issue is not expected, though the agent's policy seemed to call for it: take that back to make it expected again.")
-	ErrNotPolicyExpected = conflict(
-		"Only an issue the agent's own policy seems to call for can be marked as not expected; this one is an issue already.")
-	ErrOwnerExpected = conflict(
-		"You marked this issue as expected yourself: take your mark back to make it an issue again.")
-	ErrNotOverruled = conflict(
-		"You have not said that this issue is not expected, so there is nothing to take back.")
-	ErrNotMarked = conflict(
-		"You have not marked this issue as expected, so there is nothing to take back.")
-	ErrOppositeRule = conflict(
-		"Your rule for this issue, made on a diagnosis before, says the opposite. Remove it on the Expected behavior page (in the menu at the top), then try again.")
-	ErrWidenOpposite = conflict(
-		"Your rule for this issue on another agent says the opposite, so one rule cannot speak for all your agents. Remove one of the two, then try again.")
+	ErrNotFinished        = conflict("review_refused.not_finished")
+	ErrPolicyExpected     = conflict("review_refused.policy_expected")
+	ErrUndoPolicyExpected = conflict("review_refused.undo_policy_expected")
+	ErrOverruled          = conflict("review_refused.overruled")
+	ErrNotPolicyExpected  = conflict("review_refused.not_policy_expected")
+	ErrOwnerExpected      = conflict("review_refused.owner_expected")
+	ErrNotOverruled       = conflict("review_refused.not_overruled")
+	ErrNotMarked          = conflict("review_refused.not_marked")
+	ErrOppositeRule       = conflict("review_refused.opposite_rule")
+	ErrWidenOpposite      = conflict("review_refused.widen_opposite")
 	// ErrRiskNeedsReason: a risk marked expected leaves every later diagnosis's risks
 	// too, so the mark says why, for whoever reads the rule later.
-	ErrRiskNeedsReason = &Refused{Invalid: true, Sentence: "A risk is marked as expected only with a reason: the mark hides it in this agent's later diagnoses too. Say why it is expected, and mark it again."}
+	ErrRiskNeedsReason = &Refused{Invalid: true, Sentence: locale.Msg("review_refused.risk_needs_reason")}
 )
 
 // ErrNoCluster is a cluster index the task does not have.
@@ -291,7 +282,7 @@ func noOppositeRule(ctx context.Context, rev *store.Review, cl dbsqlc.ListTaskCl
 // checkReason refuses a reason longer than a mark keeps.
 func checkReason(reason string) error {
 	if n := utf8.RuneCountInString(reason); n > MaxReasonRunes {
-		return &Refused{Invalid: true, Sentence: fmt.Sprintf("The reason is %d characters long; keep it to %d.", n, MaxReasonRunes)}
+		return &Refused{Invalid: true, Sentence: locale.Msg("review_refused.reason_too_long", "N", n, "Max", MaxReasonRunes)}
 	}
 	return nil
 }
