@@ -58,8 +58,8 @@ func (s *Server) labelList(c echo.Context, id uuid.UUID, filter store.Conversati
 
 // labelListAround is listAround for a conversation opened from the list most useful to
 // label: back to that list at a page that starts with it, and on to the next
-// conversation without a label after it in the list's order — the same whether or not
-// it has been labelled since, for the order keeps labelled conversations in place.
+// conversation without a label after it in the list's order (labelled conversations
+// keep their place in it), or the first before it when none is left after.
 func (s *Server) labelListAround(c echo.Context, id uuid.UUID, conv dbsqlc.TaskConversation, filter store.ConversationFilter, form pages.ConversationForm) (*pages.ListNav, error) {
 	ctx, owner := c.Request().Context(), auth.OwnerFrom(c)
 	all := &pages.ListNav{URL: components.TaskPath(id.String(), "conversations")}
@@ -71,7 +71,7 @@ func (s *Server) labelListAround(c echo.Context, id uuid.UUID, conv dbsqlc.TaskC
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.store.ConversationsInOrder(ctx, id, owner, filter, order.unlabelledAfter(conv.Seq), 1)
+	list, err := s.store.ConversationsInOrder(ctx, id, owner, filter, order.nextToLabel(conv.Seq), 1)
 	if err != nil {
 		return nil, err
 	}

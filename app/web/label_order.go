@@ -90,6 +90,23 @@ func (o labelOrder) unlabelledAfter(seq int32) []int32 {
 	return out
 }
 
+// nextToLabel is the unlabelled conversations to go on to from seq: those after it in
+// the order, then those before it. The order moves when the labels stop being short of
+// an outcome, so seq may land near its end with unlabelled ones still before it.
+func (o labelOrder) nextToLabel(seq int32) []int32 {
+	i := slices.Index(o.seqs, seq)
+	if i < 0 {
+		return o.unlabelledAfter(0)
+	}
+	var out []int32
+	for _, s := range append(slices.Clone(o.seqs[i+1:]), o.seqs[:i]...) {
+		if !o.labelled[s] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // before is the conversation just before seq in the order, labelled or not: a list
 // that starts after it starts with seq. 0 when seq is first or not in it.
 func (o labelOrder) before(seq int32) int32 {
