@@ -30,7 +30,30 @@ func sentenceQuote(text string, start, end, maxRunes int) string {
 		}
 		e = next
 	}
-	return strings.TrimSpace(text[s:e])
+	return strings.TrimSpace(text[s:introduced(text, s, e, maxRunes)])
+}
+
+// introduced extends a quote text[s:e] that ends its line with a colon ("You ordered
+// two t-shirts:") over the lines it introduces, while they fit in maxRunes: without
+// them the quote promises what it does not show.
+func introduced(text string, s, e, maxRunes int) int {
+	if !strings.HasSuffix(strings.TrimRightFunc(text[s:e], unicode.IsSpace), ":") &&
+		!strings.HasSuffix(strings.TrimRightFunc(text[s:e], unicode.IsSpace), "：") {
+		return e
+	}
+	for e < len(text) && text[e] == '\n' {
+		next := strings.IndexByte(text[e+1:], '\n')
+		if next < 0 {
+			next = len(text)
+		} else {
+			next += e + 1
+		}
+		if utf8.RuneCountInString(strings.TrimSpace(text[s:next])) > maxRunes {
+			break
+		}
+		e = next
+	}
+	return e
 }
 
 // sentenceStart returns where the sentence holding pos begins: after the last

@@ -32,6 +32,15 @@ func TestSentenceQuote(t *testing.T) {
 		quote("Hello there. I'm not sure about the $12.50 fee. Let me check.", "not sure", 200))
 	require.Equal(t, "I'm not sure about the $12.50 fee.",
 		quote("Hello there. I'm not sure about the $12.50 fee. Let me check.", "not sure", 40))
+	// A sentence ending its line with a colon brings the lines it introduces, while they fit.
+	list := "You recently ordered three t-shirts:\n- blue, size M\n- red, size L\n- black, size S\nWhich one?"
+	require.Equal(t, "You recently ordered three t-shirts:\n- blue, size M\n- red, size L\n- black, size S\nWhich one?",
+		quote(list, "recently ordered", 200))
+	require.Equal(t, "You recently ordered three t-shirts:\n- blue, size M\n- red, size L",
+		quote(list, "recently ordered", 70))
+	require.Equal(t, "您最近的订单如下：\n1. 蓝色T恤", quote("您最近的订单如下：\n1. 蓝色T恤\n2. 红色T恤", "订单", 20))
+	require.Equal(t, "Your flight has been booked.", quote("Your flight has been booked.\nDetails: see below", "booked", 200),
+		"a line that ends with a stop brings nothing more")
 	// Chinese sentences end at 。！？
 	require.Equal(t, "抱歉，我无法为您办理退票。", quote("您好！抱歉，我无法为您办理退票。\n还有其他问题吗？", "无法", 13))
 	// A sentence longer than the limit is cut between words, keeping the marker.
