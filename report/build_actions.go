@@ -94,7 +94,7 @@ func (r *Report) addAction(a dbsqlc.ListTaskActionsRow, quotes map[int][]Quote) 
 		ExpectedImpact: act.ExpectedImpact, FixLocation: act.FixLocation,
 		ClusterIdx: int(a.ClusterIdx), ClusterTitle: a.ClusterTitle, Conversations: int(a.ClusterSize),
 		Share: float64(a.Prevalence), Severity: float64(a.ClusterSeverity), Confidence: float64(a.ClusterConfidence),
-		PriorityScore: float64(a.PriorityScore), PriorityParts: parts, Evidence: ev,
+		PriorityScore: float64(a.PriorityScore), PriorityParts: parts, Evidence: ev, Words: act.Words,
 	})
 	return nil
 }
@@ -120,6 +120,11 @@ func buildCluster(c dbsqlc.ListTaskClustersRow, conversations map[int32][]int32,
 		PriorityScore: float64(c.PriorityScore), PriorityParts: parts, ActionRank: ranks[int(c.Idx)],
 		Expected: c.Expected, ExpectedBy: c.ExpectedBy, ExpectedReason: c.ExpectedReason, PolicyOverruled: c.PolicyOverruled,
 		Policies: policies[int(c.Idx)],
+	}
+	if len(c.TitleText) > 0 {
+		if err := json.Unmarshal(c.TitleText, &cl.TitleText); err != nil {
+			return Cluster{}, fmt.Errorf("report: title of cluster %d: %w", c.Idx, err)
+		}
 	}
 	if cl.Policies == nil {
 		cl.Policies = []string{}
@@ -171,6 +176,12 @@ func buildFinding(f dbsqlc.ListTaskFindingsRow, ranks map[int]int) (Finding, err
 		Type: f.Type, Category: f.Category, Title: f.Title, Description: f.Description,
 		Severity: int(f.Severity), Confidence: float64(f.Confidence), PriorityScore: float64(f.PriorityScore),
 		Expected: f.Expected, Policy: f.Policy, Evidence: ev,
+	}
+	if len(f.Text) > 0 {
+		fd.Words = &analyzer.Words{}
+		if err := json.Unmarshal(f.Text, fd.Words); err != nil {
+			return Finding{}, fmt.Errorf("report: words of finding %d/%d: %w", f.ConversationSeq, f.Idx, err)
+		}
 	}
 	if f.ClusterIdx != nil {
 		idx := int(*f.ClusterIdx)

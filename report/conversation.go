@@ -39,7 +39,7 @@ func DecodeConversation(c dbsqlc.TaskConversation, findings []dbsqlc.TaskFinding
 		fd, err := buildFinding(dbsqlc.ListTaskFindingsRow{
 			ConversationSeq: f.ConversationSeq, Idx: f.Idx, Type: f.Type, Category: f.Category, Title: f.Title,
 			Description: f.Description, Severity: f.Severity, Confidence: f.Confidence, PriorityScore: f.PriorityScore,
-			Evidence: f.Evidence, ClusterIdx: f.ClusterIdx, ExternalID: c.ExternalID, Expected: f.Expected, Policy: f.Policy,
+			Evidence: f.Evidence, ClusterIdx: f.ClusterIdx, ExternalID: c.ExternalID, Expected: f.Expected, Policy: f.Policy, Text: f.Text,
 		}, nil)
 		if err != nil {
 			return d, err

@@ -79,7 +79,7 @@ func (m mdWriter) inShort(r Report) {
 		if i == topActions {
 			break
 		}
-		m.p("%d. [%s] %s — %s of diagnosed conversations", a.Rank, a.Type, mdText(a.Title), Percent(a.Share))
+		m.p("%d. [%s] %s — %s of diagnosed conversations", a.Rank, a.Type, mdText(a.TitleIn(m.l)), Percent(a.Share))
 	}
 	if len(r.Actions) > 0 {
 		m.p("")
@@ -146,7 +146,7 @@ func (m mdWriter) actions(r Report) {
 		m.p("")
 	}
 	for _, a := range r.Actions {
-		m.p("### %d. [%s] %s", a.Rank, a.Type, mdText(a.Title))
+		m.p("### %d. [%s] %s", a.Rank, a.Type, mdText(a.TitleIn(m.l)))
 		m.p("")
 		p := a.PriorityParts
 		m.p("%s (%s of analyzed) · priority %s of 100 (prevalence %s + severity %s + confidence %s) · fix in %s",
@@ -160,18 +160,18 @@ func (m mdWriter) actions(r Report) {
 		}
 		m.p("%s", m.l.T("md.rank", "Support", mdText(SupportWords(m.l, a.Support))))
 		m.p("")
-		m.p("**Problem.** %s", mdText(a.Problem))
+		m.p("**Problem.** %s", mdText(a.ProblemIn(m.l)))
 		m.p("")
 		if len(a.Recommendation) > 0 {
 			m.p("**What to do:**")
 			m.p("")
-			for i, s := range a.Recommendation {
+			for i, s := range a.RecommendationIn(m.l) {
 				m.p("%d. %s", i+1, mdText(s))
 			}
 			m.p("")
 		}
 		if a.ExpectedImpact != "" {
-			m.p("**Expected impact.** %s", mdText(a.ExpectedImpact))
+			m.p("**Expected impact.** %s", mdText(a.ImpactIn(m.l)))
 			m.p("")
 		}
 		for _, q := range a.Evidence {
@@ -256,7 +256,7 @@ func (m mdWriter) seenOnce(r Report) {
 	m.p("%s", m.l.T("md.seen_once_intro"))
 	m.p("")
 	for _, c := range cs {
-		line := fmt.Sprintf("- [%s] %s", c.Type, mdText(c.Title))
+		line := fmt.Sprintf("- [%s] %s", c.Type, mdText(c.TitleIn(m.l)))
 		if q := c.Example; q != nil {
 			line += m.l.T("md.seen_once_example", "Quote", codeSpan(strings.Join(strings.Fields(q.Quote), " ")), "Ref", m.conversationRef(r, *q))
 		}
@@ -311,7 +311,7 @@ func (m mdWriter) clusters(r Report) {
 		} else if labelled {
 			split = " | | |"
 		}
-		title := mdText(c.Title)
+		title := mdText(c.TitleIn(m.l))
 		if c.PolicyOverruled {
 			title += " (the policy seemed to call for it; the owner made it an issue"
 			if c.ExpectedReason != "" {
@@ -339,7 +339,7 @@ func (m mdWriter) issueNotes(cs []Cluster) {
 	}
 	for _, c := range cs {
 		if c.PolicyOverruled && len(c.Policies) > 0 {
-			notes = append(notes, fmt.Sprintf("- %s had been matched to the policy sentence %s", mdText(c.Title), inlineQuote(c.Policies[0])))
+			notes = append(notes, fmt.Sprintf("- %s had been matched to the policy sentence %s", mdText(c.TitleIn(m.l)), inlineQuote(c.Policies[0])))
 		}
 	}
 	if len(notes) == 0 {
@@ -433,7 +433,7 @@ func (m mdWriter) expected(r Report) {
 			m.p("")
 			first = false
 		}
-		m.p("- %s — %s", mdText(c.Title), plural(c.Conversations, "conversation", "conversations"))
+		m.p("- %s — %s", mdText(c.TitleIn(m.l)), plural(c.Conversations, "conversation", "conversations"))
 		if c.ExpectedBy != nil && *c.ExpectedBy == cluster.ExpectedByOwner {
 			reason := "no reason given"
 			if c.ExpectedReason != "" {

@@ -293,6 +293,9 @@ type Action struct {
 	Support  Support `json:"support"`
 	Evidence []Quote `json:"evidence"`
 	OutcomeSplit
+	// Words keeps the texts as catalog messages (TitleIn, ProblemIn, …); nil for an
+	// Action written in words only. Not part of report.json.
+	Words *analyzer.ActionWords `json:"-"`
 }
 
 // Quote is a piece of evidence: a quoted turn of a conversation, the one of its
@@ -355,6 +358,9 @@ type Cluster struct {
 	PolicyOverruled bool     `json:"policy_overruled"`
 	Policies        []string `json:"policies"`
 	OutcomeSplit
+	// TitleText keeps Title as a catalog message (TitleIn), where its findings keep
+	// one; zero otherwise. Not part of report.json.
+	TitleText locale.Text `json:"-"`
 }
 
 // SeenOnce reports whether the issue was seen in one conversation only: it is listed
@@ -429,6 +435,9 @@ type Finding struct {
 	ClusterIdx      *int       `json:"cluster_idx"`
 	ActionRank      int        `json:"action_rank"` // 0 when its cluster has no Action
 	Evidence        []Evidence `json:"evidence"`
+	// Words keeps Title and Description as catalog messages (TitleIn, DescriptionIn);
+	// nil for a finding written in words only. Not part of report.json.
+	Words *analyzer.Words `json:"-"`
 }
 
 // Evidence is a quote from a turn; Verified is true when the quote was found in it,

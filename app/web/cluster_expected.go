@@ -105,7 +105,7 @@ func (s *Server) reviewed(c echo.Context, id uuid.UUID, n pages.ReviewNotice, an
 	for _, cl := range r.Clusters {
 		if cl.Idx == n.ClusterIdx {
 			// Only a mark that took a ranked Action out frees a place for the next issue.
-			n.Title, n.NextInLine = cl.Title, n.Marked && n.Reranked && pages.Waiting(r) > 0
+			n.Title, n.NextInLine = cl.TitleIn(s.localizerOf(c)), n.Marked && n.Reranked && pages.Waiting(r) > 0
 			if !n.Marked {
 				n.NoAction = pages.NoActionHint(s.localizerOf(c), cl)
 			}

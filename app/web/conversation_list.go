@@ -129,9 +129,9 @@ func (s *Server) conversationList(c echo.Context) error {
 // back to the first.
 func fillRows(c echo.Context, v *pages.ConversationListView, id uuid.UUID, form pages.ConversationForm, filter store.ConversationFilter, list store.ConversationList, next string) {
 	v.RowQuery = listQuery(form, filter).Encode()
-	csrf := auth.CSRFToken(c)
+	csrf, l := auth.CSRFToken(c), locale.From(c.Request().Context())
 	for _, row := range list.Conversations {
-		r := conversationRow(row)
+		r := conversationRow(l, row)
 		r.Labels = pages.LabelState{TaskID: id.String(), Seq: int(row.Seq), Label: deref(row.Label), Source: deref(row.LabelSource),
 			Reviewed: deref(row.ReviewedLabel), CSRFToken: csrf, ListQuery: v.RowQuery}
 		v.Conversations = append(v.Conversations, r)
@@ -384,14 +384,14 @@ func describeFilter(l *locale.Localizer, f store.ConversationFilter, query strin
 }
 
 // conversationRow is one row of the list as the page shows it.
-func conversationRow(r dbsqlc.ListTaskConversationsRow) pages.ConversationRow {
+func conversationRow(l *locale.Localizer, r dbsqlc.ListTaskConversationsRow) pages.ConversationRow {
 	row := pages.ConversationRow{
 		Seq: int(r.Seq), ID: r.ExternalID, Turns: int(r.MessageCount), DiagnosisStatus: r.DiagnosisStatus,
-		Outcome: r.Outcome, TopType: r.TopType, TopTitle: r.TopTitle, TopCategory: r.TopCategory,
+		Outcome: r.Outcome, TopType: r.TopType, TopTitle: report.SayStored(l, r.TopTitle, r.TopTitleText), TopCategory: r.TopCategory,
 		TopSeverity: int(r.TopSeverity), RiskKinds: r.RiskKinds,
 	}
 	if r.IssueTitle != r.TopTitle {
-		row.IssueTitle = r.IssueTitle
+		row.IssueTitle = report.SayStored(l, r.IssueTitle, r.IssueTitleText)
 	}
 	row.OnlyExpected = r.TopTitle == "" && r.HasFindings
 	if r.FailureScore != nil {

@@ -52,7 +52,7 @@ func (s *Server) conversationShow(c echo.Context) error {
 		Turns: pages.Messages(d.Messages, d.Findings, d.Flags),
 	}
 	if d.Diagnosis != nil {
-		v.Outcome, v.Summary = d.Diagnosis.Outcome, d.Diagnosis.Summary
+		v.Outcome, v.Summary = d.Diagnosis.Outcome, report.SummaryIn(s.localizerOf(c), *d.Diagnosis)
 		v.FailedTurn = d.Diagnosis.FailedTurn
 		score := d.Diagnosis.FailureScore
 		v.FailureScore = &score

@@ -31,7 +31,7 @@ func (s *Server) taskCreate(c echo.Context) error {
 		if status == 0 {
 			return err
 		}
-		return s.renderUpload(c, status, up.form.title, up.form.agent, failure)
+		return s.renderUpload(c, status, up.form.title, up.form.agent, up.form.language, failure)
 	}
 	sum := up.summary
 	msg := []locale.Text{locale.Msg("uploaded.started", "Count", sum.Conversations, "Format", formatLabel(sum))}
@@ -83,7 +83,7 @@ func (s *Server) upload(c echo.Context) (uploaded, error) {
 	if err != nil {
 		return uploaded{form: &uploadForm{}}, errNotMultipart
 	}
-	form := &uploadForm{mr: mr}
+	form := &uploadForm{mr: mr, language: s.localizerOf(c).Code()}
 	file, err := s.receiveUpload(form)
 	if err != nil {
 		return uploaded{form: form}, err
@@ -157,7 +157,7 @@ func (s *Server) receiveUpload(form *uploadForm) (*spool, error) {
 // panic, rolls everything back.
 func (s *Server) createFromUpload(ctx context.Context, form *uploadForm, file *spool, owner store.Owner, token *int64) (uuid.UUID, ingest.Summary, error) {
 	task, err := s.bulk.BeginTask(ctx, owner, store.NewTask{Title: form.taskTitle(), SourceFilename: form.filename, SourceBytes: file.size,
-		Unfinished: s.deps.Config.MaxUnfinishedTasks, Token: token})
+		Unfinished: s.deps.Config.MaxUnfinishedTasks, Token: token, Language: form.language})
 	if err != nil {
 		return uuid.Nil, ingest.Summary{}, err
 	}

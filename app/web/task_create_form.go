@@ -6,6 +6,8 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -21,7 +23,10 @@ import (
 const (
 	fieldTitle = "title"
 	fieldAgent = "agent"
-	fieldFile  = "file"
+	// fieldLanguage is what a model writes the diagnosis in: locale.English or
+	// locale.Chinese.
+	fieldLanguage = "language"
+	fieldFile     = "file"
 	// maxAgentChars is the longest agent name the agent table takes.
 	maxAgentChars = 200
 	// maxTitleChars is the longest title the task table takes.
@@ -73,6 +78,7 @@ type uploadForm struct {
 	titleRunes int    // the title's length, for the error that says it (see field)
 	agent      string // the agent's name as typed, trimmed; "" to let Checkup choose
 	agentRunes int
+	language   string // as sent; the owner's language when the form has none
 	filename   string // the file's base name as the browser sent it
 }
 
@@ -121,6 +127,8 @@ func (f *uploadForm) field(part *multipart.Part) (err error) {
 		f.title, f.titleRunes, err = readText(part)
 	case fieldAgent:
 		f.agent, f.agentRunes, err = readText(part)
+	case fieldLanguage:
+		f.language, _, err = readText(part)
 	}
 	return err
 }
@@ -167,8 +175,9 @@ func (c *runeCounter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// checkTitle refuses a title, or an agent's name, longer than the tables take, and a
-// title, agent's name or file name that is not text a name may hold (textProblem).
+// checkTitle refuses a title, or an agent's name, longer than the tables take, a
+// title, agent's name or file name that is not text a name may hold (textProblem), and
+// a language Checkup does not write.
 func (f *uploadForm) checkTitle() error {
 	if n := f.titleRunes; n > maxTitleChars {
 		return &formError{http.StatusUnprocessableEntity, locale.Msg("upload_refused.title_long", "N", n, "Max", maxTitleChars), fieldTitle}
@@ -184,6 +193,9 @@ func (f *uploadForm) checkTitle() error {
 	}
 	if msg := textProblem(fieldFileName, f.filename, true); !msg.IsZero() {
 		return &formError{http.StatusUnprocessableEntity, msg, fieldFile}
+	}
+	if !slices.Contains(locale.Codes(), f.language) {
+		return &formError{http.StatusUnprocessableEntity, locale.Msg("upload_refused.language", "Value", strconv.Quote(truncate(f.language, 40))), fieldLanguage}
 	}
 	return nil
 }

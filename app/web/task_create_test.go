@@ -178,6 +178,8 @@ func TestRefusedUploadsStoreNothing(t *testing.T) {
 			status: 422, message: "The title is 201 characters long; keep it to 200 or fewer."},
 		{name: "title far longer than is read of it", parts: []part{titlePart(strings.Repeat("标题", 2500)), filePart("ok.jsonl", []byte(ok))},
 			status: 422, message: "The title is 5,000 characters long; keep it to 200 or fewer."},
+		{name: "language Checkup does not write", parts: []part{{name: "language", content: []byte("fr")}, filePart("ok.jsonl", []byte(strings.Repeat(ok, 5)))},
+			status: 422, message: `The language is en or zh-CN, not "fr".`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,6 +197,9 @@ func TestRefusedUploadsStoreNothing(t *testing.T) {
 				require.NotContains(t, errs.Text(), "The file was not accepted")
 				require.Equal(t, "true", title.AttrOr("aria-invalid", ""))
 				require.Equal(t, "upload-reason", title.AttrOr("aria-describedby", ""))
+			} else if strings.HasPrefix(tc.name, "language") {
+				require.Contains(t, errs.Text(), "The language was not accepted")
+				require.Equal(t, "true", testid(doc, "upload-language").AttrOr("aria-invalid", ""))
 			} else {
 				require.Contains(t, errs.Text(), "The file was not accepted")
 				require.False(t, title.Is("[aria-invalid]"))
@@ -269,6 +274,47 @@ func TestUploadTitle(t *testing.T) {
 			require.Equal(t, tc.want, title)
 		})
 	}
+}
+
+// TestUploadLanguage: the language a model writes the diagnosis in is the one chosen,
+// else the owner's (here their browser's), and the form offers it selected.
+func TestUploadLanguage(t *testing.T) {
+	t.Parallel()
+	b := setupUpload(t, dbtest.Pool(t), 0, ingest.Limits{})
+	file := []byte(strings.Repeat(pages.UploadFormats()[0].Example+"\n", 5))
+	for _, tc := range []struct {
+		name, chosen, browser, want string
+	}{
+		{"chosen", "zh-CN", "en", "zh-CN"},
+		{"chosen English by a Chinese browser", "en", "zh-CN", "en"},
+		{"the owner's", "", "zh-CN,zh;q=0.9", "zh-CN"},
+		{"English by default", "", "", "en"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := b.user(t)
+			parts := []part{{name: auth.CSRFField, content: []byte(c.CSRFToken)}, filePart("export.jsonl", file)}
+			if tc.chosen != "" {
+				parts = append(parts, part{name: "language", content: []byte(tc.chosen)})
+			}
+			body, contentType := multipartBody(t, parts...)
+			req, err := http.NewRequest(http.MethodPost, c.BaseURL+"/tasks", body)
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", contentType)
+			req.Header.Set("Accept-Language", tc.browser)
+			resp := c.Send(t, req)
+			require.Equal(t, http.StatusSeeOther, resp.StatusCode, authtest.Body(t, resp))
+			var language string
+			require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT language FROM analysis_task WHERE owner_user_id = $1`, c.User.ID).Scan(&language))
+			require.Equal(t, tc.want, language)
+		})
+	}
+	c := b.user(t)
+	req, err := http.NewRequest(http.MethodGet, c.BaseURL+"/tasks/new", nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept-Language", "zh-CN")
+	doc := parse(t, c.Send(t, req))
+	require.Equal(t, "zh-CN", doc.Find(`[data-testid="upload-language"] option[selected]`).AttrOr("value", ""))
 }
 
 // TestEveryExampleOnTheUploadPageIsAccepted uploads each format's example as shown,

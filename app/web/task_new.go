@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"errors"
 	"net/http"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/ingest"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/views/pages"
 )
 
@@ -25,23 +27,28 @@ func (s *Server) taskNew(c echo.Context) error {
 		// The upload counts again before it is stored: the form is worth showing.
 		s.logger(c).Warn("upload page: could not count the unfinished tasks", "err", err)
 	}
-	return s.renderUpload(c, http.StatusOK, "", "", failure)
+	return s.renderUpload(c, http.StatusOK, "", "", "", failure)
 }
 
-// renderUpload shows the upload form with the title and the agent's name kept and the
-// reasons of a refused upload, as the whole page or, for htmx, as the form's panel
-// alone. The agent's field offers the owner's agents.
-func (s *Server) renderUpload(c echo.Context, status int, title, agent string, failure *refused) error {
+// renderUpload shows the upload form with the title, the agent's name and the language
+// kept and the reasons of a refused upload, as the whole page or, for htmx, as the
+// form's panel alone. The agent's field offers the owner's agents; the language is the
+// owner's until they choose another.
+func (s *Server) renderUpload(c echo.Context, status int, title, agent, language string, failure *refused) error {
 	lim := s.uploadLimits()
 	agents, err := s.store.Agents(c.Request().Context(), auth.OwnerFrom(c))
 	if err != nil {
 		return err
 	}
 	l := s.localizerOf(c)
+	if !slices.Contains(locale.Codes(), language) {
+		language = l.Code()
+	}
 	v := pages.TaskNewView{
 		CSRFToken: auth.CSRFToken(c),
 		Title:     title,
 		Agent:     agent,
+		Language:  language,
 		Failure:   failure.page(l),
 		Limits: pages.UploadLimits{
 			MaxUploadMB:          s.deps.Config.MaxUploadMB,

@@ -6,6 +6,7 @@ import (
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
+	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
 	"github.com/checkup-dev/checkup/workers/cluster"
@@ -38,7 +39,7 @@ func topIssues(l *locale.Localizer, rows []pages.TaskRow, runs store.TitleRuns) 
 		if !ok {
 			continue
 		}
-		rows[i].TopIssue = &pages.TopIssue{Type: top.Type, Title: top.Title, Share: l.Percent(float64(top.Prevalence))}
+		rows[i].TopIssue = &pages.TopIssue{Type: top.Type, Title: report.SayStored(l, top.Title, top.TitleText), Share: l.Percent(float64(top.Prevalence))}
 		series := byTask[id]
 		if len(series) < 2 {
 			continue

@@ -231,9 +231,9 @@ func (q *Queries) CountUnfinishedTasks(ctx context.Context, db DBTX, arg CountUn
 const createTask = `-- name: CreateTask :one
 
 INSERT INTO analysis_task (owner_user_id, title, config, source_filename, source_format,
-                           source_bytes, conversation_count)
+                           source_bytes, conversation_count, language)
 VALUES ($1, $2, $3, $4, $5,
-        $6, $7)
+        $6, $7, $8)
 RETURNING id
 `
 
@@ -245,6 +245,7 @@ type CreateTaskParams struct {
 	SourceFormat      string
 	SourceBytes       int64
 	ConversationCount int32
+	Language          string
 }
 
 // The task table is the queue: creating a task, the worker's claim, and the fenced
@@ -262,6 +263,7 @@ func (q *Queries) CreateTask(ctx context.Context, db DBTX, arg CreateTaskParams)
 		arg.SourceFormat,
 		arg.SourceBytes,
 		arg.ConversationCount,
+		arg.Language,
 	)
 	var id uuid.UUID
 	err := row.Scan(&id)
@@ -424,7 +426,7 @@ func (q *Queries) GetAnalysisProgress(ctx context.Context, db DBTX, arg GetAnaly
 
 const getAnalysisTask = `-- name: GetAnalysisTask :one
 
-SELECT id, owner_user_id, title, status, stage, progress_done, progress_total, attempt, lost_count, lease_owner, created_at, claimed_at, heartbeat_at, finished_at, cancel_requested_at, error, config, funnel, risk_summary, llm_calls, prompt_tokens, completion_tokens, first_pass_valid, repaired, isolated, conversation_count, source_filename, source_format, source_bytes, rerun_of, label_field, provider_down_since, label_check, kept_failed, kept_succeeded, kept_unlabelled, progress_announced_at, agent_id, kind, failure_model FROM analysis_task WHERE id = $1 AND owner_user_id = $2 AND kind = 'diagnosis'
+SELECT id, owner_user_id, title, status, stage, progress_done, progress_total, attempt, lost_count, lease_owner, created_at, claimed_at, heartbeat_at, finished_at, cancel_requested_at, error, config, funnel, risk_summary, llm_calls, prompt_tokens, completion_tokens, first_pass_valid, repaired, isolated, conversation_count, source_filename, source_format, source_bytes, rerun_of, label_field, provider_down_since, label_check, kept_failed, kept_succeeded, kept_unlabelled, progress_announced_at, agent_id, kind, failure_model, language FROM analysis_task WHERE id = $1 AND owner_user_id = $2 AND kind = 'diagnosis'
 `
 
 type GetAnalysisTaskParams struct {
@@ -478,6 +480,7 @@ func (q *Queries) GetAnalysisTask(ctx context.Context, db DBTX, arg GetAnalysisT
 		&i.AgentID,
 		&i.Kind,
 		&i.FailureModel,
+		&i.Language,
 	)
 	return i, err
 }
@@ -1115,14 +1118,14 @@ func (q *Queries) RequestTaskCancel(ctx context.Context, db DBTX, arg RequestTas
 const rerunAnalysisTask = `-- name: RerunAnalysisTask :one
 WITH source AS (
     SELECT t.id, t.owner_user_id, t.title, t.conversation_count, t.source_filename, t.source_format, t.source_bytes,
-           t.label_field, t.agent_id
+           t.label_field, t.agent_id, t.language
     FROM analysis_task t
     WHERE t.id = $1 AND t.owner_user_id = $2 AND t.kind = 'diagnosis'
 ), created AS (
     INSERT INTO analysis_task (owner_user_id, title, conversation_count, source_filename,
-                               source_format, source_bytes, label_field, rerun_of, agent_id)
+                               source_format, source_bytes, label_field, rerun_of, agent_id, language)
     SELECT s.owner_user_id, s.title, s.conversation_count, s.source_filename, s.source_format, s.source_bytes,
-           s.label_field, s.id, s.agent_id
+           s.label_field, s.id, s.agent_id, s.language
     FROM source s
     RETURNING id, owner_user_id
 ), copied AS (

@@ -62,6 +62,7 @@ type AnalysisTask struct {
 	AgentID             *int64
 	Kind                taskstate.Kind
 	FailureModel        json.RawMessage
+	Language            string
 }
 
 type ApiToken struct {
@@ -151,6 +152,7 @@ type TaskCluster struct {
 	PolicyOverruled   bool
 	EstimatedFailures *float32
 	EstimatedExcess   *float32
+	TitleText         json.RawMessage
 }
 
 type TaskConversation struct {
@@ -220,6 +222,7 @@ type TaskFinding struct {
 	ClusterIdx      *int32
 	Expected        bool
 	Policy          string
+	Text            json.RawMessage
 }
 
 type TaskSearch struct {

@@ -13,13 +13,13 @@ import (
 )
 
 const insertTaskClusters = `-- name: InsertTaskClusters :exec
-INSERT INTO task_cluster (task_id, owner_user_id, idx, type, category, title, conversation_seqs,
+INSERT INTO task_cluster (task_id, owner_user_id, idx, type, category, title, title_text, conversation_seqs,
                           finding_count, prevalence, severity, confidence, priority_score, priority_parts,
                           expected, expected_by, expected_reason, policy_overruled, label_failed, label_succeeded, label_unlabelled, failure_rate_in,
                           failure_rate_out, failure_lift, excess_failures, p_value, q_value,
                           estimated_failures, estimated_excess)
 SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.value ->> 'category',
-       c.value ->> 'title',
+       c.value ->> 'title', c.value -> 'title_text',
        ARRAY(SELECT s::int FROM jsonb_array_elements_text(c.value -> 'conversation_seqs') AS s),
        (c.value ->> 'finding_count')::int, (c.value ->> 'prevalence')::real,
        (c.value ->> 'severity')::real, (c.value ->> 'confidence')::real,
@@ -186,7 +186,7 @@ func (q *Queries) ListConversationClusterStandings(ctx context.Context, db DBTX,
 }
 
 const listRunClusters = `-- name: ListRunClusters :many
-SELECT c.task_id, c.idx, c.type, c.category, c.title, c.prevalence, c.expected,
+SELECT c.task_id, c.idx, c.type, c.category, c.title, c.title_text, c.prevalence, c.expected,
        cardinality(c.conversation_seqs)::int AS conversations, a.rank AS action_rank
 FROM task_cluster c
 LEFT JOIN task_action a ON a.task_id = c.task_id AND a.owner_user_id = c.owner_user_id
@@ -207,6 +207,7 @@ type ListRunClustersRow struct {
 	Type          string
 	Category      string
 	Title         string
+	TitleText     json.RawMessage
 	Prevalence    float32
 	Expected      bool
 	Conversations int32
@@ -231,6 +232,7 @@ func (q *Queries) ListRunClusters(ctx context.Context, db DBTX, arg ListRunClust
 			&i.Type,
 			&i.Category,
 			&i.Title,
+			&i.TitleText,
 			&i.Prevalence,
 			&i.Expected,
 			&i.Conversations,
@@ -247,7 +249,7 @@ func (q *Queries) ListRunClusters(ctx context.Context, db DBTX, arg ListRunClust
 }
 
 const listTaskClusters = `-- name: ListTaskClusters :many
-SELECT task_id, owner_user_id, idx, type, category, title,
+SELECT task_id, owner_user_id, idx, type, category, title, title_text,
        cardinality(conversation_seqs)::int AS conversations, finding_count, prevalence, severity,
        confidence, priority_score, priority_parts, expected, expected_by, expected_reason, policy_overruled,
        label_failed, label_succeeded, label_unlabelled, failure_rate_in, failure_rate_out,
@@ -269,6 +271,7 @@ type ListTaskClustersRow struct {
 	Type              string
 	Category          string
 	Title             string
+	TitleText         json.RawMessage
 	Conversations     int32
 	FindingCount      int32
 	Prevalence        float32
@@ -313,6 +316,7 @@ func (q *Queries) ListTaskClusters(ctx context.Context, db DBTX, arg ListTaskClu
 			&i.Type,
 			&i.Category,
 			&i.Title,
+			&i.TitleText,
 			&i.Conversations,
 			&i.FindingCount,
 			&i.Prevalence,

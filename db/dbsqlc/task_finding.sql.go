@@ -14,7 +14,7 @@ import (
 
 const listClusterExamples = `-- name: ListClusterExamples :many
 WITH ranked AS (
-    SELECT f.cluster_idx, f.conversation_seq, f.idx, f.title, f.description, f.evidence,
+    SELECT f.cluster_idx, f.conversation_seq, f.idx, f.title, f.description, f.text, f.evidence,
            row_number() OVER (PARTITION BY f.cluster_idx
                               ORDER BY (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC,
                                        f.conversation_seq, f.idx) AS n
@@ -24,7 +24,7 @@ WITH ranked AS (
 SELECT r.cluster_idx::int AS cluster_idx, r.conversation_seq,
        coalesce((SELECT c.external_id FROM task_conversation c
                  WHERE c.task_id = $1 AND c.owner_user_id = $2 AND c.seq = r.conversation_seq), '')::text AS external_id,
-       r.idx, r.title, r.description, r.evidence
+       r.idx, r.title, r.description, r.text, r.evidence
 FROM ranked r
 WHERE r.n <= $3::bigint
 ORDER BY r.cluster_idx, r.n
@@ -44,6 +44,7 @@ type ListClusterExamplesRow struct {
 	Idx             int32
 	Title           string
 	Description     string
+	Text            json.RawMessage
 	Evidence        json.RawMessage
 }
 
@@ -72,6 +73,7 @@ func (q *Queries) ListClusterExamples(ctx context.Context, db DBTX, arg ListClus
 			&i.Idx,
 			&i.Title,
 			&i.Description,
+			&i.Text,
 			&i.Evidence,
 		); err != nil {
 			return nil, err
@@ -85,7 +87,7 @@ func (q *Queries) ListClusterExamples(ctx context.Context, db DBTX, arg ListClus
 }
 
 const listConversationFindings = `-- name: ListConversationFindings :many
-SELECT task_id, owner_user_id, conversation_seq, idx, type, category, title, description, severity, confidence, priority_score, evidence, cluster_idx, expected, policy FROM task_finding
+SELECT task_id, owner_user_id, conversation_seq, idx, type, category, title, description, severity, confidence, priority_score, evidence, cluster_idx, expected, policy, text FROM task_finding
 WHERE task_id = $1 AND owner_user_id = $2 AND conversation_seq = $3
 ORDER BY idx
 `
@@ -121,6 +123,7 @@ func (q *Queries) ListConversationFindings(ctx context.Context, db DBTX, arg Lis
 			&i.ClusterIdx,
 			&i.Expected,
 			&i.Policy,
+			&i.Text,
 		); err != nil {
 			return nil, err
 		}
@@ -133,7 +136,8 @@ func (q *Queries) ListConversationFindings(ctx context.Context, db DBTX, arg Lis
 }
 
 const listFindingTitles = `-- name: ListFindingTitles :many
-SELECT type, category, expected, title
+SELECT type, category, expected, title,
+       ((array_agg(text -> 'title') FILTER (WHERE text IS NOT NULL))[1])::jsonb AS title_text
 FROM task_finding
 WHERE task_id = $1 AND owner_user_id = $2
 GROUP BY type, category, expected, title
@@ -146,16 +150,17 @@ type ListFindingTitlesParams struct {
 }
 
 type ListFindingTitlesRow struct {
-	Type     string
-	Category string
-	Expected bool
-	Title    string
+	Type      string
+	Category  string
+	Expected  bool
+	Title     string
+	TitleText json.RawMessage
 }
 
 // Every distinct title of the task's findings with its type, category and whether it
 // is expected behaviour, in the order of each one's first finding: the first pass of
-// clustering, which places the titles before it reads the findings again. One scan of
-// the task's findings, no join.
+// clustering, which places the titles before it reads the findings again, with the
+// title's Text when its findings keep one. One scan of the task's findings, no join.
 func (q *Queries) ListFindingTitles(ctx context.Context, db DBTX, arg ListFindingTitlesParams) ([]ListFindingTitlesRow, error) {
 	rows, err := db.Query(ctx, listFindingTitles, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
@@ -170,6 +175,7 @@ func (q *Queries) ListFindingTitles(ctx context.Context, db DBTX, arg ListFindin
 			&i.Category,
 			&i.Expected,
 			&i.Title,
+			&i.TitleText,
 		); err != nil {
 			return nil, err
 		}
@@ -305,7 +311,7 @@ func (q *Queries) ListTaskClusterEvidence(ctx context.Context, db DBTX, arg List
 }
 
 const listTaskFindings = `-- name: ListTaskFindings :many
-SELECT f.task_id, f.owner_user_id, f.conversation_seq, f.idx, f.type, f.category, f.title, f.description, f.severity, f.confidence, f.priority_score, f.evidence, f.cluster_idx, f.expected, f.policy,
+SELECT f.task_id, f.owner_user_id, f.conversation_seq, f.idx, f.type, f.category, f.title, f.description, f.severity, f.confidence, f.priority_score, f.evidence, f.cluster_idx, f.expected, f.policy, f.text,
        coalesce((SELECT c.external_id FROM task_conversation c
                  WHERE c.task_id = f.task_id AND c.owner_user_id = f.owner_user_id AND c.seq = f.conversation_seq), '')::text AS external_id
 FROM task_finding f
@@ -337,6 +343,7 @@ type ListTaskFindingsRow struct {
 	ClusterIdx      *int32
 	Expected        bool
 	Policy          string
+	Text            json.RawMessage
 	ExternalID      string
 }
 
@@ -373,6 +380,7 @@ func (q *Queries) ListTaskFindings(ctx context.Context, db DBTX, arg ListTaskFin
 			&i.ClusterIdx,
 			&i.Expected,
 			&i.Policy,
+			&i.Text,
 			&i.ExternalID,
 		); err != nil {
 			return nil, err

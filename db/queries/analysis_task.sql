@@ -7,9 +7,9 @@
 -- A new pending task. The caller copies its conversations, runs
 -- SetTaskConversationCount and NotifyTaskPending in the same transaction, and commits.
 INSERT INTO analysis_task (owner_user_id, title, config, source_filename, source_format,
-                           source_bytes, conversation_count)
+                           source_bytes, conversation_count, language)
 VALUES (@owner_user_id, @title, @config, @source_filename, @source_format,
-        @source_bytes, @conversation_count)
+        @source_bytes, @conversation_count, @language)
 RETURNING id;
 
 -- name: SetTaskConversationCount :execrows
@@ -243,14 +243,14 @@ WHERE owner_user_id = @owner_user_id AND status IN ('pending', 'running') AND ki
 -- row means the source task does not exist for this owner.
 WITH source AS (
     SELECT t.id, t.owner_user_id, t.title, t.conversation_count, t.source_filename, t.source_format, t.source_bytes,
-           t.label_field, t.agent_id
+           t.label_field, t.agent_id, t.language
     FROM analysis_task t
     WHERE t.id = @id AND t.owner_user_id = @owner_user_id AND t.kind = 'diagnosis'
 ), created AS (
     INSERT INTO analysis_task (owner_user_id, title, conversation_count, source_filename,
-                               source_format, source_bytes, label_field, rerun_of, agent_id)
+                               source_format, source_bytes, label_field, rerun_of, agent_id, language)
     SELECT s.owner_user_id, s.title, s.conversation_count, s.source_filename, s.source_format, s.source_bytes,
-           s.label_field, s.id, s.agent_id
+           s.label_field, s.id, s.agent_id, s.language
     FROM source s
     RETURNING id, owner_user_id
 ), copied AS (

@@ -3,7 +3,7 @@
 -- covers, not which: those lists grow with the task's findings
 -- (ListClusterConversations), and only report.json writes them out. The evidence is
 -- read on its own (ListTaskClusterEvidence).
-SELECT task_id, owner_user_id, idx, type, category, title,
+SELECT task_id, owner_user_id, idx, type, category, title, title_text,
        cardinality(conversation_seqs)::int AS conversations, finding_count, prevalence, severity,
        confidence, priority_score, priority_parts, expected, expected_by, expected_reason, policy_overruled,
        label_failed, label_succeeded, label_unlabelled, failure_rate_in, failure_rate_out,
@@ -20,13 +20,13 @@ ORDER BY idx;
 
 -- name: InsertTaskClusters :exec
 -- A task's issue clusters, from a JSON array of rows (see pipeline.clusterRow).
-INSERT INTO task_cluster (task_id, owner_user_id, idx, type, category, title, conversation_seqs,
+INSERT INTO task_cluster (task_id, owner_user_id, idx, type, category, title, title_text, conversation_seqs,
                           finding_count, prevalence, severity, confidence, priority_score, priority_parts,
                           expected, expected_by, expected_reason, policy_overruled, label_failed, label_succeeded, label_unlabelled, failure_rate_in,
                           failure_rate_out, failure_lift, excess_failures, p_value, q_value,
                           estimated_failures, estimated_excess)
 SELECT t.id, t.owner_user_id, (c.value ->> 'idx')::int, c.value ->> 'type', c.value ->> 'category',
-       c.value ->> 'title',
+       c.value ->> 'title', c.value -> 'title_text',
        ARRAY(SELECT s::int FROM jsonb_array_elements_text(c.value -> 'conversation_seqs') AS s),
        (c.value ->> 'finding_count')::int, (c.value ->> 'prevalence')::real,
        (c.value ->> 'severity')::real, (c.value ->> 'confidence')::real,
@@ -66,7 +66,7 @@ WHERE k.task_id = @task_id AND k.owner_user_id = @owner_user_id AND k.idx = (c.v
 -- The clusters of the owner's tasks @task_ids with their share and Action rank (NULL
 -- without an Action), in each task's order: what the task list's top issues and trends
 -- are drawn from.
-SELECT c.task_id, c.idx, c.type, c.category, c.title, c.prevalence, c.expected,
+SELECT c.task_id, c.idx, c.type, c.category, c.title, c.title_text, c.prevalence, c.expected,
        cardinality(c.conversation_seqs)::int AS conversations, a.rank AS action_rank
 FROM task_cluster c
 LEFT JOIN task_action a ON a.task_id = c.task_id AND a.owner_user_id = c.owner_user_id

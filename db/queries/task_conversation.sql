@@ -164,12 +164,13 @@ WITH input AS MATERIALIZED (
               input.prompt_tokens, input.completion_tokens
 ), findings AS (
     INSERT INTO task_finding (task_id, owner_user_id, conversation_seq, idx, type, category, title,
-                              description, severity, confidence, priority_score, evidence, expected, policy)
+                              description, severity, confidence, priority_score, evidence, expected, policy, text)
     SELECT conv.task_id, conv.owner_user_id, conv.seq, (f.ord - 1)::int, f.value ->> 'type',
            f.value ->> 'category', f.value ->> 'title', coalesce(f.value ->> 'description', ''),
            (f.value ->> 'severity')::int, (f.value ->> 'confidence')::real,
            (f.value ->> 'priorityScore')::real, coalesce(f.value -> 'evidence', '[]'::jsonb),
-           coalesce((f.value ->> 'expected')::boolean, false), coalesce(f.value ->> 'policy', '')
+           coalesce((f.value ->> 'expected')::boolean, false), coalesce(f.value ->> 'policy', ''),
+           f.value -> 'text'
     FROM conv, jsonb_array_elements(conv.diagnosis -> 'findings') WITH ORDINALITY AS f(value, ord)
     RETURNING 1
 ), totals AS (
@@ -309,17 +310,21 @@ SELECT c.seq, c.external_id, c.message_count, c.label, c.label_source, c.reviewe
        c.diagnosis_status, coalesce(c.diagnosis ->> 'outcome', '')::text AS outcome,
        ARRAY(SELECT DISTINCT k #>> '{}' FROM jsonb_path_query(c.risk_flags, '$[*].kind') AS k ORDER BY 1)::text[] AS risk_kinds,
        coalesce(top.type, '')::text AS top_type, coalesce(top.category, '')::text AS top_category,
-       coalesce(top.title, '')::text AS top_title, coalesce(top.severity, 0)::int AS top_severity,
+       coalesce(top.title, '')::text AS top_title, (top.text -> 'title')::jsonb AS top_title_text, coalesce(top.severity, 0)::int AS top_severity,
        coalesce((SELECT f.title FROM task_finding f
                  WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq
                    AND f.cluster_idx = sqlc.narg('cluster')::int
                  ORDER BY f.severity DESC, f.priority_score DESC, f.idx LIMIT 1), '')::text AS issue_title,
+       (SELECT f.text -> 'title' FROM task_finding f
+        WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq
+          AND f.cluster_idx = sqlc.narg('cluster')::int
+        ORDER BY f.severity DESC, f.priority_score DESC, f.idx LIMIT 1)::jsonb AS issue_title_text,
        coalesce((SELECT true FROM task_finding f
                  WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq
                  LIMIT 1), false)::bool AS has_findings
 FROM task_conversation c
 LEFT JOIN LATERAL (
-    SELECT f.type, f.category, f.title, f.severity
+    SELECT f.type, f.category, f.title, f.text, f.severity
     FROM task_finding f
     WHERE f.task_id = c.task_id AND f.owner_user_id = c.owner_user_id AND f.conversation_seq = c.seq
       AND NOT coalesce((SELECT k.expected FROM task_cluster k

@@ -29,9 +29,10 @@ ORDER BY conversation_seq, idx;
 -- name: ListFindingTitles :many
 -- Every distinct title of the task's findings with its type, category and whether it
 -- is expected behaviour, in the order of each one's first finding: the first pass of
--- clustering, which places the titles before it reads the findings again. One scan of
--- the task's findings, no join.
-SELECT type, category, expected, title
+-- clustering, which places the titles before it reads the findings again, with the
+-- title's Text when its findings keep one. One scan of the task's findings, no join.
+SELECT type, category, expected, title,
+       ((array_agg(text -> 'title') FILTER (WHERE text IS NOT NULL))[1])::jsonb AS title_text
 FROM task_finding
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id
 GROUP BY type, category, expected, title
@@ -52,7 +53,7 @@ WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id;
 -- urgent, with their conversation's external id (looked up by primary key for the rows
 -- returned only, so no plan can join every finding with every conversation).
 WITH ranked AS (
-    SELECT f.cluster_idx, f.conversation_seq, f.idx, f.title, f.description, f.evidence,
+    SELECT f.cluster_idx, f.conversation_seq, f.idx, f.title, f.description, f.text, f.evidence,
            row_number() OVER (PARTITION BY f.cluster_idx
                               ORDER BY (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC,
                                        f.conversation_seq, f.idx) AS n
@@ -62,7 +63,7 @@ WITH ranked AS (
 SELECT r.cluster_idx::int AS cluster_idx, r.conversation_seq,
        coalesce((SELECT c.external_id FROM task_conversation c
                  WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id AND c.seq = r.conversation_seq), '')::text AS external_id,
-       r.idx, r.title, r.description, r.evidence
+       r.idx, r.title, r.description, r.text, r.evidence
 FROM ranked r
 WHERE r.n <= @max_rows::bigint
 ORDER BY r.cluster_idx, r.n;

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/db/transcript"
 )
@@ -27,6 +28,9 @@ type NewTask struct {
 	// Token is the API token the upload came with, if any: Publish checks it is still
 	// there (ErrTokenRevoked otherwise), since an upload can last longer than a token.
 	Token *int64
+	// Language is what a model writes the diagnosis in (locale.English or
+	// locale.Chinese); empty is English.
+	Language string
 }
 
 // ErrTokenRevoked is Publish's refusal of a task whose upload's token was revoked
@@ -120,6 +124,7 @@ func (s *Store) BeginTask(ctx context.Context, owner Owner, task NewTask) (*Task
 		Config:         config,
 		SourceFilename: task.SourceFilename,
 		SourceBytes:    task.SourceBytes,
+		Language:       cmp.Or(task.Language, locale.English),
 	})
 	if err != nil {
 		_ = tx.Rollback(context.WithoutCancel(ctx))

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/workers/stats"
@@ -71,13 +72,16 @@ type Run struct {
 
 // Cluster is one issue as both runs saw it.
 type Cluster struct {
-	Type     string  `json:"type"`
-	Category string  `json:"category"`
-	Title    string  `json:"title"` // the current run's title; the baseline's when resolved
-	Baseline Side    `json:"baseline"`
-	Current  Side    `json:"current"`
-	Change   Change  `json:"change"`
-	PValue   float64 `json:"p_value"`
+	Type     string `json:"type"`
+	Category string `json:"category"`
+	Title    string `json:"title"` // the current run's title; the baseline's when resolved
+	// TitleText is Title as a catalog message, where its findings keep one (TitleIn);
+	// a pointer, so a Cluster stays comparable.
+	TitleText *locale.Text `json:"-"`
+	Baseline  Side         `json:"baseline"`
+	Current   Side         `json:"current"`
+	Change    Change       `json:"change"`
+	PValue    float64      `json:"p_value"`
 }
 
 // Side is a cluster in one run: the conversations it covers and their share of the
@@ -105,9 +109,9 @@ func Compare(baseline, current report.Report) Comparison {
 		}
 		var cl Cluster
 		if c != nil {
-			cl = Cluster{Type: c.Type, Category: c.Category, Title: c.Title, Current: side(c.Conversations, nc)}
+			cl = Cluster{Type: c.Type, Category: c.Category, Title: c.Title, TitleText: &c.TitleText, Current: side(c.Conversations, nc)}
 		} else {
-			cl = Cluster{Type: b.Type, Category: b.Category, Title: b.Title}
+			cl = Cluster{Type: b.Type, Category: b.Category, Title: b.Title, TitleText: &b.TitleText}
 		}
 		if b != nil {
 			cl.Baseline = side(b.Conversations, nb)
@@ -172,3 +176,11 @@ func run(r report.Report) Run {
 }
 
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+// TitleIn is the issue's title in l's language.
+func (c Cluster) TitleIn(l *locale.Localizer) string {
+	if c.TitleText == nil {
+		return c.Title
+	}
+	return report.Cluster{Title: c.Title, TitleText: *c.TitleText}.TitleIn(l)
+}

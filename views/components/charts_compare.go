@@ -15,7 +15,7 @@ func CompareChart(l *locale.Localizer, c compare.Comparison) BarChart {
 			ch.Desc += l.T("compare.chart_first_only")
 			break
 		}
-		ch.Rows = append(ch.Rows, BarRow{Label: ChangeLabel(l, cl.Change) + " · " + cl.Title, Bars: []Bar{
+		ch.Rows = append(ch.Rows, BarRow{Label: ChangeLabel(l, cl.Change) + " · " + cl.TitleIn(l), Bars: []Bar{
 			{Value: cl.Baseline.Share, Text: sideText(l, cl.Baseline)},
 			{Value: cl.Current.Share, Text: sideText(l, cl.Current), Class: changeClass(cl.Change)},
 		}})

@@ -58,7 +58,7 @@ func ClusterShareChart(l *locale.Localizer, clusters []report.Cluster) BarChart 
 		if cl.Type == "RISK" {
 			class = "risk"
 		}
-		row := BarRow{Label: cl.Title, Bars: []Bar{{Value: cl.Prevalence, Text: l.Num(cl.Conversations) + " · " + l.Percent(cl.Prevalence), Class: class}}}
+		row := BarRow{Label: cl.TitleIn(l), Bars: []Bar{{Value: cl.Prevalence, Text: l.Num(cl.Conversations) + " · " + l.Percent(cl.Prevalence), Class: class}}}
 		if cl.ActionRank > 0 {
 			row.Href = fmt.Sprintf("#action-%d", cl.ActionRank)
 		}

@@ -1,5 +1,7 @@
 package analyzer
 
+import "github.com/checkup-dev/checkup/db/locale"
+
 // FindingType separates risks (always reported) from improvement actions (ranked).
 type FindingType string
 
@@ -63,6 +65,16 @@ type Finding struct {
 	// of the policy it follows; it is set exactly when Expected is.
 	Expected bool   `json:"expected"`
 	Policy   string `json:"policy"`
+	// Words keeps the title and description by message key and arguments, for an
+	// analyzer that writes from the catalog (the offline rules): each reader reads them
+	// in their language. Nil for a finding written in words only (a model's).
+	Words *Words `json:"text,omitempty"`
+}
+
+// Words is a finding's title and description as catalog messages (locale.Text).
+type Words struct {
+	Title       locale.Text `json:"title"`
+	Description locale.Text `json:"description"`
 }
 
 // Diagnosis is an analyzer's reading of one conversation. FailureScore is its estimate,
@@ -74,6 +86,9 @@ type Diagnosis struct {
 	Findings     []Finding `json:"findings"`
 	FailureScore float64   `json:"failureScore"`
 	FailedTurn   int       `json:"failedTurn"`
+	// SummaryWords keeps Summary as a catalog message, for an analyzer that writes from
+	// the catalog (the offline rules); nil for a summary written in words only.
+	SummaryWords *locale.Text `json:"summaryText,omitempty"`
 }
 
 // Example is one piece of evidence a cluster carries into its Action.
@@ -97,6 +112,12 @@ type ClusterBrief struct {
 	Confidence        float64     `json:"confidence"`
 	PriorityScore     float64     `json:"priority_score"`
 	Examples          []Example   `json:"examples"`
+	// TitleText and DescriptionTexts are Title and Descriptions as catalog messages,
+	// where the findings keep them (Finding.Words; a zero Text where one does not): what
+	// an analyzer writing from the catalog builds its Action's Text from. A model is not
+	// sent them.
+	TitleText        locale.Text   `json:"-"`
+	DescriptionTexts []locale.Text `json:"-"`
 }
 
 // Action is the recommendation written for one cluster.
@@ -106,6 +127,17 @@ type Action struct {
 	Recommendation []string `json:"recommendation"`
 	ExpectedImpact string   `json:"expectedImpact"`
 	FixLocation    string   `json:"fixLocation"`
+	// Words keeps the texts by message key and arguments, for an analyzer that writes
+	// from the catalog (the offline playbook); nil for an Action written in words only.
+	Words *ActionWords `json:"text,omitempty"`
+}
+
+// ActionWords is an Action's texts as catalog messages (locale.Text).
+type ActionWords struct {
+	Title          locale.Text   `json:"title"`
+	Problem        locale.Text   `json:"problem"`
+	Recommendation []locale.Text `json:"recommendation"`
+	ExpectedImpact locale.Text   `json:"expectedImpact"`
 }
 
 // BestEvidence is the evidence a finding is shown by: its first verified quote, or its

@@ -145,7 +145,7 @@ func (a *Analyzer) Info() analyzer.Info {
 // answer.
 func (a *Analyzer) Diagnose(ctx context.Context, conv transcript.Conversation) (analyzer.Result[analyzer.Diagnosis], error) {
 	inline := a.cfg.JSONMode == JSONModeObject
-	msgs, adj, err := a.prompts.diagnose(conv, a.diagnosis, inline)
+	msgs, adj, err := a.prompts.diagnose(conv, a.diagnosis, inline, analyzer.LanguageOf(ctx))
 	if err != nil {
 		return analyzer.Result[analyzer.Diagnosis]{}, err
 	}
@@ -166,7 +166,7 @@ func (a *Analyzer) Diagnose(ctx context.Context, conv transcript.Conversation) (
 // Diagnose.
 func (a *Analyzer) WriteAction(ctx context.Context, brief analyzer.ClusterBrief) (analyzer.Result[analyzer.Action], error) {
 	inline := a.cfg.JSONMode == JSONModeObject
-	msgs, err := a.prompts.action(brief, a.action, inline)
+	msgs, err := a.prompts.action(brief, a.action, inline, analyzer.LanguageOf(ctx))
 	if err != nil {
 		return analyzer.Result[analyzer.Action]{}, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
@@ -71,9 +72,21 @@ type systemData struct {
 	Categories, Outcomes, FixLocations []string
 	MaxFindings, MaxEvidence           int
 	SchemaName, Schema                 string
+	// Language names the language the model is to write in, for a task not written in
+	// English; empty for English, the prompts' own language.
+	Language string
 }
 
-func newSystemData(s *schema, inline bool) systemData {
+// languageName names each language a task may be written in but English, as the
+// prompts ask for it.
+func languageName(code string) string {
+	if code == locale.Chinese {
+		return "Simplified Chinese (简体中文)"
+	}
+	return ""
+}
+
+func newSystemData(s *schema, inline bool, language string) systemData {
 	d := systemData{
 		Categories:   analyzer.Categories(),
 		Outcomes:     analyzer.Outcomes(),
@@ -81,6 +94,7 @@ func newSystemData(s *schema, inline bool) systemData {
 		MaxFindings:  analyzer.MaxFindings,
 		MaxEvidence:  analyzer.MaxEvidence,
 		SchemaName:   s.name,
+		Language:     languageName(language),
 	}
 	if inline {
 		d.Schema = string(s.raw)
@@ -102,9 +116,9 @@ type diagnoseData struct {
 // diagnose returns the messages asking for conv's diagnosis, with what had to be left
 // out to keep them under the prompt cap: the transcript is cut first; the policy only
 // when it alone would take more than half of the room.
-func (p *prompts) diagnose(conv transcript.Conversation, s *schema, inline bool) ([]openai.ChatCompletionMessage, analyzer.Adjustments, error) {
+func (p *prompts) diagnose(conv transcript.Conversation, s *schema, inline bool, language string) ([]openai.ChatCompletionMessage, analyzer.Adjustments, error) {
 	var adj analyzer.Adjustments
-	sys, err := p.render("diagnose_system", newSystemData(s, inline))
+	sys, err := p.render("diagnose_system", newSystemData(s, inline, language))
 	if err != nil {
 		return nil, adj, err
 	}
@@ -147,7 +161,7 @@ type actionData struct {
 // action returns the messages asking for the Action of brief's cluster. The brief is
 // bounded (titles, descriptions and quotes are cut by normalisation, their number
 // here), so it always fits under the prompt cap.
-func (p *prompts) action(brief analyzer.ClusterBrief, s *schema, inline bool) ([]openai.ChatCompletionMessage, error) {
+func (p *prompts) action(brief analyzer.ClusterBrief, s *schema, inline bool, language string) ([]openai.ChatCompletionMessage, error) {
 	brief.Title = oneLine(brief.Title, analyzer.MaxTitleRunes)
 	descriptions := brief.Descriptions[:min(len(brief.Descriptions), maxBriefDescriptions)]
 	brief.Descriptions = make([]string, len(descriptions))
@@ -162,7 +176,7 @@ func (p *prompts) action(brief analyzer.ClusterBrief, s *schema, inline bool) ([
 		e.Quote = oneLine(e.Quote, analyzer.MaxQuoteRunes)
 		brief.Examples[i] = e
 	}
-	sys, err := p.render("action_system", newSystemData(s, inline))
+	sys, err := p.render("action_system", newSystemData(s, inline, language))
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/percent"
 	"github.com/checkup-dev/checkup/workers/textmatch"
@@ -22,49 +23,76 @@ import (
 // first-pass valid. A cluster titled by another analyzer gets its title appended to the
 // template's, so two clusters of one category never share an Action title.
 func (a *Analyzer) WriteAction(ctx context.Context, brief analyzer.ClusterBrief) (analyzer.Result[analyzer.Action], error) {
-	if err := ctx.Err(); err != nil {
+	if err := cmp.Or(ctx.Err(), a.enErr); err != nil {
 		return analyzer.Result[analyzer.Action]{}, fmt.Errorf("offline: write action: %w", err)
 	}
 	pb := playbookFor(brief.Category, brief.Title)
-	ref, quote := "", ""
+	var ref, quote locale.Text
 	if len(brief.Examples) > 0 {
 		ex := brief.Examples[0]
 		ref = exampleRef(ex)
-		quote = quoted(ex.Quote)
+		quote = locale.Lit(quoted(ex.Quote))
 	}
 
-	var problem strings.Builder
-	fmt.Fprintf(&problem, "%s %s.", strings.TrimSuffix(brief.Title, "."), howOften(brief))
+	// The problem in English says the first description as the run stored it, cut to
+	// its first 300 runes; in the catalog's words, the description's own message.
+	head := locale.Msg("written.problem", "Title", clusterTitle(brief), "Often", howOften(brief))
+	english, words := []locale.Text{head}, []locale.Text{head}
 	if len(brief.Descriptions) > 0 {
 		// A description cut short ends with "…" and its closing quote, then a stop,
 		// so the example after it is a sentence of its own.
-		fmt.Fprintf(&problem, " %s", textmatch.EndSentence(oneOfThem(textmatch.ClipText(brief.Descriptions[0], 300), brief.ConversationCount)))
+		desc := textmatch.EndSentence(oneOfThem(textmatch.ClipText(brief.Descriptions[0], 300), brief.ConversationCount))
+		english = append(english, locale.Lit(desc))
+		words = append(words, locale.Lit(desc))
+		if len(brief.DescriptionTexts) > 0 && !brief.DescriptionTexts[0].IsZero() {
+			words[len(words)-1] = oneOfThemText(brief.DescriptionTexts[0], brief.ConversationCount)
+		}
 	}
-	if ref != "" {
-		fmt.Fprintf(&problem, " Example: %s, %s.", ref, quote)
+	if !ref.IsZero() {
+		example := locale.Msg("written.example", "Ref", ref, "Quote", quote)
+		english, words = append(english, example), append(words, example)
 	}
 
-	steps := pb.steps(factsOf(brief, quote))
-	if ref != "" {
-		test := cmp.Or(pb.test, "Add a regression test from %s: replay the conversation up to that turn and assert the corrected behavior.")
-		steps = append(steps, fmt.Sprintf(test, ref))
+	steps := pb.steps(pb.name, factsOf(brief, quote))
+	if !ref.IsZero() {
+		test := locale.Msg("written.test", "Ref", ref)
+		if pb.test {
+			test = locale.Msg("playbook."+pb.name+".test", "Ref", ref)
+		}
+		steps = append(steps, test)
 	}
-	title := pb.title
+	title := pb.title()
 	if !isRuleTitle(brief.Title) && brief.Title != "" {
 		// A cluster this analyzer did not title (the LLM's) shares its category's
 		// template with others; its own title keeps the Actions apart.
-		title = fmt.Sprintf("%s: %s", title, strings.TrimSuffix(brief.Title, "."))
+		title = locale.Msg("written.title_of", "Title", title, "Issue", strings.TrimSuffix(brief.Title, "."))
+	}
+	impact := locale.Msg("written.impact", "Impact", pb.impact(), "Share", share(brief))
+	recommendation := make([]string, len(steps))
+	for i, s := range steps {
+		recommendation[i] = a.en.Text(s)
 	}
 	return analyzer.Result[analyzer.Action]{
 		Value: analyzer.Action{
-			Title:          title,
-			Problem:        problem.String(),
-			Recommendation: steps,
-			ExpectedImpact: fmt.Sprintf("%s This affects %s.", pb.impact, share(brief)),
+			Title:          a.en.Text(title),
+			Problem:        a.en.Text(locale.Sentences(english...)),
+			Recommendation: recommendation,
+			ExpectedImpact: a.en.Text(impact),
 			FixLocation:    pb.fix,
+			Words: &analyzer.ActionWords{Title: title, Problem: locale.Sentences(words...),
+				Recommendation: steps, ExpectedImpact: impact},
 		},
 		Pass: analyzer.PassFirst,
 	}, nil
+}
+
+// clusterTitle is the cluster's title as its Action's problem opens with it: the
+// title's message where its findings keep one, else its words without a closing stop.
+func clusterTitle(b analyzer.ClusterBrief) locale.Text {
+	if !b.TitleText.IsZero() {
+		return b.TitleText
+	}
+	return locale.Lit(strings.TrimSuffix(b.Title, "."))
 }
 
 // toolCallQuote finds a tool call quoted as name(arguments), as analyzer.TurnText
@@ -82,8 +110,8 @@ var askedField = regexp.MustCompile(`asked for (\S+) “`)
 // factsOf gathers what a template is filled with from the cluster's own evidence: the
 // tools its quotes call or its descriptions say were called, and the fields its
 // descriptions name, in order of first sight.
-func factsOf(brief analyzer.ClusterBrief, example string) facts {
-	f := facts{example: example, tools: "the tool", fields: "every field you set"}
+func factsOf(brief analyzer.ClusterBrief, example locale.Text) facts {
+	f := facts{example: example, tools: locale.Msg("written.the_tool"), fields: locale.Msg("written.every_field")}
 	var tools, fields []string
 	for _, ex := range brief.Examples {
 		for _, m := range toolCallQuote.FindAllStringSubmatch(ex.Quote, -1) {
@@ -113,25 +141,26 @@ func factsOf(brief analyzer.ClusterBrief, example string) facts {
 	return f
 }
 
-// andList joins names as "a", "a and b" or "a, b and c".
-func andList(names []string) string {
-	if len(names) == 1 {
-		return names[0]
+// andList joins names as "a", "a and b" or "a, b and c" (in Chinese "a、b和c").
+func andList(names []string) locale.Text {
+	items := make([]locale.Text, len(names))
+	for i, n := range names {
+		items[i] = locale.Lit(n)
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return locale.List(items...)
 }
 
 // howOften says how often a cluster occurs: "in 23 of 92 analysed conversations (25%)".
-func howOften(b analyzer.ClusterBrief) string {
-	return "in " + share(b)
+func howOften(b analyzer.ClusterBrief) locale.Text {
+	return locale.Msg("written.in", "Share", share(b))
 }
 
-func share(b analyzer.ClusterBrief) string {
+func share(b analyzer.ClusterBrief) locale.Text {
 	if b.AnalysedCount <= 0 {
-		return fmt.Sprintf("%d conversations", b.ConversationCount)
+		return locale.Msg("written.conversations", "N", digits(b.ConversationCount))
 	}
-	return fmt.Sprintf("%d of %d analyzed conversations (%s)", b.ConversationCount, b.AnalysedCount,
-		percent.Of(b.ConversationCount, b.AnalysedCount))
+	return locale.Msg("written.share", "N", digits(b.ConversationCount), "Of", digits(b.AnalysedCount),
+		"Percent", percent.Of(b.ConversationCount, b.AnalysedCount))
 }
 
 // oneOfThem introduces a finding's description in its cluster's Action: it tells of one
@@ -148,16 +177,24 @@ func oneOfThem(desc string, conversations int) string {
 	return "In one of them, " + desc
 }
 
+// oneOfThemText is oneOfThem for a description kept as a catalog message.
+func oneOfThemText(desc locale.Text, conversations int) locale.Text {
+	if conversations <= 1 {
+		return desc
+	}
+	return locale.Msg("written.one_of_them", "Description", locale.LowerFirst(desc))
+}
+
 // exampleRef names an example's place: "conversation airline-task00-trial0, turn 22".
-func exampleRef(ex analyzer.Example) string {
+func exampleRef(ex analyzer.Example) locale.Text {
 	id := ex.ConversationID
 	if id == "" {
 		id = fmt.Sprintf("#%d", ex.Seq)
 	}
 	if ex.Turn > 0 {
-		return fmt.Sprintf("conversation %s, turn %d", id, ex.Turn)
+		return locale.Msg("written.ref_turn", "ID", id, "Turn", digits(ex.Turn))
 	}
-	return "conversation " + id
+	return locale.Msg("written.ref", "ID", id)
 }
 
 // isRuleTitle reports whether a cluster title is one of the offline rules' titles,

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/risk"
 	"github.com/checkup-dev/checkup/workers/textmatch"
@@ -114,8 +115,66 @@ func (r ruleID) spec() spec {
 // expected reports whether r reports behaviour the agent's policy calls for.
 func (r ruleID) expected() bool { return r == ruleExpectedRefusal || r == ruleExpectedHandoff }
 
-// finding builds a finding of rule r. confidence 0 takes the rule's default.
-func (r ruleID) finding(description string, confidence float64, evidence ...analyzer.Evidence) analyzer.Finding {
+// titleKey is the catalog message of the rule's title: its English is spec's title,
+// the rule's name in every run (findings cluster by it), and a reader of another
+// language reads the message in theirs.
+func (r ruleID) titleKey() string {
+	switch r {
+	case ruleFalseSuccess:
+		return "rule.false_success"
+	case ruleUnappliedClaim:
+		return "rule.unapplied_claim"
+	case ruleUnconfirmedWrite:
+		return "rule.unconfirmed_write"
+	case ruleUnauthenticated:
+		return "rule.unauthenticated"
+	case rulePersonalData:
+		return "rule.personal_data"
+	case rulePromptInjection:
+		return "rule.prompt_injection"
+	case ruleAbusiveAgent:
+		return "rule.abusive_agent"
+	case ruleAbusiveUser:
+		return "rule.abusive_user"
+	case ruleToolError:
+		return "rule.tool_error"
+	case ruleUnapplied:
+		return "rule.unapplied"
+	case ruleRetryFailing:
+		return "rule.retry_failing"
+	case ruleRepeatedMessage:
+		return "rule.repeated_message"
+	case ruleRepeatedCall:
+		return "rule.repeated_call"
+	case ruleUserRepeats:
+		return "rule.user_repeats"
+	case ruleFrustration:
+		return "rule.frustration"
+	case ruleUnanswered:
+		return "rule.unanswered"
+	case ruleAbandoned:
+		return "rule.abandoned"
+	case ruleHandoff:
+		return "rule.handoff"
+	case ruleHumanIgnored:
+		return "rule.human_ignored"
+	case ruleRefusal:
+		return "rule.refusal"
+	case ruleExpectedRefusal:
+		return "rule.expected_refusal"
+	case ruleExpectedHandoff:
+		return "rule.expected_handoff"
+	case ruleKnowledgeGap:
+		return "rule.knowledge_gap"
+	default: // ruleLong
+		return "rule.long"
+	}
+}
+
+// finding builds a finding of rule r from its description as a catalog message,
+// written in English as the run stores it (v.en) and kept as the message too.
+// confidence 0 takes the rule's default.
+func (r ruleID) finding(v *view, description locale.Text, confidence float64, evidence ...analyzer.Evidence) analyzer.Finding {
 	s := r.spec()
 	if confidence == 0 {
 		confidence = s.confidence
@@ -124,7 +183,8 @@ func (r ruleID) finding(description string, confidence float64, evidence ...anal
 		Type:          s.typ,
 		Category:      s.category,
 		Title:         s.title,
-		Description:   textmatch.ClipText(description, maxDescription),
+		Description:   textmatch.ClipText(v.en.Text(description), maxDescription),
+		Words:         &analyzer.Words{Title: locale.Msg(r.titleKey()), Description: description},
 		Severity:      s.severity,
 		Confidence:    confidence,
 		Evidence:      evidence,

@@ -51,6 +51,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/risk"
@@ -73,13 +74,25 @@ type Analyzer struct {
 	consent  consentMarkers
 	policies *policyCache
 	stemmers sync.Pool // of *textmatch.Stemmer: one per diagnosing goroutine at a time
+	// en writes the findings and Actions in English, as a run stores them beside their
+	// catalog messages; enErr is why the catalogs could not be read, returned by every
+	// call (they are embedded, so only a broken build has it).
+	en    *locale.Localizer
+	enErr error
 }
 
 // New builds an offline analyzer.
 func New(opt Options) *Analyzer {
 	opt.LongTurns = cmp.Or(opt.LongTurns, 40)
-	return &Analyzer{opt: opt, screen: risk.NewScreener(), m: newMarkers(), consent: newConsentMarkers(), policies: newPolicyCache(),
+	a := &Analyzer{opt: opt, screen: risk.NewScreener(), m: newMarkers(), consent: newConsentMarkers(), policies: newPolicyCache(),
 		stemmers: sync.Pool{New: func() any { return new(textmatch.Stemmer) }}}
+	words, err := locale.New()
+	if err != nil {
+		a.enErr = fmt.Errorf("offline: %w", err)
+		return a
+	}
+	a.en = words.English()
+	return a
 }
 
 // Info names the analyzer in the task's config and the report.
@@ -97,7 +110,7 @@ func (a *Analyzer) Diagnose(ctx context.Context, conv transcript.Conversation) (
 // flags are what risk.Screener.Screen found in conv. The pipeline screens every
 // conversation in its quality pass, and screening is a fifth of the diagnosis's work.
 func (a *Analyzer) DiagnoseScreened(ctx context.Context, conv transcript.Conversation, flags []risk.Flag) (analyzer.Result[analyzer.Diagnosis], error) {
-	if err := ctx.Err(); err != nil {
+	if err := cmp.Or(ctx.Err(), a.enErr); err != nil {
 		return analyzer.Result[analyzer.Diagnosis]{}, fmt.Errorf("offline: diagnose: %w", err)
 	}
 	stems := a.stemmers.Get().(*textmatch.Stemmer)
@@ -125,9 +138,10 @@ func (a *Analyzer) DiagnoseScreened(ctx context.Context, conv transcript.Convers
 	score := failureScore(findings)
 	failed := failedTurn(v, findings)
 	capCitations(failed, findings)
+	sum := summary(v, out, findings)
 	return analyzer.Result[analyzer.Diagnosis]{
 		Value: analyzer.Diagnosis{
-			Outcome: out, Summary: summary(v, out, findings), Findings: findings,
+			Outcome: out, Summary: a.en.Text(sum), SummaryWords: &sum, Findings: findings,
 			FailureScore: score, FailedTurn: failed,
 		},
 		Pass: analyzer.PassFirst,

@@ -1,11 +1,11 @@
 package offline
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/risk"
@@ -47,38 +47,39 @@ func (a *Analyzer) handoff(v *view) []analyzer.Finding {
 		if len(asked) == 0 {
 			return nil
 		}
-		desc := fmt.Sprintf("At turn %d the user asks for a person (%s), but the conversation is never handed off.",
-			asked[0].Turn, v.quotedAt(asked[0].Turn, asked[0].Quote))
-		return []analyzer.Finding{ruleHumanIgnored.finding(desc, 0, v.quoteFlag(asked[0]))}
+		desc := locale.Msg("finding.human_ignored", "Turn", digits(asked[0].Turn), "Quote", v.quotedAt(asked[0].Turn, asked[0].Quote))
+		return []analyzer.Finding{ruleHumanIgnored.finding(v, desc, 0, v.quoteFlag(asked[0]))}
 	}
 	declined := slices.ContainsFunc(v.declines, func(d decline) bool { return d.turn < turn })
 	if rule, ok := v.handoffRule(turn, declined); ok {
-		desc := fmt.Sprintf("The agent hands the conversation to a person at turn %d, as its policy says: %s.", turn, quoted(rule.text))
-		f := ruleExpectedHandoff.finding(desc, confidence, ev)
+		desc := locale.Msg("finding.expected_handoff", "Turn", digits(turn), "Policy", quoted(rule.text))
+		f := ruleExpectedHandoff.finding(v, desc, confidence, ev)
 		f.Expected, f.Policy = true, rule.text
 		return []analyzer.Finding{f}
 	}
 	evidence := []analyzer.Evidence{ev}
-	desc := fmt.Sprintf("The agent hands the conversation to a human at turn %d.", turn)
+	desc := []locale.Text{locale.Msg("finding.handoff", "Turn", digits(turn))}
 	if len(asked) > 0 {
 		evidence = append(evidence, v.quoteFlag(asked[0]))
-		desc += fmt.Sprintf(" The user had asked for one at turn %d: %s.", asked[0].Turn, v.quotedAt(asked[0].Turn, asked[0].Quote))
+		desc = append(desc, locale.Msg("finding.handoff_asked", "Turn", digits(asked[0].Turn), "Quote", v.quotedAt(asked[0].Turn, asked[0].Quote)))
 	}
-	f := ruleHandoff.finding(desc, confidence, evidence...)
 	failed := 0
 	for _, c := range v.calls {
 		if c.failed && c.resultTurn < turn {
 			failed++
 		}
 	}
+	severity := ruleHandoff.spec().severity
 	switch {
 	case failed > 0:
-		f.Severity = 3
-		f.Description += fmt.Sprintf(" %d of its tool calls had failed before: the agent gave up.", failed)
+		severity = 3
+		desc = append(desc, locale.Msg("finding.handoff_gave_up", "N", digits(failed)))
 	case declined:
-		f.Severity = 1
-		f.Description += " The agent had declined the request first: an out-of-scope request passed on."
+		severity = 1
+		desc = append(desc, locale.Msg("finding.handoff_declined"))
 	}
+	f := ruleHandoff.finding(v, locale.Sentences(desc...), confidence, evidence...)
+	f.Severity = severity
 	f.PriorityScore = priority(f.Severity, f.Confidence)
 	return []analyzer.Finding{f}
 }
@@ -182,26 +183,26 @@ func (a *Analyzer) refusals(v *view) []analyzer.Finding {
 	if len(byRule) > 0 {
 		d := byRule[0]
 		ev := v.quoteMatch(d.turn, d.match)
-		desc := fmt.Sprintf("At turn %d the agent declines as its policy says: %s. The policy: %s.", d.turn, v.quotedAt(ev.Turn, ev.Quote), quoted(d.rule.text))
-		f := ruleExpectedRefusal.finding(desc, 0, ev)
+		desc := locale.Msg("finding.expected_refusal", "Turn", digits(d.turn), "Quote", v.quotedAt(ev.Turn, ev.Quote), "Policy", quoted(d.rule.text))
+		f := ruleExpectedRefusal.finding(v, desc, 0, ev)
 		f.Expected, f.Policy = true, d.rule.text
 		out = append(out, f)
 	}
 	if len(other) > 0 {
 		d := other[0]
 		ev := v.quoteMatch(d.turn, d.match)
-		desc := fmt.Sprintf("The agent declines at turn %d: %s.", d.turn, v.quotedAt(ev.Turn, ev.Quote))
+		desc := []locale.Text{locale.Msg("finding.refusal", "Turn", digits(d.turn), "Quote", v.quotedAt(ev.Turn, ev.Quote))}
 		if len(other) > 1 {
-			desc += fmt.Sprintf(" It declines %d times in this conversation.", len(other))
+			desc = append(desc, locale.Msg("finding.refusal_times", "N", digits(len(other))))
 		}
 		if len(v.policy.rules) > 0 {
-			desc += " No sentence of the agent's policy calls for it."
+			desc = append(desc, locale.Msg("finding.refusal_no_rule"))
 		}
 		evidence := []analyzer.Evidence{ev}
 		for _, o := range other[1:min(len(other), 3)] {
 			evidence = append(evidence, v.quoteMatch(o.turn, o.match))
 		}
-		out = append(out, ruleRefusal.finding(desc, 0, evidence...))
+		out = append(out, ruleRefusal.finding(v, locale.Sentences(desc...), 0, evidence...))
 	}
 	return out
 }
@@ -227,8 +228,8 @@ func (a *Analyzer) knowledgeGaps(v *view) []analyzer.Finding {
 		}
 		if m, ok := a.m.knowledgeGap.Find(v.fold(turn)); ok {
 			ev := v.quoteMatch(turn, m)
-			desc := fmt.Sprintf("At turn %d the agent lacks the information to answer: %s.", turn, v.quotedAt(ev.Turn, ev.Quote))
-			return []analyzer.Finding{ruleKnowledgeGap.finding(desc, 0, ev)}
+			desc := locale.Msg("finding.knowledge_gap", "Turn", digits(turn), "Quote", v.quotedAt(ev.Turn, ev.Quote))
+			return []analyzer.Finding{ruleKnowledgeGap.finding(v, desc, 0, ev)}
 		}
 	}
 	return nil

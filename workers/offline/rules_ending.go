@@ -1,9 +1,9 @@
 package offline
 
 import (
-	"fmt"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/textmatch"
@@ -50,36 +50,36 @@ func (a *Analyzer) ending(v *view, handedOff bool) ([]analyzer.Finding, ending) 
 			}
 			ev := v.quoteMatch(turn, m)
 			if deferred {
-				desc := fmt.Sprintf("The user puts the request off at turn %d, and it is not done: %s.", turn, v.quotedAt(ev.Turn, ev.Quote))
-				f := ruleAbandoned.finding(desc, 0.5, ev)
+				desc := locale.Msg("finding.deferred", "Turn", digits(turn), "Quote", v.quotedAt(ev.Turn, ev.Quote))
+				f := ruleAbandoned.finding(v, desc, 0.5, ev)
 				f.Severity = 2
 				f.PriorityScore = priority(f.Severity, f.Confidence)
 				return []analyzer.Finding{f}, endAbandoned
 			}
-			desc := fmt.Sprintf("The user gives up at turn %d without the request done: %s.", turn, v.quotedAt(ev.Turn, ev.Quote))
-			return []analyzer.Finding{ruleAbandoned.finding(desc, 0, ev)}, endAbandoned
+			desc := locale.Msg("finding.gave_up", "Turn", digits(turn), "Quote", v.quotedAt(ev.Turn, ev.Quote))
+			return []analyzer.Finding{ruleAbandoned.finding(v, desc, 0, ev)}, endAbandoned
 		}
 	}
 	switch m := v.msg(last); {
 	case m.Role == transcript.RoleTool || (m.Role == transcript.RoleAssistant && !v.hasText(last)):
 		if len(v.calls) == 0 {
-			desc := fmt.Sprintf("The conversation stops on a tool result at turn %d; the user never got an answer.", last)
-			return []analyzer.Finding{ruleUnanswered.finding(desc, 0, v.quoteTurn(last))}, endUnanswered
+			desc := locale.Msg("finding.stops_on_result", "Turn", digits(last))
+			return []analyzer.Finding{ruleUnanswered.finding(v, desc, 0, v.quoteTurn(last))}, endUnanswered
 		}
 		c := v.calls[len(v.calls)-1]
-		desc := fmt.Sprintf("The conversation stops after the agent called %s at turn %d; the user never got an answer.", c.name, c.turn)
-		return []analyzer.Finding{ruleUnanswered.finding(desc, 0, quoteCall(c))}, endUnanswered
+		desc := locale.Msg("finding.stops_after_call", "Tool", c.name, "Turn", digits(c.turn))
+		return []analyzer.Finding{ruleUnanswered.finding(v, desc, 0, quoteCall(c))}, endUnanswered
 	case m.Role == transcript.RoleUser:
 		if a.signsOff(v.lastUserRun(last)) {
 			return nil, endClosed
 		}
-		desc := fmt.Sprintf("The user's last message at turn %d got no reply.", last)
-		return []analyzer.Finding{ruleUnanswered.finding(desc, 0, v.quoteTurn(last))}, endUnanswered
+		desc := locale.Msg("finding.no_reply", "Turn", digits(last))
+		return []analyzer.Finding{ruleUnanswered.finding(v, desc, 0, v.quoteTurn(last))}, endUnanswered
 	case m.Role == transcript.RoleAssistant:
 		tail := lastParagraph(m.Content)
 		if strings.ContainsAny(tail, "?？吗") && !a.m.closingAsk.Contains(v.fold(last)) {
-			desc := fmt.Sprintf("The agent's last message at turn %d asks the user something, and the user never answers.", last)
-			return []analyzer.Finding{ruleAbandoned.finding(desc, 0.5, analyzer.Evidence{Turn: last, Quote: tail})}, endAbandoned
+			desc := locale.Msg("finding.unanswered_question", "Turn", digits(last))
+			return []analyzer.Finding{ruleAbandoned.finding(v, desc, 0.5, analyzer.Evidence{Turn: last, Quote: tail})}, endAbandoned
 		}
 	}
 	return nil, endClosed

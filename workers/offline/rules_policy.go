@@ -1,9 +1,9 @@
 package offline
 
 import (
-	"fmt"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
@@ -25,8 +25,8 @@ func (a *Analyzer) unauthenticated(v *view) []analyzer.Finding {
 		if c.handoff {
 			continue
 		}
-		desc := fmt.Sprintf("At turn %d the agent called %s before verifying who the user is. The policy: %s.", c.turn, c.name, quoted(rule.text))
-		return []analyzer.Finding{ruleUnauthenticated.finding(desc, 0, quoteCall(c))}
+		desc := locale.Msg("finding.unauthenticated", "Turn", digits(c.turn), "Tool", c.name, "Policy", quoted(rule.text))
+		return []analyzer.Finding{ruleUnauthenticated.finding(v, desc, 0, quoteCall(c))}
 	}
 	return nil
 }

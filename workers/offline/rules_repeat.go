@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/textmatch"
@@ -29,12 +30,11 @@ func (a *Analyzer) repeatedMessages(v *view) []analyzer.Finding {
 	if earlier == 0 {
 		return nil
 	}
-	desc := fmt.Sprintf("The agent's message at turn %d repeats its message at turn %d almost word for word (%.0f%% similar).",
-		later, earlier, sim*100)
+	desc := locale.Msg("finding.agent_repeats_almost", "Turn", digits(later), "Earlier", digits(earlier), "Similar", similar(sim))
 	if strings.TrimSpace(v.fold(later).Text) == strings.TrimSpace(v.fold(earlier).Text) {
-		desc = fmt.Sprintf("The agent's message at turn %d repeats its message at turn %d word for word.", later, earlier)
+		desc = locale.Msg("finding.agent_repeats", "Turn", digits(later), "Earlier", digits(earlier))
 	}
-	return []analyzer.Finding{ruleRepeatedMessage.finding(desc, 0, v.quoteTurn(later), v.quoteTurn(earlier))}
+	return []analyzer.Finding{ruleRepeatedMessage.finding(v, desc, 0, v.quoteTurn(later), v.quoteTurn(earlier))}
 }
 
 // userRepeats reports a user who has to say the same thing twice, or says they are
@@ -48,17 +48,22 @@ func (a *Analyzer) userRepeats(v *view) []analyzer.Finding {
 			continue
 		}
 		if m, ok := a.m.restate.Find(v.fold(turn)); ok {
-			desc := fmt.Sprintf("At turn %d the user restates or corrects their request: %s.", turn, v.quotedAt(turn, v.quoteMatch(turn, m).Quote))
-			return []analyzer.Finding{ruleUserRepeats.finding(desc, 0, v.withReplyBefore(turn, v.quoteMatch(turn, m))...)}
+			desc := locale.Msg("finding.user_restates", "Turn", digits(turn), "Quote", v.quotedAt(turn, v.quoteMatch(turn, m).Quote))
+			return []analyzer.Finding{ruleUserRepeats.finding(v, desc, 0, v.withReplyBefore(turn, v.quoteMatch(turn, m))...)}
 		}
 	}
 	earlier, later, sim := v.similarPair(pairQuestion{transcript.RoleUser, userRepeatMinWeight, userRepeatSimilarity, false})
 	if earlier == 0 {
 		return nil
 	}
-	desc := fmt.Sprintf("The user's message at turn %d repeats their message at turn %d (%.0f%% similar).", later, earlier, sim*100)
+	desc := locale.Msg("finding.user_repeats", "Turn", digits(later), "Earlier", digits(earlier), "Similar", similar(sim))
 	ev := append(v.withReplyBefore(later, v.quoteTurn(later)), v.quoteTurn(earlier))
-	return []analyzer.Finding{ruleUserRepeats.finding(desc, 0, ev...)}
+	return []analyzer.Finding{ruleUserRepeats.finding(v, desc, 0, ev...)}
+}
+
+// similar is a similarity 0..1 as a description quotes it, a whole percent ("93%").
+func similar(sim float64) locale.Text {
+	return locale.Lit(fmt.Sprintf("%.0f%%", sim*100))
 }
 
 // withReplyBefore is e, a quote of the user's turn, and then the agent's last words

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/textmatch"
@@ -34,14 +35,14 @@ func (a *Analyzer) unappliedWrites(v *view) []analyzer.Finding {
 			continue
 		}
 		d := diffs[0]
-		what := fmt.Sprintf("%s at turn %d asked for %s %s, but its result at turn %d reports %s %s",
-			c.name, c.turn, d.field, quoted(d.asked), c.resultTurn, d.field, quoted(d.got))
+		what := []any{"Tool", c.name, "Turn", digits(c.turn), "Field", d.field, "Asked", quoted(d.asked),
+			"Result", digits(c.resultTurn), "Got", quoted(d.got)}
 		got := v.quoteField(c.resultTurn, d)
 		if claim, turn, ok := a.nextClaim(v, c.resultTurn); ok {
-			desc := what + fmt.Sprintf("; at turn %d the agent told the user the change was done.", turn)
-			return []analyzer.Finding{ruleUnappliedClaim.finding(desc, 0, got, claim)}
+			desc := locale.Msg("finding.unapplied_claim", append(what, "Claim", digits(turn))...)
+			return []analyzer.Finding{ruleUnappliedClaim.finding(v, desc, 0, got, claim)}
 		}
-		return []analyzer.Finding{ruleUnapplied.finding(what+".", 0, got, quoteCall(c))}
+		return []analyzer.Finding{ruleUnapplied.finding(v, locale.Msg("finding.unapplied", what...), 0, got, quoteCall(c))}
 	}
 	return nil
 }

@@ -1,10 +1,10 @@
 package offline
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/risk"
@@ -30,15 +30,16 @@ func (a *Analyzer) personalData(v *view) []analyzer.Finding {
 	}
 	m := matches[0]
 	confidence := 0.6
-	var kinds []string
+	var kinds []locale.Text
 	for _, f := range flags {
-		kinds = append(kinds, fmt.Sprintf("%s %s (turn %d)", f.Detail, f.Quote, f.Turn))
+		kinds = append(kinds, locale.Msg("finding.personal_item", "Kind", locale.Msg("pii."+strings.ReplaceAll(f.Detail, " ", "_")),
+			"Quote", f.Quote, "Turn", digits(f.Turn)))
 		if f.Detail != "email address" && f.Detail != "phone number" {
 			confidence = 0.9
 		}
 	}
-	desc := fmt.Sprintf("The agent shows personal data to the user: %s.", strings.Join(kinds[:min(len(kinds), 4)], "; "))
-	return []analyzer.Finding{rulePersonalData.finding(desc, confidence, analyzer.Evidence{Turn: turn, Quote: contextOf(text, m.Start, m.End)})}
+	desc := locale.Msg("finding.personal_data", "Items", locale.Join("join.semicolon", kinds[:min(len(kinds), 4)]...))
+	return []analyzer.Finding{rulePersonalData.finding(v, desc, confidence, analyzer.Evidence{Turn: turn, Quote: contextOf(text, m.Start, m.End)})}
 }
 
 // contextOf quotes the words around text[start:end] without the span itself: up to 80
@@ -70,8 +71,8 @@ func (a *Analyzer) injection(v *view) []analyzer.Finding {
 	if len(flags) == 0 {
 		return nil
 	}
-	desc := fmt.Sprintf("At turn %d the user tries to override the agent's instructions: %s.", flags[0].Turn, v.quotedAt(flags[0].Turn, flags[0].Quote))
-	return []analyzer.Finding{rulePromptInjection.finding(desc, 0, v.quoteFlag(flags[0]))}
+	desc := locale.Msg("finding.prompt_injection", "Turn", digits(flags[0].Turn), "Quote", v.quotedAt(flags[0].Turn, flags[0].Quote))
+	return []analyzer.Finding{rulePromptInjection.finding(v, desc, 0, v.quoteFlag(flags[0]))}
 }
 
 // abuse reports insults or threats, separately for the agent (severity 5: it must
@@ -87,9 +88,9 @@ func (a *Analyzer) abuse(v *view) []analyzer.Finding {
 		done[role] = true
 		ev := v.quoteFlag(f)
 		if role == transcript.RoleAssistant {
-			out = append(out, ruleAbusiveAgent.finding(fmt.Sprintf("At turn %d the agent writes %s.", f.Turn, v.quotedAt(f.Turn, f.Quote)), 0, ev))
+			out = append(out, ruleAbusiveAgent.finding(v, locale.Msg("finding.agent_writes", "Turn", digits(f.Turn), "Quote", v.quotedAt(f.Turn, f.Quote)), 0, ev))
 		} else {
-			out = append(out, ruleAbusiveUser.finding(fmt.Sprintf("At turn %d the user writes %s.", f.Turn, v.quotedAt(f.Turn, f.Quote)), 0, ev))
+			out = append(out, ruleAbusiveUser.finding(v, locale.Msg("finding.user_writes", "Turn", digits(f.Turn), "Quote", v.quotedAt(f.Turn, f.Quote)), 0, ev))
 		}
 	}
 	return out

@@ -1,10 +1,11 @@
 package offline
 
 import (
-	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/textmatch"
@@ -36,29 +37,32 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 	if len(failed) == 0 {
 		return nil
 	}
-	var parts []string
+	var parts []locale.Text
 	var ev []analyzer.Evidence
 	for i, c := range failed {
 		if i < 3 {
-			parts = append(parts, fmt.Sprintf("%s at turn %d (%s)", c.name, c.resultTurn, quoted(c.errQuote)))
+			parts = append(parts, locale.Msg("finding.failed_call", "Tool", c.name, "Turn", digits(c.resultTurn), "Quote", quoted(c.errQuote)))
 			ev = append(ev, quoteResult(c))
 		}
 	}
-	desc := fmt.Sprintf("%s failed: %s.", countOf(len(failed), len(v.calls), "tool call", "tool calls"), strings.Join(parts, "; "))
-	f := ruleToolError.finding(desc, 0, ev...)
+	desc := []locale.Text{locale.Msg("finding.tool_calls_failed",
+		"Calls", countOf(len(failed), len(v.calls), "finding.of_tool_calls"), "Parts", locale.Join("join.semicolon", parts...))}
+	severity := 2
 	switch {
 	case writeLost:
-		f.Severity = 3
-		f.Description += " A change that failed was never made."
+		severity = 3
+		desc = append(desc, locale.Msg("finding.change_never_made"))
 	case unrecovered > 0:
-		f.Description += fmt.Sprintf(" %s never succeeded afterwards.", countOf(unrecovered, len(failed), "failed tool", "failed tools"))
+		desc = append(desc, locale.Msg("finding.never_succeeded", "Tools", countOf(unrecovered, len(failed), "finding.of_failed_tools")))
 		if owned {
-			f.Description += " The agent told the user the change failed."
+			desc = append(desc, locale.Msg("finding.told_failure"))
 		}
 	default:
-		f.Severity = 1
-		f.Description += " The agent recovered from each failure on a later call."
+		severity = 1
+		desc = append(desc, locale.Msg("finding.recovered"))
 	}
+	f := ruleToolError.finding(v, locale.Sentences(desc...), 0, ev...)
+	f.Severity = severity
 	f.PriorityScore = priority(f.Severity, f.Confidence)
 	return []analyzer.Finding{f}
 }
@@ -83,14 +87,15 @@ func (a *Analyzer) toldFailure(v *view, c call) bool {
 	return reply > 0 && a.m.failureAck.Contains(v.fold(reply))
 }
 
-// countOf says "1 of 9 tool calls" or "3 of 9 tool calls".
-func countOf(n, of int, one, many string) string {
-	noun := many
-	if of == 1 {
-		noun = one
-	}
-	return fmt.Sprintf("%d of %d %s", n, of, noun)
+// countOf says "1 of 9 tool calls" or "3 of 9 tool calls" by message id, whose plural
+// form is of's.
+func countOf(n, of int, id string) locale.Text {
+	return locale.Msg(id, "N", digits(n), "Count", of)
 }
+
+// digits is a whole number written as it is, without grouping: a turn's number, or a
+// count a sentence quotes.
+func digits(n int) locale.Text { return locale.Lit(strconv.Itoa(n)) }
 
 // retriedFailures reports a tool call repeated with the same arguments after it had
 // failed: the agent is looping instead of changing course.
@@ -101,9 +106,8 @@ func (a *Analyzer) retriedFailures(v *view) []analyzer.Finding {
 		}
 		for _, d := range v.calls[i+1:] {
 			if d.name == c.name && sameArgs(d.args, c.args) {
-				desc := fmt.Sprintf("%s failed at turn %d (%s) and was called again with the same arguments at turn %d.",
-					c.name, c.resultTurn, quoted(c.errQuote), d.turn)
-				return []analyzer.Finding{ruleRetryFailing.finding(desc, 0, quoteResult(c), quoteCall(d))}
+				desc := locale.Msg("finding.retried", "Tool", c.name, "Turn", digits(c.resultTurn), "Quote", quoted(c.errQuote), "Again", digits(d.turn))
+				return []analyzer.Finding{ruleRetryFailing.finding(v, desc, 0, quoteResult(c), quoteCall(d))}
 			}
 		}
 	}
@@ -121,9 +125,8 @@ func (a *Analyzer) repeatedCalls(v *view) []analyzer.Finding {
 		}
 		for _, d := range v.calls[i+1:] {
 			if d.name == c.name && sameArgs(d.args, c.args) && !d.failed {
-				desc := fmt.Sprintf("The agent called %s at turn %d with the same arguments it had used at turn %d, whose result it already had.",
-					c.name, d.turn, c.turn)
-				return []analyzer.Finding{ruleRepeatedCall.finding(desc, 0, quoteCall(d), quoteCall(c))}
+				desc := locale.Msg("finding.repeated_call", "Tool", c.name, "Turn", digits(d.turn), "Earlier", digits(c.turn))
+				return []analyzer.Finding{ruleRepeatedCall.finding(v, desc, 0, quoteCall(d), quoteCall(c))}
 			}
 		}
 	}
@@ -158,9 +161,8 @@ func (a *Analyzer) falseSuccess(v *view) []analyzer.Finding {
 			if !ok || a.m.failureAck.Contains(f) {
 				break
 			}
-			desc := fmt.Sprintf("%s failed at turn %d (%s), yet at turn %d the agent told the user it had succeeded.",
-				c.name, c.resultTurn, quoted(c.errQuote), turn)
-			return []analyzer.Finding{ruleFalseSuccess.finding(desc, 0, quoteResult(c), v.quoteMatch(turn, claim))}
+			desc := locale.Msg("finding.false_success", "Tool", c.name, "Turn", digits(c.resultTurn), "Quote", quoted(c.errQuote), "Claim", digits(turn))
+			return []analyzer.Finding{ruleFalseSuccess.finding(v, desc, 0, quoteResult(c), v.quoteMatch(turn, claim))}
 		}
 	}
 	return nil

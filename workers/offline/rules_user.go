@@ -1,8 +1,7 @@
 package offline
 
 import (
-	"fmt"
-
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
@@ -29,15 +28,15 @@ func (a *Analyzer) frustration(v *view) []analyzer.Finding {
 	if len(ev) == 0 {
 		return nil
 	}
-	desc := fmt.Sprintf("The user sounds frustrated at turn %d: %s.", ev[0].Turn, v.quotedAt(ev[0].Turn, ev[0].Quote))
+	desc := locale.Msg("finding.frustrated", "Turn", digits(ev[0].Turn), "Quote", v.quotedAt(ev[0].Turn, ev[0].Quote))
 	confidence := 0.0
 	if len(ev) > 1 {
-		desc += fmt.Sprintf(" It happens %d times in this conversation.", len(ev))
+		desc = locale.Sentences(desc, locale.Msg("finding.frustrated_times", "N", digits(len(ev))))
 		confidence = 0.85
 	}
 	// The user's words, what the agent said that they answer so, the next times.
 	quotes := append(v.withReplyBefore(ev[0].Turn, ev[0]), ev[1:min(len(ev), 3)]...)
-	return []analyzer.Finding{ruleFrustration.finding(desc, confidence, quotes...)}
+	return []analyzer.Finding{ruleFrustration.finding(v, desc, confidence, quotes...)}
 }
 
 // longConversation reports a conversation of more than Options.LongTurns non-system
@@ -51,39 +50,36 @@ func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 		return nil
 	}
 	// n leaves the system prompt out; the turns are numbered with it, so say so.
-	besides := ""
+	var besides []locale.Text
 	if n+joined < len(v.conv.Messages) {
-		besides = " besides the system prompt"
+		besides = append(besides, locale.Msg("finding.long_besides_system"))
 	}
 	if joined > 0 {
-		besides += ", the user's consecutive messages counted as one"
+		besides = append(besides, locale.Msg("finding.long_joined"))
 	}
-	desc := fmt.Sprintf("The conversation took %d turns%s (%d tool calls), more than the %d that mark a long conversation.",
-		n, besides, len(v.calls), a.opt.LongTurns)
+	long := locale.Msg("finding.long", "N", digits(n), "Besides", locale.Join("join.concat", besides...),
+		"Calls", digits(len(v.calls)), "Max", digits(a.opt.LongTurns))
 	opening := v.firstUserTurn()
-	then := func(e analyzer.Evidence) []analyzer.Finding {
+	then := func(e analyzer.Evidence, where locale.Text) []analyzer.Finding {
 		ev := []analyzer.Evidence{e}
 		if opening > 0 && opening != e.Turn {
 			ev = append(ev, v.quoteTurn(opening))
 		}
-		return []analyzer.Finding{ruleLong.finding(desc, 0, ev...)}
+		return []analyzer.Finding{ruleLong.finding(v, locale.Sentences(long, where), 0, ev...)}
 	}
 	if earlier, later, _ := v.agentRepeat(); later > 0 {
-		desc += fmt.Sprintf(" At turn %d the agent repeats its message of turn %d.", later, earlier)
-		return then(v.quoteTurn(later))
+		return then(v.quoteTurn(later), locale.Msg("finding.long_agent_repeats", "Turn", digits(later), "Earlier", digits(earlier)))
 	}
 	for turn := 1; turn <= len(v.conv.Messages); turn++ {
 		if v.role(turn) != transcript.RoleUser {
 			continue
 		}
 		if m, ok := a.m.restate.Find(v.fold(turn)); ok {
-			desc += fmt.Sprintf(" At turn %d the user has to restate their request.", turn)
-			return then(v.quoteMatch(turn, m))
+			return then(v.quoteMatch(turn, m), locale.Msg("finding.long_user_restates", "Turn", digits(turn)))
 		}
 	}
 	last := v.lastTurn()
-	desc += fmt.Sprintf(" It ends at turn %d.", last)
-	return then(v.quoteTurn(v.lastWords(last)))
+	return then(v.quoteTurn(v.lastWords(last)), locale.Msg("finding.long_ends", "Turn", digits(last)))
 }
 
 // lastWords is the last turn up to last that says something in words (the user's or

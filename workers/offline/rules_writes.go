@@ -1,11 +1,11 @@
 package offline
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/textmatch"
@@ -121,33 +121,32 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 	if i := slices.IndexFunc(found, unconfirmedWrite.clear); i >= 0 {
 		first = found[i]
 	}
-	var desc string
+	var desc []locale.Text
 	switch {
 	case first.retry:
-		changed := "changed arguments"
+		changed := locale.Msg("finding.changed_arguments")
 		if key, _ := changedArgument(first.failed.args, first.call.args); key != "" {
-			changed = "another " + key
+			changed = locale.Msg("finding.another_argument", "Key", key)
 		}
-		desc = fmt.Sprintf("After %s failed at turn %d (%s), the agent called %s again at turn %d with %s, without asking the user.",
-			first.failed.name, first.failed.resultTurn, quoted(first.failed.errQuote), first.call.name, first.call.turn, changed)
+		desc = append(desc, locale.Msg("finding.write_retried", "Failed", first.failed.name, "Turn", digits(first.failed.resultTurn),
+			"Quote", quoted(first.failed.errQuote), "Tool", first.call.name, "Again", digits(first.call.turn), "Changed", changed))
 	case first.asked:
-		desc = fmt.Sprintf("The user had asked for this change, but the agent called %s at turn %d on an answer to another question, without a yes to the details.",
-			first.call.name, first.call.turn)
+		desc = append(desc, locale.Msg("finding.write_on_other_answer", "Tool", first.call.name, "Turn", digits(first.call.turn)))
 	default:
-		desc = fmt.Sprintf("The agent called %s at turn %d, a change the user had neither asked for nor agreed to.", first.call.name, first.call.turn)
+		desc = append(desc, locale.Msg("finding.write_unasked", "Tool", first.call.name, "Turn", digits(first.call.turn)))
 	}
 	if first.lastUser > 0 {
-		desc += fmt.Sprintf(" The user's last words before it were %s.", v.quotedAt(first.lastUser, v.quoteTurn(first.lastUser).Quote))
+		desc = append(desc, locale.Msg("finding.last_words_before", "Quote", v.quotedAt(first.lastUser, v.quoteTurn(first.lastUser).Quote)))
 	}
 	if len(found) > 1 {
-		names := make([]string, 0, len(found))
+		names := make([]locale.Text, 0, len(found))
 		for _, w := range found {
-			names = append(names, fmt.Sprintf("%s (turn %d)", w.call.name, w.call.turn))
+			names = append(names, locale.Msg("finding.tool_at_turn", "Tool", w.call.name, "Turn", digits(w.call.turn)))
 		}
-		desc += fmt.Sprintf(" %d unconfirmed writes in all: %s.", len(found), strings.Join(names, ", "))
+		desc = append(desc, locale.Msg("finding.unconfirmed_in_all", "N", digits(len(found)), "Writes", locale.Join("join.comma", names...)))
 	}
 	if rule, ok := v.policy.first(confirms); ok {
-		desc += fmt.Sprintf(" The policy: %s.", quoted(rule.text))
+		desc = append(desc, locale.Msg("finding.the_policy", "Policy", quoted(rule.text)))
 	}
 	// What the finding points at first (the write; after a failure, its error and what
 	// the agent changed on its own), then the user's last words and the agent's reply.
@@ -168,7 +167,7 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 	if reply := v.nextReply(first.call.turn + 1); reply > 0 {
 		ev = append(ev, v.quoteTurn(reply))
 	}
-	f := ruleUnconfirmedWrite.finding(desc, 0, ev...)
+	f := ruleUnconfirmedWrite.finding(v, locale.Sentences(desc...), 0, ev...)
 	if !first.clear() {
 		f.Severity, f.Confidence = 2, 0.5
 		f.PriorityScore = priority(f.Severity, f.Confidence)

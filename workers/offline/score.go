@@ -1,10 +1,10 @@
 package offline
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/textmatch"
 )
@@ -109,7 +109,11 @@ func softenAfterPolicy(v *view, findings []analyzer.Finding) {
 			continue
 		}
 		findings[i].Severity--
-		findings[i].Description = textmatch.ClipText(f.Description+fmt.Sprintf(" It follows the agent declining at turn %d as its policy says.", first), maxDescription)
+		follows := locale.Msg("finding.follows_policy_decline", "Turn", digits(first))
+		findings[i].Description = textmatch.ClipText(f.Description+" "+v.en.Text(follows), maxDescription)
+		if w := f.Words; w != nil {
+			findings[i].Words = &analyzer.Words{Title: w.Title, Description: locale.Sentences(w.Description, follows)}
+		}
 		findings[i].PriorityScore = priority(findings[i].Severity, f.Confidence)
 	}
 }

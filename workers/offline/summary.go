@@ -1,9 +1,7 @@
 package offline
 
 import (
-	"fmt"
-	"strings"
-
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
@@ -32,38 +30,38 @@ func outcome(handedOff bool, end ending, findings []analyzer.Finding) string {
 // summary writes one or two sentences from the facts: length, tools used, what went
 // wrong. The length counts every turn as the transcript numbers them (a system prompt
 // is turn 1), so it is the last turn's number.
-func summary(v *view, outcome string, findings []analyzer.Finding) string {
+func summary(v *view, outcome string, findings []analyzer.Finding) locale.Text {
 	users := 0
 	for _, m := range v.conv.Messages {
 		if m.Role == transcript.RoleUser {
 			users++
 		}
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "A conversation of %d turns, %d from the user", len(v.conv.Messages), users)
+	head := locale.Msg("summary_of.turns", "N", digits(len(v.conv.Messages)), "Users", digits(users))
 	if tools := toolNames(v); len(tools) > 0 {
-		shown := tools[:min(len(tools), 4)]
-		more := ""
+		shown := make([]locale.Text, 0, 4)
+		for _, name := range tools[:min(len(tools), 4)] {
+			shown = append(shown, locale.Lit(name))
+		}
 		if len(tools) > len(shown) {
-			more = fmt.Sprintf(" and %d more", len(tools)-len(shown))
+			shown[len(shown)-1] = locale.Msg("summary_of.and_more", "Last", shown[len(shown)-1], "N", digits(len(tools)-len(shown)))
 		}
-		calls := "tool calls"
-		if len(v.calls) == 1 {
-			calls = "tool call"
-		}
-		fmt.Fprintf(&b, ", in which the agent made %d %s (%s%s)", len(v.calls), calls, strings.Join(shown, ", "), more)
+		head = locale.Msg("summary_of.with_tools", "Head", head, "Calls", locale.Msg("summary_of.calls", "N", digits(len(v.calls)), "Count", len(v.calls)),
+			"Tools", locale.Join("join.comma", shown...))
 	}
-	fmt.Fprintf(&b, "; outcome: %s.", strings.ReplaceAll(outcome, "_", " "))
+	first := locale.Msg("summary_of.outcome", "Head", head, "Outcome", locale.LowerFirst(locale.Msg("outcome."+outcome)))
 	if len(findings) == 0 {
-		b.WriteString(" The offline rules found no problem.")
-		return b.String()
+		return locale.Sentences(first, locale.Msg("summary_of.no_problem"))
 	}
-	titles := make([]string, 0, len(findings))
+	titles := make([]locale.Text, 0, len(findings))
 	for _, f := range findings {
-		titles = append(titles, strings.ToLower(f.Title[:1])+f.Title[1:])
+		title := locale.Lit(f.Title)
+		if f.Words != nil {
+			title = f.Words.Title
+		}
+		titles = append(titles, locale.LowerFirst(title))
 	}
-	fmt.Fprintf(&b, " Found: %s.", strings.Join(titles, "; "))
-	return b.String()
+	return locale.Sentences(first, locale.Msg("summary_of.found", "Titles", locale.Join("join.semicolon", titles...)))
 }
 
 // toolNames lists the distinct tools called, in order of first use.

@@ -3,6 +3,7 @@ package offline
 import (
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/risk"
@@ -35,6 +36,7 @@ type view struct {
 	declines []decline
 	pairs    map[pairQuestion]pairAnswer // similarPair's answers
 	stems    *textmatch.Stemmer          // the diagnosing goroutine's, for policy.match
+	en       *locale.Localizer           // writes the findings in English (Analyzer.en)
 }
 
 // decline is an assistant turn that turns a request down.
@@ -46,7 +48,7 @@ type decline struct {
 }
 
 func (a *Analyzer) newView(conv transcript.Conversation, flags []risk.Flag, stems *textmatch.Stemmer) *view {
-	v := &view{conv: conv, folded: make([]textmatch.Folded, len(conv.Messages)), stems: stems}
+	v := &view{conv: conv, folded: make([]textmatch.Folded, len(conv.Messages)), stems: stems, en: a.en}
 	var pending []int // indices into v.calls still waiting for a result
 	for i, m := range conv.Messages {
 		turn := i + 1

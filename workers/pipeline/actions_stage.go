@@ -100,7 +100,7 @@ func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 	stored := false
 	defer func() { r.unitEnded(ctx, stored, &err) }()
 	res, aerr, stop := throughOutage(ctx, r.outage, string(taskstate.Actions), func() (analyzer.Result[analyzer.Action], error) {
-		return r.p.analyzer.WriteAction(ctx, c.brief)
+		return r.p.analyzer.WriteAction(analyzer.WithLanguage(ctx, r.state.Language), c.brief)
 	})
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
@@ -185,8 +185,18 @@ func (r *run) briefs(ctx context.Context, cands []candidate) error {
 	}
 	for _, row := range rows {
 		b := byCluster[int(row.ClusterIdx)]
+		var words analyzer.Words
+		if len(row.Text) > 0 {
+			if err := json.Unmarshal(row.Text, &words); err != nil {
+				return fmt.Errorf("pipeline: words of finding %d/%d: %w", row.ConversationSeq, row.Idx, err)
+			}
+		}
+		if row.Title == b.Title && b.TitleText.IsZero() {
+			b.TitleText = words.Title
+		}
 		if row.Description != "" && !slices.Contains(b.Descriptions, row.Description) && len(b.Descriptions) < briefDescriptions {
 			b.Descriptions = append(b.Descriptions, row.Description)
+			b.DescriptionTexts = append(b.DescriptionTexts, words.Description)
 		}
 		var ev []analyzer.Evidence
 		if err := json.Unmarshal(row.Evidence, &ev); err != nil {

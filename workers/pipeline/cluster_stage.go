@@ -74,7 +74,7 @@ func (r *run) buildClusters(ctx context.Context) error {
 			_, _ = foundDrivers()
 		}()
 	}
-	clusters, err := r.clusterFindings(ctx)
+	clusters, titleTexts, err := r.clusterFindings(ctx)
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (r *run) buildClusters(ctx context.Context) error {
 	if r.scored {
 		cluster.EstimateFailures(clusters, outcomes.labels, outcomes.scores)
 	}
-	raw, err := json.Marshal(clusterRows(clusters))
+	raw, err := json.Marshal(clusterRows(clusters, titleTexts))
 	if err != nil {
 		return fmt.Errorf("pipeline: clusters: %w", err)
 	}
@@ -136,22 +136,27 @@ func (r *run) buildClusters(ctx context.Context) error {
 }
 
 // clusterFindings groups the findings: their titles first, in the order of their first
-// findings, then the findings a page of conversations at a time.
-func (r *run) clusterFindings(ctx context.Context) ([]cluster.Cluster, error) {
+// findings, then the findings a page of conversations at a time. It also returns the
+// titles' Texts, by title, of the findings that keep one (analyzer.Words).
+func (r *run) clusterFindings(ctx context.Context) ([]cluster.Cluster, map[string]json.RawMessage, error) {
 	b := cluster.NewBuilder()
 	titles, err := r.q.ListFindingTitles(ctx, r.p.pool, dbsqlc.ListFindingTitlesParams{TaskID: r.id, OwnerUserID: r.owner})
 	if err != nil {
-		return nil, fmt.Errorf("pipeline: read finding titles: %w", err)
+		return nil, nil, fmt.Errorf("pipeline: read finding titles: %w", err)
 	}
+	titleTexts := map[string]json.RawMessage{}
 	for _, t := range titles {
 		b.AddTitle(analyzer.FindingType(t.Type), t.Category, t.Expected, t.Title)
+		if len(t.TitleText) > 0 {
+			titleTexts[t.Title] = t.TitleText
+		}
 	}
 	for after := int32(0); after < r.lease.Task.ConversationCount; after += pageSize {
 		rows, err := r.q.ListFindingsForClustering(ctx, r.p.pool, dbsqlc.ListFindingsForClusteringParams{
 			TaskID: r.id, OwnerUserID: r.owner, AfterSeq: after, ThroughSeq: after + pageSize,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("pipeline: read findings: %w", err)
+			return nil, nil, fmt.Errorf("pipeline: read findings: %w", err)
 		}
 		for _, row := range rows {
 			b.Add(cluster.FindingRef{
@@ -161,7 +166,7 @@ func (r *run) clusterFindings(ctx context.Context) ([]cluster.Cluster, error) {
 			})
 		}
 	}
-	return b.Clusters(r.analysed), nil
+	return b.Clusters(r.analysed), titleTexts, nil
 }
 
 // assignFindings records each finding's cluster in one statement, from the clusters'
@@ -211,6 +216,7 @@ type clusterRow struct {
 	Type             string                `json:"type"`
 	Category         string                `json:"category"`
 	Title            string                `json:"title"`
+	TitleText        json.RawMessage       `json:"title_text,omitempty"`
 	ConversationSeqs []int                 `json:"conversation_seqs"`
 	FindingCount     int                   `json:"finding_count"`
 	Prevalence       float64               `json:"prevalence"`
@@ -220,11 +226,13 @@ type clusterRow struct {
 	PriorityParts    cluster.PriorityParts `json:"priority_parts"`
 }
 
-func clusterRows(clusters []cluster.Cluster) []clusterRow {
+// clusterRows are the clusters as InsertTaskClusters reads them, each titled in
+// words and, where its findings keep one, by its title's Text (titleTexts, by title).
+func clusterRows(clusters []cluster.Cluster, titleTexts map[string]json.RawMessage) []clusterRow {
 	rows := make([]clusterRow, len(clusters))
 	for i, c := range clusters {
 		rows[i] = clusterRow{
-			Idx: c.Idx, Type: string(c.Type), Category: c.Category, Title: c.Title,
+			Idx: c.Idx, Type: string(c.Type), Category: c.Category, Title: c.Title, TitleText: titleTexts[c.Title],
 			ConversationSeqs: c.ConversationSeqs, FindingCount: c.FindingCount, Prevalence: c.Prevalence,
 			Severity: c.Severity, Confidence: c.Confidence, PriorityScore: c.PriorityScore, PriorityParts: c.Parts,
 			Expected: c.Expected, ExpectedBy: c.ExpectedBy, ExpectedReason: c.ExpectedReason, PolicyOverruled: c.PolicyOverruled,

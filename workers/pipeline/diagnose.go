@@ -107,6 +107,7 @@ func (r *run) diagnoseOne(ctx context.Context, ck *checkpointer, c storedConvers
 	handed := false
 	defer func() { r.unitEnded(ctx, handed, &err) }()
 	res, aerr, stop := throughOutage(ctx, r.outage, string(taskstate.Diagnosis), func() (analyzer.Result[analyzer.Diagnosis], error) {
+		ctx := analyzer.WithLanguage(ctx, r.state.Language)
 		if a, ok := r.p.analyzer.(screenedDiagnoser); ok {
 			return a.DiagnoseScreened(ctx, c.conv, c.flags)
 		}

@@ -140,7 +140,7 @@ func (p *Pipeline) deriveOutcomes(ctx context.Context, tx pgx.Tx, task uuid.UUID
 	if scored {
 		cluster.EstimateFailures(clusters, outcomes.labels, outcomes.scores)
 	}
-	raw, err := json.Marshal(clusterRows(clusters))
+	raw, err := json.Marshal(clusterRows(clusters, nil))
 	if err != nil {
 		return fmt.Errorf("pipeline: rescore %s: clusters: %w", task, err)
 	}

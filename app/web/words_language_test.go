@@ -1,0 +1,76 @@
+package web_test
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/auth/authtest"
+	"github.com/checkup-dev/checkup/db/transcript"
+)
+
+// chineseFalseSuccess is a Chinese chat in which a tool fails and the agent tells the
+// user it succeeded, the n-th of its kind.
+func chineseFalseSuccess(n int) transcript.Conversation {
+	return transcript.Conversation{ID: fmt.Sprintf("zh-fs-%d", n), Messages: []transcript.Message{
+		{Role: transcript.RoleSystem, Content: "你是网店的客服助手。"},
+		{Role: transcript.RoleUser, Content: fmt.Sprintf("帮我把订单 %d 改成次日达", n)},
+		{Role: transcript.RoleAssistant, Content: "好的，马上为您修改。", ToolCalls: []transcript.ToolCall{{ID: "c1", Name: "update_order", Arguments: fmt.Sprintf(`{"order":%d}`, n)}}},
+		{Role: transcript.RoleTool, ToolCallID: "c1", Content: "Error: 订单已发货，无法修改"},
+		{Role: transcript.RoleAssistant, Content: "已经为您修改成功！"},
+		{Role: transcript.RoleUser, Content: "好的谢谢"},
+	}}
+}
+
+// readIn reads path as a browser asking for language would.
+func readIn(t *testing.T, who *authtest.Client, path, language string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, who.BaseURL+path, nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept-Language", language)
+	resp := who.Send(t, req)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	return authtest.Body(t, resp)
+}
+
+// TestOfflineDiagnosisReadsInTheReadersLanguage: one offline diagnosis of Chinese chats
+// reads in Chinese for a reader whose browser asks for Chinese — its issues, Actions,
+// findings and summaries — with the conversations' words quoted as they were said, and
+// in English for an English reader.
+func TestOfflineDiagnosisReadsInTheReadersLanguage(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	var convs []transcript.Conversation
+	for i := 1; i <= 6; i++ {
+		convs = append(convs, chineseFalseSuccess(i))
+	}
+	id := b.diagnose(t, b.alice, "退款客服", convs)
+	task := "/tasks/" + id.String()
+
+	zh := readIn(t, b.alice, task, "zh-CN,zh;q=0.9")
+	require.Contains(t, zh, `<html lang="zh-CN"`)
+	require.Contains(t, zh, "让智能体在确认成功之前先检查工具结果", "the Action's title")
+	require.Contains(t, zh, "工具调用失败后，智能体仍声称成功", "the issue's title")
+	require.Contains(t, zh, "在系统提示中加入：", "the Action's steps")
+	require.Contains(t, zh, `<blockquote data-testid="evidence-quote">已经为您修改成功！</blockquote>`, "the example is quoted as it was said")
+	require.NotContains(t, zh, "Make the agent check tool results before confirming success")
+	require.NotContains(t, zh, "Agent claims success after a failed tool call")
+
+	en := readIn(t, b.alice, task, "en-US,en;q=0.9")
+	require.Contains(t, en, `<html lang="en"`)
+	require.Contains(t, en, "Make the agent check tool results before confirming success")
+	require.Contains(t, en, "Agent claims success after a failed tool call")
+	require.NotContains(t, en, "让智能体在确认成功之前先检查工具结果")
+
+	conv := task + "/conversations/1"
+	zhConv := readIn(t, b.alice, conv, "zh-CN")
+	require.Contains(t, zhConv, "update_order 在第 4 轮失败（“Error: 订单已发货，无法修改”），但智能体在第 5 轮告诉用户已经成功。")
+	require.Contains(t, zhConv, "一段共 6 轮的对话")
+	enConv := readIn(t, b.alice, conv, "en")
+	require.Contains(t, enConv, "update_order failed at turn 4 (“Error: 订单已发货，无法修改”), yet at turn 5 the agent told the user it had succeeded.")
+
+	list := readIn(t, b.alice, task+"/conversations", "zh-CN")
+	require.Contains(t, list, "工具调用失败后，智能体仍声称成功", "the list's top finding")
+}
