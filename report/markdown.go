@@ -58,28 +58,27 @@ func (m mdWriter) inShort(r Report) {
 	m.p("# %s", mdText(r.Task.Title))
 	m.p("")
 	pop := r.Population
-	line := fmt.Sprintf("**In short:** %s uploaded, %d kept after the quality checks, %d diagnosed.",
-		plural(r.UploadedCount(), "conversation", "conversations"), pop.Kept, pop.Analysed)
+	line := m.l.T("md.in_short", "Uploaded", m.count("md.conversations", r.UploadedCount()), "Kept", digits(pop.Kept), "Analysed", digits(pop.Analysed))
 	if !r.Checked() {
-		line = fmt.Sprintf("**In short:** %s uploaded; %s.", plural(r.UploadedCount(), "conversation", "conversations"), notChecked(r.Task))
+		line = m.l.T("md.in_short_unchecked", "Uploaded", m.count("md.conversations", r.UploadedCount()), "Why", m.notChecked(r.Task))
 	}
 	if !r.Task.Terminal {
-		line += " The diagnosis is still running; these figures will change."
+		line = m.l.T("md.then", "A", line, "B", m.l.T("md.still_running_short"))
 	}
 	switch n := len(r.Actions); {
 	case n == 0:
-		m.p("%s No Actions yet.", line)
+		m.p("%s", m.l.T("md.then", "A", line, "B", m.l.T("md.no_actions")))
 	case n <= topActions:
-		m.p("%s %s:", line, plural(n, "Action", "Actions"))
+		m.p("%s", m.l.T("md.then", "A", line, "B", m.count("md.actions_colon", n)))
 	default:
-		m.p("%s Top %d of %d Actions:", line, topActions, n)
+		m.p("%s", m.l.T("md.then", "A", line, "B", m.l.T("md.top_actions", "Top", digits(topActions), "N", digits(n))))
 	}
 	m.p("")
 	for i, a := range r.Actions {
 		if i == topActions {
 			break
 		}
-		m.p("%d. [%s] %s — %s of diagnosed conversations", a.Rank, a.Type, mdText(a.TitleIn(m.l)), Percent(a.Share))
+		m.p("%d. [%s] %s", a.Rank, a.Type, m.l.T("md.top_line", "Title", mdText(a.TitleIn(m.l)), "Share", Percent(a.Share)))
 	}
 	if len(r.Actions) > 0 {
 		m.p("")
@@ -88,27 +87,27 @@ func (m mdWriter) inShort(r Report) {
 
 func (m mdWriter) header(r Report) {
 	t := r.Task
-	m.p("Checkup diagnosis · %s · %s · generated %s", StatusLabel(m.l, t.Status), analysisLabel(r.Analysis), mdTime(r.GeneratedAt))
+	m.p("%s", m.l.T("md.header", "Status", StatusLabel(m.l, t.Status), "Analysis", m.analysisLabel(r.Analysis), "Time", mdTime(r.GeneratedAt)))
 	m.p("")
 	if e := StatusExplanation(m.l, t.Status); e != "" {
 		m.p("%s", e)
 		m.p("")
 	}
 	if t.Error != "" {
-		m.p("Error: %s", mdText(t.Error))
+		m.p("%s", m.l.T("md.error", "Error", mdText(t.Error)))
 		m.p("")
 	}
 	if !t.Terminal {
-		m.p("This diagnosis is still running (%s, %d of %d done); the figures below will change.", StageLabel(m.l, t.Stage), t.ProgressDone, t.ProgressTotal)
+		m.p("%s", m.l.T("md.still_running", "Stage", StageLabel(m.l, t.Stage), "Done", digits(int(t.ProgressDone)), "Total", digits(int(t.ProgressTotal))))
 		m.p("")
 	}
-	m.p("## In numbers")
+	m.p("## %s", m.l.T("md.in_numbers"))
 	m.p("")
 	pop := r.Population
 	if r.Checked() {
-		m.p("- Conversations uploaded: %d; kept after the quality checks: %d; analyzed: %d.", r.UploadedCount(), pop.Kept, pop.Analysed)
+		m.p("- %s", m.l.T("md.numbers_conversations", "Uploaded", digits(r.UploadedCount()), "Kept", digits(pop.Kept), "Analysed", digits(pop.Analysed)))
 	} else {
-		m.p("- Conversations uploaded: %d; %s.", r.UploadedCount(), notChecked(r.Task))
+		m.p("- %s", m.l.T("md.numbers_unchecked", "Uploaded", digits(r.UploadedCount()), "Why", m.notChecked(r.Task)))
 	}
 	risks, improvements := 0, 0
 	for _, a := range r.Actions {
@@ -119,51 +118,51 @@ func (m mdWriter) header(r Report) {
 		}
 	}
 	issues, expected := r.IssueCounts()
-	from := plural(issues, "issue", "issues")
+	from := m.count("md.issues", issues)
 	if expected > 0 {
-		from += ", besides " + plural(expected, "expected behavior", "expected behaviors")
+		from = m.l.T("md.besides_expected", "Issues", from, "Expected", m.count("md.expected_behaviors", expected))
 	}
-	m.p("- Actions: %d (%s, %s), from %s.", len(r.Actions), plural(risks, "risk", "risks"),
-		plural(improvements, "improvement", "improvements"), from)
+	m.p("- %s", m.l.T("md.numbers_actions", "N", digits(len(r.Actions)), "Risks", m.count("md.risks", risks),
+		"Improvements", m.count("md.improvements", improvements), "From", from))
 	rel := r.Reliability
 	if r.Analysis.Offline && rel.Repaired == 0 {
-		m.p("- Diagnosed by rules, without a model, so no answer needed repair; %d could not be used (those conversations are left out).", rel.Isolated)
+		m.p("- %s", m.l.T("md.by_rules", "Isolated", digits(rel.Isolated)))
 	} else {
-		m.p("- Analyzer answers: %d valid on the first try, %d repaired, %d could not be used (those conversations are left out).", rel.FirstPassValid, rel.Repaired, rel.Isolated)
+		m.p("- %s", m.l.T("md.answers", "First", digits(rel.FirstPassValid), "Repaired", digits(rel.Repaired), "Isolated", digits(rel.Isolated)))
 	}
 	if r.Usage.LLMCalls > 0 {
-		m.p("- Model usage: %s, %s, %s.", plural(r.Usage.LLMCalls, "call", "calls"),
-			plural(int(r.Usage.PromptTokens), "prompt token", "prompt tokens"), plural(int(r.Usage.CompletionTokens), "completion token", "completion tokens"))
+		m.p("- %s", m.l.T("md.usage", "Calls", m.count("md.llm_calls", r.Usage.LLMCalls),
+			"Prompt", m.count("md.prompt_tokens", int(r.Usage.PromptTokens)), "Completion", m.count("md.completion_tokens", int(r.Usage.CompletionTokens))))
 	}
 	m.p("")
 }
 
 func (m mdWriter) actions(r Report) {
-	m.p("## Actions, most urgent first")
+	m.p("## %s", m.l.T("md.actions_heading"))
 	m.p("")
 	if len(r.Actions) == 0 {
-		m.p("No Actions yet.")
+		m.p("%s", m.l.T("md.no_actions"))
 		m.p("")
 	}
 	for _, a := range r.Actions {
 		m.p("### %d. [%s] %s", a.Rank, a.Type, mdText(a.TitleIn(m.l)))
 		m.p("")
 		p := a.PriorityParts
-		m.p("%s (%s of analyzed) · priority %s of 100 (prevalence %s + severity %s + confidence %s) · fix in %s",
-			plural(a.Conversations, "conversation", "conversations"), Percent(a.Share), Score(a.PriorityScore), Score(p.PrevalenceTerm), Score(p.SeverityTerm),
-			Score(p.ConfidenceTerm), mdText(FixLocationLabel(m.l, a.FixLocation)))
+		m.p("%s", m.l.T("md.action_figures", "Conversations", m.count("md.conversations", a.Conversations), "Share", Percent(a.Share),
+			"Priority", Score(a.PriorityScore), "Prevalence", Score(p.PrevalenceTerm), "Severity", Score(p.SeverityTerm),
+			"Confidence", Score(p.ConfidenceTerm), "Where", mdText(FixLocationLabel(m.l, a.FixLocation))))
 		m.p("")
 		if o := a.LabelOutcomes; o != nil && a.FailureRateIn != nil && a.FailureRateOut != nil && a.ExcessFailures != nil && a.QValue != nil {
-			m.p("%d of its labeled conversations failed (%s, against %s of the others): it explains %s beyond what its size predicts (q %s).",
-				o.Failed, Percent(*a.FailureRateIn), Percent(*a.FailureRateOut), ExcessFailures(m.l, *a.ExcessFailures), PValue(*a.QValue))
+			m.p("%s", m.l.T("md.action_outcomes", "Failed", digits(o.Failed), "In", Percent(*a.FailureRateIn), "Out", Percent(*a.FailureRateOut),
+				"Excess", ExcessFailures(m.l, *a.ExcessFailures), "Q", PValue(*a.QValue)))
 			m.p("")
 		}
 		m.p("%s", m.l.T("md.rank", "Support", mdText(SupportWords(m.l, a.Support))))
 		m.p("")
-		m.p("**Problem.** %s", mdText(a.ProblemIn(m.l)))
+		m.p("%s", m.l.T("md.problem", "Problem", mdText(a.ProblemIn(m.l))))
 		m.p("")
 		if len(a.Recommendation) > 0 {
-			m.p("**What to do:**")
+			m.p("%s", m.l.T("md.what_to_do"))
 			m.p("")
 			for i, s := range a.RecommendationIn(m.l) {
 				m.p("%d. %s", i+1, mdText(s))
@@ -171,18 +170,18 @@ func (m mdWriter) actions(r Report) {
 			m.p("")
 		}
 		if a.ExpectedImpact != "" {
-			m.p("**Expected impact.** %s", mdText(a.ImpactIn(m.l)))
+			m.p("%s", m.l.T("md.impact", "Impact", mdText(a.ImpactIn(m.l))))
 			m.p("")
 		}
 		for _, q := range a.Evidence {
 			m.example(q)
 			m.p(">")
-			m.p("> — %s%s", m.conversationRef(r, q), unverified(q.Verified))
+			m.p("> — %s%s", m.conversationRef(r, q), m.unverified(q.Verified))
 			m.p("")
 		}
 	}
 	if len(r.FailedActions) > 0 {
-		m.p("### Actions that could not be written")
+		m.p("### %s", m.l.T("md.failed_actions"))
 		m.p("")
 		for _, f := range r.FailedActions {
 			m.p("- [%s] %s: %s", f.Type, mdText(f.ClusterTitle), mdText(f.Error))
@@ -289,13 +288,13 @@ func (m mdWriter) clusters(r Report) {
 		return
 	}
 	labelled := cs[0].LabelOutcomes != nil
-	m.p("## Issue clusters")
+	m.p("## %s", m.l.T("md.clusters"))
 	m.p("")
 	if labelled {
-		m.p("| Type | Issue | Conversations | Share | Failed / succeeded | Lift | q | Findings | Priority | Action |")
+		m.p("%s", m.l.T("md.clusters_head_labelled"))
 		m.p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	} else {
-		m.p("| Type | Issue | Conversations | Share | Findings | Priority | Action |")
+		m.p("%s", m.l.T("md.clusters_head"))
 		m.p("|---|---|---:|---:|---:|---:|---:|")
 	}
 	for _, c := range cs {
@@ -303,7 +302,7 @@ func (m mdWriter) clusters(r Report) {
 		if c.ActionRank > 0 {
 			rank = fmt.Sprintf("#%d", c.ActionRank)
 		} else if why, _ := NoActionWords(m.l, c); why != "" {
-			rank = "— (" + why + ")"
+			rank = m.l.T("md.no_action_rank", "Why", why)
 		}
 		split := ""
 		if o := c.LabelOutcomes; labelled && o != nil && c.FailureLift != nil && c.QValue != nil {
@@ -313,11 +312,11 @@ func (m mdWriter) clusters(r Report) {
 		}
 		title := mdText(c.TitleIn(m.l))
 		if c.PolicyOverruled {
-			title += " (the policy seemed to call for it; the owner made it an issue"
 			if c.ExpectedReason != "" {
-				title += ": " + mdText(c.ExpectedReason)
+				title = m.l.T("md.overruled_because", "Title", title, "Reason", mdText(c.ExpectedReason))
+			} else {
+				title = m.l.T("md.overruled", "Title", title)
 			}
-			title += ")"
 		}
 		m.p("| %s | %s | %d | %s |%s %d | %s | %s |", c.Type, title, c.Conversations, Percent(c.Prevalence), split, c.FindingCount, Score(c.PriorityScore), rank)
 	}
@@ -339,7 +338,7 @@ func (m mdWriter) issueNotes(cs []Cluster) {
 	}
 	for _, c := range cs {
 		if c.PolicyOverruled && len(c.Policies) > 0 {
-			notes = append(notes, fmt.Sprintf("- %s had been matched to the policy sentence %s", mdText(c.TitleIn(m.l)), inlineQuote(c.Policies[0])))
+			notes = append(notes, "- "+m.l.T("md.matched_policy", "Title", mdText(c.TitleIn(m.l)), "Policy", inlineQuote(c.Policies[0])))
 		}
 	}
 	if len(notes) == 0 {
@@ -358,15 +357,12 @@ func (m mdWriter) scoredBy(r Report) {
 	if f == nil {
 		return
 	}
-	runs := "1 run"
-	if f.Runs != 1 {
-		runs = fmt.Sprintf("%d runs", f.Runs)
-	}
-	line := fmt.Sprintf("Failure scores come from the detector of the agent “%s” (version %d), trained on %d labelled conversations from %s: cross-validated AUROC %.2f, 95%% interval %.2f–%.2f.",
-		mdText(f.Agent), f.Version, f.TrainedOn, runs, f.CVAUROC, f.CVInterval[0], f.CVInterval[1])
+	line := m.l.T("md.scored_by", "Agent", mdText(f.Agent), "Version", digits(f.Version), "Trained", digits(f.TrainedOn),
+		"Runs", m.count("md.runs", f.Runs), "AUROC", fmt.Sprintf("%.2f", f.CVAUROC),
+		"Low", fmt.Sprintf("%.2f", f.CVInterval[0]), "High", fmt.Sprintf("%.2f", f.CVInterval[1]))
 	for _, b := range f.Baselines {
 		if b.Name == "messages" {
-			line += fmt.Sprintf(" Counting messages alone scores %.2f.", b.AUROC)
+			line = m.l.T("md.then", "A", line, "B", m.l.T("md.messages_baseline", "AUROC", fmt.Sprintf("%.2f", b.AUROC)))
 		}
 	}
 	m.p("%s", line)
@@ -380,26 +376,26 @@ func (m mdWriter) outcomes(r Report) {
 		return
 	}
 	l := r.Population.Labelled
-	m.p("## What drives failed conversations")
+	m.p("## %s", m.l.T("md.drivers_heading"))
 	m.p("")
 	m.scoredBy(r)
 	if !l.Any() {
-		m.p("The upload carries no outcome per conversation. Add one of these fields to each conversation's metadata (or a CSV column) to see which problems cost resolved conversations: %s.", mdText(LabelFields(m.l)))
+		m.p("%s", m.l.T("md.no_labels", "Fields", mdText(LabelFields(m.l))))
 		m.p("")
 		return
 	}
-	m.p("Outcome labels read from %s: %d failed, %d succeeded, %d without a label.", codeSpan(l.Field), l.Failed, l.Succeeded, l.Unlabelled)
+	m.p("%s", m.l.T("md.labels_read", "Field", codeSpan(l.Field), "Failed", digits(l.Failed), "Succeeded", digits(l.Succeeded), "Unlabelled", digits(l.Unlabelled)))
 	m.p("")
 	if c := r.LabelCheck; c != nil && c.AUROC != nil && c.FailedFlagged != nil && c.SucceededClean != nil {
-		m.p("Agreement of this analysis with the labels: AUROC %.2f (0.5 is chance); %s of the failed conversations estimated failed, %s of the successful ones left clean.", *c.AUROC, Percent(*c.FailedFlagged), Percent(*c.SucceededClean))
+		m.p("%s", m.l.T("md.label_check", "AUROC", fmt.Sprintf("%.2f", *c.AUROC), "Failed", Percent(*c.FailedFlagged), "Clean", Percent(*c.SucceededClean)))
 		m.p("")
 	}
 	if len(r.Drivers) == 0 {
-		m.p("Nothing is over-represented among the failed conversations with enough certainty (q ≤ 0.05 and at least 3 failed conversations).")
+		m.p("%s", m.l.T("md.no_drivers"))
 		m.p("")
 		return
 	}
-	m.p("| Feature | Failed / succeeded | Failure rate with / without | Lift | q | Examples |")
+	m.p("%s", m.l.T("md.drivers_head"))
 	m.p("|---|---:|---:|---:|---:|---|")
 	for _, d := range r.Drivers {
 		var ex []string
@@ -410,7 +406,7 @@ func (m mdWriter) outcomes(r Report) {
 		if w := d.Written; w != nil {
 			// A table cell ends at a pipe, inside a code span too, unless it is escaped.
 			quote := strings.ReplaceAll(inlineQuote(w.Quote), "|", `\|`)
-			feature += fmt.Sprintf(", as in %s (%s, turn %d)", quote, mdText(conversationName(w.ID, w.Seq)), w.Turn)
+			feature += m.l.T("md.driver_as_in", "Quote", quote, "Conversation", mdText(conversationName(w.ID, w.Seq)), "Turn", digits(w.Turn))
 		}
 		m.p("| %s | %d / %d | %s / %s | %s | %s | %s |", feature, d.Failed, d.Succeeded,
 			Percent(d.RateWith), Percent(d.RateWithout), Lift(d.Lift), PValue(d.QValue), strings.Join(ex, ", "))
@@ -427,19 +423,19 @@ func (m mdWriter) expected(r Report) {
 			continue
 		}
 		if first {
-			m.p("## Expected behavior")
+			m.p("## %s", m.l.T("md.expected_heading"))
 			m.p("")
-			m.p("What the agent did because its own policy says so, or what its owner marked as expected: shown for review, never an Action.")
+			m.p("%s", m.l.T("md.expected_intro"))
 			m.p("")
 			first = false
 		}
-		m.p("- %s — %s", mdText(c.TitleIn(m.l)), plural(c.Conversations, "conversation", "conversations"))
+		m.p("- %s — %s", mdText(c.TitleIn(m.l)), m.count("md.conversations", c.Conversations))
 		if c.ExpectedBy != nil && *c.ExpectedBy == cluster.ExpectedByOwner {
-			reason := "no reason given"
+			reason := m.l.T("md.no_reason")
 			if c.ExpectedReason != "" {
 				reason = inlineQuote(c.ExpectedReason)
 			}
-			m.p("  - Marked as expected by the owner: %s", reason)
+			m.p("  - %s", m.l.T("md.marked_by_owner", "Reason", reason))
 			continue
 		}
 		for _, policy := range c.Policies {
@@ -456,14 +452,14 @@ func (m mdWriter) risks(r Report) {
 	if rs == nil {
 		return
 	}
-	m.p("## Risk screening")
+	m.p("## %s", m.l.T("md.risk_heading"))
 	m.p("")
-	m.p("%s screened without a model; %d flagged; %d chosen for diagnosis.", plural(rs.Screened, "conversation", "conversations"), rs.Flagged, rs.Selected)
+	m.p("%s", m.l.T("md.risk_screened", "Screened", m.count("md.conversations", rs.Screened), "Flagged", digits(rs.Flagged), "Selected", digits(rs.Selected)))
 	m.p("")
 	for _, k := range rs.Kinds {
-		m.p("- %s: %s, %s", RiskKindLabel(m.l, k.Kind), plural(k.Conversations, "conversation", "conversations"), plural(k.Flags, "flag", "flags"))
+		m.p("- %s", m.l.T("md.risk_kind", "Kind", RiskKindLabel(m.l, k.Kind), "Conversations", m.count("md.conversations", k.Conversations), "Flags", m.count("md.flags", k.Flags)))
 		for _, e := range k.Examples {
-			m.p("  - conversation %s, turn %d: %s", mdText(conversationName(e.ConversationID, e.Seq)), e.Turn, e.Marked(inlineQuote(e.Quote)))
+			m.p("  - %s", m.l.T("md.risk_example", "Conversation", mdText(conversationName(e.ConversationID, e.Seq)), "Turn", digits(e.Turn), "Quote", e.Marked(inlineQuote(e.Quote))))
 		}
 	}
 	m.p("")
@@ -473,9 +469,9 @@ func (m mdWriter) population(r Report) {
 	if len(r.Funnel) == 0 {
 		return
 	}
-	m.p("## Which conversations were analyzed")
+	m.p("## %s", m.l.T("md.population_heading"))
 	m.p("")
-	m.p("| Step | Removed | Remaining | Why |")
+	m.p("%s", m.l.T("md.population_head"))
 	m.p("|---|---:|---:|---|")
 	for _, s := range r.Funnel {
 		reasons := make([]string, len(s.Reasons))
@@ -491,7 +487,7 @@ func (m mdWriter) warnings(r Report) error {
 	if r.WarningCount == 0 && len(r.Warnings) == 0 {
 		return nil
 	}
-	m.p("## Warnings")
+	m.p("## %s", m.l.T("md.warnings"))
 	m.p("")
 	shown := 0
 	for w, err := range r.AllWarnings() {
@@ -506,34 +502,33 @@ func (m mdWriter) warnings(r Report) error {
 		m.p("- %s%s: %s", StageLabel(m.l, w.Stage), scope, mdText(w.Message))
 	}
 	if more := r.WarningCount - shown; more > 0 {
-		m.p("- … and %d more", more)
+		m.p("- %s", m.l.T("md.more_warnings", "N", digits(more)))
 	}
 	m.p("")
 	return nil
 }
 
 func (m mdWriter) about(r Report) {
-	risks := "RISK Actions cover every risk found"
+	risks := m.l.T("md.risks_cover")
 	switch waiting := r.WaitingIssues("RISK"); {
 	case waiting == 1:
-		risks += " but one that was expected when they were written: a new run writes its Action"
+		risks = m.l.T("md.risks_cover_but_one")
 	case waiting > 1:
-		risks += fmt.Sprintf(" but %d that were expected when they were written: a new run writes their Actions", waiting)
+		risks = m.l.T("md.risks_cover_but", "N", digits(waiting))
 	}
 	m.p("---")
 	m.p("")
-	m.p("Generated by Checkup from task %s (report schema version %d). %s; ACTION Actions are the most urgent improvements. A quote marked unverified was not found word for word in its turn.",
-		r.Task.ID, r.SchemaVersion, risks)
+	m.p("%s", m.l.T("md.about", "Task", r.Task.ID, "Version", digits(r.SchemaVersion), "Risks", risks))
 }
 
-func analysisLabel(a Analysis) string {
+func (m mdWriter) analysisLabel(a Analysis) string {
 	switch {
 	case a.Analyzer == "":
-		return "analyzer not chosen yet"
+		return m.l.T("md.analyzer_not_chosen")
 	case a.Offline:
-		return "offline analysis (rules, no model)"
+		return m.l.T("md.analyzer_offline")
 	case a.Model != "":
-		return mdText(fmt.Sprintf("%s, model %s, prompt %s", cmpOr(a.Label, a.Analyzer), a.Model, a.PromptVersion))
+		return mdText(m.l.T("md.analyzer_model", "Analyzer", cmpOr(a.Label, a.Analyzer), "Model", a.Model, "Prompt", a.PromptVersion))
 	}
 	return mdText(cmpOr(a.Label, a.Analyzer))
 }
@@ -545,19 +540,20 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// plural is "1 risk", "2 risks".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+// count is message id in the plural form of n, which it writes as N, its digits
+// without grouping.
+func (m mdWriter) count(id string, n int) string {
+	return m.l.T(id, "Count", n, "N", digits(n))
 }
 
-func unverified(ok bool) string {
+// digits is a whole number as report.md writes it, without grouping.
+func digits[T ~int | ~int32 | ~int64](n T) string { return strconv.FormatInt(int64(n), 10) }
+
+func (m mdWriter) unverified(ok bool) string {
 	if ok {
 		return ""
 	}
-	return " (unverified)"
+	return m.l.T("md.unverified")
 }
 
 func mdTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
@@ -635,9 +631,9 @@ func noAutolink(s string) string {
 
 // notChecked says that the quality checks have not run, for a report that has no
 // kept or analyzed count to give.
-func notChecked(t Task) string {
+func (m mdWriter) notChecked(t Task) string {
 	if t.Terminal {
-		return "the diagnosis stopped before the quality checks"
+		return m.l.T("md.stopped_before_checks")
 	}
-	return "the quality checks have not run yet"
+	return m.l.T("md.checks_not_run")
 }

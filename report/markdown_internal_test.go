@@ -1,8 +1,6 @@
 package report
 
 import (
-	"github.com/checkup-dev/checkup/db/locale/localetest"
-
 	"bufio"
 	"bytes"
 	stdhtml "html"
@@ -12,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/renderer/html"
 )

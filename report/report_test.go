@@ -1,8 +1,6 @@
 package report_test
 
 import (
-	"github.com/checkup-dev/checkup/db/locale/localetest"
-
 	"bytes"
 	"context"
 	"encoding/csv"
@@ -23,6 +21,7 @@ import (
 	"gitlab.com/golang-commonmark/markdown"
 
 	"github.com/checkup-dev/checkup/db/dbtest"
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/report/reporttest"

@@ -1,8 +1,6 @@
 package auth
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -15,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // CSRF tokens are bound to the session: the token is an HMAC of the session's cookie

@@ -1,14 +1,14 @@
 package auth
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // The local sign-in asks for no password, so it must only ever answer this Checkup's

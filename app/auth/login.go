@@ -1,8 +1,6 @@
 package auth
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"cmp"
 	"net/http"
 	"net/url"
@@ -10,6 +8,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/views/pages"
 )
 

@@ -1,13 +1,13 @@
 package auth
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"crypto/subtle"
 	"net/http"
 	"net/url"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // Begin starts an OAuth sign-in: GET /auth/{provider}?next=/path. It remembers a

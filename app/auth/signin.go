@@ -1,8 +1,6 @@
 package auth
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"cmp"
 	"context"
 	"net/http"
@@ -10,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 )
 

@@ -1,8 +1,6 @@
 package auth
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 )
 

@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"encoding/csv"
 	"errors"
 	"io"
@@ -12,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 )
 

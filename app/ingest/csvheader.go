@@ -1,12 +1,12 @@
 package ingest
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"bytes"
 	"encoding/csv"
 	"slices"
 	"strings"
+
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // column is a field a CSV column can hold.

@@ -1,8 +1,6 @@
 package ingest_test
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"bytes"
 	"errors"
 	"fmt"
@@ -13,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/ingest"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 )
 

@@ -1,14 +1,13 @@
 package ingest
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 )
 

@@ -1,14 +1,14 @@
 package ingest
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // OpenTelemetry traces in the OTLP JSON encoding, as a collector's file exporter writes

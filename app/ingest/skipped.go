@@ -1,9 +1,9 @@
 package ingest
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"sort"
+
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // skipCount counts content skipped on the way in, by kind, with where it was first met.

@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"bufio"
 	"bytes"
 	"encoding/csv"
@@ -11,6 +9,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // kind is how the text is laid out, which decides the reader used.

@@ -1,13 +1,12 @@
 package ingest
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 )
 

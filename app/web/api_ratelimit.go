@@ -1,8 +1,6 @@
 package web
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"math"
 	"net/http"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // tokenLimits paces each token's API requests with a token bucket: API_RATE_BURST at

@@ -1,8 +1,6 @@
 package web_test
 
 import (
-	"github.com/checkup-dev/checkup/db/locale/localetest"
-
 	"encoding/csv"
 	"net/http"
 	"net/url"
@@ -16,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/auth/authtest"
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/report/reporttest"
 	"github.com/checkup-dev/checkup/workers/cluster"

@@ -1,8 +1,6 @@
 package web_test
 
 import (
-	"github.com/checkup-dev/checkup/db/locale/localetest"
-
 	"cmp"
 	"context"
 	"encoding/json"
@@ -24,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/auth/authtest"
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"

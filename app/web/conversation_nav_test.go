@@ -1,8 +1,6 @@
 package web_test
 
 import (
-	"github.com/checkup-dev/checkup/db/locale/localetest"
-
 	"net/http"
 	"net/url"
 	"path"
@@ -12,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/auth/authtest"
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"github.com/checkup-dev/checkup/report"
 )
 

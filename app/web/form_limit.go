@@ -1,8 +1,6 @@
 package web
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"bytes"
 	"errors"
 	"io"
@@ -10,6 +8,8 @@ import (
 	"os"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // maxFormBytes is the most a request other than an upload may send. The largest form,

@@ -1,8 +1,6 @@
 package web_test
 
 import (
-	"github.com/checkup-dev/checkup/db/locale/localetest"
-
 	"context"
 	"fmt"
 	"net/url"
@@ -14,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/web/browsertest"
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"github.com/checkup-dev/checkup/workers/cluster"
 )
 

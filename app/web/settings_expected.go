@@ -1,8 +1,6 @@
 package web
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"errors"
 	"net/http"
 	"strconv"
@@ -10,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/pages"
 	"github.com/checkup-dev/checkup/workers/review"

@@ -1,36 +1,39 @@
 package web
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"errors"
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/report"
 )
 
-// download is one of the task's files: its name suffix, content type and writer.
+// download is one of the task's files: its name suffix, content type and writer, and
+// whether it is written for people in a language (?lang=, the reader's by default) or,
+// like the data files, in the stable English of its identifiers.
 type download struct {
 	name        string
 	contentType string
 	write       func(io.Writer, report.Report, *locale.Localizer) error
+	inLanguage  bool
 }
 
 // downloads lists the files every task offers, as routes under /tasks/:id/.
 func downloads() []download {
 	return []download{
-		{"report.json", "application/json", ignoreLocale(report.WriteJSON)},
-		{"actions.csv", "text/csv; charset=utf-8", ignoreLocale(report.WriteActionsCSV)},
-		{"findings.csv", "text/csv; charset=utf-8", ignoreLocale(report.WriteFindingsCSV)},
-		{"report.md", "text/markdown; charset=utf-8", report.WriteMarkdown},
-		{"labels.csv", "text/csv; charset=utf-8", ignoreLocale(report.WriteLabelsCSV)},
+		{"report.json", "application/json", ignoreLocale(report.WriteJSON), false},
+		{"actions.csv", "text/csv; charset=utf-8", ignoreLocale(report.WriteActionsCSV), false},
+		{"findings.csv", "text/csv; charset=utf-8", ignoreLocale(report.WriteFindingsCSV), false},
+		{"report.md", "text/markdown; charset=utf-8", report.WriteMarkdown, true},
+		{"labels.csv", "text/csv; charset=utf-8", ignoreLocale(report.WriteLabelsCSV), false},
 	}
 }
 
@@ -53,6 +56,12 @@ func (s *Server) taskDownload(d download) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
+		l := s.deps.Locales.English()
+		if d.inLanguage {
+			if l, err = s.downloadLanguage(c); err != nil {
+				return err
+			}
+		}
 		ctx := c.Request().Context()
 		release, err := s.downloads.take(ctx, auth.OwnerFrom(c))
 		if err != nil {
@@ -61,8 +70,7 @@ func (s *Server) taskDownload(d download) echo.HandlerFunc {
 		defer release()
 		sending := false
 		err = s.store.WithTaskReport(ctx, id, auth.OwnerFrom(c), func(rows store.ReportRows, lists *store.ReportLists) error {
-			en := s.deps.Locales.English()
-			r, err := report.Stream(rows, lists, time.Now(), en)
+			r, err := report.Stream(rows, lists, time.Now(), l)
 			if err != nil {
 				return err
 			}
@@ -74,7 +82,7 @@ func (s *Server) taskDownload(d download) echo.HandlerFunc {
 			sending = true
 			w := s.sendDeadlines(c)
 			defer w.end()
-			return d.write(w, r, en)
+			return d.write(w, r, l)
 		})
 		if err != nil && sending {
 			switch {
@@ -87,4 +95,18 @@ func (s *Server) taskDownload(d download) echo.HandlerFunc {
 		}
 		return err
 	}
+}
+
+// downloadLanguage is the language a download for people is written in: ?lang= when
+// given, else the reader's. A language Checkup does not write is refused.
+func (s *Server) downloadLanguage(c echo.Context) (*locale.Localizer, error) {
+	code := c.QueryParam("lang")
+	if code == "" {
+		return s.localizerOf(c), nil
+	}
+	l, ok := s.deps.Locales.For(code)
+	if !ok {
+		return nil, echo.NewHTTPError(http.StatusBadRequest, locale.Msg("download_refused.lang", "Value", strconv.Quote(truncate(code, 40))))
+	}
+	return l, nil
 }

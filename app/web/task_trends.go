@@ -39,12 +39,13 @@ func topIssues(l *locale.Localizer, rows []pages.TaskRow, runs store.TitleRuns) 
 		if !ok {
 			continue
 		}
-		rows[i].TopIssue = &pages.TopIssue{Type: top.Type, Title: report.SayStored(l, top.Title, top.TitleText), Share: l.Percent(float64(top.Prevalence))}
+		title := report.SayStored(l, top.Title, top.TitleText)
+		rows[i].TopIssue = &pages.TopIssue{Type: top.Type, Title: title, Share: l.Percent(float64(top.Prevalence))}
 		series := byTask[id]
 		if len(series) < 2 {
 			continue
 		}
-		spark := components.Sparkline{Title: l.T("trend.title", "Title", top.Title)}
+		spark := components.Sparkline{Title: l.T("trend.title", "Title", title)}
 		for _, run := range series {
 			share := match.share(top, clusters[run.RunID])
 			spark.Points = append(spark.Points, share)

@@ -1,8 +1,6 @@
 package web
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"errors"
 	"net/http"
 	"strings"
@@ -11,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/pages"
 )

@@ -3,6 +3,8 @@ package web_test
 import (
 	"fmt"
 	"net/http"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -73,4 +75,43 @@ func TestOfflineDiagnosisReadsInTheReadersLanguage(t *testing.T) {
 
 	list := readIn(t, b.alice, task+"/conversations", "zh-CN")
 	require.Contains(t, list, "工具调用失败后，智能体仍声称成功", "the list's top finding")
+}
+
+// TestReportDownloadsInTheReadersLanguage: report.md is written in the reader's
+// language, or the one ?lang= asks for, an unknown one refused; the CSV and JSON files
+// keep their English identifiers, whoever reads them.
+func TestReportDownloadsInTheReadersLanguage(t *testing.T) {
+	t.Parallel()
+	b := setupLoop(t)
+	var convs []transcript.Conversation
+	for i := 1; i <= 6; i++ {
+		convs = append(convs, chineseFalseSuccess(i))
+	}
+	task := "/tasks/" + b.diagnose(t, b.alice, "退款客服", convs).String()
+
+	zh := readIn(t, b.alice, task+"/report.md", "zh-CN")
+	require.Contains(t, zh, "## 行动建议，最紧急的在前")
+	require.Contains(t, zh, "### 1. [RISK] 让智能体在确认成功之前先检查工具结果")
+	require.Contains(t, zh, "**简而言之：** 上传了 6 个对话")
+	require.Contains(t, zh, "`已经为您修改成功！`", "the quotes as they were said")
+	require.Equal(t, zh, readIn(t, b.alice, task+"/report.md?lang=zh-CN", "en"), "?lang= chooses over the browser")
+
+	en := readIn(t, b.alice, task+"/report.md?lang=en", "zh-CN")
+	require.Contains(t, en, "## Actions, most urgent first")
+	require.Contains(t, en, "### 1. [RISK] Make the agent check tool results before confirming success")
+	require.NotRegexp(t, `\p{Han}`, strings.NewReplacer("退款客服", "", "订单已发货，无法修改", "", "已经为您修改成功！", "", "好的谢谢", "",
+		"帮我把订单", "", "改成次日达", "", "好的，马上为您修改。", "").Replace(en), "English but for the conversations' words")
+
+	req, err := http.NewRequest(http.MethodGet, b.alice.BaseURL+task+"/report.md?lang=fr", nil)
+	require.NoError(t, err)
+	resp := b.alice.Send(t, req)
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Contains(t, authtest.Body(t, resp), `The report is written in en or zh-CN, not "fr"`)
+
+	generated := regexp.MustCompile(`"generated_at": "[^"]*"`) // the moment it was written
+	for _, file := range []string{"/actions.csv", "/findings.csv", "/labels.csv", "/report.json"} {
+		require.Equal(t, generated.ReplaceAllString(readIn(t, b.alice, task+file, "en"), ""),
+			generated.ReplaceAllString(readIn(t, b.alice, task+file, "zh-CN"), ""), file+" is the same in every language")
+	}
+	require.True(t, strings.HasPrefix(readIn(t, b.alice, task+"/actions.csv", "zh-CN"), "\ufeffrank,type,category,title,"), "English column names")
 }

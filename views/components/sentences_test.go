@@ -1,8 +1,6 @@
 package components_test
 
 import (
-	"github.com/checkup-dev/checkup/db/locale"
-
 	"bytes"
 	"context"
 	"strings"
@@ -12,6 +10,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/components"
 )

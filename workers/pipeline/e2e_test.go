@@ -1,14 +1,13 @@
 package pipeline_test
 
 import (
-	"github.com/checkup-dev/checkup/db/locale/localetest"
-
 	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"github.com/checkup-dev/checkup/workers/cluster"
 	"github.com/checkup-dev/checkup/workers/quality"
 	"github.com/checkup-dev/checkup/workers/risk"
