@@ -109,13 +109,7 @@ func playbookFor(category, title string) playbook {
 		}
 		return playbook{
 			name: "tool_error", fix: "tool",
-			steps: func(p string, f facts) []locale.Text {
-				return []locale.Text{
-					step(p, 1, "Example", orSo(f.example)),
-					step(p, 2),
-					step(p, 3),
-				}
-			},
+			steps: exampleFirst(3),
 		}
 	case "repetition":
 		if title == ruleRepeatedCall.spec().title {
@@ -142,13 +136,7 @@ func playbookFor(category, title string) playbook {
 	case "user_frustration":
 		return playbook{
 			name: "frustration", fix: "product",
-			steps: func(p string, f facts) []locale.Text {
-				return []locale.Text{
-					step(p, 1, "Example", orSo(f.example)),
-					step(p, 2),
-					step(p, 3),
-				}
-			},
+			steps: exampleFirst(3),
 		}
 	case "unresolved":
 		if title == ruleUnanswered.spec().title {
@@ -180,12 +168,7 @@ func playbookFor(category, title string) playbook {
 	case "knowledge_gap":
 		return playbook{
 			name: "knowledge_gap", fix: "knowledge",
-			steps: func(p string, f facts) []locale.Text {
-				return []locale.Text{
-					step(p, 1, "Example", orSo(f.example)),
-					step(p, 2),
-				}
-			},
+			steps: exampleFirst(2),
 		}
 	case "long_conversation":
 		return playbook{
@@ -207,6 +190,16 @@ func fixed(n int) func(string, facts) []locale.Text {
 		for i := range out {
 			out[i] = step(name, i+1)
 		}
+		return out
+	}
+}
+
+// exampleFirst returns a steps function of n steps whose first quotes the cluster's
+// example (or points at its examples), the others needing none of its facts.
+func exampleFirst(n int) func(string, facts) []locale.Text {
+	return func(name string, f facts) []locale.Text {
+		out := fixed(n)(name, f)
+		out[0] = step(name, 1, "Example", orSo(f.example))
 		return out
 	}
 }
