@@ -13,7 +13,7 @@ import (
 )
 
 // clusterQuotes turns each cluster's evidence findings into quotes: from each finding
-// the quote that says most (spokenEvidence), with the finding's whole exchange.
+// the quote it is shown by (analyzer.BestEvidence), with the finding's whole exchange.
 func clusterQuotes(rows []dbsqlc.ListTaskClusterEvidenceRow) (map[int][]Quote, error) {
 	quotes := map[int][]Quote{}
 	for _, row := range rows {
@@ -21,7 +21,7 @@ func clusterQuotes(rows []dbsqlc.ListTaskClusterEvidenceRow) (map[int][]Quote, e
 		if err := json.Unmarshal(row.Evidence, &ev); err != nil {
 			return nil, fmt.Errorf("report: evidence of finding %d/%d: %w", row.ConversationSeq, row.Idx, err)
 		}
-		pick, ok := spokenEvidence(ev)
+		pick, ok := analyzer.BestEvidence(ev)
 		if !ok {
 			continue
 		}
@@ -31,7 +31,7 @@ func clusterQuotes(rows []dbsqlc.ListTaskClusterEvidenceRow) (map[int][]Quote, e
 		}
 		exchange := make([]Evidence, len(ev))
 		for i, e := range ev {
-			exchange[i] = Evidence{Turn: e.Turn, Quote: e.Quote, Verified: e.Verified, Speaker: e.Speaker}
+			exchange[i] = Evidence{Turn: e.Turn, Quote: e.Quote, Verified: e.Verified, Speaker: e.Speaker, Tool: e.Tool}
 		}
 		slices.SortStableFunc(exchange, func(a, b Evidence) int { return cmp.Compare(a.Turn, b.Turn) })
 		quotes[idx] = append(quotes[idx], Quote{
@@ -40,18 +40,6 @@ func clusterQuotes(rows []dbsqlc.ListTaskClusterEvidenceRow) (map[int][]Quote, e
 		})
 	}
 	return quotes, nil
-}
-
-// spokenEvidence picks the quote of a finding a reader should see first: the first
-// verified one in words (the user's, the agent's or a tool's, not a serialized tool
-// call), else analyzer.BestEvidence.
-func spokenEvidence(ev []analyzer.Evidence) (analyzer.Evidence, bool) {
-	for _, e := range ev {
-		if e.Verified && e.Speaker != analyzer.SpeakerCall {
-			return e, true
-		}
-	}
-	return analyzer.BestEvidence(ev)
 }
 
 // addAction adds a stored Action: to Actions when it was written and ranked, to

@@ -191,9 +191,9 @@ func (m mdWriter) actions(r Report) {
 }
 
 // example writes a quote, or the exchange it belongs to turn by turn: who said what,
-// a tool call named, not printed.
+// a tool call named, not printed, and a tool's result with the tool it came from.
 func (m mdWriter) example(q Quote) {
-	if len(q.Exchange) < 2 {
+	if len(q.Exchange) == 0 {
 		m.quote(q.Quote)
 		return
 	}
@@ -205,12 +205,11 @@ func (m mdWriter) example(q Quote) {
 		if name := speakerName(m.l, e.Speaker); name != "" {
 			who = m.l.T("md.who_speaker", "Name", name, "N", strconv.Itoa(e.Turn))
 		}
+		if e.Speaker == analyzer.SpeakerTool && e.Tool != "" {
+			who = m.l.T("md.who_tool", "Name", speakerName(m.l, e.Speaker), "Tool", codeSpan(e.Tool), "N", strconv.Itoa(e.Turn))
+		}
 		if e.Speaker == analyzer.SpeakerCall {
-			if name, _, ok := strings.Cut(e.Quote, "("); ok && name != "" && !strings.ContainsAny(name, " \t\r\n\"{:") {
-				m.p("> %s", m.l.T("md.calls", "Who", who, "Name", codeSpan(name)))
-			} else {
-				m.p("> %s", m.l.T("md.calls_with", "Who", who, "Args", codeSpan(strings.Join(strings.Fields(e.Quote), " "))))
-			}
+			m.call(who, e)
 			continue
 		}
 		lines := strings.Split(strings.TrimSpace(lineEndings.Replace(e.Quote)), "\n")
@@ -220,6 +219,20 @@ func (m mdWriter) example(q Quote) {
 				m.p("> %s", codeSpan(line))
 			}
 		}
+	}
+}
+
+// call writes a quoted tool call: by its name when the quote is the whole call, else
+// the arguments quoted (what a retry changed), with the tool's name when known.
+func (m mdWriter) call(who string, e Evidence) {
+	args := codeSpan(strings.Join(strings.Fields(e.Quote), " "))
+	switch name, _, ok := strings.Cut(e.Quote, "("); {
+	case ok && name != "" && !strings.ContainsAny(name, " \t\r\n\"{:"):
+		m.p("> %s", m.l.T("md.calls", "Who", who, "Name", codeSpan(name)))
+	case e.Tool != "":
+		m.p("> %s", m.l.T("md.calls_tool_with", "Who", who, "Name", codeSpan(e.Tool), "Args", args))
+	default:
+		m.p("> %s", m.l.T("md.calls_with", "Who", who, "Args", args))
 	}
 }
 

@@ -441,12 +441,14 @@ type Finding struct {
 }
 
 // Evidence is a quote from a turn; Verified is true when the quote was found in it,
-// Speaker whose words it is (analyzer.SpeakerUser, …; omitted when not known).
+// Speaker whose words it is (analyzer.SpeakerUser, …; omitted when not known), Tool
+// the tool of a call's or a tool result's quote (omitted when not known).
 type Evidence struct {
 	Turn     int    `json:"turn"`
 	Quote    string `json:"quote"`
 	Verified bool   `json:"verified"`
 	Speaker  string `json:"speaker,omitempty"`
+	Tool     string `json:"tool,omitempty"`
 }
 
 // Conversation is one uploaded conversation's verdicts, without its messages.

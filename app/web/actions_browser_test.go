@@ -21,7 +21,9 @@ import (
 // three Actions of each shipped set uploaded without its labels: each says what its
 // rank rests on, and each of its examples is the exchange that shows the problem, who
 // said what turn by turn, with a link to each turn — a tool call named, never printed
-// as its serialized arguments, and no quote cut on a word that leads into what was cut.
+// as its serialized arguments (only the argument that shows the problem, beside the
+// tool's name), a tool's result with the tool it came from, and no quote cut on a word
+// that leads into what was cut.
 // Each card is saved as a screenshot for a reader to judge.
 func TestTopActionsShowTheirEvidenceInBrowser(t *testing.T) {
 	t.Parallel()
@@ -43,6 +45,7 @@ func TestTopActionsShowTheirEvidenceInBrowser(t *testing.T) {
 			Support  string   `json:"support"`
 			Quotes   []string `json:"quotes"`
 			Calls    []string `json:"calls"`
+			Results  []string `json:"results"`
 			Lines    int      `json:"lines"`
 			Examples int      `json:"examples"`
 		}](`[...document.querySelectorAll('[data-testid="action"]')].slice(0, 3).map(a => ({
@@ -50,6 +53,7 @@ func TestTopActionsShowTheirEvidenceInBrowser(t *testing.T) {
 			support: a.querySelector('[data-testid="support-words"]').textContent,
 			quotes: [...a.querySelectorAll('[data-testid="evidence-quote"]')].map(q => q.textContent),
 			calls: [...a.querySelectorAll('[data-testid="evidence-call"]')].map(q => q.textContent.trim()),
+			results: [...a.querySelectorAll('[data-testid="evidence-exchange"] > li[data-speaker="tool"] > a')].map(q => q.textContent.trim()),
 			lines: a.querySelectorAll('[data-testid="evidence-exchange"] > li').length,
 			examples: a.querySelectorAll('[data-testid="evidence"]').length,
 		}))`))
@@ -64,7 +68,10 @@ func TestTopActionsShowTheirEvidenceInBrowser(t *testing.T) {
 				require.NotRegexp(t, dangling, strings.TrimSpace(q), "%s: a quote cut mid-phrase", what)
 			}
 			for _, call := range c.Calls {
-				require.Regexp(t, `^calls ([A-Za-z_][A-Za-z0-9_]*$|it with "[A-Za-z_]+":)`, call, what)
+				require.Regexp(t, `^calls [A-Za-z_][A-Za-z0-9_]*( with ("[A-Za-z_]+":|\{).*)?$`, call, what)
+			}
+			for _, result := range c.Results {
+				require.Regexp(t, `^Tool result of [A-Za-z_][A-Za-z0-9_]*, turn \d+$`, result, what)
 			}
 			t.Logf("%s: %s — %d examples, %d exchange lines", what, c.Support, c.Examples, c.Lines)
 			png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(fmt.Sprintf(`[data-testid="action"][data-rank="%d"]`, i+1))))

@@ -16,7 +16,8 @@ const listClusterExamples = `-- name: ListClusterExamples :many
 WITH ranked AS (
     SELECT f.cluster_idx, f.conversation_seq, f.idx, f.title, f.description, f.text, f.evidence,
            row_number() OVER (PARTITION BY f.cluster_idx
-                              ORDER BY (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC,
+                              ORDER BY jsonb_path_exists(f.evidence, '$[*] ? (@.verified == true && !(@.speaker == "call"))') DESC,
+                                       (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC,
                                        f.conversation_seq, f.idx) AS n
     FROM task_finding f
     WHERE f.task_id = $1 AND f.owner_user_id = $2 AND f.cluster_idx = ANY($4::int[])
@@ -49,8 +50,9 @@ type ListClusterExamplesRow struct {
 }
 
 // The findings the Actions of the clusters @cluster_idxs are written from, cluster by
-// cluster: for each at most @max_rows, those with a verified quote first, then the most
-// urgent, with their conversation's external id (looked up by primary key for the rows
+// cluster: for each at most @max_rows, those with a verified quote in words first
+// (not only a serialized tool call), then with a verified quote, then the most urgent,
+// with their conversation's external id (looked up by primary key for the rows
 // returned only, so no plan can join every finding with every conversation).
 func (q *Queries) ListClusterExamples(ctx context.Context, db DBTX, arg ListClusterExamplesParams) ([]ListClusterExamplesRow, error) {
 	rows, err := db.Query(ctx, listClusterExamples,
@@ -395,12 +397,13 @@ func (q *Queries) ListTaskFindings(ctx context.Context, db DBTX, arg ListTaskFin
 
 const setClusterEvidence = `-- name: SetClusterEvidence :execrows
 WITH ranked AS (
-    SELECT q.cluster_idx, q.conversation_seq, q.idx, q.title, q.evidence, q.priority_score, q.policy, q.verified, q.repeat,
+    SELECT q.cluster_idx, q.conversation_seq, q.idx, q.title, q.evidence, q.priority_score, q.policy, q.spoken, q.verified, q.repeat,
            row_number() OVER (
                PARTITION BY q.cluster_idx
-               ORDER BY q.repeat, q.verified DESC, q.priority_score DESC, q.conversation_seq, q.idx) AS n
+               ORDER BY q.repeat, q.spoken DESC, q.verified DESC, q.priority_score DESC, q.conversation_seq, q.idx) AS n
     FROM (
         SELECT tf.cluster_idx, tf.conversation_seq, tf.idx, tf.title, tf.evidence, tf.priority_score, tf.policy,
+               jsonb_path_exists(tf.evidence, '$[*] ? (@.verified == true && !(@.speaker == "call"))') AS spoken,
                (tf.evidence @> '[{"verified": true}]') AS verified,
                row_number() OVER (
                    PARTITION BY tf.cluster_idx, tf.evidence -> 0 ->> 'quote'
@@ -439,7 +442,8 @@ type SetClusterEvidenceParams struct {
 // reads them instead of ranking every finding of the task at each view: at most
 // @per_cluster per cluster, different quotes before repeats of one already shown
 // (reruns of one scenario often say the same thing word for word), then those with a
-// verified quote, then the most urgent, each with its conversation's external id.
+// verified quote in words (not only a serialized tool call), then with a verified
+// quote, then the most urgent, each with its conversation's external id.
 func (q *Queries) SetClusterEvidence(ctx context.Context, db DBTX, arg SetClusterEvidenceParams) (int64, error) {
 	result, err := db.Exec(ctx, setClusterEvidence, arg.TaskID, arg.OwnerUserID, arg.PerCluster)
 	if err != nil {

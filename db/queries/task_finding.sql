@@ -49,13 +49,15 @@ WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id;
 
 -- name: ListClusterExamples :many
 -- The findings the Actions of the clusters @cluster_idxs are written from, cluster by
--- cluster: for each at most @max_rows, those with a verified quote first, then the most
--- urgent, with their conversation's external id (looked up by primary key for the rows
+-- cluster: for each at most @max_rows, those with a verified quote in words first
+-- (not only a serialized tool call), then with a verified quote, then the most urgent,
+-- with their conversation's external id (looked up by primary key for the rows
 -- returned only, so no plan can join every finding with every conversation).
 WITH ranked AS (
     SELECT f.cluster_idx, f.conversation_seq, f.idx, f.title, f.description, f.text, f.evidence,
            row_number() OVER (PARTITION BY f.cluster_idx
-                              ORDER BY (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC,
+                              ORDER BY jsonb_path_exists(f.evidence, '$[*] ? (@.verified == true && !(@.speaker == "call"))') DESC,
+                                       (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC,
                                        f.conversation_seq, f.idx) AS n
     FROM task_finding f
     WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id AND f.cluster_idx = ANY(@cluster_idxs::int[])
@@ -74,14 +76,16 @@ ORDER BY r.cluster_idx, r.n;
 -- reads them instead of ranking every finding of the task at each view: at most
 -- @per_cluster per cluster, different quotes before repeats of one already shown
 -- (reruns of one scenario often say the same thing word for word), then those with a
--- verified quote, then the most urgent, each with its conversation's external id.
+-- verified quote in words (not only a serialized tool call), then with a verified
+-- quote, then the most urgent, each with its conversation's external id.
 WITH ranked AS (
     SELECT q.*,
            row_number() OVER (
                PARTITION BY q.cluster_idx
-               ORDER BY q.repeat, q.verified DESC, q.priority_score DESC, q.conversation_seq, q.idx) AS n
+               ORDER BY q.repeat, q.spoken DESC, q.verified DESC, q.priority_score DESC, q.conversation_seq, q.idx) AS n
     FROM (
         SELECT tf.cluster_idx, tf.conversation_seq, tf.idx, tf.title, tf.evidence, tf.priority_score, tf.policy,
+               jsonb_path_exists(tf.evidence, '$[*] ? (@.verified == true && !(@.speaker == "call"))') AS spoken,
                (tf.evidence @> '[{"verified": true}]') AS verified,
                row_number() OVER (
                    PARTITION BY tf.cluster_idx, tf.evidence -> 0 ->> 'quote'

@@ -1,6 +1,10 @@
 package analyzer
 
-import "github.com/checkup-dev/checkup/db/locale"
+import (
+	"slices"
+
+	"github.com/checkup-dev/checkup/db/locale"
+)
 
 // FindingType separates risks (always reported) from improvement actions (ranked).
 type FindingType string
@@ -39,6 +43,10 @@ type Evidence struct {
 	// Speaker says whose words the quote is (SpeakerUser, …), set by the pipeline with
 	// Verified, so an exchange can be shown as who said what; empty when not known.
 	Speaker string `json:"speaker,omitempty"`
+	// Tool names the tool of a SpeakerCall quote (the call it is part of) or of a
+	// SpeakerTool quote (the call it answers), set with Speaker: a quote of an
+	// argument or a result says nothing of which tool it was.
+	Tool string `json:"tool,omitempty"`
 }
 
 // Who an evidence quote is from.
@@ -140,16 +148,18 @@ type ActionWords struct {
 	ExpectedImpact locale.Text   `json:"expectedImpact"`
 }
 
-// BestEvidence is the evidence a finding is shown by: its first verified quote, or its
-// first quote when none was verified; false when it has none.
+// BestEvidence is the evidence a finding is shown by: its first verified quote in
+// words (the user's, the agent's or a tool's, not a serialized tool call), else its
+// first verified quote, else its first quote; false when it has none.
 func BestEvidence(ev []Evidence) (Evidence, bool) {
 	if len(ev) == 0 {
 		return Evidence{}, false
 	}
-	for _, e := range ev {
-		if e.Verified {
-			return e, true
-		}
+	if i := slices.IndexFunc(ev, func(e Evidence) bool { return e.Verified && e.Speaker != SpeakerCall }); i >= 0 {
+		return ev[i], true
+	}
+	if i := slices.IndexFunc(ev, func(e Evidence) bool { return e.Verified }); i >= 0 {
+		return ev[i], true
 	}
 	return ev[0], true
 }

@@ -16,4 +16,9 @@ func TestBestEvidence(t *testing.T) {
 	require.Equal(t, verified, got, "a verified quote first")
 	got, _ = BestEvidence([]Evidence{first, {Turn: 3, Quote: "c"}})
 	require.Equal(t, first, got, "else the first")
+	call, said := Evidence{Turn: 4, Quote: "book({})", Verified: true, Speaker: SpeakerCall}, Evidence{Turn: 5, Quote: "Booked", Verified: true, Speaker: SpeakerAgent}
+	got, _ = BestEvidence([]Evidence{first, call, said})
+	require.Equal(t, said, got, "words before a serialized call")
+	got, _ = BestEvidence([]Evidence{first, call})
+	require.Equal(t, call, got, "a verified call before an unverified quote")
 }

@@ -212,30 +212,39 @@ func (a *Analyzer) refuses(f textmatch.Folded) bool {
 
 // changedArgument is the first top-level argument of a retried call whose value differs
 // from the failed call's (in the order the retry writes them), and the text of it in
-// the retry's arguments, "key": value as written — an exact substring of the call, so
-// it quotes what the agent changed on its own. Empty when the arguments are not JSON
-// objects or none changed.
-func changedArgument(failed, retry string) (key, text string) {
-	var before, after map[string]json.RawMessage
-	if json.Unmarshal([]byte(failed), &before) != nil || json.Unmarshal([]byte(retry), &after) != nil {
-		return "", ""
+// each call's arguments, "key": value as written — exact substrings of the calls, so
+// they quote what the agent had and what it changed on its own. A text is empty when
+// the call does not write it plainly (or the failed call had no such argument); key is
+// empty when the arguments are not JSON objects or none changed.
+func changedArgument(failed, retry string) (key, before, after string) {
+	var was, is map[string]json.RawMessage
+	if json.Unmarshal([]byte(failed), &was) != nil || json.Unmarshal([]byte(retry), &is) != nil {
+		return "", "", ""
 	}
 	for _, k := range keysInOrder(retry) {
-		if sameArgs(string(before[k]), string(after[k])) {
+		if sameArgs(string(was[k]), string(is[k])) {
 			continue
 		}
-		quotedKey, _ := json.Marshal(k)
-		at := strings.Index(retry, string(quotedKey))
-		if at < 0 {
-			return k, ""
-		}
-		end := strings.Index(retry[at:], string(after[k]))
-		if end < 0 {
-			return k, ""
-		}
-		return k, retry[at : at+end+len(after[k])]
+		return k, argumentText(failed, k, was[k]), argumentText(retry, k, is[k])
 	}
-	return "", ""
+	return "", "", ""
+}
+
+// argumentText is `"key": value` as args writes it, "" when it is not written so.
+func argumentText(args, key string, value json.RawMessage) string {
+	if len(value) == 0 {
+		return ""
+	}
+	quotedKey, _ := json.Marshal(key)
+	at := strings.Index(args, string(quotedKey))
+	if at < 0 {
+		return ""
+	}
+	end := strings.Index(args[at:], string(value))
+	if end < 0 {
+		return ""
+	}
+	return args[at : at+end+len(value)]
 }
 
 // keysInOrder is the top-level keys of a JSON object in the order they are written.

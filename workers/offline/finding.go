@@ -3,6 +3,7 @@ package offline
 import (
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/workers/analyzer"
@@ -227,6 +228,16 @@ func (v *view) quoteFlag(f risk.Flag) analyzer.Evidence {
 // quoteCall quotes a tool call as name(arguments), clipped.
 func quoteCall(c call) analyzer.Evidence {
 	return analyzer.Evidence{Turn: c.turn, Quote: textmatch.ClipQuote(c.text, maxQuote)}
+}
+
+// quoteArgs quotes a tool call by its arguments where two calls are shown to be the
+// same (the tool is named beside the quote); the whole call, shown by its name, when
+// it has none or they are too long to quote whole — a cut pair proves no sameness.
+func quoteArgs(c call) analyzer.Evidence {
+	if args := strings.TrimSpace(c.args); args != "" && args != "{}" && utf8.RuneCountInString(args) <= maxQuote {
+		return analyzer.Evidence{Turn: c.turn, Quote: args}
+	}
+	return quoteCall(c)
 }
 
 // quoteResult quotes the error in a failed call's result.

@@ -20,6 +20,7 @@ type markers struct {
 	handoffText  textmatch.PhraseSet // the assistant says it transfers now (not an offer)
 	knowledgeGap textmatch.PhraseSet
 	decline      textmatch.PhraseSet // the assistant says something cannot be done
+	limit        textmatch.PhraseSet // ...or states the rule a request runs into: "must be", 只能
 	condition    textmatch.PhraseSet // a clause that opens a case, not a statement: "if", "unless", 如果
 }
 
@@ -90,6 +91,10 @@ func newMarkers() markers {
 			"i don't have access to", "i do not have access to", "i don't have information", "i do not have information",
 			"i don't have any information", "i'm not sure", "i am not sure", "i don't know", "no information about",
 			"我不清楚", "我不知道", "没有相关信息", "无法查询", "查不到",
+		),
+		limit: textmatch.NewPhraseSet(
+			"must be", "has to be", "have to be", "can only", "may only", "only be", "must go", "must only",
+			"必须", "只能", "仅限", "只可以", "只支持",
 		),
 		condition: textmatch.NewPhraseSet(
 			"if", "unless", "in case", "should you", "whether", "如果", "假如", "要是", "万一", "若",

@@ -2,6 +2,7 @@ package offline
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -41,10 +42,12 @@ func (a *Analyzer) repeatedMessages(v *view) []analyzer.Finding {
 // repeating or correcting themselves ("as I said", "there's some confusion", "我已经说过").
 // The evidence is the user's words first (what the finding points at), then the
 // exchange around them: what the agent said that they answer so, and for a repeat
-// their first words.
+// their first words. Words the agent's reply explains are no repeat (pushback,
+// answersAgent): the user insisting on what the agent declined or ruled out has been
+// understood, and a second "yes, cancel it" answers a second question.
 func (a *Analyzer) userRepeats(v *view) []analyzer.Finding {
 	for turn := 1; turn <= len(v.conv.Messages); turn++ {
-		if v.role(turn) != transcript.RoleUser {
+		if v.role(turn) != transcript.RoleUser || a.pushback(v, turn) {
 			continue
 		}
 		if m, ok := a.m.restate.Find(v.fold(turn)); ok {
@@ -52,13 +55,56 @@ func (a *Analyzer) userRepeats(v *view) []analyzer.Finding {
 			return []analyzer.Finding{ruleUserRepeats.finding(v, desc, 0, v.withReplyBefore(turn, v.quoteMatch(turn, m))...)}
 		}
 	}
-	earlier, later, sim := v.similarPair(pairQuestion{transcript.RoleUser, userRepeatMinWeight, userRepeatSimilarity, false})
+	q := pairQuestion{transcript.RoleUser, userRepeatMinWeight, userRepeatSimilarity, false}
+	earlier, later, sim := v.findSimilarPair(q, func(turn int) bool { return a.pushback(v, turn) || a.answersAgent(v, turn) })
 	if earlier == 0 {
 		return nil
 	}
 	desc := locale.Msg("finding.user_repeats", "Turn", digits(later), "Earlier", digits(earlier), "Similar", similar(sim))
 	ev := append(v.withReplyBefore(later, v.quoteTurn(later)), v.quoteTurn(earlier))
 	return []analyzer.Finding{ruleUserRepeats.finding(v, desc, 0, ev...)}
+}
+
+// pushback reports whether the user's turn follows the agent declining or stating a
+// limit in its last words before it ("Refunds must go to the original payment
+// method"): what the user says again then insists, it does not correct a
+// misunderstanding.
+func (a *Analyzer) pushback(v *view, turn int) bool {
+	reply := v.replyBefore(turn)
+	if reply == 0 {
+		return false
+	}
+	if slices.ContainsFunc(v.declines, func(d decline) bool { return d.turn == reply }) {
+		return true
+	}
+	for m := range a.m.limit.All(v.fold(reply)) {
+		if !a.conditional(v.fold(reply).Orig, m.Start) {
+			return true
+		}
+	}
+	return false
+}
+
+// answersAgent reports whether the user's turn explicitly agrees to a question the
+// agent's last words before it asked: a confirmation like an earlier one answers a
+// new question, it repeats nothing.
+func (a *Analyzer) answersAgent(v *view, turn int) bool {
+	reply := v.replyBefore(turn)
+	return reply > 0 && asksUser(v.msg(reply).Content) && a.confirms(v.fold(turn))
+}
+
+// replyBefore is the agent's last turn in words before the user's turn, 0 when the
+// user spoke last or the agent has not said anything yet.
+func (v *view) replyBefore(turn int) int {
+	for t := turn - 1; t >= 1; t-- {
+		switch {
+		case v.role(t) == transcript.RoleUser:
+			return 0
+		case v.role(t) == transcript.RoleAssistant && v.hasText(t):
+			return t
+		}
+	}
+	return 0
 }
 
 // similar is a similarity 0..1 as a description quotes it, a whole percent ("93%").
@@ -70,13 +116,8 @@ func similar(sim float64) locale.Text {
 // before it: what the user was answering. A finding's first quote is what it points
 // at (its Action's example); the page shows its quotes in turn order, as an exchange.
 func (v *view) withReplyBefore(turn int, e analyzer.Evidence) []analyzer.Evidence {
-	for t := turn - 1; t >= 1; t-- {
-		if v.role(t) == transcript.RoleUser {
-			break
-		}
-		if v.role(t) == transcript.RoleAssistant && v.hasText(t) {
-			return []analyzer.Evidence{e, v.quoteTurn(t)}
-		}
+	if t := v.replyBefore(turn); t > 0 {
+		return []analyzer.Evidence{e, v.quoteTurn(t)}
 	}
 	return []analyzer.Evidence{e}
 }
@@ -97,7 +138,7 @@ func (v *view) agentRepeat() (earlier, later int, sim float64) {
 func (v *view) similarPair(q pairQuestion) (earlier, later int, sim float64) {
 	a, ok := v.pairs[q]
 	if !ok {
-		a.earlier, a.later, a.sim = v.findSimilarPair(q)
+		a.earlier, a.later, a.sim = v.findSimilarPair(q, nil)
 		if v.pairs == nil {
 			v.pairs = map[pairQuestion]pairAnswer{}
 		}
@@ -122,8 +163,9 @@ type (
 
 // findSimilarPair is similarPair's search, over the messages of q.role in order. A
 // user's consecutive messages are one turn: one sent twice in a row, as chats do, is
-// no repeat; the user repeats what they said before the agent's answer.
-func (v *view) findSimilarPair(q pairQuestion) (earlier, later int, sim float64) {
+// no repeat; the user repeats what they said before the agent's answer. A message
+// notRepeat reports (nil: none) is never the later of a pair.
+func (v *view) findSimilarPair(q pairQuestion, notRepeat func(turn int) bool) (earlier, later int, sim float64) {
 	role, minWeight, threshold := q.role, q.minWeight, q.threshold
 	type seen struct {
 		turn, runes int
@@ -145,6 +187,10 @@ func (v *view) findSimilarPair(q pairQuestion) (earlier, later int, sim float64)
 			continue
 		}
 		cur := &seen{turn: turn, runes: runes, answer: answers}
+		if len(prev) > 0 && notRepeat != nil && notRepeat(turn) {
+			prev = append(prev, cur)
+			continue
+		}
 		for _, p := range prev {
 			if role == transcript.RoleUser && p.answer == cur.answer {
 				continue // the same turn of the user's

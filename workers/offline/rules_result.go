@@ -37,12 +37,13 @@ func (a *Analyzer) unappliedWrites(v *view) []analyzer.Finding {
 		d := diffs[0]
 		what := []any{"Tool", c.name, "Turn", digits(c.turn), "Field", d.field, "Asked", quoted(d.asked),
 			"Result", digits(c.resultTurn), "Got", quoted(d.got)}
-		got := v.quoteField(c.resultTurn, d)
+		// The result's field, what the call asked for, and the agent's claim after it.
+		got, asked := v.quoteField(c.resultTurn, d), quoteAsked(c, d)
 		if claim, turn, ok := a.nextClaim(v, c.resultTurn); ok {
 			desc := locale.Msg("finding.unapplied_claim", append(what, "Claim", digits(turn))...)
-			return []analyzer.Finding{ruleUnappliedClaim.finding(v, desc, 0, got, claim)}
+			return []analyzer.Finding{ruleUnappliedClaim.finding(v, desc, 0, got, asked, claim)}
 		}
-		return []analyzer.Finding{ruleUnapplied.finding(v, locale.Msg("finding.unapplied", what...), 0, got, quoteCall(c))}
+		return []analyzer.Finding{ruleUnapplied.finding(v, locale.Msg("finding.unapplied", what...), 0, got, asked)}
 	}
 	return nil
 }
@@ -69,6 +70,18 @@ func (v *view) quoteField(turn int, d fieldMismatch) analyzer.Evidence {
 		}
 		off = start + len(key)
 	}
+}
+
+// quoteAsked quotes the field a write asked for as its arguments write it
+// ("cabin":"economy"), the whole call when it cannot be found so.
+func quoteAsked(c call, d fieldMismatch) analyzer.Evidence {
+	var args map[string]json.RawMessage
+	if json.Unmarshal([]byte(c.args), &args) == nil {
+		if text := argumentText(c.args, d.field, args[d.field]); text != "" {
+			return analyzer.Evidence{Turn: c.turn, Quote: textmatch.ClipQuote(text, maxQuote)}
+		}
+	}
+	return quoteCall(c)
 }
 
 // nextClaim finds the agent's next message in words after turn, before the user

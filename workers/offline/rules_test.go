@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
@@ -105,9 +106,11 @@ func TestUnappliedWrite(t *testing.T) {
 	require.Len(t, f, 1)
 	require.Equal(t, "Agent confirms a change the tool result does not show", f[0].Title)
 	require.Contains(t, f[0].Description, "asked for cabin “economy”, but its result at turn 6 reports cabin “business”")
-	// The evidence is the result that contradicts the call, then the agent's claim.
+	// The evidence is the result that contradicts the call, what the call asked, then
+	// the agent's claim.
 	require.Equal(t, []analyzer.Evidence{
 		{Turn: 6, Quote: `"cabin": "business"`},
+		{Turn: 5, Quote: `"cabin": "economy"`},
 		{Turn: 7, Quote: "Your reservation has been successfully downgraded to economy."},
 	}, f[0].Evidence)
 
@@ -117,7 +120,7 @@ func TestUnappliedWrite(t *testing.T) {
 	require.Equal(t, []string{"Conversation ends without a reply to the user", "Tool result does not match the requested change"}, titles(silent))
 	require.Equal(t, []analyzer.Evidence{
 		{Turn: 6, Quote: `"cabin": "business"`},
-		{Turn: 5, Quote: `update_reservation_flights({"reservation_id": "R1", "cabin": "economy"})`},
+		{Turn: 5, Quote: `"cabin": "economy"`},
 	}, only(silent, "tool_error")[0].Evidence)
 
 	applied := diagnose(t, a, sys(testPolicy), u("Downgrade R1 to economy"), as("Downgrade R1 to economy. Proceed?"), u("Yes"),
@@ -207,9 +210,23 @@ func TestUnconfirmedRetryAfterFailure(t *testing.T) {
 	require.Equal(t, []analyzer.Evidence{
 		{Turn: 6, Quote: "Error: gift card balance is not enough"},
 		{Turn: 8, Quote: `"pay":"credit_card"`},
+		{Turn: 5, Quote: `"pay":"gift_card"`},
 		{Turn: 4, Quote: "Yes"},
 		{Turn: 10, Quote: "Booked with your credit card."},
-	}, f[0].Evidence, "the error, what the agent changed on its own, what the user agreed to, its words after it")
+	}, f[0].Evidence, "the error, what the agent changed on its own and what it had, what the user agreed to, its words after it")
+	zhRetry := only(diagnose(t, a, sys(testPolicy), u("帮我订 HAT001"), as("HAT001，用礼品卡支付 120 元。确认吗？"), u("是的"),
+		toolCall("c1", "book_reservation", `{"flight":"HAT001","pay":"gift_card"}`), res("c1", "错误：礼品卡余额不足"),
+		as("礼品卡余额不足，我改用您的信用卡。"),
+		toolCall("c2", "book_reservation", `{"flight":"HAT001","pay":"credit_card"}`), res("c2", `{"reservation_id":"R1"}`),
+		as("已用您的信用卡预订成功。"), u("谢谢")), "unconfirmed_write")
+	require.Len(t, zhRetry, 1)
+	require.Equal(t, []analyzer.Evidence{
+		{Turn: 6, Quote: "错误：礼品卡余额不足"},
+		{Turn: 8, Quote: `"pay":"credit_card"`},
+		{Turn: 5, Quote: `"pay":"gift_card"`},
+		{Turn: 4, Quote: "是的"},
+		{Turn: 10, Quote: "已用您的信用卡预订成功。"},
+	}, zhRetry[0].Evidence, "the same exchange in Chinese")
 
 	// Several writes after one yes, or one request, are fine while they succeed.
 	ok := diagnose(t, a, sys(testPolicy), u("Downgrade both"), as("Downgrade R1 and R2 to economy. Proceed?"), u("Yes"),
@@ -223,6 +240,30 @@ func TestUnconfirmedRetryAfterFailure(t *testing.T) {
 		toolCall("c2", "update_reservation", `{"id":"R2"}`), res("c2", `{"id":"R2"}`),
 		as("两个订单都已改好。"), u("谢谢"))
 	require.Empty(t, only(zh, "unconfirmed_write"))
+}
+
+// TestRepeatedCallsShowTheirArguments: a failing call retried unchanged, and a lookup
+// made again, are shown by both calls' arguments — the same twice — so the example
+// proves the repeat; the pipeline names the tool beside them.
+func TestRepeatedCallsShowTheirArguments(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	retried := diagnose(t, a, sys(testPolicy), u("Book HAT001"), as("Book HAT001 for $120, shall I proceed?"), u("Yes"),
+		toolCall("c1", "book_reservation", `{"flight":"HAT001"}`), res("c1", "Error: timeout"),
+		toolCall("c2", "book_reservation", `{"flight":"HAT001"}`), res("c2", "Error: timeout"),
+		as("抱歉，预订失败了。"), u("好吧"))
+	f := only(retried, "repetition")
+	require.Len(t, f, 1)
+	require.Equal(t, []analyzer.Evidence{
+		{Turn: 6, Quote: "Error: timeout"}, {Turn: 7, Quote: `{"flight":"HAT001"}`}, {Turn: 5, Quote: `{"flight":"HAT001"}`},
+	}, f[0].Evidence)
+
+	looked := diagnose(t, a, sys(testPolicy), u("What does W1 cost?"),
+		toolCall("c1", "get_order", `{"id":"W1"}`), res("c1", `{"total":20}`), as("W1 costs $20. Anything else?"),
+		u("And is it shipped?"), toolCall("c2", "get_order", `{"id":"W1"}`), res("c2", `{"total":20}`), as("Not yet."))
+	f = only(looked, "repetition")
+	require.Len(t, f, 1)
+	require.Equal(t, []analyzer.Evidence{{Turn: 7, Quote: `{"id":"W1"}`}, {Turn: 3, Quote: `{"id":"W1"}`}}, f[0].Evidence)
 }
 
 func TestRepetition(t *testing.T) {
@@ -304,6 +345,36 @@ func TestUserRepeats(t *testing.T) {
 	require.Len(t, f, 1)
 	require.Equal(t, []int{4, 3, 2}, []int{f[0].Evidence[0].Turn, f[0].Evidence[1].Turn, f[0].Evidence[2].Turn},
 		"the repeat, the agent's reply it answers, the first words")
+}
+
+// TestPushbackIsNoRepeat: what the user says again after the agent declined or stated
+// the rule their request runs into insists, it corrects no misunderstanding; a second
+// "yes, cancel it" answering a second question repeats nothing — in either language.
+// The same words after an agent that neither declined nor asked are still a repeat.
+func TestPushbackIsNoRepeat(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	for _, tc := range []struct{ ask, limit, insist string }{
+		{"Refund it to my credit card, please.", "Refunds must be processed to the original payment method or a gift card.", "Refund it as I said!"},
+		{"请把钱退到我的信用卡。", "退款只能退回原支付方式或礼品卡。", "我已经说过了，退到信用卡！"},
+		{"Refund it to my credit card, please.", "I'm unable to refund to a card you did not pay with.", "Refund it to my credit card, please."},
+	} {
+		d := diagnose(t, a, sys(testPolicy), u(tc.ask), as(tc.limit), u(tc.insist), as("I understand."))
+		require.Empty(t, only(d, "user_repeats"), "%q after %q", tc.insist, tc.limit)
+		again := diagnose(t, a, sys(testPolicy), u(tc.ask), as("Let me look at your order first."), u(tc.insist), as("I understand."))
+		require.Len(t, only(again, "user_repeats"), 1, "%q after an agent that ruled nothing out", tc.insist)
+	}
+	for _, tc := range []struct{ first, second string }{
+		{`Yes, cancel it. The reason is "no longer needed."`, `Yes, cancel the boots. The reason is "no longer needed."`},
+		{"是的，取消这个订单，原因是不再需要了。", "是的，取消那个订单，原因是不再需要了。"},
+	} {
+		d := diagnose(t, a, sys(testPolicy), u("Cancel my two orders"), as("Order W1, $20. Shall I cancel it?"), u(tc.first),
+			as("W1 is cancelled. Order W2, the boots, $253. Shall I cancel it too?"), u(tc.second), as("Both are cancelled."))
+		require.Empty(t, only(d, "user_repeats"), "a second yes to a second question: %q", tc.second)
+		d = diagnose(t, a, sys(testPolicy), u("Cancel my two orders"), as("Order W1, $20. Shall I cancel it?"), u(tc.first),
+			as("W1 is cancelled."), u(tc.second), as("Both are cancelled."))
+		require.Len(t, only(d, "user_repeats"), 1, "the same words to no question: %q", tc.second)
+	}
 }
 
 func TestFrustration(t *testing.T) {
@@ -514,6 +585,39 @@ func TestLongConversation(t *testing.T) {
 	require.Empty(t, only(diagnose(t, New(Options{}), sys(testPolicy), u("Hi"), as("Hello")), "long_conversation"))
 }
 
+// TestLongConversationOnTools: when tool calls and their results took half the turns
+// or more, where they went is the tool called most — its first and last call, and how
+// many — beside the user's opening request, in either language.
+func TestLongConversationOnTools(t *testing.T) {
+	t.Parallel()
+	a := New(Options{LongTurns: 8})
+	for _, tc := range []struct{ lang, ask, done, want string }{
+		{"en", "Downgrade all my reservations", "All three are downgraded.",
+			"9 of them only called tools or returned their results, most of all get_reservation: 3 calls, from turn 3 to turn 7."},
+		{"zh", "把我所有的订单都降舱", "三个订单都已降舱。",
+			"其中 9 轮只是在调用工具或返回结果，最多的是 get_reservation：从第 3 轮到第 7 轮共调用 3 次。"},
+	} {
+		d := diagnose(t, a, sys(testPolicy), u(tc.ask),
+			toolCall("c1", "get_reservation", `{"id":"R1"}`), res("c1", `{"id":"R1"}`),
+			toolCall("c2", "get_reservation", `{"id":"R2"}`), res("c2", `{"id":"R2"}`),
+			toolCall("c3", "get_reservation", `{"id":"R3"}`), res("c3", `{"id":"R3"}`),
+			toolCall("c4", "update_all", `{"ids":["R1","R2","R3"]}`), res("c4", `{"ok":true}`),
+			toolCall("c5", "calculate", `{"x":"1+1"}`),
+			as(tc.done))
+		f := only(d, "long_conversation")
+		require.Len(t, f, 1, tc.lang)
+		require.Equal(t, []analyzer.Evidence{
+			{Turn: 2, Quote: tc.ask}, {Turn: 3, Quote: `get_reservation({"id":"R1"})`}, {Turn: 7, Quote: `get_reservation({"id":"R3"})`},
+		}, f[0].Evidence, tc.lang)
+		require.Contains(t, localetest.English(t).Text(f[0].Words.Description)+localetest.Chinese(t).Text(f[0].Words.Description), tc.want, tc.lang)
+	}
+	// Tools that took fewer than half the turns say nothing of where they went.
+	few := diagnose(t, a, sys(testPolicy), u("Hi, change my flight"), as("Which one?"), u("HAT001"),
+		toolCall("c1", "get_reservation", `{"id":"R1"}`), res("c1", `{"id":"R1"}`), as("Found it. Which date?"),
+		u("Friday"), as("And the cabin?"), u("Economy"), as("Done."), u("Thanks, bye"))
+	require.Equal(t, 12, only(few, "long_conversation")[0].Evidence[0].Turn, "the last words")
+}
+
 // TestChatStyleTurns: a user's consecutive messages are one turn, as chats send them:
 // neither a message sent twice in a row nor many short messages make a repeat or a
 // long conversation.
@@ -587,4 +691,19 @@ func TestDiagnoseHonoursContext(t *testing.T) {
 	_, err := New(Options{}).Diagnose(ctx, transcript.Conversation{})
 	require.ErrorIs(t, err, context.Canceled)
 	require.Equal(t, analyzer.Info{Name: "offline", Label: "offline analysis"}, New(Options{}).Info())
+}
+
+// TestUnappliedWriteInChinese: the result's field, the argument the call asked for and
+// the agent's claim after it prove the mismatch in a Chinese conversation too.
+func TestUnappliedWriteInChinese(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	d := diagnose(t, a, sys(testPolicy), u("R1"), as("把 R1 改为经济舱，确认吗？"), u("确认"),
+		toolCall("c1", "update_reservation", `{"id":"R1","cabin":"economy"}`), res("c1", `{"id": "R1", "cabin": "business"}`),
+		as("已为您改为经济舱。"))
+	f := only(d, "false_success_claim")
+	require.Len(t, f, 1)
+	require.Equal(t, []analyzer.Evidence{
+		{Turn: 6, Quote: `"cabin": "business"`}, {Turn: 5, Quote: `"cabin":"economy"`}, {Turn: 7, Quote: "已为您改为经济舱。"},
+	}, f[0].Evidence)
 }

@@ -107,7 +107,8 @@ func (a *Analyzer) retriedFailures(v *view) []analyzer.Finding {
 		for _, d := range v.calls[i+1:] {
 			if d.name == c.name && sameArgs(d.args, c.args) {
 				desc := locale.Msg("finding.retried", "Tool", c.name, "Turn", digits(c.resultTurn), "Quote", quoted(c.errQuote), "Again", digits(d.turn))
-				return []analyzer.Finding{ruleRetryFailing.finding(v, desc, 0, quoteResult(c), quoteCall(d))}
+				// The error, then both calls by their arguments: the same, twice.
+				return []analyzer.Finding{ruleRetryFailing.finding(v, desc, 0, quoteResult(c), quoteArgs(d), quoteArgs(c))}
 			}
 		}
 	}
@@ -126,7 +127,7 @@ func (a *Analyzer) repeatedCalls(v *view) []analyzer.Finding {
 		for _, d := range v.calls[i+1:] {
 			if d.name == c.name && sameArgs(d.args, c.args) && !d.failed {
 				desc := locale.Msg("finding.repeated_call", "Tool", c.name, "Turn", digits(d.turn), "Earlier", digits(c.turn))
-				return []analyzer.Finding{ruleRepeatedCall.finding(v, desc, 0, quoteCall(d), quoteCall(c))}
+				return []analyzer.Finding{ruleRepeatedCall.finding(v, desc, 0, quoteArgs(d), quoteArgs(c))}
 			}
 		}
 	}

@@ -41,9 +41,11 @@ func (a *Analyzer) frustration(v *view) []analyzer.Finding {
 
 // longConversation reports a conversation of more than Options.LongTurns non-system
 // turns (a user's consecutive messages are one turn, see view.turns). The evidence is
-// where the turns went — the agent repeating itself, else the user restating their
-// request, else the last words of the conversation — and the user's opening request,
-// so many turns before.
+// where the turns went, with the user's opening request, so many turns before: when
+// tool calls and their results took half of them or more, the request and then the
+// first and last calls of the tool called most (busiestTool); else the agent repeating
+// itself, else the user restating their request, else the last words of the
+// conversation, each followed by the request.
 func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 	n, joined := v.turns()
 	if n <= a.opt.LongTurns {
@@ -60,26 +62,77 @@ func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 	long := locale.Msg("finding.long", "N", digits(n), "Besides", locale.Join("join.concat", besides...),
 		"Calls", digits(len(v.calls)), "Max", digits(a.opt.LongTurns))
 	opening := v.firstUserTurn()
-	then := func(e analyzer.Evidence, where locale.Text) []analyzer.Finding {
-		ev := []analyzer.Evidence{e}
-		if opening > 0 && opening != e.Turn {
+	then := func(where locale.Text, ev ...analyzer.Evidence) []analyzer.Finding {
+		if opening > 0 && opening != ev[0].Turn {
 			ev = append(ev, v.quoteTurn(opening))
 		}
 		return []analyzer.Finding{ruleLong.finding(v, locale.Sentences(long, where), 0, ev...)}
 	}
+	if b, ok := v.busiestTool(); ok && 2*b.spent >= n {
+		// The calls are named, not quoted: the user's request leads, what they asked
+		// for so many turns before the last call.
+		where := locale.Msg("finding.long_tools", "Spent", digits(b.spent), "Tool", locale.Lit(b.first.name),
+			"Calls", digits(b.calls), "First", digits(b.first.turn), "Last", digits(b.last.turn))
+		ev := []analyzer.Evidence{quoteCall(b.first), quoteCall(b.last)}
+		if opening > 0 {
+			ev = append([]analyzer.Evidence{v.quoteTurn(opening)}, ev...)
+		}
+		return []analyzer.Finding{ruleLong.finding(v, locale.Sentences(long, where), 0, ev...)}
+	}
 	if earlier, later, _ := v.agentRepeat(); later > 0 {
-		return then(v.quoteTurn(later), locale.Msg("finding.long_agent_repeats", "Turn", digits(later), "Earlier", digits(earlier)))
+		return then(locale.Msg("finding.long_agent_repeats", "Turn", digits(later), "Earlier", digits(earlier)), v.quoteTurn(later))
 	}
 	for turn := 1; turn <= len(v.conv.Messages); turn++ {
 		if v.role(turn) != transcript.RoleUser {
 			continue
 		}
 		if m, ok := a.m.restate.Find(v.fold(turn)); ok {
-			return then(v.quoteMatch(turn, m), locale.Msg("finding.long_user_restates", "Turn", digits(turn)))
+			return then(locale.Msg("finding.long_user_restates", "Turn", digits(turn)), v.quoteMatch(turn, m))
 		}
 	}
 	last := v.lastTurn()
-	return then(v.quoteTurn(v.lastWords(last)), locale.Msg("finding.long_ends", "Turn", digits(last)))
+	return then(locale.Msg("finding.long_ends", "Turn", digits(last)), v.quoteTurn(v.lastWords(last)))
+}
+
+// toolTurns is where a conversation's tool calls went: spent, the turns that only
+// call tools or return their results; the tool called most often (on a tie, the one
+// that got there first), how many calls, and its first and last.
+type toolTurns struct {
+	spent, calls int
+	first, last  call
+}
+
+// busiestTool is the conversation's toolTurns; false when no tool was called at
+// least three times, as then no one tool is where the turns went.
+func (v *view) busiestTool() (toolTurns, bool) {
+	var b toolTurns
+	for turn := 1; turn <= len(v.conv.Messages); turn++ {
+		m := v.msg(turn)
+		if m.Role == transcript.RoleTool || (m.Role == transcript.RoleAssistant && len(m.ToolCalls) > 0 && !v.hasText(turn)) {
+			b.spent++
+		}
+	}
+	counts := map[string]int{}
+	for _, c := range v.calls {
+		counts[c.name]++
+		if counts[c.name] > b.calls {
+			b.calls = counts[c.name]
+			b.first.name = c.name
+		}
+	}
+	if b.calls < 3 {
+		return b, false
+	}
+	for _, c := range v.calls {
+		if c.name != b.first.name {
+			continue
+		}
+		if b.last.name == "" {
+			b.first = c
+		}
+		b.last = c
+	}
+	return b, true
 }
 
 // lastWords is the last turn up to last that says something in words (the user's or

@@ -110,8 +110,8 @@ func (a *Analyzer) writeConsent(v *view) []unconfirmedWrite {
 // for, or details changed after a failure), 2 when the user had asked for the change
 // but the agent wrote on an answer to another question, without a yes to the details
 // it used. The evidence is the exchange: the write (after a failure: the error, then
-// the argument the agent changed on its own), the user's last words before it and the
-// agent's next words to the user.
+// the argument the agent changed on its own and its value in the failed call), the
+// user's last words before it and the agent's next words to the user.
 func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 	found := a.writeConsent(v)
 	if len(found) == 0 {
@@ -125,7 +125,7 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 	switch {
 	case first.retry:
 		changed := locale.Msg("finding.changed_arguments")
-		if key, _ := changedArgument(first.failed.args, first.call.args); key != "" {
+		if key, _, _ := changedArgument(first.failed.args, first.call.args); key != "" {
 			changed = locale.Msg("finding.another_argument", "Key", key)
 		}
 		desc = append(desc, locale.Msg("finding.write_retried", "Failed", first.failed.name, "Turn", digits(first.failed.resultTurn),
@@ -148,13 +148,17 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 	if rule, ok := v.policy.first(confirms); ok {
 		desc = append(desc, locale.Msg("finding.the_policy", "Policy", quoted(rule.text)))
 	}
-	// What the finding points at first (the write; after a failure, its error and what
-	// the agent changed on its own), then the user's last words and the agent's reply.
+	// What the finding points at first (the write; after a failure, its error, what the
+	// agent changed on its own and what it had before), then the user's last words and
+	// the agent's reply.
 	var ev []analyzer.Evidence
 	if first.retry {
 		ev = append(ev, quoteResult(first.failed))
-		if _, text := changedArgument(first.failed.args, first.call.args); text != "" {
-			ev = append(ev, analyzer.Evidence{Turn: first.call.turn, Quote: textmatch.ClipQuote(text, maxQuote)})
+		if _, before, after := changedArgument(first.failed.args, first.call.args); after != "" {
+			ev = append(ev, analyzer.Evidence{Turn: first.call.turn, Quote: textmatch.ClipQuote(after, maxQuote)})
+			if before != "" {
+				ev = append(ev, analyzer.Evidence{Turn: first.failed.turn, Quote: textmatch.ClipQuote(before, maxQuote)})
+			}
 		} else {
 			ev = append(ev, quoteCall(first.call))
 		}

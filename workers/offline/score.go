@@ -120,8 +120,9 @@ func softenAfterPolicy(v *view, findings []analyzer.Finding) {
 
 // maxCitedTurns is how many turns a diagnosis points the reader at, at most: enough to
 // show where things went wrong, each finding as the exchange that shows it (the user's
-// words, the agent's reply, the tool's result), few enough to read.
-const maxCitedTurns = 8
+// words, the call and what it had before, the tool's result, the agent's reply: up to
+// five turns, so the two most severe findings whole), few enough to read.
+const maxCitedTurns = 10
 
 // capCitations keeps the turns a diagnosis cites (analyzer.CitedTurns) to
 // maxCitedTurns: the failed turn first, then the evidence of findings from the most

@@ -35,6 +35,7 @@ func NormalizeDiagnosis(d analyzer.Diagnosis, conv transcript.Conversation) (ana
 		for j := range f.Evidence {
 			f.Evidence[j].Verified = VerifyQuote(conv, f.Evidence[j])
 			f.Evidence[j].Speaker = speaker(conv, f.Evidence[j])
+			f.Evidence[j].Tool = toolOf(conv, f.Evidence[j])
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -77,6 +78,59 @@ func speaker(conv transcript.Conversation, e analyzer.Evidence) string {
 		return analyzer.SpeakerAgent
 	}
 	return ""
+}
+
+// toolOf names the tool of e once its Speaker is known: for a call, the tool call of
+// its turn the quote is part of; for a tool's result, the call it answers (by its id,
+// else the message's name, else the one call of the agent's turn before it). Empty
+// when none is known.
+func toolOf(conv transcript.Conversation, e analyzer.Evidence) string {
+	msg, ok := conv.Turn(e.Turn)
+	if !ok {
+		return ""
+	}
+	switch e.Speaker {
+	case analyzer.SpeakerCall:
+		quote := strings.TrimSpace(textmatch.FoldString(e.Quote))
+		for _, tc := range msg.ToolCalls {
+			if strings.Contains(textmatch.FoldString(tc.Name+"("+tc.Arguments+")"), quote) {
+				return tc.Name
+			}
+		}
+		if len(msg.ToolCalls) == 1 {
+			return msg.ToolCalls[0].Name
+		}
+	case analyzer.SpeakerTool:
+		return answeredCall(conv, e.Turn, msg)
+	}
+	return ""
+}
+
+// answeredCall is the name of the tool call a tool message at turn answers: the
+// earlier call with its id; without an id, its own name, else the one call of the
+// nearest agent turn that made calls (none when that turn made several).
+func answeredCall(conv transcript.Conversation, turn int, msg transcript.Message) string {
+	if msg.ToolCallID == "" && msg.Name != "" {
+		return msg.Name
+	}
+	for t := turn - 1; t >= 1; t-- {
+		prev, _ := conv.Turn(t)
+		if prev.Role != transcript.RoleAssistant || len(prev.ToolCalls) == 0 {
+			continue
+		}
+		if msg.ToolCallID == "" {
+			if len(prev.ToolCalls) == 1 {
+				return prev.ToolCalls[0].Name
+			}
+			return ""
+		}
+		for _, tc := range prev.ToolCalls {
+			if tc.ID == msg.ToolCallID {
+				return tc.Name
+			}
+		}
+	}
+	return msg.Name
 }
 
 // NormalizeAction prepares a written Action for storage: analyzer.NormalizeAction

@@ -69,6 +69,39 @@ func TestNormalizeDiagnosisSaysWhoSpoke(t *testing.T) {
 	require.Equal(t, []string{analyzer.SpeakerUser, analyzer.SpeakerAgent, analyzer.SpeakerCall, analyzer.SpeakerTool, analyzer.SpeakerAgent, ""}, speakers)
 }
 
+// TestNormalizeDiagnosisNamesTheTool: a quote of a call's arguments or of a tool's
+// result is named with its tool — the call it is part of, the call a result answers
+// by its id, else by the result's own name, else the one call before it — so an
+// example reads "calls book_flight with …", not "calls it with …".
+func TestNormalizeDiagnosisNamesTheTool(t *testing.T) {
+	t.Parallel()
+	conv := transcript.Conversation{ID: "c1", Messages: []transcript.Message{
+		{Role: transcript.RoleUser, Content: "Book HAT1 and add a bag."},
+		{Role: transcript.RoleAssistant, ToolCalls: []transcript.ToolCall{
+			{ID: "a", Name: "book_flight", Arguments: `{"flight":"HAT1"}`}, {ID: "b", Name: "add_bag", Arguments: `{"bags":1}`},
+		}},
+		{Role: transcript.RoleTool, ToolCallID: "b", Content: `{"bags": 0}`},
+		{Role: transcript.RoleTool, ToolCallID: "a", Content: "Error: flight full"},
+		{Role: transcript.RoleTool, Name: "add_bag", Content: "ok"},
+		{Role: transcript.RoleAssistant, ToolCalls: []transcript.ToolCall{{Name: "search", Arguments: `{"q":"HAT2"}`}}},
+		{Role: transcript.RoleTool, Content: "[]"},
+		{Role: transcript.RoleUser, Content: "Well?"},
+	}}
+	d, err := NormalizeDiagnosis(analyzer.Diagnosis{Outcome: "resolved", Findings: []analyzer.Finding{{
+		Type: "RISK", Category: "c", Title: "t", Severity: 3, Confidence: 0.6,
+		Evidence: []analyzer.Evidence{
+			{Turn: 2, Quote: `"bags":1`}, {Turn: 2, Quote: `"flight":"HAT1"`}, {Turn: 3, Quote: `"bags": 0`},
+			{Turn: 4, Quote: "flight full"}, {Turn: 5, Quote: "ok"}, {Turn: 7, Quote: "[]"}, {Turn: 8, Quote: "Well?"},
+		},
+	}}}, conv)
+	require.NoError(t, err)
+	var tools []string
+	for _, e := range d.Findings[0].Evidence {
+		tools = append(tools, e.Tool)
+	}
+	require.Equal(t, []string{"add_bag", "book_flight", "add_bag", "book_flight", "add_bag", "search", ""}, tools)
+}
+
 func TestNormalizeDiagnosisRefusesWhatItCannotFix(t *testing.T) {
 	t.Parallel()
 	_, err := NormalizeDiagnosis(analyzer.Diagnosis{Outcome: "great", Findings: []analyzer.Finding{{Type: "BUG", Title: "x"}}}, normConv)
