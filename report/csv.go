@@ -18,7 +18,9 @@ const bom = "\ufeff"
 // the byte order mark. share_percent is the share of the analyzed conversations written
 // as the page and report.md write it ("6.5%", which spreadsheets read as a number);
 // report.json keeps the fraction. evidence_links has, line for line with evidence, the
-// address of each quoted turn on the dashboard.
+// address of each quoted turn on the dashboard. support_basis, support_explained and
+// support_reach are what the rows are ranked by (report.json's support), so a
+// spreadsheet can see the order the priority_score column does not give.
 func WriteActionsCSV(w io.Writer, r Report) error {
 	if _, err := io.WriteString(w, bom); err != nil {
 		return fmt.Errorf("report: actions.csv: %w", err)
@@ -28,11 +30,10 @@ func WriteActionsCSV(w io.Writer, r Report) error {
 	write("rank", "type", "category", "title", "conversations", "share_percent", "priority_score",
 		"prevalence_term", "severity_term", "confidence_term", "severity", "confidence",
 		"problem", "recommendation", "expected_impact", "fix_location", "evidence", "evidence_links",
-		"failed", "succeeded", "excess_failures", "q_value")
+		"failed", "succeeded", "excess_failures", "q_value", "support_basis", "support_explained", "support_reach")
 	for _, a := range r.Actions {
-		// With outcome labels, what ranks the ACTION Actions (RISK ones come first, by
-		// priority score): the failures the issue explains, then its q-value. Empty
-		// without labels.
+		// With outcome labels, the split of the Action's issue and the failures it
+		// explains beyond its size. Empty without labels.
 		failed, succeeded, excess, q := "", "", "", ""
 		if o := a.LabelOutcomes; o != nil && a.ExcessFailures != nil && a.QValue != nil {
 			failed, succeeded, excess, q = strconv.Itoa(o.Failed), strconv.Itoa(o.Succeeded), num(*a.ExcessFailures), num(*a.QValue)
@@ -51,7 +52,8 @@ func WriteActionsCSV(w io.Writer, r Report) error {
 		write(strconv.Itoa(a.Rank), a.Type, a.Category, a.Title, strconv.Itoa(a.Conversations), Percent(a.Share),
 			num(a.PriorityScore), num(p.PrevalenceTerm), num(p.SeverityTerm), num(p.ConfidenceTerm),
 			num(a.Severity), num(a.Confidence), a.Problem, strings.Join(steps, "\n"), a.ExpectedImpact,
-			a.FixLocation, strings.Join(quotes, "\n"), strings.Join(links, "\n"), failed, succeeded, excess, q)
+			a.FixLocation, strings.Join(quotes, "\n"), strings.Join(links, "\n"), failed, succeeded, excess, q,
+			a.Support.Basis, num(a.Support.Explained), strconv.FormatFloat(a.Support.Reach, 'f', -1, 64))
 	}
 	cw.Flush()
 	if err := cw.Error(); err != nil {

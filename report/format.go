@@ -84,8 +84,34 @@ func SupportWords(l *locale.Localizer, s Support) string {
 	default:
 		return l.T("support.unknown", "Reach", reach)
 	}
-	if roundTo(s.Explained, 1) <= 0 {
+	if s.Explained <= 0 {
 		return l.T("support.none_sure", "Counted", counted, "Reach", reach)
 	}
-	return l.T("support.explains", "Failures", ExcessFailures(l, s.Explained), "Counted", counted)
+	return l.T("support.explains", "Failures", explainedFailures(l, s.Explained), "Counted", counted)
+}
+
+// RankWords says in a few words what places an issue where it is in the issues table
+// (cluster.BySupport), the figure it is ordered by: the failures it explains at least,
+// else its weighted reach at least (Support.Reach), and "seen once" for the issues
+// seen in one conversation, which come last. Read down the table, the failures never
+// grow, then the reach never grows, whatever the priority scores do.
+func RankWords(l *locale.Localizer, s Support) string {
+	switch {
+	case s.SeenOnce:
+		return l.T("support.short_seen_once")
+	case s.Explained > 0:
+		return l.T("support.short_explains", "Failures", explainedFailures(l, s.Explained))
+	}
+	return l.T("support.short_reach", "Reach", l.Percent(s.Reach))
+}
+
+// explainedFailures is ExcessFailures for the failures an issue explains at least,
+// which rank it: one decimal, or two significant digits where one decimal would round
+// a figure above zero to none ("0.04 failures"), so an issue ranked above those that
+// explain none never reads as explaining none itself.
+func explainedFailures(l *locale.Localizer, f float64) string {
+	if f > 0 && roundTo(f, 1) <= 0 {
+		return l.T("labels.failures", "N", strconv.FormatFloat(f, 'g', 2, 64))
+	}
+	return ExcessFailures(l, f)
 }

@@ -305,10 +305,10 @@ func (m mdWriter) clusters(r Report) {
 	m.p("")
 	if labelled {
 		m.p("%s", m.l.T("md.clusters_head_labelled"))
-		m.p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+		m.p("|---|---|---:|---:|---:|---:|---:|---:|---|---:|")
 	} else {
 		m.p("%s", m.l.T("md.clusters_head"))
-		m.p("|---|---|---:|---:|---:|---:|---:|")
+		m.p("|---|---|---:|---:|---:|---|---:|")
 	}
 	for _, c := range cs {
 		rank := "—"
@@ -331,18 +331,19 @@ func (m mdWriter) clusters(r Report) {
 				title = m.l.T("md.overruled", "Title", title)
 			}
 		}
-		m.p("| %s | %s | %d | %s |%s %d | %s | %s |", c.Type, title, c.Conversations, Percent(c.Prevalence), split, c.FindingCount, Score(c.PriorityScore), rank)
+		m.p("| %s | %s | %d | %s |%s %d | %s | %s |", c.Type, title, c.Conversations, Percent(c.Prevalence), split, c.FindingCount, mdText(RankWords(m.l, c.Support)), rank)
 	}
 	m.p("")
 	m.issueNotes(cs)
 }
 
-// issueNotes explains, under the issues table, each reason its Action column gives
-// for an issue without an Action, once, in the order they first appear; and which
-// policy sentence each issue the owner made an issue had been matched to.
+// issueNotes explains, under the issues table, what its "Ranked by" column orders it
+// by; each reason its Action column gives for an issue without an Action, once, in the
+// order they first appear; and which policy sentence each issue the owner made an
+// issue had been matched to.
 func (m mdWriter) issueNotes(cs []Cluster) {
 	seen := map[string]bool{}
-	var notes []string
+	notes := []string{fmt.Sprintf("- *%s*: %s", mdText(m.l.T("clusters.ranked_by")), mdText(m.l.T("clusters.order")))}
 	for _, c := range cs {
 		if short, long := NoActionWords(m.l, c); short != "" && !seen[short] {
 			seen[short] = true
@@ -353,9 +354,6 @@ func (m mdWriter) issueNotes(cs []Cluster) {
 		if c.PolicyOverruled && len(c.Policies) > 0 {
 			notes = append(notes, "- "+m.l.T("md.matched_policy", "Title", mdText(c.TitleIn(m.l)), "Policy", inlineQuote(c.Policies[0])))
 		}
-	}
-	if len(notes) == 0 {
-		return
 	}
 	for _, n := range notes {
 		m.p("%s", n)

@@ -94,8 +94,9 @@ func TestNeutraliseLeavesNegativeNumbers(t *testing.T) {
 		neutralise([]string{"-0.38", "-12", "-", "-1+2", "-0.3.8", "=1+1", "@SUM(A1)", "+1", "0.5", "-cmd"}))
 }
 
-// Under the issues table, report.md says once what each no-Action reason in it means,
-// and which policy sentence an issue the owner made an issue had been matched to.
+// Under the issues table, report.md says what its "Ranked by" column orders it by, once
+// what each no-Action reason in it means, and which policy sentence an issue the owner
+// made an issue had been matched to.
 func TestMarkdownExplainsIssuesWithoutAnAction(t *testing.T) {
 	t.Parallel()
 	excess := 0.5
@@ -114,10 +115,11 @@ func TestMarkdownExplainsIssuesWithoutAnAction(t *testing.T) {
 	}
 	_, below := NoActionWords(localetest.English(t), cs[0])
 	_, since := NoActionWords(localetest.English(t), cs[2])
-	require.Equal(t, "- *not among the 10 chosen*: "+mdText(below)+"\n"+
+	order := "- *Ranked by*: " + mdText(localetest.English(t).T("clusters.order")) + "\n"
+	require.Equal(t, order+"- *not among the 10 chosen*: "+mdText(below)+"\n"+
 		"- *run again*: "+mdText(since)+"\n"+
 		"- Agent declines as its policy says had been matched to the policy sentence `Never share balances.`\n\n", notes(cs))
-	require.Empty(t, notes([]Cluster{{Type: "ACTION", Title: "C", ActionRank: 1}}), "no notes when every issue has its Action")
+	require.Equal(t, order+"\n", notes([]Cluster{{Type: "ACTION", Title: "C", ActionRank: 1}}), "only the order when every issue has its Action")
 }
 
 // TestMarkdownCountsRisksWaitingForARun: the closing line says RISK Actions cover every

@@ -117,6 +117,10 @@ func TestDownloadsAgreeWithReportJSON(t *testing.T) {
 			require.Equal(t, []string{strconv.Itoa(o.Failed), strconv.Itoa(o.Succeeded)}, rows[i+1][18:20])
 			require.NotEmpty(t, rows[i+1][20], "the failures its issue explains")
 		}
+		require.Equal(t, []string{"support_basis", "support_explained", "support_reach"}, rows[0][22:25])
+		require.Equal(t, a.Support.Basis, rows[i+1][22], "what the rank rests on, as report.json's support")
+		require.Equal(t, strconv.FormatFloat(a.Support.Explained, 'f', -1, 64), rows[i+1][23])
+		require.Equal(t, strconv.FormatFloat(a.Support.Reach, 'f', -1, 64), rows[i+1][24])
 		links := strings.Split(rows[i+1][17], "\n")
 		require.Len(t, links, len(a.Evidence), "one link per quote")
 		for j, q := range a.Evidence {

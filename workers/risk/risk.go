@@ -66,7 +66,7 @@ func quoteFlag(kind string, turn int, text string, start, end int) Flag {
 type Screener struct {
 	pii        []piiDetector
 	injection  textmatch.PhraseSet
-	harmful    textmatch.PhraseSet
+	harmful    harmfulRules
 	human      textmatch.PhraseSet
 	humanVerb  *regexp.Regexp
 	ownStep    *regexp.Regexp
@@ -93,10 +93,7 @@ func NewScreener() *Screener {
 			"忽略之前的指令", "忽略以上指令", "忽略上面的指令", "忽略所有指令", "忽略你的指令", "忽略之前的所有",
 			"你现在是一个", "从现在开始你是", "你现在扮演", "系统提示词", "你的提示词", "越狱模式", "你进入开发者模式", "不受任何限制",
 		),
-		harmful: textmatch.NewPhraseSet(
-			"idiot", "stupid", "moron", "shut up", "kill you", "i will hurt you", "i'll hurt you", "you will regret",
-			"白痴", "蠢货", "废物", "去死", "杀了你", "闭嘴", "弄死你",
-		),
+		harmful: newHarmfulRules(),
 		human: textmatch.NewPhraseSet(
 			"human agent", "real person", "live agent", "a real human", "customer service representative",
 			"supervisor", "higher-up", "escalate", "escalation", "someone else i can", "someone else i could",
@@ -150,14 +147,14 @@ func (s *Screener) Screen(conv transcript.Conversation) []Flag {
 			if mt, ok := s.injection.Find(f); ok && !negated(f.Orig, mt.Start) {
 				flags = append(flags, quoteFlag(KindPromptInjection, turn, m.Content, mt.Start, mt.End))
 			}
-			flags = s.phraseFlag(flags, KindHarmfulContent, turn, f, s.harmful)
+			flags = s.harmfulFlag(flags, turn, f)
 			if mt, ok := s.findHumanRequest(f); ok {
 				flags = append(flags, quoteFlag(KindHumanRequest, turn, m.Content, mt.Start, mt.End))
 			}
 		case transcript.RoleAssistant:
 			f := textmatch.Fold(m.Content)
 			flags = append(flags, s.screenPII(turn, f)...)
-			flags = s.phraseFlag(flags, KindHarmfulContent, turn, f, s.harmful)
+			flags = s.harmfulFlag(flags, turn, f)
 			flags = s.phraseFlag(flags, KindRefusal, turn, f, s.refusal)
 		case transcript.RoleTool:
 			if mt, ok := s.findToolError(m.Content); ok {
@@ -188,6 +185,15 @@ func (s *Screener) phraseFlag(flags []Flag, kind string, turn int, f textmatch.F
 		return flags
 	}
 	return append(flags, quoteFlag(kind, turn, f.Orig, mt.Start, mt.End))
+}
+
+// harmfulFlag flags an insult or a threat in the turn (harmfulRules).
+func (s *Screener) harmfulFlag(flags []Flag, turn int, f textmatch.Folded) []Flag {
+	mt, ok := s.harmful.find(f)
+	if !ok {
+		return flags
+	}
+	return append(flags, quoteFlag(KindHarmfulContent, turn, f.Orig, mt.Start, mt.End))
 }
 
 // findHumanRequest finds the first mention of a person that the user asks for,

@@ -173,3 +173,56 @@ func TestScreenMarksWhereAQuoteWasCut(t *testing.T) {
 	whole := NewScreener().Screen(conv(assistant("I'm unable to change the passenger's identity.")))
 	require.False(t, whole[0].CutBefore || whole[0].CutAfter)
 }
+
+// An insult of a person or the agent is harmful content; frustration at a thing is
+// not, though it uses the same adjective.
+func TestHarmfulIsAboutAPerson(t *testing.T) {
+	t.Parallel()
+	s := NewScreener()
+	for _, tc := range []struct {
+		text    string
+		flagged bool
+	}{
+		{"You're stupid.", true},
+		{"You stupid bot, read what I wrote!", true},
+		{"Are you dumb or something?", true},
+		{"You are the most useless assistant I have ever used.", true},
+		{"This bot is so useless.", true},
+		{"Ugh. You useless thing.", true},
+		{"Listen, you idiot.", true},
+		{"Shut up and give me my refund.", true},
+		{"你这个白痴", true},
+		{"你真蠢！", true},
+		{"你们是不是傻？", true},
+		{"这个客服太笨了", true},
+		{"没用的机器人", true},
+		{"蠢货，听不懂吗", true},
+		{"Damn it! Fine, do it your stupid way. Just refund it already.", false},
+		{"What the hell? Useless system!", false},
+		{"This stupid rule makes no sense.", false},
+		{"Sorry for the dumb question, but is lunch included?", false},
+		{"I'm sorry I gave you useless information earlier.", false},
+		{"这个破系统真没用", false},
+		{"这规定太蠢了", false},
+		{"你没用优惠券吗？", false},
+		{"您好笨重的行李怎么托运？", false},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			t.Parallel()
+			for _, msg := range []transcript.Message{user(tc.text), assistant(tc.text)} {
+				var harmful []Flag
+				for _, f := range s.Screen(conv(msg)) {
+					if f.Kind == KindHarmfulContent {
+						harmful = append(harmful, f)
+					}
+				}
+				if !tc.flagged {
+					require.Empty(t, harmful, "%s: %q", msg.Role, tc.text)
+					continue
+				}
+				require.Len(t, harmful, 1, "%s: %q", msg.Role, tc.text)
+				require.Contains(t, tc.text, harmful[0].Quote)
+			}
+		})
+	}
+}
