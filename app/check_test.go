@@ -16,19 +16,19 @@ import (
 )
 
 // checkServer is the real binary serving with its embedded worker, and a token of a
-// user on it.
+// user on it; env adds to or overrides its settings.
 type checkServer struct {
 	bin, url, token string
 	api             *authtest.APIClient
 }
 
-func startCheckServer(t *testing.T) checkServer {
+func startCheckServer(t *testing.T, env ...string) checkServer {
 	t.Helper()
 	pool, dbURL := dbtest.Isolated(t)
 	bin := binary(t)
 	addr := apptest.FreeAddr(t)
-	p := apptest.Start(t, bin, []string{"DATABASE_URL=" + dbURL, "ADDR=" + addr, "BASE_URL=http://" + addr,
-		"WORKER_POLL_MS=100", "LOG_LEVEL=warn"})
+	p := apptest.Start(t, bin, append([]string{"DATABASE_URL=" + dbURL, "ADDR=" + addr, "BASE_URL=http://" + addr,
+		"WORKER_POLL_MS=100", "LOG_LEVEL=warn"}, env...))
 	p.WaitReady(t, time.Minute)
 	sess := authtest.NewSession(t, pool, "ci@example.com")
 	token := authtest.NewToken(t, pool, sess.User, "weekly CI")
@@ -36,8 +36,8 @@ func startCheckServer(t *testing.T) checkServer {
 }
 
 // check runs `app check` as a CI job would, the token in CHECKUP_TOKEN, and returns
-// its exit code and output. It polls once a second, as the API's rate limit allows a
-// token for as long as a diagnosis takes on a busy machine.
+// its exit code and output. It polls once a second, within the API's default rate
+// limit (TestCheckWaitsOutTheRateLimit polls faster than its server allows).
 func (s checkServer) check(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	p := apptest.Start(t, s.bin, []string{"CHECKUP_TOKEN=" + s.token},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/checkup-dev/checkup/app/check"
 	"github.com/checkup-dev/checkup/app/config"
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 const usage = `Checkup gives a production AI agent a health check from its conversation logs.
@@ -53,8 +54,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 			strings.ReplaceAll(err.Error(), "\n", "\n  "))
 	}
 	logger := newLogger(cfg, stdout)
-	for _, w := range warnings {
-		logger.Warn("setting corrected", "problem", w)
+	if err := logCorrected(logger, warnings); err != nil {
+		return err
 	}
 	switch cmd {
 	case "serve":
@@ -67,6 +68,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return worker(ctx, cfg, logger, args)
 	}
 	return errors.New("unknown command " + cmd + ": use serve, worker, migrate or check (see --help)")
+}
+
+// logCorrected logs the settings Load corrected, in English, as the operator reads them.
+func logCorrected(logger *slog.Logger, warnings []locale.Text) error {
+	if len(warnings) == 0 {
+		return nil
+	}
+	words, err := locale.New()
+	if err != nil {
+		return fmt.Errorf("app: %w", err)
+	}
+	for _, w := range warnings {
+		logger.Warn("setting corrected", "problem", words.English().Text(w))
+	}
+	return nil
 }
 
 // runCheck is `app check`; its exit code is in the *check.ExitError it returns.

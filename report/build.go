@@ -152,8 +152,17 @@ func Build(rows store.ReportRows, now time.Time, l *locale.Localizer) (Report, e
 	return r, nil
 }
 
+// buildWarning is a stored warning with its messages; one that cannot be read leaves
+// the English.
 func buildWarning(w dbsqlc.TaskWarning) Warning {
-	return Warning{Stage: w.Stage, Scope: w.Scope, Message: w.Message, CreatedAt: w.CreatedAt.UTC()}
+	out := Warning{Stage: w.Stage, Scope: w.Scope, Message: w.Message, CreatedAt: w.CreatedAt.UTC()}
+	if len(w.ScopeText) > 0 && json.Unmarshal(w.ScopeText, &out.ScopeText) != nil {
+		out.ScopeText = locale.Text{}
+	}
+	if len(w.MessageText) > 0 && json.Unmarshal(w.MessageText, &out.MessageText) != nil {
+		out.MessageText = locale.Text{}
+	}
+	return out
 }
 
 func buildTask(t dbsqlc.AnalysisTask, agent string) Task {

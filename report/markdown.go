@@ -507,10 +507,10 @@ func (m mdWriter) warnings(r Report) error {
 		}
 		shown++
 		scope := ""
-		if w.Scope != "" {
-			scope = " (" + mdText(w.Scope) + ")"
+		if s := w.ScopeIn(m.l); s != "" {
+			scope = " (" + mdText(s) + ")"
 		}
-		m.p("- %s%s: %s", StageLabel(m.l, w.Stage), scope, mdText(w.Message))
+		m.p("- %s%s: %s", StageLabel(m.l, w.Stage), scope, mdText(w.MessageIn(m.l)))
 	}
 	if more := r.WarningCount - shown; more > 0 {
 		m.p("- %s", m.l.T("md.more_warnings", "N", digits(more)))

@@ -410,12 +410,18 @@ type LabelOutcomes struct {
 	Unlabelled int `json:"unlabelled"`
 }
 
-// Warning is something that went wrong without stopping the task.
+// Warning is something that went wrong without stopping the task. Scope and Message
+// are in English, as report.json keeps them; ScopeIn and MessageIn write them in a
+// reader's language.
 type Warning struct {
 	Stage     taskstate.Stage `json:"stage"`
 	Scope     string          `json:"scope"`
 	Message   string          `json:"message"`
 	CreatedAt time.Time       `json:"created_at"`
+	// ScopeText and MessageText keep Scope and Message as catalog messages; zero for
+	// warnings stored in words only (those made before they were kept).
+	ScopeText   locale.Text `json:"-"`
+	MessageText locale.Text `json:"-"`
 }
 
 // Finding is one problem the analyzer saw in one conversation.

@@ -72,6 +72,12 @@ func (f Finding) DescriptionIn(l *locale.Localizer) string {
 	return say(l, f.Description, f.Words.Description)
 }
 
+// ScopeIn is what the warning is about in l's language ("" when it is about the task).
+func (w Warning) ScopeIn(l *locale.Localizer) string { return say(l, w.Scope, w.ScopeText) }
+
+// MessageIn is the warning in l's language.
+func (w Warning) MessageIn(l *locale.Localizer) string { return say(l, w.Message, w.MessageText) }
+
 // SummaryIn is a diagnosis's summary of its conversation in l's language.
 func SummaryIn(l *locale.Localizer, d analyzer.Diagnosis) string {
 	if d.SummaryWords == nil {

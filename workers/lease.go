@@ -141,21 +141,6 @@ func (l *Lease) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	return nil
 }
 
-// Warn stores a warning shown to the task's owner (a unit that failed, something
-// changed on the way), fenced like every write, and logs it.
-func (l *Lease) Warn(ctx context.Context, stage taskstate.Stage, scope, message string) error {
-	err := l.InTx(ctx, func(tx pgx.Tx) error {
-		return l.w.q.InsertTaskWarning(ctx, tx, dbsqlc.InsertTaskWarningParams{
-			TaskID: l.Task.ID, OwnerUserID: l.Task.Owner.UserID(), Stage: stage, Scope: scope, Message: message,
-		})
-	})
-	if err != nil {
-		return fmt.Errorf("workers: warn: %w", err)
-	}
-	l.logger.Log(ctx, l.w.talkLevel(), "warning", "stage", stage, "scope", scope, "message", message)
-	return nil
-}
-
 // lose marks the lease lost and ends the task's context: nothing more is written.
 func (l *Lease) lose() error {
 	l.lost.Store(true)

@@ -126,7 +126,9 @@ Flags:
 // Run runs the check and writes what it does to out; the error is an *ExitError
 // unless the check passed.
 func Run(ctx context.Context, cfg Config, out io.Writer) error {
-	c := newClient(cfg.URL, cfg.Token)
+	// The upload's waits for the rate limit end with --timeout; wait then gives the
+	// diagnosis the whole --timeout, however long the upload took.
+	c := newClient(cfg.URL, cfg.Token, out, time.Now().Add(cfg.Timeout))
 	task, err := c.upload(ctx, cfg.File, cfg.Title)
 	if err != nil {
 		return err

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -24,10 +23,15 @@ type client struct {
 	base  string
 	token string
 	http  *http.Client
+	// out is where a wait for the API's rate limit is announced, so that a CI log
+	// shows why the check paused.
+	out io.Writer
+	// deadline is where --timeout ends: no wait for the rate limit goes past it.
+	deadline time.Time
 }
 
-func newClient(base, token string) *client {
-	return &client{base: base, token: token, http: &http.Client{}}
+func newClient(base, token string, out io.Writer, deadline time.Time) *client {
+	return &client{base: base, token: token, http: &http.Client{}, out: out, deadline: deadline}
 }
 
 // task is what the check reads of the API's Task and Created.
@@ -62,48 +66,58 @@ type apiError struct {
 	Problems []string `json:"problems"`
 }
 
-// upload streams file to POST /api/v1/tasks, never holding it in memory.
+// upload streams file to POST /api/v1/tasks, never holding it in memory. The stream
+// is made afresh from the file for each time it is sent: a 429 with Retry-After is the
+// API's rate limit, which refuses before the upload is read, so nothing was stored and
+// sending the whole file again is safe (do retries only that kind of 429 of a request
+// with a body).
 func (c *client) upload(ctx context.Context, file, title string) (task, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return task{}, exit(Usage, "app check: --file: %w", err)
-	}
-	defer f.Close()
-	pr, pw := io.Pipe()
-	form := multipart.NewWriter(pw)
-	go func() {
-		err := func() error {
-			if title != "" {
-				if err := form.WriteField("title", title); err != nil {
-					return err
-				}
-			}
-			part, err := form.CreateFormFile("file", filepath.Base(file))
-			if err != nil {
-				return err
-			}
-			if _, err := io.Copy(part, f); err != nil {
-				return err
-			}
-			return form.Close()
+	body := func() (io.ReadCloser, string, error) {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, "", exit(Usage, "app check: --file: %w", err)
+		}
+		pr, pw := io.Pipe()
+		form := multipart.NewWriter(pw)
+		go func() {
+			defer f.Close()
+			pw.CloseWithError(writeForm(form, f, title))
 		}()
-		pw.CloseWithError(err)
-	}()
+		return pr, form.FormDataContentType(), nil
+	}
 	var t task
-	err = c.do(ctx, http.MethodPost, "/api/v1/tasks", pr, form.FormDataContentType(), http.StatusCreated, &t)
+	err := c.do(ctx, http.MethodPost, "/api/v1/tasks", body, http.StatusCreated, &t)
 	return t, err
 }
 
-// wait polls the task until it is terminal or timeout passes, printing each new stage.
+// writeForm writes the upload's form: its title, when there is one, and the file.
+func writeForm(form *multipart.Writer, f *os.File, title string) error {
+	if title != "" {
+		if err := form.WriteField("title", title); err != nil {
+			return err
+		}
+	}
+	part, err := form.CreateFormFile("file", filepath.Base(f.Name()))
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(part, f); err != nil {
+		return err
+	}
+	return form.Close()
+}
+
+// wait polls the task until it is terminal or the client's deadline, timeout from
+// now, passes, printing each new stage.
 func (c *client) wait(ctx context.Context, t task, timeout, poll time.Duration, out io.Writer) (task, error) {
-	deadline := time.Now().Add(timeout)
+	c.deadline = time.Now().Add(timeout)
 	stage := ""
 	for !t.Terminal {
 		if t.Stage != stage {
 			stage = t.Stage
 			fmt.Fprintf(out, "  %s: %s\n", printable(t.Status), printable(t.Stage))
 		}
-		if time.Now().Add(poll).After(deadline) {
+		if time.Now().Add(poll).After(c.deadline) {
 			return t, exit(NoResults, "the diagnosis did not end within %s; it goes on at %s", timeout, printable(t.HTMLURL))
 		}
 		select {
@@ -111,7 +125,7 @@ func (c *client) wait(ctx context.Context, t task, timeout, poll time.Duration, 
 			return t, exit(NoResults, "stopped while waiting for the diagnosis: %w", ctx.Err())
 		case <-time.After(poll):
 		}
-		if err := c.do(ctx, http.MethodGet, "/api/v1/tasks/"+t.ID, nil, "", http.StatusOK, &t); err != nil {
+		if err := c.do(ctx, http.MethodGet, "/api/v1/tasks/"+t.ID, nil, http.StatusOK, &t); err != nil {
 			return t, err
 		}
 	}
@@ -135,7 +149,7 @@ func (c *client) baseline(ctx context.Context, t task, want string) (string, err
 			Tasks []task  `json:"tasks"`
 			Next  *string `json:"next_cursor"`
 		}
-		if err := c.do(ctx, http.MethodGet, path, nil, "", http.StatusOK, &page); err != nil {
+		if err := c.do(ctx, http.MethodGet, path, nil, http.StatusOK, &page); err != nil {
 			return "", err
 		}
 		for _, other := range page.Tasks {
@@ -155,41 +169,48 @@ func (c *client) baseline(ctx context.Context, t task, want string) (string, err
 // compare reads GET /api/v1/tasks/{id}/compare.json?baseline=.
 func (c *client) compare(ctx context.Context, id, baseline string) (compare.Comparison, error) {
 	var cmp compare.Comparison
-	err := c.do(ctx, http.MethodGet, "/api/v1/tasks/"+id+"/compare.json?baseline="+url.QueryEscape(baseline), nil, "", http.StatusOK, &cmp)
+	err := c.do(ctx, http.MethodGet, "/api/v1/tasks/"+id+"/compare.json?baseline="+url.QueryEscape(baseline), nil, http.StatusOK, &cmp)
 	return cmp, err
 }
 
-// retries is how many times a rate-limited request is sent again, after the
-// Retry-After the server gives.
-const retries = 5
+// newBody makes a request's body afresh, with its content type, for each time the
+// request is sent.
+type newBody func() (io.ReadCloser, string, error)
 
 // do sends a request and decodes the answer into v when it has the status want. A
-// 429 is waited out and retried (unless the body was a stream, which cannot be sent
-// twice); any other answer is an ExitError with the server's sentence.
-func (c *client) do(ctx context.Context, method, path string, body io.Reader, contentType string, want int, v any) error {
-	for attempt := 0; ; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+// 429 is waited out (rateLimited) and the request sent again, a request with a body
+// only when the 429 says how long to wait; any other answer is an ExitError with the
+// server's sentence.
+func (c *client) do(ctx context.Context, method, path string, body newBody, want int, v any) error {
+	for {
+		req, err := http.NewRequestWithContext(ctx, method, c.base+path, nil)
 		if err != nil {
 			return exit(Usage, "app check: --url: %w", err)
 		}
-		req.Header.Set("Authorization", "Bearer "+c.token)
-		req.Header.Set("Accept", "application/json")
-		if contentType != "" {
+		if body != nil {
+			content, contentType, err := body()
+			if err != nil {
+				return err
+			}
+			req.Body = content
 			req.Header.Set("Content-Type", contentType)
 		}
+		req.Header.Set("Authorization", "Bearer "+c.token)
+		req.Header.Set("Accept", "application/json")
 		resp, err := c.http.Do(req)
 		if err != nil {
 			return exit(Refused, "%s %s: %w", method, c.base+path, err)
 		}
-		wait, again := retryAfter(resp)
-		if again && body == nil && attempt < retries {
-			resp.Body.Close()
-			select {
-			case <-ctx.Done():
-				return exit(Refused, "%s %s: %w", method, path, ctx.Err())
-			case <-time.After(wait):
+		if resp.StatusCode == http.StatusTooManyRequests {
+			wait, said := retryAfter(resp.Header, time.Now())
+			if said || body == nil {
+				err := c.rateLimited(ctx, method, path, resp, wait)
+				resp.Body.Close()
+				if err != nil {
+					return err
+				}
+				continue
 			}
-			continue
 		}
 		defer resp.Body.Close()
 		if resp.StatusCode != want {
@@ -205,21 +226,15 @@ func (c *client) do(ctx context.Context, method, path string, body io.Reader, co
 	}
 }
 
-// retryAfter reads a 429's Retry-After.
-func retryAfter(resp *http.Response) (time.Duration, bool) {
-	if resp.StatusCode != http.StatusTooManyRequests {
-		return 0, false
-	}
-	secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
-	if err != nil || secs < 1 {
-		secs = 1
-	}
-	return time.Duration(secs) * time.Second, true
-}
-
 // refusal is the ExitError of an answer that is not the one wanted, with the server's
 // sentence, the field it names and the first problems of a refused file.
 func refusal(method, path string, resp *http.Response) error {
+	return &ExitError{Code: Refused, Err: fmt.Errorf("%s %s: %s: %w", method, path, resp.Status, errors.New(serverSays(resp)))}
+}
+
+// serverSays is the server's sentence in resp, the field it names and the first
+// problems of a refused file, made printable.
+func serverSays(resp *http.Response) string {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	var e apiError
 	if json.Unmarshal(raw, &e) != nil || e.Error == "" {
@@ -236,5 +251,5 @@ func refusal(method, path string, resp *http.Response) error {
 		}
 		msg += "\n  " + printable(p)
 	}
-	return &ExitError{Code: Refused, Err: fmt.Errorf("%s %s: %s: %w", method, path, resp.Status, errors.New(msg))}
+	return msg
 }

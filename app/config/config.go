@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // Config is the validated configuration of one Checkup process.
@@ -62,18 +65,19 @@ type Config struct {
 	MetricsAddr   string // METRICS_ADDR; where /metrics is served apart from the pages, empty for ADDR (`app`) or nowhere (`app worker`)
 
 	// Corrected holds Load's warnings: settings corrected instead of refused (an
-	// ACTION_CONCURRENCY out of range), which the pipeline repeats on every task.
-	Corrected []string
+	// ACTION_CONCURRENCY out of range), which the pipeline repeats on every task. They
+	// are catalog messages, so each task's reader reads them in their language.
+	Corrected []locale.Text
 }
 
 // Load reads the settings through getenv (os.Getenv in production, a map in tests).
 // It returns every invalid setting at once, each naming its variable and the values it
 // accepts, and warnings for settings that were corrected instead of refused.
-func Load(getenv func(string) string) (Config, []string, error) {
+func Load(getenv func(string) string) (Config, []locale.Text, error) {
 	var (
 		cfg      Config
 		errs     []error
-		warnings []string
+		warnings []locale.Text
 	)
 	for _, s := range settings(&cfg) {
 		raw := strings.TrimSpace(getenv(s.Name))
@@ -84,8 +88,9 @@ func Load(getenv func(string) string) (Config, []string, error) {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s=%q: %w", s.Name, raw, err))
 		}
-		if warning != "" {
-			warnings = append(warnings, fmt.Sprintf("%s=%q: %s", s.Name, raw, warning))
+		if !warning.IsZero() {
+			warnings = append(warnings, locale.Msg("task_warning.setting_corrected",
+				"Setting", s.Name, "Value", strconv.Quote(raw), "Problem", warning))
 		}
 	}
 	errs = append(errs, cfg.derive()...)

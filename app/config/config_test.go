@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/app/config"
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 )
 
 func env(kv map[string]string) func(string) string {
@@ -70,13 +71,15 @@ func TestAllErrorsAtOnce(t *testing.T) {
 
 func TestActionConcurrencyFallsBackWithWarning(t *testing.T) {
 	t.Parallel()
+	en, zh := localetest.English(t), localetest.Chinese(t)
 	for _, v := range []string{"0", "5", "-1", "two"} {
 		cfg, warnings, err := config.Load(env(map[string]string{"ACTION_CONCURRENCY": v}))
 		require.NoError(t, err, v)
 		require.Equal(t, 2, cfg.ActionConcurrency, v)
 		require.Len(t, warnings, 1, v)
-		require.Contains(t, warnings[0], "ACTION_CONCURRENCY")
-		require.Contains(t, warnings[0], "using 2")
+		require.Equal(t, "ACTION_CONCURRENCY", warnings[0].Arg("Setting"), "the variable names the task's warning")
+		require.Equal(t, `ACTION_CONCURRENCY="`+v+`": must be a whole number from 1 to 4; using 2`, en.Text(warnings[0]))
+		require.Equal(t, `ACTION_CONCURRENCY="`+v+`"：必须是 1 到 4 之间的整数；改用 2`, zh.Text(warnings[0]))
 	}
 	cfg, warnings, err := config.Load(env(map[string]string{"ACTION_CONCURRENCY": "4"}))
 	require.NoError(t, err)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/checkup-dev/checkup/db/locale"
 )
 
 // Setting describes one environment variable: its default and what it is for.
@@ -21,7 +23,7 @@ type Setting struct {
 // field binds a setting to the Config field it fills: parse reads the raw value into
 // it, show renders the effective value back for the configuration summary.
 type field struct {
-	parse func(raw string) (warning string, err error)
+	parse func(raw string) (warning locale.Text, err error)
 	show  func() string
 }
 
@@ -74,41 +76,41 @@ func settings(cfg *Config) []Setting {
 }
 
 func text(dst *string) field {
-	return field{func(raw string) (string, error) { *dst = raw; return "", nil }, showString(dst)}
+	return field{func(raw string) (locale.Text, error) { *dst = raw; return locale.Text{}, nil }, showString(dst)}
 }
 
 func oneOf(dst *string, allowed ...string) field {
-	return field{func(raw string) (string, error) {
+	return field{func(raw string) (locale.Text, error) {
 		v := strings.ToLower(raw)
 		for _, a := range allowed {
 			if v == a {
 				*dst = v
-				return "", nil
+				return locale.Text{}, nil
 			}
 		}
-		return "", fmt.Errorf("must be one of %s", strings.Join(allowed, ", "))
+		return locale.Text{}, fmt.Errorf("must be one of %s", strings.Join(allowed, ", "))
 	}, showString(dst)}
 }
 
 func boolean(dst *bool) field {
-	return field{func(raw string) (string, error) {
+	return field{func(raw string) (locale.Text, error) {
 		v, err := strconv.ParseBool(raw)
 		if err != nil {
-			return "", errors.New("must be true or false")
+			return locale.Text{}, errors.New("must be true or false")
 		}
 		*dst = v
-		return "", nil
+		return locale.Text{}, nil
 	}, func() string { return strconv.FormatBool(*dst) }}
 }
 
 func integer(dst *int, min, max int) field {
-	return field{func(raw string) (string, error) {
+	return field{func(raw string) (locale.Text, error) {
 		v, err := strconv.Atoi(raw)
 		if err != nil || v < min || v > max {
-			return "", fmt.Errorf("must be a whole number from %d to %d", min, max)
+			return locale.Text{}, fmt.Errorf("must be a whole number from %d to %d", min, max)
 		}
 		*dst = v
-		return "", nil
+		return locale.Text{}, nil
 	}, func() string { return strconv.Itoa(*dst) }}
 }
 
@@ -116,90 +118,91 @@ func integer(dst *int, min, max int) field {
 // fallback, for settings where refusing to start would cost more than the default.
 func lenientInteger(dst *int, min, max, fallback int) field {
 	strict := integer(dst, min, max)
-	return field{func(raw string) (string, error) {
+	return field{func(raw string) (locale.Text, error) {
 		if _, err := strict.parse(raw); err != nil {
 			*dst = fallback
-			return fmt.Sprintf("%v; using %d", err, fallback), nil
+			return locale.Msg("task_warning.setting_range", "Min", strconv.Itoa(min), "Max", strconv.Itoa(max),
+				"Fallback", strconv.Itoa(fallback)), nil
 		}
-		return "", nil
+		return locale.Text{}, nil
 	}, strict.show}
 }
 
 func millis(dst *time.Duration, min, max int) field {
 	var ms int
 	parse := integer(&ms, min, max).parse
-	return field{func(raw string) (string, error) {
+	return field{func(raw string) (locale.Text, error) {
 		if _, err := parse(raw); err != nil {
-			return "", fmt.Errorf("must be a number of milliseconds from %d to %d", min, max)
+			return locale.Text{}, fmt.Errorf("must be a number of milliseconds from %d to %d", min, max)
 		}
 		*dst = time.Duration(ms) * time.Millisecond
-		return "", nil
+		return locale.Text{}, nil
 	}, func() string { return strconv.FormatInt(dst.Milliseconds(), 10) }}
 }
 
 func optionalMillis(dst *time.Duration, min, max int) field {
 	f := millis(dst, min, max)
-	return field{func(raw string) (string, error) {
+	return field{func(raw string) (locale.Text, error) {
 		if raw == "" {
-			return "", nil
+			return locale.Text{}, nil
 		}
 		return f.parse(raw)
 	}, f.show}
 }
 
 func hostPort(dst *string) field {
-	return field{func(raw string) (string, error) {
+	return field{func(raw string) (locale.Text, error) {
 		if _, port, err := net.SplitHostPort(raw); err != nil || port == "" {
-			return "", errors.New("must be host:port, for example 127.0.0.1:8080 or :8080")
+			return locale.Text{}, errors.New("must be host:port, for example 127.0.0.1:8080 or :8080")
 		}
 		*dst = raw
-		return "", nil
+		return locale.Text{}, nil
 	}, showString(dst)}
 }
 
 func optionalHostPort(dst *string) field {
 	f := hostPort(dst)
-	return field{func(raw string) (string, error) {
+	return field{func(raw string) (locale.Text, error) {
 		if raw == "" {
-			return "", nil
+			return locale.Text{}, nil
 		}
 		return f.parse(raw)
 	}, f.show}
 }
 
 func requiredURL(dst *string) field {
-	return field{func(raw string) (string, error) {
+	return field{func(raw string) (locale.Text, error) {
 		if err := validURL(raw); err != nil {
-			return "", err
+			return locale.Text{}, err
 		}
 		*dst = strings.TrimRight(raw, "/")
-		return "", nil
+		return locale.Text{}, nil
 	}, showString(dst)}
 }
 
 func optionalURL(dst *string) field {
 	f := requiredURL(dst)
-	return field{func(raw string) (string, error) {
+	return field{func(raw string) (locale.Text, error) {
 		if raw == "" {
-			return "", nil
+			return locale.Text{}, nil
 		}
 		return f.parse(raw)
 	}, f.show}
 }
 
 func domains(dst *[]string) field {
-	return field{func(raw string) (string, error) {
+	return field{func(raw string) (locale.Text, error) {
 		for _, d := range strings.Split(raw, ",") {
 			d = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(d), "@"))
 			if d == "" {
 				continue
 			}
 			if strings.ContainsAny(d, " @/") || !strings.Contains(d, ".") {
-				return "", fmt.Errorf("%q is not a domain; use a comma-separated list like example.com,example.org", d)
+				return locale.Text{}, fmt.Errorf("%q is not a domain; use a comma-separated list like example.com,example.org", d)
 			}
 			*dst = append(*dst, d)
 		}
-		return "", nil
+		return locale.Text{}, nil
 	}, func() string { return strings.Join(*dst, ",") }}
 }
 

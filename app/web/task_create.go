@@ -285,13 +285,13 @@ func formatLabel(sum ingest.Summary) locale.Text {
 
 // warnUpload records ingest's warnings ("line 17: duplicate conversation id ...") as
 // the task's, the location as their scope, and counts the ones not listed; en writes
-// them in the canonical language stored texts are in.
+// them in the canonical language stored texts are in, beside their messages.
 func warnUpload(en *locale.Localizer, task *store.TaskUpload, sum ingest.Summary) {
 	for _, w := range sum.Warnings {
-		task.Warn(en.Text(w.Where), en.Text(w.What))
+		task.Warn(en, w.Where, w.What)
 	}
 	if sum.MoreWarnings > 0 {
-		task.Warn("", en.N("uploaded.more_changes", sum.MoreWarnings))
+		task.Warn(en, locale.Text{}, locale.Msg("uploaded.more_changes", "Count", sum.MoreWarnings))
 	}
 }
 

@@ -249,6 +249,8 @@ type TaskWarning struct {
 	Scope       string
 	Message     string
 	CreatedAt   time.Time
+	ScopeText   json.RawMessage
+	MessageText json.RawMessage
 }
 
 type UserSession struct {

@@ -7,6 +7,7 @@ package dbsqlc
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/google/uuid"
@@ -30,8 +31,8 @@ func (q *Queries) CountTaskWarnings(ctx context.Context, db DBTX, arg CountTaskW
 }
 
 const insertTaskWarning = `-- name: InsertTaskWarning :exec
-INSERT INTO task_warning (task_id, owner_user_id, stage, scope, message)
-VALUES ($1, $2, $3, $4, $5)
+INSERT INTO task_warning (task_id, owner_user_id, stage, scope, message, scope_text, message_text)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
 `
 
 type InsertTaskWarningParams struct {
@@ -40,10 +41,13 @@ type InsertTaskWarningParams struct {
 	Stage       taskstate.Stage
 	Scope       string
 	Message     string
+	ScopeText   json.RawMessage
+	MessageText json.RawMessage
 }
 
 // A warning shown to the task's owner: a unit that failed or something the worker
-// changed, with the stage and the unit (scope) it is about.
+// changed, with the stage and the unit (scope) it is about, in English and, where the
+// writer kept them, as catalog messages (NULL otherwise).
 func (q *Queries) InsertTaskWarning(ctx context.Context, db DBTX, arg InsertTaskWarningParams) error {
 	_, err := db.Exec(ctx, insertTaskWarning,
 		arg.TaskID,
@@ -51,12 +55,14 @@ func (q *Queries) InsertTaskWarning(ctx context.Context, db DBTX, arg InsertTask
 		arg.Stage,
 		arg.Scope,
 		arg.Message,
+		arg.ScopeText,
+		arg.MessageText,
 	)
 	return err
 }
 
 const listTaskWarnings = `-- name: ListTaskWarnings :many
-SELECT id, task_id, owner_user_id, stage, scope, message, created_at FROM task_warning
+SELECT id, task_id, owner_user_id, stage, scope, message, created_at, scope_text, message_text FROM task_warning
 WHERE task_id = $1 AND owner_user_id = $2 AND id > $3
 ORDER BY id
 LIMIT $4
@@ -93,6 +99,8 @@ func (q *Queries) ListTaskWarnings(ctx context.Context, db DBTX, arg ListTaskWar
 			&i.Scope,
 			&i.Message,
 			&i.CreatedAt,
+			&i.ScopeText,
+			&i.MessageText,
 		); err != nil {
 			return nil, err
 		}

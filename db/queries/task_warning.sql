@@ -12,6 +12,7 @@ WHERE task_id = @task_id AND owner_user_id = @owner_user_id;
 
 -- name: InsertTaskWarning :exec
 -- A warning shown to the task's owner: a unit that failed or something the worker
--- changed, with the stage and the unit (scope) it is about.
-INSERT INTO task_warning (task_id, owner_user_id, stage, scope, message)
-VALUES (@task_id, @owner_user_id, @stage, @scope, @message);
+-- changed, with the stage and the unit (scope) it is about, in English and, where the
+-- writer kept them, as catalog messages (NULL otherwise).
+INSERT INTO task_warning (task_id, owner_user_id, stage, scope, message, scope_text, message_text)
+VALUES (@task_id, @owner_user_id, @stage, @scope, @message, @scope_text, @message_text);

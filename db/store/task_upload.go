@@ -159,10 +159,10 @@ func (u *TaskUpload) Add(c Conversation) error {
 
 // Warn records something the upload changed on the way in (a duplicate conversation
 // id renamed, say), shown to the owner as a warning of stage upload, in order. scope
-// says where in the file ("line 17"), empty for the whole file.
-func (u *TaskUpload) Warn(scope, message string) {
-	u.warnings = append(u.warnings, dbsqlc.InsertTaskWarningParams{
-		TaskID: u.id, OwnerUserID: u.owner.UserID(), Stage: taskstate.Upload, Scope: scope, Message: message})
+// says where in the file ("line 17"), zero for the whole file; en writes the English
+// kept beside the messages (Warning).
+func (u *TaskUpload) Warn(en *locale.Localizer, scope, message locale.Text) {
+	u.warnings = append(u.warnings, Warning(en, u.id, u.owner.UserID(), taskstate.Upload, scope, message))
 }
 
 // endCopy closes the COPY, aborting it with abort when that is not nil, and waits for

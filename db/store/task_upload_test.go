@@ -12,6 +12,8 @@ import (
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/dbtest"
+	"github.com/checkup-dev/checkup/db/locale"
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/db/transcript"
 )
@@ -72,8 +74,9 @@ func TestPublishedTaskHoldsItsConversationsInOrderWithLabels(t *testing.T) {
 	owner := newOwner(t, pool)
 	s := store.New(pool)
 	u := upload(t, s, owner, rows(1000))
-	u.Warn("line 2", "renamed")
-	u.Warn("", "and 3 more")
+	en := localetest.English(t)
+	u.Warn(en, locale.Lit("line 2"), locale.Lit("renamed"))
+	u.Warn(en, locale.Text{}, locale.Msg("uploaded.more_changes", "Count", 3))
 	require.NoError(t, u.Publish(ctx, store.UploadEnd{Title: "final", Format: "test", SourceBytes: 4242, LabelField: "success"}))
 	u.Rollback() // a no-op once published
 
@@ -99,6 +102,14 @@ func TestPublishedTaskHoldsItsConversationsInOrderWithLabels(t *testing.T) {
 	_, convs, warnings := counts(t, pool, owner)
 	require.Equal(t, 1000, convs)
 	require.Equal(t, 2, warnings)
+	var scope, message, key string
+	var scopeText []byte
+	require.NoError(t, pool.QueryRow(ctx, `SELECT scope, scope_text, message, message_text ->> 'id' FROM task_warning
+		WHERE task_id = $1 ORDER BY id DESC LIMIT 1`, u.ID()).Scan(&scope, &scopeText, &message, &key))
+	require.Empty(t, scope)
+	require.Nil(t, scopeText, "a warning about the whole file has no scope")
+	require.Equal(t, "and 3 more changes like these, not listed", message, "the English beside the key")
+	require.Equal(t, "uploaded.more_changes", key)
 
 	rerun, err := s.RerunTask(ctx, u.ID(), owner, store.Limits{Reruns: 1})
 	require.NoError(t, err)
@@ -122,7 +133,7 @@ func TestRolledBackUploadStoresNothing(t *testing.T) {
 	owner := newOwner(t, pool)
 	s := store.New(pool)
 	u := upload(t, s, owner, rows(699))
-	u.Warn("", "w")
+	u.Warn(localetest.English(t), locale.Text{}, locale.Lit("w"))
 	u.Rollback()
 	require.Error(t, u.Publish(ctx, store.UploadEnd{}), "a rolled-back upload cannot be published")
 	require.Error(t, u.Add(rows(1)[0]), "nor added to")

@@ -1,10 +1,6 @@
 package analyzer
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-)
+import "github.com/checkup-dev/checkup/db/locale"
 
 // Adjustments counts what an analyzer changed so that a unit fits its limits and can be
 // stored: parts of the input the model was not shown and parts of the answer that were
@@ -43,37 +39,27 @@ func (a Adjustments) Any() bool {
 	return a != Adjustments{}
 }
 
-// String says what was changed in one sentence for the task's owner, or "" when
+// Text says what was changed in one sentence for the task's owner, or is zero when
 // nothing was.
-func (a Adjustments) String() string {
-	var parts []string
+func (a Adjustments) Text() locale.Text {
+	var parts []locale.Text
 	if a.OmittedTurns > 0 {
-		parts = append(parts, fmt.Sprintf("%s of its %s turns, in the middle, were left out of the model's prompt, which is capped at LLM_MAX_PROMPT_CHARS characters",
-			count(a.OmittedTurns), count(a.TotalTurns)))
+		parts = append(parts, locale.Msg("adjusted.omitted_turns", "Omitted", a.OmittedTurns, "Total", a.TotalTurns))
 	}
 	if a.CutPolicyChars > 0 {
-		parts = append(parts, fmt.Sprintf("%s characters of the agent's policy (its system prompt) were left out of the prompt", count(a.CutPolicyChars)))
+		parts = append(parts, locale.Msg("adjusted.cut_policy", "N", a.CutPolicyChars))
 	}
 	if a.RemovedNULs > 0 {
-		parts = append(parts, fmt.Sprintf("%s U+0000 characters, which cannot be stored, were removed from the model's answer", count(a.RemovedNULs)))
+		parts = append(parts, locale.Msg("adjusted.removed_nuls", "N", a.RemovedNULs))
 	}
 	if a.DroppedFindings > 0 {
-		parts = append(parts, fmt.Sprintf("%s findings beyond the first %d were dropped", count(a.DroppedFindings), MaxFindings))
+		parts = append(parts, locale.Msg("adjusted.dropped_findings", "N", a.DroppedFindings, "Max", MaxFindings))
 	}
 	if a.DroppedEvidence > 0 {
-		parts = append(parts, fmt.Sprintf("%s evidence quotes beyond %d per finding were dropped", count(a.DroppedEvidence), MaxEvidence))
+		parts = append(parts, locale.Msg("adjusted.dropped_evidence", "N", a.DroppedEvidence, "Max", MaxEvidence))
 	}
 	if len(parts) == 0 {
-		return ""
+		return locale.Text{}
 	}
-	return strings.Join(parts, "; ") + "."
-}
-
-// count writes n with thousands separators, as the pages do.
-func count(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	return locale.Msg("adjusted.sentence", "Parts", locale.Join("join.semicolon", parts...))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/checkup-dev/checkup/workers/llm"
@@ -116,7 +117,7 @@ func TestPromptCapHolds(t *testing.T) {
 	require.Equal(t, 2001-len(reqs[0].Turns()), adj.OmittedTurns)
 	require.Greater(t, adj.OmittedTurns, 1900)
 	require.Greater(t, adj.CutPolicyChars, 150_000)
-	require.Contains(t, adj.String(), "of its 2,001 turns, in the middle, were left out of the model's prompt")
+	require.Contains(t, localetest.English(t).Text(adj.Text()), "of its 2,001 turns, in the middle, were left out of the model's prompt")
 }
 
 // TestPolicyIsSentOnceWholeAndShared: the policy comes whole, once per call, before the
@@ -229,7 +230,7 @@ func TestExtraFindingsAndEvidenceAreDropped(t *testing.T) {
 	}
 	require.Equal(t, 4, res.Adjusted.DroppedFindings)
 	require.Equal(t, 8*2, res.Adjusted.DroppedEvidence, "counted on the findings kept")
-	require.Contains(t, res.Adjusted.String(), "4 findings beyond the first 8 were dropped")
+	require.Contains(t, localetest.English(t).Text(res.Adjusted.Text()), "4 findings beyond the first 8 were dropped")
 }
 
 // TestNearDuplicatesScriptUsesFourProblems: the script for the cluster-merge test

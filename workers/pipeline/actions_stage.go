@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/cluster"
@@ -13,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
@@ -28,6 +30,14 @@ type candidate struct {
 	index   int
 	cluster cluster.Cluster
 	brief   analyzer.ClusterBrief
+}
+
+// title is the candidate's title as its findings keep it, or as written.
+func (c candidate) title() locale.Text {
+	if !c.brief.TitleText.IsZero() {
+		return c.brief.TitleText
+	}
+	return locale.Lit(c.cluster.Title)
 }
 
 // actions writes an Action for every candidate cluster (step 6 of
@@ -129,8 +139,8 @@ func (r *run) writeAction(ctx context.Context, c candidate) (err error) {
 				return err
 			}
 			if row.Status.Written() && res.Adjusted.Any() {
-				if err := r.warn(ctx, tx, taskstate.Actions, fmt.Sprintf("cluster %d", c.cluster.Idx),
-					fmt.Sprintf("The Action for the cluster %q: %s", c.cluster.Title, res.Adjusted)); err != nil {
+				if err := r.warn(ctx, tx, taskstate.Actions, clusterScope(c.cluster.Idx), locale.Msg("task_warning.action_adjusted",
+					"Title", c.title(), "Changes", res.Adjusted.Text())); err != nil {
 					return err
 				}
 			}
@@ -259,9 +269,9 @@ func (r *run) rankActions(ctx context.Context, selected []cluster.Cluster) error
 				continue
 			}
 			c := selected[a.CandidateIndex]
-			if err := r.warn(ctx, tx, taskstate.Actions, fmt.Sprintf("cluster %d", c.Idx), fmt.Sprintf(
-				"The Action for the %s cluster %q (%d conversations, %d findings) could not be written: %s",
-				c.Type, c.Title, c.ConversationCount, c.FindingCount, a.Error)); err != nil {
+			if err := r.warn(ctx, tx, taskstate.Actions, clusterScope(c.Idx), locale.Msg("task_warning.action_not_written",
+				"Type", string(c.Type), "Title", c.Title, "Conversations", strconv.Itoa(c.ConversationCount),
+				"Findings", strconv.Itoa(c.FindingCount), "Error", a.Error)); err != nil {
 				return err
 			}
 		}

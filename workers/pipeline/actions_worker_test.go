@@ -14,6 +14,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers"
@@ -113,16 +114,18 @@ func TestActionRanksIgnoreCompletionOrder(t *testing.T) {
 func TestConcurrencyCap(t *testing.T) {
 	t.Parallel()
 	// config.Load corrects ACTION_CONCURRENCY=9 from the environment to 2 and says so;
-	// the pipeline repeats that on the task.
+	// the pipeline repeats that on the task, in English beside its message.
 	const fromEnv = `ACTION_CONCURRENCY="9": must be a whole number from 1 to 4; using 2`
+	corrected := locale.Msg("task_warning.setting_corrected", "Setting", "ACTION_CONCURRENCY", "Value", `"9"`,
+		"Problem", locale.Msg("task_warning.setting_range", "Min", "1", "Max", "4", "Fallback", "2"))
 	for _, tc := range []struct {
 		name          string
 		setting, want int
-		corrected     []string // config.Config.Corrected
+		corrected     []locale.Text // config.Config.Corrected
 		warning       string
 	}{
 		{"1", 1, 1, nil, ""}, {"3", 3, 3, nil, ""}, {"4", 4, 4, nil, ""},
-		{"9 from the environment", 2, 2, []string{fromEnv}, fromEnv},
+		{"9 from the environment", 2, 2, []locale.Text{corrected}, fromEnv},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

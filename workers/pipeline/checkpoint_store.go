@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
@@ -53,8 +54,8 @@ func (r *run) storeCheckpoints(ctx context.Context, group []diagnosisCheckpoint)
 			if c.diagnosis == nil || !c.adjusted.Any() {
 				continue
 			}
-			if err := r.warn(ctx, tx, taskstate.Diagnosis, "conversation "+c.name,
-				fmt.Sprintf("Conversation %s: %s", c.name, c.adjusted)); err != nil {
+			if err := r.warn(ctx, tx, taskstate.Diagnosis, conversationScope(c.name),
+				locale.Msg("task_warning.conversation_adjusted", "Name", c.name, "Changes", c.adjusted.Text())); err != nil {
 				return err
 			}
 		}
@@ -88,8 +89,8 @@ func (r *run) storeIsolation(ctx context.Context, tx pgx.Tx, c diagnosisCheckpoi
 	}); err != nil {
 		return false, err
 	}
-	if err := r.warn(ctx, tx, taskstate.Diagnosis, "conversation "+c.name,
-		fmt.Sprintf("Conversation %s could not be diagnosed and is left out of the results: %s", c.name, c.isolated)); err != nil {
+	if err := r.warn(ctx, tx, taskstate.Diagnosis, conversationScope(c.name),
+		locale.Msg("task_warning.conversation_isolated", "Name", c.name, "Error", c.isolated)); err != nil {
 		return false, err
 	}
 	return r.countUnit(ctx, tx, c.usage, true)

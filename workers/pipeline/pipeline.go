@@ -12,6 +12,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
@@ -39,9 +41,9 @@ type Options struct {
 	DiagnosisConcurrency int
 	ActionConcurrency    int
 	// SettingWarnings are settings corrected at start-up (config.Load's warnings, such
-	// as an ACTION_CONCURRENCY out of range); each task repeats them as warnings, so
-	// its owner sees why it ran as it did.
-	SettingWarnings []string
+	// as an ACTION_CONCURRENCY out of range, each with the variable as its Setting);
+	// each task repeats them as warnings, so its owner sees why it ran as it did.
+	SettingWarnings []locale.Text
 	// OutageMax is how long a task waits for a model provider that does not answer
 	// before it fails with that reason (LLM_OUTAGE_MAX_MS); ProbeInterval is how often
 	// it asks meanwhile (zero: every 10 s, not a setting). See outage.
@@ -59,7 +61,11 @@ type Pipeline struct {
 	pool     *pgxpool.Pool
 	analyzer analyzer.Analyzer
 	opt      Options
-	warnings []string // the corrected settings, repeated on every task
+	warnings []locale.Text // the corrected settings, repeated on every task
+	// en writes the English a warning is stored with beside its messages; enErr is why
+	// the catalogs could not be loaded, which fails every task.
+	en       *locale.Localizer
+	enErr    error
 	screener *risk.Screener
 	q        *dbsqlc.Queries
 	// warnedNotOwner holds the maintenance warnings given for a role that does not own
@@ -74,10 +80,16 @@ var _ workers.Handler = (*Pipeline)(nil)
 // through each task's lease, with the task's id and attempt.
 func New(pool *pgxpool.Pool, a analyzer.Analyzer, opt Options) *Pipeline {
 	opt.ProbeInterval = cmp.Or(opt.ProbeInterval, probeInterval)
-	return &Pipeline{
+	p := &Pipeline{
 		pool: pool, analyzer: a, opt: opt, warnings: opt.SettingWarnings,
 		screener: risk.NewScreener(), q: dbsqlc.New(),
 	}
+	if words, err := locale.New(); err != nil {
+		p.enErr = fmt.Errorf("pipeline: %w", err)
+	} else {
+		p.en = words.English()
+	}
+	return p
 }
 
 // Run runs the stages of one claimed task, skipping what an earlier attempt stored.
@@ -85,6 +97,9 @@ func New(pool *pgxpool.Pool, a analyzer.Analyzer, opt Options) *Pipeline {
 // task is stopping (canceled, lease lost, shutdown), workers.ErrDraining when the
 // worker drains between units, or an infrastructure error, which fails the task.
 func (p *Pipeline) Run(ctx context.Context, lease *workers.Lease) (workers.Outcome, error) {
+	if p.enErr != nil {
+		return workers.Outcome{}, p.enErr
+	}
 	if lease.Task.Kind == taskstate.KindLearning {
 		return p.runLearning(ctx, lease)
 	}

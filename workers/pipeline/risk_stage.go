@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/taskstate"
 )
 
@@ -85,8 +86,8 @@ func (r *run) risk(ctx context.Context) error {
 				return err
 			}
 		}
-		if msg := smallSampleWarning(chosen); msg != "" {
-			if err := r.warn(ctx, tx, taskstate.Risk, "", msg); err != nil {
+		if msg := smallSampleWarning(chosen); !msg.IsZero() {
+			if err := r.warn(ctx, tx, taskstate.Risk, locale.Text{}, msg); err != nil {
 				return err
 			}
 		}
@@ -151,18 +152,13 @@ func (s *riskSummarizer) summary(selected int) RiskSummary {
 const roughSample = 30
 
 // smallSampleWarning says how rough the figures of a diagnosis of analyzed
-// conversations are, or "" when they are not.
-func smallSampleWarning(analyzed int) string {
+// conversations are, or is zero when they are not.
+func smallSampleWarning(analyzed int) locale.Text {
 	if analyzed >= roughSample || analyzed <= 0 {
-		return ""
+		return locale.Text{}
 	}
-	are := "conversations are"
-	if analyzed == 1 {
-		are = "conversation is"
-	}
-	return fmt.Sprintf("Only %d %s analyzed, so each one moves a share by %d points: read the shares, "+
-		"the failure rates and the order of the Actions as rough. At least %d give steadier figures, a few hundred good ones.",
-		analyzed, are, int(math.Round(100/float64(analyzed))), roughSample)
+	return locale.Msg("task_warning.small_sample", "Count", analyzed,
+		"Points", int(math.Round(100/float64(analyzed))), "Steady", roughSample)
 }
 
 // scoresBeforeDiagnosis are the failure scores of the kept conversations (seqs, in

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -14,6 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/locale"
+	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/db/taskstate"
 	"github.com/checkup-dev/checkup/workers"
 	"github.com/checkup-dev/checkup/workers/analyzer"
@@ -124,12 +127,11 @@ func (r *run) start(ctx context.Context) error {
 			if earlier.Analyzer == info {
 				return nil
 			}
-			return r.warn(ctx, tx, taskstate.Settings, "analyzer", fmt.Sprintf(
-				"This diagnosis was resumed by an instance with a different analyzer (%s); what was done before used %s, so the results mix the two.",
-				describe(info), describe(earlier.Analyzer)))
+			return r.warn(ctx, tx, taskstate.Settings, locale.Msg("task_warning.scope_analyzer"), locale.Msg(
+				"task_warning.analyzer_changed", "Now", describe(info), "Before", describe(earlier.Analyzer)))
 		}
 		for _, w := range r.p.warnings {
-			if err := r.warn(ctx, tx, taskstate.Settings, settingName(w), w); err != nil {
+			if err := r.warn(ctx, tx, taskstate.Settings, locale.Lit(w.Arg("Setting")), w); err != nil {
 				return err
 			}
 		}
@@ -149,12 +151,6 @@ func describe(a analyzer.Info) string {
 	return strings.Join(parts, ", ")
 }
 
-// settingName is the variable a setting warning is about ("ACTION_CONCURRENCY=9 …").
-func settingName(warning string) string {
-	name, _, _ := strings.Cut(warning, "=")
-	return name
-}
-
 // inTx runs fn in the lease's fenced transaction; what names the write in the error.
 func (r *run) inTx(ctx context.Context, what string, fn func(pgx.Tx) error) error {
 	if err := r.lease.InTx(ctx, fn); err != nil {
@@ -163,11 +159,20 @@ func (r *run) inTx(ctx context.Context, what string, fn func(pgx.Tx) error) erro
 	return nil
 }
 
-// warn stores a warning for the task's owner inside tx.
-func (r *run) warn(ctx context.Context, tx pgx.Tx, stage taskstate.Stage, scope, message string) error {
-	return r.q.InsertTaskWarning(ctx, tx, dbsqlc.InsertTaskWarningParams{
-		TaskID: r.id, OwnerUserID: r.owner, Stage: stage, Scope: scope, Message: message,
-	})
+// warn stores a warning for the task's owner inside tx, in English and by its
+// messages (store.Warning); a zero scope is about the whole task.
+func (r *run) warn(ctx context.Context, tx pgx.Tx, stage taskstate.Stage, scope, message locale.Text) error {
+	return r.q.InsertTaskWarning(ctx, tx, store.Warning(r.p.en, r.id, r.owner, stage, scope, message))
+}
+
+// clusterScope is the scope of a warning about cluster idx.
+func clusterScope(idx int) locale.Text {
+	return locale.Msg("task_warning.scope_cluster", "N", strconv.Itoa(idx))
+}
+
+// conversationScope is the scope of a warning about the conversation named name.
+func conversationScope(name string) locale.Text {
+	return locale.Msg("task_warning.scope_conversation", "Name", name)
 }
 
 // setStage records the stage and its progress inside tx, with the checkpoint that
