@@ -175,17 +175,19 @@ func TestScoresFollowWhatWasLearned(t *testing.T) {
 }
 
 // TestChineseTermsAreCharactersAndPairs: CJK text counts by characters and pairs of
-// adjacent characters, words elsewhere by words and pairs of adjacent words; ids are
-// skipped.
+// adjacent characters, words elsewhere by words and pairs of words a space apart; ids
+// are skipped, and a pair never spans punctuation, an id or a change of script.
 func TestChineseTermsAreCharactersAndPairs(t *testing.T) {
 	t.Parallel()
 	d := Extract(transcript.Conversation{Messages: []transcript.Message{
-		{Role: transcript.RoleUser, Content: "转人工 order A1234 please"},
+		{Role: transcript.RoleUser, Content: "转人工 order A1234 please help,  now"},
 	}}, nil, nil, 0)
-	for _, term := range []string{"user:转", "user:人", "user:工", "user:转人", "user:人工", "user:order", "user:please"} {
+	for _, term := range []string{"user:转", "user:人", "user:工", "user:转人", "user:人工", "user:order", "user:please", "user:please help"} {
 		require.Contains(t, d.Terms, term)
 	}
 	require.NotContains(t, d.Terms, "user:a1234")
 	require.NotContains(t, d.Terms, "user:order please", "a skipped id breaks the pair")
-	require.Equal(t, Counts{Messages: 1, UserTurns: 1, Characters: 22}, d.Counts)
+	require.NotContains(t, d.Terms, "user:help now", "punctuation breaks the pair")
+	require.NotContains(t, d.Terms, "user:工 order", "a change of script breaks the pair")
+	require.Equal(t, Counts{Messages: 1, UserTurns: 1, Characters: 33}, d.Counts)
 }

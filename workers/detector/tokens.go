@@ -31,7 +31,7 @@ func eachToken(text string) iter.Seq2[string, bool] {
 		for i := 0; i < len(f); {
 			r, size := utf8.DecodeRuneInString(f[i:])
 			switch {
-			case r >= 0x2E80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+			case isCJK(r):
 				if start >= 0 && !flush(i) {
 					return
 				}
@@ -54,7 +54,7 @@ func eachToken(text string) iter.Seq2[string, bool] {
 				if start >= 0 && !flush(i) {
 					return
 				}
-				if start < 0 && !yield("", false) {
+				if !unicode.IsSpace(r) && !yield("", false) { // spaces join words into pairs
 					return
 				}
 			}
@@ -64,4 +64,9 @@ func eachToken(text string) iter.Seq2[string, bool] {
 			flush(len(f))
 		}
 	}
+}
+
+// isCJK says whether r belongs to a script written without spaces between words.
+func isCJK(r rune) bool {
+	return r >= 0x2E80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }
