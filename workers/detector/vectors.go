@@ -18,26 +18,29 @@ type vector struct {
 func blockOf(term string) int {
 	switch {
 	case strings.HasPrefix(term, userWords):
-		return 0
+		return userBlock
 	case strings.HasPrefix(term, agentWords):
-		return 1
+		return agentBlock
 	case strings.HasPrefix(term, category):
 		return findingsBlock
 	}
-	return 2 // tools and tool errors
+	return toolsBlock
 }
 
-// findingsBlock holds the categories of the diagnosis' findings, which a model reads
-// only when cross-validation says they help (Train).
+// The blocks: the user's words, the agent's, the tools called and those that returned
+// errors, and the categories of the diagnosis' findings.
 const (
-	findingsBlock = 3
-	numBlocks     = 4
+	userBlock = iota
+	agentBlock
+	toolsBlock
+	findingsBlock
+	numBlocks
 )
 
-// denseFeatures are what every model reads besides the terms, after the terms'
+// denseFeatures are what a model may read besides the terms, after the terms'
 // columns, standardised by the training set's mean and deviation: the sizes, as
-// log(1+n), and the analyzer's own failure score, which belongs with the findings
-// (analyzerScore is its index) and is read only when they are.
+// log(1+n), read with the counts, and the analyzer's own failure score, read with the
+// findings (analyzerScore is its index).
 const (
 	denseFeatures = 5
 	analyzerScore = 4
@@ -70,11 +73,11 @@ func (v *vocabulary) tfidf(terms map[string]int32) vector {
 }
 
 // tfidfCompact is tfidf of a compact document, its lexicon ids mapped to columns by
-// col.
-func (v *vocabulary) tfidfCompact(terms []termCount, col []int32) vector {
+// col, over the columns keep accepts (each block normalised over those alone).
+func (v *vocabulary) tfidfCompact(terms []termCount, col []int32, keep func(col int32) bool) vector {
 	var cols, counts []int32
 	for _, t := range terms {
-		if c := col[t.id]; c >= 0 {
+		if c := col[t.id]; c >= 0 && keep(c) {
 			cols, counts = append(cols, c), append(counts, t.n)
 		}
 	}
