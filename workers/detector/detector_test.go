@@ -35,6 +35,10 @@ func TestTrainingIsDeterministic(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(a), string(again), "a decoded model encodes to the same bytes")
 	require.Equal(t, len(examples), m.Estimate.TrainedOn)
+	e := m.Estimate
+	require.GreaterOrEqual(t, e.SelectionOptimism, 0.0)
+	require.InDelta(t, max(e.WithoutFindings, e.WithFindings)-e.SelectionOptimism, e.AUROC, 2e-4, "the better variant's figure less the choice's optimism: %+v", e)
+	require.True(t, e.Low <= e.AUROC && e.AUROC <= e.High, "%+v", e)
 }
 
 // TestTooFewLabelsSaysWhatIsNeeded: below MinPerOutcome of either outcome there is no

@@ -14,54 +14,41 @@ import (
 // TF-IDF text classifiers of a few thousand documents.
 const l2 = 1.0
 
-// design is a training set as the regression reads it: each document's row over
-// width columns (the terms, then the dense features), split into the parts a feature
-// set reads, its outcome and its weight.
+// design is a training set as the regression reads it: one sparse row per document
+// over width columns (the terms, then the dense features), its outcome and its
+// weight.
 type design struct {
-	words    []vector                 // the user's and agent's words and pairs, each block normalised over both
-	unigrams []vector                 // the same blocks over the single words alone
-	tools    []vector                 // toolsBlock
-	findings []vector                 // findingsBlock
+	rows     []vector                 // the columns of the terms but the findings'
+	findings []vector                 // the findings' columns (findingsBlock), read with readsFindings
 	dense    [][denseFeatures]float64 // standardised
 	failed   []bool
 	weight   []float64
-	terms    int        // columns of the terms; the counts follow
-	reads    featureSet // what the fit reads
+	terms    int // columns of the terms; the counts follow
+	// readsFindings says whether the fit reads the findings' columns and the
+	// analyzer's score.
+	readsFindings bool
 }
 
-// add appends a document's row from its vector over every column (all) and over the
-// columns but the pairs (unigrams).
-func (d *design) add(all, unigrams vector, blocks []uint8, dense [denseFeatures]float64) {
-	var words, tools, findings vector
-	for k, c := range all.cols {
-		part := &words
-		switch blocks[c] {
-		case toolsBlock:
-			part = &tools
-		case findingsBlock:
+// add appends a document's row, split into its findings' columns and the others.
+func (d *design) add(v vector, blocks []uint8, dense [denseFeatures]float64) {
+	var main, findings vector
+	for k, c := range v.cols {
+		part := &main
+		if blocks[c] == findingsBlock {
 			part = &findings
 		}
-		part.cols, part.vals = append(part.cols, c), append(part.vals, all.vals[k])
+		part.cols, part.vals = append(part.cols, c), append(part.vals, v.vals[k])
 	}
-	var single vector
-	for k, c := range unigrams.cols {
-		if b := blocks[c]; b == userBlock || b == agentBlock {
-			single.cols, single.vals = append(single.cols, c), append(single.vals, unigrams.vals[k])
-		}
-	}
-	d.words, d.unigrams = append(d.words, words), append(d.unigrams, single)
-	d.tools, d.findings = append(d.tools, tools), append(d.findings, findings)
-	d.dense = append(d.dense, dense)
+	d.rows, d.findings, d.dense = append(d.rows, main), append(d.findings, findings), append(d.dense, dense)
 }
 
 func (d *design) width() int { return d.terms + denseFeatures }
 
 // subset is the design restricted to the rows at idx, reweighted for its classes.
 func (d *design) subset(idx []int) *design {
-	s := &design{terms: d.terms, reads: d.reads}
+	s := &design{terms: d.terms, readsFindings: d.readsFindings}
 	for _, i := range idx {
-		s.words, s.unigrams = append(s.words, d.words[i]), append(s.unigrams, d.unigrams[i])
-		s.tools, s.findings = append(s.tools, d.tools[i]), append(s.findings, d.findings[i])
+		s.rows, s.findings = append(s.rows, d.rows[i]), append(s.findings, d.findings[i])
 		s.dense = append(s.dense, d.dense[i])
 		s.failed = append(s.failed, d.failed[i])
 	}
@@ -88,31 +75,14 @@ func (d *design) balance() {
 	}
 }
 
-// parts are the sparse parts of row i the fit reads (an empty vector for one it does
-// not).
-func (d *design) parts(i int) [3]vector {
-	var p [3]vector
-	p[0] = d.unigrams[i]
-	if d.reads.Pairs {
-		p[0] = d.words[i]
-	}
-	if d.reads.Tools {
-		p[1] = d.tools[i]
-	}
-	if d.reads.Findings {
-		p[2] = d.findings[i]
-	}
-	return p
-}
-
 // margin is the linear score of row i under the weights w (intercept last).
 func (d *design) margin(w []float64, i int) float64 {
-	z := w[len(w)-1]
-	for _, v := range d.parts(i) {
-		z += v.dot(w)
+	z := w[len(w)-1] + d.rows[i].dot(w)
+	if d.readsFindings {
+		z += d.findings[i].dot(w)
 	}
 	for k, x := range d.dense[i] {
-		if d.reads.readsDense(k) {
+		if k != analyzerScore || d.readsFindings {
 			z += w[d.terms+k] * x
 		}
 	}
@@ -147,7 +117,7 @@ func (d *design) loss(w, grad []float64) float64 {
 	}
 	bias := len(w) - 1
 	var f float64
-	for i := range d.failed {
+	for i := range d.rows {
 		z := d.margin(w, i)
 		y := -1.0
 		if d.failed[i] {
@@ -158,11 +128,12 @@ func (d *design) loss(w, grad []float64) float64 {
 			continue
 		}
 		g := -y * d.weight[i] * sigmoid(-y*z)
-		for _, v := range d.parts(i) {
-			v.addTo(grad, g)
+		d.rows[i].addTo(grad, g)
+		if d.readsFindings {
+			d.findings[i].addTo(grad, g)
 		}
 		for k, x := range d.dense[i] {
-			if d.reads.readsDense(k) {
+			if k != analyzerScore || d.readsFindings {
 				grad[d.terms+k] += g * x
 			}
 		}

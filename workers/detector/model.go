@@ -15,21 +15,17 @@ import (
 type Model struct {
 	Format int `json:"format"`
 	vocabulary
-	Weights      []float64              `json:"weights"` // one per term
-	DenseWeights [denseFeatures]float64 `json:"dense_weights"`
-	DenseMean    [denseFeatures]float64 `json:"dense_mean"`
-	DenseStd     [denseFeatures]float64 `json:"dense_std"`
-	Intercept    float64                `json:"intercept"`
-	// Features are the kinds of feature it reads (the names of its featureSet): the
-	// variant cross-validation chose.
-	Features []string `json:"features"`
-	Estimate Estimate `json:"estimate"`
-	reads    featureSet
+	Weights       []float64              `json:"weights"` // one per term
+	DenseWeights  [denseFeatures]float64 `json:"dense_weights"`
+	DenseMean     [denseFeatures]float64 `json:"dense_mean"`
+	DenseStd      [denseFeatures]float64 `json:"dense_std"`
+	Intercept     float64                `json:"intercept"`
+	ReadsFindings bool                   `json:"reads_findings"` // findings helped in cross-validation
+	Estimate      Estimate               `json:"estimate"`
 }
 
-// modelFormat is the version of Model's stored form. Format 1 had no features: it read
-// everything but, unless reads_findings said so, the findings.
-const modelFormat = 2
+// modelFormat is the version of Model's stored form.
+const modelFormat = 1
 
 // Estimate is how well a detector separates failed from successful conversations it
 // was not trained on, by cross-validation over folds of whole near-duplicate groups.
@@ -47,10 +43,11 @@ type Estimate struct {
 	// which may raise High).
 	Low  float64 `json:"cv_low"`
 	High float64 `json:"cv_high"`
-	// Variants are the cross-validated AUROCs of the feature sets Train compared; the
-	// model is the best.
-	Variants []Variant `json:"variants"`
-	// SelectionOptimism is how much choosing the best variant raised its figure
+	// WithoutFindings and WithFindings are the cross-validated AUROCs of the two
+	// variants Train compared; the model is the better one.
+	WithoutFindings float64 `json:"cv_auroc_without_findings"`
+	WithFindings    float64 `json:"cv_auroc_with_findings"`
+	// SelectionOptimism is how much choosing the better variant raised its figure
 	// (selectionOptimism).
 	SelectionOptimism float64 `json:"cv_selection_optimism"`
 	// AUROCSeen is the cross-validated AUROC over folds that ignore the groups: on
@@ -60,63 +57,17 @@ type Estimate struct {
 	Baselines []Baseline `json:"baselines"`
 }
 
-// Variant is one feature set Train cross-validated and its AUROC.
-type Variant struct {
-	Features []string `json:"features"`
-	AUROC    float64  `json:"cv_auroc"`
-}
-
-// Decode reads a model from its stored form (its JSON), of this format or the one
-// before.
+// Decode reads a model from its stored form (its JSON).
 func Decode(data []byte) (*Model, error) {
 	var m Model
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("detector: decode model: %w", err)
 	}
-	if (m.Format != modelFormat && m.Format != 1) || len(m.Weights) != len(m.Terms) || len(m.IDF) != len(m.Terms) {
+	if m.Format != modelFormat || len(m.Weights) != len(m.Terms) || len(m.IDF) != len(m.Terms) {
 		return nil, fmt.Errorf("detector: decode model: format %d with %d terms, %d idf, %d weights", m.Format, len(m.Terms), len(m.IDF), len(m.Weights))
 	}
-	if m.Format == 1 {
-		var old struct {
-			ReadsFindings bool `json:"reads_findings"`
-		}
-		if err := json.Unmarshal(data, &old); err != nil {
-			return nil, fmt.Errorf("detector: decode model: %w", err)
-		}
-		m.Features = featureSet{Pairs: true, Tools: true, Counts: true, Findings: old.ReadsFindings}.names()
-	}
-	reads, err := parseFeatureSet(m.Features)
-	if err != nil {
-		return nil, fmt.Errorf("detector: decode model: %w", err)
-	}
-	m.reads = reads
 	m.buildIndex()
 	return &m, nil
-}
-
-// keep makes the fitted weights w (the design's columns, intercept last) the model's,
-// its margin shifted by shift: the terms it does not read leave its vocabulary, and
-// the dense features it does not read weigh nothing.
-func (m *Model) keep(reads featureSet, w []float64, shift float64) {
-	m.reads, m.Features = reads, reads.names()
-	v := vocabulary{Terms: []string{}, IDF: []float64{}}
-	m.Weights = []float64{}
-	for i, t := range m.Terms {
-		if reads.readsTerm(t, m.blocks[i]) {
-			v.Terms, v.IDF = append(v.Terms, t), append(v.IDF, m.IDF[i])
-			m.Weights = append(m.Weights, w[i])
-		}
-	}
-	terms := len(m.Terms)
-	for k := range denseFeatures {
-		m.DenseWeights[k] = 0
-		if reads.readsDense(k) {
-			m.DenseWeights[k] = w[terms+k]
-		}
-	}
-	m.Intercept = w[len(w)-1] + shift
-	v.buildIndex()
-	m.vocabulary = v
 }
 
 // Score is the detector's estimate that the conversation failed, 0 to 1. It is safe
@@ -129,7 +80,7 @@ func (m *Model) Score(d Doc) float64 {
 func (m *Model) margin(v vector, d Doc) float64 {
 	z := m.Intercept
 	for k, col := range v.cols {
-		if m.blocks[col] == findingsBlock && !m.reads.Findings { // a format 1 model's
+		if m.blocks[col] == findingsBlock && !m.ReadsFindings {
 			continue
 		}
 		z += m.Weights[col] * float64(v.vals[k])
@@ -162,7 +113,7 @@ type Feature struct {
 func (m *Model) TopFeatures(n int) []Feature {
 	var all []Feature
 	for i, t := range m.Terms {
-		if m.Weights[i] != 0 && (m.reads.Findings || !strings.HasPrefix(t, category)) {
+		if m.Weights[i] != 0 && (m.ReadsFindings || !strings.HasPrefix(t, category)) {
 			all = append(all, Feature{t, m.Weights[i]})
 		}
 	}

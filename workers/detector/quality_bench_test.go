@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/checkup-dev/checkup/db/transcript/transcripttest"
@@ -50,7 +48,6 @@ func BenchmarkDetectorQuality(b *testing.B) {
 				b.ReportMetric(e.High, "cv_high")
 				b.Log(f)
 				b.Logf("interval holds the unseen figure: %v", e.Low <= f.detector && f.detector <= e.High)
-				b.Logf("each variant trained alone, unseen AUROC: %s", aloneFigures(b, s.set, s.cut))
 			}
 		})
 	}
@@ -61,13 +58,8 @@ func (f splitFigures) String() string {
 		return fmt.Sprintf("%s: no detector (%d of %d trained on failed)", f.set, f.trainedFailed, f.trained)
 	}
 	e := f.model.Estimate
-	variants := make([]string, len(e.Variants))
-	for i, v := range e.Variants {
-		variants[i] = fmt.Sprintf("%s %.3f", strings.Join(v.Features, "+"), v.AUROC)
-	}
-	return fmt.Sprintf("%s: trained on %d (%d failed), unseen %d (%d failed): detector %.3f (%s) | cv %.3f [%.3f, %.3f] (less %.3f for the choice; %s; %d groups) | rules %.3f | messages %.3f user turns %.3f tool calls %.3f",
-		f.set, f.trained, e.Failed, f.unseen, f.unseenFailed, f.detector, strings.Join(f.model.Features, "+"), e.AUROC, e.Low, e.High,
-		e.SelectionOptimism, strings.Join(variants, ", "), e.Groups, f.rules, f.messages, f.users, f.tools)
+	return fmt.Sprintf("%s: trained on %d (%d failed), unseen %d (%d failed): detector %.3f | cv %.3f [%.3f, %.3f] (without findings %.3f, with %.3f, less %.3f for the choice; %d groups) | rules %.3f | messages %.3f user turns %.3f tool calls %.3f",
+		f.set, f.trained, e.Failed, f.unseen, f.unseenFailed, f.detector, e.AUROC, e.Low, e.High, e.WithoutFindings, e.WithFindings, e.SelectionOptimism, e.Groups, f.rules, f.messages, f.users, f.tools)
 }
 
 // BenchmarkDetectorIntervalCoverage checks the interval the detector states: over 30
@@ -83,40 +75,30 @@ func BenchmarkDetectorIntervalCoverage(b *testing.B) {
 		rng := rand.New(rand.NewPCG(9, 9))
 		held, n := 0, 0
 		var unseen, cv, rules, messages float64
-		// Each variant trained alone, for the record: what choosing among them could reach.
-		sets := variants()
-		chosen, aloneUnseen := make([]int, len(sets)), make([]float64, len(sets))
 		for range 30 {
 			inTrain := map[int]bool{}
 			for _, s := range rng.Perm(25)[:13] {
 				inTrain[s] = true
 			}
-			var learnt, test []sampleExample
+			var train, test []sampleExample
 			for _, e := range all {
 				if inTrain[e.scenario] {
-					learnt = append(learnt, e)
+					train = append(train, e)
 				} else {
 					test = append(test, e)
 				}
 			}
-			m, _, err := Train(context.Background(), walkOf(learnt))
+			m, _, err := Train(context.Background(), walkOf(train))
 			if err != nil {
 				continue
 			}
-			var r, msg []float64
+			var s, r, msg []float64
 			var f []bool
 			for _, e := range test {
-				r, msg, f = append(r, e.rules), append(msg, float64(e.Doc.Counts.Messages)), append(f, e.Failed)
+				s, r = append(s, m.Score(e.Doc)), append(r, e.rules)
+				msg, f = append(msg, float64(e.Doc.Counts.Messages)), append(f, e.Failed)
 			}
-			a := unseenAUROC(m, test)
-			for v, set := range sets {
-				if slices.Equal(m.Features, set.names()) {
-					chosen[v]++
-				}
-				if alone, _, err := train(context.Background(), walkOf(learnt), []featureSet{set}); err == nil {
-					aloneUnseen[v] += unseenAUROC(alone, test)
-				}
-			}
+			a := stats.AUROC(s, f)
 			n++
 			unseen, cv, rules, messages = unseen+a, cv+m.Estimate.AUROC, rules+stats.AUROC(r, f), messages+stats.AUROC(msg, f)
 			if m.Estimate.Low <= a && a <= m.Estimate.High {
@@ -129,32 +111,5 @@ func BenchmarkDetectorIntervalCoverage(b *testing.B) {
 		b.ReportMetric(rules/float64(n), "mean_auroc_rules")
 		b.ReportMetric(messages/float64(n), "mean_auroc_messages")
 		b.Logf("interval held the unseen figure in %d of %d splits", held, n)
-		for v, set := range sets {
-			b.Logf("%s: chosen in %d; alone, mean unseen %.3f", strings.Join(set.names(), "+"), chosen[v], aloneUnseen[v]/float64(n))
-		}
 	}
-}
-
-// unseenAUROC is m's AUROC on examples, their labels read only to score it.
-func unseenAUROC(m *Model, examples []sampleExample) float64 {
-	s, f := make([]float64, len(examples)), make([]bool, len(examples))
-	for i, e := range examples {
-		s[i], f[i] = m.Score(e.Doc), e.Failed
-	}
-	return stats.AUROC(s, f)
-}
-
-// aloneFigures are the unseen AUROCs of each variant trained alone on the scenarios
-// below cut, for the record: what choosing among them could reach, never what chooses.
-func aloneFigures(tb testing.TB, set string, cut int) string {
-	learnt, test := splitByScenario(sampleExamples(tb, set), cut)
-	var out []string
-	for _, v := range variants() {
-		m, _, err := train(context.Background(), walkOf(learnt), []featureSet{v})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, fmt.Sprintf("%s %.3f", strings.Join(v.names(), "+"), unseenAUROC(m, test)))
-	}
-	return strings.Join(out, ", ")
 }

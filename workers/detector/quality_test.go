@@ -103,14 +103,22 @@ type splitFigures struct {
 // baselines and the rules' only, with the error.
 func measureSplit(tb testing.TB, set string, cut int) (splitFigures, error) {
 	tb.Helper()
-	learnt, test := splitByScenario(sampleExamples(tb, set), cut)
-	f := splitFigures{set: set, trained: len(learnt), unseen: len(test)}
-	for _, e := range learnt {
+	all := sampleExamples(tb, set)
+	var train, test []sampleExample
+	for _, e := range all {
+		if e.scenario < cut {
+			train = append(train, e)
+		} else {
+			test = append(test, e)
+		}
+	}
+	f := splitFigures{set: set, trained: len(train), unseen: len(test)}
+	for _, e := range train {
 		if e.Failed {
 			f.trainedFailed++
 		}
 	}
-	m, _, trainErr := Train(context.Background(), walkOf(learnt))
+	m, _, trainErr := Train(context.Background(), walkOf(train))
 	f.model = m
 	var det, rules, msgs, users, tools []float64
 	var failed []bool
@@ -133,17 +141,4 @@ func measureSplit(tb testing.TB, set string, cut int) (splitFigures, error) {
 	f.rules = stats.AUROC(rules, failed)
 	f.messages, f.users, f.tools = stats.AUROC(msgs, failed), stats.AUROC(users, failed), stats.AUROC(tools, failed)
 	return f, trainErr
-}
-
-// splitByScenario puts the examples of the scenarios below cut in learnt, the others in
-// test.
-func splitByScenario(all []sampleExample, cut int) (learnt, test []sampleExample) {
-	for _, e := range all {
-		if e.scenario < cut {
-			learnt = append(learnt, e)
-		} else {
-			test = append(test, e)
-		}
-	}
-	return learnt, test
 }

@@ -29,6 +29,6 @@ func (m *Model) Summarise(agent string, version, runs int) Summary {
 	return Summary{
 		Agent: agent, Version: version, TrainedOn: e.TrainedOn, Failed: e.Failed, Succeeded: e.Succeeded,
 		Runs: runs, Groups: e.Groups, CVAUROC: e.AUROC, CVInterval: [2]float64{e.Low, e.High},
-		ReadsFindings: m.reads.Findings, Baselines: e.Baselines, TopFeatures: m.TopFeatures(topFeatures),
+		ReadsFindings: m.ReadsFindings, Baselines: e.Baselines, TopFeatures: m.TopFeatures(topFeatures),
 	}
 }

@@ -46,19 +46,14 @@ func (e *TooFewLabels) NeedFailed() int    { return max(0, MinPerOutcome-e.Faile
 func (e *TooFewLabels) NeedSucceeded() int { return max(0, MinPerOutcome-e.Succeeded) }
 
 // Train learns a detector from the labelled conversations walk hands over. It
-// cross-validates each of the variants' feature sets over folds of whole
-// near-duplicate groups, keeps the best (the simpler on a tie), states its figure less
-// what picking the best of several flatters it by, and fits it on every example.
-// Besides the model it returns each example's out-of-fold score (in walk order): the
-// score of a model that did not see it, which is what a labelled conversation's
-// failure score should be. It returns *TooFewLabels when an outcome has fewer than
-// MinPerOutcome examples.
+// cross-validates two variants, with and without the diagnosis' finding categories,
+// over folds of whole near-duplicate groups, keeps the better one (without findings on
+// a tie), states its figure less what picking the better of two flatters it by, and
+// fits it on every example. Besides the model it returns each example's
+// out-of-fold score (in walk order): the score of a model that did not see it, which is
+// what a labelled conversation's failure score should be. It returns *TooFewLabels when
+// an outcome has fewer than MinPerOutcome examples.
 func Train(ctx context.Context, walk Examples) (*Model, []float64, error) {
-	return train(ctx, walk, variants())
-}
-
-// train is Train choosing between the feature sets sets.
-func train(ctx context.Context, walk Examples, sets []featureSet) (*Model, []float64, error) {
 	lex := newLexicon()
 	var docs [][]termCount
 	var fps []Fingerprint
@@ -88,14 +83,8 @@ func train(ctx context.Context, walk Examples, sets []featureSet) (*Model, []flo
 	m := &Model{Format: modelFormat, vocabulary: vocab}
 	m.DenseMean, m.DenseStd = meanStd(dense)
 	d := &design{terms: len(m.Terms), failed: failed}
-	single := make([]bool, len(m.Terms)) // the columns but the pairs
-	for c, t := range m.Terms {
-		single[c] = !isPair(t) || (m.blocks[c] != userBlock && m.blocks[c] != agentBlock)
-	}
-	all := func(int32) bool { return true }
-	unigram := func(c int32) bool { return single[c] }
 	for i, doc := range docs {
-		d.add(m.tfidfCompact(doc, col, all), m.tfidfCompact(doc, col, unigram), m.blocks, m.scale(dense[i]))
+		d.add(m.tfidfCompact(doc, col), m.blocks, m.scale(dense[i]))
 		docs[i] = nil
 	}
 	groups := Groups(fps)
@@ -105,29 +94,22 @@ func train(ctx context.Context, walk Examples, sets []featureSet) (*Model, []flo
 	// The fits weigh both outcomes alike; shift restores the agent's own share of
 	// failures, so that a score is a probability and scores add up to failures.
 	shift := math.Log(float64(nFailed) / float64(len(failed)-nFailed))
-	runs := make([]*cvRun, len(sets))
-	for i, s := range sets {
-		runs[i] = &cvRun{reads: s, fold: fold, k: k}
-	}
-	if err := crossValidate(ctx, d, shift, runs...); err != nil {
+	without, with := &cvRun{fold: fold, k: k}, &cvRun{withFindings: true, fold: fold, k: k}
+	if err := crossValidate(ctx, d, shift, without, with); err != nil {
 		return nil, nil, err
 	}
-	best := 0
-	outs := make([][]float64, len(runs))
-	for i, r := range runs {
-		outs[i] = r.out
-		est.Variants = append(est.Variants, Variant{Features: r.reads.names(), AUROC: round4(stats.AUROC(r.out, failed))})
-		if est.Variants[i].AUROC > est.Variants[best].AUROC {
-			best = i
-		}
+	best, chosen := without, 0
+	est.WithoutFindings, est.WithFindings = round4(stats.AUROC(without.out, failed)), round4(stats.AUROC(with.out, failed))
+	if est.WithFindings > est.WithoutFindings {
+		best, chosen = with, 1
 	}
-	chosen := runs[best]
-	optimism := selectionOptimism(outs, failed, groups, best)
-	lo, hi, _ := groupBootstrap(chosen.out, failed, groups)
+	m.ReadsFindings = best.withFindings
+	optimism := selectionOptimism([][]float64{without.out, with.out}, failed, groups, chosen)
+	lo, hi, _ := groupBootstrap(best.out, failed, groups)
 	// The conversations a PM has not labelled are often retries of scenarios that were:
-	// the same feature set over folds that ignore the groups says how it does on those,
-	// and the interval reaches up to where that figure could fall.
-	seen := &cvRun{reads: chosen.reads, fold: shuffledFolds(len(failed), k), k: k}
+	// the same variant over folds that ignore the groups says how it does on those, and
+	// the interval reaches up to where that figure could fall.
+	seen := &cvRun{withFindings: best.withFindings, fold: shuffledFolds(len(failed), k), k: k}
 	if err := crossValidate(ctx, d, shift, seen); err != nil {
 		return nil, nil, err
 	}
@@ -135,20 +117,31 @@ func train(ctx context.Context, walk Examples, sets []featureSet) (*Model, []flo
 	if _, seenHi, ok := groupBootstrap(seen.out, failed, identity(len(failed))); ok {
 		hi = max(hi, seenHi)
 	}
-	// Picking the best of the variants flatters its figure: the estimate and the
-	// interval's lower end give that back; the upper end stays.
+	// Picking the better variant flatters its figure: the estimate and the interval's
+	// lower end give that back; the upper end stays.
 	est.SelectionOptimism = round4(optimism)
-	est.AUROC = round4(stats.AUROC(chosen.out, failed) - optimism)
+	est.AUROC = round4(stats.AUROC(best.out, failed) - optimism)
 	est.Low, est.High = round4(max(0, lo-optimism)), round4(hi)
+	bestOut := best.out
 	m.Estimate = est
-	d.reads = chosen.reads
+	d.readsFindings = m.ReadsFindings
 	d.balance()
 	w, err := fit(d)
 	if err != nil {
 		return nil, nil, err
 	}
-	m.keep(chosen.reads, w, shift)
-	return m, chosen.out, nil
+	m.Weights = w[:d.terms]
+	copy(m.DenseWeights[:], w[d.terms:d.terms+denseFeatures])
+	m.Intercept = w[len(w)-1] + shift
+	if !m.ReadsFindings {
+		for i, b := range m.blocks {
+			if b == findingsBlock {
+				m.Weights[i] = 0
+			}
+		}
+		m.DenseWeights[analyzerScore] = 0
+	}
+	return m, bestOut, nil
 }
 
 // shuffledFolds assigns n rows to k folds at random, from a fixed seed, ignoring
@@ -170,13 +163,13 @@ func identity(n int) []int {
 	return out
 }
 
-// cvRun is one cross-validation: a feature set over an assignment of the rows to k
-// folds, and the out-of-fold score of every row.
+// cvRun is one cross-validation: a variant (with or without the findings) over an
+// assignment of the rows to k folds, and the out-of-fold score of every row.
 type cvRun struct {
-	reads featureSet
-	fold  []int
-	k     int
-	out   []float64
+	withFindings bool
+	fold         []int
+	k            int
+	out          []float64
 }
 
 // crossValidate scores every row of each run with a model fitted on the other folds
@@ -189,7 +182,7 @@ func crossValidate(ctx context.Context, d *design, shift float64, runs ...*cvRun
 	}
 	var all []job
 	for _, r := range runs {
-		r.out = make([]float64, len(d.failed))
+		r.out = make([]float64, len(d.rows))
 		for f := range r.k {
 			all = append(all, job{r, f})
 		}
@@ -201,7 +194,7 @@ func crossValidate(ctx context.Context, d *design, shift float64, runs ...*cvRun
 		wg.Go(func() {
 			for i := range jobs {
 				j := all[i]
-				errs[i] = fitFold(d, j.run.fold, j.fold, j.run.reads, shift, j.run.out)
+				errs[i] = fitFold(d, j.run.fold, j.fold, j.run.withFindings, shift, j.run.out)
 			}
 		})
 	}
@@ -219,9 +212,9 @@ func crossValidate(ctx context.Context, d *design, shift float64, runs ...*cvRun
 	return errors.Join(errs...)
 }
 
-// fitFold fits the feature set on the rows outside fold f and scores the rows inside
-// it into out.
-func fitFold(d *design, fold []int, f int, reads featureSet, shift float64, out []float64) error {
+// fitFold fits the variant on the rows outside fold f and scores the rows inside it
+// into out.
+func fitFold(d *design, fold []int, f int, withFindings bool, shift float64, out []float64) error {
 	var train, test []int
 	for i, fi := range fold {
 		if fi == f {
@@ -231,7 +224,7 @@ func fitFold(d *design, fold []int, f int, reads featureSet, shift float64, out 
 		}
 	}
 	variant := *d
-	variant.reads = reads
+	variant.readsFindings = withFindings
 	sub := variant.subset(train)
 	if !bothOutcomes(sub.failed) {
 		for _, i := range test {

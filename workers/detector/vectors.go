@@ -18,29 +18,26 @@ type vector struct {
 func blockOf(term string) int {
 	switch {
 	case strings.HasPrefix(term, userWords):
-		return userBlock
+		return 0
 	case strings.HasPrefix(term, agentWords):
-		return agentBlock
+		return 1
 	case strings.HasPrefix(term, category):
 		return findingsBlock
 	}
-	return toolsBlock
+	return 2 // tools and tool errors
 }
 
-// The blocks: the user's words, the agent's, the tools called and those that returned
-// errors, and the categories of the diagnosis' findings.
+// findingsBlock holds the categories of the diagnosis' findings, which a model reads
+// only when cross-validation says they help (Train).
 const (
-	userBlock = iota
-	agentBlock
-	toolsBlock
-	findingsBlock
-	numBlocks
+	findingsBlock = 3
+	numBlocks     = 4
 )
 
-// denseFeatures are what a model may read besides the terms, after the terms'
+// denseFeatures are what every model reads besides the terms, after the terms'
 // columns, standardised by the training set's mean and deviation: the sizes, as
-// log(1+n), read with the counts, and the analyzer's own failure score, read with the
-// findings (analyzerScore is its index).
+// log(1+n), and the analyzer's own failure score, which belongs with the findings
+// (analyzerScore is its index) and is read only when they are.
 const (
 	denseFeatures = 5
 	analyzerScore = 4
@@ -73,11 +70,11 @@ func (v *vocabulary) tfidf(terms map[string]int32) vector {
 }
 
 // tfidfCompact is tfidf of a compact document, its lexicon ids mapped to columns by
-// col, over the columns keep accepts (each block normalised over those alone).
-func (v *vocabulary) tfidfCompact(terms []termCount, col []int32, keep func(col int32) bool) vector {
+// col.
+func (v *vocabulary) tfidfCompact(terms []termCount, col []int32) vector {
 	var cols, counts []int32
 	for _, t := range terms {
-		if c := col[t.id]; c >= 0 && keep(c) {
+		if c := col[t.id]; c >= 0 {
 			cols, counts = append(cols, c), append(counts, t.n)
 		}
 	}
