@@ -10,9 +10,9 @@ import (
 
 // eachToken yields the tokens of text the way the detector counts words: folded words
 // of two or more letters in scripts that separate words with spaces (a word with a digit
-// or an underscore — an id, an amount, a tool name — is skipped and breaks the pairs),
+// or an underscore — an id, an amount, a tool name — is skipped and breaks a pair),
 // and in scripts that do not (Han, Hiragana, Katakana) every character on its own. Each
-// token comes with whether it is CJK, so the caller pairs characters and words alike.
+// token comes with whether it is CJK, so the caller can pair adjacent characters.
 // Tokens are slices of the folded text.
 func eachToken(text string) iter.Seq2[string, bool] {
 	return func(yield func(string, bool) bool) {
@@ -31,7 +31,7 @@ func eachToken(text string) iter.Seq2[string, bool] {
 		for i := 0; i < len(f); {
 			r, size := utf8.DecodeRuneInString(f[i:])
 			switch {
-			case isCJK(r):
+			case r >= 0x2E80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
 				if start >= 0 && !flush(i) {
 					return
 				}
@@ -54,7 +54,7 @@ func eachToken(text string) iter.Seq2[string, bool] {
 				if start >= 0 && !flush(i) {
 					return
 				}
-				if !unicode.IsSpace(r) && !yield("", false) { // spaces join words into pairs
+				if start < 0 && !yield("", false) {
 					return
 				}
 			}
@@ -64,9 +64,4 @@ func eachToken(text string) iter.Seq2[string, bool] {
 			flush(len(f))
 		}
 	}
-}
-
-// isCJK says whether r belongs to a script written without spaces between words.
-func isCJK(r rune) bool {
-	return r >= 0x2E80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }
