@@ -35,6 +35,10 @@ func TestTrainingIsDeterministic(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(a), string(again), "a decoded model encodes to the same bytes")
 	require.Equal(t, len(examples), m.Estimate.TrainedOn)
+	e := m.Estimate
+	require.GreaterOrEqual(t, e.SelectionOptimism, 0.0)
+	require.InDelta(t, max(e.WithoutFindings, e.WithFindings)-e.SelectionOptimism, e.AUROC, 2e-4, "the better variant's figure less the choice's optimism: %+v", e)
+	require.True(t, e.Low <= e.AUROC && e.AUROC <= e.High, "%+v", e)
 }
 
 // TestTooFewLabelsSaysWhatIsNeeded: below MinPerOutcome of either outcome there is no
@@ -175,17 +179,19 @@ func TestScoresFollowWhatWasLearned(t *testing.T) {
 }
 
 // TestChineseTermsAreCharactersAndPairs: CJK text counts by characters and pairs of
-// adjacent characters, words elsewhere by words and pairs of adjacent words; ids are
-// skipped.
+// adjacent characters, words elsewhere by words alone; ids are skipped.
 func TestChineseTermsAreCharactersAndPairs(t *testing.T) {
 	t.Parallel()
 	d := Extract(transcript.Conversation{Messages: []transcript.Message{
-		{Role: transcript.RoleUser, Content: "转人工 order A1234 please"},
+		{Role: transcript.RoleUser, Content: "转人工 order A1234 please help, 工 now"},
 	}}, nil, nil, 0)
-	for _, term := range []string{"user:转", "user:人", "user:工", "user:转人", "user:人工", "user:order", "user:please"} {
+	for _, term := range []string{"user:转", "user:人", "user:工", "user:转人", "user:人工", "user:order", "user:please", "user:help", "user:now"} {
 		require.Contains(t, d.Terms, term)
 	}
 	require.NotContains(t, d.Terms, "user:a1234")
-	require.NotContains(t, d.Terms, "user:order please", "a skipped id breaks the pair")
-	require.Equal(t, Counts{Messages: 1, UserTurns: 1, Characters: 22}, d.Counts)
+	for term := range d.Terms {
+		require.NotContains(t, term, " ", "words are not paired")
+	}
+	require.Len(t, d.Terms, 9, "no pair across a space or a change of script")
+	require.Equal(t, Counts{Messages: 1, UserTurns: 1, Characters: 34}, d.Counts)
 }

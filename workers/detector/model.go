@@ -30,21 +30,26 @@ const modelFormat = 1
 // Estimate is how well a detector separates failed from successful conversations it
 // was not trained on, by cross-validation over folds of whole near-duplicate groups.
 type Estimate struct {
-	TrainedOn int     `json:"trained_on"`
-	Failed    int     `json:"failed"`
-	Succeeded int     `json:"succeeded"`
-	Groups    int     `json:"groups"` // near-duplicate groups the folds kept whole
-	Folds     int     `json:"folds"`
-	AUROC     float64 `json:"cv_auroc"`
+	TrainedOn int `json:"trained_on"`
+	Failed    int `json:"failed"`
+	Succeeded int `json:"succeeded"`
+	Groups    int `json:"groups"` // near-duplicate groups the folds kept whole
+	Folds     int `json:"folds"`
+	// AUROC is the chosen variant's cross-validated AUROC less SelectionOptimism.
+	AUROC float64 `json:"cv_auroc"`
 	// Low and High bound the interval (intervalLevel) in which its AUROC on
 	// conversations it has not seen should fall: from new scenarios (the folds of whole
-	// groups, Low) to retries of known ones (AUROCSeen's folds, which may raise High).
+	// groups, Low, less SelectionOptimism) to retries of known ones (AUROCSeen's folds,
+	// which may raise High).
 	Low  float64 `json:"cv_low"`
 	High float64 `json:"cv_high"`
 	// WithoutFindings and WithFindings are the cross-validated AUROCs of the two
 	// variants Train compared; the model is the better one.
 	WithoutFindings float64 `json:"cv_auroc_without_findings"`
 	WithFindings    float64 `json:"cv_auroc_with_findings"`
+	// SelectionOptimism is how much choosing the better variant raised its figure
+	// (selectionOptimism).
+	SelectionOptimism float64 `json:"cv_selection_optimism"`
 	// AUROCSeen is the cross-validated AUROC over folds that ignore the groups: on
 	// retries of scenarios it has seen.
 	AUROCSeen float64 `json:"cv_auroc_seen"`

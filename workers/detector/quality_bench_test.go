@@ -58,8 +58,8 @@ func (f splitFigures) String() string {
 		return fmt.Sprintf("%s: no detector (%d of %d trained on failed)", f.set, f.trainedFailed, f.trained)
 	}
 	e := f.model.Estimate
-	return fmt.Sprintf("%s: trained on %d (%d failed), unseen %d (%d failed): detector %.3f | cv %.3f [%.3f, %.3f] (without findings %.3f, with %.3f; %d groups) | rules %.3f | messages %.3f user turns %.3f tool calls %.3f",
-		f.set, f.trained, e.Failed, f.unseen, f.unseenFailed, f.detector, e.AUROC, e.Low, e.High, e.WithoutFindings, e.WithFindings, e.Groups, f.rules, f.messages, f.users, f.tools)
+	return fmt.Sprintf("%s: trained on %d (%d failed), unseen %d (%d failed): detector %.3f | cv %.3f [%.3f, %.3f] (without findings %.3f, with %.3f, less %.3f for the choice; %d groups) | rules %.3f | messages %.3f user turns %.3f tool calls %.3f",
+		f.set, f.trained, e.Failed, f.unseen, f.unseenFailed, f.detector, e.AUROC, e.Low, e.High, e.WithoutFindings, e.WithFindings, e.SelectionOptimism, e.Groups, f.rules, f.messages, f.users, f.tools)
 }
 
 // BenchmarkDetectorIntervalCoverage checks the interval the detector states: over 30

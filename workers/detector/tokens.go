@@ -10,9 +10,9 @@ import (
 
 // eachToken yields the tokens of text the way the detector counts words: folded words
 // of two or more letters in scripts that separate words with spaces (a word with a digit
-// or an underscore — an id, an amount, a tool name — is skipped and breaks the pairs),
+// or an underscore — an id, an amount, a tool name — is skipped and breaks a pair),
 // and in scripts that do not (Han, Hiragana, Katakana) every character on its own. Each
-// token comes with whether it is CJK, so the caller pairs characters and words alike.
+// token comes with whether it is CJK, so the caller can pair adjacent characters.
 // Tokens are slices of the folded text.
 func eachToken(text string) iter.Seq2[string, bool] {
 	return func(yield func(string, bool) bool) {

@@ -48,7 +48,8 @@ func (e *TooFewLabels) NeedSucceeded() int { return max(0, MinPerOutcome-e.Succe
 // Train learns a detector from the labelled conversations walk hands over. It
 // cross-validates two variants, with and without the diagnosis' finding categories,
 // over folds of whole near-duplicate groups, keeps the better one (without findings on
-// a tie) and fits it on every example. Besides the model it returns each example's
+// a tie), states its figure less what picking the better of two flatters it by, and
+// fits it on every example. Besides the model it returns each example's
 // out-of-fold score (in walk order): the score of a model that did not see it, which is
 // what a labelled conversation's failure score should be. It returns *TooFewLabels when
 // an outcome has fewer than MinPerOutcome examples.
@@ -97,13 +98,13 @@ func Train(ctx context.Context, walk Examples) (*Model, []float64, error) {
 	if err := crossValidate(ctx, d, shift, without, with); err != nil {
 		return nil, nil, err
 	}
-	best := without
+	best, chosen := without, 0
 	est.WithoutFindings, est.WithFindings = round4(stats.AUROC(without.out, failed)), round4(stats.AUROC(with.out, failed))
 	if est.WithFindings > est.WithoutFindings {
-		best = with
+		best, chosen = with, 1
 	}
 	m.ReadsFindings = best.withFindings
-	est.AUROC = round4(stats.AUROC(best.out, failed))
+	optimism := selectionOptimism([][]float64{without.out, with.out}, failed, groups, chosen)
 	lo, hi, _ := groupBootstrap(best.out, failed, groups)
 	// The conversations a PM has not labelled are often retries of scenarios that were:
 	// the same variant over folds that ignore the groups says how it does on those, and
@@ -116,7 +117,11 @@ func Train(ctx context.Context, walk Examples) (*Model, []float64, error) {
 	if _, seenHi, ok := groupBootstrap(seen.out, failed, identity(len(failed))); ok {
 		hi = max(hi, seenHi)
 	}
-	est.Low, est.High = round4(lo), round4(hi)
+	// Picking the better variant flatters its figure: the estimate and the interval's
+	// lower end give that back; the upper end stays.
+	est.SelectionOptimism = round4(optimism)
+	est.AUROC = round4(stats.AUROC(best.out, failed) - optimism)
+	est.Low, est.High = round4(max(0, lo-optimism)), round4(hi)
 	bestOut := best.out
 	m.Estimate = est
 	d.readsFindings = m.ReadsFindings
