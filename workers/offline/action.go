@@ -34,14 +34,16 @@ func (a *Analyzer) WriteAction(ctx context.Context, brief analyzer.ClusterBrief)
 		quote = locale.Lit(quoted(ex.Quote))
 	}
 
-	// The problem in English says the first description as the run stored it, cut to
-	// its first 300 runes; in the catalog's words, the description's own message.
+	// The problem says the first description whole, in English as the run stored it,
+	// in the catalog's words by the description's own message: both languages say the
+	// same. Only a model's description can be longer than maxDescription, which the
+	// rules' are held to (finding); it is cut there.
 	head := locale.Msg("written.problem", "Title", clusterTitle(brief), "Often", howOften(brief))
 	english, words := []locale.Text{head}, []locale.Text{head}
 	if len(brief.Descriptions) > 0 {
 		// A description cut short ends with "…" and its closing quote, then a stop,
 		// so the example after it is a sentence of its own.
-		desc := textmatch.EndSentence(oneOfThem(textmatch.ClipText(brief.Descriptions[0], 300), brief.ConversationCount))
+		desc := textmatch.EndSentence(oneOfThem(textmatch.ClipText(brief.Descriptions[0], maxDescription), brief.ConversationCount))
 		english = append(english, locale.Lit(desc))
 		words = append(words, locale.Lit(desc))
 		if len(brief.DescriptionTexts) > 0 && !brief.DescriptionTexts[0].IsZero() {

@@ -4,9 +4,12 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/locale"
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
@@ -172,14 +175,38 @@ func TestActionTextsSpeakOfTheClustersOwnTools(t *testing.T) {
 	require.NotContains(t, strings.ToLower(steps+r.Value.ExpectedImpact), "flight")
 }
 
-// A description clipped inside a quote ends the Action's sentence with "…", the
-// closing quote and a stop before the example: it never runs into "Example:".
+// A description clipped inside a quote (only a model's is longer than maxDescription)
+// ends the Action's sentence with "…", the closing quote and a stop before the
+// example: it never runs into "Example:".
 func TestActionClipsADescriptionInsideAQuote(t *testing.T) {
 	t.Parallel()
 	b := brief("unconfirmed_write", ruleUnconfirmedWrite.spec().title)
 	b.Descriptions = []string{"After update_items failed at turn 32 (“Error: balance is not enough”), the agent called update_items again at turn 33 with changed arguments without asking the user. " +
-		"The user's last words before it were “Yes, please proceed. Also, I'd like to use my gift card for the remaining balance and keep the other method for anything left over after that, if that is possible at all for this one.”."}
+		"The user's last words before it were “Yes, please proceed. " + strings.Repeat("Also, I'd like to use my gift card for the remaining balance and keep the other method for anything left over. ", 5) + "”."}
 	r, err := New(Options{}).WriteAction(context.Background(), b)
 	require.NoError(t, err)
 	require.Regexp(t, `The user's last words before it were “Yes, please proceed\. [^“”]*[^ ]…”\. Example: conversation airline-task00-trial1, turn 23, `, r.Value.Problem)
+}
+
+// The Action's problem says a rule's description whole, in English as in Chinese:
+// neither language says more than the other.
+func TestActionProblemSaysTheWholeDescriptionInBothLanguages(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	d := diagnose(t, a, sys(testPolicy), u("Change my flight to HAT002 and my seat to 12A, and use the card ending in 4242 for any difference in fare, please."),
+		as("Changing to HAT002, seat 12A, paid with the card ending in 4242. Shall I go ahead?"),
+		u("Yes, please go ahead with exactly those changes to my reservation, as long as the fare difference goes on the card ending in 4242 and nothing else."),
+		toolCall("c1", "update_reservation", `{"flight":"HAT002","seat":"12A","payment":"card_4242"}`), res("c1", "Error: the payment method card_4242 was declined by the bank"),
+		toolCall("c2", "update_reservation", `{"flight":"HAT002","seat":"12A","payment":"gift_card_7"}`), res("c2", `{"flight":"HAT002","seat":"12A"}`),
+		as("Done: HAT002, seat 12A."), u("Thanks"))
+	f := only(d, "unconfirmed_write")
+	require.Len(t, f, 1)
+	require.Greater(t, utf8.RuneCountInString(f[0].Description), 300, "long enough to have been cut before")
+	b := brief("unconfirmed_write", f[0].Title)
+	b.Descriptions, b.DescriptionTexts = []string{f[0].Description}, []locale.Text{f[0].Words.Description}
+	r, err := a.WriteAction(context.Background(), b)
+	require.NoError(t, err)
+	require.Contains(t, r.Value.Problem, f[0].Description[1:len(f[0].Description)-1], "whole, its first letter lowered after \"In one of them\"")
+	zh := localetest.Chinese(t).Text(r.Value.Words.Problem)
+	require.Contains(t, zh, strings.TrimSuffix(localetest.Chinese(t).Text(f[0].Words.Description), "。"))
 }

@@ -2,6 +2,7 @@ package offline
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -38,6 +39,9 @@ func TestToolErrors(t *testing.T) {
 		toolCall("c1", "book_reservation", `{"flight":"HAT001"}`), res("c1", "预订失败：余额不足"),
 		as("请问还有什么可以帮您？"), u("没有了"))
 	require.Equal(t, 3, only(silentZH, "tool_error")[0].Severity)
+	// Which change was lost is named, in either language.
+	require.Contains(t, only(silent, "tool_error")[0].Description, "The change book_reservation tried at turn 5 failed and was never made, and the agent did not say so.")
+	require.Contains(t, localetest.Chinese(t).Text(only(silentZH, "tool_error")[0].Words.Description), "第 5 轮 book_reservation 尝试的修改失败了，始终没有完成，智能体也没有告诉用户。")
 	toldZH := diagnose(t, a, sys(testPolicy), u("帮我订HAT001"), as("为您预订HAT001，120元，确认吗？"), u("确认"),
 		toolCall("c1", "book_reservation", `{"flight":"HAT001"}`), res("c1", "预订失败：余额不足"),
 		as("抱歉，余额不足，预订没有成功。"), u("好吧"))
@@ -264,6 +268,35 @@ func TestRepeatedCallsShowTheirArguments(t *testing.T) {
 	f = only(looked, "repetition")
 	require.Len(t, f, 1)
 	require.Equal(t, []analyzer.Evidence{{Turn: 7, Quote: `{"id":"W1"}`}, {Turn: 3, Quote: `{"id":"W1"}`}}, f[0].Evidence)
+}
+
+// TestRereadingIsNoRepeat: a lookup made again after a change, or just before changing
+// what it read, reads a state that may have moved: no repeat, in either language.
+func TestRereadingIsNoRepeat(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	for _, words := range [][]string{
+		{"Cancel W1 and tell me my balance", "Cancelled. Anything else?", "Is it really cancelled?", "Yes, cancelled.", "Cancel W1, please", "W1 is pending, $20. Cancel it?", "Yes"},
+		{"取消 W1，再告诉我余额", "已取消。还有别的吗？", "真的取消了吗？", "是的，已取消。", "请取消 W1", "W1 待发货，20 元。确认取消吗？", "确认"},
+	} {
+		afterWrite := diagnose(t, a, sys(testPolicy), u(words[0]),
+			toolCall("c1", "get_order", `{"id":"W1"}`), res("c1", `{"status":"pending"}`),
+			toolCall("c2", "cancel_order", `{"id":"W1"}`), res("c2", `{"status":"cancelled"}`), as(words[1]),
+			u(words[2]), toolCall("c3", "get_order", `{"id":"W1"}`), res("c3", `{"status":"cancelled"}`), as(words[3]))
+		require.Empty(t, only(afterWrite, "repetition"), words[0])
+
+		beforeWrite := diagnose(t, a, sys(testPolicy), u(words[4]),
+			toolCall("c1", "get_order", `{"id":"#W1"}`), res("c1", `{"status":"pending"}`), as(words[5]),
+			toolCall("c2", "get_order", `{"id":"#W1"}`), res("c2", `{"status":"pending"}`),
+			u(words[6]), toolCall("c3", "cancel_order", `{"id":"#W1"}`), res("c3", `{"status":"cancelled"}`))
+		require.Empty(t, only(beforeWrite, "repetition"), words[4])
+
+		otherWrite := diagnose(t, a, sys(testPolicy), u(words[4]),
+			toolCall("c1", "get_order", `{"id":"#W1"}`), res("c1", `{"status":"pending"}`), as(words[5]),
+			toolCall("c2", "get_order", `{"id":"#W1"}`), res("c2", `{"status":"pending"}`),
+			u(words[6]), toolCall("c3", "cancel_order", `{"id":"#W2"}`), res("c3", `{"status":"cancelled"}`))
+		require.Len(t, only(otherWrite, "repetition"), 1, "the write changes another order: the lookup was a repeat")
+	}
 }
 
 func TestRepetition(t *testing.T) {
@@ -586,11 +619,34 @@ func TestLongConversation(t *testing.T) {
 }
 
 // TestLongConversationOnTools: when tool calls and their results took half the turns
-// or more, where they went is the tool called most — its first and last call, and how
-// many — beside the user's opening request, in either language.
+// or more, where they went is the calls that went nowhere — failed, or asking again
+// what an earlier call had answered — else each call of the tool called most, beside
+// the user's opening request, in either language.
 func TestLongConversationOnTools(t *testing.T) {
 	t.Parallel()
 	a := New(Options{LongTurns: 8})
+	for _, tc := range []struct{ lang, ask, done string }{
+		{"en", "Downgrade all my reservations", "All three are downgraded."},
+		{"zh", "把我所有的订单都降舱", "三个订单都已降舱。"},
+	} {
+		d := diagnose(t, a, sys(testPolicy), u(tc.ask),
+			toolCall("c1", "get_reservation", `{"id":"R1"}`), res("c1", `{"id":"R1"}`),
+			toolCall("c2", "get_reservation", `{"id":"R2"}`), res("c2", `{"error": "service unavailable"}`),
+			toolCall("c3", "get_reservation", `{"id":"R2"}`), res("c3", `{"id":"R2"}`),
+			toolCall("c4", "get_reservation", `{"id":"R1"}`), res("c4", `{"id":"R1"}`),
+			toolCall("c5", "update_all", `{"ids":["R1","R2"]}`), res("c5", `{"ok":true}`),
+			toolCall("c6", "get_reservation", `{"id":"R1"}`), res("c6", `{"id":"R1"}`),
+			as(tc.done))
+		f := only(d, "long_conversation")
+		require.Len(t, f, 1, tc.lang)
+		require.Equal(t, []analyzer.Evidence{
+			{Turn: 2, Quote: tc.ask}, {Turn: 3, Quote: `{"id":"R1"}`}, {Turn: 6, Quote: `{"error": "service unavailable"}`}, {Turn: 9, Quote: `{"id":"R1"}`},
+		}, f[0].Evidence, "the failure, the lookup made twice; the lookup after the change is no repeat (%s)", tc.lang)
+		en := localetest.English(t).Text(f[0].Words.Description)
+		require.Contains(t, en, "mark a long conversation. 2 of its 6 tool calls went nowhere: 1 failed and 1 asked again for what an earlier call had already returned.", tc.lang)
+		require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), "6 次工具调用中有 2 次没有推进对话：1 次失败和1 次重复查询了之前已经返回过的内容。", tc.lang)
+	}
+	// Calls that all moved the conversation on: each of the busiest tool's, by what it asked.
 	for _, tc := range []struct{ lang, ask, done, want string }{
 		{"en", "Downgrade all my reservations", "All three are downgraded.",
 			"9 of them only called tools or returned their results, most of all get_reservation: 3 calls, from turn 3 to turn 7."},
@@ -605,12 +661,22 @@ func TestLongConversationOnTools(t *testing.T) {
 			toolCall("c5", "calculate", `{"x":"1+1"}`),
 			as(tc.done))
 		f := only(d, "long_conversation")
-		require.Len(t, f, 1, tc.lang)
 		require.Equal(t, []analyzer.Evidence{
-			{Turn: 2, Quote: tc.ask}, {Turn: 3, Quote: `get_reservation({"id":"R1"})`}, {Turn: 7, Quote: `get_reservation({"id":"R3"})`},
+			{Turn: 2, Quote: tc.ask}, {Turn: 3, Quote: `{"id":"R1"}`}, {Turn: 5, Quote: `{"id":"R2"}`}, {Turn: 7, Quote: `{"id":"R3"}`},
 		}, f[0].Evidence, tc.lang)
 		require.Contains(t, localetest.English(t).Text(f[0].Words.Description)+localetest.Chinese(t).Text(f[0].Words.Description), tc.want, tc.lang)
 	}
+	// A long run shows its first calls and its last.
+	msgs := []transcript.Message{sys(testPolicy), u("Look up all my orders")}
+	for i := range 7 {
+		id := fmt.Sprintf("W%d", i)
+		msgs = append(msgs, toolCall("c"+id, "get_order", `{"id":"`+id+`"}`), res("c"+id, `{"id":"`+id+`"}`))
+	}
+	turns := []int{}
+	for _, e := range only(diagnose(t, a, append(msgs, as("You have seven orders."))...), "long_conversation")[0].Evidence {
+		turns = append(turns, e.Turn)
+	}
+	require.Equal(t, []int{2, 3, 5, 7, 9, 15}, turns)
 	// Tools that took fewer than half the turns say nothing of where they went.
 	few := diagnose(t, a, sys(testPolicy), u("Hi, change my flight"), as("Which one?"), u("HAT001"),
 		toolCall("c1", "get_reservation", `{"id":"R1"}`), res("c1", `{"id":"R1"}`), as("Found it. Which date?"),

@@ -19,7 +19,8 @@ import (
 // ("Unfortunately there are no seats left") may be the tool's rules working.
 func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 	var failed []call
-	unrecovered, writeLost, owned := 0, false, false
+	unrecovered, owned := 0, false
+	var lost *call // the first failed write never made good and never told
 	for i, c := range v.calls {
 		if !c.failed {
 			continue
@@ -29,7 +30,9 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 			unrecovered++
 			if c.write {
 				told := a.toldFailure(v, c)
-				writeLost = writeLost || !told
+				if !told && lost == nil {
+					lost = &v.calls[i]
+				}
 				owned = owned || told
 			}
 		}
@@ -49,9 +52,9 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 		"Calls", countOf(len(failed), len(v.calls), "finding.of_tool_calls"), "Parts", locale.Join("join.semicolon", parts...))}
 	severity := 2
 	switch {
-	case writeLost:
+	case lost != nil:
 		severity = 3
-		desc = append(desc, locale.Msg("finding.change_never_made"))
+		desc = append(desc, locale.Msg("finding.change_never_made", "Tool", lost.name, "Turn", digits(lost.turn)))
 	case unrecovered > 0:
 		desc = append(desc, locale.Msg("finding.never_succeeded", "Tools", countOf(unrecovered, len(failed), "finding.of_failed_tools")))
 		if owned {
@@ -118,20 +121,43 @@ func (a *Analyzer) retriedFailures(v *view) []analyzer.Finding {
 // repeatedCalls reports a lookup the agent had already made and that had answered: the
 // same tool with the same arguments again. The agent has lost track of what it knows,
 // which costs turns and often precedes a wrong answer. Writes and failed calls are left
-// to the rules on confirmation and retries.
+// to the rules on confirmation and retries. Reading again is right after a change
+// (rereads) and before changing what was read (checksBeforeWrite): the state may have
+// moved since.
 func (a *Analyzer) repeatedCalls(v *view) []analyzer.Finding {
 	for i, c := range v.calls {
 		if c.write || c.handoff || c.failed || c.resultTurn == 0 {
 			continue
 		}
-		for _, d := range v.calls[i+1:] {
-			if d.name == c.name && sameArgs(d.args, c.args) && !d.failed {
-				desc := locale.Msg("finding.repeated_call", "Tool", c.name, "Turn", digits(d.turn), "Earlier", digits(c.turn))
-				return []analyzer.Finding{ruleRepeatedCall.finding(v, desc, 0, quoteArgs(d), quoteArgs(c))}
+		for j, d := range v.calls[i+1:] {
+			if d.name != c.name || !sameArgs(d.args, c.args) || d.failed {
+				continue
 			}
+			if rereads(v.calls[i+1:i+1+j]) || checksBeforeWrite(d, v.calls[i+2+j:]) {
+				break
+			}
+			desc := locale.Msg("finding.repeated_call", "Tool", c.name, "Turn", digits(d.turn), "Earlier", digits(c.turn))
+			return []analyzer.Finding{ruleRepeatedCall.finding(v, desc, 0, quoteArgs(d), quoteArgs(c))}
 		}
 	}
 	return nil
+}
+
+// rereads reports whether a write succeeded among the calls between two lookups, so
+// the second reads what may have changed.
+func rereads(between []call) bool {
+	return slices.ContainsFunc(between, func(e call) bool { return e.write && !e.failed })
+}
+
+// checksBeforeWrite reports whether the next write after lookup d changes what d read:
+// it names one of d's argument values (the order, the reservation).
+func checksBeforeWrite(d call, after []call) bool {
+	i := slices.IndexFunc(after, func(e call) bool { return e.write })
+	if i < 0 {
+		return false
+	}
+	names := argumentValues(after[i].args)
+	return slices.ContainsFunc(argumentValues(d.args), func(s string) bool { return slices.Contains(names, s) })
 }
 
 // sameArgs compares tool arguments ignoring whitespace, so {"a": 1} equals {"a":1}.

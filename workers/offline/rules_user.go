@@ -1,6 +1,8 @@
 package offline
 
 import (
+	"slices"
+
 	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
@@ -43,7 +45,8 @@ func (a *Analyzer) frustration(v *view) []analyzer.Finding {
 // turns (a user's consecutive messages are one turn, see view.turns). The evidence is
 // where the turns went, with the user's opening request, so many turns before: when
 // tool calls and their results took half of them or more, the request and then the
-// first and last calls of the tool called most (busiestTool); else the agent repeating
+// calls that went nowhere (wastedCalls), else those of the tool called most
+// (busiestTool); else the agent repeating
 // itself, else the user restating their request, else the last words of the
 // conversation, each followed by the request.
 func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
@@ -69,12 +72,16 @@ func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 		return []analyzer.Finding{ruleLong.finding(v, locale.Sentences(long, where), 0, ev...)}
 	}
 	if b, ok := v.busiestTool(); ok && 2*b.spent >= n {
-		// The calls are named, not quoted: the user's request leads, what they asked
-		// for so many turns before the last call.
-		where := locale.Msg("finding.long_tools", "Spent", digits(b.spent), "Tool", locale.Lit(b.first.name),
-			"Calls", digits(b.calls), "First", digits(b.first.turn), "Last", digits(b.last.turn))
-		ev := []analyzer.Evidence{quoteCall(b.first), quoteCall(b.last)}
-		if opening > 0 {
+		// The request leads, what the user asked for so many turns before; then the
+		// calls that went nowhere, where there are some, else the stretch of calls
+		// of the tool called most.
+		where, ev := v.wastedCalls()
+		if len(ev) == 0 {
+			where = locale.Msg("finding.long_tools", "Spent", digits(b.spent), "Tool", locale.Lit(b.name),
+				"Calls", digits(len(b.calls)), "First", digits(b.calls[0].turn), "Last", digits(b.calls[len(b.calls)-1].turn))
+			ev = b.stretch()
+		}
+		if opening > 0 && opening < ev[0].Turn {
 			ev = append([]analyzer.Evidence{v.quoteTurn(opening)}, ev...)
 		}
 		return []analyzer.Finding{ruleLong.finding(v, locale.Sentences(long, where), 0, ev...)}
@@ -96,10 +103,11 @@ func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 
 // toolTurns is where a conversation's tool calls went: spent, the turns that only
 // call tools or return their results; the tool called most often (on a tie, the one
-// that got there first), how many calls, and its first and last.
+// that got there first) and its calls, in order.
 type toolTurns struct {
-	spent, calls int
-	first, last  call
+	spent int
+	name  string
+	calls []call
 }
 
 // busiestTool is the conversation's toolTurns; false when no tool was called at
@@ -112,27 +120,89 @@ func (v *view) busiestTool() (toolTurns, bool) {
 			b.spent++
 		}
 	}
-	counts := map[string]int{}
+	counts, most := map[string]int{}, 0
 	for _, c := range v.calls {
 		counts[c.name]++
-		if counts[c.name] > b.calls {
-			b.calls = counts[c.name]
-			b.first.name = c.name
+		if counts[c.name] > most {
+			most, b.name = counts[c.name], c.name
 		}
 	}
-	if b.calls < 3 {
+	if most < 3 {
 		return b, false
 	}
 	for _, c := range v.calls {
-		if c.name != b.first.name {
-			continue
+		if c.name == b.name {
+			b.calls = append(b.calls, c)
 		}
-		if b.last.name == "" {
-			b.first = c
-		}
-		b.last = c
 	}
 	return b, true
+}
+
+// minWasted is how many calls must have gone nowhere before a long conversation's
+// evidence is them: one failed call is a hiccup, two are turns spent for nothing.
+const minWasted = 2
+
+// wastedCalls are the tool calls that did not move the conversation on: the failed ones
+// (shown by their error) and those asking again what an earlier call had already
+// answered, with nothing written between (shown with the earlier call, the same
+// twice), in order and up to maxStretch turns; what they were, said; none when
+// fewer than minWasted.
+func (v *view) wastedCalls() (locale.Text, []analyzer.Evidence) {
+	var ev []analyzer.Evidence
+	failed, repeated := 0, 0
+	for i, c := range v.calls {
+		if c.failed && c.resultTurn > 0 && c.errQuote != "" {
+			failed++
+			ev = append(ev, quoteResult(c))
+			continue
+		}
+		j := slices.IndexFunc(v.calls[:i], func(d call) bool {
+			return d.name == c.name && !d.failed && d.resultTurn > 0 && sameArgs(c.args, d.args)
+		})
+		if c.failed || c.write || j < 0 || rereads(v.calls[j+1:i]) {
+			continue
+		}
+		repeated++
+		if !slices.ContainsFunc(ev, func(e analyzer.Evidence) bool { return e.Turn == v.calls[j].turn }) {
+			ev = append(ev, quoteArgs(v.calls[j]))
+		}
+		ev = append(ev, quoteArgs(c))
+	}
+	if failed+repeated < minWasted {
+		return locale.Text{}, nil
+	}
+	slices.SortStableFunc(ev, func(a, b analyzer.Evidence) int { return a.Turn - b.Turn })
+	var parts []locale.Text
+	if failed > 0 {
+		parts = append(parts, locale.Msg("finding.long_wasted_failed", "N", digits(failed)))
+	}
+	if repeated > 0 {
+		parts = append(parts, locale.Msg("finding.long_wasted_repeated", "N", digits(repeated)))
+	}
+	what := locale.Msg("finding.long_wasted", "N", digits(failed+repeated), "Calls", digits(len(v.calls)), "Parts", locale.List(parts...))
+	return what, ev[:min(len(ev), maxStretch)]
+}
+
+// maxStretch is how many of the busiest tool's calls a long conversation's evidence
+// shows: the first ones and the last, so the reader sees the run and where it ended.
+const maxStretch = 5
+
+// stretch quotes the busiest tool's calls in order: what each asked (quoteArgs, so
+// calls asking the same read the same) or, for a failed one, its error.
+func (b toolTurns) stretch() []analyzer.Evidence {
+	shown := b.calls
+	if len(shown) > maxStretch {
+		shown = append(slices.Clone(shown[:maxStretch-1]), shown[len(shown)-1])
+	}
+	ev := make([]analyzer.Evidence, 0, len(shown))
+	for _, c := range shown {
+		if c.failed && c.resultTurn > 0 && c.errQuote != "" {
+			ev = append(ev, quoteResult(c))
+		} else {
+			ev = append(ev, quoteArgs(c))
+		}
+	}
+	return ev
 }
 
 // lastWords is the last turn up to last that says something in words (the user's or
