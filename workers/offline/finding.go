@@ -193,6 +193,16 @@ func (r ruleID) finding(v *view, description locale.Text, confidence float64, ev
 	}
 }
 
+// fit joins a description's sentences, leaving out the last ones while the English
+// would be longer than maxDescription, so a description ends on a whole sentence and
+// says the same in every language; the first is always kept.
+func (v *view) fit(sentences ...locale.Text) locale.Text {
+	for len(sentences) > 1 && utf8.RuneCountInString(v.en.Text(locale.Sentences(sentences...))) > maxDescription {
+		sentences = sentences[:len(sentences)-1]
+	}
+	return locale.Sentences(sentences...)
+}
+
 // priority is a finding's priorityScore: severity × confidence scaled to 0–100
 // (severity 5 at full confidence is 100), rounded to one decimal.
 func priority(severity int, confidence float64) float64 {

@@ -64,7 +64,7 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 		severity = 1
 		desc = append(desc, locale.Msg("finding.recovered"))
 	}
-	f := ruleToolError.finding(v, locale.Sentences(desc...), 0, ev...)
+	f := ruleToolError.finding(v, v.fit(desc...), 0, ev...)
 	f.Severity = severity
 	f.PriorityScore = priority(f.Severity, f.Confidence)
 	return []analyzer.Finding{f}

@@ -130,6 +130,9 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		}
 		desc = append(desc, locale.Msg("finding.write_retried", "Failed", first.failed.name, "Turn", digits(first.failed.resultTurn),
 			"Quote", quoted(first.failed.errQuote), "Tool", first.call.name, "Again", digits(first.call.turn), "Changed", changed))
+		if first.call.failed {
+			desc = append(desc, locale.Msg("finding.retry_failed_too", "Turn", digits(first.call.resultTurn)))
+		}
 	case first.asked:
 		desc = append(desc, locale.Msg("finding.write_on_other_answer", "Tool", first.call.name, "Turn", digits(first.call.turn)))
 	default:
@@ -162,6 +165,10 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		} else {
 			ev = append(ev, quoteCall(first.call))
 		}
+		if first.call.failed && first.call.resultTurn > 0 {
+			// The retry failed as well: nothing changed, which the reader must see.
+			ev = append(ev, quoteResult(first.call))
+		}
 	} else {
 		ev = append(ev, quoteCall(first.call))
 	}
@@ -171,7 +178,7 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 	if reply := v.nextReply(first.call.turn + 1); reply > 0 {
 		ev = append(ev, v.quoteTurn(reply))
 	}
-	f := ruleUnconfirmedWrite.finding(v, locale.Sentences(desc...), 0, ev...)
+	f := ruleUnconfirmedWrite.finding(v, v.fit(desc...), 0, ev...)
 	if !first.clear() {
 		f.Severity, f.Confidence = 2, 0.5
 		f.PriorityScore = priority(f.Severity, f.Confidence)

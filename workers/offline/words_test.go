@@ -3,6 +3,7 @@ package offline
 import (
 	"context"
 	"regexp"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -100,4 +101,16 @@ func TestChineseChatReadsInChinese(t *testing.T) {
 	require.Equal(t, "update_order failed at turn 5 (“Error: 订单已发货，无法修改”), yet at turn 6 the agent told the user it had succeeded.",
 		en.Text(f[0].Words.Description))
 	require.Equal(t, f[0].Description, en.Text(f[0].Words.Description))
+}
+
+// A description too long to keep whole leaves out its last sentences, never cuts one:
+// the English and the message say the same.
+func TestDescriptionsEndOnAWholeSentence(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	v := &view{en: a.en}
+	long := locale.Lit(strings.Repeat("word ", maxDescription/5) + "end.")
+	require.Equal(t, a.en.Text(long), a.en.Text(v.fit(long, locale.Lit("More."))), "the last sentence left out")
+	require.Equal(t, "One. Two.", a.en.Text(v.fit(locale.Lit("One."), locale.Lit("Two."))))
+	require.Equal(t, a.en.Text(long)+"x", a.en.Text(v.fit(locale.Lit(a.en.Text(long)+"x"))), "the first is kept even when too long")
 }
