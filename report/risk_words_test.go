@@ -47,10 +47,10 @@ func TestRefusalsAndPolicyDeclinesReadApart(t *testing.T) {
 		risk, declines string
 	}{
 		{localetest.English(t),
-			"- Outright refusals by the agent (“I can't…”, “I'm unable to…”), for any reason: 25 conversations, 45 flags",
+			"- Outright refusals by the agent (turns worded as a refusal, “I can't…” or “I'm unable to…”, for any reason; declines its policy calls for, in any words, are under Expected behavior): 25 conversations, 45 flags",
 			"- Agent says a request cannot be done because its policy rules it out — 44 conversations"},
 		{localetest.Chinese(t),
-			"- 智能体的直接拒绝（“我无法……”“我不能……”），不论原因：25 个对话，45 处标记",
+			"- 智能体的直接拒绝（以“我无法……”“我不能……”等拒绝措辞回复的轮次，不论原因；按其政策告知请求无法办理的，不论措辞，都列在“预期行为”中）：25 个对话，45 处标记",
 			"- 智能体按其政策告知请求无法办理 — 44 个对话"},
 	} {
 		var md bytes.Buffer

@@ -66,3 +66,28 @@ func maxOf(t *testing.T, ws []string) string {
 	}
 	return best
 }
+
+// TestRiskRefusalsSayWhatTheyCount: on the task page the refusal row of risk screening
+// carries the note that tells it apart from the policy declines of Expected behavior,
+// while the label itself stays short enough for a turn's badge.
+func TestRiskRefusalsSayWhatTheyCount(t *testing.T) {
+	t.Parallel()
+	b, err := locale.New()
+	require.NoError(t, err)
+	zh, _ := b.For(locale.Chinese)
+	rs := &report.RiskSummary{Screened: 100, Flagged: 56, Selected: 100, Kinds: []report.RiskKind{
+		{Kind: "refusal", Conversations: 25, Flags: 45}, {Kind: "tool_error", Conversations: 29, Flags: 63}}}
+	for l, want := range map[*locale.Localizer][2]string{
+		b.English(): {"Outright refusals by the agent", "for any reason; declines its policy calls for, in any words, are under Expected behavior"},
+		zh:          {"智能体的直接拒绝", "不论原因；按其政策告知请求无法办理的，不论措辞，都列在“预期行为”中"},
+	} {
+		var buf bytes.Buffer
+		require.NoError(t, components.RiskSummary("t", rs).Render(locale.NewContext(context.Background(), l), &buf))
+		doc, err := goquery.NewDocumentFromReader(&buf)
+		require.NoError(t, err)
+		refusal := doc.Find(`[data-testid="risk-kind"][data-kind="refusal"]`)
+		require.Equal(t, want[0], refusal.Find("b").Text(), l.Code())
+		require.Contains(t, refusal.Find(`[data-testid="risk-kind-note"]`).Text(), want[1], l.Code())
+		require.Zero(t, doc.Find(`[data-kind="tool_error"] [data-testid="risk-kind-note"]`).Length(), "%s: a kind whose label says enough has no note", l.Code())
+	}
+}
