@@ -468,7 +468,7 @@ func (m mdWriter) risks(r Report) {
 	m.p("%s", m.l.T("md.risk_screened", "Screened", m.count("md.conversations", rs.Screened), "Flagged", digits(rs.Flagged), "Selected", digits(rs.Selected)))
 	m.p("")
 	for _, k := range rs.Kinds {
-		m.p("- %s", m.l.T("md.risk_kind", "Kind", RiskKindLabel(m.l, k.Kind), "Conversations", m.count("md.conversations", k.Conversations), "Flags", m.count("md.flags", k.Flags)))
+		m.p("- %s", m.l.T("md.risk_kind", "Kind", RiskKindNamed(m.l, k.Kind), "Conversations", m.count("md.conversations", k.Conversations), "Flags", m.count("md.flags", k.Flags)))
 		for _, e := range k.Examples {
 			m.p("  - %s", m.l.T("md.risk_example", "Conversation", mdText(conversationName(e.ConversationID, e.Seq)), "Turn", digits(e.Turn), "Quote", e.Marked(inlineQuote(e.Quote))))
 		}

@@ -46,6 +46,21 @@ func RiskKindLabel(l *locale.Localizer, kind string) string {
 	return vocabulary(l, "risk_kind.", kind)
 }
 
+// RiskKindNote says precisely what a risk kind counts, for the risk screening section,
+// where "refusals" must not read as the policy declines of Expected behavior; false
+// for a kind whose label says enough.
+func RiskKindNote(l *locale.Localizer, kind string) (string, bool) {
+	return l.Lookup("risk_note." + kind)
+}
+
+// RiskKindNamed is a risk kind's label followed by its note, when it has one.
+func RiskKindNamed(l *locale.Localizer, kind string) string {
+	if note, ok := RiskKindNote(l, kind); ok {
+		return l.T("risk.kind_with_note", "Kind", RiskKindLabel(l, kind), "Note", note)
+	}
+	return RiskKindLabel(l, kind)
+}
+
 // FixLocationLabel says where an Action's fix belongs, in words.
 func FixLocationLabel(l *locale.Localizer, loc string) string {
 	if s, ok := l.Lookup("fix_location." + loc); ok {

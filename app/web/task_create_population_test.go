@@ -31,12 +31,12 @@ func TestUploadWithTooFewUsableConversationsIsRefused(t *testing.T) {
 		problems []string
 		reason   string
 	}{
-		{"one empty conversation", noReply, []string{"Empty: no assistant message (1 conversation)"},
+		{"one empty conversation", noReply, []string{"Empty: no agent message (1 conversation)"},
 			"The file's only conversation cannot be diagnosed (the reasons are listed), and at least 5 are needed for a diagnosis (MIN_CONVERSATIONS, set by whoever runs Checkup)."},
 		{"three conversations", bytes.Join(lines[:3], nil), nil,
 			"The file holds only 3 conversations, and at least 5 are needed for a diagnosis (MIN_CONVERSATIONS, set by whoever runs Checkup)."},
 		{"duplicates and an empty one", bytes.Join([][]byte{lines[0], lines[0], lines[0], lines[0], noReply, lines[1]}, nil),
-			[]string{"Empty: no assistant message (1 conversation)", "Duplicate: same content as an earlier conversation (3 conversations)"},
+			[]string{"Empty: no agent message (1 conversation)", "Duplicate: same content as an earlier conversation (3 conversations)"},
 			"Only 2 of the file's 6 conversations can be diagnosed (the others are set aside for the reasons listed), and at least 5 are needed for a diagnosis (MIN_CONVERSATIONS, set by whoever runs Checkup)."},
 	} {
 		user := authtest.SignIn(t, pool, base, "few-"+uuid.NewString()+"@example.com")

@@ -20,10 +20,16 @@ type Localizer struct {
 	tag     language.Tag
 	loc     *i18n.Localizer
 	printer *message.Printer
+	// spacedByScript is true for Chinese, whose spacing around a filled slot depends
+	// on the scripts that meet there (spacing.go).
+	spacedByScript bool
 }
 
 func newLocalizer(bundle *i18n.Bundle, code string, tag language.Tag) *Localizer {
-	return &Localizer{code: code, tag: tag, loc: i18n.NewLocalizer(bundle, code), printer: message.NewPrinter(tag)}
+	return &Localizer{
+		code: code, tag: tag, loc: i18n.NewLocalizer(bundle, code), printer: message.NewPrinter(tag),
+		spacedByScript: code == Chinese,
+	}
 }
 
 // Code is the locale's BCP 47 tag ("en", "zh-CN"), as <html lang> takes it.
@@ -36,16 +42,25 @@ func (l *Localizer) Code() string {
 
 // T writes message id with its arguments, given as name and value pairs: a string is
 // written as it is, a whole number or a float by Num, a Text by Text. A message that
-// has plural forms takes its form from the argument named Count.
+// has plural forms takes its form from the argument named Count. In Chinese the spaces
+// at the edges of each argument are set by the scripts that meet there (spacing.go),
+// so a Chinese message may test an argument only for being empty ({{if .X}}).
 func (l *Localizer) T(id string, args ...any) string {
 	if l == nil {
 		return id
 	}
 	data := make(map[string]any, len(args)/2)
 	var count any
+	var values []string
 	for i := 0; i+1 < len(args); i += 2 {
 		name, _ := args[i].(string)
-		data[name] = l.value(args[i+1])
+		v := l.value(args[i+1])
+		if l.spacedByScript && v != "" {
+			data[name] = slot(len(values))
+			values = append(values, v)
+		} else {
+			data[name] = v
+		}
 		if name == "Count" {
 			count = args[i+1]
 		}
@@ -57,6 +72,9 @@ func (l *Localizer) T(id string, args ...any) string {
 	s, err := l.loc.Localize(cfg)
 	if s == "" && err != nil {
 		return id
+	}
+	if values != nil {
+		return fillSlots(s, values)
 	}
 	return s
 }

@@ -87,7 +87,7 @@ func TestTextRoundTripsThroughJSON(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &back))
 	en, zh := b.English(), must(b.For(Chinese))
 	require.Equal(t, "42 s update_order, refund and “退款” 6.5%", en.Text(back))
-	require.Equal(t, "42 秒update_order、refund和“退款”6.5%", zh.Text(back))
+	require.Equal(t, "42 秒 update_order、refund 和“退款”6.5%", zh.Text(back))
 	require.Equal(t, en.Text(text), en.Text(back))
 	require.Equal(t, []string{"join.sentences", "format.seconds_only", "join.comma", "join.and"}, back.MessageIDs())
 

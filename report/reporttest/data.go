@@ -15,7 +15,7 @@ var funnel = map[string]any{"steps": []map[string]any{
 	{"step": "uploaded", "label": "Uploaded", "removed": 0, "remaining": 7},
 	{"step": "malformed", "label": "Malformed", "removed": 0, "remaining": 7},
 	{"step": "empty", "label": "Empty", "removed": 1, "remaining": 6,
-		"reasons": []map[string]any{{"reason": "no assistant message", "count": 1}}},
+		"reasons": []map[string]any{{"reason": "no agent message", "count": 1}}},
 	{"step": "too_short", "label": "Too short", "removed": 0, "remaining": 6},
 	{"step": "duplicate", "label": "Duplicate", "removed": 0, "remaining": 6},
 	{"step": "kept", "label": "Kept", "removed": 0, "remaining": 6},

@@ -40,18 +40,19 @@ func funnelRow(l *locale.Localizer, s report.FunnelStep) (label, text string) {
 	return l.T("funnel.chart_check", "Step", s.Label, "N", s.Removed), l.T("funnel.chart_left", "N", s.Remaining)
 }
 
-// ClusterShareChart is the share of the analyzed conversations each issue covers,
-// largest first, RISK issues in their own colour; an issue with an Action links to it.
+// ClusterShareChart is the share of the analyzed conversations each issue covers, in
+// the order of the table under it (the Actions' ranking, not the share), so a bar and
+// its row are read in the same place; RISK issues are in their own colour and an issue
+// with an Action links to it.
 func ClusterShareChart(l *locale.Localizer, clusters []report.Cluster) BarChart {
-	cs := slices.Clone(issues(clusters))
-	slices.SortStableFunc(cs, func(a, b report.Cluster) int { return cmp.Compare(b.Conversations, a.Conversations) })
+	cs := issues(clusters)
 	c := BarChart{ID: "cluster-share-chart", Title: l.T("clusters.chart_title"), Desc: l.T("clusters.chart_desc"), Max: 1}
 	if len(cs) > chartRows {
-		c.Desc += l.T("clusters.chart_largest", "Shown", chartRows, "N", len(cs))
+		c.Desc += l.T("clusters.chart_first", "Shown", chartRows, "N", len(cs))
 		cs = cs[:chartRows]
 	}
 	if len(cs) > 0 {
-		c.Max = cs[0].Prevalence
+		c.Max = slices.MaxFunc(cs, func(a, b report.Cluster) int { return cmp.Compare(a.Prevalence, b.Prevalence) }).Prevalence
 	}
 	for _, cl := range cs {
 		class := ""

@@ -115,7 +115,7 @@ func TestConversationPageShowsTheEstimateTheLabelAndExpectedBehaviour(t *testing
 	score := 0.82
 	v.FailureScore, v.FailedTurn = &score, 4
 	v.QCStatus, v.Labels = "kept", pages.LabelState{Label: "failed", Source: "upload"}
-	v.Findings = append(v.Findings, report.Finding{Type: "ACTION", Category: "refusal", Title: "Agent declines a request its policy rules out",
+	v.Findings = append(v.Findings, report.Finding{Type: "ACTION", Category: "refusal", Title: "Agent says a request cannot be done because its policy rules it out",
 		Severity: 1, Expected: true, Policy: "Basic fares cannot be changed.", Evidence: []report.Evidence{{Turn: 5, Quote: "Done"}}})
 	doc, _ := render(t, pages.ConversationShow(page, v))
 

@@ -103,7 +103,7 @@ func (r ruleID) spec() spec {
 	case ruleRefusal:
 		return spec{action, "refusal", "Agent declines the user's request", 2, 0.6}
 	case ruleExpectedRefusal:
-		return spec{action, "refusal", "Agent declines a request its policy rules out", 1, 0.7}
+		return spec{action, "refusal", "Agent says a request cannot be done because its policy rules it out", 1, 0.7}
 	case ruleExpectedHandoff:
 		return spec{action, "human_handoff", "Agent hands off as its policy says", 1, 0.8}
 	case ruleKnowledgeGap:

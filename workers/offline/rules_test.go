@@ -668,7 +668,7 @@ func TestLongConversationOnTools(t *testing.T) {
 		}, f[0].Evidence, "the failure, the lookup made twice; the lookup after the change is no repeat (%s)", tc.lang)
 		en := localetest.English(t).Text(f[0].Words.Description)
 		require.Contains(t, en, "mark a long conversation. 2 of its 6 tool calls went nowhere: 1 failed and 1 asked again for what an earlier call had already returned.", tc.lang)
-		require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), "6 次工具调用中有 2 次没有推进对话：1 次失败和1 次重复查询了之前已经返回过的内容。", tc.lang)
+		require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), "6 次工具调用中有 2 次没有推进对话：1 次失败和 1 次重复查询了之前已经返回过的内容。", tc.lang)
 	}
 	// Calls that all moved the conversation on: each of the busiest tool's, by what it asked.
 	for _, tc := range []struct{ lang, ask, done, want string }{

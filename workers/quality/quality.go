@@ -203,10 +203,10 @@ func (q *Checker) classify(conv transcript.Conversation) (Status, locale.Text, s
 	case users == 0:
 		return Empty, locale.Msg("quality.no_user"), "the conversation has no user message"
 	case assistants == 0:
-		return Empty, locale.Msg("quality.no_assistant"), "the conversation has no assistant message"
+		return Empty, locale.Msg("quality.no_assistant"), "the conversation has no agent message"
 	case users+assistants < q.opt.MinTurns:
 		return TooShort, locale.Msg("quality.too_few_turns", "N", q.opt.MinTurns),
-			fmt.Sprintf("only %d user or assistant turns (minimum %d)", users+assistants, q.opt.MinTurns)
+			fmt.Sprintf("only %d user or agent turns (minimum %d)", users+assistants, q.opt.MinTurns)
 	}
 	return Kept, locale.Text{}, ""
 }

@@ -45,7 +45,7 @@ func TestCheckQualityFunnel(t *testing.T) {
 		{Malformed, `turn 2 has the unknown role "bot"`},
 		{Malformed, "1 of 1 tool calls have arguments that are not valid JSON"},
 		{Empty, "the conversation has no user message"},
-		{Empty, "the conversation has no assistant message"},
+		{Empty, "the conversation has no agent message"},
 		{Kept, ""},
 		{Duplicate, "duplicate of conversation #10"},
 	}
@@ -83,7 +83,7 @@ func TestCheckQualityTooShortAndThresholds(t *testing.T) {
 	short := named("s", user("hi"), assistant("hello"))
 	v, f := Check([]transcript.Conversation{short}, Options{MinTurns: 3})
 	require.Equal(t, TooShort, v[0].Status)
-	require.Equal(t, "only 2 user or assistant turns (minimum 3)", v[0].Reason)
+	require.Equal(t, "only 2 user or agent turns (minimum 3)", v[0].Reason)
 	require.Equal(t, 0, f.Kept())
 
 	// One bad call of three is the agent's mistake, kept for diagnosis.

@@ -1,0 +1,95 @@
+package locale
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestChineseSlotsAreSpacedByScript renders the catalog's own sentences with slots filled
+// by Chinese words and by Latin names: in Chinese no space is left between two Chinese
+// characters or beside full-width punctuation, and one stands between a Chinese
+// character and a tool's name, an id or a number, whatever the catalog string wrote
+// around the slot. English is written exactly as its catalog says.
+func TestChineseSlotsAreSpacedByScript(t *testing.T) {
+	t.Parallel()
+	b := bundle(t)
+	en, zh := b.English(), must(b.For(Chinese))
+	ref := Msg("written.ref_turn", "ID", "airline-task00-trial1", "Turn", "18")
+	theTool := Msg("written.the_tool")
+	retried := Msg("finding.write_retried", "Failed", "book_reservation", "Turn", "18", "Quote", "“Error”",
+		"Again", "21", "Changed", Msg("finding.another_argument", "Key", "payment_methods"), "Tool", "book_reservation")
+	tools := List(Lit("book_reservation"), Lit("update_reservation_baggages"))
+	for _, c := range []struct {
+		text     Text
+		en, zhCN string
+	}{{
+		text: Msg("written.test", "Ref", ref),
+		en:   "Add a regression test from conversation airline-task00-trial1, turn 18: replay the conversation up to that turn and assert the corrected behavior.",
+		zhCN: "根据对话 airline-task00-trial1 第 18 轮添加一个回归测试：把对话回放到那一轮，断言行为已被纠正。",
+	}, {
+		text: Msg("playbook.unapplied_claim.step2", "Tools", theTool),
+		en:   "Make the tool fail with an error when it cannot apply a requested field, instead of returning the unchanged record as a success.",
+		zhCN: "让该工具在无法应用所请求的字段时返回错误，而不是把未改变的记录当作成功返回。",
+	}, {
+		text: Msg("playbook.unapplied_claim.step2", "Tools", "update_reservation_flights"),
+		en:   "Make update_reservation_flights fail with an error when it cannot apply a requested field, instead of returning the unchanged record as a success.",
+		zhCN: "让 update_reservation_flights 在无法应用所请求的字段时返回错误，而不是把未改变的记录当作成功返回。",
+	}, {
+		text: retried,
+		en:   "After book_reservation failed at turn 18 (“Error”), the agent called book_reservation again at turn 21 with another payment_methods, without asking the user.",
+		zhCN: "book_reservation 在第 18 轮失败（“Error”）之后，智能体没有询问用户，就在第 21 轮用另一个 payment_methods 再次调用了 book_reservation。",
+	}, {
+		text: tools,
+		en:   "book_reservation and update_reservation_baggages",
+		zhCN: "book_reservation 和 update_reservation_baggages",
+	}, {
+		text: List(Msg("written.the_tool"), Lit("book_reservation"), Msg("written.the_tool")),
+		en:   "the tool, book_reservation and the tool",
+		zhCN: "该工具、book_reservation 和该工具",
+	}} {
+		require.Equal(t, c.en, en.Text(c.text))
+		require.Equal(t, c.zhCN, zh.Text(c.text))
+	}
+}
+
+// TestSpacingKeepsWhatItDoesNotJudge: a slot beside a newline, a Latin punctuation
+// mark or another Latin run keeps the catalog's spacing, an empty value leaves its
+// {{if}} false, and a value that looks like a slot marker is written as it is.
+func TestSpacingKeepsWhatItDoesNotJudge(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		rendered string
+		values   []string
+		want     string
+	}{
+		{"说 " + slot(0) + " 了", []string{"(x)"}, "说 (x) 了"},
+		{"a " + slot(0) + " b", []string{"c"}, "a c b"},
+		{"行\n" + slot(0) + "\n行", []string{"x"}, "行\nx\n行"},
+		{slot(0) + slot(1), []string{"第一句。", "Second"}, "第一句。Second"},
+		{slot(0) + "  " + slot(1), []string{"中", "文"}, "中文"},
+		{"见 " + slot(0), []string{"\uFDD07\uFDD1"}, "见 \uFDD07\uFDD1"},
+		{"残 \uFDD09", []string{"x"}, "残 \uFDD09"},
+	} {
+		require.Equal(t, c.want, fillSlots(c.rendered, c.values), "%q", c.rendered)
+	}
+	zh := must(bundle(t).For(Chinese))
+	require.Equal(t, "数字", zh.T("json_type.number", "Value", ""))
+	require.Equal(t, "数字 3", zh.T("json_type.number", "Value", "3"))
+}
+
+// TestChineseTemplatesTestSlotsOnlyForEmptiness: a Chinese message is rendered with
+// markers in its slots (spacing.go), so it may ask whether a slot is empty but not
+// compare its value.
+func TestChineseTemplatesTestSlotsOnlyForEmptiness(t *testing.T) {
+	t.Parallel()
+	for id, m := range messageFile(t, Chinese) {
+		for _, s := range forms(m) {
+			for _, word := range []string{"eq ", "ne ", "lt ", "gt ", "le ", "ge ", "printf", "len "} {
+				require.False(t, strings.Contains(s, "{{"+word) || strings.Contains(s, "{{ "+word) || strings.Contains(s, "{{if "+word),
+					"%s compares a slot's value (%q), which Chinese rendering cannot", id, word)
+			}
+		}
+	}
+}
