@@ -41,6 +41,18 @@ func OutcomeLabel(l *locale.Localizer, outcome string) string {
 	return vocabulary(l, "outcome.", outcome)
 }
 
+// TypeLabel is an Action's or issue's type, RISK or ACTION, as its badge reads in l's
+// language; the identifier itself stays in the CSV and JSON downloads.
+func TypeLabel(l *locale.Localizer, typ string) string {
+	switch typ {
+	case "RISK":
+		return l.T("badge.risk")
+	case "ACTION":
+		return l.T("badge.action")
+	}
+	return typ
+}
+
 // RiskKindLabel is a risk flag kind in words for people.
 func RiskKindLabel(l *locale.Localizer, kind string) string {
 	return vocabulary(l, "risk_kind.", kind)

@@ -91,7 +91,7 @@ func TestReportDownloadsInTheReadersLanguage(t *testing.T) {
 
 	zh := readIn(t, b.alice, task+"/report.md", "zh-CN")
 	require.Contains(t, zh, "## 行动建议，最紧急的在前")
-	require.Contains(t, zh, "### 1. [RISK] 让智能体在确认成功之前先检查工具结果")
+	require.Contains(t, zh, "### 1. [风险] 让智能体在确认成功之前先检查工具结果")
 	require.Contains(t, zh, "**简而言之：** 上传了 6 个对话")
 	require.Contains(t, zh, "`已经为您修改成功！`", "the quotes as they were said")
 	require.Equal(t, zh, readIn(t, b.alice, task+"/report.md?lang=zh-CN", "en"), "?lang= chooses over the browser")

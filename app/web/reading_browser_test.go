@@ -1,0 +1,66 @@
+package web_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/app/web/browsertest"
+	"github.com/checkup-dev/checkup/db/transcript/transcripttest"
+)
+
+// readingTab is the airline sample diagnosed offline and a Chromium tab of its owner
+// asking for language, on the task's page.
+func readingTab(t *testing.T, language string) (ctx context.Context, base, task string) {
+	t.Helper()
+	b := setupLoop(t)
+	id := b.diagnose(t, b.alice, "Airline support", transcripttest.Sample(t))
+	ctx = browsertest.Start(t, 2*time.Minute)
+	askFor(t, ctx, language)
+	browserSession(t, ctx, b.url, b.alice)
+	task = "/tasks/" + id.String()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(b.url+task), chromedp.WaitVisible(chromedp.CSS(`[data-testid="action"]`))))
+	return ctx, b.url, task
+}
+
+// badges are the type badges' words on the page, by the type they stand for.
+func badges(t *testing.T, ctx context.Context) map[string][]string {
+	t.Helper()
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[map[string][]string](`(() => {
+		const out = {};
+		for (const b of document.querySelectorAll('[data-testid="type-badge"]')) (out[b.dataset.type] ||= []).push(b.textContent);
+		return out;
+	})()`))
+	require.NoError(t, err)
+	return got
+}
+
+// TestTypeBadgesReadInTheReadersLanguageInBrowser: the RISK and ACTION badges of the
+// Action cards and the issues table read 风险 and 改进 on the Chinese task page, and
+// stay RISK and ACTION on the English one.
+func TestTypeBadgesReadInTheReadersLanguageInBrowser(t *testing.T) {
+	t.Parallel()
+	ctx, _, _ := readingTab(t, "zh-CN,zh;q=0.9")
+	zh := badges(t, ctx)
+	require.NotEmpty(t, zh["RISK"])
+	require.NotEmpty(t, zh["ACTION"])
+	for typ, want := range map[string]string{"RISK": "风险", "ACTION": "改进"} {
+		for _, got := range zh[typ] {
+			require.Equal(t, want, got, typ)
+		}
+	}
+
+	askFor(t, ctx, "en-US,en;q=0.9")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`[data-testid="action"]`))))
+	en := badges(t, ctx)
+	require.NotEmpty(t, en["RISK"])
+	require.NotEmpty(t, en["ACTION"])
+	for typ, words := range en {
+		for _, got := range words {
+			require.Equal(t, typ, got)
+		}
+	}
+}
