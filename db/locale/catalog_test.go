@@ -130,3 +130,26 @@ func TestChineseSaysPromptOneWay(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogsQuoteInsideQuotesWithSingleQuotes: no message opens “ inside its own
+// “…”; a quote inside a quote is ‘…’, in both languages.
+func TestCatalogsQuoteInsideQuotesWithSingleQuotes(t *testing.T) {
+	t.Parallel()
+	for _, code := range Codes() {
+		for id, m := range messageFile(t, code) {
+			for _, s := range forms(m) {
+				depth := 0
+				for _, r := range s {
+					switch r {
+					case '“':
+						require.Zero(t, depth, "%s %s: “ inside “…”: %s", code, id, s)
+						depth++
+					case '”':
+						depth--
+					}
+				}
+				require.Zero(t, depth, "%s %s: “ and ” do not pair up: %s", code, id, s)
+			}
+		}
+	}
+}
