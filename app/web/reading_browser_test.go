@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -63,4 +64,42 @@ func TestTypeBadgesReadInTheReadersLanguageInBrowser(t *testing.T) {
 			require.Equal(t, typ, got)
 		}
 	}
+}
+
+// TestColumnHeadingsStayOnOneLineInBrowser: on the task page and the conversation list,
+// in Chinese and in English, at 1280 px and on a 390 px phone, every column heading
+// shown is on one line (对话 does not break in the top issues' narrow count column),
+// and the phone's pages still fit the screen.
+func TestColumnHeadingsStayOnOneLineInBrowser(t *testing.T) {
+	t.Parallel()
+	ctx, base, task := readingTab(t, "zh-CN,zh;q=0.9")
+	for _, language := range []string{"zh-CN,zh;q=0.9", "en-US,en;q=0.9"} {
+		askFor(t, ctx, language)
+		for _, width := range []int64{1280, 390} {
+			if width == 390 {
+				require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(width, 844, chromedp.EmulateMobile)))
+			} else {
+				require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(width, 900)))
+			}
+			for _, page := range []string{task, task + "/conversations"} {
+				what := fmt.Sprintf("%s at %d px, %s", page, width, language)
+				require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+page), chromedp.WaitVisible(chromedp.CSS(`main`))))
+				broken, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('th')]
+					.filter(th => th.getClientRects().length && th.textContent.trim())
+					.filter(th => {
+						const r = document.createRange();
+						r.selectNodeContents(th);
+						return new Set([...r.getClientRects()].filter(c => c.width > 0).map(c => Math.round(c.bottom))).size > 1;
+					})
+					.map(th => th.textContent.trim())`))
+				require.NoError(t, err, what)
+				require.Empty(t, broken, "%s: headings broken over lines", what)
+				if width == 390 {
+					requireFitsTheScreen(t, ctx, what)
+				}
+			}
+		}
+	}
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+task), chromedp.WaitVisible(chromedp.CSS(`[data-testid="top-issues"]`))))
+	browsertest.Screenshot(t, ctx, "phone-top-issues")
 }
