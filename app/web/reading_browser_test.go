@@ -3,9 +3,14 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
@@ -102,4 +107,65 @@ func TestColumnHeadingsStayOnOneLineInBrowser(t *testing.T) {
 	}
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+task), chromedp.WaitVisible(chromedp.CSS(`[data-testid="top-issues"]`))))
 	browsertest.Screenshot(t, ctx, "phone-top-issues")
+}
+
+// faces are the fonts Chromium set the text of the first element selector matches in,
+// as the platform names them.
+func faces(t *testing.T, ctx context.Context, selector string) []string {
+	t.Helper()
+	doc, err := chromedp.Call(ctx, dom.GetDocument, dom.GetDocumentParams{})
+	require.NoError(t, err)
+	node, err := chromedp.Call(ctx, dom.QuerySelector, dom.QuerySelectorParams{NodeID: doc.Root.NodeID, Selector: selector})
+	require.NoError(t, err, selector)
+	require.NotZero(t, node.NodeID, "no %s", selector)
+	_, err = chromedp.Call(ctx, css.Enable, cdp.Empty{})
+	require.NoError(t, err)
+	used, err := chromedp.Call(ctx, css.GetPlatformFontsForNode, css.GetPlatformFontsForNodeParams{NodeID: node.NodeID})
+	require.NoError(t, err, selector)
+	var names []string
+	for _, f := range used.Fonts {
+		names = append(names, f.FamilyName)
+	}
+	slices.Sort(names)
+	require.NotEmpty(t, names, selector)
+	return names
+}
+
+// TestQuotesTakeTheirOwnScriptsFaceInBrowser: on the Chinese task page every quote of a
+// conversation carries the lang of its own script — zh with Chinese characters, else
+// und — and an English quote is set in the face the English page sets it in, not the
+// Chinese page's (whose ’ and " are full width); so is an English turn of the
+// conversation page.
+func TestQuotesTakeTheirOwnScriptsFaceInBrowser(t *testing.T) {
+	t.Parallel()
+	ctx, base, task := readingTab(t, "zh-CN,zh;q=0.9")
+	quotes, err := chromedp.Run(ctx, chromedp.Evaluate[[]struct {
+		Lang string `json:"lang"`
+		Text string `json:"text"`
+	}](`[...document.querySelectorAll('[data-testid="evidence-quote"], [data-testid="risk-quote"], [data-testid="seen-once-quote"], [data-testid="action-evidence-preview"] > span')]
+		.map(q => ({lang: q.lang, text: q.textContent}))`))
+	require.NoError(t, err)
+	require.NotEmpty(t, quotes)
+	han := regexp.MustCompile(`\p{Han}`)
+	for _, q := range quotes {
+		want := "und"
+		if han.MatchString(q.Text) {
+			want = "zh"
+		}
+		require.Equal(t, want, q.Lang, q.Text)
+	}
+
+	quote := `[data-testid="action-evidence-fold"][open] [data-speaker="user"] [data-testid="evidence-quote"]`
+	turn := `[data-testid="turn"][data-role="user"] .text`
+	zhQuote, heading := faces(t, ctx, quote), faces(t, ctx, `main h2`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+task+"/conversations/1"), chromedp.WaitVisible(chromedp.CSS(turn))))
+	zhTurn := faces(t, ctx, turn)
+
+	askFor(t, ctx, "en-US,en;q=0.9")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(turn))))
+	require.Equal(t, faces(t, ctx, turn), zhTurn, "an English turn on the Chinese conversation page")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+task), chromedp.WaitVisible(chromedp.CSS(quote))))
+	require.Equal(t, faces(t, ctx, quote), zhQuote, "an English quote on the Chinese task page")
+	require.NotEqual(t, heading, zhQuote, "the Chinese page's own words are set in its Chinese face")
+	t.Logf("quote %v, Chinese heading %v", zhQuote, heading)
 }
