@@ -190,11 +190,12 @@ func (m mdWriter) actions(r Report) {
 	}
 }
 
-// example writes a quote, or the exchange it belongs to turn by turn: who said what,
-// a tool call named, not printed, and a tool's result with the tool it came from.
+// example writes a quote, or the exchange it belongs to turn by turn: who said what
+// (Readable, without Markdown's emphasis markers), a tool call named, not printed, and
+// a tool's result, as it is, with the tool it came from.
 func (m mdWriter) example(q Quote) {
 	if len(q.Exchange) == 0 {
-		m.quote(q.Quote)
+		m.quote(Readable(q.Quote))
 		return
 	}
 	for i, e := range q.Exchange {
@@ -212,7 +213,11 @@ func (m mdWriter) example(q Quote) {
 			m.call(who, e)
 			continue
 		}
-		lines := strings.Split(strings.TrimSpace(lineEndings.Replace(e.Quote)), "\n")
+		said := e.Quote
+		if e.Speaker != analyzer.SpeakerTool {
+			said = Readable(said)
+		}
+		lines := strings.Split(strings.TrimSpace(lineEndings.Replace(said)), "\n")
 		m.p("> %s", m.l.T("md.said", "Who", who, "Quote", codeSpan(strings.TrimSpace(lines[0]))))
 		for _, line := range lines[1:] {
 			if line = strings.TrimSpace(line); line != "" {

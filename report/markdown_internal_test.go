@@ -192,3 +192,37 @@ func TestMarkdownTypesReadInTheReadersLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestReadableDropsEmphasisOnly: a quote is shown without Markdown's emphasis markers
+// around words, and with everything else it holds.
+func TestReadableDropsEmphasisOnly(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"- **Reservation ID:** ABC123":          "- Reservation ID: ABC123",
+		"__Total__: $305 and **two** bags":      "Total: $305 and two bags",
+		"book_reservation and update__baggages": "book_reservation and update__baggages",
+		"2 ** 3 is 8, a * b":                    "2 ** 3 is 8, a * b",
+		"** not emphasis **":                    "** not emphasis **",
+		"我已为您**取消**预订":                          "我已为您取消预订",
+	} {
+		require.Equal(t, want, Readable(in), in)
+	}
+}
+
+// TestExamplesReadWithoutMarkdown: report.md writes what the agent and the user said
+// in an example without Markdown's emphasis markers, and a tool's result as it is.
+func TestExamplesReadWithoutMarkdown(t *testing.T) {
+	t.Parallel()
+	q := Quote{Quote: "**Booked.**", Turn: 3, Exchange: []Evidence{
+		{Turn: 2, Quote: `{"note": "**raw**"}`, Speaker: "tool", Tool: "book_reservation"},
+		{Turn: 3, Quote: "**Booked.**\n- **Reservation ID:** ABC123", Speaker: "agent"},
+	}}
+	var md bytes.Buffer
+	w := bufio.NewWriter(&md)
+	mdWriter{w, localetest.English(t)}.example(q)
+	mdWriter{w, localetest.English(t)}.example(Quote{Quote: "__Sure__, **done**."})
+	require.NoError(t, w.Flush())
+	require.Equal(t, "> **Tool result** of `book_reservation` (turn 2): `{\"note\": \"**raw**\"}`\n>\n"+
+		"> **Agent** (turn 3): `Booked.`\n> `- Reservation ID: ABC123`\n"+
+		"> `Sure, done.`\n", md.String())
+}

@@ -169,3 +169,33 @@ func TestQuotesTakeTheirOwnScriptsFaceInBrowser(t *testing.T) {
 	require.NotEqual(t, heading, zhQuote, "the Chinese page's own words are set in its Chinese face")
 	t.Logf("quote %v, Chinese heading %v", zhQuote, heading)
 }
+
+// TestExamplesReadWithoutMarkdownInBrowser: an Action's examples show what the agent
+// and the user said without Markdown's emphasis markers (**Reservation ID** reads
+// Reservation ID), in the example, its exchange and the folded preview, while
+// report.json keeps each quote as the transcript has it, which it is verified against.
+func TestExamplesReadWithoutMarkdownInBrowser(t *testing.T) {
+	t.Parallel()
+	ctx, _, task := readingTab(t, "en-US,en;q=0.9")
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[struct {
+		Shown  []string `json:"shown"`
+		Stored []string `json:"stored"`
+	}](`fetch(`+jsString(task+"/report.json")+`).then(r => r.json()).then(r => ({
+		shown: [...document.querySelectorAll('[data-testid="evidence-exchange"] > li:not([data-speaker="tool"]) [data-testid="evidence-quote"], [data-testid="evidence"] > [data-testid="evidence-quote"], [data-testid="action-evidence-preview"]')]
+			.map(q => q.textContent),
+		stored: r.actions.flatMap(a => a.evidence.flatMap(q => [q.quote, ...(q.exchange || []).filter(e => e.speaker !== 'tool' && e.speaker !== 'call').map(e => e.quote)])),
+	}))`, chromedp.EvalAwaitPromise))
+	require.NoError(t, err)
+	require.NotEmpty(t, got.Shown)
+	emphasis := regexp.MustCompile(`\*\*\S|\b__\S`)
+	for _, s := range got.Shown {
+		require.NotRegexp(t, emphasis, s)
+	}
+	marked := 0
+	for _, s := range got.Stored {
+		if emphasis.MatchString(s) {
+			marked++
+		}
+	}
+	require.Positive(t, marked, "report.json keeps the quotes' Markdown")
+}

@@ -425,9 +425,9 @@ func ActionCard(taskID string, a report.Action, open bool) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var25 string
-			templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(foldPreview("“"+a.Evidence[0].Quote+"”", ""))
+			templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(foldPreview("“"+report.Readable(a.Evidence[0].Quote)+"”", ""))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 63, Col: 166}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 63, Col: 183}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 			if templ_7745c5c3_Err != nil {
@@ -440,7 +440,7 @@ func ActionCard(taskID string, a report.Action, open bool) templ.Component {
 			var templ_7745c5c3_Var26 string
 			templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(more(l, "action.more_quotes", len(a.Evidence)-1))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 63, Col: 225}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 63, Col: 242}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
 			if templ_7745c5c3_Err != nil {
@@ -1200,9 +1200,9 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var77 string
-					templ_7745c5c3_Var77, templ_7745c5c3_Err = templ.JoinStringErrs(e.Quote)
+					templ_7745c5c3_Var77, templ_7745c5c3_Err = templ.JoinStringErrs(exchangeText(e))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 124, Col: 85}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 124, Col: 93}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var77))
 					if templ_7745c5c3_Err != nil {
@@ -1241,9 +1241,9 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var79 string
-			templ_7745c5c3_Var79, templ_7745c5c3_Err = templ.JoinStringErrs(q.Quote)
+			templ_7745c5c3_Var79, templ_7745c5c3_Err = templ.JoinStringErrs(report.Readable(q.Quote))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 130, Col: 81}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 130, Col: 98}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var79))
 			if templ_7745c5c3_Err != nil {
@@ -1322,6 +1322,15 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 		}
 		return nil
 	})
+}
+
+// exchangeText is a quoted turn of an exchange as it is shown: what the agent or the
+// user said without Markdown's emphasis markers, a tool's result as it is.
+func exchangeText(e report.Evidence) string {
+	if e.Speaker == "tool" {
+		return e.Quote
+	}
+	return report.Readable(e.Quote)
 }
 
 // previewRunes is how much of a folded part its heading shows.
