@@ -1,9 +1,11 @@
 package offline
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
@@ -47,6 +49,12 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 			parts = append(parts, locale.Msg("finding.failed_call", "Tool", c.name, "Turn", digits(c.resultTurn), "Quote", quoted(c.errQuote)))
 			ev = append(ev, quoteResult(c))
 		}
+	}
+	// The first failure shown whole: what the call asked, before its error, and what
+	// the agent told the user after it.
+	ev = append([]analyzer.Evidence{quoteArgs(failed[0])}, ev...)
+	if reply := v.nextReply(failed[0].resultTurn + 1); reply > 0 {
+		ev = append(ev, v.quoteTurn(reply))
 	}
 	desc := []locale.Text{locale.Msg("finding.tool_calls_failed",
 		"Calls", countOf(len(failed), len(v.calls), "finding.of_tool_calls"), "Parts", locale.Join("join.semicolon", parts...))}
@@ -111,7 +119,7 @@ func (a *Analyzer) retriedFailures(v *view) []analyzer.Finding {
 			if d.name == c.name && sameArgs(d.args, c.args) {
 				desc := locale.Msg("finding.retried", "Tool", c.name, "Turn", digits(c.resultTurn), "Quote", quoted(c.errQuote), "Again", digits(d.turn))
 				// The error, then both calls by their arguments: the same, twice.
-				return []analyzer.Finding{ruleRetryFailing.finding(v, desc, 0, quoteResult(c), quoteArgs(d), quoteArgs(c))}
+				return []analyzer.Finding{ruleRetryFailing.finding(v, desc, 0, quoteResult(c), quoteRejected(d, c.errQuote), quoteRejected(c, c.errQuote))}
 			}
 		}
 	}
@@ -158,6 +166,75 @@ func checksBeforeWrite(d call, after []call) bool {
 	}
 	names := argumentValues(after[i].args)
 	return slices.ContainsFunc(argumentValues(d.args), func(s string) bool { return slices.Contains(names, s) })
+}
+
+// quoteRejected quotes a call by the argument its error names ("payment method
+// certificate_7504069 not found": "certificate_7504069"; "payment amount does not add
+// up": its payment argument), the proof that a retry asked again for what was refused,
+// when its arguments are too long to quote whole; else as quoteArgs.
+func quoteRejected(c call, errQuote string) analyzer.Evidence {
+	if utf8.RuneCountInString(strings.TrimSpace(c.args)) <= maxQuote {
+		return quoteArgs(c)
+	}
+	named := ""
+	for _, value := range argumentValues(c.args) {
+		quotedValue, _ := json.Marshal(value)
+		// The longest value named wins (then the first in order), whatever order the
+		// arguments are read in.
+		if strings.Contains(errQuote, value) && strings.Contains(c.args, string(quotedValue)) &&
+			(len(quotedValue) > len(named) || len(quotedValue) == len(named) && string(quotedValue) < named) {
+			named = string(quotedValue)
+		}
+	}
+	if named != "" {
+		return analyzer.Evidence{Turn: c.turn, Quote: named}
+	}
+	if text := argumentNamed(c.args, errQuote); text != "" {
+		return analyzer.Evidence{Turn: c.turn, Quote: text}
+	}
+	return quoteArgs(c)
+}
+
+// argumentNamed is the argument, `"key": value` as args writes it, whose key the error
+// speaks of most ("payment amount does not add up": "payment_methods"), its head when
+// it is too long to quote whole; "" when the error names no key.
+func argumentNamed(args, errQuote string) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(args), &obj) != nil {
+		return ""
+	}
+	said := strings.ToLower(errQuote)
+	best, bestSaid := "", 0
+	for _, key := range keysInOrder(args) {
+		// The key most said of wins: "payment amount" speaks of payment_methods more
+		// than "total price" of total_baggages.
+		n := 0
+		for _, part := range strings.Split(strings.ToLower(key), "_") {
+			if utf8.RuneCountInString(part) >= 4 && strings.Contains(said, part) {
+				n += utf8.RuneCountInString(part)
+			}
+		}
+		if n <= bestSaid {
+			continue
+		}
+		if text := argumentText(args, key, obj[key]); text != "" {
+			best, bestSaid = headOf(text), n
+		}
+	}
+	return best
+}
+
+// headOf is an argument's text cut to maxQuote runes before a comma, so it stays an
+// exact substring of the call that ends on a whole value; whole when short.
+func headOf(text string) string {
+	if utf8.RuneCountInString(text) <= maxQuote {
+		return text
+	}
+	cut := text[:len(string([]rune(text)[:maxQuote]))]
+	if i := strings.LastIndex(cut, ","); i > 0 {
+		return cut[:i]
+	}
+	return cut
 }
 
 // sameArgs compares tool arguments ignoring whitespace, so {"a": 1} equals {"a":1}.
