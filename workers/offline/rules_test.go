@@ -305,7 +305,7 @@ func TestRepeatedCallsShowTheirArguments(t *testing.T) {
 			toolCall("c2", "book_reservation", long), res("c2", "Error: payment method certificate_7504069 not found"),
 			as(words[2]))
 		require.Equal(t, []analyzer.Evidence{
-			{Turn: 6, Quote: "Error: payment method certificate_7504069 not found"}, {Turn: 7, Quote: `"certificate_7504069"`}, {Turn: 5, Quote: `"certificate_7504069"`},
+			{Turn: 6, Quote: "Error: payment method certificate_7504069 not found"}, {Turn: 7, Quote: `"payment_id":"certificate_7504069"`}, {Turn: 5, Quote: `"payment_id":"certificate_7504069"`},
 		}, only(refused, "repetition")[0].Evidence, words[0])
 	}
 

@@ -127,28 +127,40 @@ func (a *Analyzer) retriedFailures(v *view) []analyzer.Finding {
 }
 
 // repeatedCalls reports a lookup the agent had already made and that had answered: the
-// same tool with the same arguments again. The agent has lost track of what it knows,
-// which costs turns and often precedes a wrong answer. Writes and failed calls are left
-// to the rules on confirmation and retries. Reading again is right after a change
-// (rereads) and before changing what was read (checksBeforeWrite): the state may have
-// moved since.
+// same tool with the same arguments again (repeatOf). The agent has lost track of what
+// it knows, which costs turns and often precedes a wrong answer.
 func (a *Analyzer) repeatedCalls(v *view) []analyzer.Finding {
-	for i, c := range v.calls {
-		if c.write || c.handoff || c.failed || c.resultTurn == 0 {
-			continue
-		}
-		for j, d := range v.calls[i+1:] {
-			if d.name != c.name || !sameArgs(d.args, c.args) || d.failed {
-				continue
-			}
-			if rereads(v.calls[i+1:i+1+j]) || checksBeforeWrite(d, v.calls[i+2+j:]) {
-				break
-			}
+	for i, d := range v.calls {
+		if j := v.repeatOf(i); j >= 0 {
+			c := v.calls[j]
 			desc := locale.Msg("finding.repeated_call", "Tool", c.name, "Turn", digits(d.turn), "Earlier", digits(c.turn))
 			return []analyzer.Finding{ruleRepeatedCall.finding(v, desc, 0, quoteArgs(d), quoteArgs(c))}
 		}
 	}
 	return nil
+}
+
+// repeatOf is the index of the last earlier lookup call i asks again for nothing —
+// the same tool and arguments, which had answered — or -1. Writes and failed calls are
+// left to the rules on confirmation and retries. Reading again is right after a change
+// (rereads) and before changing what was read (checksBeforeWrite): the state may have
+// moved since.
+func (v *view) repeatOf(i int) int {
+	d := v.calls[i]
+	if d.write || d.handoff || d.failed {
+		return -1
+	}
+	for j := i - 1; j >= 0; j-- {
+		c := v.calls[j]
+		if c.name != d.name || !sameArgs(c.args, d.args) || c.failed || c.resultTurn == 0 {
+			continue
+		}
+		if rereads(v.calls[j+1:i]) || checksBeforeWrite(d, v.calls[i+1:]) {
+			return -1
+		}
+		return j
+	}
+	return -1
 }
 
 // rereads reports whether a write succeeded among the calls between two lookups, so
@@ -187,12 +199,32 @@ func quoteRejected(c call, errQuote string) analyzer.Evidence {
 		}
 	}
 	if named != "" {
-		return analyzer.Evidence{Turn: c.turn, Quote: named}
+		return analyzer.Evidence{Turn: c.turn, Quote: withKey(c.args, named)}
 	}
 	if text := argumentNamed(c.args, errQuote); text != "" {
 		return analyzer.Evidence{Turn: c.turn, Quote: text}
 	}
 	return quoteArgs(c)
+}
+
+// withKey is a quoted value with the key it is written under in args
+// (`"payment_id":"certificate_7504069"`), so the reader sees which argument was refused;
+// the value alone when args writes it under no key.
+func withKey(args, quotedValue string) string {
+	at := strings.Index(args, quotedValue)
+	colon := strings.LastIndex(strings.TrimRight(args[:at], " \t\n"), ":")
+	if colon < 0 || strings.TrimSpace(args[colon+1:at]) != "" {
+		return quotedValue
+	}
+	keyEnd := strings.LastIndex(strings.TrimRight(args[:colon], " \t\n"), `"`)
+	if keyEnd < 0 {
+		return quotedValue
+	}
+	keyStart := strings.LastIndex(args[:keyEnd], `"`)
+	if keyStart < 0 || strings.ContainsAny(args[keyStart+1:keyEnd], `"{}[],:`) {
+		return quotedValue
+	}
+	return args[keyStart : at+len(quotedValue)]
 }
 
 // argumentNamed is the argument, `"key": value` as args writes it, whose key the error

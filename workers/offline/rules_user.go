@@ -109,8 +109,7 @@ const minWasted = 2
 
 // wastedCalls are the tool calls that did not move the conversation on: the failed ones
 // (shown by their error) and those asking again what an earlier call had already
-// answered, with nothing written between (shown with the earlier call, the same
-// twice), in order and up to maxStretch turns; what they were, said; none when
+// answered (repeatOf; shown with the earlier call, the same twice), in order and up to maxStretch turns; what they were, said; none when
 // fewer than minWasted.
 func (v *view) wastedCalls() (locale.Text, []analyzer.Evidence) {
 	var ev []analyzer.Evidence
@@ -121,10 +120,8 @@ func (v *view) wastedCalls() (locale.Text, []analyzer.Evidence) {
 			ev = append(ev, quoteResult(c))
 			continue
 		}
-		j := slices.IndexFunc(v.calls[:i], func(d call) bool {
-			return d.name == c.name && !d.failed && d.resultTurn > 0 && sameArgs(c.args, d.args)
-		})
-		if c.failed || c.write || j < 0 || rereads(v.calls[j+1:i]) {
+		j := v.repeatOf(i)
+		if j < 0 {
 			continue
 		}
 		repeated++
