@@ -139,7 +139,9 @@ func TestHungServerTimesOutThenGivesUp(t *testing.T) {
 	require.Contains(t, err.Error(), "after 3 tries")
 	require.GreaterOrEqual(t, time.Since(start), 600*time.Millisecond)
 	require.Zero(t, res.Usage)
-	require.Equal(t, 3, b.srv.Stats().Requests)
+	// The server counts a request when its handler starts, which on a busy machine can
+	// lag the client's giving up on it.
+	require.Eventually(t, func() bool { return b.srv.Stats().Requests == 3 }, 5*time.Second, 10*time.Millisecond)
 }
 
 func TestCancelWhileCallsHang(t *testing.T) {

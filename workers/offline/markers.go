@@ -45,8 +45,9 @@ func newMarkers() markers {
 		),
 		failureAck: textmatch.NewPhraseSet(
 			"unfortunately", "error", "unable", "couldn't", "could not", "wasn't able", "was not able", "failed",
+			"cannot", "can't", "can not", "not possible",
 			"not enough", "issue", "problem", "sorry", "not available", "insufficient", "did not go through", "didn't go through",
-			"抱歉", "失败", "无法", "未能", "错误", "不足", "问题", "没有成功",
+			"抱歉", "失败", "无法", "未能", "错误", "不足", "问题", "没有成功", "不能",
 		),
 		frustration: textmatch.NewPhraseSet(
 			"this is ridiculous", "ridiculous", "again?!", "useless", "frustrat", "frustrating", "frustrated", "annoying",

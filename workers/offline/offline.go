@@ -27,7 +27,7 @@
 //	asks for a human, not transferred  ACTION  human_handoff        3    0.7
 //	agent declines the request         ACTION  refusal              2    0.6
 //	agent lacks the information        ACTION  knowledge_gap        2    0.5
-//	more than Options.LongTurns turns  ACTION  long_conversation    2    0.8
+//	long, with turns that went nowhere ACTION  long_conversation    3    0.8 (length alone: in the score only)
 //
 //	* 3 after a failed tool call (the agent gave up), 1 after the agent declined the
 //	  request (an out-of-scope request passed on as designed).
@@ -135,7 +135,7 @@ func (a *Analyzer) DiagnoseScreened(ctx context.Context, conv transcript.Convers
 	}
 	softenAfterPolicy(v, findings)
 	out := outcome(handoffTurn > 0, end, findings)
-	score := failureScore(findings)
+	score := failureScore(findings, a.lengthRisk(v, findings))
 	failed := failedTurn(v, findings)
 	capCitations(failed, findings)
 	sum := summary(v, out, findings)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -28,7 +29,10 @@ func TestToolErrors(t *testing.T) {
 	require.Equal(t, 2, f[0].Severity, "a failed write the agent owned up to")
 	require.Contains(t, f[0].Description, "book_reservation at turn 6")
 	require.Contains(t, f[0].Description, "The agent told the user the change failed.")
-	require.Equal(t, analyzer.Evidence{Turn: 6, Quote: "Error: payment amount does not add up"}, f[0].Evidence[0])
+	require.Equal(t, []analyzer.Evidence{
+		{Turn: 5, Quote: `{"flight":"HAT001"}`}, {Turn: 6, Quote: "Error: payment amount does not add up"},
+		{Turn: 7, Quote: "Unfortunately the booking did not go through. Shall I try another card?"},
+	}, f[0].Evidence, "the call, its error, what the user was told")
 	require.Empty(t, only(d, "false_success_claim"), "the agent admitted the failure")
 
 	silent := diagnose(t, a, sys(testPolicy), u("Book HAT001 for me"), as("Shall I book HAT001 for $120?"), u("Yes, please."),
@@ -46,6 +50,13 @@ func TestToolErrors(t *testing.T) {
 		toolCall("c1", "book_reservation", `{"flight":"HAT001"}`), res("c1", "预订失败：余额不足"),
 		as("抱歉，余额不足，预订没有成功。"), u("好吧"))
 	require.Equal(t, 2, only(toldZH, "tool_error")[0].Severity)
+	require.Equal(t, analyzer.Evidence{Turn: 7, Quote: "抱歉，余额不足，预订没有成功。"}, only(toldZH, "tool_error")[0].Evidence[2])
+	// Saying the change cannot be done is telling the user, in either language.
+	for _, words := range [][]string{{"Book HAT001 for me", "Yes, please.", "HAT001 cannot be booked at this time, it is full."}, {"帮我订HAT001", "确认", "HAT001 已满，现在不能预订。"}} {
+		cannot := diagnose(t, a, sys(testPolicy), u(words[0]), as("HAT001, $120. Shall I book it?"), u(words[1]),
+			toolCall("c1", "book_reservation", `{"flight":"HAT001"}`), res("c1", "Error: flight is full"), as(words[2]))
+		require.Equal(t, 2, only(cannot, "tool_error")[0].Severity, words[2])
+	}
 
 	// Another look-up of the same kind that succeeds is a recovery.
 	for _, words := range [][2]string{{"My email is mia@example.com", "Found you, Mia."}, {"我的邮箱是mia@example.com", "找到您的账户了。"}} {
@@ -64,7 +75,7 @@ func TestToolErrors(t *testing.T) {
 	f = only(zh, "tool_error")
 	require.Len(t, f, 1)
 	require.Equal(t, 2, f[0].Severity, "a failed read")
-	require.Equal(t, "查询失败：航班不存在", f[0].Evidence[0].Quote)
+	require.Equal(t, "查询失败：航班不存在", f[0].Evidence[1].Quote, "after its call")
 }
 
 func TestFalseSuccessClaim(t *testing.T) {
@@ -285,6 +296,27 @@ func TestRepeatedCallsShowTheirArguments(t *testing.T) {
 	require.Equal(t, []analyzer.Evidence{
 		{Turn: 6, Quote: "Error: timeout"}, {Turn: 7, Quote: `{"flight":"HAT001"}`}, {Turn: 5, Quote: `{"flight":"HAT001"}`},
 	}, f[0].Evidence)
+
+	// Arguments too long to quote whole: both calls by the value the error refused.
+	long := `{"flight":"HAT001","total_baggages":0,"passengers":[{"first_name":"Mia","last_name":"Li","dob":"1990-01-01"},{"first_name":"Noah","last_name":"Li","dob":"1992-02-02"}],"payment_methods":[{"payment_id":"certificate_7504069","amount":100}],"insurance":"no"}`
+	for _, words := range [][]string{{"Book HAT001", "Yes", "Sorry, the certificate was not accepted."}, {"帮我订 HAT001", "确认", "抱歉，这张代金券无法使用。"}} {
+		refused := diagnose(t, a, sys(testPolicy), u(words[0]), as("HAT001 for two, $200, paid with your certificate. Proceed?"), u(words[1]),
+			toolCall("c1", "book_reservation", long), res("c1", "Error: payment method certificate_7504069 not found"),
+			toolCall("c2", "book_reservation", long), res("c2", "Error: payment method certificate_7504069 not found"),
+			as(words[2]))
+		require.Equal(t, []analyzer.Evidence{
+			{Turn: 6, Quote: "Error: payment method certificate_7504069 not found"}, {Turn: 7, Quote: `"payment_id":"certificate_7504069"`}, {Turn: 5, Quote: `"payment_id":"certificate_7504069"`},
+		}, only(refused, "repetition")[0].Evidence, words[0])
+	}
+
+	// An error that names an argument's key: that argument, the same in both calls.
+	amount := diagnose(t, a, sys(testPolicy), u("Book HAT001"), as("HAT001 for two, $200, paid with your certificate. Proceed?"), u("Yes"),
+		toolCall("c1", "book_reservation", long), res("c1", "Error: payment amount does not add up, total price is 200"),
+		toolCall("c2", "book_reservation", long), res("c2", "Error: payment amount does not add up, total price is 200"),
+		as("抱歉，预订失败了。"))
+	paid := `"payment_methods":[{"payment_id":"certificate_7504069","amount":100}]`
+	require.Equal(t, []analyzer.Evidence{{Turn: 6, Quote: "Error: payment amount does not add up, total price is 200"}, {Turn: 7, Quote: paid}, {Turn: 5, Quote: paid}},
+		only(amount, "repetition")[0].Evidence)
 
 	looked := diagnose(t, a, sys(testPolicy), u("What does W1 cost?"),
 		toolCall("c1", "get_order", `{"id":"W1"}`), res("c1", `{"total":20}`), as("W1 costs $20. Anything else?"),
@@ -618,34 +650,46 @@ func TestRefusalAndKnowledgeGap(t *testing.T) {
 func TestLongConversation(t *testing.T) {
 	t.Parallel()
 	a := New(Options{LongTurns: 4})
-	// The evidence is where the turns went, never the greeting — the agent repeating
-	// itself, else the user restating, else the end — and the user's opening request.
-	again := "I could not find that reservation, please check the reservation number."
-	opening := analyzer.Evidence{Turn: 2, Quote: "Hi, change my flight"}
-	loop := diagnose(t, a, sys(testPolicy), u("Hi, change my flight"), as(again), u("It is R1"), as(again), u("Thanks"))
-	f := only(loop, "long_conversation")
-	require.Len(t, f, 1)
-	require.Equal(t, []analyzer.Evidence{{Turn: 5, Quote: again}, opening}, f[0].Evidence)
-	require.Contains(t, f[0].Description, "At turn 5 the agent repeats its message of turn 3.")
+	// The evidence is where the turns went nowhere: the agent repeating itself, else
+	// the user restating (after the request they restate), in either language.
+	for _, w := range [][]string{
+		{"Hi, change my flight", "I could not find that reservation, please check the reservation number.", "It is R1", "Thanks", "As I said, HAT001. Please hurry.", "Which one?", "Done."},
+		{"帮我改签", "很抱歉，没有找到这个订单，请核对订单号后再告诉我。", "是 R1", "谢谢", "我已经说过了，HAT001。请快一点。", "哪个航班？", "好了。"},
+	} {
+		loop := diagnose(t, a, sys(testPolicy), u(w[0]), as(w[1]), u(w[2]), as(w[1]), u(w[3]))
+		f := only(loop, "long_conversation")
+		require.Len(t, f, 1, w[0])
+		require.Equal(t, []analyzer.Evidence{{Turn: 3, Quote: w[1]}, {Turn: 5, Quote: w[1]}}, f[0].Evidence, w[0])
+		require.Contains(t, localetest.English(t).Text(f[0].Words.Description), "At turn 5 the agent repeats its message of turn 3.")
 
-	restate := diagnose(t, a, sys(testPolicy), u("Hi, change my flight"), as("Which one?"),
-		u("As I said, HAT001. Please hurry."), as("Done."), u("Thanks"))
-	require.Equal(t, []analyzer.Evidence{{Turn: 4, Quote: "As I said, HAT001. Please hurry."}, opening}, only(restate, "long_conversation")[0].Evidence)
-
-	d := diagnose(t, a, sys(testPolicy), u("Hi, change my flight"), as("Which one?"), u("HAT001"), as("Done."), u("Thanks, bye"))
-	f = only(d, "long_conversation")
-	require.Equal(t, []analyzer.Evidence{{Turn: 6, Quote: "Thanks, bye"}, opening}, f[0].Evidence)
-	require.Contains(t, f[0].Description, "It ends at turn 6.")
-	zh := diagnose(t, a, sys(testPolicy), u("帮我改签"), as("请问哪个航班？"), u("HAT001"), as("好的。"), toolCall("c1", "update_reservation", `{"flight":"HAT001"}`))
-	require.Equal(t, []analyzer.Evidence{{Turn: 5, Quote: "好的。"}, {Turn: 2, Quote: "帮我改签"}}, only(zh, "long_conversation")[0].Evidence,
-		"the last words, when it ends on a call")
-	require.Empty(t, only(diagnose(t, New(Options{}), sys(testPolicy), u("Hi"), as("Hello")), "long_conversation"))
+		restate := diagnose(t, a, sys(testPolicy), u(w[0]), as(w[5]), u(w[4]), as(w[6]), u(w[3]))
+		require.Equal(t, []analyzer.Evidence{{Turn: 2, Quote: w[0]}, {Turn: 4, Quote: w[4]}}, only(restate, "long_conversation")[0].Evidence, w[0])
+	}
 }
 
-// TestLongConversationOnTools: when tool calls and their results took half the turns
-// or more, where they went is the calls that went nowhere — failed, or asking again
-// what an earlier call had answered — else each call of the tool called most, beside
-// the user's opening request, in either language.
+// TestLengthAloneIsNoFinding: a long conversation whose every turn moved it on has
+// nothing to shorten to show, so no finding, but its length still weighs in the
+// failure score as a finding would.
+func TestLengthAloneIsNoFinding(t *testing.T) {
+	t.Parallel()
+	a := New(Options{LongTurns: 4})
+	for _, w := range [][]string{
+		{"Hi, change my flight", "Which one?", "HAT001", "Done.", "Thanks, bye"},
+		{"帮我改签", "请问哪个航班？", "HAT001", "好的，改好了。", "谢谢，再见"},
+	} {
+		d := diagnose(t, a, sys(testPolicy), u(w[0]), as(w[1]), u(w[2]), as(w[3]), u(w[4]))
+		require.Empty(t, only(d, "long_conversation"), w[0])
+		require.Empty(t, d.Findings, w[0])
+		require.InDelta(t, ruleLong.spec().confidence*failureWeight(ruleLong.spec().severity), d.FailureScore, 0.001, "length alone, as the finding would weigh")
+		short := diagnose(t, a, sys(testPolicy), u(w[0]), as(w[3]), u(w[4]))
+		require.Zero(t, short.FailureScore, w[0])
+	}
+}
+
+// TestLongConversationOnTools: where tool calls went nowhere — failed, or asking again
+// what an earlier call had answered with nothing written between — they are the
+// evidence, the first few of them, and the description counts them, in either
+// language. Calls that all moved the conversation on are no finding.
 func TestLongConversationOnTools(t *testing.T) {
 	t.Parallel()
 	a := New(Options{LongTurns: 8})
@@ -664,48 +708,32 @@ func TestLongConversationOnTools(t *testing.T) {
 		f := only(d, "long_conversation")
 		require.Len(t, f, 1, tc.lang)
 		require.Equal(t, []analyzer.Evidence{
-			{Turn: 2, Quote: tc.ask}, {Turn: 3, Quote: `{"id":"R1"}`}, {Turn: 6, Quote: `{"error": "service unavailable"}`}, {Turn: 9, Quote: `{"id":"R1"}`},
+			{Turn: 3, Quote: `{"id":"R1"}`}, {Turn: 6, Quote: `{"error": "service unavailable"}`}, {Turn: 9, Quote: `{"id":"R1"}`},
 		}, f[0].Evidence, "the failure, the lookup made twice; the lookup after the change is no repeat (%s)", tc.lang)
 		en := localetest.English(t).Text(f[0].Words.Description)
 		require.Contains(t, en, "mark a long conversation. 2 of its 6 tool calls went nowhere: 1 failed and 1 asked again for what an earlier call had already returned.", tc.lang)
 		require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), "6 次工具调用中有 2 次没有推进对话：1 次失败和 1 次重复查询了之前已经返回过的内容。", tc.lang)
-	}
-	// Calls that all moved the conversation on: each of the busiest tool's, by what it asked.
-	for _, tc := range []struct{ lang, ask, done, want string }{
-		{"en", "Downgrade all my reservations", "All three are downgraded.",
-			"9 of them only called tools or returned their results, most of all get_reservation: 3 calls, from turn 3 to turn 7."},
-		{"zh", "把我所有的订单都降舱", "三个订单都已降舱。",
-			"其中 9 轮只是在调用工具或返回结果，最多的是 get_reservation：从第 3 轮到第 7 轮共调用 3 次。"},
-	} {
-		d := diagnose(t, a, sys(testPolicy), u(tc.ask),
+
+		needed := diagnose(t, a, sys(testPolicy), u(tc.ask),
 			toolCall("c1", "get_reservation", `{"id":"R1"}`), res("c1", `{"id":"R1"}`),
 			toolCall("c2", "get_reservation", `{"id":"R2"}`), res("c2", `{"id":"R2"}`),
 			toolCall("c3", "get_reservation", `{"id":"R3"}`), res("c3", `{"id":"R3"}`),
 			toolCall("c4", "update_all", `{"ids":["R1","R2","R3"]}`), res("c4", `{"ok":true}`),
 			toolCall("c5", "calculate", `{"x":"1+1"}`),
 			as(tc.done))
-		f := only(d, "long_conversation")
-		require.Equal(t, []analyzer.Evidence{
-			{Turn: 2, Quote: tc.ask}, {Turn: 3, Quote: `{"id":"R1"}`}, {Turn: 5, Quote: `{"id":"R2"}`}, {Turn: 7, Quote: `{"id":"R3"}`},
-		}, f[0].Evidence, tc.lang)
-		require.Contains(t, localetest.English(t).Text(f[0].Words.Description)+localetest.Chinese(t).Text(f[0].Words.Description), tc.want, tc.lang)
+		require.Empty(t, only(needed, "long_conversation"), "three orders looked up, one each: work the user needed (%s)", tc.lang)
 	}
-	// A long run shows its first calls and its last.
+	// Many failures: the first maxStretch turns of them.
 	msgs := []transcript.Message{sys(testPolicy), u("Look up all my orders")}
 	for i := range 7 {
 		id := fmt.Sprintf("W%d", i)
-		msgs = append(msgs, toolCall("c"+id, "get_order", `{"id":"`+id+`"}`), res("c"+id, `{"id":"`+id+`"}`))
+		msgs = append(msgs, toolCall("c"+id, "get_order", `{"id":"`+id+`"}`), res("c"+id, "Error: timeout"))
 	}
 	turns := []int{}
-	for _, e := range only(diagnose(t, a, append(msgs, as("You have seven orders."))...), "long_conversation")[0].Evidence {
+	for _, e := range only(diagnose(t, a, append(msgs, as("Sorry, the order system is down."))...), "long_conversation")[0].Evidence {
 		turns = append(turns, e.Turn)
 	}
-	require.Equal(t, []int{2, 3, 5, 7, 9, 15}, turns)
-	// Tools that took fewer than half the turns say nothing of where they went.
-	few := diagnose(t, a, sys(testPolicy), u("Hi, change my flight"), as("Which one?"), u("HAT001"),
-		toolCall("c1", "get_reservation", `{"id":"R1"}`), res("c1", `{"id":"R1"}`), as("Found it. Which date?"),
-		u("Friday"), as("And the cabin?"), u("Economy"), as("Done."), u("Thanks, bye"))
-	require.Equal(t, 12, only(few, "long_conversation")[0].Evidence[0].Turn, "the last words")
+	require.Equal(t, []int{4, 6, 8, 10, 12}, turns)
 }
 
 // TestChatStyleTurns: a user's consecutive messages are one turn, as chats send them:
@@ -729,8 +757,12 @@ func TestChatStyleTurns(t *testing.T) {
 		}
 		chat := diagnose(t, a, msgs...)
 		require.Empty(t, only(chat, "long_conversation"), "48 messages, 24 turns")
-		for range 9 {
-			msgs = append(msgs, u(lines[2]), u(lines[3]), as("Noted."))
+		for i := range 9 {
+			reply := "Noted."
+			if i >= 7 { // the agent repeating itself: turns that went nowhere
+				reply = "I could not find that parcel, please check the tracking number and send it again."
+			}
+			msgs = append(msgs, u(lines[2]), u(lines[3]), as(reply))
 		}
 		long := only(diagnose(t, a, msgs...), "long_conversation")
 		require.Len(t, long, 1, "42 turns")
@@ -822,4 +854,16 @@ func TestUnappliedWriteInChinese(t *testing.T) {
 	require.Equal(t, []analyzer.Evidence{
 		{Turn: 6, Quote: `"cabin": "business"`}, {Turn: 5, Quote: `"cabin":"economy"`}, {Turn: 7, Quote: "已为您改为经济舱。"},
 	}, f[0].Evidence)
+}
+
+// An argument too long to quote whole is cut before a comma, so it ends on a whole
+// value and stays an exact substring of the call.
+func TestHeadOfCutsBetweenElements(t *testing.T) {
+	t.Parallel()
+	text := `"payment_methods":[` + strings.Repeat(`{"payment_id":"gift_card_1234567","amount":100},`, 6) + `{"payment_id":"x","amount":1}]`
+	head := headOf(text)
+	require.LessOrEqual(t, utf8.RuneCountInString(head), maxQuote)
+	require.True(t, strings.HasPrefix(text, head))
+	require.Regexp(t, `"$`, head, "ends on a whole value")
+	require.Equal(t, `"a":1`, headOf(`"a":1`))
 }

@@ -1,9 +1,11 @@
 package offline
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
@@ -47,6 +49,12 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 			parts = append(parts, locale.Msg("finding.failed_call", "Tool", c.name, "Turn", digits(c.resultTurn), "Quote", quoted(c.errQuote)))
 			ev = append(ev, quoteResult(c))
 		}
+	}
+	// The first failure shown whole: what the call asked, before its error, and what
+	// the agent told the user after it.
+	ev = append([]analyzer.Evidence{quoteArgs(failed[0])}, ev...)
+	if reply := v.nextReply(failed[0].resultTurn + 1); reply > 0 {
+		ev = append(ev, v.quoteTurn(reply))
 	}
 	desc := []locale.Text{locale.Msg("finding.tool_calls_failed",
 		"Calls", countOf(len(failed), len(v.calls), "finding.of_tool_calls"), "Parts", locale.Join("join.semicolon", parts...))}
@@ -111,7 +119,7 @@ func (a *Analyzer) retriedFailures(v *view) []analyzer.Finding {
 			if d.name == c.name && sameArgs(d.args, c.args) {
 				desc := locale.Msg("finding.retried", "Tool", c.name, "Turn", digits(c.resultTurn), "Quote", quoted(c.errQuote), "Again", digits(d.turn))
 				// The error, then both calls by their arguments: the same, twice.
-				return []analyzer.Finding{ruleRetryFailing.finding(v, desc, 0, quoteResult(c), quoteArgs(d), quoteArgs(c))}
+				return []analyzer.Finding{ruleRetryFailing.finding(v, desc, 0, quoteResult(c), quoteRejected(d, c.errQuote), quoteRejected(c, c.errQuote))}
 			}
 		}
 	}
@@ -119,28 +127,40 @@ func (a *Analyzer) retriedFailures(v *view) []analyzer.Finding {
 }
 
 // repeatedCalls reports a lookup the agent had already made and that had answered: the
-// same tool with the same arguments again. The agent has lost track of what it knows,
-// which costs turns and often precedes a wrong answer. Writes and failed calls are left
-// to the rules on confirmation and retries. Reading again is right after a change
-// (rereads) and before changing what was read (checksBeforeWrite): the state may have
-// moved since.
+// same tool with the same arguments again (repeatOf). The agent has lost track of what
+// it knows, which costs turns and often precedes a wrong answer.
 func (a *Analyzer) repeatedCalls(v *view) []analyzer.Finding {
-	for i, c := range v.calls {
-		if c.write || c.handoff || c.failed || c.resultTurn == 0 {
-			continue
-		}
-		for j, d := range v.calls[i+1:] {
-			if d.name != c.name || !sameArgs(d.args, c.args) || d.failed {
-				continue
-			}
-			if rereads(v.calls[i+1:i+1+j]) || checksBeforeWrite(d, v.calls[i+2+j:]) {
-				break
-			}
+	for i, d := range v.calls {
+		if j := v.repeatOf(i); j >= 0 {
+			c := v.calls[j]
 			desc := locale.Msg("finding.repeated_call", "Tool", c.name, "Turn", digits(d.turn), "Earlier", digits(c.turn))
 			return []analyzer.Finding{ruleRepeatedCall.finding(v, desc, 0, quoteArgs(d), quoteArgs(c))}
 		}
 	}
 	return nil
+}
+
+// repeatOf is the index of the last earlier lookup call i asks again for nothing —
+// the same tool and arguments, which had answered — or -1. Writes and failed calls are
+// left to the rules on confirmation and retries. Reading again is right after a change
+// (rereads) and before changing what was read (checksBeforeWrite): the state may have
+// moved since.
+func (v *view) repeatOf(i int) int {
+	d := v.calls[i]
+	if d.write || d.handoff || d.failed {
+		return -1
+	}
+	for j := i - 1; j >= 0; j-- {
+		c := v.calls[j]
+		if c.name != d.name || !sameArgs(c.args, d.args) || c.failed || c.resultTurn == 0 {
+			continue
+		}
+		if rereads(v.calls[j+1:i]) || checksBeforeWrite(d, v.calls[i+1:]) {
+			return -1
+		}
+		return j
+	}
+	return -1
 }
 
 // rereads reports whether a write succeeded among the calls between two lookups, so
@@ -158,6 +178,95 @@ func checksBeforeWrite(d call, after []call) bool {
 	}
 	names := argumentValues(after[i].args)
 	return slices.ContainsFunc(argumentValues(d.args), func(s string) bool { return slices.Contains(names, s) })
+}
+
+// quoteRejected quotes a call by the argument its error names ("payment method
+// certificate_7504069 not found": "certificate_7504069"; "payment amount does not add
+// up": its payment argument), the proof that a retry asked again for what was refused,
+// when its arguments are too long to quote whole; else as quoteArgs.
+func quoteRejected(c call, errQuote string) analyzer.Evidence {
+	if utf8.RuneCountInString(strings.TrimSpace(c.args)) <= maxQuote {
+		return quoteArgs(c)
+	}
+	named := ""
+	for _, value := range argumentValues(c.args) {
+		quotedValue, _ := json.Marshal(value)
+		// The longest value named wins (then the first in order), whatever order the
+		// arguments are read in.
+		if strings.Contains(errQuote, value) && strings.Contains(c.args, string(quotedValue)) &&
+			(len(quotedValue) > len(named) || len(quotedValue) == len(named) && string(quotedValue) < named) {
+			named = string(quotedValue)
+		}
+	}
+	if named != "" {
+		return analyzer.Evidence{Turn: c.turn, Quote: withKey(c.args, named)}
+	}
+	if text := argumentNamed(c.args, errQuote); text != "" {
+		return analyzer.Evidence{Turn: c.turn, Quote: text}
+	}
+	return quoteArgs(c)
+}
+
+// withKey is a quoted value with the key it is written under in args
+// (`"payment_id":"certificate_7504069"`), so the reader sees which argument was refused;
+// the value alone when args writes it under no key.
+func withKey(args, quotedValue string) string {
+	at := strings.Index(args, quotedValue)
+	colon := strings.LastIndex(strings.TrimRight(args[:at], " \t\n"), ":")
+	if colon < 0 || strings.TrimSpace(args[colon+1:at]) != "" {
+		return quotedValue
+	}
+	keyEnd := strings.LastIndex(strings.TrimRight(args[:colon], " \t\n"), `"`)
+	if keyEnd < 0 {
+		return quotedValue
+	}
+	keyStart := strings.LastIndex(args[:keyEnd], `"`)
+	if keyStart < 0 || strings.ContainsAny(args[keyStart+1:keyEnd], `"{}[],:`) {
+		return quotedValue
+	}
+	return args[keyStart : at+len(quotedValue)]
+}
+
+// argumentNamed is the argument, `"key": value` as args writes it, whose key the error
+// speaks of most ("payment amount does not add up": "payment_methods"), its head when
+// it is too long to quote whole; "" when the error names no key.
+func argumentNamed(args, errQuote string) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(args), &obj) != nil {
+		return ""
+	}
+	said := strings.ToLower(errQuote)
+	best, bestSaid := "", 0
+	for _, key := range keysInOrder(args) {
+		// The key most said of wins: "payment amount" speaks of payment_methods more
+		// than "total price" of total_baggages.
+		n := 0
+		for _, part := range strings.Split(strings.ToLower(key), "_") {
+			if utf8.RuneCountInString(part) >= 4 && strings.Contains(said, part) {
+				n += utf8.RuneCountInString(part)
+			}
+		}
+		if n <= bestSaid {
+			continue
+		}
+		if text := argumentText(args, key, obj[key]); text != "" {
+			best, bestSaid = headOf(text), n
+		}
+	}
+	return best
+}
+
+// headOf is an argument's text cut to maxQuote runes before a comma, so it stays an
+// exact substring of the call that ends on a whole value; whole when short.
+func headOf(text string) string {
+	if utf8.RuneCountInString(text) <= maxQuote {
+		return text
+	}
+	cut := text[:len(string([]rune(text)[:maxQuote]))]
+	if i := strings.LastIndex(cut, ","); i > 0 {
+		return cut[:i]
+	}
+	return cut
 }
 
 // sameArgs compares tool arguments ignoring whitespace, so {"a": 1} equals {"a":1}.

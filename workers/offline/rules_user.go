@@ -42,13 +42,12 @@ func (a *Analyzer) frustration(v *view) []analyzer.Finding {
 }
 
 // longConversation reports a conversation of more than Options.LongTurns non-system
-// turns (a user's consecutive messages are one turn, see view.turns). The evidence is
-// where the turns went, with the user's opening request, so many turns before: when
-// tool calls and their results took half of them or more, the request and then the
-// calls that went nowhere (wastedCalls), else those of the tool called most
-// (busiestTool); else the agent repeating
-// itself, else the user restating their request, else the last words of the
-// conversation, each followed by the request.
+// turns (a user's consecutive messages are one turn, see view.turns) whose turns
+// visibly went nowhere, the evidence being where: tool calls that failed or asked
+// again (wastedCalls), else the agent repeating itself, else the user restating their
+// request (with the request). A long conversation whose every turn moved it on (a user
+// with five orders to look up) has nothing to shorten to show; its length still
+// weighs in the failure score (lengthRisk), as long conversations fail more often.
 func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 	n, joined := v.turns()
 	if n <= a.opt.LongTurns {
@@ -64,78 +63,44 @@ func (a *Analyzer) longConversation(v *view) []analyzer.Finding {
 	}
 	long := locale.Msg("finding.long", "N", digits(n), "Besides", locale.Join("join.concat", besides...),
 		"Calls", digits(len(v.calls)), "Max", digits(a.opt.LongTurns))
-	opening := v.firstUserTurn()
-	then := func(where locale.Text, ev ...analyzer.Evidence) []analyzer.Finding {
-		if opening > 0 && opening != ev[0].Turn {
-			ev = append(ev, v.quoteTurn(opening))
-		}
+	found := func(where locale.Text, ev ...analyzer.Evidence) []analyzer.Finding {
 		return []analyzer.Finding{ruleLong.finding(v, locale.Sentences(long, where), 0, ev...)}
 	}
-	if b, ok := v.busiestTool(); ok && 2*b.spent >= n {
-		// The request leads, what the user asked for so many turns before; then the
-		// calls that went nowhere, where there are some, else the stretch of calls
-		// of the tool called most.
-		where, ev := v.wastedCalls()
-		if len(ev) == 0 {
-			where = locale.Msg("finding.long_tools", "Spent", digits(b.spent), "Tool", locale.Lit(b.name),
-				"Calls", digits(len(b.calls)), "First", digits(b.calls[0].turn), "Last", digits(b.calls[len(b.calls)-1].turn))
-			ev = b.stretch()
-		}
-		if opening > 0 && opening < ev[0].Turn {
-			ev = append([]analyzer.Evidence{v.quoteTurn(opening)}, ev...)
-		}
-		return []analyzer.Finding{ruleLong.finding(v, locale.Sentences(long, where), 0, ev...)}
+	if where, ev := v.wastedCalls(); len(ev) > 0 {
+		return found(where, ev...)
 	}
 	if earlier, later, _ := v.agentRepeat(); later > 0 {
-		return then(locale.Msg("finding.long_agent_repeats", "Turn", digits(later), "Earlier", digits(earlier)), v.quoteTurn(later))
+		return found(locale.Msg("finding.long_agent_repeats", "Turn", digits(later), "Earlier", digits(earlier)), v.quoteTurn(earlier), v.quoteTurn(later))
 	}
 	for turn := 1; turn <= len(v.conv.Messages); turn++ {
 		if v.role(turn) != transcript.RoleUser {
 			continue
 		}
 		if m, ok := a.m.restate.Find(v.fold(turn)); ok {
-			return then(locale.Msg("finding.long_user_restates", "Turn", digits(turn)), v.quoteMatch(turn, m))
+			ev := []analyzer.Evidence{v.quoteMatch(turn, m)}
+			if opening := v.firstUserTurn(); opening > 0 && opening < turn {
+				ev = append([]analyzer.Evidence{v.quoteTurn(opening)}, ev...)
+			}
+			return found(locale.Msg("finding.long_user_restates", "Turn", digits(turn)), ev...)
 		}
 	}
-	last := v.lastTurn()
-	return then(locale.Msg("finding.long_ends", "Turn", digits(last)), v.quoteTurn(v.lastWords(last)))
+	return nil
 }
 
-// toolTurns is where a conversation's tool calls went: spent, the turns that only
-// call tools or return their results; the tool called most often (on a tie, the one
-// that got there first) and its calls, in order.
-type toolTurns struct {
-	spent int
-	name  string
-	calls []call
-}
-
-// busiestTool is the conversation's toolTurns; false when no tool was called at
-// least three times, as then no one tool is where the turns went.
-func (v *view) busiestTool() (toolTurns, bool) {
-	var b toolTurns
-	for turn := 1; turn <= len(v.conv.Messages); turn++ {
-		m := v.msg(turn)
-		if m.Role == transcript.RoleTool || (m.Role == transcript.RoleAssistant && len(m.ToolCalls) > 0 && !v.hasText(turn)) {
-			b.spent++
-		}
+// lengthRisk is what a conversation's length alone says of its failing, for the
+// failure score: as much as a long_conversation finding would (its rule's severity
+// and confidence, one severity less after a decline the policy calls for, as
+// softenAfterPolicy does), when the conversation is long without one; else 0.
+func (a *Analyzer) lengthRisk(v *view, findings []analyzer.Finding) float64 {
+	if n, _ := v.turns(); n <= a.opt.LongTurns || slices.ContainsFunc(findings, func(f analyzer.Finding) bool { return f.Category == "long_conversation" }) {
+		return 0
 	}
-	counts, most := map[string]int{}, 0
-	for _, c := range v.calls {
-		counts[c.name]++
-		if counts[c.name] > most {
-			most, b.name = counts[c.name], c.name
-		}
+	s := ruleLong.spec()
+	severity := s.severity
+	if slices.ContainsFunc(v.declines, func(d decline) bool { return d.byRule }) {
+		severity--
 	}
-	if most < 3 {
-		return b, false
-	}
-	for _, c := range v.calls {
-		if c.name == b.name {
-			b.calls = append(b.calls, c)
-		}
-	}
-	return b, true
+	return s.confidence * failureWeight(severity)
 }
 
 // minWasted is how many calls must have gone nowhere before a long conversation's
@@ -144,8 +109,7 @@ const minWasted = 2
 
 // wastedCalls are the tool calls that did not move the conversation on: the failed ones
 // (shown by their error) and those asking again what an earlier call had already
-// answered, with nothing written between (shown with the earlier call, the same
-// twice), in order and up to maxStretch turns; what they were, said; none when
+// answered (repeatOf; shown with the earlier call, the same twice), in order and up to maxStretch turns; what they were, said; none when
 // fewer than minWasted.
 func (v *view) wastedCalls() (locale.Text, []analyzer.Evidence) {
 	var ev []analyzer.Evidence
@@ -156,10 +120,8 @@ func (v *view) wastedCalls() (locale.Text, []analyzer.Evidence) {
 			ev = append(ev, quoteResult(c))
 			continue
 		}
-		j := slices.IndexFunc(v.calls[:i], func(d call) bool {
-			return d.name == c.name && !d.failed && d.resultTurn > 0 && sameArgs(c.args, d.args)
-		})
-		if c.failed || c.write || j < 0 || rereads(v.calls[j+1:i]) {
+		j := v.repeatOf(i)
+		if j < 0 {
 			continue
 		}
 		repeated++
@@ -183,39 +145,9 @@ func (v *view) wastedCalls() (locale.Text, []analyzer.Evidence) {
 	return what, ev[:min(len(ev), maxStretch)]
 }
 
-// maxStretch is how many of the busiest tool's calls a long conversation's evidence
-// shows: the first ones and the last, so the reader sees the run and where it ended.
+// maxStretch is how many turns of wasted calls a long conversation's evidence shows,
+// the first ones: few enough to read, enough to see the run.
 const maxStretch = 5
-
-// stretch quotes the busiest tool's calls in order: what each asked (quoteArgs, so
-// calls asking the same read the same) or, for a failed one, its error.
-func (b toolTurns) stretch() []analyzer.Evidence {
-	shown := b.calls
-	if len(shown) > maxStretch {
-		shown = append(slices.Clone(shown[:maxStretch-1]), shown[len(shown)-1])
-	}
-	ev := make([]analyzer.Evidence, 0, len(shown))
-	for _, c := range shown {
-		if c.failed && c.resultTurn > 0 && c.errQuote != "" {
-			ev = append(ev, quoteResult(c))
-		} else {
-			ev = append(ev, quoteArgs(c))
-		}
-	}
-	return ev
-}
-
-// lastWords is the last turn up to last that says something in words (the user's or
-// the agent's, not a tool's), where a reader sees how the conversation ended; last
-// itself when none does.
-func (v *view) lastWords(last int) int {
-	for turn := last; turn >= 1; turn-- {
-		if r := v.role(turn); (r == transcript.RoleUser || r == transcript.RoleAssistant) && v.hasText(turn) {
-			return turn
-		}
-	}
-	return last
-}
 
 // firstUserTurn is the user's first turn in words, 0 when there is none.
 func (v *view) firstUserTurn() int {

@@ -29,11 +29,12 @@ func failureWeight(severity int) float64 {
 
 // failureScore estimates how likely the conversation failed its user, 0..1, from its
 // findings that are not expected behaviour, as if each were independent evidence:
-// 1 − Π(1 − confidence × failureWeight(severity)). One severity-3 finding at confidence
-// 0.7, or two severity-2 ones at 0.8, reach 0.5, where the estimated outcome becomes
-// failed; expected behaviour never raises it.
-func failureScore(findings []analyzer.Finding) float64 {
-	ok := 1.0
+// 1 − Π(1 − confidence × failureWeight(severity)), and from its length where no
+// finding says it (lengthRisk, one more such factor). One severity-3 finding at
+// confidence 0.7, or two severity-2 ones at 0.8, reach 0.5, where the estimated
+// outcome becomes failed; expected behaviour never raises it.
+func failureScore(findings []analyzer.Finding, lengthRisk float64) float64 {
+	ok := 1 - lengthRisk
 	for _, f := range findings {
 		if !f.Expected {
 			ok *= 1 - f.Confidence*failureWeight(f.Severity)

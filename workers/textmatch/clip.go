@@ -15,7 +15,28 @@ func ClipText(s string, maxRunes int) string {
 	if utf8.RuneCountInString(s) <= maxRunes {
 		return s
 	}
-	return Elide(ClipQuote(s, maxRunes))
+	return Elide(outsideBrackets(ClipQuote(s, maxRunes)))
+}
+
+// outsideBrackets cuts a clipped text before a bracket it opened and did not close,
+// so the cut does not end inside an aside ("the booking database (booking…"), when
+// what is before it is at least half the text. An aside's bracket follows a space or
+// is full-width: get_order({… is a call; a quote in brackets ("(“Error…") is left for
+// Elide to close.
+func outsideBrackets(s string) string {
+	var open []int
+	for i, r := range s {
+		switch {
+		case (r == '（' || r == '(' && strings.HasSuffix(s[:i], " ")) && !strings.HasPrefix(s[i+utf8.RuneLen(r):], "“"):
+			open = append(open, i)
+		case (r == ')' || r == '）') && len(open) > 0:
+			open = open[:len(open)-1]
+		}
+	}
+	if len(open) == 0 || utf8.RuneCountInString(s[:open[0]]) < utf8.RuneCountInString(s)/2 {
+		return s
+	}
+	return s[:open[0]]
 }
 
 // Elide marks s as cut short: the spaces and the clause marks ("," ";" ":" "—", "，") it was

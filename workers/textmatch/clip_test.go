@@ -53,3 +53,14 @@ func TestClippedAt(t *testing.T) {
 	start, end = ClippedAt(text, "Bye")
 	require.False(t, start || end, "a whole line")
 }
+
+// A cut never ends inside a bracket it opened: the text stops before the aside, in
+// either language, unless that leaves less than half of it.
+func TestClipTextEndsOutsideABracket(t *testing.T) {
+	t.Parallel()
+	policy := "Before taking any actions that update the booking database (booking, modifying flights, editing baggage), you must obtain explicit confirmation."
+	require.Equal(t, "Before taking any actions that update the booking database…", ClipText(policy, 70))
+	zh := "在执行任何会更新预订数据库的操作之前（预订、修改航班、更改行李），必须先获得用户的明确确认。"
+	require.Equal(t, "在执行任何会更新预订数据库的操作之前…", ClipText(zh, 25))
+	require.Equal(t, "Note (this aside opens early and runs…", ClipText("Note (this aside opens early and runs on for a long while before closing)", 42), "too little before it")
+}
