@@ -5,6 +5,7 @@ import (
 
 	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/taskstate"
+	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
 // The vocabularies' words for people come from the catalog, one message per value
@@ -44,13 +45,7 @@ func OutcomeLabel(l *locale.Localizer, outcome string) string {
 // TypeLabel is an Action's or issue's type, RISK or ACTION, as its badge reads in l's
 // language; the identifier itself stays in the CSV and JSON downloads.
 func TypeLabel(l *locale.Localizer, typ string) string {
-	switch typ {
-	case "RISK":
-		return l.T("badge.risk")
-	case "ACTION":
-		return l.T("badge.action")
-	}
-	return typ
+	return l.Text(analyzer.FindingType(typ).Badge())
 }
 
 // RiskKindLabel is a risk flag kind in words for people.
