@@ -2,7 +2,9 @@ package report
 
 import (
 	"math"
+	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/workers/cluster"
@@ -114,4 +116,22 @@ func explainedFailures(l *locale.Localizer, f float64) string {
 		return l.T("labels.failures", "N", strconv.FormatFloat(f, 'g', 2, 64))
 	}
 	return ExcessFailures(l, f)
+}
+
+// Markdown's emphasis markers around words: **bold** and __bold__, the underscores only
+// at the edges of words, so a name with a double underscore inside (a__b) is left alone.
+var (
+	starEmphasis       = regexp.MustCompile(`\*\*([^\s*](?:[^*]*?[^\s*])?)\*\*`)
+	underscoreEmphasis = regexp.MustCompile(`\b__([^\s_](?:[^_]*?[^\s_])?)__\b`)
+)
+
+// Readable is a quote of what the agent or the user said as an example shows it to be
+// read: without Markdown's emphasis markers (**Reservation ID** reads Reservation ID).
+// Only the display changes: the stored quote stays the transcript's text, which it is
+// verified against. A tool's output and a call's arguments are shown as they are.
+func Readable(quote string) string {
+	if !strings.Contains(quote, "**") && !strings.Contains(quote, "__") {
+		return quote
+	}
+	return underscoreEmphasis.ReplaceAllString(starEmphasis.ReplaceAllString(quote, "$1"), "$1")
 }

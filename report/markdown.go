@@ -78,7 +78,7 @@ func (m mdWriter) inShort(r Report) {
 		if i == topActions {
 			break
 		}
-		m.p("%d. [%s] %s", a.Rank, a.Type, m.l.T("md.top_line", "Title", mdText(a.TitleIn(m.l)), "Share", Percent(a.Share)))
+		m.p("%d. [%s] %s", a.Rank, TypeLabel(m.l, a.Type), m.l.T("md.top_line", "Title", mdText(a.TitleIn(m.l)), "Share", Percent(a.Share)))
 	}
 	if len(r.Actions) > 0 {
 		m.p("")
@@ -145,7 +145,7 @@ func (m mdWriter) actions(r Report) {
 		m.p("")
 	}
 	for _, a := range r.Actions {
-		m.p("### %d. [%s] %s", a.Rank, a.Type, mdText(a.TitleIn(m.l)))
+		m.p("### %d. [%s] %s", a.Rank, TypeLabel(m.l, a.Type), mdText(a.TitleIn(m.l)))
 		m.p("")
 		p := a.PriorityParts
 		m.p("%s", m.l.T("md.action_figures", "Conversations", m.count("md.conversations", a.Conversations), "Share", Percent(a.Share),
@@ -184,17 +184,18 @@ func (m mdWriter) actions(r Report) {
 		m.p("### %s", m.l.T("md.failed_actions"))
 		m.p("")
 		for _, f := range r.FailedActions {
-			m.p("- [%s] %s: %s", f.Type, mdText(f.ClusterTitle), mdText(f.Error))
+			m.p("- [%s] %s: %s", TypeLabel(m.l, f.Type), mdText(f.ClusterTitle), mdText(f.Error))
 		}
 		m.p("")
 	}
 }
 
-// example writes a quote, or the exchange it belongs to turn by turn: who said what,
-// a tool call named, not printed, and a tool's result with the tool it came from.
+// example writes a quote, or the exchange it belongs to turn by turn: who said what
+// (Readable, without Markdown's emphasis markers), a tool call named, not printed, and
+// a tool's result, as it is, with the tool it came from.
 func (m mdWriter) example(q Quote) {
 	if len(q.Exchange) == 0 {
-		m.quote(q.Quote)
+		m.quote(Readable(q.Quote))
 		return
 	}
 	for i, e := range q.Exchange {
@@ -212,7 +213,11 @@ func (m mdWriter) example(q Quote) {
 			m.call(who, e)
 			continue
 		}
-		lines := strings.Split(strings.TrimSpace(lineEndings.Replace(e.Quote)), "\n")
+		said := e.Quote
+		if e.Speaker != analyzer.SpeakerTool {
+			said = Readable(said)
+		}
+		lines := strings.Split(strings.TrimSpace(lineEndings.Replace(said)), "\n")
 		m.p("> %s", m.l.T("md.said", "Who", who, "Quote", codeSpan(strings.TrimSpace(lines[0]))))
 		for _, line := range lines[1:] {
 			if line = strings.TrimSpace(line); line != "" {
@@ -268,7 +273,7 @@ func (m mdWriter) seenOnce(r Report) {
 	m.p("%s", m.l.T("md.seen_once_intro"))
 	m.p("")
 	for _, c := range cs {
-		line := fmt.Sprintf("- [%s] %s", c.Type, mdText(c.TitleIn(m.l)))
+		line := fmt.Sprintf("- [%s] %s", TypeLabel(m.l, c.Type), mdText(c.TitleIn(m.l)))
 		if q := c.Example; q != nil {
 			line += m.l.T("md.seen_once_example", "Quote", codeSpan(strings.Join(strings.Fields(q.Quote), " ")), "Ref", m.conversationRef(r, *q))
 		}
@@ -331,7 +336,7 @@ func (m mdWriter) clusters(r Report) {
 				title = m.l.T("md.overruled", "Title", title)
 			}
 		}
-		m.p("| %s | %s | %d | %s |%s %d | %s | %s |", c.Type, title, c.Conversations, Percent(c.Prevalence), split, c.FindingCount, mdText(RankWords(m.l, c.Support)), rank)
+		m.p("| %s | %s | %d | %s |%s %d | %s | %s |", TypeLabel(m.l, c.Type), title, c.Conversations, Percent(c.Prevalence), split, c.FindingCount, mdText(RankWords(m.l, c.Support)), rank)
 	}
 	m.p("")
 	m.issueNotes(cs)

@@ -163,3 +163,66 @@ func TestExamplesShowTheExchange(t *testing.T) {
 	require.Equal(t, "> **User** (turn 18): `PayPal, please.`\n>\n> **Agent** (turn 19) calls `return_items`\n>\n> **Agent** (turn 21): `The return is submitted.`\n", md.String())
 	require.NotContains(t, md.String(), "order_id", "the call's arguments are not printed")
 }
+
+// TestMarkdownTypesReadInTheReadersLanguage: report.md marks Actions and issues RISK
+// and ACTION in English and 风险 and 改进 in Chinese, as the task page's badges do — in
+// the top lines, the Action headings, the issues table and the issues seen once.
+func TestMarkdownTypesReadInTheReadersLanguage(t *testing.T) {
+	t.Parallel()
+	r := Report{
+		Task:    Task{Title: "Types", Status: "completed", Terminal: true},
+		Actions: []Action{{Rank: 1, Type: "RISK", Title: "Leak", Share: 0.2}, {Rank: 2, Type: "ACTION", Title: "Slow", Share: 0.1}},
+		Clusters: []Cluster{{Idx: 0, Type: "RISK", Title: "Leak", Conversations: 2, ActionRank: 1}, {Idx: 1, Type: "ACTION", Title: "Slow", Conversations: 1, ActionRank: 2},
+			{Idx: 2, Type: "ACTION", Title: "Once", Conversations: 1, NoAction: NoActionSeenOnce, Support: Support{SeenOnce: true}, Example: &Quote{Quote: "Hi", Turn: 1}}},
+	}
+	for lang, want := range map[string][2]string{"en": {"RISK", "ACTION"}, "zh-CN": {"风险", "改进"}} {
+		l := localetest.English(t)
+		if lang == "zh-CN" {
+			l = localetest.Chinese(t)
+		}
+		var md bytes.Buffer
+		require.NoError(t, WriteMarkdown(&md, r, l))
+		risk, action := want[0], want[1]
+		for _, line := range []string{"1. [" + risk + "] ", "2. [" + action + "] ", "### 1. [" + risk + "] ", "### 2. [" + action + "] ",
+			"| " + risk + " | Leak |", "| " + action + " | Slow |", "- [" + action + "] Once"} {
+			require.Contains(t, md.String(), "\n"+line, "%s: %q", lang, line)
+		}
+		if lang != "en" {
+			require.NotRegexp(t, `\[(RISK|ACTION)\]|\| (RISK|ACTION) \|`, md.String(), "no English type left")
+		}
+	}
+}
+
+// TestReadableDropsEmphasisOnly: a quote is shown without Markdown's emphasis markers
+// around words, and with everything else it holds.
+func TestReadableDropsEmphasisOnly(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"- **Reservation ID:** ABC123":          "- Reservation ID: ABC123",
+		"__Total__: $305 and **two** bags":      "Total: $305 and two bags",
+		"book_reservation and update__baggages": "book_reservation and update__baggages",
+		"2 ** 3 is 8, a * b":                    "2 ** 3 is 8, a * b",
+		"** not emphasis **":                    "** not emphasis **",
+		"我已为您**取消**预订":                          "我已为您取消预订",
+	} {
+		require.Equal(t, want, Readable(in), in)
+	}
+}
+
+// TestExamplesReadWithoutMarkdown: report.md writes what the agent and the user said
+// in an example without Markdown's emphasis markers, and a tool's result as it is.
+func TestExamplesReadWithoutMarkdown(t *testing.T) {
+	t.Parallel()
+	q := Quote{Quote: "**Booked.**", Turn: 3, Exchange: []Evidence{
+		{Turn: 2, Quote: `{"note": "**raw**"}`, Speaker: "tool", Tool: "book_reservation"},
+		{Turn: 3, Quote: "**Booked.**\n- **Reservation ID:** ABC123", Speaker: "agent"},
+	}}
+	var md bytes.Buffer
+	w := bufio.NewWriter(&md)
+	mdWriter{w, localetest.English(t)}.example(q)
+	mdWriter{w, localetest.English(t)}.example(Quote{Quote: "__Sure__, **done**."})
+	require.NoError(t, w.Flush())
+	require.Equal(t, "> **Tool result** of `book_reservation` (turn 2): `{\"note\": \"**raw**\"}`\n>\n"+
+		"> **Agent** (turn 3): `Booked.`\n> `- Reservation ID: ABC123`\n"+
+		"> `Sure, done.`\n", md.String())
+}

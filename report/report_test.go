@@ -21,6 +21,7 @@ import (
 	"gitlab.com/golang-commonmark/markdown"
 
 	"github.com/checkup-dev/checkup/db/dbtest"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/report"
@@ -223,18 +224,33 @@ func TestMarkdownNeverAutolinks(t *testing.T) {
 	require.Contains(t, text, "conversation https://evil.example/conversation, turn")
 }
 
+// TestMarkdownOpensWithSummary: report.md opens with the counts and the top Actions,
+// in each language, the share of each Action in the page's word for the figure —
+// analyzed (已分析), as the task page's count and its Action cards say it.
 func TestMarkdownOpensWithSummary(t *testing.T) {
 	t.Parallel()
 	b := setup(t, reporttest.Task{})
 	r := b.build(t)
-	var md bytes.Buffer
-	require.NoError(t, report.WriteMarkdown(&md, r, localetest.English(t)))
-
-	lines := strings.Split(md.String(), "\n")
-	require.Equal(t, "**In short:** 7 conversations uploaded, 6 kept after the quality checks, 5 diagnosed. 2 Actions:", lines[2])
-	for i, a := range r.Actions {
-		require.True(t, strings.HasPrefix(lines[4+i], strconv.Itoa(a.Rank)+". ["+a.Type+"] "), lines[4+i])
-		require.True(t, strings.HasSuffix(lines[4+i], " — "+report.Percent(a.Share)+" of diagnosed conversations"), lines[4+i])
+	for _, c := range []struct {
+		l       *locale.Localizer
+		inShort string
+		share   func(string) string
+	}{
+		{localetest.English(t), "**In short:** 7 conversations uploaded, 6 kept after the quality checks, 5 analyzed. 2 Actions:",
+			func(p string) string { return " — " + p + " of analyzed conversations" }},
+		{localetest.Chinese(t), "**简而言之：** 上传了 7 个对话，质量检查后保留 6 个，分析了 5 个。2 条行动建议：",
+			func(p string) string { return " —— 占已分析对话的 " + p }},
+	} {
+		var md bytes.Buffer
+		require.NoError(t, report.WriteMarkdown(&md, r, c.l))
+		lines := strings.Split(md.String(), "\n")
+		require.Equal(t, c.inShort, lines[2])
+		for i, a := range r.Actions {
+			require.True(t, strings.HasSuffix(lines[4+i], c.share(report.Percent(a.Share))), lines[4+i])
+			word := strings.ToLower(c.l.T("summary.analyzed"))
+			require.Contains(t, lines[4+i], word, "the task page's word for the count")
+			require.Contains(t, c.l.T("action.share", "Share", "X"), word, "the Action card's word for the share")
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/taskstate"
+	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
 // The vocabularies' words for people come from the catalog, one message per value
@@ -39,6 +40,12 @@ func CategoryLabel(l *locale.Localizer, category string) string {
 // its outcome label ("failed"), in words.
 func OutcomeLabel(l *locale.Localizer, outcome string) string {
 	return vocabulary(l, "outcome.", outcome)
+}
+
+// TypeLabel is an Action's or issue's type, RISK or ACTION, as its badge reads in l's
+// language; the identifier itself stays in the CSV and JSON downloads.
+func TypeLabel(l *locale.Localizer, typ string) string {
+	return l.Text(analyzer.FindingType(typ).Badge())
 }
 
 // RiskKindLabel is a risk flag kind in words for people.

@@ -124,15 +124,18 @@ func TestIssuesTableReadsInRankOrder(t *testing.T) {
 	}
 	require.True(t, ascending, "the sample's priority scores grow somewhere down the ranking, as a priority column would show")
 
-	for _, tc := range []struct{ language, heading, explains string }{
-		{"en", "Ranked by", "explains at least"},
-		{"zh-CN", "排序依据", "至少解释"},
+	for _, tc := range []struct{ language, heading, explains, tiesOnly string }{
+		{"en", "Ranked by", "explains at least", "it orders only Actions the rank"},
+		{"zh-CN", "排序依据", "至少解释", "排名依据相同时决定先后"},
 	} {
-		cells := rankedByOnPage(t, readIn(t, b.alice, task, tc.language), tc.heading)
+		page := readIn(t, b.alice, task, tc.language)
+		require.Contains(t, page, tc.tiesOnly, "%s: an Action's priority says it is not what ranks it", tc.language)
+		cells := rankedByOnPage(t, page, tc.heading)
 		require.Contains(t, cells[0], tc.explains, tc.language)
 		requireInRankOrder(t, tc.language+" page", cells)
 
 		md := readIn(t, b.alice, task+"/report.md?lang="+tc.language, tc.language)
+		require.Contains(t, md, tc.tiesOnly, "%s report.md", tc.language)
 		mdCells := rankedByInMarkdown(t, md, tc.heading)
 		requireInRankOrder(t, tc.language+" report.md", mdCells)
 		require.Len(t, mdCells, len(cells), "%s: the same issues as the page", tc.language)

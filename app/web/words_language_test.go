@@ -55,8 +55,8 @@ func TestOfflineDiagnosisReadsInTheReadersLanguage(t *testing.T) {
 	require.Contains(t, zh, `<html lang="zh-CN"`)
 	require.Contains(t, zh, "让智能体在确认成功之前先检查工具结果", "the Action's title")
 	require.Contains(t, zh, "工具调用失败后，智能体仍声称成功", "the issue's title")
-	require.Contains(t, zh, "在系统提示中加入：", "the Action's steps")
-	require.Contains(t, zh, `<blockquote data-testid="evidence-quote">已经为您修改成功！</blockquote>`, "the example is quoted as it was said")
+	require.Contains(t, zh, "在系统提示词中加入：", "the Action's steps")
+	require.Contains(t, zh, `<blockquote data-testid="evidence-quote" lang="zh">已经为您修改成功！</blockquote>`, "the example is quoted as it was said, marked Chinese")
 	require.NotContains(t, zh, "Make the agent check tool results before confirming success")
 	require.NotContains(t, zh, "Agent claims success after a failed tool call")
 
@@ -91,7 +91,7 @@ func TestReportDownloadsInTheReadersLanguage(t *testing.T) {
 
 	zh := readIn(t, b.alice, task+"/report.md", "zh-CN")
 	require.Contains(t, zh, "## 行动建议，最紧急的在前")
-	require.Contains(t, zh, "### 1. [RISK] 让智能体在确认成功之前先检查工具结果")
+	require.Contains(t, zh, "### 1. [风险] 让智能体在确认成功之前先检查工具结果")
 	require.Contains(t, zh, "**简而言之：** 上传了 6 个对话")
 	require.Contains(t, zh, "`已经为您修改成功！`", "the quotes as they were said")
 	require.Equal(t, zh, readIn(t, b.alice, task+"/report.md?lang=zh-CN", "en"), "?lang= chooses over the browser")

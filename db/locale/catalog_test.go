@@ -106,3 +106,50 @@ func TestCatalogsLoad(t *testing.T) {
 	_, ok := b.For("fr")
 	require.False(t, ok)
 }
+
+// TestChineseSaysPromptOneWay: a prompt is 提示词 wherever the English says prompt,
+// never 提示 alone, and the agent's prompt — the system prompt, the prompt a playbook
+// or a fix location means — is 系统提示词 every time, so a reader never wonders whether
+// two words name two things.
+func TestChineseSaysPromptOneWay(t *testing.T) {
+	t.Parallel()
+	en, zh := messageFile(t, English), messageFile(t, Chinese)
+	bare := regexp.MustCompile(`提示([^词]|$)`)
+	for id, m := range en {
+		for _, english := range forms(m) {
+			chinese := forms(zh[id])["other"] // Chinese has no other form
+			require.NotRegexp(t, bare, chinese, "%s: 提示 alone", id)
+			english = strings.ToLower(placeholder.ReplaceAllString(english, ""))
+			if strings.Contains(english, "prompt") {
+				require.Contains(t, chinese, "提示词", "%s: %q", id, english)
+			}
+			agents := strings.HasPrefix(id, "playbook.") || strings.HasPrefix(id, "fix_location.")
+			if strings.Contains(english, "system prompt") || (agents && strings.Contains(english, "prompt")) {
+				require.Contains(t, chinese, "系统提示词", "%s: the system prompt, in %q", id, chinese)
+			}
+		}
+	}
+}
+
+// TestCatalogsQuoteInsideQuotesWithSingleQuotes: no message opens “ inside its own
+// “…”; a quote inside a quote is ‘…’, in both languages.
+func TestCatalogsQuoteInsideQuotesWithSingleQuotes(t *testing.T) {
+	t.Parallel()
+	for _, code := range Codes() {
+		for id, m := range messageFile(t, code) {
+			for _, s := range forms(m) {
+				depth := 0
+				for _, r := range s {
+					switch r {
+					case '“':
+						require.Zero(t, depth, "%s %s: “ inside “…”: %s", code, id, s)
+						depth++
+					case '”':
+						depth--
+					}
+				}
+				require.Zero(t, depth, "%s %s: “ and ” do not pair up: %s", code, id, s)
+			}
+		}
+	}
+}

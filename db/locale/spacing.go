@@ -20,10 +20,12 @@ import (
 func slot(i int) string { return "\uFDD0" + strconv.Itoa(i) + "\uFDD1" }
 
 // fillSlots puts values into s, rendered with slot(i) for values[i], and sets the
-// spacing at each edge of a value by the scripts that meet there.
+// spacing at each edge of a value by the scripts that meet there. A value the message
+// puts inside its own “” has its quotes written ‘’ (innerQuotes).
 func fillSlots(s string, values []string) string {
 	var out strings.Builder
 	afterSlot := false // whether the next text starts at a value's end
+	depth := 0         // how deep in the message's own “” the next value goes
 	for s != "" {
 		start := strings.Index(s, "\uFDD0")
 		if start < 0 {
@@ -42,8 +44,13 @@ func fillSlots(s string, values []string) string {
 		if start > 0 {
 			writeSpaced(&out, s[:start], afterSlot)
 			afterSlot = afterSlot && strings.Trim(s[:start], " ") == ""
+			depth += strings.Count(s[:start], "“") - strings.Count(s[:start], "”")
 		}
-		writeSpaced(&out, values[i], true)
+		value := values[i]
+		if depth > 0 {
+			value = innerQuotes(value)
+		}
+		writeSpaced(&out, value, true)
 		afterSlot = true
 		s = s[start+end+len("\uFDD1"):]
 	}
@@ -113,4 +120,29 @@ func spacing(a, b rune) (string, bool) {
 		return " ", true
 	}
 	return "", false // two Latin runs: the catalog's own spacing
+}
+
+// innerQuotes writes the double quotes of a text that goes inside double quotes as
+// single ones, “…” as ‘…’, as quotes inside quotes are written in Chinese (and in
+// English). A text whose “ and ” do not pair up is left as it is: which of its quotes
+// open and which close is not known.
+func innerQuotes(s string) string {
+	if !strings.ContainsAny(s, "“”") {
+		return s
+	}
+	depth := 0
+	for _, r := range s {
+		switch r {
+		case '“':
+			depth++
+		case '”':
+			if depth--; depth < 0 {
+				return s
+			}
+		}
+	}
+	if depth != 0 {
+		return s
+	}
+	return strings.NewReplacer("“", "‘", "”", "’").Replace(s)
 }

@@ -93,3 +93,17 @@ func TestChineseTemplatesTestSlotsOnlyForEmptiness(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotesInsideQuotesAreSingle: in Chinese a value the message puts inside its
+// own “” has its quotes written ‘’, a value outside them keeps “”, and one whose
+// quotes do not pair up is left as it is.
+func TestQuotesInsideQuotesAreSingle(t *testing.T) {
+	t.Parallel()
+	zh := must(bundle(t).For(Chinese))
+	require.Equal(t, "已把“不经‘确认’就修改”标记为预期行为，在这里和这个智能体之后的诊断中都是如此",
+		zh.T("review.marked", "Title", "不经“确认”就修改", "Ranks", ""))
+	require.Equal(t, "已把“不经“确认就修改”标记为预期行为，在这里和这个智能体之后的诊断中都是如此",
+		zh.T("review.marked", "Title", "不经“确认就修改", "Ranks", ""), "an unpaired quote is left")
+	require.Equal(t, "错误：工具说“失败”", zh.T("md.error", "Error", "工具说“失败”"), "outside the message's quotes")
+	require.Contains(t, zh.T("playbook.unconfirmed_write.step1", "Tools", "book_reservation"), "只在得到明确的‘是’之后才执行。”")
+}

@@ -15,6 +15,18 @@ const (
 	TypeAction FindingType = "ACTION"
 )
 
+// Badge is the type as its badge reads in the reader's language (风险 for RISK); the
+// identifier itself, as the downloads keep it, when it is neither type.
+func (t FindingType) Badge() locale.Text {
+	switch t {
+	case TypeRisk:
+		return locale.Msg("badge.risk")
+	case TypeAction:
+		return locale.Msg("badge.action")
+	}
+	return locale.Lit(string(t))
+}
+
 // Categories is the fixed vocabulary a finding's category must come from. The
 // vocabularies are functions returning a fresh slice, so no caller can change them.
 func Categories() []string {

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 )
 
 func TestBestEvidence(t *testing.T) {
@@ -21,4 +23,12 @@ func TestBestEvidence(t *testing.T) {
 	require.Equal(t, said, got, "words before a serialized call")
 	got, _ = BestEvidence([]Evidence{first, call})
 	require.Equal(t, call, got, "a verified call before an unverified quote")
+}
+
+func TestFindingTypeBadgeReadsInTheReadersLanguage(t *testing.T) {
+	en, zh := localetest.English(t), localetest.Chinese(t)
+	require.Equal(t, "RISK", en.Text(TypeRisk.Badge()))
+	require.Equal(t, "风险", zh.Text(TypeRisk.Badge()))
+	require.Equal(t, "改进", zh.Text(TypeAction.Badge()))
+	require.Equal(t, "OTHER", zh.Text(FindingType("OTHER").Badge()), "an unknown type keeps its identifier")
 }

@@ -70,3 +70,9 @@ func TestDescriptionsMarkAClippedQuote(t *testing.T) {
 	require.True(t, end, "and is cut before its end")
 	require.Equal(t, "“Fine, bye”", (&view{conv: transcript.Conversation{Messages: []transcript.Message{u("Fine, bye")}}}).quotedAt(1, "Fine, bye"), "a whole turn is quoted as it is")
 }
+
+func TestAPieceOfACallKeepsItsOwnQuotes(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, `"cabin": "business"`, quoted(`"cabin": "business"`), "no typographic quotes around JSON's own")
+	require.Equal(t, "“Booked”", quoted("Booked"))
+}

@@ -317,7 +317,12 @@ func (v *view) recovered(c call, turn int) bool {
 
 // quoted puts a quote from the conversation in typographic quotes for a description,
 // shortened to 80 runes with an ellipsis where it was cut (the evidence carries the
-// full quote).
+// full quote). A piece of a tool call that opens with its own JSON quote
+// (`"cabin": "business"`) stays as written, not “"cabin": "business"”.
 func quoted(s string) string {
-	return "“" + textmatch.ClipText(s, 80) + "”"
+	clip := textmatch.ClipText(s, 80)
+	if strings.HasPrefix(clip, `"`) {
+		return clip
+	}
+	return "“" + clip + "”"
 }

@@ -270,7 +270,7 @@ func (r *run) rankActions(ctx context.Context, selected []cluster.Cluster) error
 			}
 			c := selected[a.CandidateIndex]
 			if err := r.warn(ctx, tx, taskstate.Actions, clusterScope(c.Idx), locale.Msg("task_warning.action_not_written",
-				"Type", string(c.Type), "Title", c.Title, "Conversations", strconv.Itoa(c.ConversationCount),
+				"Type", analyzer.FindingType(c.Type).Badge(), "Title", c.Title, "Conversations", strconv.Itoa(c.ConversationCount),
 				"Findings", strconv.Itoa(c.FindingCount), "Error", a.Error)); err != nil {
 				return err
 			}
