@@ -11,7 +11,6 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/db/locale"
-	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/pages"
 	"github.com/checkup-dev/checkup/workers/review"
@@ -97,10 +96,11 @@ func (s *Server) review(c echo.Context, id uuid.UUID, idx int32, change review.C
 // anchor, with the same line. For an issue now without an Action, the line says why
 // (report.NoActionWords).
 func (s *Server) reviewed(c echo.Context, id uuid.UUID, n pages.ReviewNotice, anchor string) error {
-	r, err := s.taskReport(c, id, store.ReportPage)
+	v, err := s.taskPage(c, id)
 	if err != nil {
 		return err
 	}
+	r := v.Report
 	var notice *pages.ReviewNotice
 	for _, cl := range r.Clusters {
 		if cl.Idx == n.ClusterIdx {
@@ -117,10 +117,6 @@ func (s *Server) reviewed(c echo.Context, id uuid.UUID, n pages.ReviewNotice, an
 	}
 	if !isFragment(c) {
 		return s.backToTask(c, id, notice.Sentence(s.localizerOf(c)), anchor)
-	}
-	v, err := s.taskView(c, r)
-	if err != nil {
-		return err
 	}
 	v.Reviewed = notice
 	return render(c, http.StatusOK, pages.TaskBody(v))

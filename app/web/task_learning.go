@@ -4,23 +4,24 @@ import (
 	"net/http"
 
 	"github.com/a-h/templ"
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/htmx"
-	"github.com/checkup-dev/checkup/db/store"
-	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/layout"
 	"github.com/checkup-dev/checkup/views/pages"
 )
 
-// agentLearning reports whether the detector of t's agent is learning from labels now,
-// which the page of a finished diagnosis says.
-func (s *Server) agentLearning(c echo.Context, t report.Task) (bool, error) {
-	if t.AgentID == nil || !t.Terminal {
-		return false, nil
+// agentLearning reports whether the detector of task id's agent is learning from
+// labels now, which the page of a finished diagnosis says.
+func (s *Server) agentLearning(c echo.Context, id uuid.UUID) (bool, error) {
+	ctx, owner := c.Request().Context(), auth.OwnerFrom(c)
+	t, err := s.store.Task(ctx, id, owner)
+	if err != nil || t.AgentID == nil || !t.Status.Terminal() {
+		return false, err
 	}
-	a, err := s.store.AgentState(c.Request().Context(), *t.AgentID, auth.OwnerFrom(c))
+	a, err := s.store.AgentState(ctx, *t.AgentID, owner)
 	if err != nil {
 		return false, err
 	}
@@ -50,11 +51,7 @@ func (s *Server) taskLearning(c echo.Context) error {
 			return render(c, http.StatusOK, pages.LearningNotice(id.String(), a.Name))
 		}
 	}
-	r, err := s.taskReport(c, id, store.ReportPage)
-	if err != nil {
-		return err
-	}
-	v, err := s.taskView(c, r)
+	v, err := s.taskPage(c, id)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/checkup-dev/checkup/app/auth"
 	"github.com/checkup-dev/checkup/app/htmx"
-	"github.com/checkup-dev/checkup/db/store"
 	"github.com/checkup-dev/checkup/views/components"
 	"github.com/checkup-dev/checkup/views/layout"
 	"github.com/checkup-dev/checkup/views/pages"
@@ -42,16 +41,12 @@ func (s *Server) taskProgress(c echo.Context) error {
 	if !p.Terminal() || !isFragment(c) {
 		return render(c, http.StatusOK, components.TaskProgress(p))
 	}
-	r, err := s.taskReport(c, id, store.ReportPage)
+	v, err := s.taskPage(c, id)
 	if err != nil {
 		return err
 	}
 	c.Response().Header().Set(htmx.HeaderRetarget, "#task-page")
 	c.Response().Header().Set(htmx.HeaderReswap, "outerHTML")
-	v, err := s.taskView(c, r)
-	if err != nil {
-		return err
-	}
 	body := pages.TaskBody(v)
 	return render(c, http.StatusOK, templ.Join(body, layout.FlashCleared()))
 }

@@ -24,25 +24,29 @@ func (s *Server) taskShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := s.taskReport(c, id, store.ReportPage)
+	v, err := s.taskPage(c, id)
 	if err != nil {
 		return err
 	}
-	v, err := s.taskView(c, r)
-	if err != nil {
-		return err
-	}
-	return renderPage(c, http.StatusOK, pages.TaskShow(s.page(c, r.Task.Title), v), pages.TaskBody(v))
+	return renderPage(c, http.StatusOK, pages.TaskShow(s.page(c, v.Report.Task.Title), v), pages.TaskBody(v))
 }
 
-// taskView is what the task page shows of r, with the diagnoses a finished one can be
-// compared with.
-func (s *Server) taskView(c echo.Context, r report.Report) (pages.TaskView, error) {
-	v := pages.TaskView{Report: r, CSRFToken: auth.CSRFToken(c), MinConversations: s.deps.Config.MinConversations}
-	var err error
-	if v.Learning, err = s.agentLearning(c, r.Task); err != nil {
-		return v, err
+// taskPage is what the task page shows of task id, with the diagnoses a finished one
+// can be compared with. Whether its agent's detector is learning is read before the
+// report: a learning task stores the new scores before it ends, so a learning that
+// ends between the two reads is in the report, and one still going shows its notice,
+// which polls. Read the other way, a page could show the old scores without a notice
+// and never take the new ones in.
+func (s *Server) taskPage(c echo.Context, id uuid.UUID) (pages.TaskView, error) {
+	learning, err := s.agentLearning(c, id)
+	if err != nil {
+		return pages.TaskView{}, err
 	}
+	r, err := s.taskReport(c, id, store.ReportPage)
+	if err != nil {
+		return pages.TaskView{}, err
+	}
+	v := pages.TaskView{Report: r, Learning: learning, CSRFToken: auth.CSRFToken(c), MinConversations: s.deps.Config.MinConversations}
 	if v.RuleGone, v.RuleFrom, err = s.ruleWords(c, r); err != nil {
 		return v, err
 	}
