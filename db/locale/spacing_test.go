@@ -30,12 +30,12 @@ func TestChineseSlotsAreSpacedByScript(t *testing.T) {
 		zhCN: "根据对话 airline-task00-trial1 第 18 轮添加一个回归测试：把对话回放到那一轮，断言行为已被纠正。",
 	}, {
 		text: Msg("playbook.unapplied_claim.step2", "Tools", theTool),
-		en:   "Make the tool fail with an error when it cannot apply a requested field, instead of returning the unchanged record as a success.",
-		zhCN: "让该工具在无法应用所请求的字段时返回错误，而不是把未改变的记录当作成功返回。",
+		en:   "Check the tool itself: its result must show what it stored. If it applies the field but returns the old value, fix the result; if it cannot apply the field, make it fail with an error instead of returning the unchanged record as a success.",
+		zhCN: "检查该工具本身：它的结果必须反映实际保存的内容。如果它应用了该字段却返回旧值，就修正结果；如果它无法应用该字段，就让它返回错误，而不是把未改变的记录当作成功返回。",
 	}, {
 		text: Msg("playbook.unapplied_claim.step2", "Tools", "update_reservation_flights"),
-		en:   "Make update_reservation_flights fail with an error when it cannot apply a requested field, instead of returning the unchanged record as a success.",
-		zhCN: "让 update_reservation_flights 在无法应用所请求的字段时返回错误，而不是把未改变的记录当作成功返回。",
+		en:   "Check update_reservation_flights itself: its result must show what it stored. If it applies the field but returns the old value, fix the result; if it cannot apply the field, make it fail with an error instead of returning the unchanged record as a success.",
+		zhCN: "检查 update_reservation_flights 本身：它的结果必须反映实际保存的内容。如果它应用了该字段却返回旧值，就修正结果；如果它无法应用该字段，就让它返回错误，而不是把未改变的记录当作成功返回。",
 	}, {
 		text: retried,
 		en:   "After book_reservation failed at turn 18 (“Error”), the agent called book_reservation again at turn 21 with another payment_methods, without asking the user.",

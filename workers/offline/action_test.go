@@ -101,6 +101,9 @@ func TestWriteActionTitlesAreDistinct(t *testing.T) {
 		}
 		act, err := a.WriteAction(context.Background(), brief(r.spec().category, r.spec().title))
 		require.NoError(t, err)
+		if strings.HasPrefix(act.Value.Recommendation[0], "Add to the system prompt") {
+			require.Contains(t, []string{"prompt", "policy"}, act.Value.FixLocation, "%q: where to fix is where its first step fixes", act.Value.Title)
+		}
 		prev, dup := seen[act.Value.Title]
 		require.False(t, dup, "rules %d and %d share the Action title %q", prev, r, act.Value.Title)
 		seen[act.Value.Title] = r

@@ -58,7 +58,7 @@ func playbookFor(category, title string) playbook {
 		}
 	case "unconfirmed_write":
 		return playbook{
-			name: "unconfirmed_write", fix: "tool",
+			name: "unconfirmed_write", fix: "prompt",
 			steps: func(p string, f facts) []locale.Text {
 				return []locale.Text{
 					step(p, 1, "Tools", f.tools),
