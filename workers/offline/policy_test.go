@@ -140,3 +140,25 @@ func TestAShortAcknowledgementClosesAChat(t *testing.T) {
 	d = diagnose(t, a, u("我的订单到哪了"), as("您的订单已发货，预计明天送达。"), u("那如果明天还没到怎么办？"))
 	require.Len(t, only(d, "unresolved"), 1, "a question left hanging is no acknowledgement")
 }
+
+// TestFrustrationAtADeclineThePolicyRequires: a user upset by a decline the policy calls
+// for is the policy's cost, reported with the expected refusal, not frustration the
+// agent caused; the same words after a reply that declines nothing still count, in
+// English and in Chinese.
+func TestFrustrationAtADeclineThePolicyRequires(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	zhPolicy := "你是商城客服。\n- 礼品卡不能退款或兑换现金。"
+	for _, c := range []struct{ policy, ask, decline, other, upset string }{
+		{shopPolicy, "Can I get my gift card refunded as cash?", "I'm sorry, but gift cards cannot be refunded or exchanged for cash.",
+			"Let me check your gift card balance.", "What the hell? This is ridiculous!"},
+		{zhPolicy, "礼品卡可以退款吗？", "抱歉，礼品卡不能退款或兑换现金。", "我帮您查一下礼品卡余额。", "太离谱了，真没用"},
+	} {
+		declined := diagnose(t, a, sys(c.policy), u(c.ask), as(c.decline), u(c.upset), as(c.decline))
+		require.Empty(t, only(declined, "user_frustration"), c.upset)
+		require.True(t, only(declined, "refusal")[0].Expected, c.decline)
+
+		other := diagnose(t, a, sys(c.policy), u(c.ask), as(c.other), u(c.upset), as(c.other))
+		require.Len(t, only(other, "user_frustration"), 1, "%s after a reply that declines nothing", c.upset)
+	}
+}

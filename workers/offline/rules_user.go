@@ -12,7 +12,10 @@ import (
 // "going in circles", "太慢了", "没用"); confidence rises to 0.85 when it happens twice.
 // Only what the user says after the agent's first answer (firstAnswer) counts:
 // frustration the user brings to the conversation ("I'm so frustrated about my delayed
-// flight") is the reason for contact, not the agent's doing.
+// flight") is the reason for contact, not the agent's doing. Nor does frustration at a
+// decline the policy calls for ("What the hell? Refund it as I said!" after "refunds go
+// to the original payment method"): that is the policy's cost, which the expected
+// refusal reports with the rule it follows, not something the agent failed to do.
 func (a *Analyzer) frustration(v *view) []analyzer.Finding {
 	answer := v.firstAnswer()
 	if answer == 0 {
@@ -21,6 +24,9 @@ func (a *Analyzer) frustration(v *view) []analyzer.Finding {
 	var ev []analyzer.Evidence
 	for turn := answer + 1; turn <= len(v.conv.Messages); turn++ {
 		if v.role(turn) != transcript.RoleUser {
+			continue
+		}
+		if v.declinedByRule(v.replyBefore(turn)) {
 			continue
 		}
 		if m, ok := a.m.frustration.Find(v.fold(turn)); ok {
@@ -190,4 +196,10 @@ func (v *view) firstAnswer() int {
 		}
 	}
 	return first
+}
+
+// declinedByRule reports whether the agent's turn declines what a sentence of the
+// policy calls for declining.
+func (v *view) declinedByRule(turn int) bool {
+	return turn > 0 && slices.ContainsFunc(v.declines, func(d decline) bool { return d.turn == turn && d.byRule })
 }
