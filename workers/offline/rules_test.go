@@ -3,6 +3,7 @@ package offline
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -866,4 +867,21 @@ func TestHeadOfCutsBetweenElements(t *testing.T) {
 	require.True(t, strings.HasPrefix(text, head))
 	require.Regexp(t, `"$`, head, "ends on a whole value")
 	require.Equal(t, `"a":1`, headOf(`"a":1`))
+}
+
+// TestToolErrorsSayHowManyAreNotShown: the description names three failed calls and
+// says how many more failed, so its count and its list agree, in either language.
+func TestToolErrorsSayHowManyAreNotShown(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	msgs := []transcript.Message{sys(testPolicy), u("Find flight HAT001")}
+	for i := 1; i <= 4; i++ {
+		id := "c" + strconv.Itoa(i)
+		msgs = append(msgs, toolCall(id, "search_flight", `{"flight":"HAT001"}`), res(id, "Error: timeout"))
+	}
+	msgs = append(msgs, toolCall("c5", "search_flight", `{"flight":"HAT001"}`), res("c5", `{"flight":"HAT001"}`), as("HAT001 leaves at 9:00."))
+	f := only(diagnose(t, a, msgs...), "tool_error")
+	require.Len(t, f, 1)
+	require.Contains(t, localetest.English(t).Text(f[0].Words.Description), "search_flight at turn 8 (“Error: timeout”) and 1 more.")
+	require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), "第 8 轮的 search_flight（“Error: timeout”），以及另外 1 次。")
 }

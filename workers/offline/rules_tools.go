@@ -50,6 +50,9 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 			ev = append(ev, quoteResult(c))
 		}
 	}
+	if len(failed) > len(parts) {
+		parts[len(parts)-1] = locale.Msg("finding.failed_calls_more", "Last", parts[len(parts)-1], "N", digits(len(failed)-len(parts)))
+	}
 	// The first failure shown whole: what the call asked, before its error, and what
 	// the agent told the user after it.
 	ev = append([]analyzer.Evidence{quoteArgs(failed[0])}, ev...)
