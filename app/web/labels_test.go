@@ -169,7 +169,8 @@ func TestUnlabelledUploadOnThePages(t *testing.T) {
 
 	doc = parse(t, alice.Get(t, "/tasks/"+id.String()+"/conversations?sort=to_label"))
 	require.Contains(t, words(testid(doc, "to-label-rule")), "While Airline agent has no detector, the list takes one conversation of each kind in turn")
-	require.Equal(t, "0 of 10 failed and 0 of 10 succeeded", words(testid(doc, "label-needed")))
+	require.Equal(t, "0 of the 10 failed and 0 of the 10 succeeded", words(testid(doc, "label-needed")))
+	require.Equal(t, "Labels for Airline agent's detector: 0 of the 10 failed and 0 of the 10 succeeded it needs.", words(testid(doc, "label-counter")))
 	require.Equal(t, "100 conversations without a label.", words(testid(doc, "list-matches")))
 	require.Equal(t, 50, testid(doc, "conversation-row").Length())
 	require.Contains(t, testid(doc, "next-page").AttrOr("href", ""), "sort=to_label")

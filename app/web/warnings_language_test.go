@@ -48,7 +48,7 @@ func TestWarningsReadInTheReadersLanguage(t *testing.T) {
 	shown, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
 		`[...document.querySelectorAll('[data-testid="warning"]')].map(e => e.innerText.trim())`))
 	require.NoError(t, err)
-	require.Equal(t, []string{"风险筛查： " + smallSampleChinese, "诊断对话 (conversation c3)： " + storedBefore}, shown)
+	require.Equal(t, []string{"风险筛查：" + smallSampleChinese, "诊断对话 (conversation c3)：" + storedBefore}, shown)
 	browsertest.Screenshot(t, ctx, "warnings")
 
 	require.Contains(t, readIn(t, b.alice, task+"/report.md", "zh-CN"), "- 风险筛查: "+smallSampleChinese+"\n")

@@ -106,6 +106,11 @@ func scriptOf(r rune) script {
 	return neutral
 }
 
+// FullWidth reports whether r is full-width punctuation (（）：；，。“” and the like),
+// beside which Chinese text takes no space: a page written in pieces puts the spaces
+// between its pieces back in by this.
+func FullWidth(r rune) bool { return scriptOf(r) == wide }
+
 // spacing is what goes between a and b, false when what was written stays.
 func spacing(a, b rune) (string, bool) {
 	sa, sb := scriptOf(a), scriptOf(b)

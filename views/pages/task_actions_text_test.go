@@ -1,12 +1,15 @@
 package pages_test
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/pages"
 	"github.com/checkup-dev/checkup/workers/cluster"
@@ -29,7 +32,16 @@ func TestActionsSayWhatTheyAreRankedBy(t *testing.T) {
 	require.Equal(t, "It explains at least 1.5 failures: 9 of its 10 labeled conversations failed, against 50% of all labeled ones.", words.Eq(0).Text())
 	require.Equal(t, "No failures are known, so it ranks by how common and severe it is for sure: it reaches at least 15% of the analyzed conversations, at severity 3 of 5 and 80% confidence.",
 		words.Eq(1).Text())
-	require.Contains(t, testid(doc, "support").First().Text(), cluster.SupportFormula)
+	require.Equal(t, cluster.SupportFormula, testid(doc, "support-formula").First().Text())
+
+	// In Chinese the formula is explained in Chinese.
+	var zh bytes.Buffer
+	require.NoError(t, pages.TaskShow(page, pages.TaskView{Report: r}).Render(localetest.Context(localetest.Chinese(t)), &zh))
+	zhDoc, err := goquery.NewDocumentFromReader(&zh)
+	require.NoError(t, err)
+	formula := testid(zhDoc, "support-formula").First().Text()
+	require.Contains(t, formula, "至少能解释的失败数")
+	require.NotContains(t, formula, "failures explained")
 
 	// While it runs, before any issue is grouped, the sentence is the same.
 	running := sampleReport("running")
