@@ -217,13 +217,16 @@ func (m mdWriter) example(q Quote) {
 		if e.Speaker != analyzer.SpeakerTool {
 			said = Readable(said)
 		}
-		lines := strings.Split(strings.TrimSpace(lineEndings.Replace(said)), "\n")
-		m.p("> %s", m.l.T("md.said", "Who", who, "Quote", codeSpan(strings.TrimSpace(lines[0]))))
-		for _, line := range lines[1:] {
-			if line = strings.TrimSpace(line); line != "" {
-				m.p("> %s", codeSpan(line))
+		var lines []string
+		for _, line := range strings.Split(strings.TrimSpace(lineEndings.Replace(said)), "\n") {
+			if line = strings.TrimSpace(line); line != "" || len(lines) == 0 {
+				lines = append(lines, codeSpan(line))
 			}
 		}
+		lines[0] = m.l.T("md.said", "Who", who, "Quote", lines[0])
+		// A line of a turn ends in a hard break (two spaces), so a Markdown viewer shows
+		// the turn's lines as lines rather than running them into one paragraph.
+		m.p("> %s", strings.Join(lines, "  \n> "))
 	}
 }
 

@@ -210,7 +210,8 @@ func TestReadableDropsEmphasisOnly(t *testing.T) {
 }
 
 // TestExamplesReadWithoutMarkdown: report.md writes what the agent and the user said
-// in an example without Markdown's emphasis markers, and a tool's result as it is.
+// in an example without Markdown's emphasis markers, a turn's lines each ending in a
+// hard break but the last, and a tool's result as it is.
 func TestExamplesReadWithoutMarkdown(t *testing.T) {
 	t.Parallel()
 	q := Quote{Quote: "**Booked.**", Turn: 3, Exchange: []Evidence{
@@ -223,6 +224,6 @@ func TestExamplesReadWithoutMarkdown(t *testing.T) {
 	mdWriter{w, localetest.English(t)}.example(Quote{Quote: "__Sure__, **done**."})
 	require.NoError(t, w.Flush())
 	require.Equal(t, "> **Tool result** of `book_reservation` (turn 2): `{\"note\": \"**raw**\"}`\n>\n"+
-		"> **Agent** (turn 3): `Booked.`\n> `- Reservation ID: ABC123`\n"+
+		"> **Agent** (turn 3): `Booked.`  \n> `- Reservation ID: ABC123`\n"+
 		"> `Sure, done.`\n", md.String())
 }
