@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/db/locale"
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/components"
 )
@@ -112,4 +113,21 @@ func TestOverruledIssueEndsItsSentencesOnce(t *testing.T) {
 		require.Contains(t, renderText(t, components.Clusters([]report.Cluster{c}, components.Review{TaskID: "t"}), "overruled"),
 			"the policy sentence Hand off when asked. and 1 other.")
 	}
+}
+
+// A conversation's page shows what the agent said without Markdown's emphasis markers,
+// its quote still marked, and a tool's output as stored.
+func TestTranscriptReadsWithoutMarkdownEmphasis(t *testing.T) {
+	t.Parallel()
+	turns := []components.Turn{
+		{N: 1, Message: transcript.Message{Role: transcript.RoleTool, Content: `{"note": "**raw**"}`}},
+		{N: 2, Message: transcript.Message{Role: transcript.RoleAssistant, Content: "Booked. **Reservation ID:** JG7FMM"}, Evidence: true, Quotes: []string{"Booked."}},
+	}
+	var buf bytes.Buffer
+	require.NoError(t, components.Transcript(turns).Render(locale.NewContext(context.Background(), english(t)), &buf))
+	doc, err := goquery.NewDocumentFromReader(&buf)
+	require.NoError(t, err)
+	require.Equal(t, "Booked. Reservation ID: JG7FMM", strings.TrimSpace(doc.Find(`#turn-2 .text`).Text()))
+	require.Equal(t, "Booked.", doc.Find(`#turn-2 [data-testid="evidence-mark"]`).Text())
+	require.Contains(t, doc.Find(`#turn-1 [data-testid="tool-result"] pre`).Text(), `"**raw**"`)
 }
