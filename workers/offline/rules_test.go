@@ -211,7 +211,8 @@ func TestUnconfirmedWrite(t *testing.T) {
 }
 
 // TestUnconfirmedRetryThatFailedToo: a retry without a yes that failed as well is
-// still acting without consent, and the card shows that nothing changed.
+// still acting without consent, and the card shows that nothing changed; with no data
+// changed it is severity 3 (the request went unmet), not 4.
 func TestUnconfirmedRetryThatFailedToo(t *testing.T) {
 	t.Parallel()
 	a := New(Options{})
@@ -225,12 +226,49 @@ func TestUnconfirmedRetryThatFailedToo(t *testing.T) {
 			as(w[5]))
 		f := only(d, "unconfirmed_write")
 		require.Len(t, f, 1, w[0])
+		require.Equal(t, 3, f[0].Severity, w[0])
 		require.Equal(t, []analyzer.Evidence{
 			{Turn: 6, Quote: w[3]}, {Turn: 7, Quote: `"pay":"credit_card"`}, {Turn: 5, Quote: `"pay":"gift_card"`}, {Turn: 8, Quote: w[4]},
 			{Turn: 4, Quote: w[2]}, {Turn: 9, Quote: w[5]},
 		}, f[0].Evidence, w[0])
 		require.Contains(t, localetest.English(t).Text(f[0].Words.Description), "That call failed too (turn 8), so nothing was changed; the agent still acted without a yes.")
 		require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), "这次调用也失败了（第 8 轮），数据没有被修改；但智能体仍然没有得到确认就操作了。")
+
+		// A third try that went through is the clearer case, and the one shown.
+		d = diagnose(t, a, sys(testPolicy), u(w[0]), as(w[1]), u(w[2]),
+			toolCall("c1", "book_reservation", `{"flight":"HAT001","pay":"gift_card"}`), res("c1", w[3]),
+			toolCall("c2", "book_reservation", `{"flight":"HAT001","pay":"credit_card"}`), res("c2", w[4]),
+			toolCall("c3", "book_reservation", `{"flight":"HAT001","pay":"paypal"}`), res("c3", `{"reservation_id":"R1"}`),
+			as(w[5]))
+		f = only(d, "unconfirmed_write")
+		require.Len(t, f, 1, w[0])
+		require.Equal(t, 4, f[0].Severity, w[0])
+		require.Equal(t, analyzer.Evidence{Turn: 9, Quote: `"pay":"paypal"`}, f[0].Evidence[1], w[0])
+	}
+}
+
+// TestRetryThatFollowsTheError: a retry that changes only what the error named (the
+// amount it said is due) keeps the user's yes; one that changes anything else does not.
+func TestRetryThatFollowsTheError(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	for _, w := range [][]string{
+		{"Book HAT001", "HAT001, paid with your certificate, $375. Proceed?", "Yes", "Error: payment amount does not add up, total price is 375, but paid 374", "Booked."},
+		{"帮我订 HAT001", "HAT001，用代金券支付 375 元。确认吗？", "是的", "错误：支付金额不符，总价375，实付374", "预订成功。"},
+	} {
+		conv := func(retry string) analyzer.Diagnosis {
+			return diagnose(t, a, sys(testPolicy), u(w[0]), as(w[1]), u(w[2]),
+				toolCall("c1", "book_reservation", `{"flight":"HAT001","payment":[{"id":"certificate_1","amount":374}]}`), res("c1", w[3]),
+				toolCall("c2", "book_reservation", retry), res("c2", `{"reservation_id":"R1"}`),
+				as(w[4]))
+		}
+		require.Empty(t, only(conv(`{"flight":"HAT001","payment":[{"id":"certificate_1","amount":375}]}`), "unconfirmed_write"), w[0])
+		require.Len(t, only(conv(`{"flight":"HAT001","payment":[{"id":"credit_card_2","amount":375}]}`), "unconfirmed_write"), 1,
+			"another payment method is a new choice: %s", w[0])
+		require.Len(t, only(conv(`{"flight":"HAT001","payment":[{"id":"certificate_1","amount":1375}]}`), "unconfirmed_write"), 1,
+			"an amount the error did not name: %s", w[0])
+		require.Len(t, only(conv(`{"flight":"HAT001","payment":[{"id":"certificate_1","amount":200},{"id":"certificate_2","amount":175}]}`), "unconfirmed_write"), 1,
+			"a second payment is a new choice: %s", w[0])
 	}
 }
 

@@ -30,6 +30,9 @@ type unconfirmedWrite struct {
 // the user.
 func (w unconfirmedWrite) clear() bool { return w.retry || w.refused || !w.asked }
 
+// changedNothing reports a retry with other details that the tool refused as well.
+func (w unconfirmedWrite) changedNothing() bool { return w.retry && w.call.failed }
+
 // writeConsent returns the writes (see isWriteTool) the user had not agreed to. The
 // user agrees, since the agent last asked them something in words, by
 //
@@ -44,7 +47,8 @@ func (w unconfirmedWrite) clear() bool { return w.retry || w.refused || !w.asked
 // An agreement holds through the agent's tool calls and its messages that ask nothing
 // ("I'll process that now"), so one request covers a batch of writes, until a write
 // fails: a write retried after a failure with changed arguments, without going back
-// to the user, is unconfirmed too — the user agreed to other details.
+// to the user, is unconfirmed too — the user agreed to other details — unless it only
+// changes values the error named (followsError).
 func (a *Analyzer) writeConsent(v *view) []unconfirmedWrite {
 	var unconfirmed []unconfirmedWrite
 	agreedAll := false               // a yes, or an answer to the question at askTurn
@@ -90,7 +94,8 @@ func (a *Analyzer) writeConsent(v *view) []unconfirmedWrite {
 				switch {
 				case !agreed:
 					unconfirmed = append(unconfirmed, unconfirmedWrite{call: c, lastUser: lastUser, asked: everAsked[kind], refused: refused})
-				case failedWrite != nil && !sameArgs(failedWrite.args, c.args):
+				case failedWrite != nil && !sameArgs(failedWrite.args, c.args) &&
+					!followsError(failedWrite.args, c.args, v.msg(failedWrite.resultTurn).Content):
 					unconfirmed = append(unconfirmed, unconfirmedWrite{call: c, lastUser: lastUser, retry: true, failed: *failedWrite})
 				}
 				if c.failed {
@@ -107,7 +112,8 @@ func (a *Analyzer) writeConsent(v *view) []unconfirmedWrite {
 
 // unconfirmedWrites reports the writes made without the user's agreement
 // (writeConsent): severity 4 when the case is clear (a change the user never asked
-// for, or details changed after a failure), 2 when the user had asked for the change
+// for, or details changed after a failure; 3 when the tool refused those details too,
+// so nothing changed), 2 when the user had asked for the change
 // but the agent wrote on an answer to another question, without a yes to the details
 // it used. The evidence is the exchange: the write (after a failure: the error, then
 // the argument the agent changed on its own and its value in the failed call), the
@@ -117,8 +123,12 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 	if len(found) == 0 {
 		return nil
 	}
+	// The clearest case shows: a change made without a yes, before an attempt the tool
+	// refused, before a case the user had half asked for.
 	first := found[0]
-	if i := slices.IndexFunc(found, unconfirmedWrite.clear); i >= 0 {
+	if i := slices.IndexFunc(found, func(w unconfirmedWrite) bool { return w.clear() && !w.changedNothing() }); i >= 0 {
+		first = found[i]
+	} else if i := slices.IndexFunc(found, unconfirmedWrite.clear); i >= 0 {
 		first = found[i]
 	}
 	var desc []locale.Text
@@ -179,10 +189,15 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		ev = append(ev, v.quoteTurn(reply))
 	}
 	f := ruleUnconfirmedWrite.finding(v, v.fit(desc...), 0, ev...)
-	if !first.clear() {
+	switch {
+	case !first.clear():
 		f.Severity, f.Confidence = 2, 0.5
-		f.PriorityScore = priority(f.Severity, f.Confidence)
+	case first.changedNothing():
+		// The tool refused the changed details too: no data changed without a yes,
+		// but what the user asked for went unmet.
+		f.Severity = 3
 	}
+	f.PriorityScore = priority(f.Severity, f.Confidence)
 	return []analyzer.Finding{f}
 }
 
