@@ -10,8 +10,9 @@ import (
 // followsError reports whether a retry changes only values the failed call's error
 // named ("total price is 375, but paid 374", then the same payment with 375): the agent
 // did what the tool said it needs, and the user's choice stands. A retry that changes
-// anything else (another payment method, another bag count) or the shape of the
-// arguments is a new choice the user has not agreed to.
+// anything else (another payment method, another bag count), fills in what the failed
+// call left empty, or changes the shape of the arguments is a new choice the user has
+// not agreed to.
 func followsError(failedArgs, retryArgs, errText string) bool {
 	var was, is any
 	if json.Unmarshal([]byte(failedArgs), &was) != nil || json.Unmarshal([]byte(retryArgs), &is) != nil {

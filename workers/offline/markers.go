@@ -17,6 +17,7 @@ type markers struct {
 	deferring    textmatch.PhraseSet // the user puts it off: "I'll get back to you", "我再考虑"
 	closing      textmatch.PhraseSet // a polite close: thanks, bye, that's all
 	closingAsk   textmatch.PhraseSet // "anything else?" — a question that closes, not one left open
+	needNothing  textmatch.PhraseSet // the user says they need nothing more: "I'm all set", "没有其他问题了"
 	handoffText  textmatch.PhraseSet // the assistant says it transfers now (not an offer)
 	knowledgeGap textmatch.PhraseSet
 	decline      textmatch.PhraseSet // the assistant says something cannot be done
@@ -78,6 +79,10 @@ func newMarkers() markers {
 			"you too", "appreciate", "that's it", "that is it", "that's everything", "nothing else", "done then",
 			"that will be all", "that'll be all", "i'm all set", "i'm good", "all good", "we're done", "i'll wait",
 			"谢谢", "感谢", "再见", "拜拜", "没有了", "就这些", "没事了", "好了", "行了", "就这样", "没别的了",
+		),
+		needNothing: textmatch.NewPhraseSet(
+			"all set", "that's all i need", "that is all i need", "i'm good now", "i don't need anything else",
+			"没有其他问题了", "没别的问题了", "我没事了", "没有别的需要了",
 		),
 		closingAsk: textmatch.NewPhraseSet(
 			"anything else", "any other questions", "any more questions", "any further questions", "further assistance",

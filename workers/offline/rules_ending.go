@@ -116,24 +116,30 @@ func (v *view) lastUserRun(last int) string {
 // signsOff reports whether the user's closing words end the conversation rather than
 // wait for a reply: a thanks or goodbye ("thanks", "that's it", "好的谢谢"), an
 // "anything else?" of their own, or a bare acknowledgement ("ok", "got it"), and no
-// question besides such a closing one ("Thanks! When is my refund paid?" waits).
+// question besides such a closing one ("Thanks! When is my refund paid?" waits) —
+// unless the user then says they need nothing more: a joke or a question they answer
+// themselves, then "I'm all set. Cheers!" or "我没事了", waits for nothing.
 func (a *Analyzer) signsOff(text string) bool {
 	f := textmatch.Fold(text)
 	if !a.m.closing.Contains(f) && !a.m.closingAsk.Contains(f) && !acknowledgement(f.Text) {
 		return false
 	}
+	waiting := false
 	for start := 0; start < len(text); {
 		end := sentenceEnd(text, start)
 		if end <= start {
 			end = start + 1
 		}
-		sentence := text[start:end]
-		if asksUser(sentence) && !a.m.closingAsk.Contains(textmatch.Fold(sentence)) {
-			return false
+		sentence := textmatch.Fold(text[start:end])
+		switch {
+		case asksUser(text[start:end]) && !a.m.closingAsk.Contains(sentence):
+			waiting = true
+		case a.m.needNothing.Contains(sentence):
+			waiting = false
 		}
 		start = end
 	}
-	return true
+	return !waiting
 }
 
 // acknowledgement reports whether a user's last message only acknowledges ("ok",

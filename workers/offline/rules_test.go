@@ -248,7 +248,8 @@ func TestUnconfirmedRetryThatFailedToo(t *testing.T) {
 }
 
 // TestRetryThatFollowsTheError: a retry that changes only what the error named (the
-// amount it said is due) keeps the user's yes; one that changes anything else does not.
+// amount it said is due) keeps the user's yes; one that changes anything else, or fills
+// in what the failed call left empty with values nobody named, does not.
 func TestRetryThatFollowsTheError(t *testing.T) {
 	t.Parallel()
 	a := New(Options{})
@@ -269,6 +270,16 @@ func TestRetryThatFollowsTheError(t *testing.T) {
 			"an amount the error did not name: %s", w[0])
 		require.Len(t, only(conv(`{"flight":"HAT001","payment":[{"id":"certificate_1","amount":200},{"id":"certificate_2","amount":175}]}`), "unconfirmed_write"), 1,
 			"a second payment is a new choice: %s", w[0])
+	}
+	for _, w := range [][]string{
+		{"Take the lamp off order W1", "Remove lamp 111 from W1. Proceed?", "Yes", "Error: the number of items to be exchanged should match"},
+		{"把W1里的台灯去掉", "从W1里去掉台灯111，确认吗？", "确认", "错误：更换的商品数量必须一致"},
+	} {
+		d := diagnose(t, a, sys(testPolicy), u(w[0]), as(w[1]), u(w[2]),
+			toolCall("c1", "exchange_items", `{"order_id":"W1","item_ids":["111"],"new_item_ids":[]}`), res("c1", w[3]),
+			toolCall("c2", "exchange_items", `{"order_id":"W1","item_ids":["111"],"new_item_ids":["222"]}`), res("c2", `{"status":"exchanged"}`),
+			as("Done."))
+		require.Len(t, only(d, "unconfirmed_write"), 1, "filling in what the failed call left empty: %s", w[0])
 	}
 }
 
@@ -607,7 +618,8 @@ func TestLeavingSeverity(t *testing.T) {
 
 // TestSignOff: the user's closing words ("thanks", "that's it", "anything else?",
 // 好的谢谢, sent as one message or two) end the conversation; they are no message left
-// without a reply. Closing words with a new question still wait for one.
+// without a reply. Closing words with a new question still wait for one, unless the
+// user says after it that they need nothing more.
 func TestSignOff(t *testing.T) {
 	t.Parallel()
 	a := New(Options{})
@@ -618,6 +630,8 @@ func TestSignOff(t *testing.T) {
 		{"好的谢谢"},
 		{"好的", "谢谢"},
 		{"行了，就这样吧。还有别的吗？"},
+		{"Thanks for the help! Why did the shirt go to therapy? Too many hang-ups! I'm all set. Cheers!"},
+		{"谢谢！你知道衬衫为什么去看心理医生吗？因为它心结太多！没有其他问题了，再见。"},
 	} {
 		msgs := []transcript.Message{sys(testPolicy), u("Cancel R1"), as("R1 is cancelled; the refund is on its way by email.")}
 		for _, c := range closing {
@@ -631,6 +645,8 @@ func TestSignOff(t *testing.T) {
 		{"Thanks! When will the refund be paid?"},
 		{"谢谢，那退款什么时候到账？"},
 		{"好的谢谢", "对了，运费谁出？"},
+		{"I'm all set, thanks. Oh, when will the refund be paid?"},
+		{"没有其他问题了，谢谢。对了，退款什么时候到账？"},
 	} {
 		msgs := []transcript.Message{sys(testPolicy), u("Cancel R1"), as("R1 is cancelled; the refund is on its way by email.")}
 		for _, c := range waiting {
