@@ -116,8 +116,9 @@ func (a *Analyzer) writeConsent(v *view) []unconfirmedWrite {
 // so nothing changed), 2 when the user had asked for the change
 // but the agent wrote on an answer to another question, without a yes to the details
 // it used. The evidence is the exchange: the write (after a failure: the error, then
-// the argument the agent changed on its own and its value in the failed call), the
-// user's last words before it and the agent's next words to the user.
+// the argument the agent changed on its own, its value in the failed call and the
+// records earlier tool results gave of the two values), the user's last words before
+// it and the agent's next words to the user.
 func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 	found := a.writeConsent(v)
 	if len(found) == 0 {
@@ -172,6 +173,7 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 			if before != "" {
 				ev = append(ev, analyzer.Evidence{Turn: first.failed.turn, Quote: textmatch.ClipQuote(before, maxQuote)})
 			}
+			ev = append(ev, v.records(first.failed, first.call)...) // what the two values stand for
 		} else {
 			ev = append(ev, quoteCall(first.call))
 		}

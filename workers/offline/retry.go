@@ -1,0 +1,192 @@
+package offline
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/checkup-dev/checkup/db/transcript"
+	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/textmatch"
+)
+
+// followsError reports whether a retry changes only values the failed call's error
+// named ("total price is 375, but paid 374", then the same payment with 375): the agent
+// did what the tool said it needs, and the user's choice stands. A retry that changes
+// anything else (another payment method, another bag count), fills in what the failed
+// call left empty, or changes the shape of the arguments is a new choice the user has
+// not agreed to.
+func followsError(failedArgs, retryArgs, errText string) bool {
+	var was, is any
+	if json.Unmarshal([]byte(failedArgs), &was) != nil || json.Unmarshal([]byte(retryArgs), &is) != nil {
+		return false
+	}
+	var changed []leafChange
+	if !changedLeaves(was, is, &changed) || len(changed) == 0 {
+		return false
+	}
+	for _, c := range changed {
+		if !containsToken(errText, c.is) {
+			return false
+		}
+	}
+	return true
+}
+
+// leafChange is one value a retry changed, as text: what the failed call had, what the
+// retry has.
+type leafChange struct{ was, is string }
+
+// changedLeaves appends to changed each value of is that differs from was's at the
+// same place, objects' keys in sorted order; false when the two differ in shape (keys,
+// lengths, types), which no single value names.
+func changedLeaves(was, is any, changed *[]leafChange) bool {
+	switch is := is.(type) {
+	case map[string]any:
+		was, ok := was.(map[string]any)
+		if !ok || len(was) != len(is) {
+			return false
+		}
+		for _, k := range slices.Sorted(maps.Keys(is)) {
+			w, ok := was[k]
+			if !ok || !changedLeaves(w, is[k], changed) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		was, ok := was.([]any)
+		if !ok || len(was) != len(is) {
+			return false
+		}
+		for i := range is {
+			if !changedLeaves(was[i], is[i], changed) {
+				return false
+			}
+		}
+		return true
+	}
+	if c := (leafChange{leafText(was), leafText(is)}); c.was != c.is {
+		*changed = append(*changed, c)
+	}
+	return true
+}
+
+// leafText is a JSON scalar as a message would write it: a string without its quotes,
+// a number in its shortest form.
+func leafText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// containsToken reports whether value occurs in text as a whole word or number, not
+// inside a longer one ("375" in "paid 375", not in "1375").
+func containsToken(text, value string) bool {
+	if value == "" {
+		return false
+	}
+	for at := 0; ; {
+		i := strings.Index(text[at:], value)
+		if i < 0 {
+			return false
+		}
+		start, end := at+i, at+i+len(value)
+		before, _ := utf8.DecodeLastRuneInString(text[:start])
+		after, _ := utf8.DecodeRuneInString(text[end:])
+		if !wordRune(before) && !wordRune(after) {
+			return true
+		}
+		at = start + 1
+	}
+}
+
+// wordRune reports a rune that continues a word or a number. Chinese and Japanese
+// characters do not: those scripts write a number straight after a word ("总价375").
+func wordRune(r rune) bool {
+	if r == utf8.RuneError || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) {
+		return false
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'
+}
+
+// records are where tool results before the retry describe the value the agent chose
+// on its own and the one it had ("gift_card_6276644": {"source": "gift_card",
+// "amount": 113, ...}), so a reader sees what the ids stand for: for the first changed
+// string value of the retry that an earlier result names as a key of an object, the
+// failed call's value's record when there is one, then that record. None when there is
+// none.
+func (v *view) records(failed, retry call) []analyzer.Evidence {
+	var was, is any
+	if json.Unmarshal([]byte(failed.args), &was) != nil || json.Unmarshal([]byte(retry.args), &is) != nil {
+		return nil
+	}
+	var changed []leafChange
+	if !changedLeaves(was, is, &changed) {
+		return nil
+	}
+	for _, c := range changed {
+		if chosen, ok := v.recordBefore(c.is, retry.turn); ok {
+			if had, ok := v.recordBefore(c.was, retry.turn); ok {
+				return []analyzer.Evidence{had, chosen}
+			}
+			return []analyzer.Evidence{chosen}
+		}
+	}
+	return nil
+}
+
+// recordBefore is the first tool result before turn that writes value as the key of an
+// object, quoting the key with its object.
+func (v *view) recordBefore(value string, turn int) (analyzer.Evidence, bool) {
+	key, _ := json.Marshal(value)
+	for t := 1; t < turn; t++ {
+		if v.role(t) != transcript.RoleTool {
+			continue
+		}
+		if record := objectAt(v.msg(t).Content, string(key)+":"); record != "" {
+			return analyzer.Evidence{Turn: t, Quote: textmatch.ClipQuote(record, maxQuote)}, true
+		}
+	}
+	return analyzer.Evidence{}, false
+}
+
+// objectAt is `"key": {...}` as text writes it, the object whole (its braces matched,
+// strings skipped), or "" when text has no such key followed by an object. key ends in
+// its colon; any spaces after it may stand before the brace.
+func objectAt(text, key string) string {
+	at := strings.Index(text, key)
+	if at < 0 {
+		return ""
+	}
+	open := at + len(key)
+	for open < len(text) && text[open] == ' ' {
+		open++
+	}
+	if open == len(text) || text[open] != '{' {
+		return ""
+	}
+	depth, inString := 0, false
+	for i := open; i < len(text); i++ {
+		switch c := text[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{':
+			depth++
+		case c == '}':
+			depth--
+			if depth == 0 {
+				return text[at : i+1]
+			}
+		}
+	}
+	return ""
+}
