@@ -18,6 +18,7 @@ type markers struct {
 	closing      textmatch.PhraseSet // a polite close: thanks, bye, that's all
 	closingAsk   textmatch.PhraseSet // "anything else?" — a question that closes, not one left open
 	needNothing  textmatch.PhraseSet // the user says they need nothing more: "I'm all set", "没有其他问题了"
+	tryAgain     textmatch.PhraseSet // the user asks for another attempt: "try again", "再试一次"
 	handoffText  textmatch.PhraseSet // the assistant says it transfers now (not an offer)
 	knowledgeGap textmatch.PhraseSet
 	decline      textmatch.PhraseSet // the assistant says something cannot be done
@@ -79,6 +80,10 @@ func newMarkers() markers {
 			"you too", "appreciate", "that's it", "that is it", "that's everything", "nothing else", "done then",
 			"that will be all", "that'll be all", "i'm all set", "i'm good", "all good", "we're done", "i'll wait",
 			"谢谢", "感谢", "再见", "拜拜", "没有了", "就这些", "没事了", "好了", "行了", "就这样", "没别的了",
+		),
+		tryAgain: textmatch.NewPhraseSet(
+			"try again", "try it again", "retry", "one more time", "give it another try", "another go",
+			"再试", "重试", "再来一次", "再提交一次",
 		),
 		needNothing: textmatch.NewPhraseSet(
 			"all set", "that's all i need", "that is all i need", "i'm good now", "i don't need anything else",

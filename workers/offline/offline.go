@@ -18,7 +18,7 @@
 //	user is abusive                    RISK    harmful_content      3    0.6
 //	tool call returns an error         ACTION  tool_error           2    0.9 (1 when recovered, 3 when a write failed unannounced)
 //	write result contradicts its args  ACTION  tool_error           3    0.6
-//	retries a failing call unchanged   ACTION  repetition           3    0.9
+//	retries a failing call unchanged   ACTION  repetition           3    0.9 (not after a change or when asked)
 //	repeats the same message           ACTION  repetition           2    0.8
 //	user repeats or corrects           ACTION  user_repeats         3    0.6
 //	user is frustrated                 ACTION  user_frustration     3    0.7 (0.85 when twice or more)

@@ -375,6 +375,20 @@ func TestRepeatedCallsShowTheirArguments(t *testing.T) {
 		{Turn: 6, Quote: "Error: timeout"}, {Turn: 7, Quote: `{"flight":"HAT001"}`}, {Turn: 5, Quote: `{"flight":"HAT001"}`},
 	}, f[0].Evidence)
 
+	// A retry after a change went through, or that the user asked for, is no loop, in
+	// either language.
+	for _, words := range [][]string{{"Book HAT001", "Yes", "Please try again."}, {"帮我订 HAT001", "确认", "麻烦再试一次"}} {
+		book := func(between ...transcript.Message) analyzer.Diagnosis {
+			msgs := []transcript.Message{sys(testPolicy), u(words[0]), as("Book HAT001 for $120, shall I proceed?"), u(words[1]),
+				toolCall("c1", "book_reservation", `{"flight":"HAT001"}`), res("c1", "Error: seat map locked")}
+			msgs = append(msgs, between...)
+			return diagnose(t, a, append(msgs, toolCall("c2", "book_reservation", `{"flight":"HAT001"}`), res("c2", `{"id":"R1"}`), as("Booked."))...)
+		}
+		require.Empty(t, only(book(toolCall("c9", "cancel_reservation", `{"id":"R0"}`), res("c9", `{"status":"cancelled"}`)), "repetition"), words[0])
+		require.Empty(t, only(book(as("Sorry, that failed."), u(words[2])), "repetition"), words[2])
+		require.Len(t, only(book(as("Sorry, that failed."), u("Why?")), "repetition"), 1, "a question is not a request to try again")
+	}
+
 	// Arguments too long to quote whole: both calls by the value the error refused.
 	long := `{"flight":"HAT001","total_baggages":0,"passengers":[{"first_name":"Mia","last_name":"Li","dob":"1990-01-01"},{"first_name":"Noah","last_name":"Li","dob":"1992-02-02"}],"payment_methods":[{"payment_id":"certificate_7504069","amount":100}],"insurance":"no"}`
 	for _, words := range [][]string{{"Book HAT001", "Yes", "Sorry, the certificate was not accepted."}, {"帮我订 HAT001", "确认", "抱歉，这张代金券无法使用。"}} {

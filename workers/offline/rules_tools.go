@@ -112,14 +112,16 @@ func countOf(n, of int, id string) locale.Text {
 func digits(n int) locale.Text { return locale.Lit(strconv.Itoa(n)) }
 
 // retriedFailures reports a tool call repeated with the same arguments after it had
-// failed: the agent is looping instead of changing course.
+// failed: the agent is looping instead of changing course. A retry after something
+// changed is no loop: a change went through in between (the state the call failed on
+// may have moved), or the user asked to try again.
 func (a *Analyzer) retriedFailures(v *view) []analyzer.Finding {
 	for i, c := range v.calls {
 		if !c.failed {
 			continue
 		}
-		for _, d := range v.calls[i+1:] {
-			if d.name == c.name && sameArgs(d.args, c.args) {
+		for j, d := range v.calls[i+1:] {
+			if d.name == c.name && sameArgs(d.args, c.args) && !a.changedSince(v, c, v.calls[i+1:i+1+j], d) {
 				desc := locale.Msg("finding.retried", "Tool", c.name, "Turn", digits(c.resultTurn), "Quote", quoted(c.errQuote), "Again", digits(d.turn))
 				// The error, then both calls by their arguments: the same, twice.
 				return []analyzer.Finding{ruleRetryFailing.finding(v, desc, 0, quoteResult(c), quoteRejected(d, c.errQuote), quoteRejected(c, c.errQuote))}
@@ -127,6 +129,21 @@ func (a *Analyzer) retriedFailures(v *view) []analyzer.Finding {
 		}
 	}
 	return nil
+}
+
+// changedSince reports whether something changed between failed call c and its retry d:
+// one of the calls between (between) was a write that succeeded, or a user turn asked to
+// try again ("try again", "再试一次").
+func (a *Analyzer) changedSince(v *view, c call, between []call, d call) bool {
+	if slices.ContainsFunc(between, func(b call) bool { return b.write && !b.failed && b.resultTurn > 0 }) {
+		return true
+	}
+	for turn := c.resultTurn + 1; turn < d.turn; turn++ {
+		if v.role(turn) == transcript.RoleUser && a.m.tryAgain.Contains(v.fold(turn)) {
+			return true
+		}
+	}
+	return false
 }
 
 // repeatedCalls reports a lookup the agent had already made and that had answered: the
