@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -14,21 +15,29 @@ import (
 // A page is written in pieces (a message, a number, a badge, each its own text) and a
 // template puts a space between two pieces on one line. English wants it; Chinese
 // wants none beside full-width punctuation: “排名依据：” then the reason, “62.8” then
-// “（满分 100）”. tightenChinese takes those spaces out of a rendered page, once for
-// every page, so no template has to know which language its pieces will be in.
+// “（满分 100）”, nor between two Chinese characters: “<b>56 个对话</b> 被标记”.
+// tightenChinese takes those spaces out of a rendered page, once for every page, so no
+// template has to know which language its pieces will be in.
 
 // pageToken is one token of a page as it was written, and whether it is text the
 // page writes in its own words (a Chinese page's spacing is its to set).
 type pageToken struct {
-	raw      []byte
-	text     bool
-	ownWords bool
+	raw       []byte
+	text      bool
+	ownWords  bool
+	lineBreak bool   // a br: what stands on either side is on two lines
+	tag       string // a tag's element name, "" for text
 }
 
 // tightenChinese drops the runs of spaces in page's text that stand beside full-width
 // punctuation (locale.FullWidth, or a Chinese dash ——), looking across tags for the
-// character on each side. Text that is not in the page's own words is left as it is: a
-// quote marked with its own language (lang), code, pre, script, style, textarea.
+// character on each side, and those between two pieces with a Chinese character on
+// either side, where one piece is words set in bold, italics or a link (b, strong, i,
+// em, a): a badge or a button keeps its space, as it has no margin of its own. A line
+// break (br) ends what is ahead. A space inside one piece between Chinese words is the
+// writer's and stays. Text that is not in the
+// page's own words is left as it is: a quote marked with its own language (lang), code,
+// pre, script, style, textarea.
 func tightenChinese(page []byte) []byte {
 	tokens, ok := tokenize(page)
 	if !ok {
@@ -46,9 +55,19 @@ func tightenChinese(page []byte) []byte {
 	out.Grow(len(page))
 	before := "" // the text written so far, up to its last character that is not a space
 	for i, t := range tokens {
+		if t.lineBreak {
+			before = ""
+		}
 		s := string(t.raw)
 		if t.ownWords {
-			s = tighten(before, s, after[i+1])
+			var edges [2]bool // a run at s's start, at its end, meets words set apart
+			if i > 0 {
+				edges[0] = setApart(tokens[i-1].tag)
+			}
+			if i+1 < len(tokens) {
+				edges[1] = setApart(tokens[i+1].tag)
+			}
+			s = tighten(before, s, after[i+1], edges)
 		}
 		out.WriteString(s)
 		if t.text {
@@ -73,8 +92,12 @@ func tokenize(page []byte) ([]pageToken, bool) {
 		}
 		t := pageToken{raw: append([]byte(nil), z.Raw()...), text: tt == html.TextToken}
 		switch tt {
+		case html.SelfClosingTagToken:
+			name, _ := z.TagName()
+			t.tag, t.lineBreak = string(name), string(name) == "br"
 		case html.StartTagToken:
 			name, hasAttr := z.TagName()
+			t.tag, t.lineBreak = string(name), string(name) == "br"
 			switch {
 			case keeping == string(name):
 				depth++
@@ -82,7 +105,9 @@ func tokenize(page []byte) ([]pageToken, bool) {
 				keeping, depth = string(name), 1
 			}
 		case html.EndTagToken:
-			if name, _ := z.TagName(); keeping == string(name) {
+			name, _ := z.TagName()
+			t.tag = string(name)
+			if keeping == string(name) {
 				if depth--; depth == 0 {
 					keeping = ""
 				}
@@ -113,9 +138,11 @@ func keepsItsText(name string, hasAttr bool, z *html.Tokenizer) bool {
 	return false
 }
 
-// tighten drops from s the runs of spaces beside full-width punctuation; before is the
-// text ahead of s and after the text that follows it, for the runs at its edges.
-func tighten(before, s, after string) string {
+// tighten drops from s the runs of spaces beside full-width punctuation, and those at
+// its edges between two Chinese characters where edges says the run meets words set
+// apart; before is the text ahead of s and after the text that follows it, for the
+// runs at its edges.
+func tighten(before, s, after string, edges [2]bool) string {
 	if !strings.Contains(s, " ") {
 		return s
 	}
@@ -139,7 +166,8 @@ func tighten(before, s, after string) string {
 			right = after
 		}
 		out.WriteString(s[:start])
-		if !endsWide(left) && !startsWide(right) {
+		edge := (start == 0 && edges[0]) || (end == len(s) && edges[1])
+		if !endsWide(left) && !startsWide(right) && !(edge && endsHan(left) && startsHan(right)) {
 			out.WriteString(s[start:end])
 		}
 		s = s[end:]
@@ -150,6 +178,26 @@ func tighten(before, s, after string) string {
 func endsWide(s string) bool {
 	r, _ := utf8.DecodeLastRuneInString(s)
 	return locale.FullWidth(r) || strings.HasSuffix(s, "——")
+}
+
+// setApart reports an element that sets words apart only by their type or a link: the
+// spaces beside it are a template's, not the layout's.
+func setApart(tag string) bool {
+	switch tag {
+	case "b", "strong", "i", "em", "a":
+		return true
+	}
+	return false
+}
+
+func endsHan(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return unicode.Is(unicode.Han, r)
+}
+
+func startsHan(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.Is(unicode.Han, r)
 }
 
 func startsWide(s string) bool {

@@ -9,7 +9,9 @@ import (
 // TestChinesePagesTakeNoSpaceBesideFullWidthPunctuation: the spaces a template puts
 // between pieces go where they stand beside full-width punctuation, also across tags,
 // and stay between Chinese and Latin letters or digits and in text that is not the
-// page's own words.
+// page's own words; between two pieces with a Chinese character on either side they go
+// too where one is set in bold, italics or a link, while a badge's or a button's space
+// and a space inside one piece stay.
 func TestChinesePagesTakeNoSpaceBesideFullWidthPunctuation(t *testing.T) {
 	for page, want := range map[string]string{
 		`<summary>排名依据： <span>没有已知的失败</span></summary>`:                                                  `<summary>排名依据：<span>没有已知的失败</span></summary>`,
@@ -21,6 +23,8 @@ func TestChinesePagesTakeNoSpaceBesideFullWidthPunctuation(t *testing.T) {
 		`<blockquote lang="und">Done ; ok 。 yes</blockquote> ： <code>a ： b</code>`:                       `<blockquote lang="und">Done ; ok 。 yes</blockquote>：<code>a ： b</code>`,
 		`<p lang="zh">好 。</p><div lang="en"><div>a 。</div> 。</div>`:                                      `<p lang="zh">好。</p><div lang="en"><div>a 。</div> 。</div>`,
 		`<input value="a ： b"> 智能体 Airline agent — 2 个 <br> 对话`:                                          `<input value="a ： b"> 智能体 Airline agent — 2 个 <br> 对话`,
+		`<b>56 个对话</b> 被标记，共筛查 <b>100 个</b> 。 标题 <i>退货 测试</i> 已保存`:                                       `<b>56 个对话</b>被标记，共筛查 <b>100 个</b>。标题<i>退货 测试</i>已保存`,
+		`<span class="badge">风险</span> 表示安全 <button>删除</button> 上传`:                                      `<span class="badge">风险</span> 表示安全 <button>删除</button> 上传`,
 	} {
 		require.Equal(t, want, string(tightenChinese([]byte(page))), page)
 	}
