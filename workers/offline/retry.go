@@ -190,3 +190,43 @@ func objectAt(text, key string) string {
 	}
 	return ""
 }
+
+// leftOut is what a retry dropped from a list argument of the failed call: the items of
+// key's array there that the retry's array lacks, as compact JSON, when the retry's
+// array holds nothing the failed one did not ("flights" without HAT290's entry: a
+// flight taken off the reservation). Nil when the retry changed the list otherwise.
+func leftOut(failedArgs, retryArgs, key string) []string {
+	var was, is map[string]any
+	if json.Unmarshal([]byte(failedArgs), &was) != nil || json.Unmarshal([]byte(retryArgs), &is) != nil {
+		return nil
+	}
+	before, ok1 := was[key].([]any)
+	after, ok2 := is[key].([]any)
+	if !ok1 || !ok2 || len(after) >= len(before) {
+		return nil
+	}
+	kept := map[string]int{}
+	for _, item := range after {
+		kept[compact(item)]++
+	}
+	var dropped []string
+	for _, item := range before {
+		if text := compact(item); kept[text] > 0 {
+			kept[text]--
+		} else {
+			dropped = append(dropped, text)
+		}
+	}
+	for _, n := range kept {
+		if n > 0 {
+			return nil // the retry added something of its own
+		}
+	}
+	return dropped
+}
+
+// compact is a JSON value written without spaces, objects' keys sorted.
+func compact(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

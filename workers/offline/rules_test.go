@@ -283,6 +283,28 @@ func TestRetryThatFollowsTheError(t *testing.T) {
 	}
 }
 
+// TestUnconfirmedRetryThatLeavesSomethingOut: a retry that drops an item of a list the
+// user agreed to (a flight of the reservation) says what it left out, in either
+// language.
+func TestUnconfirmedRetryThatLeavesSomethingOut(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	for _, w := range [][]string{
+		{"Downgrade the LAS to DEN flight, keep the return", "Downgrade HAT003 to economy, keep HAT290. Proceed?", "Yes", "Error: not enough seats on flight HAT290", "Done: HAT003 is in economy."},
+		{"把拉斯维加斯到丹佛的航班降舱，回程不变", "把 HAT003 降为经济舱，HAT290 保持不变。确认吗？", "确认", "错误：航班 HAT290 座位不足", "好了：HAT003 已改为经济舱。"},
+	} {
+		d := diagnose(t, a, sys(testPolicy), u(w[0]), as(w[1]), u(w[2]),
+			toolCall("c1", "update_reservation_flights", `{"cabin":"economy","flights":[{"flight_number":"HAT003"},{"flight_number":"HAT290"}]}`), res("c1", w[3]),
+			toolCall("c2", "update_reservation_flights", `{"cabin":"economy","flights":[{"flight_number":"HAT003"}]}`), res("c2", `{"flights":[{"flight_number":"HAT003"}]}`),
+			as(w[4]))
+		f := only(d, "unconfirmed_write")
+		require.Len(t, f, 1, w[0])
+		require.Contains(t, localetest.English(t).Text(f[0].Words.Description),
+			`the agent called update_reservation_flights again at turn 7 with flights leaving out “{"flight_number":"HAT290"}”, without asking the user.`)
+		require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), `就在第 7 轮用去掉了“{"flight_number":"HAT290"}”的 flights 再次调用了 update_reservation_flights。`)
+	}
+}
+
 // TestUnconfirmedRetryShowsTheRecord: when the value the agent chose on its own is an
 // id an earlier tool result describes, the evidence quotes that record and the old
 // value's, so a reader sees which gift card each was, in either language.

@@ -138,6 +138,13 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		changed := locale.Msg("finding.changed_arguments")
 		if key, _, _ := changedArgument(first.failed.args, first.call.args); key != "" {
 			changed = locale.Msg("finding.another_argument", "Key", key)
+			if dropped := leftOut(first.failed.args, first.call.args, key); len(dropped) > 0 {
+				items := make([]locale.Text, len(dropped))
+				for i, d := range dropped {
+					items[i] = locale.Lit(quoted(d))
+				}
+				changed = locale.Msg("finding.argument_without", "Key", key, "Items", locale.Join("join.comma", items...))
+			}
 		}
 		desc = append(desc, locale.Msg("finding.write_retried", "Failed", first.failed.name, "Turn", digits(first.failed.resultTurn),
 			"Quote", quoted(first.failed.errQuote), "Tool", first.call.name, "Again", digits(first.call.turn), "Changed", changed))
