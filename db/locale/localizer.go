@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nicksnyder/go-i18n/v2/i18n"
@@ -74,7 +75,19 @@ func (l *Localizer) T(id string, args ...any) string {
 		return id
 	}
 	if values != nil {
-		return fillSlots(s, values)
+		s = fillSlots(s, values)
+	}
+	return oneStop(s)
+}
+
+// oneStop drops a message's full stop after a quote that already ends its own sentence
+// (“…HAT039.”. and “…谢谢。”。): the quote's stop is the sentence's.
+func oneStop(s string) string {
+	if !strings.Contains(s, "”") {
+		return s
+	}
+	for _, stop := range []string{".”.", "!”.", "?”.", "。”。", "！”。", "？”。"} {
+		s = strings.ReplaceAll(s, stop, strings.TrimSuffix(strings.TrimSuffix(stop, "."), "。"))
 	}
 	return s
 }

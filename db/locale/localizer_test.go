@@ -121,3 +121,16 @@ func TestMissingMessagesShowTheirKey(t *testing.T) {
 	require.Equal(t, "layout.footer", none.T("layout.footer"))
 	require.Equal(t, "no.such.key", bundle(t).English().T("no.such.key"))
 }
+
+// TestOneStopAfterAQuote: a message that ends on a quote which ends its own sentence
+// takes no second full stop, in either language; other stops stay.
+func TestOneStopAfterAQuote(t *testing.T) {
+	t.Parallel()
+	b := bundle(t)
+	en, zh := b.English(), must(b.For(Chinese))
+	require.Equal(t, "The user's last words before it were “I'll go with the first option.”",
+		en.T("finding.last_words_before", "Quote", "“I'll go with the first option.”"))
+	require.Equal(t, "The user's last words before it were “Yes”.", en.T("finding.last_words_before", "Quote", "“Yes”"))
+	require.Equal(t, "在此之前用户说的最后一句话是“好的，谢谢。”", zh.T("finding.last_words_before", "Quote", "“好的，谢谢。”"))
+	require.Equal(t, "在此之前用户说的最后一句话是“确认”。", zh.T("finding.last_words_before", "Quote", "“确认”"))
+}

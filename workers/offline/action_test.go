@@ -34,7 +34,7 @@ func TestWriteAction(t *testing.T) {
 	require.Equal(t, "prompt", act.FixLocation)
 	require.Equal(t, "Agent claims success after a failed tool call in 23 of 92 analyzed conversations (25%). "+
 		"In one of them, book_reservation failed at turn 22, yet at turn 23 the agent told the user it had succeeded. "+
-		"Example: conversation airline-task00-trial1, turn 23, “Your reservation has been successfully booked.”.", act.Problem)
+		"Example: conversation airline-task00-trial1, turn 23, “Your reservation has been successfully booked.”", act.Problem)
 	require.Len(t, act.Recommendation, 3)
 	require.Contains(t, act.Recommendation[0], "Add to the system prompt")
 	require.Equal(t, "Add a regression test from conversation airline-task00-trial1, turn 23: replay the conversation up to that turn and assert the corrected behavior.",
