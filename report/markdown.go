@@ -223,6 +223,9 @@ func (m mdWriter) example(q Quote) {
 				lines = append(lines, codeSpan(line))
 			}
 		}
+		if e.Continues {
+			lines[len(lines)-1] += " …"
+		}
 		lines[0] = m.l.T("md.said", "Who", who, "Quote", lines[0])
 		// A line of a turn ends in a hard break (two spaces), so a Markdown viewer shows
 		// the turn's lines as lines rather than running them into one paragraph.
@@ -234,6 +237,9 @@ func (m mdWriter) example(q Quote) {
 // the arguments quoted (what a retry changed), with the tool's name when known.
 func (m mdWriter) call(who string, e Evidence) {
 	args := codeSpan(strings.Join(strings.Fields(e.Quote), " "))
+	if e.Continues {
+		args += " …"
+	}
 	switch name, _, ok := strings.Cut(e.Quote, "("); {
 	case ok && name != "" && !strings.ContainsAny(name, " \t\r\n\"{:"):
 		m.p("> %s", m.l.T("md.calls", "Who", who, "Name", codeSpan(name)))

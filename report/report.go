@@ -448,13 +448,16 @@ type Finding struct {
 
 // Evidence is a quote from a turn; Verified is true when the quote was found in it,
 // Speaker whose words it is (analyzer.SpeakerUser, …; omitted when not known), Tool
-// the tool of a call's or a tool result's quote (omitted when not known).
+// the tool of a call's or a tool result's quote (omitted when not known), Continues
+// that the turn goes on where the quote stops (analyzer.Evidence.Continues), so a
+// reader is shown the cut.
 type Evidence struct {
-	Turn     int    `json:"turn"`
-	Quote    string `json:"quote"`
-	Verified bool   `json:"verified"`
-	Speaker  string `json:"speaker,omitempty"`
-	Tool     string `json:"tool,omitempty"`
+	Turn      int    `json:"turn"`
+	Quote     string `json:"quote"`
+	Verified  bool   `json:"verified"`
+	Speaker   string `json:"speaker,omitempty"`
+	Tool      string `json:"tool,omitempty"`
+	Continues bool   `json:"continues,omitempty"`
 }
 
 // Conversation is one uploaded conversation's verdicts, without its messages.

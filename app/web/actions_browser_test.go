@@ -22,9 +22,9 @@ import (
 // rank rests on, and each of its examples is the exchange that shows the problem, who
 // said what turn by turn, with a link to each turn — a tool call named, never printed
 // as its serialized arguments (only the argument that shows the problem, beside the
-// tool's name), a tool's result with the tool it came from, and no quote cut on a word
-// that leads into what was cut.
-// Each card is saved as a screenshot for a reader to judge.
+// tool's name), a tool's result with the tool it came from, no quote cut on a word
+// that leads into what was cut, and a quote that stops where its turn goes on ending
+// in “…”. Each card is saved as a screenshot for a reader to judge.
 func TestTopActionsShowTheirEvidenceInBrowser(t *testing.T) {
 	t.Parallel()
 	b := setupLoop(t)
@@ -36,6 +36,7 @@ func TestTopActionsShowTheirEvidenceInBrowser(t *testing.T) {
 	browserSession(t, ctx, b.url, b.alice)
 	serialized := regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*\(\{`)
 	dangling := regexp.MustCompile(`(?i)\b(and|the|to|of|for|with|my|your|there)…?$`)
+	cuts := 0 // quotes shown as stopping where their turn goes on
 	for _, name := range []string{"airline", "retail"} {
 		id := b.diagnose(t, b.alice, name+" agent", sets[name])
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(b.url+"/tasks/"+id.String()),
@@ -65,10 +66,13 @@ func TestTopActionsShowTheirEvidenceInBrowser(t *testing.T) {
 			require.Positive(t, c.Examples, what)
 			for _, q := range c.Quotes {
 				require.NotRegexp(t, serialized, q, "%s: a serialized tool call", what)
-				require.NotRegexp(t, dangling, strings.TrimSpace(q), "%s: a quote cut mid-phrase", what)
+				said, cut := strings.CutSuffix(strings.TrimSpace(q), " …")
+				require.NotRegexp(t, dangling, said, "%s: a quote cut mid-phrase", what)
+				cuts += boolInt(cut)
 			}
 			for _, call := range c.Calls {
 				require.Regexp(t, `^calls [A-Za-z_][A-Za-z0-9_]*( with ("[A-Za-z_]+":|\{).*)?$`, call, what)
+				cuts += boolInt(strings.HasSuffix(call, " …"))
 			}
 			for _, result := range c.Results {
 				require.Regexp(t, `^Tool result of [A-Za-z_][A-Za-z0-9_]*, turn \d+$`, result, what)
@@ -81,4 +85,12 @@ func TestTopActionsShowTheirEvidenceInBrowser(t *testing.T) {
 			t.Logf("screenshot: %s", path)
 		}
 	}
+	require.Positive(t, cuts, "an agent's reply cut before its end, or a list of arguments left open, ends in …")
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -59,6 +59,10 @@ type Evidence struct {
 	// SpeakerTool quote (the call it answers), set with Speaker: a quote of an
 	// argument or a result says nothing of which tool it was.
 	Tool string `json:"tool,omitempty"`
+	// Continues says the quote stops where its turn goes on and a reader would take the
+	// cut for the end: words of the user or the agent after it, or a fragment of a call
+	// or a result that stops inside a list or an object. Set with Speaker.
+	Continues bool `json:"continues,omitempty"`
 }
 
 // Who an evidence quote is from.

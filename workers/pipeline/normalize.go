@@ -36,6 +36,7 @@ func NormalizeDiagnosis(d analyzer.Diagnosis, conv transcript.Conversation) (ana
 			f.Evidence[j].Verified = VerifyQuote(conv, f.Evidence[j])
 			f.Evidence[j].Speaker = speaker(conv, f.Evidence[j])
 			f.Evidence[j].Tool = toolOf(conv, f.Evidence[j])
+			f.Evidence[j].Continues = continues(conv, f.Evidence[j])
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -152,4 +153,44 @@ func NormalizeAction(a analyzer.Action) (analyzer.Action, error) {
 		return a, fmt.Errorf("%w: %w", analyzer.ErrInvalidOutput, err)
 	}
 	return a, nil
+}
+
+// continues reports whether e, its Speaker set, stops where its turn goes on and the
+// cut could pass for the end (analyzer.Evidence.Continues): the user's or the agent's
+// words go on after the quote, or a call's or a result's fragment leaves a list or an
+// object open. A fragment that closes what it opens (`"cabin": "business"`) is whole.
+func continues(conv transcript.Conversation, e analyzer.Evidence) bool {
+	msg, ok := conv.Turn(e.Turn)
+	if !ok || !e.Verified {
+		return false
+	}
+	switch e.Speaker {
+	case analyzer.SpeakerUser, analyzer.SpeakerAgent:
+		content, quote := textmatch.FoldString(msg.Content), strings.TrimSpace(textmatch.FoldString(e.Quote))
+		at := strings.Index(content, quote)
+		return at >= 0 && strings.TrimSpace(content[at+len(quote):]) != ""
+	case analyzer.SpeakerCall, analyzer.SpeakerTool:
+		return leavesOpen(e.Quote)
+	}
+	return false
+}
+
+// leavesOpen reports whether a fragment of JSON opens more brackets than it closes,
+// outside its strings.
+func leavesOpen(fragment string) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(fragment); i++ {
+		switch c := fragment[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return depth > 0
 }

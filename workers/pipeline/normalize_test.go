@@ -69,6 +69,34 @@ func TestNormalizeDiagnosisSaysWhoSpoke(t *testing.T) {
 	require.Equal(t, []string{analyzer.SpeakerUser, analyzer.SpeakerAgent, analyzer.SpeakerCall, analyzer.SpeakerTool, analyzer.SpeakerAgent, ""}, speakers)
 }
 
+// TestNormalizeDiagnosisMarksWhereATurnGoesOn: a quote of the user's or the agent's
+// words that stops before its turn ends, or a fragment of a call or a result that
+// leaves a list open, is marked, so the page and report.md show the cut; a whole turn
+// and a fragment that closes what it opens are not.
+func TestNormalizeDiagnosisMarksWhereATurnGoesOn(t *testing.T) {
+	t.Parallel()
+	conv := transcript.Conversation{ID: "c1", Messages: []transcript.Message{
+		{Role: transcript.RoleUser, Content: "请帮我取消订单 W1。谢谢！"},
+		{Role: transcript.RoleAssistant, Content: "Booked:\n- Flight: HAT1\n- Date: May 20", ToolCalls: []transcript.ToolCall{{Name: "book", Arguments: `{"pay":[{"id":"c1","amount":100},{"id":"c2","amount":50}]}`}}},
+		{Role: transcript.RoleTool, Content: `{"cabin": "business", "flights": [{"n": "HAT1"}]}`},
+		{Role: transcript.RoleUser, Content: "Thanks."},
+	}}
+	d, err := NormalizeDiagnosis(analyzer.Diagnosis{Outcome: "resolved", Findings: []analyzer.Finding{{
+		Type: "RISK", Category: "unconfirmed_write", Title: "t", Severity: 4, Confidence: 0.6,
+		Evidence: []analyzer.Evidence{
+			{Turn: 1, Quote: "请帮我取消订单 W1。"}, {Turn: 2, Quote: "Booked:\n- Flight: HAT1"}, {Turn: 2, Quote: `"pay":[{"id":"c1","amount":100}`},
+			{Turn: 3, Quote: `"cabin": "business"`}, {Turn: 3, Quote: `"flights": [{"n": "HAT1"}]`}, {Turn: 4, Quote: "Thanks."},
+			{Turn: 2, Quote: "- Date: May 20"},
+		},
+	}}}, conv)
+	require.NoError(t, err)
+	var goesOn []bool
+	for _, e := range d.Findings[0].Evidence {
+		goesOn = append(goesOn, e.Continues)
+	}
+	require.Equal(t, []bool{true, true, true, false, false, false, false}, goesOn)
+}
+
 // TestNormalizeDiagnosisNamesTheTool: a quote of a call's arguments or of a tool's
 // result is named with its tool — the call it is part of, the call a result answers
 // by its id, else by the result's own name, else the one call before it — so an
