@@ -18,6 +18,9 @@ type Turn struct {
 	Related  bool     // a tool result answering a tool call of a quoted turn
 	Quotes   []string // the quotes to highlight in it
 	Flags    []string // risk flag kinds on this turn
+	// Tool names the call a tool result answers (by its id, else the result's own
+	// name, else the one call of the agent's turn before it); "" when none is known.
+	Tool string
 }
 
 // Segment is a piece of a message's text, highlighted when Mark is set.

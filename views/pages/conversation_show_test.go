@@ -52,6 +52,8 @@ func TestConversationPage(t *testing.T) {
 	require.False(t, open, "the system prompt is folded")
 	_, open = testid(doc, "tool-result").Attr("open")
 	require.True(t, open, "a quoted tool result is opened to show the quote")
+	require.Equal(t, "of get_booking", strings.Join(strings.Fields(testid(doc, "tool-result-of").Text()), " "), "a result names its call's tool, not the call's id")
+	require.Equal(t, "call_1", testid(doc, "tool-result").Find("summary").AttrOr("title", ""))
 
 	require.Equal(t, 1, testid(doc, "finding").Length())
 	require.Equal(t, "#turn-4", testid(doc, "finding-evidence-link").First().AttrOr("href", ""))
@@ -131,4 +133,25 @@ func TestConversationPageShowsTheEstimateTheLabelAndExpectedBehaviour(t *testing
 	doc, _ = render(t, pages.ConversationShow(page, v))
 	require.Zero(t, testid(doc, "estimated-outcome").Length(), "nothing estimated before the diagnosis")
 	require.Contains(t, testid(doc, "label-state").Text(), "No outcome label yet")
+}
+
+// TestToolResultsNameTheirTool: a result names the call it answers by its id, else by
+// its own name, else as the one call of the agent's turn before it; with several
+// calls and no id it names none.
+func TestToolResultsNameTheirTool(t *testing.T) {
+	t.Parallel()
+	call := func(id, name string) transcript.ToolCall { return transcript.ToolCall{ID: id, Name: name, Arguments: "{}"} }
+	msgs := []transcript.Message{
+		{Role: transcript.RoleAssistant, ToolCalls: []transcript.ToolCall{call("a", "get_user"), call("b", "get_order")}},
+		{Role: transcript.RoleTool, ToolCallID: "b", Content: "{}"},
+		{Role: transcript.RoleTool, Name: "get_user", Content: "{}"},
+		{Role: transcript.RoleTool, Content: "{}"},
+		{Role: transcript.RoleAssistant, ToolCalls: []transcript.ToolCall{call("", "cancel")}},
+		{Role: transcript.RoleTool, Content: "{}"},
+	}
+	var tools []string
+	for _, turn := range pages.Messages(msgs, nil, nil) {
+		tools = append(tools, turn.Tool)
+	}
+	require.Equal(t, []string{"", "get_order", "get_user", "", "", "cancel"}, tools)
 }

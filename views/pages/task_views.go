@@ -252,6 +252,7 @@ func Messages(msgs []transcript.Message, findings []report.Finding, flags []repo
 		}
 	}
 	markResults(turns)
+	nameResults(turns)
 	for _, fl := range flags {
 		if fl.Turn >= 1 && fl.Turn <= len(turns) {
 			t := &turns[fl.Turn-1]
@@ -276,6 +277,34 @@ func markResults(turns []components.Turn) {
 		for j := i + 1; j < len(turns) && turns[j].Message.Role == transcript.RoleTool; j++ {
 			if id := turns[j].Message.ToolCallID; id == "" || ids[id] {
 				turns[j].Related = true
+			}
+		}
+	}
+}
+
+// nameResults names the tool each result answers: the call with its id, else the
+// result's own name, else the one call of the agent's turn before it.
+func nameResults(turns []components.Turn) {
+	calls := map[string]string{} // call id → tool name, the calls made so far
+	var last []transcript.ToolCall
+	for i := range turns {
+		m := turns[i].Message
+		switch m.Role {
+		case transcript.RoleAssistant:
+			for _, c := range m.ToolCalls {
+				calls[c.ID] = c.Name
+			}
+			if len(m.ToolCalls) > 0 {
+				last = m.ToolCalls
+			}
+		case transcript.RoleTool:
+			switch name, ok := calls[m.ToolCallID]; {
+			case ok && m.ToolCallID != "":
+				turns[i].Tool = name
+			case m.Name != "":
+				turns[i].Tool = m.Name
+			case len(last) == 1:
+				turns[i].Tool = last[0].Name
 			}
 		}
 	}
