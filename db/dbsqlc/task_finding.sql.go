@@ -13,14 +13,19 @@ import (
 )
 
 const listClusterExamples = `-- name: ListClusterExamples :many
-WITH ranked AS (
+WITH clear AS (
+    SELECT f.task_id, f.owner_user_id, f.conversation_seq, f.idx, f.type, f.category, f.title, f.description, f.severity, f.confidence, f.priority_score, f.evidence, f.cluster_idx, f.expected, f.policy, f.text, f.top
+    FROM (SELECT tf.task_id, tf.owner_user_id, tf.conversation_seq, tf.idx, tf.type, tf.category, tf.title, tf.description, tf.severity, tf.confidence, tf.priority_score, tf.evidence, tf.cluster_idx, tf.expected, tf.policy, tf.text, max(tf.severity) OVER (PARTITION BY tf.cluster_idx) AS top
+          FROM task_finding tf
+          WHERE tf.task_id = $1 AND tf.owner_user_id = $2 AND tf.cluster_idx = ANY($4::int[])) f
+    WHERE f.severity >= f.top - 1
+), ranked AS (
     SELECT f.cluster_idx, f.conversation_seq, f.idx, f.title, f.description, f.text, f.evidence,
            row_number() OVER (PARTITION BY f.cluster_idx
                               ORDER BY jsonb_path_exists(f.evidence, '$[*] ? (@.verified == true && !(@.speaker == "call"))') DESC,
                                        (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC,
                                        f.conversation_seq, f.idx) AS n
-    FROM task_finding f
-    WHERE f.task_id = $1 AND f.owner_user_id = $2 AND f.cluster_idx = ANY($4::int[])
+    FROM clear f
 )
 SELECT r.cluster_idx::int AS cluster_idx, r.conversation_seq,
        coalesce((SELECT c.external_id FROM task_conversation c
@@ -50,10 +55,12 @@ type ListClusterExamplesRow struct {
 }
 
 // The findings the Actions of the clusters @cluster_idxs are written from, cluster by
-// cluster: for each at most @max_rows, those with a verified quote in words first
-// (not only a serialized tool call), then with a verified quote, then the most urgent,
-// with their conversation's external id (looked up by primary key for the rows
-// returned only, so no plan can join every finding with every conversation).
+// cluster: for each at most @max_rows of its clear cases (severity at most one below
+// the cluster's most severe finding: a borderline case proves little beside a clear
+// one), those with a verified quote in words first (not only a serialized tool call),
+// then with a verified quote, then the most urgent, with their conversation's external
+// id (looked up by primary key for the rows returned only, so no plan can join every
+// finding with every conversation).
 func (q *Queries) ListClusterExamples(ctx context.Context, db DBTX, arg ListClusterExamplesParams) ([]ListClusterExamplesRow, error) {
 	rows, err := db.Query(ctx, listClusterExamples,
 		arg.TaskID,
@@ -409,8 +416,10 @@ WITH ranked AS (
                    PARTITION BY tf.cluster_idx, tf.evidence -> 0 ->> 'quote'
                    ORDER BY (tf.evidence @> '[{"verified": true}]') DESC, tf.priority_score DESC,
                             tf.conversation_seq, tf.idx) AS repeat
-        FROM task_finding tf
-        WHERE tf.task_id = $1 AND tf.owner_user_id = $2 AND tf.cluster_idx IS NOT NULL
+        FROM (SELECT f.task_id, f.owner_user_id, f.conversation_seq, f.idx, f.type, f.category, f.title, f.description, f.severity, f.confidence, f.priority_score, f.evidence, f.cluster_idx, f.expected, f.policy, f.text, max(f.severity) OVER (PARTITION BY f.cluster_idx) AS top
+              FROM task_finding f
+              WHERE f.task_id = $1 AND f.owner_user_id = $2 AND f.cluster_idx IS NOT NULL) tf
+        WHERE tf.severity >= tf.top - 1
     ) q
 ), shown AS (
     SELECT r.cluster_idx,
@@ -440,7 +449,8 @@ type SetClusterEvidenceParams struct {
 // Chooses, once the findings have their clusters, the findings each cluster shows as
 // its evidence and stores them on the cluster (task_cluster.evidence), so the task page
 // reads them instead of ranking every finding of the task at each view: at most
-// @per_cluster per cluster, different quotes before repeats of one already shown
+// @per_cluster per cluster, of its clear cases (severity at most one below the
+// cluster's most severe finding), different quotes before repeats of one already shown
 // (reruns of one scenario often say the same thing word for word), then those with a
 // verified quote in words (not only a serialized tool call), then with a verified
 // quote, then the most urgent, each with its conversation's external id.

@@ -49,18 +49,25 @@ WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id;
 
 -- name: ListClusterExamples :many
 -- The findings the Actions of the clusters @cluster_idxs are written from, cluster by
--- cluster: for each at most @max_rows, those with a verified quote in words first
--- (not only a serialized tool call), then with a verified quote, then the most urgent,
--- with their conversation's external id (looked up by primary key for the rows
--- returned only, so no plan can join every finding with every conversation).
-WITH ranked AS (
+-- cluster: for each at most @max_rows of its clear cases (severity at most one below
+-- the cluster's most severe finding: a borderline case proves little beside a clear
+-- one), those with a verified quote in words first (not only a serialized tool call),
+-- then with a verified quote, then the most urgent, with their conversation's external
+-- id (looked up by primary key for the rows returned only, so no plan can join every
+-- finding with every conversation).
+WITH clear AS (
+    SELECT f.*
+    FROM (SELECT tf.*, max(tf.severity) OVER (PARTITION BY tf.cluster_idx) AS top
+          FROM task_finding tf
+          WHERE tf.task_id = @task_id AND tf.owner_user_id = @owner_user_id AND tf.cluster_idx = ANY(@cluster_idxs::int[])) f
+    WHERE f.severity >= f.top - 1
+), ranked AS (
     SELECT f.cluster_idx, f.conversation_seq, f.idx, f.title, f.description, f.text, f.evidence,
            row_number() OVER (PARTITION BY f.cluster_idx
                               ORDER BY jsonb_path_exists(f.evidence, '$[*] ? (@.verified == true && !(@.speaker == "call"))') DESC,
                                        (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC,
                                        f.conversation_seq, f.idx) AS n
-    FROM task_finding f
-    WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id AND f.cluster_idx = ANY(@cluster_idxs::int[])
+    FROM clear f
 )
 SELECT r.cluster_idx::int AS cluster_idx, r.conversation_seq,
        coalesce((SELECT c.external_id FROM task_conversation c
@@ -74,7 +81,8 @@ ORDER BY r.cluster_idx, r.n;
 -- Chooses, once the findings have their clusters, the findings each cluster shows as
 -- its evidence and stores them on the cluster (task_cluster.evidence), so the task page
 -- reads them instead of ranking every finding of the task at each view: at most
--- @per_cluster per cluster, different quotes before repeats of one already shown
+-- @per_cluster per cluster, of its clear cases (severity at most one below the
+-- cluster's most severe finding), different quotes before repeats of one already shown
 -- (reruns of one scenario often say the same thing word for word), then those with a
 -- verified quote in words (not only a serialized tool call), then with a verified
 -- quote, then the most urgent, each with its conversation's external id.
@@ -91,8 +99,10 @@ WITH ranked AS (
                    PARTITION BY tf.cluster_idx, tf.evidence -> 0 ->> 'quote'
                    ORDER BY (tf.evidence @> '[{"verified": true}]') DESC, tf.priority_score DESC,
                             tf.conversation_seq, tf.idx) AS repeat
-        FROM task_finding tf
-        WHERE tf.task_id = @task_id AND tf.owner_user_id = @owner_user_id AND tf.cluster_idx IS NOT NULL
+        FROM (SELECT f.*, max(f.severity) OVER (PARTITION BY f.cluster_idx) AS top
+              FROM task_finding f
+              WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id AND f.cluster_idx IS NOT NULL) tf
+        WHERE tf.severity >= tf.top - 1
     ) q
 ), shown AS (
     SELECT r.cluster_idx,

@@ -5,18 +5,19 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/dbtest"
 )
 
-// A cluster's evidence shows different quotes before repeats of one already shown,
-// even when the repeats rank higher: reruns of one scenario quote the same words.
-func TestClusterEvidencePrefersDistinctQuotes(t *testing.T) {
-	t.Parallel()
+// clusterOfFindings stores one task with one cluster of findings, one per
+// conversation, each with its quote, priority and severity, and returns the task's id
+// and its owner.
+func clusterOfFindings(t *testing.T, tx pgx.Tx, findings []clusterFinding) ([16]byte, int64) {
+	t.Helper()
 	ctx := context.Background()
-	tx := dbtest.Tx(t)
 	var owner int64
 	require.NoError(t, tx.QueryRow(ctx, `INSERT INTO app_user (provider, provider_user_id) VALUES ('test', 'evidence') RETURNING id`).Scan(&owner))
 	var task string
@@ -24,29 +25,68 @@ func TestClusterEvidencePrefersDistinctQuotes(t *testing.T) {
 	_, err := tx.Exec(ctx, `INSERT INTO task_cluster (task_id, owner_user_id, idx, type, category, title, conversation_seqs,
 		finding_count, prevalence, severity, confidence, priority_score) VALUES ($1, $2, 0, 'ACTION', 'tool_error', 'c', '{1,2,3}', 3, 1, 3, 1, 50)`, task, owner)
 	require.NoError(t, err)
-	quotes := []struct {
-		quote    string
-		priority int
-	}{{"same words", 90}, {"same words", 80}, {"other words", 10}}
-	for i, q := range quotes {
+	for i, f := range findings {
 		seq := i + 1
 		_, err := tx.Exec(ctx, `INSERT INTO task_conversation (task_id, owner_user_id, seq, external_id, messages, message_count)
 			VALUES ($1, $2, $3, $4, '[]', 0)`, task, owner, seq, fmt.Sprintf("c%d", seq))
 		require.NoError(t, err)
 		_, err = tx.Exec(ctx, `INSERT INTO task_finding (task_id, owner_user_id, conversation_seq, idx, type, category, title,
 			severity, confidence, priority_score, evidence, cluster_idx)
-			VALUES ($1, $2, $3, 0, 'ACTION', 'tool_error', 't', 3, 1, $4, jsonb_build_array(jsonb_build_object('turn', 1, 'quote', $5::text, 'verified', true)), 0)`,
-			task, owner, seq, q.priority, q.quote)
+			VALUES ($1, $2, $3, 0, 'ACTION', 'tool_error', 't', $6, 1, $4, jsonb_build_array(jsonb_build_object('turn', 1, 'quote', $5::text, 'verified', true)), 0)`,
+			task, owner, seq, f.priority, f.quote, f.severity)
 		require.NoError(t, err)
 	}
 	var taskID [16]byte
 	require.NoError(t, tx.QueryRow(ctx, `SELECT $1::uuid`, task).Scan(&taskID))
+	return taskID, owner
+}
+
+type clusterFinding struct {
+	quote              string
+	priority, severity int
+}
+
+// shownSeqs are the conversations whose findings the cluster shows as its evidence.
+func shownSeqs(t *testing.T, tx pgx.Tx, taskID [16]byte, owner int64, perCluster int32) []int32 {
+	t.Helper()
+	ctx := context.Background()
 	q := dbsqlc.New()
-	_, err = q.SetClusterEvidence(ctx, tx, dbsqlc.SetClusterEvidenceParams{TaskID: taskID, OwnerUserID: owner, PerCluster: 2})
+	_, err := q.SetClusterEvidence(ctx, tx, dbsqlc.SetClusterEvidenceParams{TaskID: taskID, OwnerUserID: owner, PerCluster: perCluster})
 	require.NoError(t, err)
 	rows, err := q.ListTaskClusterEvidence(ctx, tx, dbsqlc.ListTaskClusterEvidenceParams{TaskID: taskID, OwnerUserID: owner})
 	require.NoError(t, err)
-	require.Len(t, rows, 2)
-	require.Equal(t, []int32{1, 3}, []int32{rows[0].ConversationSeq, rows[1].ConversationSeq},
-		"the best of the repeated quote, then the different one")
+	var seqs []int32
+	for _, r := range rows {
+		seqs = append(seqs, r.ConversationSeq)
+	}
+	return seqs
+}
+
+// A cluster's evidence shows different quotes before repeats of one already shown,
+// even when the repeats rank higher: reruns of one scenario quote the same words.
+func TestClusterEvidencePrefersDistinctQuotes(t *testing.T) {
+	t.Parallel()
+	tx := dbtest.Tx(t)
+	taskID, owner := clusterOfFindings(t, tx, []clusterFinding{{"same words", 90, 3}, {"same words", 80, 3}, {"other words", 10, 3}})
+	require.Equal(t, []int32{1, 3}, shownSeqs(t, tx, taskID, owner, 2), "the best of the repeated quote, then the different one")
+}
+
+// A cluster's evidence and the examples its Action is written from are its clear
+// cases: a finding two or more below the cluster's most severe one (a retry the tool
+// refused, nothing changed, beside changes made without a yes) is left out, however
+// few the others.
+func TestClusterEvidenceShowsTheClearCases(t *testing.T) {
+	t.Parallel()
+	tx := dbtest.Tx(t)
+	taskID, owner := clusterOfFindings(t, tx, []clusterFinding{{"changed", 80, 4}, {"nothing changed", 40, 2}, {"changed too", 60, 3}})
+	require.Equal(t, []int32{1, 3}, shownSeqs(t, tx, taskID, owner, 3))
+	rows, err := dbsqlc.New().ListClusterExamples(context.Background(), tx, dbsqlc.ListClusterExamplesParams{
+		TaskID: taskID, OwnerUserID: owner, ClusterIdxs: []int32{0}, MaxRows: 3,
+	})
+	require.NoError(t, err)
+	var seqs []int32
+	for _, r := range rows {
+		seqs = append(seqs, r.ConversationSeq)
+	}
+	require.Equal(t, []int32{1, 3}, seqs)
 }

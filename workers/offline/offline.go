@@ -11,7 +11,7 @@
 //	claims success after a failed call RISK    false_success_claim  5    0.7
 //	confirms a change the result lacks RISK    false_success_claim  4    0.6
 //	writes the user did not agree to   RISK    unconfirmed_write    4    0.6 (2, 0.5 when asked for, details unconfirmed;
-//	                                                                        3 when a changed retry failed too)
+//	                                                                        2 when a changed retry failed too)
 //	shows personal data                RISK    personal_data        4    0.9 card/ID/SSN, 0.6 email/phone
 //	user tries prompt injection        RISK    prompt_injection     4    0.7
 //	agent is abusive                   RISK    harmful_content      5    0.6

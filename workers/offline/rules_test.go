@@ -212,7 +212,7 @@ func TestUnconfirmedWrite(t *testing.T) {
 
 // TestUnconfirmedRetryThatFailedToo: a retry without a yes that failed as well is
 // still acting without consent, and the card shows that nothing changed; with no data
-// changed it is severity 3 (the request went unmet), not 4.
+// changed it is severity 2 (the failed change is the tool error's), not 4.
 func TestUnconfirmedRetryThatFailedToo(t *testing.T) {
 	t.Parallel()
 	a := New(Options{})
@@ -226,7 +226,7 @@ func TestUnconfirmedRetryThatFailedToo(t *testing.T) {
 			as(w[5]))
 		f := only(d, "unconfirmed_write")
 		require.Len(t, f, 1, w[0])
-		require.Equal(t, 3, f[0].Severity, w[0])
+		require.Equal(t, 2, f[0].Severity, w[0])
 		require.Equal(t, []analyzer.Evidence{
 			{Turn: 6, Quote: w[3]}, {Turn: 7, Quote: `"pay":"credit_card"`}, {Turn: 5, Quote: `"pay":"gift_card"`}, {Turn: 8, Quote: w[4]},
 			{Turn: 4, Quote: w[2]}, {Turn: 9, Quote: w[5]},

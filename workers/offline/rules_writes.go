@@ -112,8 +112,8 @@ func (a *Analyzer) writeConsent(v *view) []unconfirmedWrite {
 
 // unconfirmedWrites reports the writes made without the user's agreement
 // (writeConsent): severity 4 when the case is clear (a change the user never asked
-// for, or details changed after a failure; 3 when the tool refused those details too,
-// so nothing changed), 2 when the user had asked for the change
+// for, or details changed after a failure), 2 when the tool refused those details too,
+// so nothing changed, or when the user had asked for the change
 // but the agent wrote on an answer to another question, without a yes to the details
 // it used. The evidence is the exchange: the write (after a failure: the error, then
 // the argument the agent changed on its own, its value in the failed call and the
@@ -202,9 +202,9 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 	case !first.clear():
 		f.Severity, f.Confidence = 2, 0.5
 	case first.changedNothing():
-		// The tool refused the changed details too: no data changed without a yes,
-		// but what the user asked for went unmet.
-		f.Severity = 3
+		// The tool refused the changed details too: no data changed without a yes, so
+		// the breach cost the user nothing; the failed change is the tool error's.
+		f.Severity = 2
 	}
 	f.PriorityScore = priority(f.Severity, f.Confidence)
 	return []analyzer.Finding{f}
