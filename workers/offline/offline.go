@@ -28,7 +28,7 @@
 //	asks for a human, not transferred  ACTION  human_handoff        3    0.7
 //	agent declines the request         ACTION  refusal              2    0.6
 //	agent lacks the information        ACTION  knowledge_gap        2    0.5
-//	long, with turns that went nowhere ACTION  long_conversation    3    0.8 (length alone: in the score only)
+//	long, with turns that went nowhere ACTION  long_conversation    3    0.8 (calls: ≥ 2 and ≥ a quarter; length alone: in the score only)
 //
 //	* 3 after a failed tool call (the agent gave up), 1 after the agent declined the
 //	  request (an out-of-scope request passed on as designed).

@@ -841,6 +841,18 @@ func TestLongConversationOnTools(t *testing.T) {
 			toolCall("c5", "calculate", `{"x":"1+1"}`),
 			as(tc.done))
 		require.Empty(t, only(needed, "long_conversation"), "three orders looked up, one each: work the user needed (%s)", tc.lang)
+
+		// Two failures among many calls the request needed are hiccups, not where the
+		// turns went: fewer than a quarter of the calls.
+		busy := []transcript.Message{sys(testPolicy), u(tc.ask),
+			toolCall("e1", "get_reservation", `{"id":"R9"}`), res("e1", `{"error": "not found"}`),
+			toolCall("e2", "get_reservation", `{"id":"R8"}`), res("e2", `{"error": "not found"}`)}
+		for i := range 7 {
+			id := fmt.Sprintf("R%d", i)
+			busy = append(busy, toolCall("b"+id, "get_reservation", `{"id":"`+id+`"}`), res("b"+id, `{"id":"`+id+`"}`))
+		}
+		require.Empty(t, only(diagnose(t, a, append(busy, as(tc.done))...), "long_conversation"), "2 of 9 calls went nowhere (%s)", tc.lang)
+		require.Len(t, only(diagnose(t, a, append(busy[:len(busy)-8], as(tc.done))...), "long_conversation"), 1, "2 of 5 calls (%s)", tc.lang)
 	}
 	// Many failures: the first maxStretch turns of them.
 	msgs := []transcript.Message{sys(testPolicy), u("Look up all my orders")}

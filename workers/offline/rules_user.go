@@ -110,13 +110,19 @@ func (a *Analyzer) lengthRisk(v *view, findings []analyzer.Finding) float64 {
 }
 
 // minWasted is how many calls must have gone nowhere before a long conversation's
-// evidence is them: one failed call is a hiccup, two are turns spent for nothing.
-const minWasted = 2
+// evidence is them: one failed call is a hiccup, two are turns spent for nothing —
+// and at least a quarter of its calls (wastedShare): two failures among sixteen calls
+// are hiccups in a conversation long because of the work it asked for.
+const (
+	minWasted   = 2
+	wastedShare = 4
+)
 
 // wastedCalls are the tool calls that did not move the conversation on: the failed ones
 // (shown by their error) and those asking again what an earlier call had already
-// answered (repeatOf; shown with the earlier call, the same twice), in order and up to maxStretch turns; what they were, said; none when
-// fewer than minWasted.
+// answered (repeatOf; shown with the earlier call, the same twice), in order and up to
+// maxStretch turns; what they were, said; none when fewer than minWasted or than a
+// wastedShare-th of the calls.
 func (v *view) wastedCalls() (locale.Text, []analyzer.Evidence) {
 	var ev []analyzer.Evidence
 	failed, repeated := 0, 0
@@ -136,7 +142,7 @@ func (v *view) wastedCalls() (locale.Text, []analyzer.Evidence) {
 		}
 		ev = append(ev, quoteArgs(c))
 	}
-	if failed+repeated < minWasted {
+	if n := failed + repeated; n < minWasted || n*wastedShare < len(v.calls) {
 		return locale.Text{}, nil
 	}
 	slices.SortStableFunc(ev, func(a, b analyzer.Evidence) int { return a.Turn - b.Turn })
