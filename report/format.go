@@ -135,3 +135,17 @@ func Readable(quote string) string {
 	}
 	return underscoreEmphasis.ReplaceAllString(starEmphasis.ReplaceAllString(quote, "$1"), "$1")
 }
+
+// Lines groups an exchange into the lines it is shown as: quotes in a row from one
+// turn by one speaker (two records of one lookup's result) are one line, labelled once.
+func Lines(exchange []Evidence) [][]Evidence {
+	var lines [][]Evidence
+	for _, e := range exchange {
+		if n := len(lines); n > 0 && lines[n-1][0].Turn == e.Turn && lines[n-1][0].Speaker == e.Speaker {
+			lines[n-1] = append(lines[n-1], e)
+			continue
+		}
+		lines = append(lines, []Evidence{e})
+	}
+	return lines
+}

@@ -198,39 +198,57 @@ func (m mdWriter) example(q Quote) {
 		m.quote(Readable(q.Quote))
 		return
 	}
-	for i, e := range q.Exchange {
+	for i, line := range Lines(q.Exchange) {
 		if i > 0 {
 			m.p(">")
 		}
-		who := m.l.T("md.who_turn", "N", strconv.Itoa(e.Turn))
-		if name := speakerName(m.l, e.Speaker); name != "" {
-			who = m.l.T("md.who_speaker", "Name", name, "N", strconv.Itoa(e.Turn))
+		m.exchangeLine(line)
+	}
+}
+
+// exchangeLine writes one line of an exchange: who, then what they said, called or
+// returned; quotes of one turn in a row are written under one label, "…" between.
+func (m mdWriter) exchangeLine(line []Evidence) {
+	e := line[0]
+	who := m.l.T("md.who_turn", "N", strconv.Itoa(e.Turn))
+	if name := speakerName(m.l, e.Speaker); name != "" {
+		who = m.l.T("md.who_speaker", "Name", name, "N", strconv.Itoa(e.Turn))
+	}
+	if e.Speaker == analyzer.SpeakerTool && e.Tool != "" {
+		who = m.l.T("md.who_tool", "Name", speakerName(m.l, e.Speaker), "Tool", codeSpan(e.Tool), "N", strconv.Itoa(e.Turn))
+	}
+	if e.Speaker == analyzer.SpeakerCall {
+		for i, c := range line {
+			if i > 0 {
+				m.p(">")
+			}
+			m.call(who, c)
 		}
-		if e.Speaker == analyzer.SpeakerTool && e.Tool != "" {
-			who = m.l.T("md.who_tool", "Name", speakerName(m.l, e.Speaker), "Tool", codeSpan(e.Tool), "N", strconv.Itoa(e.Turn))
-		}
-		if e.Speaker == analyzer.SpeakerCall {
-			m.call(who, e)
-			continue
+		return
+	}
+	var lines []string
+	for i, e := range line {
+		if i > 0 {
+			lines = append(lines, "…")
 		}
 		said := e.Quote
 		if e.Speaker != analyzer.SpeakerTool {
 			said = Readable(said)
 		}
-		var lines []string
-		for _, line := range strings.Split(strings.TrimSpace(lineEndings.Replace(said)), "\n") {
-			if line = strings.TrimSpace(line); line != "" || len(lines) == 0 {
-				lines = append(lines, codeSpan(line))
+		first := len(lines)
+		for _, text := range strings.Split(strings.TrimSpace(lineEndings.Replace(said)), "\n") {
+			if text = strings.TrimSpace(text); text != "" || len(lines) == first {
+				lines = append(lines, codeSpan(text))
 			}
 		}
 		if e.Continues {
 			lines[len(lines)-1] += " …"
 		}
-		lines[0] = m.l.T("md.said", "Who", who, "Quote", lines[0])
-		// A line of a turn ends in a hard break (two spaces), so a Markdown viewer shows
-		// the turn's lines as lines rather than running them into one paragraph.
-		m.p("> %s", strings.Join(lines, "  \n> "))
 	}
+	lines[0] = m.l.T("md.said", "Who", who, "Quote", lines[0])
+	// A line of a turn ends in a hard break (two spaces), so a Markdown viewer shows
+	// the turn's lines as lines rather than running them into one paragraph.
+	m.p("> %s", strings.Join(lines, "  \n> "))
 }
 
 // call writes a quoted tool call: by its name when the quote is the whole call, else

@@ -227,3 +227,25 @@ func TestExamplesReadWithoutMarkdown(t *testing.T) {
 		"> **Agent** (turn 3): `Booked.`  \n> `- Reservation ID: ABC123`\n"+
 		"> `Sure, done.`\n", md.String())
 }
+
+// TestExchangeLinesJoinOneTurnsQuotes: quotes in a row from one turn by one speaker are
+// one line of the exchange, labelled once with "…" between; the same turn's quote by
+// another speaker, or after another turn, is a line of its own.
+func TestExchangeLinesJoinOneTurnsQuotes(t *testing.T) {
+	t.Parallel()
+	ex := []Evidence{
+		{Turn: 6, Quote: `"gift_card_1": {"amount": 6}`, Speaker: "tool", Tool: "get_user_details"},
+		{Turn: 6, Quote: `"gift_card_2": {"amount": 113}`, Speaker: "tool", Tool: "get_user_details"},
+		{Turn: 7, Quote: "Yes", Speaker: "user"},
+		{Turn: 6, Quote: `"gift_card_3": {}`, Speaker: "tool", Tool: "get_user_details"},
+	}
+	lines := Lines(ex)
+	require.Len(t, lines, 3)
+	require.Len(t, lines[0], 2)
+	var b bytes.Buffer
+	out := bufio.NewWriter(&b)
+	mdWriter{w: out, l: localetest.English(t)}.example(Quote{Exchange: ex})
+	require.NoError(t, out.Flush())
+	require.Contains(t, b.String(), "> **Tool result** of `get_user_details` (turn 6): `\"gift_card_1\": {\"amount\": 6}`  \n> …  \n> `\"gift_card_2\": {\"amount\": 113}`\n")
+	require.Equal(t, 2, strings.Count(b.String(), "**Tool result**"))
+}
