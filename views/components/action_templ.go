@@ -1080,7 +1080,7 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 						var templ_7745c5c3_Var67 string
 						templ_7745c5c3_Var67, templ_7745c5c3_Err = templ.JoinStringErrs(l.T("evidence.calls"))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 127, Col: 64}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 127, Col: 65}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var67))
 						if templ_7745c5c3_Err != nil {
@@ -1093,7 +1093,7 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 						var templ_7745c5c3_Var68 string
 						templ_7745c5c3_Var68, templ_7745c5c3_Err = templ.JoinStringErrs(name)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 127, Col: 79}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 127, Col: 80}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var68))
 						if templ_7745c5c3_Err != nil {
@@ -1111,7 +1111,7 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 						var templ_7745c5c3_Var69 string
 						templ_7745c5c3_Var69, templ_7745c5c3_Err = templ.JoinStringErrs(l.T("evidence.calls"))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 129, Col: 64}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 129, Col: 65}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var69))
 						if templ_7745c5c3_Err != nil {
@@ -1124,7 +1124,7 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 						var templ_7745c5c3_Var70 string
 						templ_7745c5c3_Var70, templ_7745c5c3_Err = templ.JoinStringErrs(e.Tool)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 129, Col: 81}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 129, Col: 82}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var70))
 						if templ_7745c5c3_Err != nil {
@@ -1137,7 +1137,7 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 						var templ_7745c5c3_Var71 string
 						templ_7745c5c3_Var71, templ_7745c5c3_Err = templ.JoinStringErrs(l.T("evidence.with_args"))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 129, Col: 117}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 129, Col: 118}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var71))
 						if templ_7745c5c3_Err != nil {
@@ -1150,7 +1150,7 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 						var templ_7745c5c3_Var72 string
 						templ_7745c5c3_Var72, templ_7745c5c3_Err = templruntime.NewAttributeExpression(QuoteLang(e.Quote)).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 129, Col: 151}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 129, Col: 152}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var72)
 						if templ_7745c5c3_Err != nil {
@@ -1163,7 +1163,7 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 						var templ_7745c5c3_Var73 string
 						templ_7745c5c3_Var73, templ_7745c5c3_Err = templ.JoinStringErrs(e.Quote)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 129, Col: 163}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 129, Col: 164}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var73))
 						if templ_7745c5c3_Err != nil {
@@ -1176,7 +1176,7 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 						var templ_7745c5c3_Var74 string
 						templ_7745c5c3_Var74, templ_7745c5c3_Err = templ.JoinStringErrs(cut(e))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 129, Col: 180}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 129, Col: 181}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var74))
 						if templ_7745c5c3_Err != nil {
@@ -1194,7 +1194,7 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 						var templ_7745c5c3_Var75 string
 						templ_7745c5c3_Var75, templ_7745c5c3_Err = templ.JoinStringErrs(l.T("evidence.calls_with"))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 131, Col: 69}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 131, Col: 70}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var75))
 						if templ_7745c5c3_Err != nil {
@@ -1207,7 +1207,7 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 						var templ_7745c5c3_Var76 string
 						templ_7745c5c3_Var76, templ_7745c5c3_Err = templruntime.NewAttributeExpression(QuoteLang(e.Quote)).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 131, Col: 103}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 131, Col: 104}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var76)
 						if templ_7745c5c3_Err != nil {
@@ -1220,7 +1220,7 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 						var templ_7745c5c3_Var77 string
 						templ_7745c5c3_Var77, templ_7745c5c3_Err = templ.JoinStringErrs(e.Quote)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 131, Col: 115}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 131, Col: 116}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var77))
 						if templ_7745c5c3_Err != nil {
@@ -1233,7 +1233,7 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 						var templ_7745c5c3_Var78 string
 						templ_7745c5c3_Var78, templ_7745c5c3_Err = templ.JoinStringErrs(cut(e))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 131, Col: 132}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 131, Col: 133}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var78))
 						if templ_7745c5c3_Err != nil {
@@ -1251,7 +1251,7 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 						var templ_7745c5c3_Var79 string
 						templ_7745c5c3_Var79, templ_7745c5c3_Err = templruntime.NewAttributeExpression(QuoteLang(e.Quote)).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 133, Col: 73}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 133, Col: 74}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var79)
 						if templ_7745c5c3_Err != nil {
@@ -1264,7 +1264,7 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 						var templ_7745c5c3_Var80 string
 						templ_7745c5c3_Var80, templ_7745c5c3_Err = templ.JoinStringErrs(exchangeText(e))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 133, Col: 93}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 133, Col: 94}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var80))
 						if templ_7745c5c3_Err != nil {
@@ -1273,7 +1273,7 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 						var templ_7745c5c3_Var81 string
 						templ_7745c5c3_Var81, templ_7745c5c3_Err = templ.JoinStringErrs(cut(e))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 133, Col: 103}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/components/action.templ`, Line: 133, Col: 104}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var81))
 						if templ_7745c5c3_Err != nil {
