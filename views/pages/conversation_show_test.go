@@ -140,7 +140,9 @@ func TestConversationPageShowsTheEstimateTheLabelAndExpectedBehaviour(t *testing
 // calls and no id it names none.
 func TestToolResultsNameTheirTool(t *testing.T) {
 	t.Parallel()
-	call := func(id, name string) transcript.ToolCall { return transcript.ToolCall{ID: id, Name: name, Arguments: "{}"} }
+	call := func(id, name string) transcript.ToolCall {
+		return transcript.ToolCall{ID: id, Name: name, Arguments: "{}"}
+	}
 	msgs := []transcript.Message{
 		{Role: transcript.RoleAssistant, ToolCalls: []transcript.ToolCall{call("a", "get_user"), call("b", "get_order")}},
 		{Role: transcript.RoleTool, ToolCallID: "b", Content: "{}"},

@@ -305,6 +305,24 @@ func TestUnconfirmedRetryThatLeavesSomethingOut(t *testing.T) {
 	}
 }
 
+// TestAnotherWriteAfterAFailureIsNoRetry: after one write of an agreed batch fails,
+// the batch's next write, of another tool, is part of what the user agreed to, not a
+// retry with changed details; in either language.
+func TestAnotherWriteAfterAFailureIsNoRetry(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	for _, w := range [][]string{
+		{"Upgrade both orders", "Swap the bottle in W1 and exchange the lamp in W2. Proceed?", "Yes", "Error: new item 9 not found or available", "W2 is exchanged; the bottle is unavailable."},
+		{"两个订单都升级一下", "把W1里的水瓶换掉，再把W2里的台灯换货。确认吗？", "确认", "错误：新商品 9 不存在或无货", "W2 已换货；水瓶无货。"},
+	} {
+		d := diagnose(t, a, sys(testPolicy), u(w[0]), as(w[1]), u(w[2]),
+			toolCall("c1", "modify_pending_order_items", `{"order_id":"W1","new_item_ids":["9"]}`), res("c1", w[3]),
+			toolCall("c2", "exchange_delivered_order_items", `{"order_id":"W2","new_item_ids":["7"]}`), res("c2", `{"status":"exchange requested"}`),
+			as(w[4]))
+		require.Empty(t, only(d, "unconfirmed_write"), w[0])
+	}
+}
+
 // TestUnconfirmedRetryShowsTheRecord: when the value the agent chose on its own is an
 // id an earlier tool result describes, the evidence quotes that record and the old
 // value's, so a reader sees which gift card each was, in either language.

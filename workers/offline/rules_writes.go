@@ -46,9 +46,10 @@ func (w unconfirmedWrite) changedNothing() bool { return w.retry && w.call.faile
 //
 // An agreement holds through the agent's tool calls and its messages that ask nothing
 // ("I'll process that now"), so one request covers a batch of writes, until a write
-// fails: a write retried after a failure with changed arguments, without going back
-// to the user, is unconfirmed too — the user agreed to other details — unless it only
-// changes values the error named (followsError).
+// fails: a write retried after a failure (the same tool again) with changed arguments,
+// without going back to the user, is unconfirmed too — the user agreed to other
+// details — unless it only changes values the error named (followsError). Another
+// write of the batch after the failure is not a retry of it.
 func (a *Analyzer) writeConsent(v *view) []unconfirmedWrite {
 	var unconfirmed []unconfirmedWrite
 	agreedAll := false               // a yes, or an answer to the question at askTurn
@@ -94,7 +95,7 @@ func (a *Analyzer) writeConsent(v *view) []unconfirmedWrite {
 				switch {
 				case !agreed:
 					unconfirmed = append(unconfirmed, unconfirmedWrite{call: c, lastUser: lastUser, asked: everAsked[kind], refused: refused})
-				case failedWrite != nil && !sameArgs(failedWrite.args, c.args) &&
+				case failedWrite != nil && failedWrite.name == c.name && !sameArgs(failedWrite.args, c.args) &&
 					!followsError(failedWrite.args, c.args, v.msg(failedWrite.resultTurn).Content):
 					unconfirmed = append(unconfirmed, unconfirmedWrite{call: c, lastUser: lastUser, retry: true, failed: *failedWrite})
 				}
