@@ -159,29 +159,33 @@ func (v *view) recordBefore(value string, turn int) (analyzer.Evidence, bool) {
 // objectAt is `"key": {...}` as text writes it, the object whole (its braces matched,
 // strings skipped), or "" when text has no such key followed by an object. key ends in
 // its colon; any spaces after it may stand before the brace.
-func objectAt(text, key string) string {
+func objectAt(text, key string) string { return valueAt(text, key, '{') }
+
+// valueAt is `"key": ` and the object or list that follows it as text writes it
+// (opening with the bracket open), or "" when there is none.
+func valueAt(text, key string, open byte) string {
 	at := strings.Index(text, key)
 	if at < 0 {
 		return ""
 	}
-	open := at + len(key)
-	for open < len(text) && text[open] == ' ' {
-		open++
+	start := at + len(key)
+	for start < len(text) && text[start] == ' ' {
+		start++
 	}
-	if open == len(text) || text[open] != '{' {
+	if start == len(text) || text[start] != open {
 		return ""
 	}
 	depth, inString := 0, false
-	for i := open; i < len(text); i++ {
+	for i := start; i < len(text); i++ {
 		switch c := text[i]; {
 		case inString && c == '\\':
 			i++
 		case c == '"':
 			inString = !inString
 		case inString:
-		case c == '{':
+		case c == '{' || c == '[':
 			depth++
-		case c == '}':
+		case c == '}' || c == ']':
 			depth--
 			if depth == 0 {
 				return text[at : i+1]

@@ -284,8 +284,8 @@ func TestRetryThatFollowsTheError(t *testing.T) {
 }
 
 // TestUnconfirmedRetryThatLeavesSomethingOut: a retry that drops an item of a list the
-// user agreed to (a flight of the reservation) says what it left out, in either
-// language.
+// user agreed to (a flight of the reservation) says what it left out and quotes what
+// its result holds after it, in either language.
 func TestUnconfirmedRetryThatLeavesSomethingOut(t *testing.T) {
 	t.Parallel()
 	a := New(Options{})
@@ -302,6 +302,8 @@ func TestUnconfirmedRetryThatLeavesSomethingOut(t *testing.T) {
 		require.Contains(t, localetest.English(t).Text(f[0].Words.Description),
 			`the agent called update_reservation_flights again at turn 7 with flights leaving out “{"flight_number":"HAT290"}”, without asking the user.`)
 		require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), `就在第 7 轮用去掉了“{"flight_number":"HAT290"}”的 flights 再次调用了 update_reservation_flights。`)
+		require.Contains(t, f[0].Evidence, analyzer.Evidence{Turn: 8, Quote: `"flights":[{"flight_number":"HAT003"}]`},
+			"what the reservation holds after the retry: %s", w[0])
 	}
 }
 

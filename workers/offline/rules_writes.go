@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -182,6 +183,9 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 				ev = append(ev, analyzer.Evidence{Turn: first.failed.turn, Quote: textmatch.ClipQuote(before, maxQuote)})
 			}
 			ev = append(ev, v.records(first.failed, first.call)...) // what the two values stand for
+			if kept, ok := v.keptAfter(first); ok {
+				ev = append(ev, kept) // what is left once the retry dropped part of a list
+			}
 		} else {
 			ev = append(ev, quoteCall(first.call))
 		}
@@ -246,4 +250,20 @@ func (a *Analyzer) confirms(f textmatch.Folded) bool {
 func setOff(rest string) bool {
 	r, _ := utf8.DecodeRuneInString(strings.TrimLeft(rest, " "))
 	return strings.ContainsRune(",，!！.。;；—-:：", r)
+}
+
+// keptAfter is, for a retry that went through after dropping items from a list
+// argument (leftOut), what its result says that list now holds (`"flights": [one
+// flight]`): the change the user did not agree to, as the record shows it.
+func (v *view) keptAfter(w unconfirmedWrite) (analyzer.Evidence, bool) {
+	key, _, _ := changedArgument(w.failed.args, w.call.args)
+	if key == "" || w.call.failed || w.call.resultTurn == 0 || len(leftOut(w.failed.args, w.call.args, key)) == 0 {
+		return analyzer.Evidence{}, false
+	}
+	quotedKey, _ := json.Marshal(key)
+	list := valueAt(v.msg(w.call.resultTurn).Content, string(quotedKey)+":", '[')
+	if list == "" {
+		return analyzer.Evidence{}, false
+	}
+	return analyzer.Evidence{Turn: w.call.resultTurn, Quote: textmatch.ClipQuote(list, maxQuote)}, true
 }
