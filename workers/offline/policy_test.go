@@ -108,8 +108,13 @@ func TestActingBeforeAuthenticationBreaksAPolicyThatAsksForIt(t *testing.T) {
 		toolCall("c1", "list_products", `{}`), res("c1", `{"lamps": 3}`), as("We sell 3 lamps."), u("Thanks"))
 	f := only(early, "policy_violation")
 	require.Len(t, f, 1)
-	require.Equal(t, 3, f[0].Evidence[0].Turn)
+	require.Equal(t, []analyzer.Evidence{{Turn: 3, Quote: `list_products({})`}, {Turn: 2, Quote: "How many lamps do you sell?"}}, f[0].Evidence,
+		"the call, then the request it acted on")
 	require.Contains(t, f[0].Description, "authenticate the user identity")
+	zh := only(diagnose(t, a, sys("你是商店客服。对话开始时，首先要通过邮箱核实身份。"), u("你们卖几种台灯？"),
+		toolCall("c1", "list_products", `{}`), res("c1", `{"lamps": 3}`), as("3 种。"), u("谢谢")), "policy_violation")
+	require.Len(t, zh, 1)
+	require.Equal(t, []analyzer.Evidence{{Turn: 3, Quote: `list_products({})`}, {Turn: 2, Quote: "你们卖几种台灯？"}}, zh[0].Evidence)
 
 	verified := diagnose(t, a, sys(shopPolicy), u("How many lamps do you sell? I'm ann@example.com"),
 		toolCall("c1", "find_user_id_by_email", `{"email":"ann@example.com"}`), res("c1", "ann_1"),

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/checkup-dev/checkup/db/locale"
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
@@ -26,7 +27,13 @@ func (a *Analyzer) unauthenticated(v *view) []analyzer.Finding {
 			continue
 		}
 		desc := locale.Msg("finding.unauthenticated", "Turn", digits(c.turn), "Tool", c.name, "Policy", quoted(rule.text))
-		return []analyzer.Finding{ruleUnauthenticated.finding(v, desc, 0, quoteCall(c))}
+		// The call, then what the user had said before it: the request the agent
+		// acted on without knowing who asked.
+		ev := []analyzer.Evidence{quoteCall(c)}
+		if asked := v.userBefore(c.turn); asked > 0 {
+			ev = append(ev, v.quoteTurn(asked))
+		}
+		return []analyzer.Finding{ruleUnauthenticated.finding(v, desc, 0, ev...)}
 	}
 	return nil
 }
@@ -41,4 +48,14 @@ func isIdentityTool(name string) bool {
 		}
 	}
 	return false
+}
+
+// userBefore is the user's last turn in words before turn, 0 when there is none.
+func (v *view) userBefore(turn int) int {
+	for t := turn - 1; t >= 1; t-- {
+		if v.role(t) == transcript.RoleUser && v.hasText(t) {
+			return t
+		}
+	}
+	return 0
 }
