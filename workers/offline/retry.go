@@ -175,22 +175,8 @@ func valueAt(text, key string, open byte) string {
 	if start == len(text) || text[start] != open {
 		return ""
 	}
-	depth, inString := 0, false
-	for i := start; i < len(text); i++ {
-		switch c := text[i]; {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			depth--
-			if depth == 0 {
-				return text[at : i+1]
-			}
-		}
+	if closed, _ := textmatch.Brackets(text[start:]); closed > 0 {
+		return text[at : start+closed]
 	}
 	return ""
 }

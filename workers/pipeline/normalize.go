@@ -170,27 +170,8 @@ func continues(conv transcript.Conversation, e analyzer.Evidence) bool {
 		at := strings.Index(content, quote)
 		return at >= 0 && strings.TrimSpace(content[at+len(quote):]) != ""
 	case analyzer.SpeakerCall, analyzer.SpeakerTool:
-		return leavesOpen(e.Quote)
+		_, open := textmatch.Brackets(e.Quote)
+		return open > 0
 	}
 	return false
-}
-
-// leavesOpen reports whether a fragment of JSON opens more brackets than it closes,
-// outside its strings.
-func leavesOpen(fragment string) bool {
-	depth, inString := 0, false
-	for i := 0; i < len(fragment); i++ {
-		switch c := fragment[i]; {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return depth > 0
 }
