@@ -29,10 +29,7 @@ func clusterQuotes(rows []dbsqlc.ListTaskClusterEvidenceRow) (map[int][]Quote, e
 		if len(quotes[idx]) >= quotesPerAction {
 			continue
 		}
-		exchange := make([]Evidence, len(ev))
-		for i, e := range ev {
-			exchange[i] = Evidence{Turn: e.Turn, Quote: e.Quote, Verified: e.Verified, Speaker: e.Speaker, Tool: e.Tool, Continues: e.Continues}
-		}
+		exchange := slices.Clone(ev)
 		slices.SortStableFunc(exchange, func(a, b Evidence) int { return cmp.Compare(a.Turn, b.Turn) })
 		quotes[idx] = append(quotes[idx], Quote{
 			ConversationSeq: int(row.ConversationSeq), ConversationID: row.ExternalID,

@@ -446,19 +446,11 @@ type Finding struct {
 	Words *analyzer.Words `json:"-"`
 }
 
-// Evidence is a quote from a turn; Verified is true when the quote was found in it,
-// Speaker whose words it is (analyzer.SpeakerUser, …; omitted when not known), Tool
-// the tool of a call's or a tool result's quote (omitted when not known), Continues
-// that the turn goes on where the quote stops (analyzer.Evidence.Continues), so a
-// reader is shown the cut.
-type Evidence struct {
-	Turn      int    `json:"turn"`
-	Quote     string `json:"quote"`
-	Verified  bool   `json:"verified"`
-	Speaker   string `json:"speaker,omitempty"`
-	Tool      string `json:"tool,omitempty"`
-	Continues bool   `json:"continues,omitempty"`
-}
+// Evidence is a quote from a turn as the pipeline stored it (analyzer.Evidence):
+// Verified is true when the quote was found in it, Speaker says whose words it is, Tool
+// the tool of a call's or a tool result's quote, Continues that the turn goes on where
+// the quote stops, so a reader is shown the cut.
+type Evidence = analyzer.Evidence
 
 // Conversation is one uploaded conversation's verdicts, without its messages.
 type Conversation struct {
