@@ -259,8 +259,12 @@ func (m mdWriter) call(who string, e Evidence) {
 		args += " …"
 	}
 	switch name, _, ok := strings.Cut(e.Quote, "("); {
+	case ok && name != "" && !strings.ContainsAny(name, " \t\r\n\"{:") && e.SameAs > 0:
+		m.p("> %s", m.l.T("md.calls_same", "Who", who, "Name", codeSpan(name), "Turn", strconv.Itoa(e.SameAs)))
 	case ok && name != "" && !strings.ContainsAny(name, " \t\r\n\"{:"):
 		m.p("> %s", m.l.T("md.calls", "Who", who, "Name", codeSpan(name)))
+	case e.Tool != "" && e.SameAs > 0:
+		m.p("> %s", m.l.T("md.calls_tool_same", "Who", who, "Name", codeSpan(e.Tool), "Turn", strconv.Itoa(e.SameAs), "Args", args))
 	case e.Tool != "":
 		m.p("> %s", m.l.T("md.calls_tool_with", "Who", who, "Name", codeSpan(e.Tool), "Args", args))
 	default:

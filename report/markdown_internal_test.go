@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/db/dbsqlc"
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/renderer/html"
@@ -162,6 +163,35 @@ func TestExamplesShowTheExchange(t *testing.T) {
 	require.NoError(t, w.Flush())
 	require.Equal(t, "> **User** (turn 18): `PayPal, please.`\n>\n> **Agent** (turn 19) calls `return_items`\n>\n> **Agent** (turn 21): `The return is submitted.`\n", md.String())
 	require.NotContains(t, md.String(), "order_id", "the call's arguments are not printed")
+}
+
+// TestMarkdownSaysARetryIsTheSameCall: report.md writes a retried call that repeats an
+// earlier one whole (SameAs) as such, beside its cut arguments, in either language.
+func TestMarkdownSaysARetryIsTheSameCall(t *testing.T) {
+	t.Parallel()
+	q := Quote{ConversationSeq: 4, ConversationID: "airline-8", Turn: 32, Quote: "Error", Verified: true, Exchange: []Evidence{
+		{Turn: 31, Quote: `"flight_type":"round_trip"`, Verified: true, Speaker: "call", Tool: "book_reservation", Continues: true},
+		{Turn: 35, Quote: `"flight_type":"round_trip"`, Verified: true, Speaker: "call", Tool: "book_reservation", Continues: true, SameAs: 31},
+		{Turn: 37, Quote: `book_reservation({"flight_type":"round_trip"})`, Verified: true, Speaker: "call", Tool: "book_reservation", SameAs: 31},
+	}}
+	for _, c := range []struct {
+		l    *locale.Localizer
+		want []string
+	}{
+		{localetest.English(t), []string{"> **Agent** (turn 31) calls `book_reservation` with `\"flight_type\":\"round_trip\"` …",
+			"> **Agent** (turn 35) calls `book_reservation` again with the same arguments as at turn 31: `\"flight_type\":\"round_trip\"` …",
+			"> **Agent** (turn 37) calls `book_reservation` again with the same arguments as at turn 31\n"}},
+		{localetest.Chinese(t), []string{"调用 `book_reservation`，参数与第 31 轮完全相同，即 `\"flight_type\":\"round_trip\"` …",
+			"调用 `book_reservation`，参数与第 31 轮完全相同\n"}},
+	} {
+		var md bytes.Buffer
+		w := bufio.NewWriter(&md)
+		mdWriter{w, c.l}.example(q)
+		require.NoError(t, w.Flush())
+		for _, want := range c.want {
+			require.Contains(t, md.String(), want)
+		}
+	}
 }
 
 // TestMarkdownTypesReadInTheReadersLanguage: report.md marks Actions and issues RISK

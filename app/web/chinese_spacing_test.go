@@ -46,7 +46,7 @@ func TestTheChineseTaskPageTakesNoSpaceBesideFullWidthPunctuation(t *testing.T) 
 	require.NotContains(t, text, "ACTION")
 	require.Contains(t, text, "公式：排名 = 至少能解释的失败数")
 	require.NotContains(t, text, "failures explained")
-	require.Contains(t, text, "修复位置：工具层")
+	require.Contains(t, text, "修复位置：系统提示词")
 	require.NotContains(t, text, "谎报")
 
 	conv := readIn(t, b.alice.browser, task+"/conversations?sort=to_label", "zh-CN")

@@ -204,3 +204,28 @@ func TestActionCardShowsTheExchange(t *testing.T) {
 	href, _ := ex.Find("li").Eq(2).Find("a").Attr("href")
 	require.Contains(t, href, "/conversations/4#turn-21")
 }
+
+// TestActionCardSaysARetryIsTheSameCall: a retried call whose arguments are the earlier
+// call's, whole (SameAs), says so beside its cut quote, in either language; a call
+// with other arguments does not.
+func TestActionCardSaysARetryIsTheSameCall(t *testing.T) {
+	t.Parallel()
+	r := sampleReport("completed")
+	r.Actions[0].Evidence = []report.Quote{{ConversationSeq: 4, ConversationID: "airline-8", Turn: 32, Quote: "Error: payment amount does not add up", Verified: true,
+		Exchange: []report.Evidence{
+			{Turn: 31, Quote: `"flight_type":"round_trip"`, Verified: true, Speaker: "call", Tool: "book_reservation", Continues: true},
+			{Turn: 32, Quote: "Error: payment amount does not add up", Verified: true, Speaker: "tool", Tool: "book_reservation"},
+			{Turn: 35, Quote: `"flight_type":"round_trip"`, Verified: true, Speaker: "call", Tool: "book_reservation", Continues: true, SameAs: 31},
+		}}}
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
+	calls := testid(doc, "evidence-exchange").First().Find(`[data-testid="evidence-call"]`)
+	require.Equal(t, `calls book_reservation with "flight_type":"round_trip" …`, strings.TrimSpace(calls.Eq(0).Text()))
+	require.Equal(t, `calls book_reservation again with the same arguments as at turn 31: "flight_type":"round_trip" …`, strings.TrimSpace(calls.Eq(1).Text()))
+
+	var zh strings.Builder
+	require.NoError(t, pages.TaskShow(page, pages.TaskView{Report: r}).Render(localetest.Context(localetest.Chinese(t)), &zh))
+	zhDoc, err := goquery.NewDocumentFromReader(strings.NewReader(zh.String()))
+	require.NoError(t, err)
+	zhCalls := zhDoc.Find(`[data-testid="evidence-exchange"]`).First().Find(`[data-testid="evidence-call"]`)
+	require.Equal(t, `调用 book_reservation，参数与第 31 轮完全相同，即 "flight_type":"round_trip" …`, strings.TrimSpace(zhCalls.Eq(1).Text()))
+}

@@ -63,6 +63,10 @@ type Evidence struct {
 	// cut for the end: words of the user or the agent after it, or a fragment of a call
 	// or a result that stops inside a list or an object. Set with Speaker.
 	Continues bool `json:"continues,omitempty"`
+	// SameAs is, for a SpeakerCall quote, the turn of an earlier call quote of the same
+	// finding whose call it repeats: the same tool with the same arguments, whole, which
+	// a quote cut from long arguments cannot show. 0 otherwise. Set with Speaker.
+	SameAs int `json:"same_as,omitempty"`
 }
 
 // Who an evidence quote is from.

@@ -61,6 +61,24 @@ func TestToolErrorActionSaysWhoseCountItIs(t *testing.T) {
 	require.Equal(t, "In one of them, API calls time out.", oneOfThem("API calls time out.", 2))
 }
 
+// TestToolErrorActionSaysWhoseFixItIs: errors the tool returned are fixed in the tool;
+// calls the tool turned down are fixed in what the agent is told, in either language.
+func TestToolErrorActionSaysWhoseFixItIs(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	fault, err := a.WriteAction(context.Background(), brief("tool_error", ruleToolError.spec().title))
+	require.NoError(t, err)
+	require.Equal(t, "tool", fault.Value.FixLocation)
+	require.Equal(t, "Fix the tool calls that fail most often", fault.Value.Title)
+	rejected, err := a.WriteAction(context.Background(), brief("tool_error", ruleToolRejected.spec().title))
+	require.NoError(t, err)
+	require.Equal(t, "prompt", rejected.Value.FixLocation)
+	require.Equal(t, "Teach the agent the rules its tools enforce", rejected.Value.Title)
+	require.Contains(t, rejected.Value.Recommendation[0], "not the tool breaking")
+	require.Equal(t, "教智能体遵守工具的规则", localetest.Chinese(t).Text(rejected.Value.Words.Title))
+	require.Contains(t, localetest.Chinese(t).Text(rejected.Value.Words.Recommendation[0]), "而不是工具本身坏了")
+}
+
 func TestWriteActionEveryCategory(t *testing.T) {
 	t.Parallel()
 	a := New(Options{})

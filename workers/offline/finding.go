@@ -32,6 +32,7 @@ const (
 	ruleAbusiveAgent
 	ruleAbusiveUser
 	ruleToolError
+	ruleToolRejected
 	ruleUnapplied
 	ruleRetryFailing
 	ruleRepeatedMessage
@@ -80,6 +81,8 @@ func (r ruleID) spec() spec {
 		return spec{risk, "harmful_content", "User is abusive or threatening", 3, 0.6}
 	case ruleToolError:
 		return spec{action, "tool_error", "Tool call returns an error", 2, 0.9}
+	case ruleToolRejected:
+		return spec{action, "tool_error", "Tool rejects the agent's call", 2, 0.9}
 	case ruleUnapplied:
 		return spec{action, "tool_error", "Tool result does not match the requested change", 3, 0.6}
 	case ruleRetryFailing:
@@ -139,6 +142,8 @@ func (r ruleID) titleKey() string {
 		return "rule.abusive_user"
 	case ruleToolError:
 		return "rule.tool_error"
+	case ruleToolRejected:
+		return "rule.tool_rejected"
 	case ruleUnapplied:
 		return "rule.unapplied"
 	case ruleRetryFailing:

@@ -11,10 +11,12 @@ type markers struct {
 	negation     textmatch.PhraseSet // ...unless the message opens with one of these
 	successClaim textmatch.PhraseSet // the assistant says something was done
 	failureAck   textmatch.PhraseSet // the assistant admits a problem
+	toolFault    textmatch.PhraseSet // a tool's error is the tool breaking, not a call it turned down: "timeout", "超时"
 	frustration  textmatch.PhraseSet
 	restate      textmatch.PhraseSet // the user has to repeat or correct a request
 	giveUp       textmatch.PhraseSet // the user gives up on the request: "never mind", "算了"
 	deferring    textmatch.PhraseSet // the user puts it off: "I'll get back to you", "我再考虑"
+	keepAsIs     textmatch.PhraseSet // the user decides against the change: "I'll hold off", "保持原样"
 	closing      textmatch.PhraseSet // a polite close: thanks, bye, that's all
 	closingAsk   textmatch.PhraseSet // "anything else?" — a question that closes, not one left open
 	needNothing  textmatch.PhraseSet // the user says they need nothing more: "I'm all set", "没有其他问题了"
@@ -48,8 +50,16 @@ func newMarkers() markers {
 		failureAck: textmatch.NewPhraseSet(
 			"unfortunately", "error", "unable", "couldn't", "could not", "wasn't able", "was not able", "failed",
 			"cannot", "can't", "can not", "not possible",
-			"not enough", "issue", "problem", "sorry", "not available", "insufficient", "did not go through", "didn't go through",
-			"抱歉", "失败", "无法", "未能", "错误", "不足", "问题", "没有成功", "不能",
+			"not enough", "issue", "problem", "sorry", "not available", "unavailable", "insufficient", "did not go through",
+			"didn't go through", "抱歉", "失败", "无法", "未能", "错误", "不足", "问题", "没有成功", "不能",
+		),
+		toolFault: textmatch.NewPhraseSet(
+			"timeout", "timed out", "internal error", "internal server error", "server error", "service unavailable",
+			"bad gateway", "gateway timeout", "connection refused", "connection reset", "connection error", "network error",
+			"exception", "traceback", "stack trace", "rate limit", "too many requests", "unexpected error", "unknown error",
+			"econnrefused", "econnreset", "panic",
+			"超时", "内部错误", "服务器错误", "服务不可用", "服务异常", "系统异常", "系统错误", "系统繁忙", "网络错误", "网络异常",
+			"连接失败", "请求过多", "未知错误",
 		),
 		frustration: textmatch.NewPhraseSet(
 			"this is ridiculous", "ridiculous", "again?!", "useless", "frustrat", "frustrating", "frustrated", "annoying",
@@ -72,8 +82,13 @@ func newMarkers() markers {
 		),
 		deferring: textmatch.NewPhraseSet(
 			"i'll get back to you", "get back to you", "i'll reach out once", "i'll contact you", "i'll come back",
-			"hold off", "think about it", "consider my options", "i'll just stick with", "i'll try to find it", "once i have",
+			"think about it", "consider my options", "i'll try to find it", "once i have",
 			"reach out soon", "再说吧", "我再考虑", "以后再说", "我再想想", "回头再", "等我找到",
+		),
+		keepAsIs: textmatch.NewPhraseSet(
+			"hold off", "stick with", "as is", "as it is", "keep the current", "keep my current", "decided not to",
+			"decide not to", "not make any changes", "not to make any changes",
+			"先不改", "不改了", "保持原样", "维持现状", "保持不变", "先不换", "不换了", "先不退", "不退了",
 		),
 		closing: textmatch.NewPhraseSet(
 			"thank", "thanks", "bye", "goodbye", "that's all", "that is all", "all set", "have a great", "have a good",
@@ -112,7 +127,7 @@ func newMarkers() markers {
 		),
 		decline: textmatch.NewPhraseSet(
 			"unable to", "i can't", "i cannot", "cannot be", "can't be", "can not be", "not able to", "not possible",
-			"not allowed", "not permitted", "not eligible", "is not eligible", "unfortunately", "i'm afraid", "against our policy",
+			"not allowed", "not permitted", "doesn't allow", "does not allow", "not eligible", "is not eligible", "unfortunately", "i'm afraid", "against our policy",
 			"according to our policy", "per our policy", "policy does not", "policy doesn't", "only be", "is not refundable",
 			"无法", "不能", "不可以", "不支持", "不符合", "抱歉", "很遗憾", "根据规定", "按照规定",
 		),

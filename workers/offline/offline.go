@@ -17,6 +17,7 @@
 //	agent is abusive                   RISK    harmful_content      5    0.6
 //	user is abusive                    RISK    harmful_content      3    0.6
 //	tool call returns an error         ACTION  tool_error           2    0.9 (1 when recovered, 3 when a write failed unannounced)
+//	tool rejects the agent's call      ACTION  tool_error           2    0.9 (as above; every error a call turned down, none a fault)
 //	write result contradicts its args  ACTION  tool_error           3    0.6
 //	retries a failing call unchanged   ACTION  repetition           3    0.9 (not after a change or when asked)
 //	repeats the same message           ACTION  repetition           2    0.8

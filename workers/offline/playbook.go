@@ -107,6 +107,12 @@ func playbookFor(category, title string) playbook {
 				steps: fixed(2),
 			}
 		}
+		if title == ruleToolRejected.spec().title {
+			return playbook{
+				name: "tool_rejected", fix: "prompt",
+				steps: exampleFirst(3),
+			}
+		}
 		return playbook{
 			name: "tool_error", fix: "tool",
 			steps: exampleFirst(3),

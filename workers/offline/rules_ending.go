@@ -23,10 +23,11 @@ const (
 // result, or on a user message that is not a goodbye; abandoned when the user's last
 // two turns give up ("never mind", "算了"; severity 3) or defer ("I'll get back to you",
 // "我再考虑"; severity 2, a less clear case: the user may come back) — unless the
-// agent had just declined as its policy says, which leaves the user nothing to wait for
-// — or when the
-// agent's last message leaves a question open ("Which flight would you like?", but not
-// "Anything else?") that the user never answers.
+// agent had just declined as its policy says, which leaves the user nothing to wait for,
+// or the user decides to leave things as they are ("I'll hold off on any changes",
+// "保持原样": told what the change takes, the user chose, and nothing was left undone) —
+// or when the agent's last message leaves a question open ("Which flight would you
+// like?", but not "Anything else?") that the user never answers.
 func (a *Analyzer) ending(v *view, handedOff bool) ([]analyzer.Finding, ending) {
 	last := v.lastTurn()
 	if handedOff || last == 0 {
@@ -39,6 +40,9 @@ func (a *Analyzer) ending(v *view, handedOff bool) ([]analyzer.Finding, ending) 
 			continue
 		}
 		seen++
+		if a.m.keepAsIs.Contains(v.fold(turn)) {
+			return nil, endClosed
+		}
 		m, gaveUp := a.m.giveUp.Find(v.fold(turn))
 		deferred := false
 		if !gaveUp {

@@ -26,7 +26,7 @@ func TestToolErrors(t *testing.T) {
 		as("Unfortunately the booking did not go through. Shall I try another card?"), u("No thanks, bye."))
 	f := only(d, "tool_error")
 	require.Len(t, f, 1)
-	require.Equal(t, "Tool call returns an error", f[0].Title)
+	require.Equal(t, "Tool rejects the agent's call", f[0].Title, "an amount that does not add up is the call turned down")
 	require.Equal(t, 2, f[0].Severity, "a failed write the agent owned up to")
 	require.Contains(t, f[0].Description, "book_reservation at turn 6")
 	require.Contains(t, f[0].Description, "The agent told the user the change failed.")
@@ -57,6 +57,21 @@ func TestToolErrors(t *testing.T) {
 		cannot := diagnose(t, a, sys(testPolicy), u(words[0]), as("HAT001, $120. Shall I book it?"), u(words[1]),
 			toolCall("c1", "book_reservation", `{"flight":"HAT001"}`), res("c1", "Error: flight is full"), as(words[2]))
 		require.Equal(t, 2, only(cannot, "tool_error")[0].Severity, words[2])
+	}
+
+	// Explaining what the tool turned down, in the agent's own words, is telling the
+	// user too: it is unavailable, it is not allowed, what the rule allows.
+	for _, words := range [][]string{
+		{"Yes, please proceed with the exchange.", "The variant you ordered is currently unavailable. Other variants are in stock."},
+		{"Yes, go ahead.", "It seems that the system doesn't allow partial cancellations of a pending order."},
+		{"Proceed with the exchange.", "Exchanges can only be processed for delivered orders; yours is still pending."},
+		{"确认，换吧", "您要换的款式目前缺货，暂时不支持更换。"},
+		{"好的，办吧", "待发货的订单只能整单取消。"},
+	} {
+		explained := diagnose(t, a, sys(testPolicy), u("I want to exchange my tablet"), as("Exchange item 1 for item 2. Shall I?"), u(words[0]),
+			toolCall("c1", "exchange_delivered_order_items", `{"order_id":"#W1"}`), res("c1", "Error: new item 2 not found or available"),
+			as(words[1]))
+		require.Equal(t, 2, only(explained, "tool_error")[0].Severity, words[1])
 	}
 
 	// Another look-up of the same kind that succeeds is a recovery.
@@ -700,6 +715,25 @@ func TestLeavingSeverity(t *testing.T) {
 	}
 }
 
+// TestDecidingToKeepItIsNoLeaving: a user who, told what the change would take,
+// decides to leave things as they are has made a choice; nothing was left undone.
+func TestDecidingToKeepItIsNoLeaving(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	for _, words := range []string{
+		"I think I'll hold off on making any changes for now. Thank you for your help.",
+		"If nothing else can be done, I'll just stick with the current setup.",
+		"Nah, I'll just keep the whole order as is.",
+		"那我先不改了，谢谢。",
+		"算了，还是保持原样吧。",
+	} {
+		d := diagnose(t, a, sys(testPolicy), u("Move my flight to Friday"),
+			as("Moving to Friday costs a $150 change fee. Shall I go ahead?"), u(words))
+		require.Empty(t, only(d, "unresolved"), words)
+		require.Equal(t, "resolved", d.Outcome, words)
+	}
+}
+
 // TestSignOff: the user's closing words ("thanks", "that's it", "anything else?",
 // 好的谢谢, sent as one message or two) end the conversation; they are no message left
 // without a reply. Closing words with a new question still wait for one, unless the
@@ -980,7 +1014,7 @@ func TestDiagnoseSummary(t *testing.T) {
 		toolCall("c1", "book_reservation", `{"flight":"HAT001"}`), res("c1", "Error: card declined"),
 		as("Your booking is confirmed!"), u("Great, thanks"))
 	require.Equal(t, "A conversation of 8 turns, 3 from the user, in which the agent made 1 tool call (book_reservation); "+
-		"outcome: partially resolved. Found: agent claims success after a failed tool call; tool call returns an error.", d.Summary)
+		"outcome: partially resolved. Found: agent claims success after a failed tool call; tool rejects the agent's call.", d.Summary)
 }
 
 func TestDiagnoseHonoursContext(t *testing.T) {
@@ -1021,6 +1055,33 @@ func TestHeadOfCutsBetweenElements(t *testing.T) {
 
 // TestToolErrorsSayHowManyAreNotShown: the description names three failed calls and
 // says how many more failed, so its count and its list agree, in either language.
+// TestToolFaultOrRejection: an error that reads as the tool breaking (a timeout, an
+// internal error) is the tool's to fix; errors that all turn the call itself down are
+// the agent's instructions' — in either language.
+func TestToolFaultOrRejection(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	for _, c := range []struct{ err, title string }{
+		{"Error: timeout after 30s", "Tool call returns an error"},
+		{"500 Internal Server Error", "Tool call returns an error"},
+		{"查询失败：服务超时", "Tool call returns an error"},
+		{"Error: user not found", "Tool rejects the agent's call"},
+		{"Error: gift card balance is not enough", "Tool rejects the agent's call"},
+		{"查询失败：航班不存在", "Tool rejects the agent's call"},
+	} {
+		d := diagnose(t, a, sys(testPolicy), u("Find flight HAT001"), toolCall("c1", "search_flight", `{"flight":"HAT001"}`),
+			res("c1", c.err), as("Sorry, I could not find it."), u("Thanks"))
+		f := only(d, "tool_error")
+		require.Len(t, f, 1, c.err)
+		require.Equal(t, c.title, f[0].Title, c.err)
+	}
+	// One fault among the errors makes it the tool's.
+	d := diagnose(t, a, sys(testPolicy), u("Find flight HAT001"), toolCall("c1", "search_flight", `{"flight":"HAT01"}`),
+		res("c1", "Error: flight not found"), toolCall("c2", "search_flight", `{"flight":"HAT001"}`), res("c2", "Error: connection reset"),
+		as("Sorry, I could not look it up."), u("Thanks"))
+	require.Equal(t, "Tool call returns an error", only(d, "tool_error")[0].Title)
+}
+
 func TestToolErrorsSayHowManyAreNotShown(t *testing.T) {
 	t.Parallel()
 	a := New(Options{})

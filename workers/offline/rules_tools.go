@@ -13,9 +13,13 @@ import (
 	"github.com/checkup-dev/checkup/workers/textmatch"
 )
 
-// toolErrors reports the failed tool calls of a conversation in one finding. Its
-// severity says what the failure cost, as clearly as the transcript shows it: 1 when
-// the agent recovered from every failure (recovers), 2 when not from one, 3
+// toolErrors reports the failed tool calls of a conversation in one finding. Which
+// one says whose fix it is: when an error reads as the tool breaking (a timeout, an
+// internal error: toolFault) the tool returned an error; otherwise every error is the
+// tool turning the call itself down (an amount that does not add up, a record not
+// found, an order in the wrong state), which the agent's instructions fix, not the
+// tool. Its severity says what the failure cost, as clearly as the transcript shows
+// it: 1 when the agent recovered from every failure (recovers), 2 when not from one, 3
 // when that one was a write the agent never told the user had failed (a change the
 // user asked for that silently did not happen). A failed write the agent owned up to
 // ("Unfortunately there are no seats left") may be the tool's rules working.
@@ -75,7 +79,11 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 		severity = 1
 		desc = append(desc, locale.Msg("finding.recovered"))
 	}
-	f := ruleToolError.finding(v, v.fit(desc...), 0, ev...)
+	rule := ruleToolRejected
+	if slices.ContainsFunc(failed, func(c call) bool { return a.m.toolFault.Contains(textmatch.Fold(c.errQuote)) }) {
+		rule = ruleToolError
+	}
+	f := rule.finding(v, v.fit(desc...), 0, ev...)
 	f.Severity = severity
 	f.PriorityScore = priority(f.Severity, f.Confidence)
 	return []analyzer.Finding{f}
@@ -92,13 +100,19 @@ func recovers(c, d call) bool {
 }
 
 // toldFailure reports whether the agent's next words to the user after c's result
-// admit a problem ("unfortunately", "unable", "抱歉", "失败").
+// admit a problem ("unfortunately", "is currently unavailable", "抱歉", "失败"), say
+// it cannot be done ("the system doesn't allow…", "不支持") or state the rule it ran
+// into ("exchanges can only be processed for delivered orders", "只能").
 func (a *Analyzer) toldFailure(v *view, c call) bool {
 	if c.resultTurn == 0 {
 		return false
 	}
 	reply := v.nextReply(c.resultTurn + 1)
-	return reply > 0 && a.m.failureAck.Contains(v.fold(reply))
+	if reply == 0 {
+		return false
+	}
+	said := v.fold(reply)
+	return a.m.failureAck.Contains(said) || a.m.decline.Contains(said) || a.m.limit.Contains(said)
 }
 
 // countOf says "1 of 9 tool calls" or "3 of 9 tool calls" by message id, whose plural

@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -38,6 +40,7 @@ func NormalizeDiagnosis(d analyzer.Diagnosis, conv transcript.Conversation) (ana
 			f.Evidence[j].Tool = toolOf(conv, f.Evidence[j])
 			f.Evidence[j].Continues = continues(conv, f.Evidence[j])
 		}
+		markSameCalls(conv, f.Evidence)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return d, fmt.Errorf("%w: %w", analyzer.ErrInvalidOutput, err)
@@ -92,19 +95,70 @@ func toolOf(conv transcript.Conversation, e analyzer.Evidence) string {
 	}
 	switch e.Speaker {
 	case analyzer.SpeakerCall:
-		quote := strings.TrimSpace(textmatch.FoldString(e.Quote))
-		for _, tc := range msg.ToolCalls {
-			if strings.Contains(textmatch.FoldString(tc.Name+"("+tc.Arguments+")"), quote) {
-				return tc.Name
-			}
-		}
-		if len(msg.ToolCalls) == 1 {
-			return msg.ToolCalls[0].Name
+		if tc, ok := callOf(msg, e); ok {
+			return tc.Name
 		}
 	case analyzer.SpeakerTool:
 		return answeredCall(conv, e.Turn, msg)
 	}
 	return ""
+}
+
+// callOf is the tool call of msg, the agent's turn, that call quote e is part of; the
+// turn's one call when the quote is found in none.
+func callOf(msg transcript.Message, e analyzer.Evidence) (transcript.ToolCall, bool) {
+	quote := strings.TrimSpace(textmatch.FoldString(e.Quote))
+	for _, tc := range msg.ToolCalls {
+		if strings.Contains(textmatch.FoldString(tc.Name+"("+tc.Arguments+")"), quote) {
+			return tc, true
+		}
+	}
+	if len(msg.ToolCalls) == 1 {
+		return msg.ToolCalls[0], true
+	}
+	return transcript.ToolCall{}, false
+}
+
+// markSameCalls sets SameAs on each call quote of a finding whose call repeats the
+// call of an earlier call quote of it: the same tool with the same arguments, whole
+// (analyzer.Evidence.SameAs). A quote cut from long arguments cannot show that the
+// two calls are the same; the mark says it.
+func markSameCalls(conv transcript.Conversation, evidence []analyzer.Evidence) {
+	type quotedCall struct {
+		turn int
+		call transcript.ToolCall
+	}
+	var calls []quotedCall
+	for _, e := range evidence {
+		if msg, ok := conv.Turn(e.Turn); ok && e.Speaker == analyzer.SpeakerCall && e.Verified {
+			if tc, ok := callOf(msg, e); ok {
+				calls = append(calls, quotedCall{e.Turn, tc})
+			}
+		}
+	}
+	for i := range evidence {
+		e := &evidence[i]
+		msg, ok := conv.Turn(e.Turn)
+		if !ok || e.Speaker != analyzer.SpeakerCall || !e.Verified {
+			continue
+		}
+		tc, _ := callOf(msg, *e)
+		for _, c := range calls {
+			if c.turn < e.Turn && (e.SameAs == 0 || c.turn < e.SameAs) && c.call.Name == tc.Name && sameArguments(c.call.Arguments, tc.Arguments) {
+				e.SameAs = c.turn
+			}
+		}
+	}
+}
+
+// sameArguments reports whether two calls' arguments are the same: equal as JSON
+// values (whatever their spacing or key order), else equal as text.
+func sameArguments(a, b string) bool {
+	var va, vb any
+	if json.Unmarshal([]byte(a), &va) == nil && json.Unmarshal([]byte(b), &vb) == nil {
+		return reflect.DeepEqual(va, vb)
+	}
+	return strings.TrimSpace(a) == strings.TrimSpace(b)
 }
 
 // answeredCall is the name of the tool call a tool message at turn answers: the

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -147,4 +148,36 @@ func TestNormalizeAction(t *testing.T) {
 	require.ErrorIs(t, err, analyzer.ErrInvalidOutput)
 	require.ErrorContains(t, err, "fixLocation")
 	require.ErrorContains(t, err, "recommendation")
+}
+
+// TestNormalizeDiagnosisMarksTheSameCall: a call quote whose call repeats an earlier
+// quoted call — the same tool, the same arguments in any spacing or key order — says
+// so (SameAs), so a cut of long arguments still shows the retry changed nothing; a
+// call with other arguments, or of another tool, is not marked.
+func TestNormalizeDiagnosisMarksTheSameCall(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 400)
+	call := func(name, args string) transcript.Message {
+		return transcript.Message{Role: transcript.RoleAssistant, ToolCalls: []transcript.ToolCall{{Name: name, Arguments: args}}}
+	}
+	conv := transcript.Conversation{ID: "c1", Messages: []transcript.Message{
+		{Role: transcript.RoleUser, Content: "Book it."},
+		call("book", `{"note":"`+long+`","flight":"HAT1"}`),
+		{Role: transcript.RoleTool, Content: "Error: payment amount does not add up"},
+		call("book", `{"flight": "HAT1", "note": "`+long+`"}`),
+		{Role: transcript.RoleTool, Content: "Error: payment amount does not add up"},
+		call("book", `{"note":"`+long+`","flight":"HAT2"}`),
+		call("hold", `{"note":"`+long+`","flight":"HAT1"}`),
+	}}
+	quote := `"flight":"HAT1"`
+	d, err := NormalizeDiagnosis(analyzer.Diagnosis{Outcome: "resolved", Findings: []analyzer.Finding{{
+		Type: "ACTION", Category: "repetition", Title: "t", Severity: 3, Confidence: 0.9,
+		Evidence: []analyzer.Evidence{{Turn: 4, Quote: `"flight": "HAT1"`}, {Turn: 2, Quote: quote}, {Turn: 6, Quote: `"flight":"HAT2"`}, {Turn: 7, Quote: quote}, {Turn: 3, Quote: "Error"}},
+	}}}, conv)
+	require.NoError(t, err)
+	var same []int
+	for _, e := range d.Findings[0].Evidence {
+		same = append(same, e.SameAs)
+	}
+	require.Equal(t, []int{2, 0, 0, 0, 0}, same)
 }
