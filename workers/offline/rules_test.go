@@ -74,6 +74,14 @@ func TestToolErrors(t *testing.T) {
 		require.Equal(t, 2, only(explained, "tool_error")[0].Severity, words[1])
 	}
 
+	// Arguments too long to quote are shown by the one the error speaks of.
+	for _, e := range []string{"Error: payment amount does not add up", "支付失败：payment 金额不符"} {
+		long := `{"passengers":[` + strings.Repeat(`{"name":"Mia Li","dob":"1990-01-01"},`, 6) + `{"name":"Noah Li","dob":"1992-02-02"}],"payment_methods":[{"payment_id":"gift_card_1","amount":100}]}`
+		d := diagnose(t, a, sys(testPolicy), u("Book HAT001 for all of us"), as("HAT001 for 7 passengers, $700. Shall I book it?"), u("Yes."),
+			toolCall("c1", "book_reservation", long), res("c1", e), as("Sorry, the payment did not go through."))
+		require.Equal(t, `"payment_methods":[{"payment_id":"gift_card_1","amount":100}]`, only(d, "tool_error")[0].Evidence[0].Quote, e)
+	}
+
 	// Another look-up of the same kind that succeeds is a recovery.
 	for _, words := range [][2]string{{"My email is mia@example.com", "Found you, Mia."}, {"我的邮箱是mia@example.com", "找到您的账户了。"}} {
 		other := diagnose(t, a, sys(testPolicy), u(words[0]),

@@ -57,9 +57,10 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 	if len(failed) > len(parts) {
 		parts[len(parts)-1] = locale.Msg("finding.failed_calls_more", "Last", parts[len(parts)-1], "N", digits(len(failed)-len(parts)))
 	}
-	// The first failure shown whole: what the call asked, before its error, and what
-	// the agent told the user after it.
-	ev = append([]analyzer.Evidence{quoteArgs(failed[0])}, ev...)
+	// The first failure shown whole: what the call asked — when its arguments are too
+	// long to quote, the one its error speaks of ("payment amount does not add up":
+	// the payment methods) — before its error, and what the agent told the user after.
+	ev = append([]analyzer.Evidence{quoteRejected(failed[0], failed[0].errQuote)}, ev...)
 	if reply := v.nextReply(failed[0].resultTurn + 1); reply > 0 {
 		ev = append(ev, v.quoteTurn(reply))
 	}
