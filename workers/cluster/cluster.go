@@ -39,6 +39,10 @@ type FindingRef struct {
 	Confidence float64
 	// Expected marks behaviour the agent's policy calls for; it clusters apart.
 	Expected bool
+	// Named marks a title that is a rule's own name (an offline rule's, written from
+	// the catalog): two such names are two rules, never one issue however alike their
+	// words, so they never join or merge.
+	Named bool
 	// Description is read from the first finding of each title only: merging compares
 	// what the first description of a cluster says.
 	Description string
@@ -113,7 +117,7 @@ func Build(findings []FindingRef, analysed int) []Cluster {
 	})
 	b := NewBuilder()
 	for _, f := range sorted {
-		b.AddTitle(f.Type, f.Category, f.Expected, f.Title)
+		b.AddTitle(f.Type, f.Category, f.Expected, f.Title, f.Named)
 	}
 	for _, f := range sorted {
 		b.Add(f)
@@ -138,7 +142,8 @@ func NewBuilder() *Builder { return &Builder{groups: map[groupKey]*titleGroup{}}
 
 // AddTitle records a title of a group, in the order of the titles' first findings;
 // adding one again changes nothing. Every title must be added before the first Add.
-func (cb *Builder) AddTitle(typ analyzer.FindingType, category string, expected bool, title string) {
+// named says the title is a rule's own name (FindingRef.Named).
+func (cb *Builder) AddTitle(typ analyzer.FindingType, category string, expected bool, title string, named bool) {
 	key := groupKey{typ, category, expected}
 	g := cb.groups[key]
 	if g == nil {
@@ -146,7 +151,7 @@ func (cb *Builder) AddTitle(typ analyzer.FindingType, category string, expected 
 		cb.groups[key] = g
 		cb.order = append(cb.order, g)
 	}
-	g.add(title)
+	g.add(title, named)
 }
 
 // Add adds the next finding to its title's cluster. Findings must come in (Seq, Idx)
@@ -158,7 +163,7 @@ func (cb *Builder) Add(f FindingRef) {
 	g := cb.groups[key]
 	b := g.building(f.Title)
 	if b == nil {
-		cb.AddTitle(f.Type, f.Category, f.Expected, f.Title)
+		cb.AddTitle(f.Type, f.Category, f.Expected, f.Title, f.Named)
 		g = cb.groups[key]
 		b = g.placeNew(f.Title, cb.create)
 	}
@@ -233,29 +238,32 @@ type titleGroup struct {
 	clusters []*building            // by position
 	seeds    []textmatch.ShingleSet // each cluster's first title's bigrams, by value
 	seedNeg  []bool                 // whether each cluster's first title is negated
+	seedName []bool                 // whether each cluster's first title is a rule's name
 	index    map[uint64][]int32     // a rare bigram of a seed → positions
 	df       map[uint64]int         // bigram → titles of the group that have it
 }
 
-// titlePlace is one folded title: its bigrams and, once placed, its cluster.
+// titlePlace is one folded title: its bigrams, whether it is a rule's name and, once
+// placed, its cluster.
 type titlePlace struct {
-	sh textmatch.ShingleSet
-	b  *building
+	sh    textmatch.ShingleSet
+	named bool
+	b     *building
 }
 
 func newTitleGroup(key groupKey) *titleGroup {
 	return &titleGroup{key: key, folded: map[string]*titlePlace{}, byExact: map[string]*titlePlace{}}
 }
 
-// add records a title.
-func (g *titleGroup) add(title string) {
+// add records a title, named when it is a rule's name.
+func (g *titleGroup) add(title string, named bool) {
 	if _, ok := g.byExact[title]; ok {
 		return
 	}
 	folded := textmatch.FoldString(title)
 	p, ok := g.folded[folded]
 	if !ok {
-		p = &titlePlace{sh: textmatch.Shingles(title)}
+		p = &titlePlace{sh: textmatch.Shingles(title), named: named}
 		g.folded[folded] = p
 		g.titles = append(g.titles, folded)
 	}
@@ -284,7 +292,7 @@ func (g *titleGroup) placeAll(create func(groupKey) *building) {
 	g.index = map[uint64][]int32{}
 	for _, t := range g.titles {
 		p := g.folded[t]
-		p.b = g.place(p.sh, negated(t), create)
+		p.b = g.place(p, negated(t), create)
 	}
 }
 
@@ -296,15 +304,17 @@ func (g *titleGroup) placeNew(title string, create func(groupKey) *building) *bu
 		if g.index == nil {
 			g.df, g.index = map[uint64]int{}, map[uint64][]int32{}
 		}
-		p.b = g.place(p.sh, negated(title), create)
+		p.b = g.place(p, negated(title), create)
 	}
 	return p.b
 }
 
-// place returns the cluster a title with bigrams sh belongs in, making one when none
-// fits. A title joins only a cluster whose first title is negated as it is (neg): "is
-// transferred" and "is not transferred" share most bigrams and say the opposite.
-func (g *titleGroup) place(sh textmatch.ShingleSet, neg bool, create func(groupKey) *building) *building {
+// place returns the cluster title p belongs in, making one when none fits. A title
+// joins only a cluster whose first title is negated as it is (neg): "is transferred"
+// and "is not transferred" share most bigrams and say the opposite. A rule's name
+// never joins another rule's.
+func (g *titleGroup) place(p *titlePlace, neg bool, create func(groupKey) *building) *building {
+	sh := p.sh
 	rare := g.byRarity(sh)
 	prefix := rare[:prefixLen(len(rare), TitleThreshold)]
 	best, bestSim := -1, 0.0
@@ -315,7 +325,7 @@ func (g *titleGroup) place(sh textmatch.ShingleSet, neg bool, create func(groupK
 				continue
 			}
 			seen[pos] = true
-			if g.seedNeg[pos] != neg {
+			if g.seedNeg[pos] != neg || (p.named && g.seedName[pos]) {
 				continue
 			}
 			sim := sh.Jaccard(g.seeds[pos])
@@ -328,10 +338,12 @@ func (g *titleGroup) place(sh textmatch.ShingleSet, neg bool, create func(groupK
 		return g.clusters[best]
 	}
 	b := create(g.key)
+	b.named = p.named
 	pos := int32(len(g.clusters))
 	g.clusters = append(g.clusters, b)
 	g.seeds = append(g.seeds, sh)
 	g.seedNeg = append(g.seedNeg, neg)
+	g.seedName = append(g.seedName, p.named)
 	for _, s := range prefix {
 		g.index[s] = append(g.index[s], pos)
 	}
@@ -371,6 +383,7 @@ type building struct {
 	desc       string         // the first description seen, for merging
 	titles     map[string]int // title → findings with it
 	titleOrder []string       // titles in first-seen order, for ties
+	named      bool           // its first title is a rule's name (FindingRef.Named)
 	findings   int
 	seqs       []int
 	severity   float64

@@ -76,3 +76,29 @@ func TestPriority(t *testing.T) {
 	require.InDelta(t, 10.0, parts.ConfidenceTerm, 1e-9)
 	require.InDelta(t, 38.0, score, 1e-9)
 }
+
+// TestRuleNamesNeverJoin: two rules' own names are two issues however alike their
+// words and descriptions ("Tool call returns an error", "Tool rejects the agent's
+// call"), in either language; a model's wording still joins a rule's name.
+func TestRuleNamesNeverJoin(t *testing.T) {
+	t.Parallel()
+	desc := "1 of 9 tool calls failed: book_reservation at turn 3 (“Error: payment amount does not add up”)."
+	for _, titles := range [][2]string{
+		{"Tool call returns an error", "Tool rejects the agent's call"},
+		{"工具调用返回错误", "工具调用返回了错误"},
+	} {
+		var fs []FindingRef
+		for i, title := range []string{titles[0], titles[1], titles[0], titles[1]} {
+			fs = append(fs, FindingRef{Seq: i, Type: analyzer.TypeAction, Category: "tool_error", Title: title, Severity: 2, Confidence: 0.9, Description: desc, Named: true})
+		}
+		clusters := Build(fs, 4)
+		require.Len(t, clusters, 2, titles)
+		for _, c := range clusters {
+			require.Equal(t, 2, c.ConversationCount)
+			require.Len(t, c.Titles, 1)
+		}
+		// A model's "tool call returned an error" joins the rule's name.
+		fs = append(fs, FindingRef{Seq: 4, Type: analyzer.TypeAction, Category: "tool_error", Title: "tool call returned an error", Severity: 2, Confidence: 0.9, Description: desc})
+		require.Len(t, Build(fs, 5), 2, titles)
+	}
+}

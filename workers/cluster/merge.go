@@ -103,6 +103,9 @@ func mergeNearDuplicates(all []*building) []*building {
 			if p.titleNeg != q.titleNeg || p.descNeg != q.descNeg {
 				continue // one says that something did not happen, the other that it did
 			}
+			if b.named && all[j].named {
+				continue // two rules, however alike their words
+			}
 			if dice(p.title, q.title) >= MergeThreshold ||
 				(len(p.desc) >= minDescriptionTerms && len(q.desc) >= minDescriptionTerms && dice(p.desc, q.desc) >= MergeThreshold) {
 				root[i] = j

@@ -146,7 +146,7 @@ func (r *run) clusterFindings(ctx context.Context) ([]cluster.Cluster, map[strin
 	}
 	titleTexts := map[string]json.RawMessage{}
 	for _, t := range titles {
-		b.AddTitle(analyzer.FindingType(t.Type), t.Category, t.Expected, t.Title)
+		b.AddTitle(analyzer.FindingType(t.Type), t.Category, t.Expected, t.Title, len(t.TitleText) > 0)
 		if len(t.TitleText) > 0 {
 			titleTexts[t.Title] = t.TitleText
 		}
