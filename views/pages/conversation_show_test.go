@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/db/transcript"
@@ -156,4 +157,17 @@ func TestToolResultsNameTheirTool(t *testing.T) {
 		tools = append(tools, turn.Tool)
 	}
 	require.Equal(t, []string{"", "get_order", "get_user", "", "", "cancel"}, tools)
+}
+
+// TestConversationPageListsAFindingsQuotesInTurnOrder: a finding that cites an error
+// before the call that caused it lists its quotes as the conversation has them.
+func TestConversationPageListsAFindingsQuotesInTurnOrder(t *testing.T) {
+	t.Parallel()
+	v := conversationView("Please change my flight.")
+	v.Findings = []report.Finding{{ConversationSeq: 1, Type: "ACTION", Title: "Agent retries a failing tool call unchanged",
+		Evidence: []report.Evidence{{Turn: 3, Quote: "Error"}, {Turn: 4, Quote: `"flight":"HAT1"`}, {Turn: 2, Quote: `"flight":"HAT1"`}}}}
+	doc, _ := render(t, pages.ConversationShow(page, v))
+	var turns []string
+	testid(doc, "finding-evidence-link").Each(func(_ int, s *goquery.Selection) { turns = append(turns, s.Text()) })
+	require.Equal(t, []string{"Turn 2", "Turn 3", "Turn 4"}, turns)
 }
