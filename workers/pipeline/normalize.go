@@ -125,27 +125,25 @@ func callOf(msg transcript.Message, e analyzer.Evidence) (transcript.ToolCall, b
 // two calls are the same; the mark says it.
 func markSameCalls(conv transcript.Conversation, evidence []analyzer.Evidence) {
 	type quotedCall struct {
-		turn int
-		call transcript.ToolCall
+		at, turn int // its place in evidence, and its turn
+		call     transcript.ToolCall
 	}
 	var calls []quotedCall
-	for _, e := range evidence {
-		if msg, ok := conv.Turn(e.Turn); ok && e.Speaker == analyzer.SpeakerCall && e.Verified {
-			if tc, ok := callOf(msg, e); ok {
-				calls = append(calls, quotedCall{e.Turn, tc})
-			}
-		}
-	}
-	for i := range evidence {
-		e := &evidence[i]
+	for i, e := range evidence {
 		msg, ok := conv.Turn(e.Turn)
 		if !ok || e.Speaker != analyzer.SpeakerCall || !e.Verified {
 			continue
 		}
-		tc, _ := callOf(msg, *e)
-		for _, c := range calls {
-			if c.turn < e.Turn && (e.SameAs == 0 || c.turn < e.SameAs) && c.call.Name == tc.Name && sameArguments(c.call.Arguments, tc.Arguments) {
-				e.SameAs = c.turn
+		if tc, ok := callOf(msg, e); ok {
+			calls = append(calls, quotedCall{i, e.Turn, tc})
+		}
+	}
+	for _, later := range calls {
+		e := &evidence[later.at]
+		for _, earlier := range calls {
+			if earlier.turn < later.turn && (e.SameAs == 0 || earlier.turn < e.SameAs) &&
+				earlier.call.Name == later.call.Name && sameArguments(earlier.call.Arguments, later.call.Arguments) {
+				e.SameAs = earlier.turn
 			}
 		}
 	}
