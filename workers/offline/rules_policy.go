@@ -23,8 +23,8 @@ func (a *Analyzer) unauthenticated(v *view) []analyzer.Finding {
 		if isIdentityTool(c.name) {
 			return nil
 		}
-		if c.handoff {
-			continue
+		if c.handoff || c.thought {
+			continue // passing the user on, or thinking, is not acting on their behalf
 		}
 		desc := locale.Msg("finding.unauthenticated", "Turn", digits(c.turn), "Tool", c.name, "Policy", quoted(rule.text))
 		// The call, then what the user had said before it: the request the agent

@@ -1104,3 +1104,24 @@ func TestToolErrorsSayHowManyAreNotShown(t *testing.T) {
 	require.Contains(t, localetest.English(t).Text(f[0].Words.Description), "search_flight at turn 8 (“Error: timeout”) and 1 more.")
 	require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), "第 8 轮的 search_flight（“Error: timeout”），以及另外 1 次。")
 }
+
+// TestThinkingIsNeitherALookupNorActing: a think tool records the agent's reasoning and
+// reads nothing, so the same thought twice is no repeated lookup, and thinking before
+// the identity check is not acting before it — in either language; a real lookup
+// repeated still is.
+func TestThinkingIsNeitherALookupNorActing(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	for _, words := range [][2]string{{"How many lamps do you sell?", "We sell 3 lamps."}, {"你们卖几种台灯？", "我们有 3 种台灯。"}} {
+		thought := `{"thought":"First verify the user, then answer."}`
+		d := diagnose(t, a, sys(shopPolicy), u(words[0]),
+			toolCall("c1", "think", thought), res("c1", ""), toolCall("c2", "think", thought), res("c2", ""),
+			as(words[1]), u("Thanks"))
+		require.Empty(t, only(d, "repetition"), words[0])
+		require.Empty(t, only(d, "policy_violation"), words[0])
+	}
+	again := diagnose(t, a, sys(testPolicy), u("Find HAT001"),
+		toolCall("c1", "search_flight", `{"flight":"HAT001"}`), res("c1", `{"flight":"HAT001"}`),
+		toolCall("c2", "search_flight", `{"flight":"HAT001"}`), res("c2", `{"flight":"HAT001"}`), as("HAT001 leaves at 9."))
+	require.Len(t, only(again, "repetition"), 1)
+}

@@ -177,12 +177,12 @@ func (a *Analyzer) repeatedCalls(v *view) []analyzer.Finding {
 
 // repeatOf is the index of the last earlier lookup call i asks again for nothing —
 // the same tool and arguments, which had answered — or -1. Writes and failed calls are
-// left to the rules on confirmation and retries. Reading again is right after a change
-// (rereads) and before changing what was read (checksBeforeWrite): the state may have
-// moved since.
+// left to the rules on confirmation and retries, and a think tool reads nothing.
+// Reading again is right after a change (rereads) and before changing what was read
+// (checksBeforeWrite): the state may have moved since.
 func (v *view) repeatOf(i int) int {
 	d := v.calls[i]
-	if d.write || d.handoff || d.failed {
+	if d.write || d.handoff || d.failed || d.thought {
 		return -1
 	}
 	for j := i - 1; j >= 0; j-- {

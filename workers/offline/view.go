@@ -20,6 +20,7 @@ type call struct {
 	errQuote       string // what the error said, an exact substring of the result
 	write          bool   // the call changes data (see isWriteTool)
 	handoff        bool   // the call hands the conversation to a person
+	thought        bool   // the call only writes down the agent's reasoning (see isThinkTool)
 	text           string // name(arguments), as analyzer.TurnText renders it
 }
 
@@ -61,6 +62,7 @@ func (a *Analyzer) newView(conv transcript.Conversation, flags []risk.Flag, stem
 					turn: turn, id: tc.ID, name: tc.Name, args: tc.Arguments,
 					write:   isWriteTool(tc.Name),
 					handoff: isHandoffTool(tc.Name),
+					thought: isThinkTool(tc.Name),
 					text:    analyzer.TurnText(transcript.Message{ToolCalls: []transcript.ToolCall{tc}}),
 				})
 			}
@@ -152,6 +154,17 @@ func isHandoffTool(name string) bool {
 	n := strings.ToLower(name)
 	return strings.Contains(n, "handoff") || strings.Contains(n, "hand_off") || strings.Contains(n, "escalat") ||
 		(strings.Contains(n, "transfer") && (strings.Contains(n, "human") || strings.Contains(n, "agent") || strings.Contains(n, "person")))
+}
+
+// isThinkTool recognises a tool that only records the agent's reasoning (think,
+// scratchpad): it reads and changes nothing, so calling it is neither a look-up nor
+// acting on the user's behalf.
+func isThinkTool(name string) bool {
+	switch strings.ToLower(name) {
+	case "think", "thinking", "reason", "reasoning", "reflect", "scratchpad":
+		return true
+	}
+	return false
 }
 
 // firstWord returns the lower-cased first word of an identifier.
