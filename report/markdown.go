@@ -258,10 +258,12 @@ func (m mdWriter) call(who string, e Evidence) {
 	if e.Continues {
 		args += " …"
 	}
-	switch name, _, ok := strings.Cut(e.Quote, "("); {
-	case ok && name != "" && !strings.ContainsAny(name, " \t\r\n\"{:") && e.SameAs > 0:
+	name, _, ok := strings.Cut(e.Quote, "(")
+	whole := ok && name != "" && !strings.ContainsAny(name, " \t\r\n\"{:") // the quote is name(arguments)
+	switch {
+	case whole && e.SameAs > 0:
 		m.p("> %s", m.l.T("md.calls_same", "Who", who, "Name", codeSpan(name), "Turn", strconv.Itoa(e.SameAs)))
-	case ok && name != "" && !strings.ContainsAny(name, " \t\r\n\"{:"):
+	case whole:
 		m.p("> %s", m.l.T("md.calls", "Who", who, "Name", codeSpan(name)))
 	case e.Tool != "" && e.SameAs > 0:
 		m.p("> %s", m.l.T("md.calls_tool_same", "Who", who, "Name", codeSpan(e.Tool), "Turn", strconv.Itoa(e.SameAs), "Args", args))
