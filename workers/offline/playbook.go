@@ -75,6 +75,7 @@ func playbookFor(category, title string) playbook {
 					return []locale.Text{
 						step(p, 1, "Tools", f.tools),
 						step(p, 2),
+						step(p, 3),
 					}
 				},
 			}

@@ -35,6 +35,7 @@ const (
 	transfers                          // when to hand the conversation to a person
 	confirms                           // an explicit confirmation before acting
 	authenticates                      // the user's identity is to be verified first
+	identifies                         // speaks of verifying the user's identity, first or as a condition
 )
 
 // policyMarkers are the phrases that give a sentence its kinds, English and Chinese.
@@ -56,8 +57,9 @@ func newPolicyMarkers() policyMarkers {
 			"转人工", "人工客服", "转接", "人工服务",
 		),
 		confirms: textmatch.NewPhraseSet("confirmation", "confirm", "explicit", "确认"),
-		identity: textmatch.NewPhraseSet("authenticate", "authentication", "verify the user", "verify their identity",
-			"verify the identity", "user identity", "身份验证", "验证身份", "核实身份", "核验身份"),
+		identity: textmatch.NewPhraseSet("authenticate", "authenticated", "authentication", "verify the user",
+			"verify their identity", "verify the identity", "user identity", "identity is verified", "identity has been verified",
+			"身份验证", "验证身份", "核实身份", "核验身份"),
 		first: textmatch.NewPhraseSet("first", "beginning", "before", "start of", "首先", "之前", "开始"),
 	}
 }
@@ -149,8 +151,11 @@ func (p *policy) add(m policyMarkers, sentence string) {
 	if m.confirms.Contains(f) {
 		kind |= confirms
 	}
-	if m.identity.Contains(f) && m.first.Contains(f) {
-		kind |= authenticates
+	if m.identity.Contains(f) {
+		kind |= identifies
+		if m.first.Contains(f) {
+			kind |= authenticates
+		}
 	}
 	p.rules = append(p.rules, policyRule{text: sentence, terms: terms, kind: kind})
 	for t := range terms {
@@ -257,6 +262,31 @@ func (p policy) first(kind ruleKind) (policyRule, bool) {
 	for _, r := range p.rules {
 		if r.kind&kind != 0 {
 			return r, true
+		}
+	}
+	return policyRule{}, false
+}
+
+// gate returns the sentence, besides first, that makes what a tool does wait for the
+// user's identity: one speaking of the check that shares a term with the tool's name
+// ("Once the user has been authenticated, you can provide … product information" for
+// list_all_product_types). It is why acting before the check matters to the policy,
+// when the act itself reads no one's account.
+func (p policy) gate(first policyRule, tool string, stems *textmatch.Stemmer) (policyRule, bool) {
+	named := map[string]bool{}
+	for _, word := range nameWords(tool) {
+		if contentTerm(word) {
+			named[stems.Stem(word)] = true
+		}
+	}
+	for _, r := range p.rules {
+		if r.kind&identifies == 0 || r.text == first.text {
+			continue
+		}
+		for term := range r.terms {
+			if named[term] {
+				return r, true
+			}
 		}
 	}
 	return policyRule{}, false

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
@@ -108,13 +109,15 @@ func TestActingBeforeAuthenticationBreaksAPolicyThatAsksForIt(t *testing.T) {
 		toolCall("c1", "list_products", `{}`), res("c1", `{"lamps": 3}`), as("We sell 3 lamps."), u("Thanks"))
 	f := only(early, "policy_violation")
 	require.Len(t, f, 1)
-	require.Equal(t, []analyzer.Evidence{{Turn: 3, Quote: `list_products({})`}, {Turn: 2, Quote: "How many lamps do you sell?"}}, f[0].Evidence,
-		"the call, then the request it acted on")
+	require.Equal(t, []analyzer.Evidence{{Turn: 3, Quote: `list_products({})`}, {Turn: 2, Quote: "How many lamps do you sell?"},
+		{Turn: 5, Quote: "We sell 3 lamps."}}, f[0].Evidence, "the call, the request it acted on, and what the unverified user was told")
 	require.Contains(t, f[0].Description, "authenticate the user identity")
+	require.NotContains(t, f[0].Description, "It also says", "no sentence makes product information wait for the check")
 	zh := only(diagnose(t, a, sys("你是商店客服。对话开始时，首先要通过邮箱核实身份。"), u("你们卖几种台灯？"),
 		toolCall("c1", "list_products", `{}`), res("c1", `{"lamps": 3}`), as("3 种。"), u("谢谢")), "policy_violation")
 	require.Len(t, zh, 1)
-	require.Equal(t, []analyzer.Evidence{{Turn: 3, Quote: `list_products({})`}, {Turn: 2, Quote: "你们卖几种台灯？"}}, zh[0].Evidence)
+	require.Equal(t, []analyzer.Evidence{{Turn: 3, Quote: `list_products({})`}, {Turn: 2, Quote: "你们卖几种台灯？"},
+		{Turn: 5, Quote: "3 种。"}}, zh[0].Evidence)
 
 	verified := diagnose(t, a, sys(shopPolicy), u("How many lamps do you sell? I'm ann@example.com"),
 		toolCall("c1", "find_user_id_by_email", `{"email":"ann@example.com"}`), res("c1", "ann_1"),
@@ -124,6 +127,35 @@ func TestActingBeforeAuthenticationBreaksAPolicyThatAsksForIt(t *testing.T) {
 	noRule := diagnose(t, a, sys("You are a helpful store assistant."), u("How many lamps?"),
 		toolCall("c1", "list_products", `{}`), res("c1", `{"lamps": 3}`), as("3."), u("Thanks"))
 	require.Empty(t, only(noRule, "policy_violation"), "only a policy that asks for it is held against the agent")
+}
+
+// TestTheSentenceThatMakesAnActWaitForTheCheckIsQuoted: a policy that makes what the
+// call did (product information) wait for the identity check says why acting first
+// matters, though the call reads no one's account; the finding quotes it, in English
+// and Chinese, and a tool the sentence does not name gets no such quote.
+func TestTheSentenceThatMakesAnActWaitForTheCheckIsQuoted(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	gated := shopPolicy + "\n- Once the user has been authenticated, you can provide the user with information about order, product, profile information."
+	d := only(diagnose(t, a, sys(gated), u("How many lamps do you sell?"),
+		toolCall("c1", "list_all_product_types", `{}`), res("c1", `{"Lamp": "1"}`), as("We sell lamps."), u("Thanks")), "policy_violation")
+	require.Len(t, d, 1)
+	require.Contains(t, d[0].Description, "It also says: “Once the user has been authenticated, you can provide the user with information about order, product, profile information.”")
+
+	other := only(diagnose(t, a, sys(gated), u("What's the weather?"),
+		toolCall("c1", "get_weather", `{}`), res("c1", `sunny`), as("Sunny."), u("Thanks")), "policy_violation")
+	require.Len(t, other, 1)
+	require.NotContains(t, other[0].Description, "It also says")
+
+	require.Contains(t, localetest.Chinese(t).Text(d[0].Words.Description),
+		"政策还写道：“Once the user has been authenticated, you can provide the user with information about order, product, profile information.”")
+
+	// A Chinese policy names the tool it makes wait for the check.
+	zhPolicy := "你是商店客服。\n- 对话开始时，首先要通过邮箱核实身份。\n- 核实身份之后，才能调用 get_order_details 查询订单。"
+	zh := only(diagnose(t, a, sys(zhPolicy), u("我的订单 W1 到哪了？"),
+		toolCall("c1", "get_order_details", `{"order_id":"W1"}`), res("c1", `{"status": "shipped"}`), as("已发货。"), u("谢谢")), "policy_violation")
+	require.Len(t, zh, 1)
+	require.Contains(t, localetest.Chinese(t).Text(zh[0].Words.Description), "政策还写道：“核实身份之后，才能调用 get_order_details 查询订单。”")
 }
 
 func TestPolicyIsReadInChinese(t *testing.T) {

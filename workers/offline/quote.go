@@ -61,7 +61,7 @@ func introduced(text string, s, e, maxRunes int) int {
 func sentenceStart(text string, pos int) int {
 	for i := pos; i > 0; {
 		r, size := utf8.DecodeLastRuneInString(text[:i])
-		if r == '\n' || isCJKStop(r) || (isStop(r) && startsWithSpace(text[i:])) {
+		if r == '\n' || isCJKStop(r) || (isStop(r) && startsWithSpace(text[i:]) && !goesOnLower(text[i:])) {
 			return i
 		}
 		i -= size
@@ -70,8 +70,8 @@ func sentenceStart(text string, pos int) int {
 }
 
 // sentenceEnd returns where the sentence holding pos ends: just after the first
-// sentence-ending mark at or after pos ("." "!" "?" followed by a space or the end,
-// or a Chinese stop), or at the line break or end of text.
+// sentence-ending mark at or after pos ("." "!" "?" followed by the end, or by a space
+// and no lower-case word, or a Chinese stop), or at the line break or end of text.
 func sentenceEnd(text string, pos int) int {
 	for i := pos; i < len(text); {
 		r, size := utf8.DecodeRuneInString(text[i:])
@@ -80,7 +80,7 @@ func sentenceEnd(text string, pos int) int {
 			return i
 		case isCJKStop(r):
 			return i + size
-		case isStop(r) && (i+size == len(text) || startsWithSpace(text[i+size:])):
+		case isStop(r) && (i+size == len(text) || startsWithSpace(text[i+size:]) && !goesOnLower(text[i+size:])):
 			return i + size
 		}
 		i += size
@@ -90,6 +90,14 @@ func sentenceEnd(text string, pos int) int {
 
 func isStop(r rune) bool    { return r == '.' || r == '!' || r == '?' }
 func isCJKStop(r rune) bool { return r == '。' || r == '！' || r == '？' || r == '；' }
+
+// goesOnLower reports whether the text after a full stop and its spaces goes on in
+// lower case: the stop ended an abbreviation ("e.g. help the user", "approx. five"),
+// not a sentence.
+func goesOnLower(s string) bool {
+	r, _ := utf8.DecodeRuneInString(strings.TrimLeft(s, " \t"))
+	return unicode.IsLower(r)
+}
 
 func startsWithSpace(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)

@@ -32,6 +32,11 @@ func TestSentenceQuote(t *testing.T) {
 		quote("Hello there. I'm not sure about the $12.50 fee. Let me check.", "not sure", 200))
 	require.Equal(t, "I'm not sure about the $12.50 fee.",
 		quote("Hello there. I'm not sure about the $12.50 fee. Let me check.", "not sure", 40))
+	// An abbreviation's stop, followed by a word in lower case, ends nothing.
+	require.Equal(t, "You can provide order information, e.g. help the user look up an order id.",
+		quote("Hello. You can provide order information, e.g. help the user look up an order id. Then ask.", "provide", 76))
+	require.Equal(t, []string{"Once verified, share order details, e.g. the status.", "Then ask."},
+		sentences("Once verified, share order details, e.g. the status. Then ask."))
 	// A sentence ending its line with a colon brings the lines it introduces, while they fit.
 	list := "You recently ordered three t-shirts:\n- blue, size M\n- red, size L\n- black, size S\nWhich one?"
 	require.Equal(t, "You recently ordered three t-shirts:\n- blue, size M\n- red, size L\n- black, size S\nWhich one?",

@@ -6,6 +6,7 @@ import (
 	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
+	"github.com/checkup-dev/checkup/workers/textmatch"
 )
 
 // Rules that hold the agent to procedures its own policy states. Each fires only when
@@ -26,17 +27,28 @@ func (a *Analyzer) unauthenticated(v *view) []analyzer.Finding {
 		if c.handoff || c.thought {
 			continue // passing the user on, or thinking, is not acting on their behalf
 		}
-		desc := locale.Msg("finding.unauthenticated", "Turn", digits(c.turn), "Tool", c.name, "Policy", quoted(rule.text))
-		// The call, then what the user had said before it: the request the agent
-		// acted on without knowing who asked.
+		desc := []locale.Text{locale.Msg("finding.unauthenticated", "Turn", digits(c.turn), "Tool", c.name, "Policy", quoted(rule.text))}
+		if gate, ok := v.policy.gate(rule, c.name, v.stems); ok {
+			desc = append(desc, locale.Msg("finding.unauthenticated_gate", "Gate", textmatch.EndSentence("“"+textmatch.ClipText(gate.text, maxGateQuote)+"”")))
+		}
+		// The call, what the user had said before it — the request the agent acted on
+		// without knowing who asked — and what the agent then told that user.
 		ev := []analyzer.Evidence{quoteCall(c)}
 		if asked := v.userBefore(c.turn); asked > 0 {
 			ev = append(ev, v.quoteTurn(asked))
 		}
-		return []analyzer.Finding{ruleUnauthenticated.finding(v, desc, 0, ev...)}
+		if told := v.nextReply(c.turn + 1); told > 0 {
+			ev = append(ev, v.quoteTurn(told))
+		}
+		return []analyzer.Finding{ruleUnauthenticated.finding(v, v.fit(desc...), 0, ev...)}
 	}
 	return nil
 }
+
+// maxGateQuote is how much of the sentence that makes an act wait for the check is
+// quoted: enough to reach what it names (order, product, profile information), which
+// is the point of quoting it.
+const maxGateQuote = 160
 
 // isIdentityTool recognises a tool that looks up or verifies who the user is:
 // authenticate_user, verify_identity, find_user_id_by_email, lookupUser, login.

@@ -169,12 +169,32 @@ func isThinkTool(name string) bool {
 
 // firstWord returns the lower-cased first word of an identifier.
 func firstWord(name string) string {
+	if words := nameWords(name); len(words) > 0 {
+		return words[0]
+	}
+	return ""
+}
+
+// nameWords splits an identifier into its lower-cased words, at underscores, hyphens,
+// dots, spaces and camel case: list_all_product_types and listAllProductTypes give
+// list, all, product, types.
+func nameWords(name string) []string {
+	var words []string
 	var b strings.Builder
 	for i, r := range name {
 		if r == '_' || r == '-' || r == '.' || r == ' ' || (i > 0 && r >= 'A' && r <= 'Z') {
-			break
+			if b.Len() > 0 {
+				words = append(words, strings.ToLower(b.String()))
+				b.Reset()
+			}
+			if r < 'A' || r > 'Z' {
+				continue
+			}
 		}
 		b.WriteRune(r)
 	}
-	return strings.ToLower(b.String())
+	if b.Len() > 0 {
+		words = append(words, strings.ToLower(b.String()))
+	}
+	return words
 }
