@@ -307,8 +307,9 @@ func TestRetryThatFollowsTheError(t *testing.T) {
 }
 
 // TestUnconfirmedRetryThatLeavesSomethingOut: a retry that drops an item of a list the
-// user agreed to (a flight of the reservation) says what it left out and quotes what
-// its result holds after it, in either language.
+// user agreed to (a flight of the reservation) says what it left out, quotes what its
+// result holds after it and says what that took off the record; the tool error it got
+// past is not recovered from; in either language.
 func TestUnconfirmedRetryThatLeavesSomethingOut(t *testing.T) {
 	t.Parallel()
 	a := New(Options{})
@@ -327,6 +328,26 @@ func TestUnconfirmedRetryThatLeavesSomethingOut(t *testing.T) {
 		require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), `就在第 7 轮用去掉了“{"flight_number":"HAT290"}”的 flights 再次调用了 update_reservation_flights。`)
 		require.Contains(t, f[0].Evidence, analyzer.Evidence{Turn: 8, Quote: `"flights":[{"flight_number":"HAT003"}]`},
 			"what the reservation holds after the retry: %s", w[0])
+		require.Contains(t, localetest.English(t).Text(f[0].Words.Description),
+			`Its result at turn 8 no longer holds “{"flight_number":"HAT290"}”: the retry took that off the record, and the user never agreed to it.`)
+		require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), `第 8 轮的结果里已经没有“{"flight_number":"HAT290"}”：这次重试把它从记录中删掉了，而用户从未同意。`)
+
+		// The tool error is not made good: the change went through only in part.
+		tools := only(d, "tool_error")
+		require.Len(t, tools, 1)
+		require.Equal(t, 2, tools[0].Severity, "part of the request given up is no recovery")
+		require.Contains(t, localetest.English(t).Text(tools[0].Words.Description),
+			`update_reservation_flights went through at turn 7 only with flights leaving out “{"flight_number":"HAT290"}”: part of the request given up, not recovered.`)
+		require.Contains(t, localetest.Chinese(t).Text(tools[0].Words.Description),
+			`update_reservation_flights 直到第 7 轮才成功，而且是去掉了 flights 中的“{"flight_number":"HAT290"}”：放弃了请求的一部分，并不是恢复。`)
+
+		// A result that still lists the flight took nothing off the record.
+		kept := only(diagnose(t, a, sys(testPolicy), u(w[0]), as(w[1]), u(w[2]),
+			toolCall("c1", "update_reservation_flights", `{"cabin":"economy","flights":[{"flight_number":"HAT003"},{"flight_number":"HAT290"}]}`), res("c1", w[3]),
+			toolCall("c2", "update_reservation_flights", `{"cabin":"economy","flights":[{"flight_number":"HAT003"}]}`),
+			res("c2", `{"flights":[{"flight_number":"HAT003"},{"flight_number":"HAT290"}]}`), as(w[4])), "unconfirmed_write")
+		require.Len(t, kept, 1)
+		require.NotContains(t, localetest.English(t).Text(kept[0].Words.Description), "no longer holds")
 	}
 }
 

@@ -27,12 +27,17 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 	var failed []call
 	unrecovered, owned := 0, false
 	var lost *call // the first failed write never made good and never told
+	var partial locale.Text // how the first write made good by giving part of it up went
 	for i, c := range v.calls {
 		if !c.failed {
 			continue
 		}
 		failed = append(failed, c)
-		if !slices.ContainsFunc(v.calls[i+1:], func(d call) bool { return recovers(c, d) }) {
+		j := slices.IndexFunc(v.calls[i+1:], func(d call) bool { return recovers(c, d) })
+		if j >= 0 && c.write && partial.IsZero() {
+			partial = leftOutOf(c, v.calls[i+1+j])
+		}
+		if j < 0 {
 			unrecovered++
 			if c.write {
 				told := a.toldFailure(v, c)
@@ -76,6 +81,8 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 		if owned {
 			desc = append(desc, locale.Msg("finding.told_failure"))
 		}
+	case !partial.IsZero():
+		desc = append(desc, partial)
 	default:
 		severity = 1
 		desc = append(desc, locale.Msg("finding.recovered"))
@@ -98,6 +105,29 @@ func recovers(c, d call) bool {
 		return false
 	}
 	return d.name == c.name || (!c.write && !d.write && firstWord(d.name) == firstWord(c.name))
+}
+
+// leftOutOf says how a write that made good failed write c did so by leaving part of
+// it out (a flight of the list the failed call held): no recovery, the request given
+// up in part. Zero when d dropped nothing, or only a way to pay (see paysWith).
+func leftOutOf(c, d call) locale.Text {
+	key, _, _ := changedArgument(c.args, d.args)
+	dropped := leftOut(c.args, d.args, key)
+	if key == "" || len(dropped) == 0 || paysWith(key) {
+		return locale.Text{}
+	}
+	items := make([]locale.Text, len(dropped))
+	for i, item := range dropped {
+		items[i] = locale.Lit(quoted(item))
+	}
+	return locale.Msg("finding.recovered_leaving_out", "Tool", d.name, "Turn", digits(d.turn), "Key", key, "Items", locale.Join("join.comma", items...))
+}
+
+// paysWith reports whether an argument says how the user pays (payment_methods,
+// payment_id): dropping one of them changes how a request is paid, not what it asks.
+func paysWith(key string) bool {
+	k := strings.ToLower(key)
+	return strings.Contains(k, "pay")
 }
 
 // toldFailure reports whether the agent's next words to the user after c's result

@@ -153,6 +153,13 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		if first.call.failed {
 			desc = append(desc, locale.Msg("finding.retry_failed_too", "Turn", digits(first.call.resultTurn)))
 		}
+		if gone := v.removed(first); len(gone) > 0 {
+			items := make([]locale.Text, len(gone))
+			for i, g := range gone {
+				items[i] = locale.Lit(quoted(g))
+			}
+			desc = append(desc, locale.Msg("finding.retry_removed", "Turn", digits(first.call.resultTurn), "Items", locale.Join("join.comma", items...)))
+		}
 	case first.asked:
 		desc = append(desc, locale.Msg("finding.write_on_other_answer", "Tool", first.call.name, "Turn", digits(first.call.turn)))
 	default:
@@ -256,14 +263,78 @@ func setOff(rest string) bool {
 // argument (leftOut), what its result says that list now holds (`"flights": [one
 // flight]`): the change the user did not agree to, as the record shows it.
 func (v *view) keptAfter(w unconfirmedWrite) (analyzer.Evidence, bool) {
-	key, _, _ := changedArgument(w.failed.args, w.call.args)
-	if key == "" || w.call.failed || w.call.resultTurn == 0 || len(leftOut(w.failed.args, w.call.args, key)) == 0 {
-		return analyzer.Evidence{}, false
-	}
-	quotedKey, _ := json.Marshal(key)
-	list := valueAt(v.msg(w.call.resultTurn).Content, string(quotedKey)+":", '[')
+	list, _ := v.listAfter(w)
 	if list == "" {
 		return analyzer.Evidence{}, false
 	}
 	return analyzer.Evidence{Turn: w.call.resultTurn, Quote: textmatch.ClipQuote(list, maxQuote)}, true
+}
+
+// removed is what a retry that went through after dropping items from a list argument
+// took off the record: the dropped items its result's list no longer holds. A way to
+// pay left out (paysWith) was never on the record the change is about.
+func (v *view) removed(w unconfirmedWrite) []string {
+	list, dropped := v.listAfter(w)
+	if key, _, _ := changedArgument(w.failed.args, w.call.args); list == "" || paysWith(key) {
+		return nil
+	}
+	var gone []string
+	for _, d := range dropped {
+		if !holds(list, d) {
+			gone = append(gone, d)
+		}
+	}
+	return gone
+}
+
+// listAfter is the list argument a successful retry dropped items from, as its result
+// shows it, with the items dropped; "" when the retry dropped nothing or its result
+// shows no such list.
+func (v *view) listAfter(w unconfirmedWrite) (list string, dropped []string) {
+	key, _, _ := changedArgument(w.failed.args, w.call.args)
+	if key == "" || w.call.failed || w.call.resultTurn == 0 {
+		return "", nil
+	}
+	if dropped = leftOut(w.failed.args, w.call.args, key); len(dropped) == 0 {
+		return "", nil
+	}
+	quotedKey, _ := json.Marshal(key)
+	return valueAt(v.msg(w.call.resultTurn).Content, string(quotedKey)+":", '['), dropped
+}
+
+// holds reports whether a list as a result shows it still holds an item (compact
+// JSON): every text of the item ("HAT290", "2024-05-20") is found in it. Numbers are
+// left out, as a result may write them otherwise.
+func holds(list, item string) bool {
+	var v any
+	if json.Unmarshal([]byte(item), &v) != nil {
+		return true
+	}
+	for _, text := range texts(v) {
+		if !strings.Contains(list, text) {
+			return false
+		}
+	}
+	return true
+}
+
+// texts is every string in a JSON value.
+func texts(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, x := range v {
+			out = append(out, texts(x)...)
+		}
+		return out
+	case map[string]any:
+		var out []string
+		for _, x := range v {
+			out = append(out, texts(x)...)
+		}
+		return out
+	}
+	return nil
 }
