@@ -26,7 +26,7 @@ import (
 func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 	var failed []call
 	unrecovered, owned := 0, false
-	var lost *call // the first failed write never made good and never told
+	var lost *call          // the first failed write never made good and never told
 	var partial locale.Text // how the first write made good by giving part of it up went
 	for i, c := range v.calls {
 		if !c.failed {
