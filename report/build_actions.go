@@ -31,10 +31,18 @@ func clusterQuotes(rows []dbsqlc.ListTaskClusterEvidenceRow) (map[int][]Quote, e
 		}
 		exchange := slices.Clone(ev)
 		slices.SortStableFunc(exchange, func(a, b Evidence) int { return cmp.Compare(a.Turn, b.Turn) })
-		quotes[idx] = append(quotes[idx], Quote{
+		q := Quote{
 			ConversationSeq: int(row.ConversationSeq), ConversationID: row.ExternalID,
-			Turn: pick.Turn, Quote: pick.Quote, Verified: pick.Verified, FindingTitle: row.Title, Exchange: exchange,
-		})
+			Turn: pick.Turn, Quote: pick.Quote, Verified: pick.Verified, FindingTitle: row.Title,
+			Description: row.Description, Exchange: exchange,
+		}
+		if len(row.Text) > 0 && string(row.Text) != "null" {
+			q.Words = &analyzer.Words{}
+			if err := json.Unmarshal(row.Text, q.Words); err != nil {
+				return nil, fmt.Errorf("report: words of finding %d/%d: %w", row.ConversationSeq, row.Idx, err)
+			}
+		}
+		quotes[idx] = append(quotes[idx], q)
 	}
 	return quotes, nil
 }

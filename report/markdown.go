@@ -174,6 +174,10 @@ func (m mdWriter) actions(r Report) {
 			m.p("")
 		}
 		for _, q := range a.Evidence {
+			if shows := q.DescriptionIn(m.l); shows != "" {
+				m.p("%s", m.l.T("md.example_shows", "Description", mdText(shows)))
+				m.p("")
+			}
 			m.example(q)
 			m.p(">")
 			m.p("> — %s%s", m.conversationRef(r, q), m.unverified(q.Verified))

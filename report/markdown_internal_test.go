@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	stdhtml "html"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/checkup-dev/checkup/db/dbsqlc"
 	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/locale/localetest"
+	"github.com/checkup-dev/checkup/workers/analyzer"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/renderer/html"
 )
@@ -163,6 +165,33 @@ func TestExamplesShowTheExchange(t *testing.T) {
 	require.NoError(t, w.Flush())
 	require.Equal(t, "> **User** (turn 18): `PayPal, please.`\n>\n> **Agent** (turn 19) calls `return_items`\n>\n> **Agent** (turn 21): `The return is submitted.`\n", md.String())
 	require.NotContains(t, md.String(), "order_id", "the call's arguments are not printed")
+}
+
+// TestAnExampleSaysWhatItShows: each Action example carries its finding's description,
+// in the reader's language where the rules wrote it by message, and report.md writes
+// it above the example.
+func TestAnExampleSaysWhatItShows(t *testing.T) {
+	t.Parallel()
+	words, err := json.Marshal(analyzer.Words{Description: locale.Msg("finding.retry_removed_all", "Turn", locale.Lit("24"))})
+	require.NoError(t, err)
+	ev := `[{"turn": 24, "quote": "\"flights\": []", "verified": true, "speaker": "tool"}]`
+	quotes, err := clusterQuotes([]dbsqlc.ListTaskClusterEvidenceRow{{ClusterIdx: 0, ConversationSeq: 4, ExternalID: "a-15", Title: "t",
+		Evidence: []byte(ev), Description: "Its result at turn 24 no longer holds what it left out.", Text: words}})
+	require.NoError(t, err)
+	q := quotes[0][0]
+	require.Equal(t, "Its result at turn 24 no longer holds what it left out.", q.DescriptionIn(localetest.English(t)))
+	require.Equal(t, "第 24 轮的结果里已经没有被去掉的内容：这次重试把它从记录中删掉了，而用户从未同意。", q.DescriptionIn(localetest.Chinese(t)))
+
+	r := Report{Actions: []Action{{Rank: 1, Title: "Fix", Evidence: []Quote{q}}}}
+	var md bytes.Buffer
+	w := bufio.NewWriter(&md)
+	mdWriter{w, localetest.English(t)}.actions(r)
+	require.NoError(t, w.Flush())
+	require.Contains(t, md.String(), "*This example:* Its result at turn 24 no longer holds what it left out.\n\n> **Tool result**")
+
+	old, err := clusterQuotes([]dbsqlc.ListTaskClusterEvidenceRow{{ClusterIdx: 0, ConversationSeq: 4, Title: "t", Evidence: []byte(ev)}})
+	require.NoError(t, err)
+	require.Empty(t, old[0][0].DescriptionIn(localetest.Chinese(t)), "an example stored before examples carried it says nothing")
 }
 
 // TestMarkdownSaysARetryIsTheSameCall: report.md writes a retried call that repeats an

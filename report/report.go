@@ -307,6 +307,11 @@ type Quote struct {
 	Quote           string `json:"quote"`
 	Verified        bool   `json:"verified"`
 	FindingTitle    string `json:"finding_title"`
+	// Description is the finding's own description: what this example is said to show
+	// ("the retry took that off the record"), so it is judged on its own. Empty for an
+	// Action stored before examples carried it.
+	Description string          `json:"description"`
+	Words       *analyzer.Words `json:"-"` // the description by message, when the rules wrote it
 	// Exchange is every quote of the finding, in turn order, each saying whose it is:
 	// the user's words, the agent's tool call and its reply, the tool's result beside
 	// the agent's claim. It holds the quote above.

@@ -72,6 +72,14 @@ func (f Finding) DescriptionIn(l *locale.Localizer) string {
 	return say(l, f.Description, f.Words.Description)
 }
 
+// DescriptionIn is the description of the example's finding in l's language.
+func (q Quote) DescriptionIn(l *locale.Localizer) string {
+	if q.Words == nil {
+		return q.Description
+	}
+	return say(l, q.Description, q.Words.Description)
+}
+
 // ScopeIn is what the warning is about in l's language ("" when it is about the task).
 func (w Warning) ScopeIn(l *locale.Localizer) string { return say(l, w.Scope, w.ScopeText) }
 

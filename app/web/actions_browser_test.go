@@ -24,7 +24,7 @@ import (
 // as its serialized arguments (only the argument that shows the problem, beside the
 // tool's name), a tool's result with the tool it came from, no quote cut on a word
 // that leads into what was cut, and a quote that stops where its turn goes on ending
-// in “…”. Each card is saved as a screenshot for a reader to judge.
+// in “…”, and each example opening with what it is said to show. Each card is saved as a screenshot for a reader to judge.
 func TestTopActionsShowTheirEvidenceInBrowser(t *testing.T) {
 	t.Parallel()
 	b := setupLoop(t)
@@ -49,6 +49,7 @@ func TestTopActionsShowTheirEvidenceInBrowser(t *testing.T) {
 			Results  []string `json:"results"`
 			Lines    int      `json:"lines"`
 			Examples int      `json:"examples"`
+			Shows    []string `json:"shows"`
 		}](`[...document.querySelectorAll('[data-testid="action"]')].slice(0, 3).map(a => ({
 			title: a.querySelector('[data-testid="action-title"]').textContent,
 			support: a.querySelector('[data-testid="support-words"]').textContent,
@@ -57,6 +58,7 @@ func TestTopActionsShowTheirEvidenceInBrowser(t *testing.T) {
 			results: [...a.querySelectorAll('[data-testid="evidence-exchange"] > li[data-speaker="tool"] > a')].map(q => q.textContent.trim()),
 			lines: a.querySelectorAll('[data-testid="evidence-exchange"] > li').length,
 			examples: a.querySelectorAll('[data-testid="evidence"]').length,
+			shows: [...a.querySelectorAll('[data-testid="evidence"]')].map(e => e.querySelector('[data-testid="evidence-shows"]')?.textContent ?? ''),
 		}))`))
 		require.NoError(t, err)
 		require.Len(t, cards, 3, name)
@@ -64,6 +66,9 @@ func TestTopActionsShowTheirEvidenceInBrowser(t *testing.T) {
 			what := fmt.Sprintf("%s #%d %s", name, i+1, c.Title)
 			require.NotEmpty(t, c.Support, what)
 			require.Positive(t, c.Examples, what)
+			for _, shows := range c.Shows {
+				require.Regexp(t, `^This example: \S.{20,}`, shows, "%s: each example says what it shows", what)
+			}
 			for _, q := range c.Quotes {
 				require.NotRegexp(t, serialized, q, "%s: a serialized tool call", what)
 				said, cut := strings.CutSuffix(strings.TrimSpace(q), " …")

@@ -155,8 +155,12 @@ func TestQuotesTakeTheirOwnScriptsFaceInBrowser(t *testing.T) {
 		require.Equal(t, want, q.Lang, q.Text)
 	}
 
+	// Every Action's examples unfolded, so the user's words of whichever Action has them
+	// are laid out and set in a face.
 	quote := `[data-testid="action-evidence-fold"][open] [data-speaker="user"] [data-testid="evidence-quote"]`
+	unfold := chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('[data-testid="action-evidence-fold"]').forEach(d => d.open = true)`)
 	turn := `[data-testid="turn"][data-role="user"] .text`
+	require.NoError(t, chromedp.Do(ctx, unfold))
 	zhQuote, heading := faces(t, ctx, quote), faces(t, ctx, `main h2`)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+task+"/conversations/1"), chromedp.WaitVisible(chromedp.CSS(turn))))
 	zhTurn := faces(t, ctx, turn)
@@ -164,7 +168,7 @@ func TestQuotesTakeTheirOwnScriptsFaceInBrowser(t *testing.T) {
 	askFor(t, ctx, "en-US,en;q=0.9")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(turn))))
 	require.Equal(t, faces(t, ctx, turn), zhTurn, "an English turn on the Chinese conversation page")
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+task), chromedp.WaitVisible(chromedp.CSS(quote))))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+task), chromedp.WaitVisible(chromedp.CSS(`[data-testid="action"]`)), unfold))
 	require.Equal(t, faces(t, ctx, quote), zhQuote, "an English quote on the Chinese task page")
 	require.NotEqual(t, heading, zhQuote, "the Chinese page's own words are set in its Chinese face")
 	t.Logf("quote %v, Chinese heading %v", zhQuote, heading)

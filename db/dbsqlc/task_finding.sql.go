@@ -267,7 +267,8 @@ const listTaskClusterEvidence = `-- name: ListTaskClusterEvidence :many
 SELECT cl.idx AS cluster_idx, (e.value ->> 'conversation_seq')::int AS conversation_seq,
        (e.value ->> 'external_id')::text AS external_id, (e.value ->> 'idx')::int AS idx,
        (e.value ->> 'title')::text AS title, (e.value -> 'evidence')::jsonb AS evidence,
-       (e.value ->> 'policy')::text AS policy
+       (e.value ->> 'policy')::text AS policy,
+       coalesce(e.value ->> 'description', '')::text AS description, (e.value -> 'text')::jsonb AS text
 FROM task_cluster cl, jsonb_array_elements(cl.evidence) WITH ORDINALITY AS e(value, n)
 WHERE cl.task_id = $1 AND cl.owner_user_id = $2
 ORDER BY cl.idx, e.n
@@ -286,11 +287,14 @@ type ListTaskClusterEvidenceRow struct {
 	Title           string
 	Evidence        json.RawMessage
 	Policy          string
+	Description     string
+	Text            json.RawMessage
 }
 
 // Owner-scoped reads of a task's findings for the task page and the report.
 // The findings each cluster shows as its evidence, as SetClusterEvidence chose them, in
-// the order they are shown.
+// the order they are shown, each with its description (empty, and no text, for a
+// cluster stored before examples carried it).
 func (q *Queries) ListTaskClusterEvidence(ctx context.Context, db DBTX, arg ListTaskClusterEvidenceParams) ([]ListTaskClusterEvidenceRow, error) {
 	rows, err := db.Query(ctx, listTaskClusterEvidence, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
@@ -308,6 +312,8 @@ func (q *Queries) ListTaskClusterEvidence(ctx context.Context, db DBTX, arg List
 			&i.Title,
 			&i.Evidence,
 			&i.Policy,
+			&i.Description,
+			&i.Text,
 		); err != nil {
 			return nil, err
 		}
@@ -404,12 +410,13 @@ func (q *Queries) ListTaskFindings(ctx context.Context, db DBTX, arg ListTaskFin
 
 const setClusterEvidence = `-- name: SetClusterEvidence :execrows
 WITH ranked AS (
-    SELECT q.cluster_idx, q.conversation_seq, q.idx, q.title, q.evidence, q.priority_score, q.policy, q.spoken, q.verified, q.repeat,
+    SELECT q.cluster_idx, q.conversation_seq, q.idx, q.title, q.description, q.text, q.evidence, q.priority_score, q.policy, q.spoken, q.verified, q.repeat,
            row_number() OVER (
                PARTITION BY q.cluster_idx
                ORDER BY q.repeat, q.spoken DESC, q.verified DESC, q.priority_score DESC, q.conversation_seq, q.idx) AS n
     FROM (
-        SELECT tf.cluster_idx, tf.conversation_seq, tf.idx, tf.title, tf.evidence, tf.priority_score, tf.policy,
+        SELECT tf.cluster_idx, tf.conversation_seq, tf.idx, tf.title, tf.description, tf.text, tf.evidence,
+               tf.priority_score, tf.policy,
                jsonb_path_exists(tf.evidence, '$[*] ? (@.verified == true && !(@.speaker == "call"))') AS spoken,
                (tf.evidence @> '[{"verified": true}]') AS verified,
                row_number() OVER (
@@ -425,7 +432,7 @@ WITH ranked AS (
     SELECT r.cluster_idx,
            jsonb_agg(jsonb_build_object(
                'conversation_seq', r.conversation_seq, 'idx', r.idx, 'title', r.title, 'evidence', r.evidence,
-               'policy', r.policy,
+               'policy', r.policy, 'description', r.description, 'text', r.text,
                'external_id', coalesce((SELECT c.external_id FROM task_conversation c
                                         WHERE c.task_id = $1 AND c.owner_user_id = $2
                                           AND c.seq = r.conversation_seq), ''))

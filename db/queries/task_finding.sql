@@ -92,7 +92,8 @@ WITH ranked AS (
                PARTITION BY q.cluster_idx
                ORDER BY q.repeat, q.spoken DESC, q.verified DESC, q.priority_score DESC, q.conversation_seq, q.idx) AS n
     FROM (
-        SELECT tf.cluster_idx, tf.conversation_seq, tf.idx, tf.title, tf.evidence, tf.priority_score, tf.policy,
+        SELECT tf.cluster_idx, tf.conversation_seq, tf.idx, tf.title, tf.description, tf.text, tf.evidence,
+               tf.priority_score, tf.policy,
                jsonb_path_exists(tf.evidence, '$[*] ? (@.verified == true && !(@.speaker == "call"))') AS spoken,
                (tf.evidence @> '[{"verified": true}]') AS verified,
                row_number() OVER (
@@ -108,7 +109,7 @@ WITH ranked AS (
     SELECT r.cluster_idx,
            jsonb_agg(jsonb_build_object(
                'conversation_seq', r.conversation_seq, 'idx', r.idx, 'title', r.title, 'evidence', r.evidence,
-               'policy', r.policy,
+               'policy', r.policy, 'description', r.description, 'text', r.text,
                'external_id', coalesce((SELECT c.external_id FROM task_conversation c
                                         WHERE c.task_id = @task_id AND c.owner_user_id = @owner_user_id
                                           AND c.seq = r.conversation_seq), ''))
@@ -126,11 +127,13 @@ WHERE cl.task_id = @task_id AND cl.owner_user_id = @owner_user_id AND cl.idx = s
 
 -- name: ListTaskClusterEvidence :many
 -- The findings each cluster shows as its evidence, as SetClusterEvidence chose them, in
--- the order they are shown.
+-- the order they are shown, each with its description (empty, and no text, for a
+-- cluster stored before examples carried it).
 SELECT cl.idx AS cluster_idx, (e.value ->> 'conversation_seq')::int AS conversation_seq,
        (e.value ->> 'external_id')::text AS external_id, (e.value ->> 'idx')::int AS idx,
        (e.value ->> 'title')::text AS title, (e.value -> 'evidence')::jsonb AS evidence,
-       (e.value ->> 'policy')::text AS policy
+       (e.value ->> 'policy')::text AS policy,
+       coalesce(e.value ->> 'description', '')::text AS description, (e.value -> 'text')::jsonb AS text
 FROM task_cluster cl, jsonb_array_elements(cl.evidence) WITH ORDINALITY AS e(value, n)
 WHERE cl.task_id = @task_id AND cl.owner_user_id = @owner_user_id
 ORDER BY cl.idx, e.n;

@@ -329,8 +329,8 @@ func TestUnconfirmedRetryThatLeavesSomethingOut(t *testing.T) {
 		require.Contains(t, f[0].Evidence, analyzer.Evidence{Turn: 8, Quote: `"flights":[{"flight_number":"HAT003"}]`},
 			"what the reservation holds after the retry: %s", w[0])
 		require.Contains(t, localetest.English(t).Text(f[0].Words.Description),
-			`Its result at turn 8 no longer holds “{"flight_number":"HAT290"}”: the retry took that off the record, and the user never agreed to it.`)
-		require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), `第 8 轮的结果里已经没有“{"flight_number":"HAT290"}”：这次重试把它从记录中删掉了，而用户从未同意。`)
+			`Its result at turn 8 no longer holds what it left out: the retry took that off the record, and the user never agreed to it.`)
+		require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), `第 8 轮的结果里已经没有被去掉的内容：这次重试把它从记录中删掉了，而用户从未同意。`)
 
 		// The tool error is not made good: the change went through only in part.
 		tools := only(d, "tool_error")
@@ -348,6 +348,15 @@ func TestUnconfirmedRetryThatLeavesSomethingOut(t *testing.T) {
 			res("c2", `{"flights":[{"flight_number":"HAT003"},{"flight_number":"HAT290"}]}`), as(w[4])), "unconfirmed_write")
 		require.Len(t, kept, 1)
 		require.NotContains(t, localetest.English(t).Text(kept[0].Words.Description), "no longer holds")
+
+		// Of two flights left out, the one the result still lists was not taken off.
+		part := only(diagnose(t, a, sys(testPolicy), u(w[0]), as(w[1]), u(w[2]),
+			toolCall("c1", "update_reservation_flights", `{"flights":[{"flight_number":"HAT003"},{"flight_number":"HAT290"},{"flight_number":"HAT291"}]}`), res("c1", w[3]),
+			toolCall("c2", "update_reservation_flights", `{"flights":[{"flight_number":"HAT003"}]}`),
+			res("c2", `{"flights":[{"flight_number":"HAT003"},{"flight_number":"HAT291"}]}`), as(w[4])), "unconfirmed_write")
+		require.Len(t, part, 1)
+		require.Contains(t, localetest.English(t).Text(part[0].Words.Description), `Its result at turn 8 no longer holds “{"flight_number":"HAT290"}”: the retry took that off the record`)
+		require.Contains(t, localetest.Chinese(t).Text(part[0].Words.Description), `第 8 轮的结果里已经没有“{"flight_number":"HAT290"}”：这次重试把它从记录中删掉了`)
 	}
 }
 

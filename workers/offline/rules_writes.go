@@ -153,7 +153,9 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		if first.call.failed {
 			desc = append(desc, locale.Msg("finding.retry_failed_too", "Turn", digits(first.call.resultTurn)))
 		}
-		if gone := v.removed(first); len(gone) > 0 {
+		if gone, all := v.removed(first); all {
+			desc = append(desc, locale.Msg("finding.retry_removed_all", "Turn", digits(first.call.resultTurn)))
+		} else if len(gone) > 0 {
 			items := make([]locale.Text, len(gone))
 			for i, g := range gone {
 				items[i] = locale.Lit(quoted(g))
@@ -271,20 +273,20 @@ func (v *view) keptAfter(w unconfirmedWrite) (analyzer.Evidence, bool) {
 }
 
 // removed is what a retry that went through after dropping items from a list argument
-// took off the record: the dropped items its result's list no longer holds. A way to
-// pay left out (paysWith) was never on the record the change is about.
-func (v *view) removed(w unconfirmedWrite) []string {
+// took off the record: the dropped items its result's list no longer holds, and
+// whether that is all it dropped. A way to pay left out (paysWith) was never on the
+// record the change is about.
+func (v *view) removed(w unconfirmedWrite) (gone []string, all bool) {
 	list, dropped := v.listAfter(w)
 	if key, _, _ := changedArgument(w.failed.args, w.call.args); list == "" || paysWith(key) {
-		return nil
+		return nil, false
 	}
-	var gone []string
 	for _, d := range dropped {
 		if !holds(list, d) {
 			gone = append(gone, d)
 		}
 	}
-	return gone
+	return gone, len(gone) > 0 && len(gone) == len(dropped)
 }
 
 // listAfter is the list argument a successful retry dropped items from, as its result
