@@ -50,8 +50,8 @@ func newMarkers() markers {
 		failureAck: textmatch.NewPhraseSet(
 			"unfortunately", "error", "unable", "couldn't", "could not", "wasn't able", "was not able", "failed",
 			"cannot", "can't", "can not", "not possible",
-			"not enough", "issue", "problem", "sorry", "not available", "unavailable", "insufficient", "did not go through",
-			"didn't go through", "抱歉", "失败", "无法", "未能", "错误", "不足", "问题", "没有成功", "不能",
+			"not enough", "not sufficient", "isn't sufficient", "issue", "problem", "sorry", "not available", "unavailable", "insufficient", "did not go through",
+			"didn't go through", "抱歉", "失败", "无法", "未能", "错误", "不足", "不够", "问题", "没有成功", "不能",
 		),
 		toolFault: textmatch.NewPhraseSet(
 			"timeout", "timed out", "internal error", "internal server error", "server error", "service unavailable",

@@ -60,13 +60,16 @@ func TestToolErrors(t *testing.T) {
 	}
 
 	// Explaining what the tool turned down, in the agent's own words, is telling the
-	// user too: it is unavailable, it is not allowed, what the rule allows.
+	// user too: it is unavailable, it is not allowed, what the rule allows, what is
+	// not enough.
 	for _, words := range [][]string{
 		{"Yes, please proceed with the exchange.", "The variant you ordered is currently unavailable. Other variants are in stock."},
 		{"Yes, go ahead.", "It seems that the system doesn't allow partial cancellations of a pending order."},
 		{"Proceed with the exchange.", "Exchanges can only be processed for delivered orders; yours is still pending."},
 		{"确认，换吧", "您要换的款式目前缺货，暂时不支持更换。"},
 		{"好的，办吧", "待发货的订单只能整单取消。"},
+		{"Yes, use my gift card.", "It seems that the balance on your gift card is not sufficient to cover the difference of $159."},
+		{"好的，用礼品卡", "您的礼品卡余额不够支付 159 元的差价。"},
 	} {
 		explained := diagnose(t, a, sys(testPolicy), u("I want to exchange my tablet"), as("Exchange item 1 for item 2. Shall I?"), u(words[0]),
 			toolCall("c1", "exchange_delivered_order_items", `{"order_id":"#W1"}`), res("c1", "Error: new item 2 not found or available"),
