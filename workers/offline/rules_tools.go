@@ -116,11 +116,7 @@ func leftOutOf(c, d call) locale.Text {
 	if key == "" || len(dropped) == 0 || paysWith(key) {
 		return locale.Text{}
 	}
-	items := make([]locale.Text, len(dropped))
-	for i, item := range dropped {
-		items[i] = locale.Lit(quoted(item))
-	}
-	return locale.Msg("finding.recovered_leaving_out", "Tool", d.name, "Turn", digits(d.turn), "Key", key, "Items", locale.Join("join.comma", items...))
+	return locale.Msg("finding.recovered_leaving_out", "Tool", d.name, "Turn", digits(d.turn), "Key", key, "Items", quotedItems(dropped))
 }
 
 // paysWith reports whether an argument says how the user pays (payment_methods,

@@ -141,11 +141,7 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		if key, _, _ := changedArgument(first.failed.args, first.call.args); key != "" {
 			changed = locale.Msg("finding.another_argument", "Key", key)
 			if dropped := leftOut(first.failed.args, first.call.args, key); len(dropped) > 0 {
-				items := make([]locale.Text, len(dropped))
-				for i, d := range dropped {
-					items[i] = locale.Lit(quoted(d))
-				}
-				changed = locale.Msg("finding.argument_without", "Key", key, "Items", locale.Join("join.comma", items...))
+				changed = locale.Msg("finding.argument_without", "Key", key, "Items", quotedItems(dropped))
 			}
 		}
 		desc = append(desc, locale.Msg("finding.write_retried", "Failed", first.failed.name, "Turn", digits(first.failed.resultTurn),
@@ -156,11 +152,7 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		if gone, all := v.removed(first); all {
 			desc = append(desc, locale.Msg("finding.retry_removed_all", "Turn", digits(first.call.resultTurn)))
 		} else if len(gone) > 0 {
-			items := make([]locale.Text, len(gone))
-			for i, g := range gone {
-				items[i] = locale.Lit(quoted(g))
-			}
-			desc = append(desc, locale.Msg("finding.retry_removed", "Turn", digits(first.call.resultTurn), "Items", locale.Join("join.comma", items...)))
+			desc = append(desc, locale.Msg("finding.retry_removed", "Turn", digits(first.call.resultTurn), "Items", quotedItems(gone)))
 		}
 	case first.asked:
 		desc = append(desc, locale.Msg("finding.write_on_other_answer", "Tool", first.call.name, "Turn", digits(first.call.turn)))
@@ -287,6 +279,15 @@ func (v *view) removed(w unconfirmedWrite) (gone []string, all bool) {
 		}
 	}
 	return gone, len(gone) > 0 && len(gone) == len(dropped)
+}
+
+// quotedItems lists the items of a list argument, each quoted: “{…}”, “{…}”.
+func quotedItems(items []string) locale.Text {
+	quotes := make([]locale.Text, len(items))
+	for i, item := range items {
+		quotes[i] = locale.Lit(quoted(item))
+	}
+	return locale.Join("join.comma", quotes...)
 }
 
 // listAfter is the list argument a successful retry dropped items from, as its result
