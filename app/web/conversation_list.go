@@ -304,11 +304,11 @@ func listQuery(form pages.ConversationForm, filter store.ConversationFilter) url
 func fillMenus(l *locale.Localizer, v *pages.ConversationListView, clusters []dbsqlc.ListClusterNamesRow, drivers []dbsqlc.ListDriverNamesRow) {
 	for _, c := range clusters {
 		// An expected cluster is never an Action, so it is not named by its type.
-		kind := c.Type
+		kind := report.TypeLabel(l, c.Type)
 		if c.Expected {
 			kind = l.T("expected.heading")
 		}
-		label := l.T("menus.cluster", "Kind", kind, "Title", c.Title, "N", c.Conversations)
+		label := l.T("menus.cluster", "Kind", kind, "Title", report.SayStored(l, c.Title, c.TitleText), "N", c.Conversations)
 		v.Clusters = append(v.Clusters, pages.Option{Value: strconv.Itoa(int(c.Idx)), Label: label})
 	}
 	for _, d := range drivers {
@@ -351,7 +351,7 @@ func describeFilter(l *locale.Localizer, f store.ConversationFilter, query strin
 		if i < 0 {
 			return nil, l.T("errors.no_issue", "N", strconv.Itoa(int(*f.Cluster)))
 		}
-		out = append(out, l.T("described.issue", "Title", list.Clusters[i].Title))
+		out = append(out, l.T("described.issue", "Title", report.SayStored(l, list.Clusters[i].Title, list.Clusters[i].TitleText)))
 	}
 	if f.Driver != nil {
 		i := slices.IndexFunc(list.Drivers, func(d dbsqlc.ListDriverNamesRow) bool { return d.Idx == *f.Driver })

@@ -75,6 +75,11 @@ func TestOfflineDiagnosisReadsInTheReadersLanguage(t *testing.T) {
 
 	list := readIn(t, b.alice, task+"/conversations", "zh-CN")
 	require.Contains(t, list, "工具调用失败后，智能体仍声称成功", "the list's top finding")
+	require.Contains(t, list, "风险：工具调用失败后，智能体仍声称成功（6）", "the issue filter's option, its kind and title")
+	require.NotContains(t, list, "Agent claims success after a failed tool call")
+	filtered := readIn(t, b.alice, task+"/conversations?cluster=0", "zh-CN")
+	require.Contains(t, filtered, "问题：工具调用失败后，智能体仍声称成功", "what the list is restricted to")
+	require.Contains(t, readIn(t, b.alice, task+"/conversations", "en"), "RISK: Agent claims success after a failed tool call (6)")
 }
 
 // TestReportDownloadsInTheReadersLanguage: report.md is written in the reader's

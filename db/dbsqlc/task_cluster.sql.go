@@ -87,7 +87,7 @@ func (q *Queries) ListClusterConversations(ctx context.Context, db DBTX, arg Lis
 }
 
 const listClusterNames = `-- name: ListClusterNames :many
-SELECT idx, type, category, title, cardinality(conversation_seqs)::int AS conversations, expected
+SELECT idx, type, category, title, title_text, cardinality(conversation_seqs)::int AS conversations, expected
 FROM task_cluster
 WHERE task_id = $1 AND owner_user_id = $2
 ORDER BY priority_score DESC, idx
@@ -103,11 +103,13 @@ type ListClusterNamesRow struct {
 	Type          string
 	Category      string
 	Title         string
+	TitleText     json.RawMessage
 	Conversations int32
 	Expected      bool
 }
 
-// What the conversation list names its cluster filter by, most urgent first.
+// What the conversation list names its cluster filter by, most urgent first, with the
+// title's words to say it in the reader's language.
 func (q *Queries) ListClusterNames(ctx context.Context, db DBTX, arg ListClusterNamesParams) ([]ListClusterNamesRow, error) {
 	rows, err := db.Query(ctx, listClusterNames, arg.TaskID, arg.OwnerUserID)
 	if err != nil {
@@ -122,6 +124,7 @@ func (q *Queries) ListClusterNames(ctx context.Context, db DBTX, arg ListCluster
 			&i.Type,
 			&i.Category,
 			&i.Title,
+			&i.TitleText,
 			&i.Conversations,
 			&i.Expected,
 		); err != nil {

@@ -76,8 +76,9 @@ WHERE c.owner_user_id = @owner_user_id AND c.task_id = ANY(@task_ids::uuid[])
 ORDER BY c.task_id, c.priority_score DESC, c.idx;
 
 -- name: ListClusterNames :many
--- What the conversation list names its cluster filter by, most urgent first.
-SELECT idx, type, category, title, cardinality(conversation_seqs)::int AS conversations, expected
+-- What the conversation list names its cluster filter by, most urgent first, with the
+-- title's words to say it in the reader's language.
+SELECT idx, type, category, title, title_text, cardinality(conversation_seqs)::int AS conversations, expected
 FROM task_cluster
 WHERE task_id = @task_id AND owner_user_id = @owner_user_id
 ORDER BY priority_score DESC, idx;
