@@ -43,11 +43,11 @@ func playbookFor(category, title string) playbook {
 	case "false_success_claim":
 		if title == ruleUnappliedClaim.spec().title {
 			return playbook{
-				name: "unapplied_claim", fix: "prompt",
+				name: "unapplied_claim", fix: "tool",
 				steps: func(p string, f facts) []locale.Text {
 					return []locale.Text{
 						step(p, 1, "Tools", f.tools, "Fields", f.fields),
-						step(p, 2, "Tools", f.tools),
+						step(p, 2, "Tools", f.tools, "Fields", f.fields),
 					}
 				},
 			}

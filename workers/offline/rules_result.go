@@ -37,13 +37,20 @@ func (a *Analyzer) unappliedWrites(v *view) []analyzer.Finding {
 		d := diffs[0]
 		what := []any{"Tool", c.name, "Turn", digits(c.turn), "Field", d.field, "Asked", quoted(d.asked),
 			"Result", digits(c.resultTurn), "Got", quoted(d.got)}
-		// The result's field, what the call asked for, and the agent's claim after it.
-		got, asked := v.quoteField(c.resultTurn, d), quoteAsked(c, d)
-		if claim, turn, ok := a.nextClaim(v, c.resultTurn); ok {
-			desc := locale.Msg("finding.unapplied_claim", append(what, "Claim", digits(turn))...)
-			return []analyzer.Finding{ruleUnappliedClaim.finding(v, desc, 0, got, asked, claim)}
+		// The result's field, what the call asked for, and the agent's claim after it;
+		// when the tool changed the rest of the record, what it changed too.
+		ev := []analyzer.Evidence{v.quoteField(c.resultTurn, d), quoteAsked(c, d)}
+		kind := "finding.unapplied"
+		if before, changed := v.keptField(c, d); before > 0 {
+			kind = "finding.unapplied_kept"
+			what = append(what, "Before", digits(before), "Changed", locale.Join("join.and", fieldNames(changed)...))
+			ev = append(ev, v.quoteKey(c.resultTurn, shortestField(v.msg(c.resultTurn).Content, changed)))
 		}
-		return []analyzer.Finding{ruleUnapplied.finding(v, locale.Msg("finding.unapplied", what...), 0, got, asked)}
+		if claim, turn, ok := a.nextClaim(v, c.resultTurn); ok {
+			desc := locale.Msg(kind+"_claim", append(what, "Claim", digits(turn))...)
+			return []analyzer.Finding{ruleUnappliedClaim.finding(v, desc, 0, append(ev, claim)...)}
+		}
+		return []analyzer.Finding{ruleUnapplied.finding(v, locale.Msg(kind, what...), 0, ev...)}
 	}
 	return nil
 }

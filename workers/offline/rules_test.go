@@ -165,6 +165,27 @@ func TestUnappliedWrite(t *testing.T) {
 		{Turn: 5, Quote: `"cabin": "economy"`},
 	}, only(silent, "tool_error")[0].Evidence)
 
+	// The record read before the call had the cabin the result still reports, and the
+	// result changed its price and payments: the tool took the call but kept the cabin.
+	read := []transcript.Message{sys(testPolicy), u("Downgrade R1 to economy"),
+		toolCall("g1", "get_reservation_details", `{"reservation_id": "R1"}`),
+		res("g1", `{"reservation_id": "R1", "cabin": "business", "price": 900, "payments": [{"amount": 900}], "name": "Ann"}`),
+		as("Downgrade R1 to economy, refund $700. Proceed?"), u("Yes"),
+		toolCall("c1", "update_reservation_flights", `{"reservation_id": "R1", "cabin": "economy"}`)}
+	kept := diagnose(t, a, append(read,
+		res("c1", `{"reservation_id": "R1", "cabin": "business", "price": 200, "payments": [{"amount": 900}, {"amount": -700}], "name": "Ann"}`),
+		as("Your reservation has been successfully downgraded to economy."), u("Thanks"))...)
+	f = only(kept, "false_success_claim")
+	require.Len(t, f, 1)
+	require.Equal(t, "update_reservation_flights at turn 7 asked for cabin “economy”; its result at turn 8 changed payments and price "+
+		"but still reports cabin “business”, as the record read at turn 4 had it: the tool took the call and kept the old cabin, "+
+		"or reports it so. At turn 9 the agent told the user the change was done.", f[0].Description)
+	require.Equal(t, analyzer.Evidence{Turn: 8, Quote: `"price": 200`}, f[0].Evidence[2], "what the tool did change, the shortest")
+	// A result that changed nothing else is the plain mismatch.
+	unchanged := diagnose(t, a, append(read,
+		res("c1", `{"reservation_id": "R1", "cabin": "business", "price": 900}`), as("Your reservation has been successfully downgraded."))...)
+	require.Contains(t, only(unchanged, "false_success_claim")[0].Description, "but its result at turn 8 reports cabin “business”; at turn 9")
+
 	applied := diagnose(t, a, sys(testPolicy), u("Downgrade R1 to economy"), as("Downgrade R1 to economy. Proceed?"), u("Yes"),
 		toolCall("c1", "update_reservation_flights", `{"reservation_id": "R1", "cabin": "economy", "n": 2}`),
 		res("c1", `{"reservation_id": "r1", "cabin": "Economy", "n": 2.0, "extra": "x"}`),
@@ -1080,6 +1101,14 @@ func TestUnappliedWriteInChinese(t *testing.T) {
 	require.Equal(t, []analyzer.Evidence{
 		{Turn: 6, Quote: `"cabin": "business"`}, {Turn: 5, Quote: `"cabin":"economy"`}, {Turn: 7, Quote: "已为您改为经济舱。"},
 	}, f[0].Evidence)
+
+	kept := diagnose(t, a, sys(testPolicy), u("R1"), toolCall("g1", "get_reservation", `{"id":"R1"}`),
+		res("g1", `{"id": "R1", "cabin": "business", "price": 900}`), as("把 R1 改为经济舱，退您700元，确认吗？"), u("确认"),
+		toolCall("c1", "update_reservation", `{"id":"R1","cabin":"economy"}`), res("c1", `{"id": "R1", "cabin": "business", "price": 200}`),
+		as("已为您改为经济舱。"))
+	require.Equal(t, "第 7 轮的 update_reservation 请求将 cabin 设为“economy”；它在第 8 轮的结果改动了 price，却仍显示 cabin 为“business”，"+
+		"与第 4 轮读到的记录相同：工具接受了调用却保留了旧的 cabin，或者返回的是旧值。智能体却在第 9 轮告诉用户修改已完成。",
+		localetest.Chinese(t).Text(only(kept, "false_success_claim")[0].Words.Description))
 }
 
 // An argument too long to quote whole is cut before a comma, so it ends on a whole
