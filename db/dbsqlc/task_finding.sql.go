@@ -22,10 +22,17 @@ WITH clear AS (
 ), ranked AS (
     SELECT f.cluster_idx, f.conversation_seq, f.idx, f.title, f.description, f.text, f.evidence,
            row_number() OVER (PARTITION BY f.cluster_idx
-                              ORDER BY jsonb_path_exists(f.evidence, '$[*] ? (@.verified == true && !(@.speaker == "call"))') DESC,
+                              ORDER BY shown.n NULLS LAST,
+                                       jsonb_path_exists(f.evidence, '$[*] ? (@.verified == true && !(@.speaker == "call"))') DESC,
                                        (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC,
                                        f.conversation_seq, f.idx) AS n
     FROM clear f
+    LEFT JOIN LATERAL (
+        SELECT e.n
+        FROM task_cluster cl, jsonb_array_elements(cl.evidence) WITH ORDINALITY AS e(value, n)
+        WHERE cl.task_id = $1 AND cl.owner_user_id = $2 AND cl.idx = f.cluster_idx
+          AND (e.value ->> 'conversation_seq')::int = f.conversation_seq AND (e.value ->> 'idx')::int = f.idx
+    ) shown ON true
 )
 SELECT r.cluster_idx::int AS cluster_idx, r.conversation_seq,
        coalesce((SELECT c.external_id FROM task_conversation c
@@ -57,8 +64,10 @@ type ListClusterExamplesRow struct {
 // The findings the Actions of the clusters @cluster_idxs are written from, cluster by
 // cluster: for each at most @max_rows of its clear cases (severity at most one below
 // the cluster's most severe finding: a borderline case proves little beside a clear
-// one), those with a verified quote in words first (not only a serialized tool call),
-// then with a verified quote, then the most urgent, with their conversation's external
+// one), those the cluster shows as its evidence first, in its order (SetClusterEvidence:
+// the Action's first example is the card's), then those with a verified quote in words
+// (not only a serialized tool call), then with a verified quote, then the most urgent,
+// with their conversation's external
 // id (looked up by primary key for the rows returned only, so no plan can join every
 // finding with every conversation).
 func (q *Queries) ListClusterExamples(ctx context.Context, db DBTX, arg ListClusterExamplesParams) ([]ListClusterExamplesRow, error) {
@@ -409,14 +418,16 @@ func (q *Queries) ListTaskFindings(ctx context.Context, db DBTX, arg ListTaskFin
 }
 
 const setClusterEvidence = `-- name: SetClusterEvidence :execrows
-WITH ranked AS (
-    SELECT q.cluster_idx, q.conversation_seq, q.idx, q.title, q.description, q.text, q.evidence, q.priority_score, q.policy, q.spoken, q.verified, q.repeat,
+WITH candidates AS (
+    SELECT q.cluster_idx, q.conversation_seq, q.idx, q.title, q.description, q.text, q.evidence, q.severity, q.priority_score, q.policy, q.spoken, q.verified, q.repeat,
+           coalesce(array_position($3::int[], q.cluster_idx), cardinality($3::int[]) + 1) AS rank,
            row_number() OVER (
                PARTITION BY q.cluster_idx
-               ORDER BY q.repeat, q.spoken DESC, q.verified DESC, q.priority_score DESC, q.conversation_seq, q.idx) AS n
+               ORDER BY q.repeat, q.spoken DESC, q.severity DESC, q.verified DESC, q.priority_score DESC,
+                        q.conversation_seq, q.idx) AS alone
     FROM (
         SELECT tf.cluster_idx, tf.conversation_seq, tf.idx, tf.title, tf.description, tf.text, tf.evidence,
-               tf.priority_score, tf.policy,
+               tf.severity, tf.priority_score, tf.policy,
                jsonb_path_exists(tf.evidence, '$[*] ? (@.verified == true && !(@.speaker == "call"))') AS spoken,
                (tf.evidence @> '[{"verified": true}]') AS verified,
                row_number() OVER (
@@ -428,6 +439,20 @@ WITH ranked AS (
               WHERE f.task_id = $1 AND f.owner_user_id = $2 AND f.cluster_idx IS NOT NULL) tf
         WHERE tf.severity >= tf.top - 1
     ) q
+), first_shown AS (
+    -- The highest-ranked cluster each conversation would be shown under, each cluster
+    -- choosing alone.
+    SELECT conversation_seq, min(rank) AS rank
+    FROM candidates
+    WHERE alone <= $4::int
+    GROUP BY conversation_seq
+), ranked AS (
+    SELECT c.cluster_idx, c.conversation_seq, c.idx, c.title, c.description, c.text, c.evidence, c.severity, c.priority_score, c.policy, c.spoken, c.verified, c.repeat, c.rank, c.alone,
+           row_number() OVER (
+               PARTITION BY c.cluster_idx
+               ORDER BY c.repeat, coalesce(f.rank < c.rank, false), c.spoken DESC, c.severity DESC, c.verified DESC,
+                        c.priority_score DESC, c.conversation_seq, c.idx) AS n
+    FROM candidates c LEFT JOIN first_shown f USING (conversation_seq)
 ), shown AS (
     SELECT r.cluster_idx,
            jsonb_agg(jsonb_build_object(
@@ -438,7 +463,7 @@ WITH ranked AS (
                                           AND c.seq = r.conversation_seq), ''))
                ORDER BY r.n) AS evidence
     FROM ranked r
-    WHERE r.n <= $3::int
+    WHERE r.n <= $4::int
     GROUP BY r.cluster_idx
 )
 UPDATE task_cluster cl
@@ -450,6 +475,7 @@ WHERE cl.task_id = $1 AND cl.owner_user_id = $2 AND cl.idx = shown.cluster_idx
 type SetClusterEvidenceParams struct {
 	TaskID      uuid.UUID
 	OwnerUserID int64
+	RankOrder   []int32
 	PerCluster  int32
 }
 
@@ -458,11 +484,19 @@ type SetClusterEvidenceParams struct {
 // reads them instead of ranking every finding of the task at each view: at most
 // @per_cluster per cluster, of its clear cases (severity at most one below the
 // cluster's most severe finding), different quotes before repeats of one already shown
-// (reruns of one scenario often say the same thing word for word), then those with a
-// verified quote in words (not only a serialized tool call), then with a verified
-// quote, then the most urgent, each with its conversation's external id.
+// (reruns of one scenario often say the same thing word for word), then conversations
+// not already shown under a cluster ranked above (@rank_order lists the clusters' idx
+// in the order the Actions are ranked: a PM reads each conversation once), then those
+// with a verified quote in words (not only a serialized tool call), the most severe,
+// those with a verified quote, then the most urgent, each with its conversation's
+// external id.
 func (q *Queries) SetClusterEvidence(ctx context.Context, db DBTX, arg SetClusterEvidenceParams) (int64, error) {
-	result, err := db.Exec(ctx, setClusterEvidence, arg.TaskID, arg.OwnerUserID, arg.PerCluster)
+	result, err := db.Exec(ctx, setClusterEvidence,
+		arg.TaskID,
+		arg.OwnerUserID,
+		arg.RankOrder,
+		arg.PerCluster,
+	)
 	if err != nil {
 		return 0, err
 	}

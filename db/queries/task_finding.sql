@@ -51,8 +51,10 @@ WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id;
 -- The findings the Actions of the clusters @cluster_idxs are written from, cluster by
 -- cluster: for each at most @max_rows of its clear cases (severity at most one below
 -- the cluster's most severe finding: a borderline case proves little beside a clear
--- one), those with a verified quote in words first (not only a serialized tool call),
--- then with a verified quote, then the most urgent, with their conversation's external
+-- one), those the cluster shows as its evidence first, in its order (SetClusterEvidence:
+-- the Action's first example is the card's), then those with a verified quote in words
+-- (not only a serialized tool call), then with a verified quote, then the most urgent,
+-- with their conversation's external
 -- id (looked up by primary key for the rows returned only, so no plan can join every
 -- finding with every conversation).
 WITH clear AS (
@@ -64,10 +66,17 @@ WITH clear AS (
 ), ranked AS (
     SELECT f.cluster_idx, f.conversation_seq, f.idx, f.title, f.description, f.text, f.evidence,
            row_number() OVER (PARTITION BY f.cluster_idx
-                              ORDER BY jsonb_path_exists(f.evidence, '$[*] ? (@.verified == true && !(@.speaker == "call"))') DESC,
+                              ORDER BY shown.n NULLS LAST,
+                                       jsonb_path_exists(f.evidence, '$[*] ? (@.verified == true && !(@.speaker == "call"))') DESC,
                                        (f.evidence @> '[{"verified": true}]') DESC, f.priority_score DESC,
                                        f.conversation_seq, f.idx) AS n
     FROM clear f
+    LEFT JOIN LATERAL (
+        SELECT e.n
+        FROM task_cluster cl, jsonb_array_elements(cl.evidence) WITH ORDINALITY AS e(value, n)
+        WHERE cl.task_id = @task_id AND cl.owner_user_id = @owner_user_id AND cl.idx = f.cluster_idx
+          AND (e.value ->> 'conversation_seq')::int = f.conversation_seq AND (e.value ->> 'idx')::int = f.idx
+    ) shown ON true
 )
 SELECT r.cluster_idx::int AS cluster_idx, r.conversation_seq,
        coalesce((SELECT c.external_id FROM task_conversation c
@@ -83,17 +92,22 @@ ORDER BY r.cluster_idx, r.n;
 -- reads them instead of ranking every finding of the task at each view: at most
 -- @per_cluster per cluster, of its clear cases (severity at most one below the
 -- cluster's most severe finding), different quotes before repeats of one already shown
--- (reruns of one scenario often say the same thing word for word), then those with a
--- verified quote in words (not only a serialized tool call), then with a verified
--- quote, then the most urgent, each with its conversation's external id.
-WITH ranked AS (
+-- (reruns of one scenario often say the same thing word for word), then conversations
+-- not already shown under a cluster ranked above (@rank_order lists the clusters' idx
+-- in the order the Actions are ranked: a PM reads each conversation once), then those
+-- with a verified quote in words (not only a serialized tool call), the most severe,
+-- those with a verified quote, then the most urgent, each with its conversation's
+-- external id.
+WITH candidates AS (
     SELECT q.*,
+           coalesce(array_position(@rank_order::int[], q.cluster_idx), cardinality(@rank_order::int[]) + 1) AS rank,
            row_number() OVER (
                PARTITION BY q.cluster_idx
-               ORDER BY q.repeat, q.spoken DESC, q.verified DESC, q.priority_score DESC, q.conversation_seq, q.idx) AS n
+               ORDER BY q.repeat, q.spoken DESC, q.severity DESC, q.verified DESC, q.priority_score DESC,
+                        q.conversation_seq, q.idx) AS alone
     FROM (
         SELECT tf.cluster_idx, tf.conversation_seq, tf.idx, tf.title, tf.description, tf.text, tf.evidence,
-               tf.priority_score, tf.policy,
+               tf.severity, tf.priority_score, tf.policy,
                jsonb_path_exists(tf.evidence, '$[*] ? (@.verified == true && !(@.speaker == "call"))') AS spoken,
                (tf.evidence @> '[{"verified": true}]') AS verified,
                row_number() OVER (
@@ -105,6 +119,20 @@ WITH ranked AS (
               WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id AND f.cluster_idx IS NOT NULL) tf
         WHERE tf.severity >= tf.top - 1
     ) q
+), first_shown AS (
+    -- The highest-ranked cluster each conversation would be shown under, each cluster
+    -- choosing alone.
+    SELECT conversation_seq, min(rank) AS rank
+    FROM candidates
+    WHERE alone <= @per_cluster::int
+    GROUP BY conversation_seq
+), ranked AS (
+    SELECT c.*,
+           row_number() OVER (
+               PARTITION BY c.cluster_idx
+               ORDER BY c.repeat, coalesce(f.rank < c.rank, false), c.spoken DESC, c.severity DESC, c.verified DESC,
+                        c.priority_score DESC, c.conversation_seq, c.idx) AS n
+    FROM candidates c LEFT JOIN first_shown f USING (conversation_seq)
 ), shown AS (
     SELECT r.cluster_idx,
            jsonb_agg(jsonb_build_object(

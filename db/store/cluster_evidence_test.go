@@ -90,3 +90,44 @@ func TestClusterEvidenceShowsTheClearCases(t *testing.T) {
 	}
 	require.Equal(t, []int32{1, 3}, seqs)
 }
+
+// A conversation already shown under a cluster ranked above is shown again only when
+// a cluster has no other clear case: a PM reads each conversation once. The Action is
+// written from the examples its card shows, in their order.
+func TestClusterEvidenceShowsAConversationOnceInRankOrder(t *testing.T) {
+	t.Parallel()
+	tx := dbtest.Tx(t)
+	ctx := context.Background()
+	taskID, owner := clusterOfFindings(t, tx, []clusterFinding{{"first", 90, 3}, {"second", 50, 3}, {"third", 40, 3}})
+	// Cluster 1 holds conversation 1 alone.
+	_, err := tx.Exec(ctx, `INSERT INTO task_cluster (task_id, owner_user_id, idx, type, category, title, conversation_seqs,
+		finding_count, prevalence, severity, confidence, priority_score) VALUES ($1, $2, 1, 'RISK', 'false_success_claim', 'd', '{1}', 1, 1, 3, 1, 90)`, taskID, owner)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `INSERT INTO task_finding (task_id, owner_user_id, conversation_seq, idx, type, category, title,
+		severity, confidence, priority_score, evidence, cluster_idx)
+		VALUES ($1, $2, 1, 1, 'RISK', 'false_success_claim', 'd', 3, 1, 90, '[{"turn": 1, "quote": "claim", "verified": true}]', 1)`, taskID, owner)
+	require.NoError(t, err)
+	q := dbsqlc.New()
+	shown := func(order ...int32) map[int32][]int32 {
+		_, err := q.SetClusterEvidence(ctx, tx, dbsqlc.SetClusterEvidenceParams{TaskID: taskID, OwnerUserID: owner, RankOrder: order, PerCluster: 2})
+		require.NoError(t, err)
+		rows, err := q.ListTaskClusterEvidence(ctx, tx, dbsqlc.ListTaskClusterEvidenceParams{TaskID: taskID, OwnerUserID: owner})
+		require.NoError(t, err)
+		out := map[int32][]int32{}
+		for _, r := range rows {
+			out[r.ClusterIdx] = append(out[r.ClusterIdx], r.ConversationSeq)
+		}
+		return out
+	}
+	require.Equal(t, map[int32][]int32{1: {1}, 0: {2, 3}}, shown(1, 0), "cluster 1 ranks first and shows conversation 1; cluster 0 shows its others")
+	require.Equal(t, map[int32][]int32{0: {1, 2}, 1: {1}}, shown(0, 1), "ranked second, cluster 1 has no other case to show")
+
+	shown(1, 0)
+	rows, err := q.ListClusterExamples(ctx, tx, dbsqlc.ListClusterExamplesParams{TaskID: taskID, OwnerUserID: owner, ClusterIdxs: []int32{0}, MaxRows: 3})
+	require.NoError(t, err)
+	var seqs []int32
+	for _, r := range rows {
+		seqs = append(seqs, r.ConversationSeq)
+	}
+	require.Equal(t, []int32{2, 3, 1}, seqs, "the examples the card shows first, then the rest")
+}

@@ -3,6 +3,7 @@ package cluster
 import (
 	"cmp"
 	"math"
+	"slices"
 )
 
 // SupportFormula is what the Actions are ranked by: how much each issue is believed
@@ -128,4 +129,17 @@ func compareBool(a, b bool) int {
 		return 1
 	}
 	return -1
+}
+
+// RankOrder lists the clusters' Idx in the order their Actions are ranked
+// (BySupport), the issues marked expected, which get no Action, last: the order in
+// which a PM meets their examples.
+func RankOrder(clusters []Cluster) []int {
+	sorted := slices.Clone(clusters)
+	slices.SortFunc(sorted, func(a, b Cluster) int { return cmp.Or(compareBool(a.Expected, b.Expected), BySupport(a, b)) })
+	out := make([]int, len(sorted))
+	for i, c := range sorted {
+		out[i] = c.Idx
+	}
+	return out
 }

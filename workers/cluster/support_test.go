@@ -39,6 +39,8 @@ func TestOneConversationNeverOutranksACommonProblem(t *testing.T) {
 	require.InDelta(t, wilsonLow(9, 100), s.ShareLow, 1e-4)
 	require.InDelta(t, s.ShareLow/4*0.8, s.Reach, 1e-4)
 	require.Equal(t, SupportFormula, s.Formula)
+	expected := append(clusters, Cluster{Idx: 3, Type: analyzer.TypeAction, ConversationCount: 30, Prevalence: 0.3, Severity: 4, Confidence: 1, Expected: true})
+	require.Equal(t, []int{2, 1, 0, 3}, RankOrder(expected), "in the Actions' order, the issue seen once after them, the expected one last")
 }
 
 // TestRankedByFailuresExplainedAtLeast: with labels, the failures an issue explains

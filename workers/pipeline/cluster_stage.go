@@ -117,7 +117,7 @@ func (r *run) buildClusters(ctx context.Context) error {
 			return err
 		}
 		if _, err := r.q.SetClusterEvidence(ctx, tx, dbsqlc.SetClusterEvidenceParams{
-			TaskID: r.id, OwnerUserID: r.owner, PerCluster: clusterEvidence,
+			TaskID: r.id, OwnerUserID: r.owner, RankOrder: rankOrder(clusters), PerCluster: clusterEvidence,
 		}); err != nil {
 			return err
 		}
@@ -133,6 +133,16 @@ func (r *run) buildClusters(ctx context.Context) error {
 		}
 		return r.setStage(ctx, tx, taskstate.Clustering, 1, 1)
 	})
+}
+
+// rankOrder is cluster.RankOrder as the evidence query takes it.
+func rankOrder(clusters []cluster.Cluster) []int32 {
+	order := cluster.RankOrder(clusters)
+	out := make([]int32, len(order))
+	for i, idx := range order {
+		out[i] = int32(idx)
+	}
+	return out
 }
 
 // clusterFindings groups the findings: their titles first, in the order of their first
