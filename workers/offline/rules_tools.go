@@ -87,6 +87,10 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 		severity = 1
 		desc = append(desc, locale.Msg("finding.recovered"))
 	}
+	if known, read, ok := v.knownUnavailable(failed); ok {
+		desc = append(desc, known)
+		ev = append(ev, read)
+	}
 	rule := ruleToolRejected
 	if slices.ContainsFunc(failed, func(c call) bool { return a.m.toolFault.Contains(textmatch.Fold(c.errQuote)) }) {
 		rule = ruleToolError
