@@ -174,7 +174,7 @@ func (m mdWriter) actions(r Report) {
 			m.p("")
 		}
 		for _, q := range a.Evidence {
-			if shows := q.DescriptionIn(m.l); shows != "" {
+			if shows := a.ShowsIn(m.l, q); shows != "" {
 				m.p("%s", m.l.T("md.example_shows", "Description", mdText(shows)))
 				m.p("")
 			}

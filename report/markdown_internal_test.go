@@ -189,6 +189,13 @@ func TestAnExampleSaysWhatItShows(t *testing.T) {
 	require.NoError(t, w.Flush())
 	require.Contains(t, md.String(), "*This example:* Its result at turn 24 no longer holds what it left out.\n\n> **Tool result**")
 
+	// The case the Problem already tells is not told again, in either language.
+	told := Action{Problem: "Retries drop flights in 2 of 9 conversations. In one of them, its result at turn 24 no longer holds what it left out. Example: …",
+		Words: &analyzer.ActionWords{Problem: locale.Join("join.sentences", locale.Lit("重试在 2 个对话中去掉了航班。"), locale.Msg("finding.retry_removed_all", "Turn", locale.Lit("24")))}}
+	require.Equal(t, "the case described in the Problem above.", told.ShowsIn(localetest.English(t), q))
+	require.Equal(t, "即上文“问题”所述的情况。", told.ShowsIn(localetest.Chinese(t), q))
+	require.Equal(t, q.DescriptionIn(localetest.English(t)), r.Actions[0].ShowsIn(localetest.English(t), q), "a Problem that tells another case")
+
 	old, err := clusterQuotes([]dbsqlc.ListTaskClusterEvidenceRow{{ClusterIdx: 0, ConversationSeq: 4, Title: "t", Evidence: []byte(ev)}})
 	require.NoError(t, err)
 	require.Empty(t, old[0][0].DescriptionIn(localetest.Chinese(t)), "an example stored before examples carried it says nothing")

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/workers/analyzer"
@@ -78,6 +79,18 @@ func (q Quote) DescriptionIn(l *locale.Localizer) string {
 		return q.Description
 	}
 	return say(l, q.Description, q.Words.Description)
+}
+
+// ShowsIn says what example q of the Action shows, in l's language: its finding's
+// description, or, for the case the Problem already tells in the same words, that it
+// is that case, so a PM reads it once.
+func (a Action) ShowsIn(l *locale.Localizer, q Quote) string {
+	shows := q.DescriptionIn(l)
+	told := strings.ToLower(strings.TrimRight(shows, ".。"))
+	if told != "" && strings.Contains(strings.ToLower(a.ProblemIn(l)), told) {
+		return l.T("evidence.shows_problem")
+	}
+	return shows
 }
 
 // ScopeIn is what the warning is about in l's language ("" when it is about the task).

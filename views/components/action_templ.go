@@ -451,7 +451,7 @@ func ActionCard(taskID string, a report.Action, open bool) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			for _, q := range a.Evidence {
-				templ_7745c5c3_Err = EvidenceQuote(taskID, q).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = EvidenceQuote(taskID, q, a.ShowsIn(l, q)).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -989,8 +989,8 @@ func PriorityBreakdown(score float64, p report.PriorityParts) templ.Component {
 
 // EvidenceQuote is a quote with a link to the turn it comes from; a quote that is part
 // of an exchange shows the exchange, who said what turn by turn, so the example proves
-// the finding on its own.
-func EvidenceQuote(taskID string, q report.Quote) templ.Component {
+// the finding on its own. shows says what it shows (report.Action.ShowsIn).
+func EvidenceQuote(taskID string, q report.Quote, shows string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1012,7 +1012,7 @@ func EvidenceQuote(taskID string, q report.Quote) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if shows := q.DescriptionIn(l); shows != "" {
+		if shows != "" {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 83, "<p class=\"example-shows\" data-testid=\"evidence-shows\"><strong>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
