@@ -2,7 +2,9 @@ package offline
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -165,7 +167,7 @@ func listsOptions(text string) bool {
 }
 
 // argumentValues are the string values of a tool call's JSON arguments that are long
-// enough to name something (three runes or more), at any depth.
+// enough to name something (three runes or more), at any depth, keys in order.
 func argumentValues(args string) []string {
 	var v any
 	if json.Unmarshal([]byte(args), &v) != nil {
@@ -184,8 +186,8 @@ func argumentValues(args string) []string {
 				walk(e)
 			}
 		case map[string]any:
-			for _, e := range t {
-				walk(e)
+			for _, k := range slices.Sorted(maps.Keys(t)) {
+				walk(t[k])
 			}
 		}
 	}

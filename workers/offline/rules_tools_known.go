@@ -1,10 +1,7 @@
 package offline
 
 import (
-	"encoding/json"
-	"maps"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/checkup-dev/checkup/db/locale"
@@ -23,8 +20,8 @@ var unavailableMark = regexp.MustCompile(`(?i)"(available|is_available|in_stock|
 // sentence that says so and the quote of that record; zero when there is none.
 func (v *view) knownUnavailable(failed []call) (locale.Text, analyzer.Evidence, bool) {
 	for _, c := range failed {
-		for _, value := range stringArgs(c.args) {
-			if len(value) < 3 || !strings.Contains(c.errQuote, value) {
+		for _, value := range argumentValues(c.args) {
+			if !strings.Contains(c.errQuote, value) {
 				continue
 			}
 			for turn := c.turn - 1; turn >= 1; turn-- {
@@ -90,31 +87,4 @@ func markOfObject(text string, at int) (int, bool) {
 		return 0, false
 	}
 	return from + m[1], true
-}
-
-// stringArgs are the string values of a call's JSON arguments, those inside lists
-// too ("new_item_ids": ["9127591879", …]), keys in order.
-func stringArgs(args string) []string {
-	var decoded any
-	if json.Unmarshal([]byte(args), &decoded) != nil {
-		return nil
-	}
-	var out []string
-	var walk func(any)
-	walk = func(x any) {
-		switch t := x.(type) {
-		case string:
-			out = append(out, t)
-		case []any:
-			for _, e := range t {
-				walk(e)
-			}
-		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(t)) {
-				walk(t[k])
-			}
-		}
-	}
-	walk(decoded)
-	return out
 }
