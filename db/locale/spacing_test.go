@@ -29,13 +29,13 @@ func TestChineseSlotsAreSpacedByScript(t *testing.T) {
 		en:   "Add a regression test from conversation airline-task00-trial1, turn 18: replay the conversation up to that turn and assert the corrected behavior.",
 		zhCN: "根据对话 airline-task00-trial1 第 18 轮添加一个回归测试：把对话回放到那一轮，断言行为已被纠正。",
 	}, {
-		text: Msg("playbook.unapplied_claim.step1", "Tools", theTool, "Fields", Lit("cabin")),
-		en:   "Check the tool itself: its result must show what it stored. When the result changed other fields (a price, a payment) but kept the old cabin, the tool took the call without storing that field: make it store the field, or fail with an error instead of returning the record as a success.",
-		zhCN: "检查该工具本身：它的结果必须反映实际保存的内容。如果结果改动了其他字段（价格、付款）却保留了旧的 cabin，说明工具接受了调用却没有保存该字段：让它保存该字段，或者返回错误，而不是把这条记录当作成功返回。",
+		text: Msg("playbook.unapplied_claim.step2", "Tools", theTool),
+		en:   "Check the tool itself: its result must show what it stored. If it applies the field but returns the old value, fix the result; if it cannot apply the field, make it fail with an error instead of returning the unchanged record as a success.",
+		zhCN: "检查该工具本身：它的结果必须反映实际保存的内容。如果它应用了该字段却返回旧值，就修正结果；如果它无法应用该字段，就让它返回错误，而不是把未改变的记录当作成功返回。",
 	}, {
-		text: Msg("playbook.unapplied_claim.step1", "Tools", "update_reservation_flights", "Fields", Lit("cabin")),
-		en:   "Check update_reservation_flights itself: its result must show what it stored. When the result changed other fields (a price, a payment) but kept the old cabin, the tool took the call without storing that field: make it store the field, or fail with an error instead of returning the record as a success.",
-		zhCN: "检查 update_reservation_flights 本身：它的结果必须反映实际保存的内容。如果结果改动了其他字段（价格、付款）却保留了旧的 cabin，说明工具接受了调用却没有保存该字段：让它保存该字段，或者返回错误，而不是把这条记录当作成功返回。",
+		text: Msg("playbook.unapplied_claim.step2", "Tools", "update_reservation_flights"),
+		en:   "Check update_reservation_flights itself: its result must show what it stored. If it applies the field but returns the old value, fix the result; if it cannot apply the field, make it fail with an error instead of returning the unchanged record as a success.",
+		zhCN: "检查 update_reservation_flights 本身：它的结果必须反映实际保存的内容。如果它应用了该字段却返回旧值，就修正结果；如果它无法应用该字段，就让它返回错误，而不是把未改变的记录当作成功返回。",
 	}, {
 		text: retried,
 		en:   "After book_reservation failed at turn 18 (“Error”), the agent called book_reservation again at turn 21 with another payment_methods, without asking the user.",

@@ -55,7 +55,8 @@ func (a *Analyzer) WriteAction(ctx context.Context, brief analyzer.ClusterBrief)
 		english, words = append(english, example), append(words, example)
 	}
 
-	steps := pb.steps(pb.name, factsOf(brief, quote))
+	facts := factsOf(brief, quote)
+	steps := pb.steps(pb.name, facts)
 	if !ref.IsZero() {
 		test := locale.Msg("written.test", "Ref", ref)
 		if pb.test {
@@ -63,7 +64,7 @@ func (a *Analyzer) WriteAction(ctx context.Context, brief analyzer.ClusterBrief)
 		}
 		steps = append(steps, test)
 	}
-	title := pb.title()
+	title := pb.title(facts)
 	if !isRuleTitle(brief.Title) && brief.Title != "" {
 		// A cluster this analyzer did not title (the LLM's) shares its category's
 		// template with others; its own title keeps the Actions apart.
@@ -105,9 +106,9 @@ var toolCallQuote = regexp.MustCompile(`(?m)^([A-Za-z_][A-Za-z0-9_.\-]*)\(`)
 // book_reservation at turn 17"): the examples may quote the user's words around it.
 var calledTool = regexp.MustCompile(`\bcalled ([A-Za-z][A-Za-z0-9]*(?:[_.\-][A-Za-z0-9]+)+)`)
 
-// askedField finds the field an unapplied write's description names ("asked for cabin
-// “economy”").
-var askedField = regexp.MustCompile(`asked for (\S+) “`)
+// askedField finds the write and the field an unapplied write's description names
+// ("update_reservation_flights at turn 15 asked for cabin “economy”").
+var askedField = regexp.MustCompile(`([A-Za-z][A-Za-z0-9]*(?:[_.\-][A-Za-z0-9]+)+) at turn \d+ asked for (\S+) “`)
 
 // factsOf gathers what a template is filled with from the cluster's own evidence: the
 // tools its quotes call or its descriptions say were called, and the fields its
@@ -129,8 +130,11 @@ func factsOf(brief analyzer.ClusterBrief, example locale.Text) facts {
 			}
 		}
 		for _, m := range askedField.FindAllStringSubmatch(d, -1) {
-			if !slices.Contains(fields, m[1]) {
-				fields = append(fields, m[1])
+			if !slices.Contains(tools, m[1]) {
+				tools = append(tools, m[1])
+			}
+			if !slices.Contains(fields, m[2]) {
+				fields = append(fields, m[2])
 			}
 		}
 	}

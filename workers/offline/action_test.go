@@ -194,6 +194,16 @@ func TestActionTextsSpeakOfTheClustersOwnTools(t *testing.T) {
 	steps := strings.Join(r.Value.Recommendation, " ")
 	require.Contains(t, steps, "compare the record update_plan returns with what you asked for (tier)")
 	require.NotContains(t, strings.ToLower(steps+r.Value.ExpectedImpact), "flight")
+
+	// A tool that took the change but kept the field is named in the title, in either language.
+	b = brief("tool_error", ruleKeptField.spec().title)
+	b.Descriptions = []string{"update_plan at turn 9 asked for tier “gold”; its result at turn 10 changed price yet still reports tier “silver”, as the record read at turn 4 had it."}
+	r, err = a.WriteAction(context.Background(), b)
+	require.NoError(t, err)
+	require.Equal(t, "Make update_plan store the tier it is asked to change", r.Value.Title)
+	require.Equal(t, "tool", r.Value.FixLocation)
+	require.Equal(t, "让 update_plan 保存请求修改的 tier", localetest.Chinese(t).Text(r.Value.Words.Title))
+	require.Contains(t, r.Value.Recommendation[0], "Check update_plan: it changes the rest of the record (prices, payments) but keeps the old tier.")
 }
 
 // A description clipped inside a quote (only a model's is longer than maxDescription)

@@ -26,7 +26,11 @@ type playbook struct {
 	test bool
 }
 
-func (p playbook) title() locale.Text  { return locale.Msg("playbook." + p.name + ".title") }
+// title is the Action's title; a title may name the cluster's tools and fields.
+func (p playbook) title(f facts) locale.Text {
+	return locale.Msg("playbook."+p.name+".title", "Tools", f.tools, "Fields", f.fields)
+}
+
 func (p playbook) impact() locale.Text { return locale.Msg("playbook." + p.name + ".impact") }
 
 // step is step i of playbook name, with its arguments.
@@ -43,11 +47,11 @@ func playbookFor(category, title string) playbook {
 	case "false_success_claim":
 		if title == ruleUnappliedClaim.spec().title {
 			return playbook{
-				name: "unapplied_claim", fix: "tool",
+				name: "unapplied_claim", fix: "prompt",
 				steps: func(p string, f facts) []locale.Text {
 					return []locale.Text{
 						step(p, 1, "Tools", f.tools, "Fields", f.fields),
-						step(p, 2, "Tools", f.tools, "Fields", f.fields),
+						step(p, 2, "Tools", f.tools),
 					}
 				},
 			}
@@ -102,6 +106,17 @@ func playbookFor(category, title string) playbook {
 			steps: fixed(2),
 		}
 	case "tool_error":
+		if title == ruleKeptField.spec().title {
+			return playbook{
+				name: "kept_field", fix: "tool",
+				steps: func(p string, f facts) []locale.Text {
+					return []locale.Text{
+						step(p, 1, "Tools", f.tools, "Fields", f.fields),
+						step(p, 2, "Tools", f.tools, "Fields", f.fields),
+					}
+				},
+			}
+		}
 		if title == ruleUnapplied.spec().title {
 			return playbook{
 				name: "unapplied", fix: "tool",

@@ -40,17 +40,18 @@ func (a *Analyzer) unappliedWrites(v *view) []analyzer.Finding {
 		// The result's field, what the call asked for, and the agent's claim after it;
 		// when the tool changed the rest of the record, what it changed too.
 		ev := []analyzer.Evidence{v.quoteField(c.resultTurn, d), quoteAsked(c, d)}
-		kind := "finding.unapplied"
+		kind, claimed, unclaimed := "finding.unapplied", ruleUnappliedClaim, ruleUnapplied
 		if before, changed := v.keptField(c, d); before > 0 {
-			kind = "finding.unapplied_kept"
+			// The tool took the call: whoever confirms it, the fix is the tool's.
+			kind, claimed, unclaimed = "finding.unapplied_kept", ruleKeptField, ruleKeptField
 			what = append(what, "Before", digits(before), "Changed", locale.Join("join.and", fieldNames(changed)...))
 			ev = append(ev, v.quoteKey(c.resultTurn, shortestField(v.msg(c.resultTurn).Content, changed)))
 		}
 		if claim, turn, ok := a.nextClaim(v, c.resultTurn); ok {
 			desc := locale.Msg(kind+"_claim", append(what, "Claim", digits(turn))...)
-			return []analyzer.Finding{ruleUnappliedClaim.finding(v, desc, 0, append(ev, claim)...)}
+			return []analyzer.Finding{claimed.finding(v, desc, 0, append(ev, claim)...)}
 		}
-		return []analyzer.Finding{ruleUnapplied.finding(v, locale.Msg(kind, what...), 0, ev...)}
+		return []analyzer.Finding{unclaimed.finding(v, locale.Msg(kind, what...), 0, ev...)}
 	}
 	return nil
 }

@@ -175,11 +175,14 @@ func TestUnappliedWrite(t *testing.T) {
 	kept := diagnose(t, a, append(read,
 		res("c1", `{"reservation_id": "R1", "cabin": "business", "price": 200, "payments": [{"amount": 900}, {"amount": -700}], "name": "Ann"}`),
 		as("Your reservation has been successfully downgraded to economy."), u("Thanks"))...)
-	f = only(kept, "false_success_claim")
+	require.Empty(t, only(kept, "false_success_claim"), "the tool's part, not the agent's")
+	f = only(kept, "tool_error")
 	require.Len(t, f, 1)
+	require.Equal(t, "Tool takes a change but keeps the old value", f[0].Title)
+	require.Equal(t, analyzer.TypeRisk, f[0].Type)
 	require.Equal(t, "update_reservation_flights at turn 7 asked for cabin “economy”; its result at turn 8 changed payments and price "+
-		"but still reports cabin “business”, as the record read at turn 4 had it: the tool took the call and kept the old cabin, "+
-		"or reports it so. At turn 9 the agent told the user the change was done.", f[0].Description)
+		"yet still reports cabin “business”, as the record read at turn 4 had it: the tool applied the rest of the change but not cabin, "+
+		"or returns its old value. At turn 9 the agent told the user the change was done.", f[0].Description)
 	require.Equal(t, analyzer.Evidence{Turn: 8, Quote: `"price": 200`}, f[0].Evidence[2], "what the tool did change, the shortest")
 	// A result that changed nothing else is the plain mismatch.
 	unchanged := diagnose(t, a, append(read,
@@ -1107,8 +1110,8 @@ func TestUnappliedWriteInChinese(t *testing.T) {
 		toolCall("c1", "update_reservation", `{"id":"R1","cabin":"economy"}`), res("c1", `{"id": "R1", "cabin": "business", "price": 200}`),
 		as("已为您改为经济舱。"))
 	require.Equal(t, "第 7 轮的 update_reservation 请求将 cabin 设为“economy”；它在第 8 轮的结果改动了 price，却仍显示 cabin 为“business”，"+
-		"与第 4 轮读到的记录相同：工具接受了调用却保留了旧的 cabin，或者返回的是旧值。智能体却在第 9 轮告诉用户修改已完成。",
-		localetest.Chinese(t).Text(only(kept, "false_success_claim")[0].Words.Description))
+		"与第 4 轮读到的记录相同：工具应用了修改的其余部分，却没有应用 cabin，或者返回的是它的旧值。智能体却在第 9 轮告诉用户修改已完成。",
+		localetest.Chinese(t).Text(only(kept, "tool_error")[0].Words.Description))
 }
 
 // An argument too long to quote whole is cut before a comma, so it ends on a whole
