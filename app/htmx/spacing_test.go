@@ -14,7 +14,7 @@ import (
 // and a space inside one piece stay.
 func TestChinesePagesTakeNoSpaceBesideFullWidthPunctuation(t *testing.T) {
 	for page, want := range map[string]string{
-		`<summary>排名依据： <span>没有已知的失败</span></summary>`:                                                  `<summary>排名依据：<span>没有已知的失败</span></summary>`,
+		`<summary>排名依据： <span>没有标注结果</span></summary>`:                                                   `<summary>排名依据：<span>没有标注结果</span></summary>`,
 		`优先级 <b>62.8</b> （满分 100） <span class="muted">（只在相同时决定先后）</span> = 普遍度 20.8 <span>（有多常见）</span>`: `优先级 <b>62.8</b>（满分 100）<span class="muted">（只在相同时决定先后）</span>= 普遍度 20.8<span>（有多常见）</span>`,
 		`<span>未使用模型，因此没有需要修复的回答； <i>0</i> 个不可用（已排除）</span>`:                                             `<span>未使用模型，因此没有需要修复的回答；<i>0</i> 个不可用（已排除）</span>`,
 		`0.83（零售）。 <a href="/x?a=1&amp;b=2">标注对话</a> ，让 Airline agent 拥有`:                                `0.83（零售）。<a href="/x?a=1&amp;b=2">标注对话</a>，让 Airline agent 拥有`,

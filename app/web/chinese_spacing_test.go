@@ -37,7 +37,7 @@ func TestTheChineseTaskPageTakesNoSpaceBesideFullWidthPunctuation(t *testing.T) 
 
 	zh := readIn(t, b.alice.browser, task, "zh-CN")
 	text := visibleChinese(t, zh)
-	require.Contains(t, text, "排名依据：没有已知的失败")
+	require.Contains(t, text, "排名依据：没有标注结果")
 	require.Empty(t, spaceBesideFullWidth.FindAllString(text, -1))
 	require.Contains(t, text, "风险表示安全、隐私或合规风险——", "the bold term and its meaning, no space between")
 	require.Regexp(t, `\d+ 个对话被标记，共筛查`, text, "no space between two pieces of Chinese words")
@@ -53,6 +53,6 @@ func TestTheChineseTaskPageTakesNoSpaceBesideFullWidthPunctuation(t *testing.T) 
 	require.Contains(t, visibleChinese(t, conv), "Airline agent 的检测器需要的标签：已有失败 0/10、成功 0/10。")
 
 	en := visibleChinese(t, readIn(t, b.alice.browser, task, "en"))
-	require.Contains(t, en, "Rank: No failures are known", "English keeps the space between its pieces")
+	require.Contains(t, en, "Rank: No outcomes are labeled", "English keeps the space between its pieces")
 	require.Contains(t, en, "RISK marks a safety, privacy or compliance risk —")
 }

@@ -38,8 +38,8 @@ func TestChineseSlotsAreSpacedByScript(t *testing.T) {
 		zhCN: "检查 update_reservation_flights 本身：它的结果必须反映实际保存的内容。如果它应用了该字段却返回旧值，就修正结果；如果它无法应用该字段，就让它返回错误，而不是把未改变的记录当作成功返回。",
 	}, {
 		text: retried,
-		en:   "After book_reservation failed at turn 18 (“Error”), the agent called book_reservation again at turn 21 with another payment_methods, without asking the user.",
-		zhCN: "book_reservation 在第 18 轮失败（“Error”）之后，智能体没有询问用户，就在第 21 轮用另一个 payment_methods 再次调用了 book_reservation。",
+		en:   "After book_reservation failed at turn 18 (“Error”), the agent called book_reservation again at turn 21 with a different payment_methods argument, without asking the user.",
+		zhCN: "book_reservation 在第 18 轮失败（“Error”）之后，智能体没有询问用户，就在第 21 轮用另一个 payment_methods 参数再次调用了 book_reservation。",
 	}, {
 		text: tools,
 		en:   "book_reservation and update_reservation_baggages",

@@ -52,7 +52,7 @@ func (a *Analyzer) handoff(v *view) []analyzer.Finding {
 	}
 	declined := slices.ContainsFunc(v.declines, func(d decline) bool { return d.turn < turn })
 	if rule, ok := v.handoffRule(turn, declined); ok {
-		desc := locale.Msg("finding.expected_handoff", "Turn", digits(turn), "Policy", quoted(rule.text))
+		desc := locale.Msg("finding.expected_handoff", "Turn", digits(turn), "Policy", quotedRule(rule.text))
 		f := ruleExpectedHandoff.finding(v, desc, confidence, ev)
 		f.Expected, f.Policy = true, rule.text
 		return []analyzer.Finding{f}
@@ -183,7 +183,7 @@ func (a *Analyzer) refusals(v *view) []analyzer.Finding {
 	if len(byRule) > 0 {
 		d := byRule[0]
 		ev := v.quoteMatch(d.turn, d.match)
-		desc := locale.Msg("finding.expected_refusal", "Turn", digits(d.turn), "Quote", v.quotedAt(ev.Turn, ev.Quote), "Policy", quoted(d.rule.text))
+		desc := locale.Msg("finding.expected_refusal", "Turn", digits(d.turn), "Quote", v.quotedAt(ev.Turn, ev.Quote), "Policy", quotedRule(d.rule.text))
 		f := ruleExpectedRefusal.finding(v, desc, 0, ev)
 		f.Expected, f.Policy = true, d.rule.text
 		out = append(out, f)

@@ -27,7 +27,7 @@ func (a *Analyzer) unauthenticated(v *view) []analyzer.Finding {
 		if c.handoff || c.thought {
 			continue // passing the user on, or thinking, is not acting on their behalf
 		}
-		desc := []locale.Text{locale.Msg("finding.unauthenticated", "Turn", digits(c.turn), "Tool", c.name, "Policy", quoted(rule.text))}
+		desc := []locale.Text{locale.Msg("finding.unauthenticated", "Turn", digits(c.turn), "Tool", c.name, "Policy", quotedRule(rule.text))}
 		if gate, ok := v.policy.gate(rule, c.name, v.stems); ok {
 			desc = append(desc, locale.Msg("finding.unauthenticated_gate", "Gate", textmatch.EndSentence("“"+textmatch.ClipText(gate.text, maxGateQuote)+"”")))
 		}

@@ -444,7 +444,7 @@ func TestUnconfirmedRetryAfterFailure(t *testing.T) {
 	f := only(d, "unconfirmed_write")
 	require.Len(t, f, 1)
 	require.Contains(t, f[0].Description, "After book_reservation failed at turn 6")
-	require.Contains(t, f[0].Description, "again at turn 8 with another pay, without asking the user.")
+	require.Contains(t, f[0].Description, "again at turn 8 with a different pay argument, without asking the user.")
 	require.Equal(t, 4, f[0].Severity)
 	require.Equal(t, []analyzer.Evidence{
 		{Turn: 6, Quote: "Error: gift card balance is not enough"},
@@ -1189,4 +1189,19 @@ func TestThinkingIsNeitherALookupNorActing(t *testing.T) {
 		toolCall("c1", "search_flight", `{"flight":"HAT001"}`), res("c1", `{"flight":"HAT001"}`),
 		toolCall("c2", "search_flight", `{"flight":"HAT001"}`), res("c2", `{"flight":"HAT001"}`), as("HAT001 leaves at 9."))
 	require.Len(t, only(again, "repetition"), 1)
+}
+
+// TestPolicyRulesAreQuotedToWhatTheyAsk: a policy sentence is quoted at a quote's
+// length, so a rule that names what it asks for last ("obtain explicit user
+// confirmation") is not cut before it.
+func TestPolicyRulesAreQuotedToWhatTheyAsk(t *testing.T) {
+	t.Parallel()
+	policy := "Before taking consequential actions that update the database (cancel, modify, return, exchange), " +
+		"you have to list the action detail and obtain explicit user confirmation (yes) to proceed."
+	d := diagnose(t, New(Options{}), sys(policy), u("My order #W1 is wrong."), as("Which item is wrong?"), u("The mouse."),
+		toolCall("c1", "cancel_pending_order", `{"order_id": "#W1"}`), res("c1", `{"order_id": "#W1", "status": "cancelled"}`),
+		as("I have cancelled order #W1."))
+	f := only(d, "unconfirmed_write")
+	require.Len(t, f, 1)
+	require.Contains(t, f[0].Description, "The policy: “"+strings.TrimSuffix(policy, ".")+"”.")
 }

@@ -75,9 +75,13 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 	switch {
 	case lost != nil:
 		severity = 3
-		desc = append(desc, locale.Msg("finding.change_never_made", "Tool", lost.name, "Turn", digits(lost.turn)))
+		never := "finding.change_never_made"
+		if v.nextReply(lost.resultTurn+1) == 0 {
+			never = "finding.change_never_made_end"
+		}
+		desc = append(desc, locale.Msg(never, "Tool", lost.name, "Turn", digits(lost.turn)))
 	case unrecovered > 0:
-		desc = append(desc, locale.Msg("finding.never_succeeded", "Tools", countOf(unrecovered, len(failed), "finding.of_failed_tools")))
+		desc = append(desc, locale.Msg("finding.never_succeeded", "Calls", countOf(unrecovered, len(failed), "finding.of_failed_calls")))
 		if owned {
 			desc = append(desc, locale.Msg("finding.told_failure"))
 		}
@@ -390,4 +394,12 @@ func quoted(s string) string {
 		return clip
 	}
 	return "“" + clip + "”"
+}
+
+// quotedRule quotes a policy sentence: a rule often says what it asks for last ("…,
+// you have to list the action detail and obtain explicit user confirmation"), so it
+// is quoted at a quote's length, not a mention's.
+func quotedRule(s string) string {
+	// Its own stop goes: the sentence quoting it ends with one ("The policy: “…”.").
+	return "“" + strings.TrimRight(textmatch.ClipText(s, maxQuote), ".。") + "”"
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/checkup-dev/checkup/db/locale/localetest"
+	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
 
@@ -40,4 +41,26 @@ func TestRejectionTheAgentCouldHaveSeenComing(t *testing.T) {
 	zh := rejected("把订单#W1里的水杯换成黑色", keyed, "1111", "抱歉，这款水杯暂时无货。")
 	f = only(zh, "tool_error")
 	require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), "智能体在第 4 轮已经读到 1111 不可用，却仍在第 5 轮用它调用了 modify_pending_order_items。")
+}
+
+// TestFailedWritesSayWhatBecameOfThem: a failed write no later call made good is
+// counted in calls, and a write the conversation ends on says so rather than that the
+// agent kept quiet — in either language.
+func TestFailedWritesSayWhatBecameOfThem(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	failing := func(after ...transcript.Message) analyzer.Finding {
+		d := diagnose(t, a, append([]transcript.Message{sys(testPolicy), u("Cancel order #W1"), as("Cancel order #W1. Shall I go ahead?"), u("Yes"),
+			toolCall("c1", "cancel_pending_order", `{"order_id": "#W1"}`), res("c1", "Error: non-pending order cannot be cancelled")}, after...)...)
+		f := only(d, "tool_error")
+		require.Len(t, f, 1)
+		return f[0]
+	}
+	told := failing(as("Unfortunately the order has shipped, so it cannot be cancelled."), u("OK, thanks."))
+	require.Contains(t, told.Description, "1 of 1 failed call never went through on a later try. The agent told the user the change failed.")
+
+	ends := failing()
+	require.Contains(t, ends.Description, "The change cancel_pending_order tried at turn 5 failed and was never made; the conversation ends before the agent says anything of it.")
+	require.Contains(t, localetest.Chinese(t).Text(ends.Words.Description), "第 5 轮 cancel_pending_order 尝试的修改失败了，始终没有完成；对话在智能体提及此事之前就结束了。")
+	require.Contains(t, localetest.Chinese(t).Text(told.Words.Description), "1 次失败的调用中有 1 次在之后的重试中始终没有成功。")
 }

@@ -170,7 +170,7 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		desc = append(desc, locale.Msg("finding.unconfirmed_in_all", "N", digits(len(found)), "Writes", locale.Join("join.comma", names...)))
 	}
 	if rule, ok := v.policy.first(confirms); ok {
-		desc = append(desc, locale.Msg("finding.the_policy", "Policy", quoted(rule.text)))
+		desc = append(desc, locale.Msg("finding.the_policy", "Policy", quotedRule(rule.text)))
 	}
 	// What the finding points at first (the write; after a failure, its error, what the
 	// agent changed on its own and what it had before), then the user's last words and
