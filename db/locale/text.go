@@ -156,8 +156,9 @@ func (l *Localizer) Text(t Text) string {
 	return t.lit
 }
 
-// MessageIDs lists the catalog messages t uses, itself and its parts, for tests that
-// hold stored texts to the catalog.
+// MessageIDs lists the catalog messages t uses, itself and its parts: for tests that
+// hold stored texts to the catalog, and for a template that reads which sentences a
+// finding says.
 func (t Text) MessageIDs() []string {
 	var ids []string
 	if t.id != "" {

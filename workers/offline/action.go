@@ -141,6 +141,9 @@ func factsOf(brief analyzer.ClusterBrief, example locale.Text) facts {
 	if len(tools) > 0 {
 		f.tools = andList(tools[:min(len(tools), 3)])
 	}
+	f.noAccount = len(brief.DescriptionTexts) > 0 && !slices.ContainsFunc(brief.DescriptionTexts, func(t locale.Text) bool {
+		return !slices.Contains(t.MessageIDs(), "finding.unauthenticated_no_account")
+	})
 	if len(fields) > 0 {
 		f.fields = andList(fields[:min(len(fields), 3)])
 	}

@@ -12,6 +12,9 @@ type facts struct {
 	example locale.Text // a quoted piece of evidence, or zero
 	tools   locale.Text // the tools the cluster's evidence calls ("update_order and refund"), or a generic phrase
 	fields  locale.Text // the fields its findings name ("tier"), or a generic phrase
+	// noAccount says every finding read was a look-up of nothing the user gave (a
+	// catalogue): no account was read.
+	noAccount bool
 }
 
 // playbook is the template of an Action for one kind of problem. Its words are the
@@ -76,11 +79,13 @@ func playbookFor(category, title string) playbook {
 			return playbook{
 				name: "unauthenticated", fix: "prompt",
 				steps: func(p string, f facts) []locale.Text {
-					return []locale.Text{
-						step(p, 1, "Tools", f.tools),
-						step(p, 2),
-						step(p, 3),
+					steps := []locale.Text{step(p, 1, "Tools", f.tools), step(p, 2), step(p, 3)}
+					if f.noAccount {
+						// No account was read: whether such questions may come first
+						// is the question to settle before enforcing the order.
+						steps = []locale.Text{steps[2], steps[0], steps[1]}
 					}
+					return steps
 				},
 			}
 		}

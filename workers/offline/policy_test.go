@@ -1,10 +1,12 @@
 package offline
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/locale"
 	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"github.com/checkup-dev/checkup/workers/analyzer"
 )
@@ -198,4 +200,33 @@ func TestFrustrationAtADeclineThePolicyRequires(t *testing.T) {
 		other := diagnose(t, a, sys(c.policy), u(c.ask), as(c.other), u(c.upset), as(c.other))
 		require.Len(t, only(other, "user_frustration"), 1, "%s after a reply that declines nothing", c.upset)
 	}
+}
+
+// TestALookUpOfNothingTheUserGaveReadsNoAccount: acting before the check with a call
+// whose arguments hold nothing the user said (a catalogue) says no account was read,
+// in either language, and its Action asks first whether such questions may come
+// before the check; a look-up of the user's own order says nothing of the kind.
+func TestALookUpOfNothingTheUserGaveReadsNoAccount(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	catalogue := only(diagnose(t, a, sys(shopPolicy), u("How many lamps do you sell?"),
+		toolCall("c1", "list_products", `{}`), res("c1", `{"lamps": 3}`), as("We sell 3 lamps."), u("Thanks")), "policy_violation")
+	require.Len(t, catalogue, 1)
+	require.Contains(t, catalogue[0].Description, "list_products names nothing the user gave (no account, order or email), so no account was read; the policy still asks for the check first.")
+	require.Contains(t, localetest.Chinese(t).Text(catalogue[0].Words.Description), "list_products 的参数不涉及用户提供的任何信息（没有账户、订单或邮箱），所以没有读取任何账户；但政策仍要求先完成验证。")
+
+	order := only(diagnose(t, a, sys(shopPolicy), u("Where is my order #W1?"),
+		toolCall("c1", "get_order_details", `{"order_id": "#W1"}`), res("c1", `{"status": "shipped"}`), as("It has shipped."), u("Thanks")), "policy_violation")
+	require.Len(t, order, 1)
+	require.NotContains(t, order[0].Description, "no account was read")
+
+	write := func(f analyzer.Finding) analyzer.Action {
+		b := brief("policy_violation", ruleUnauthenticated.spec().title)
+		b.Descriptions, b.DescriptionTexts = []string{f.Description}, []locale.Text{f.Words.Description}
+		r, err := a.WriteAction(context.Background(), b)
+		require.NoError(t, err)
+		return r.Value
+	}
+	require.Contains(t, write(catalogue[0]).Recommendation[0], "If questions like the example's are meant to be answered before the check")
+	require.Contains(t, write(order[0]).Recommendation[0], "Make identity verification the agent's first step")
 }

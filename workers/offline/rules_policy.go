@@ -31,6 +31,9 @@ func (a *Analyzer) unauthenticated(v *view) []analyzer.Finding {
 		if gate, ok := v.policy.gate(rule, c.name, v.stems); ok {
 			desc = append(desc, locale.Msg("finding.unauthenticated_gate", "Gate", textmatch.EndSentence("“"+textmatch.ClipText(gate.text, maxGateQuote)+"”")))
 		}
+		if !v.namesTheUsers(c) {
+			desc = append(desc, locale.Msg("finding.unauthenticated_no_account", "Tool", c.name))
+		}
 		// The call, what the user had said before it — the request the agent acted on
 		// without knowing who asked — and what the agent then told that user.
 		ev := []analyzer.Evidence{quoteCall(c)}
@@ -43,6 +46,21 @@ func (a *Analyzer) unauthenticated(v *view) []analyzer.Finding {
 		return []analyzer.Finding{ruleUnauthenticated.finding(v, v.fit(desc...), 0, ev...)}
 	}
 	return nil
+}
+
+// namesTheUsers reports whether a call's arguments hold something the user gave
+// before it (an email, an order id, a name): a look-up of that reads the user's
+// account; one of nothing the user said (a catalogue) reads none.
+func (v *view) namesTheUsers(c call) bool {
+	for _, value := range argumentValues(c.args) {
+		value = strings.ToLower(value)
+		for t := c.turn - 1; t >= 1; t-- {
+			if v.role(t) == transcript.RoleUser && strings.Contains(strings.ToLower(v.msg(t).Content), value) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // maxGateQuote is how much of the sentence that makes an act wait for the check is
