@@ -419,7 +419,7 @@ func (q *Queries) ListTaskFindings(ctx context.Context, db DBTX, arg ListTaskFin
 
 const setClusterEvidence = `-- name: SetClusterEvidence :execrows
 WITH candidates AS (
-    SELECT q.cluster_idx, q.conversation_seq, q.idx, q.title, q.description, q.text, q.evidence, q.severity, q.priority_score, q.policy, q.spoken, q.verified, q.repeat,
+    SELECT q.cluster_idx, q.conversation_seq, q.idx, q.title, q.description, q.text, q.evidence, q.severity, q.priority_score, q.policy, q.spoken, q.verified, q.repeat, q.copy,
            coalesce(array_position($3::int[], q.cluster_idx), cardinality($3::int[]) + 1) AS rank,
            row_number() OVER (
                PARTITION BY q.cluster_idx
@@ -433,8 +433,18 @@ WITH candidates AS (
                row_number() OVER (
                    PARTITION BY tf.cluster_idx, tf.evidence -> 0 ->> 'quote'
                    ORDER BY (tf.evidence @> '[{"verified": true}]') DESC, tf.priority_score DESC,
-                            tf.conversation_seq, tf.idx) AS repeat
-        FROM (SELECT f.task_id, f.owner_user_id, f.conversation_seq, f.idx, f.type, f.category, f.title, f.description, f.severity, f.confidence, f.priority_score, f.evidence, f.cluster_idx, f.expected, f.policy, f.text, max(f.severity) OVER (PARTITION BY f.cluster_idx) AS top
+                            tf.conversation_seq, tf.idx) AS repeat,
+               row_number() OVER (
+                   PARTITION BY tf.cluster_idx, tf.evidence -> 0 ->> 'quote', tf.ending
+                   ORDER BY (tf.evidence @> '[{"verified": true}]') DESC, tf.priority_score DESC,
+                            tf.conversation_seq, tf.idx) AS copy
+        FROM (SELECT f.task_id, f.owner_user_id, f.conversation_seq, f.idx, f.type, f.category, f.title, f.description, f.severity, f.confidence, f.priority_score, f.evidence, f.cluster_idx, f.expected, f.policy, f.text, max(f.severity) OVER (PARTITION BY f.cluster_idx) AS top,
+                     -- How the finding's exchange ends, without spaces and marks: a
+                     -- rerun that ends as another did (the same reply, the same error)
+                     -- is a near-copy of it.
+                     right(regexp_replace(lower((SELECT string_agg(e ->> 'quote', ' ' ORDER BY n)
+                                                 FROM jsonb_array_elements(f.evidence) WITH ORDINALITY AS x(e, n))),
+                                          '[[:space:][:punct:]]+', '', 'g'), 60) AS ending
               FROM task_finding f
               WHERE f.task_id = $1 AND f.owner_user_id = $2 AND f.cluster_idx IS NOT NULL) tf
         WHERE tf.severity >= tf.top - 1
@@ -444,15 +454,16 @@ WITH candidates AS (
     -- choosing alone.
     SELECT conversation_seq, min(rank) AS rank
     FROM candidates
-    WHERE alone <= $4::int
+    WHERE alone <= $4::int AND copy = 1
     GROUP BY conversation_seq
 ), ranked AS (
-    SELECT c.cluster_idx, c.conversation_seq, c.idx, c.title, c.description, c.text, c.evidence, c.severity, c.priority_score, c.policy, c.spoken, c.verified, c.repeat, c.rank, c.alone,
+    SELECT c.cluster_idx, c.conversation_seq, c.idx, c.title, c.description, c.text, c.evidence, c.severity, c.priority_score, c.policy, c.spoken, c.verified, c.repeat, c.copy, c.rank, c.alone,
            row_number() OVER (
                PARTITION BY c.cluster_idx
                ORDER BY c.repeat, coalesce(f.rank < c.rank, false), c.spoken DESC, c.severity DESC, c.verified DESC,
                         c.priority_score DESC, c.conversation_seq, c.idx) AS n
     FROM candidates c LEFT JOIN first_shown f USING (conversation_seq)
+    WHERE c.copy = 1
 ), shown AS (
     SELECT r.cluster_idx,
            jsonb_agg(jsonb_build_object(
@@ -483,8 +494,10 @@ type SetClusterEvidenceParams struct {
 // its evidence and stores them on the cluster (task_cluster.evidence), so the task page
 // reads them instead of ranking every finding of the task at each view: at most
 // @per_cluster per cluster, of its clear cases (severity at most one below the
-// cluster's most severe finding), different quotes before repeats of one already shown
-// (reruns of one scenario often say the same thing word for word), then conversations
+// cluster's most severe finding), never a near-copy of another (the same first quote
+// and an exchange that ends the same way: a rerun of one case), different quotes
+// before repeats of one already shown (reruns of one scenario often say the same
+// thing word for word), then conversations
 // not already shown under a cluster ranked above (@rank_order lists the clusters' idx
 // in the order the Actions are ranked: a PM reads each conversation once), then those
 // with a verified quote in words (not only a serialized tool call), the most severe,

@@ -91,8 +91,10 @@ ORDER BY r.cluster_idx, r.n;
 -- its evidence and stores them on the cluster (task_cluster.evidence), so the task page
 -- reads them instead of ranking every finding of the task at each view: at most
 -- @per_cluster per cluster, of its clear cases (severity at most one below the
--- cluster's most severe finding), different quotes before repeats of one already shown
--- (reruns of one scenario often say the same thing word for word), then conversations
+-- cluster's most severe finding), never a near-copy of another (the same first quote
+-- and an exchange that ends the same way: a rerun of one case), different quotes
+-- before repeats of one already shown (reruns of one scenario often say the same
+-- thing word for word), then conversations
 -- not already shown under a cluster ranked above (@rank_order lists the clusters' idx
 -- in the order the Actions are ranked: a PM reads each conversation once), then those
 -- with a verified quote in words (not only a serialized tool call), the most severe,
@@ -113,8 +115,18 @@ WITH candidates AS (
                row_number() OVER (
                    PARTITION BY tf.cluster_idx, tf.evidence -> 0 ->> 'quote'
                    ORDER BY (tf.evidence @> '[{"verified": true}]') DESC, tf.priority_score DESC,
-                            tf.conversation_seq, tf.idx) AS repeat
-        FROM (SELECT f.*, max(f.severity) OVER (PARTITION BY f.cluster_idx) AS top
+                            tf.conversation_seq, tf.idx) AS repeat,
+               row_number() OVER (
+                   PARTITION BY tf.cluster_idx, tf.evidence -> 0 ->> 'quote', tf.ending
+                   ORDER BY (tf.evidence @> '[{"verified": true}]') DESC, tf.priority_score DESC,
+                            tf.conversation_seq, tf.idx) AS copy
+        FROM (SELECT f.*, max(f.severity) OVER (PARTITION BY f.cluster_idx) AS top,
+                     -- How the finding's exchange ends, without spaces and marks: a
+                     -- rerun that ends as another did (the same reply, the same error)
+                     -- is a near-copy of it.
+                     right(regexp_replace(lower((SELECT string_agg(e ->> 'quote', ' ' ORDER BY n)
+                                                 FROM jsonb_array_elements(f.evidence) WITH ORDINALITY AS x(e, n))),
+                                          '[[:space:][:punct:]]+', '', 'g'), 60) AS ending
               FROM task_finding f
               WHERE f.task_id = @task_id AND f.owner_user_id = @owner_user_id AND f.cluster_idx IS NOT NULL) tf
         WHERE tf.severity >= tf.top - 1
@@ -124,7 +136,7 @@ WITH candidates AS (
     -- choosing alone.
     SELECT conversation_seq, min(rank) AS rank
     FROM candidates
-    WHERE alone <= @per_cluster::int
+    WHERE alone <= @per_cluster::int AND copy = 1
     GROUP BY conversation_seq
 ), ranked AS (
     SELECT c.*,
@@ -133,6 +145,7 @@ WITH candidates AS (
                ORDER BY c.repeat, coalesce(f.rank < c.rank, false), c.spoken DESC, c.severity DESC, c.verified DESC,
                         c.priority_score DESC, c.conversation_seq, c.idx) AS n
     FROM candidates c LEFT JOIN first_shown f USING (conversation_seq)
+    WHERE c.copy = 1
 ), shown AS (
     SELECT r.cluster_idx,
            jsonb_agg(jsonb_build_object(

@@ -131,3 +131,19 @@ func TestClusterEvidenceShowsAConversationOnceInRankOrder(t *testing.T) {
 	}
 	require.Equal(t, []int32{2, 3, 1}, seqs, "the examples the card shows first, then the rest")
 }
+
+// A near-copy of a finding already shown (the same first quote, its exchange ending
+// the same way: a rerun of one case) is never shown; the same first quote with
+// another ending is another case, shown after the different quotes.
+func TestClusterEvidenceLeavesOutNearCopies(t *testing.T) {
+	t.Parallel()
+	tx := dbtest.Tx(t)
+	ctx := context.Background()
+	taskID, owner := clusterOfFindings(t, tx, []clusterFinding{{"call()", 90, 3}, {"call()", 80, 3}, {"call()", 70, 3}})
+	for seq, ending := range map[int]string{1: "We sell 11 shirts.", 2: "We sell 11 shirts!", 3: "Please sign in first."} {
+		_, err := tx.Exec(ctx, `UPDATE task_finding SET evidence = evidence || jsonb_build_array(jsonb_build_object('turn', 3, 'quote', $3::text, 'verified', true))
+			WHERE task_id = $1 AND owner_user_id = $2 AND conversation_seq = $4`, taskID, owner, ending, seq)
+		require.NoError(t, err)
+	}
+	require.Equal(t, []int32{1, 3}, shownSeqs(t, tx, taskID, owner, 3), "conversation 2 ends as 1 does, but for a mark")
+}
