@@ -84,10 +84,11 @@ type Cluster struct {
 }
 
 // Priority computes a priorityScore and its parts by PriorityFormula, each term
-// rounded to two decimals and the score their sum.
+// rounded to two decimals and the score their sum. The measures themselves keep four,
+// as the rank's Support does, so the page rounds the same figure the same way in both.
 func Priority(prevalence, severity, confidence float64) (float64, PriorityParts) {
 	p := PriorityParts{
-		Prevalence: round2(prevalence), Severity: round2(severity), Confidence: round2(confidence),
+		Prevalence: round4(prevalence), Severity: round4(severity), Confidence: round4(confidence),
 		PrevalenceTerm: round2(40 * math.Sqrt(min(max(prevalence, 0), 1))),
 		SeverityTerm:   round2(40 * (min(max(severity, 1), 5) - 1) / 4),
 		ConfidenceTerm: round2(20 * min(max(confidence, 0), 1)),

@@ -41,6 +41,13 @@ func TestOneConversationNeverOutranksACommonProblem(t *testing.T) {
 	require.Equal(t, SupportFormula, s.Formula)
 	expected := append(clusters, Cluster{Idx: 3, Type: analyzer.TypeAction, ConversationCount: 30, Prevalence: 0.3, Severity: 4, Confidence: 1, Expected: true})
 	require.Equal(t, []int{2, 1, 0, 3}, RankOrder(expected), "in the Actions' order, the issue seen once after them, the expected one last")
+
+	// The rank and the priority show one mean severity, not two roundings of it
+	// (1.4483 read 1.4 beside 1.45 read 1.5).
+	c := Cluster{ConversationCount: 29, Prevalence: 0.29, Severity: 1.448276, Confidence: 0.9}
+	_, parts := Priority(c.Prevalence, c.Severity, c.Confidence)
+	require.Equal(t, c.Support().Severity, parts.Severity)
+	require.Equal(t, c.Support().Confidence, parts.Confidence)
 }
 
 // TestRankedByFailuresExplainedAtLeast: with labels, the failures an issue explains
