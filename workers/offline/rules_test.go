@@ -364,9 +364,9 @@ func TestUnconfirmedRetryThatLeavesSomethingOut(t *testing.T) {
 		require.Len(t, tools, 1)
 		require.Equal(t, 2, tools[0].Severity, "part of the request given up is no recovery")
 		require.Contains(t, localetest.English(t).Text(tools[0].Words.Description),
-			`update_reservation_flights went through at turn 7 only with flights leaving out “{"flight_number":"HAT290"}”: part of the request given up, not recovered.`)
+			`update_reservation_flights went through at turn 7 only with flights leaving out “{"flight_number":"HAT290"}”, which the failed call held: it got past the error by dropping them, not by fixing what failed.`)
 		require.Contains(t, localetest.Chinese(t).Text(tools[0].Words.Description),
-			`update_reservation_flights 直到第 7 轮才成功，而且是去掉了 flights 中的“{"flight_number":"HAT290"}”：放弃了请求的一部分，并不是恢复。`)
+			`update_reservation_flights 直到第 7 轮才成功，而且是去掉了失败调用 flights 中的“{"flight_number":"HAT290"}”：它是靠删掉这些绕过了错误，而不是修正了失败的原因。`)
 
 		// A result that still lists the flight took nothing off the record.
 		kept := only(diagnose(t, a, sys(testPolicy), u(w[0]), as(w[1]), u(w[2]),
