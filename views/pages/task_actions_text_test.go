@@ -23,6 +23,7 @@ func TestActionsSayWhatTheyAreRankedBy(t *testing.T) {
 	r.Actions[0].Support = report.Support{Basis: cluster.BasisLabels, Conversations: 10, Failures: 9, RunRate: 0.5, RateLow: 0.65, Explained: 1.5,
 		Formula: cluster.SupportFormula}
 	r.Actions[1].Support = report.Support{Basis: cluster.BasisPrevalence, Conversations: 20, ShareLow: 0.153, Severity: 3, Confidence: 0.8, Reach: 0.061}
+	r.Actions[0].PriorityParts.Formula = cluster.PriorityFormula
 	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: r}))
 	order := testid(doc, "actions-order").Text()
 	require.Contains(t, order, "Each is ranked by what it is sure to explain")
@@ -42,6 +43,9 @@ func TestActionsSayWhatTheyAreRankedBy(t *testing.T) {
 	formula := testid(zhDoc, "support-formula").First().Text()
 	require.Contains(t, formula, "至少能解释的失败数")
 	require.NotContains(t, formula, "failures explained")
+	require.NotContains(t, formula, "low", "its variables too")
+	require.Equal(t, "优先级 = 40·√普遍度 + 40·(严重度 − 1)/4 + 20·置信度", testid(zhDoc, "priority-formula").First().Text())
+	require.Equal(t, cluster.PriorityFormula, testid(doc, "priority-formula").First().Text())
 
 	// While it runs, before any issue is grouped, the sentence is the same.
 	running := sampleReport("running")
