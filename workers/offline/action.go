@@ -70,7 +70,7 @@ func (a *Analyzer) WriteAction(ctx context.Context, brief analyzer.ClusterBrief)
 		// template with others; its own title keeps the Actions apart.
 		title = locale.Msg("written.title_of", "Title", title, "Issue", strings.TrimSuffix(brief.Title, "."))
 	}
-	impact := locale.Msg("written.impact", "Impact", pb.impact(), "Share", share(brief))
+	impact := locale.Msg("written.impact", "Impact", pb.impact(facts), "Share", share(brief))
 	recommendation := make([]string, len(steps))
 	for i, s := range steps {
 		recommendation[i] = a.en.Text(s)
@@ -141,13 +141,19 @@ func factsOf(brief analyzer.ClusterBrief, example locale.Text) facts {
 	if len(tools) > 0 {
 		f.tools = andList(tools[:min(len(tools), 3)])
 	}
-	f.noAccount = len(brief.DescriptionTexts) > 0 && !slices.ContainsFunc(brief.DescriptionTexts, func(t locale.Text) bool {
-		return !slices.Contains(t.MessageIDs(), "finding.unauthenticated_no_account")
-	})
+	f.noAccount = allSay(brief, "finding.unauthenticated_no_account")
+	f.retried = allSay(brief, "finding.write_retried")
 	if len(fields) > 0 {
 		f.fields = andList(fields[:min(len(fields), 3)])
 	}
 	return f
+}
+
+// allSay reports whether every description of the brief says the catalog sentence id.
+func allSay(brief analyzer.ClusterBrief, id string) bool {
+	return len(brief.DescriptionTexts) > 0 && !slices.ContainsFunc(brief.DescriptionTexts, func(t locale.Text) bool {
+		return !slices.Contains(t.MessageIDs(), id)
+	})
 }
 
 // andList joins names as "a", "a and b" or "a, b and c" (in Chinese "a、b和c").

@@ -195,6 +195,18 @@ func TestActionTextsSpeakOfTheClustersOwnTools(t *testing.T) {
 	require.Contains(t, steps, "compare the record update_plan returns with what you asked for (tier)")
 	require.NotContains(t, strings.ToLower(steps+r.Value.ExpectedImpact), "flight")
 
+	// A cluster of changes retried with other details after the user had agreed asks
+	// for a new yes first, and is titled so.
+	b = brief("unconfirmed_write", ruleUnconfirmedWrite.spec().title)
+	b.Descriptions = []string{"After update_items failed at turn 32, the agent called update_items again at turn 33 with a different item argument, without asking the user."}
+	b.DescriptionTexts = []locale.Text{locale.Msg("finding.write_retried", "Failed", locale.Lit("update_items"), "Turn", locale.Lit("32"),
+		"Quote", locale.Lit("“Error”"), "Tool", locale.Lit("update_items"), "Again", locale.Lit("33"), "Changed", locale.Lit("item"))}
+	r, err = a.WriteAction(context.Background(), b)
+	require.NoError(t, err)
+	require.Equal(t, "Ask again before retrying a change with other details", r.Value.Title)
+	require.True(t, strings.HasPrefix(r.Value.Recommendation[0], "When a change fails and its details change"), r.Value.Recommendation[0])
+	require.Equal(t, "更换细节重试修改之前，先再次征得用户同意", localetest.Chinese(t).Text(r.Value.Words.Title))
+
 	// A tool that took the change but kept the field is named in the title, in either language.
 	b = brief("tool_error", ruleKeptField.spec().title)
 	b.Descriptions = []string{"update_plan at turn 9 asked for tier “gold”; its result at turn 10 changed price yet still reports tier “silver”, as the record read at turn 4 had it."}

@@ -12,6 +12,7 @@ type markers struct {
 	successClaim textmatch.PhraseSet // the assistant says something was done
 	failureAck   textmatch.PhraseSet // the assistant admits a problem
 	toolFault    textmatch.PhraseSet // a tool's error is the tool breaking, not a call it turned down: "timeout", "超时"
+	unavailable  textmatch.PhraseSet // a tool's error says what was asked for is not to be had: "not enough seats", "无货"
 	frustration  textmatch.PhraseSet
 	restate      textmatch.PhraseSet // the user has to repeat or correct a request
 	giveUp       textmatch.PhraseSet // the user gives up on the request: "never mind", "算了"
@@ -52,6 +53,11 @@ func newMarkers() markers {
 			"cannot", "can't", "can not", "not possible",
 			"not enough", "not sufficient", "isn't sufficient", "issue", "problem", "sorry", "not available", "unavailable", "insufficient", "did not go through",
 			"didn't go through", "抱歉", "失败", "无法", "未能", "错误", "不足", "不够", "问题", "没有成功", "不能",
+		),
+		unavailable: textmatch.NewPhraseSet(
+			"not enough seats", "no seats", "no seat", "sold out", "out of stock", "not in stock", "no longer available",
+			"not found or available", "unavailable", "fully booked",
+			"库存不足", "无货", "缺货", "售罄", "已售完", "没有座位", "座位不足", "已满",
 		),
 		toolFault: textmatch.NewPhraseSet(
 			"timeout", "timed out", "internal error", "internal server error", "server error", "service unavailable",

@@ -15,6 +15,9 @@ type facts struct {
 	// noAccount says every finding read was a look-up of nothing the user gave (a
 	// catalogue): no account was read.
 	noAccount bool
+	// retried says every finding read was a change retried with other details after
+	// it failed: the user had agreed, to the first details.
+	retried bool
 }
 
 // playbook is the template of an Action for one kind of problem. Its words are the
@@ -27,14 +30,35 @@ type playbook struct {
 	// which takes the example's place as Ref); false for the default replay-up-to-that-
 	// turn test.
 	test bool
+	// variant names the title and impact that fit what the findings show, when the
+	// template has more than one: playbook.<name>.title<variant>; nil or "" for the
+	// plain ones.
+	variant func(f facts) string
+}
+
+func (p playbook) suffix(f facts) string {
+	if p.variant == nil {
+		return ""
+	}
+	return p.variant(f)
 }
 
 // title is the Action's title; a title may name the cluster's tools and fields.
 func (p playbook) title(f facts) locale.Text {
-	return locale.Msg("playbook."+p.name+".title", "Tools", f.tools, "Fields", f.fields)
+	return locale.Msg("playbook."+p.name+".title"+p.suffix(f), "Tools", f.tools, "Fields", f.fields)
 }
 
-func (p playbook) impact() locale.Text { return locale.Msg("playbook." + p.name + ".impact") }
+func (p playbook) impact(f facts) locale.Text {
+	return locale.Msg("playbook." + p.name + ".impact" + p.suffix(f))
+}
+
+// when is s if ok, else "".
+func when(ok bool, s string) string {
+	if ok {
+		return s
+	}
+	return ""
+}
 
 // step is step i of playbook name, with its arguments.
 func step(name string, i int, args ...any) locale.Text {
@@ -67,12 +91,14 @@ func playbookFor(category, title string) playbook {
 		return playbook{
 			name: "unconfirmed_write", fix: "prompt",
 			steps: func(p string, f facts) []locale.Text {
-				return []locale.Text{
-					step(p, 1, "Tools", f.tools),
-					step(p, 2),
-					step(p, 3, "Tools", f.tools),
+				steps := []locale.Text{step(p, 1, "Tools", f.tools), step(p, 2), step(p, 3, "Tools", f.tools)}
+				if f.retried {
+					// The user agreed to the first details: asking again is the fix.
+					steps = []locale.Text{steps[1], steps[0], steps[2]}
 				}
+				return steps
 			},
+			variant: func(f facts) string { return when(f.retried, "_retry") },
 		}
 	case "policy_violation":
 		if title == ruleUnauthenticated.spec().title {
@@ -82,11 +108,13 @@ func playbookFor(category, title string) playbook {
 					steps := []locale.Text{step(p, 1, "Tools", f.tools), step(p, 2), step(p, 3)}
 					if f.noAccount {
 						// No account was read: whether such questions may come first
-						// is the question to settle before enforcing the order.
-						steps = []locale.Text{steps[2], steps[0], steps[1]}
+						// is the question to settle; a tool layer refusing every
+						// look-up would refuse the catalogue too.
+						steps = []locale.Text{steps[2], steps[0]}
 					}
 					return steps
 				},
+				variant: func(f facts) string { return when(f.noAccount, "_no_account") },
 			}
 		}
 	case "personal_data":

@@ -2,6 +2,7 @@ package offline
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -227,6 +228,11 @@ func TestALookUpOfNothingTheUserGaveReadsNoAccount(t *testing.T) {
 		require.NoError(t, err)
 		return r.Value
 	}
-	require.Contains(t, write(catalogue[0]).Recommendation[0], "If questions like the example's are meant to be answered before the check")
+	settle := write(catalogue[0])
+	require.Equal(t, "Say whether questions that need no account may be answered before the identity check", settle.Title)
+	require.Contains(t, settle.Recommendation[0], "If questions like the example's are meant to be answered before the check")
+	require.NotContains(t, strings.Join(settle.Recommendation, " "), "refuse to run", "a tool layer refusing every look-up would refuse the catalogue")
+	require.NotContains(t, settle.ExpectedImpact, "no account is read or changed")
+	require.Equal(t, "说清楚无需账户的问题能否在核实身份之前回答", localetest.Chinese(t).Text(settle.Words.Title))
 	require.Contains(t, write(order[0]).Recommendation[0], "Make identity verification the agent's first step")
 }

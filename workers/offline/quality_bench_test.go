@@ -146,7 +146,10 @@ func BenchmarkQuality(b *testing.B) {
 func TestQualityDoesNotRegress(t *testing.T) {
 	t.Parallel()
 	floors := map[string]struct{ auroc, flagged, clean, steps float64 }{
-		transcripttest.Airline: {0.63, 0.55, 0.65, 0},
+		// Airline's flagged share: 37 of 69 since one call for seats that were not to be
+		// had, told to the user, is the tool's rule working (severity 1): the one failed
+		// conversation that held nothing else failed for another reason.
+		transcripttest.Airline: {0.63, 0.53, 0.65, 0},
 		// Retail's failing steps: 6 of 14 cited since a long conversation without
 		// turns that went nowhere cites none (its calls had covered a step by chance).
 		transcripttest.Retail: {0.76, 0.70, 0.70, 0.4},

@@ -72,9 +72,27 @@ func TestToolErrors(t *testing.T) {
 		{"好的，用礼品卡", "您的礼品卡余额不够支付 159 元的差价。"},
 	} {
 		explained := diagnose(t, a, sys(testPolicy), u("I want to exchange my tablet"), as("Exchange item 1 for item 2. Shall I?"), u(words[0]),
-			toolCall("c1", "exchange_delivered_order_items", `{"order_id":"#W1"}`), res("c1", "Error: new item 2 not found or available"),
+			toolCall("c1", "exchange_delivered_order_items", `{"order_id":"#W1"}`), res("c1", "Error: non-delivered order cannot be exchanged"),
 			as(words[1]))
 		require.Equal(t, 2, only(explained, "tool_error")[0].Severity, words[1])
+	}
+
+	// One call for what is not to be had (no seats, out of stock), told to the user, is
+	// the tool's rule working; untold, it is a change that silently did not happen.
+	for _, c := range []struct{ err, reply string }{
+		{"Error: not enough seats on flight HAT290", "Unfortunately there are not enough seats left on HAT290."},
+		{"错误：库存不足", "抱歉，这款目前缺货，无法更换。"},
+	} {
+		world := func(after ...transcript.Message) analyzer.Finding {
+			msgs := append([]transcript.Message{sys(testPolicy), u("Change my flight to HAT290"), as("HAT290 it is. Shall I?"), u("Yes"),
+				toolCall("c1", "update_reservation_flights", `{"flight":"HAT290"}`), res("c1", c.err)}, after...)
+			return only(diagnose(t, a, msgs...), "tool_error")[0]
+		}
+		told := world(as(c.reply), u("OK, never mind."))
+		require.Equal(t, 1, told.Severity, c.err)
+		require.Equal(t, 3, world(as("Done! Anything else?"), u("No, thanks.")).Severity, c.err)
+		require.Contains(t, localetest.English(t).Text(told.Words.Description), "What it asked for was not to be had, and the agent told the user so")
+		require.Contains(t, localetest.Chinese(t).Text(told.Words.Description), "它要的东西本来就没有，智能体也如实告诉了用户")
 	}
 
 	// Arguments too long to quote are shown by the one the error speaks of.

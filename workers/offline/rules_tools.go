@@ -19,7 +19,9 @@ import (
 // tool turning the call itself down (an amount that does not add up, a record not
 // found, an order in the wrong state), which the agent's instructions fix, not the
 // tool. Its severity says what the failure cost, as clearly as the transcript shows
-// it: 1 when the agent recovered from every failure (recovers), 2 when not from one, 3
+// it: 1 when the agent recovered from every failure (recovers), or when its one failed
+// call asked for what was not to be had ("not enough seats") and the agent said so, 2
+// when a failure was not made good, 3
 // when that one was a write the agent never told the user had failed (a change the
 // user asked for that silently did not happen). A failed write the agent owned up to
 // ("Unfortunately there are no seats left") may be the tool's rules working.
@@ -71,6 +73,7 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 	}
 	desc := []locale.Text{locale.Msg("finding.tool_calls_failed",
 		"Calls", countOf(len(failed), len(v.calls), "finding.of_tool_calls"), "Parts", locale.Join("join.semicolon", parts...))}
+	knownText, read, known := v.knownUnavailable(failed)
 	severity := 2
 	switch {
 	case lost != nil:
@@ -81,8 +84,18 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 		}
 		desc = append(desc, locale.Msg(never, "Tool", lost.name, "Turn", digits(lost.turn)))
 	case unrecovered > 0:
-		desc = append(desc, locale.Msg("finding.never_succeeded", "Calls", countOf(unrecovered, len(failed), "finding.of_failed_calls")))
-		if owned {
+		if len(failed) == 1 {
+			desc = append(desc, locale.Msg("finding.never_succeeded_one"))
+		} else {
+			desc = append(desc, locale.Msg("finding.never_succeeded", "Calls", countOf(unrecovered, len(failed), "finding.of_failed_calls")))
+		}
+		switch {
+		case owned && len(failed) == 1 && a.m.unavailable.Contains(textmatch.Fold(failed[0].errQuote)) && !known:
+			// One call for what was not to be had (no seats left), told: the world, not
+			// a rule the agent broke.
+			severity = 1
+			desc = append(desc, locale.Msg("finding.unavailable_told"))
+		case owned:
 			desc = append(desc, locale.Msg("finding.told_failure"))
 		}
 	case !partial.IsZero():
@@ -91,8 +104,8 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 		severity = 1
 		desc = append(desc, locale.Msg("finding.recovered"))
 	}
-	if known, read, ok := v.knownUnavailable(failed); ok {
-		desc = append(desc, known)
+	if known {
+		desc = append(desc, knownText)
 		ev = append(ev, read)
 	}
 	rule := ruleToolRejected
