@@ -20,11 +20,10 @@ import (
 // found, an order in the wrong state), which the agent's instructions fix, not the
 // tool. Its severity says what the failure cost, as clearly as the transcript shows
 // it: 1 when the agent recovered from every failure (recovers), or when its one failed
-// call asked for what was not to be had ("not enough seats") and the agent said so, 2
-// when a failure was not made good, 3
-// when that one was a write the agent never told the user had failed (a change the
-// user asked for that silently did not happen). A failed write the agent owned up to
-// ("Unfortunately there are no seats left") may be the tool's rules working.
+// call asked for what was not to be had ("not enough seats") and the agent said so; 2
+// when a failure was not made good; 3 when that one was a write the agent never told
+// the user had failed (a change the user asked for that silently did not happen). A
+// failed write the agent owned up to may be the tool's rules working.
 func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 	var failed []call
 	unrecovered, owned := 0, false
