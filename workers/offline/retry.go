@@ -181,6 +181,49 @@ func valueAt(text, key string, open byte) string {
 	return ""
 }
 
+// swapped is what a retry put in place of what in argument key, when the change is of
+// plain values: the value itself ("payment_id" gift_card_1 for gift_card_2), or the
+// items of a list of the same length that differ (at most two). Nil when the change is
+// of anything else, so a PM reads what the user was not asked about.
+func swapped(failedArgs, retryArgs, key string) (was, now []string) {
+	var before, after map[string]any
+	if json.Unmarshal([]byte(failedArgs), &before) != nil || json.Unmarshal([]byte(retryArgs), &after) != nil {
+		return nil, nil
+	}
+	b, a := before[key], after[key]
+	bl, ok1 := b.([]any)
+	al, ok2 := a.([]any)
+	if !ok1 || !ok2 {
+		bl, al = []any{b}, []any{a}
+	}
+	if len(bl) != len(al) {
+		return nil, nil
+	}
+	for i := range bl {
+		if compact(bl[i]) == compact(al[i]) {
+			continue
+		}
+		bs, ok1 := plainValue(bl[i])
+		as, ok2 := plainValue(al[i])
+		if !ok1 || !ok2 || len(was) == 2 {
+			return nil, nil
+		}
+		was, now = append(was, bs), append(now, as)
+	}
+	return was, now
+}
+
+// plainValue is a string or number as text; false for anything else.
+func plainValue(v any) (string, bool) {
+	switch t := v.(type) {
+	case string:
+		return t, true
+	case float64:
+		return compact(t), true
+	}
+	return "", false
+}
+
 // leftOut is what a retry dropped from a list argument of the failed call: the items of
 // key's array there that the retry's array lacks, as compact JSON, when the retry's
 // array holds nothing the failed one did not ("flights" without HAT290's entry: a

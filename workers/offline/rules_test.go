@@ -462,7 +462,8 @@ func TestUnconfirmedRetryAfterFailure(t *testing.T) {
 	f := only(d, "unconfirmed_write")
 	require.Len(t, f, 1)
 	require.Contains(t, f[0].Description, "After book_reservation failed at turn 6")
-	require.Contains(t, f[0].Description, "again at turn 8 with a different pay argument, without asking the user.")
+	require.Contains(t, f[0].Description, "again at turn 8 with pay “gift_card” changed to “credit_card”, without asking the user.")
+	require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), "就在第 8 轮用由“gift_card”改为“credit_card”的 pay 再次调用了 book_reservation。")
 	require.Equal(t, 4, f[0].Severity)
 	require.Equal(t, []analyzer.Evidence{
 		{Turn: 6, Quote: "Error: gift card balance is not enough"},
@@ -1207,6 +1208,20 @@ func TestThinkingIsNeitherALookupNorActing(t *testing.T) {
 		toolCall("c1", "search_flight", `{"flight":"HAT001"}`), res("c1", `{"flight":"HAT001"}`),
 		toolCall("c2", "search_flight", `{"flight":"HAT001"}`), res("c2", `{"flight":"HAT001"}`), as("HAT001 leaves at 9."))
 	require.Len(t, only(again, "repetition"), 1)
+}
+
+// TestARetrySaysWhatItSwapped: a retry that put other items in a list says which for
+// which; one that changed the list otherwise names only the argument.
+func TestARetrySaysWhatItSwapped(t *testing.T) {
+	t.Parallel()
+	retry := func(after string) analyzer.Finding {
+		d := diagnose(t, New(Options{}), sys(testPolicy), u("Upgrade my items"), as("Items 1 and 2 to their best versions. Proceed?"), u("Yes"),
+			toolCall("c1", "modify_items", `{"new_item_ids":["111","222"]}`), res("c1", "Error: new item 111 not found or available"),
+			toolCall("c2", "modify_items", after), res("c2", `{"status":"modified"}`), as("Done."), u("Thanks"))
+		return only(d, "unconfirmed_write")[0]
+	}
+	require.Contains(t, retry(`{"new_item_ids":["333","222"]}`).Description, "with new_item_ids “111” changed to “333”")
+	require.Contains(t, retry(`{"new_item_ids":["333","444","555"]}`).Description, "with a different new_item_ids argument")
 }
 
 // TestPolicyRulesAreQuotedToWhatTheyAsk: a policy sentence is quoted at a quote's

@@ -140,6 +140,9 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		changed := locale.Msg("finding.changed_arguments")
 		if key, _, _ := changedArgument(first.failed.args, first.call.args); key != "" {
 			changed = locale.Msg("finding.another_argument", "Key", key)
+			if was, now := swapped(first.failed.args, first.call.args, key); len(was) > 0 {
+				changed = locale.Msg("finding.argument_swapped", "Key", key, "Was", quotedItems(was), "Now", quotedItems(now))
+			}
 			if dropped := leftOut(first.failed.args, first.call.args, key); len(dropped) > 0 {
 				changed = locale.Msg("finding.argument_without", "Key", key, "Items", quotedItems(dropped))
 			}
