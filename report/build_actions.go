@@ -275,6 +275,18 @@ func (r *Report) rankClusters(rows []dbsqlc.ListTaskClustersRow) error {
 	for i := range r.Actions {
 		r.Actions[i].Support = support[r.Actions[i].ClusterIdx]
 	}
+	markPriorityOrders(r.Actions)
 	slices.SortStableFunc(r.Clusters, func(a, b Cluster) int { return cmp.Compare(position[a.Idx], position[b.Idx]) })
 	return nil
+}
+
+// markPriorityOrders marks the Actions (in rank order) whose place the priority score
+// decided: the Action ranked just before or after has the same Support.
+func markPriorityOrders(actions []Action) {
+	for i := range actions {
+		tied := func(j int) bool {
+			return j >= 0 && j < len(actions) && cluster.SameStanding(actions[i].Support, actions[j].Support)
+		}
+		actions[i].PriorityOrders = tied(i-1) || tied(i+1)
+	}
 }

@@ -148,7 +148,11 @@ func (m mdWriter) actions(r Report) {
 		m.p("### %d. [%s] %s", a.Rank, TypeLabel(m.l, a.Type), mdText(a.TitleIn(m.l)))
 		m.p("")
 		p := a.PriorityParts
-		m.p("%s", m.l.T("md.action_figures", "Conversations", m.count("md.conversations", a.Conversations), "Share", Percent(a.Share),
+		figures := "md.action_figures_plain"
+		if a.PriorityOrders {
+			figures = "md.action_figures" // the priority decides its place: say so
+		}
+		m.p("%s", m.l.T(figures, "Conversations", m.count("md.conversations", a.Conversations), "Share", Percent(a.Share),
 			"Priority", Score(a.PriorityScore), "Prevalence", Score(p.PrevalenceTerm), "Severity", Score(p.SeverityTerm),
 			"Confidence", Score(p.ConfidenceTerm), "Where", mdText(FixLocationLabel(m.l, a.FixLocation))))
 		m.p("")

@@ -315,3 +315,36 @@ func TestExchangeLinesJoinOneTurnsQuotes(t *testing.T) {
 	require.Contains(t, b.String(), "> **Tool result** of `get_user_details` (turn 6): `\"gift_card_1\": {\"amount\": 6}`  \n> …  \n> `\"gift_card_2\": {\"amount\": 113}`\n")
 	require.Equal(t, 2, strings.Count(b.String(), "**Tool result**"))
 }
+
+// TestPriorityShowsOnlyWhereItOrders: the priority score only breaks ties of the rank,
+// so an Action shows it only when the one ranked next to it has the same Support: a
+// PM never reads a higher priority on a lower-ranked Action as a contradiction.
+func TestPriorityShowsOnlyWhereItOrders(t *testing.T) {
+	t.Parallel()
+	common := Support{Basis: "prevalence", Reach: 0.2}
+	tied := Support{Basis: "prevalence", Reach: 0.05}
+	actions := []Action{
+		{Rank: 1, Title: "Common", Support: common, PriorityScore: 30},
+		{Rank: 2, Title: "Tied first", Support: tied, PriorityScore: 60},
+		{Rank: 3, Title: "Tied second", Support: tied, PriorityScore: 40},
+		{Rank: 4, Title: "Rare", Support: Support{Basis: "prevalence", Reach: 0.01}, PriorityScore: 90},
+	}
+	markPriorityOrders(actions)
+	var orders []bool
+	for _, a := range actions {
+		orders = append(orders, a.PriorityOrders)
+	}
+	require.Equal(t, []bool{false, true, true, false}, orders)
+
+	for _, l := range []*locale.Localizer{localetest.English(t), localetest.Chinese(t)} {
+		var md bytes.Buffer
+		w := bufio.NewWriter(&md)
+		mdWriter{w, l}.actions(Report{Actions: actions})
+		require.NoError(t, w.Flush())
+		sections := strings.Split(md.String(), "### ")[1:]
+		require.Len(t, sections, 4)
+		for i, s := range sections {
+			require.Equal(t, orders[i], strings.Contains(s, Score(actions[i].PriorityScore)+"/100") || strings.Contains(s, "priority "+Score(actions[i].PriorityScore)), "%d: %s", i, s)
+		}
+	}
+}

@@ -290,8 +290,11 @@ type Action struct {
 	PriorityScore  float64       `json:"priority_score"`
 	PriorityParts  PriorityParts `json:"priority_parts"`
 	// Support is what the Action's rank rests on: its issue's.
-	Support  Support `json:"support"`
-	Evidence []Quote `json:"evidence"`
+	Support Support `json:"support"`
+	// PriorityOrders: the Action ranked next to it has the same Support, so the
+	// priority score decides which comes first. Not part of report.json.
+	PriorityOrders bool    `json:"-"`
+	Evidence       []Quote `json:"evidence"`
 	OutcomeSplit
 	// Words keeps the texts as catalog messages (TitleIn, ProblemIn, …); nil for an
 	// Action written in words only. Not part of report.json.

@@ -101,6 +101,15 @@ func TestTaskPageWhenFinished(t *testing.T) {
 	require.Contains(t, first.Find(`[data-testid="priority"] summary`).Text(), "prevalence")
 	require.Equal(t, "95", steps.Eq(2).Find(`[data-testid="funnel-remaining"]`).Text())
 
+	// The priority only orders Actions the rank leaves tied: where it did not, it is
+	// not shown, so a higher priority on a lower-ranked card never reads as a contradiction.
+	ranked := sampleReport("completed")
+	ranked.Actions[1].PriorityOrders = false
+	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: ranked}))
+	require.Equal(t, 1, testid(doc, "action").Eq(0).Find(`[data-testid="priority"]`).Length())
+	require.Zero(t, testid(doc, "action").Eq(1).Find(`[data-testid="priority"]`).Length())
+	require.Equal(t, 1, testid(doc, "action").Eq(1).Find(`[data-testid="support"]`).Length(), "what its rank rests on is still said")
+
 	require.Equal(t, 1, testid(doc, "warning").Length())
 	require.Contains(t, testid(doc, "warning").Text(), "The answer stayed invalid after one repair.")
 	require.Equal(t, "Diagnosing conversations (conversation c3): The answer stayed invalid after one repair.",

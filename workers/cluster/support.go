@@ -120,6 +120,12 @@ func BySupport(a, b Cluster) int {
 	)
 }
 
+// SameStanding reports whether the ranking (SupportFormula) leaves a and b tied, so
+// the priority score orders them: the page shows the score only where it did.
+func SameStanding(a, b Support) bool {
+	return a.SeenOnce == b.SeenOnce && a.Explained == b.Explained && a.Reach == b.Reach
+}
+
 // compareBool orders false before true.
 func compareBool(a, b bool) int {
 	switch {
