@@ -93,8 +93,9 @@ func playbookFor(category, title string) playbook {
 			steps: func(p string, f facts) []locale.Text {
 				steps := []locale.Text{step(p, 1, "Tools", f.tools), step(p, 2), step(p, 3, "Tools", f.tools)}
 				if f.retried {
-					// The user agreed to the first details: asking again is the fix.
-					steps = []locale.Text{steps[1], steps[0], steps[2]}
+					// The user agreed to the first details: asking again is the fix, and
+					// the tool layer holds back only a retry with other details.
+					steps = []locale.Text{steps[1], steps[0], step(p, 4, "Tools", f.tools)}
 				}
 				return steps
 			},

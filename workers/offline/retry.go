@@ -213,6 +213,41 @@ func swapped(failedArgs, retryArgs, key string) (was, now []string) {
 	return was, now
 }
 
+// keptAsIs names the argument of the retry that already held, at the same places, the
+// values it put in key (item_ids beside new_item_ids: the "new" item is the one it was
+// to replace), so the retry left those as they were rather than changed them as the
+// user had agreed. Empty when there is none.
+func keptAsIs(failedArgs, retryArgs, key string) string {
+	var before, after map[string]any
+	if json.Unmarshal([]byte(failedArgs), &before) != nil || json.Unmarshal([]byte(retryArgs), &after) != nil {
+		return ""
+	}
+	bl, ok1 := before[key].([]any)
+	al, ok2 := after[key].([]any)
+	if !ok1 || !ok2 || len(bl) != len(al) {
+		return ""
+	}
+	var changed []int
+	for i := range al {
+		if compact(bl[i]) != compact(al[i]) {
+			changed = append(changed, i)
+		}
+	}
+	if len(changed) == 0 {
+		return ""
+	}
+	for _, other := range slices.Sorted(maps.Keys(after)) {
+		ol, ok := after[other].([]any)
+		if other == key || !ok || len(ol) != len(al) {
+			continue
+		}
+		if !slices.ContainsFunc(changed, func(i int) bool { return compact(ol[i]) != compact(al[i]) }) {
+			return other
+		}
+	}
+	return ""
+}
+
 // plainValue is a string or number as text; false for anything else.
 func plainValue(v any) (string, bool) {
 	switch t := v.(type) {

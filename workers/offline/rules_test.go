@@ -1222,6 +1222,19 @@ func TestARetrySaysWhatItSwapped(t *testing.T) {
 	}
 	require.Contains(t, retry(`{"new_item_ids":["333","222"]}`).Description, "with new_item_ids “111” changed to “333”")
 	require.Contains(t, retry(`{"new_item_ids":["333","444","555"]}`).Description, "with a different new_item_ids argument")
+
+	// A "new" item that is the one it was to replace leaves that item as it was.
+	kept := func(first, user, agent string) analyzer.Finding {
+		d := diagnose(t, New(Options{}), sys(testPolicy), u(first), as(agent), u(user),
+			toolCall("c1", "modify_items", `{"item_ids":["900","800"],"new_item_ids":["111","222"]}`), res("c1", "Error: new item 111 not found or available"),
+			toolCall("c2", "modify_items", `{"item_ids":["900","800"],"new_item_ids":["900","222"]}`), res("c2", `{"status":"modified"}`), as("Done."), u("Thanks"))
+		return only(d, "unconfirmed_write")[0]
+	}
+	f := kept("Upgrade my items", "Yes", "Items 1 and 2 to their best versions. Proceed?")
+	require.Contains(t, f.Description, "with new_item_ids “111” changed to “900”, without asking the user. “900” is what item_ids already held there: the retry left that one as it was")
+	zh := kept("把我的商品都升级", "好的", "把商品 1 和 2 换成最好的版本。要继续吗？")
+	require.Contains(t, localetest.Chinese(t).Text(zh.Words.Description), "“900”正是 item_ids 在该位置原有的值：这次重试让它保持原样")
+	require.NotContains(t, retry(`{"item_ids":["900","800"],"new_item_ids":["333","222"]}`).Description, "already held")
 }
 
 // TestPolicyRulesAreQuotedToWhatTheyAsk: a policy sentence is quoted at a quote's

@@ -138,10 +138,14 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 	switch {
 	case first.retry:
 		changed := locale.Msg("finding.changed_arguments")
+		var keptNote locale.Text // the retry put back what was there
 		if key, _, _ := changedArgument(first.failed.args, first.call.args); key != "" {
 			changed = locale.Msg("finding.another_argument", "Key", key)
 			if was, now := swapped(first.failed.args, first.call.args, key); len(was) > 0 {
 				changed = locale.Msg("finding.argument_swapped", "Key", key, "Was", quotedItems(was), "Now", quotedItems(now))
+				if other := keptAsIs(first.failed.args, first.call.args, key); other != "" {
+					keptNote = locale.Msg("finding.retry_kept_as_is", "Now", quotedItems(now), "Other", other)
+				}
 			}
 			if dropped := leftOut(first.failed.args, first.call.args, key); len(dropped) > 0 {
 				changed = locale.Msg("finding.argument_without", "Key", key, "Items", quotedItems(dropped))
@@ -149,6 +153,9 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		}
 		desc = append(desc, locale.Msg("finding.write_retried", "Failed", first.failed.name, "Turn", digits(first.failed.resultTurn),
 			"Quote", quoted(first.failed.errQuote), "Tool", first.call.name, "Again", digits(first.call.turn), "Changed", changed))
+		if !keptNote.IsZero() {
+			desc = append(desc, keptNote)
+		}
 		if first.call.failed {
 			desc = append(desc, locale.Msg("finding.retry_failed_too", "Turn", digits(first.call.resultTurn)))
 		}
