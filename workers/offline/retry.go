@@ -183,7 +183,8 @@ func valueAt(text, key string, open byte) string {
 
 // swapped is what a retry put in place of what in argument key, when the change is of
 // plain values: the value itself ("payment_id" gift_card_1 for gift_card_2), or the
-// items of a list of the same length that differ (at most two). Nil when the change is
+// items of a list of the same length that differ (at most two), an object item by the
+// one id it changed (plainPair). Nil when the change is
 // of anything else, so a PM reads what the user was not asked about.
 func swapped(failedArgs, retryArgs, key string) (was, now []string) {
 	var before, after map[string]any
@@ -203,9 +204,8 @@ func swapped(failedArgs, retryArgs, key string) (was, now []string) {
 		if compact(bl[i]) == compact(al[i]) {
 			continue
 		}
-		bs, ok1 := plainValue(bl[i])
-		as, ok2 := plainValue(al[i])
-		if !ok1 || !ok2 || len(was) == 2 {
+		bs, as, ok := plainPair(bl[i], al[i])
+		if !ok || len(was) == 2 {
 			return nil, nil
 		}
 		was, now = append(was, bs), append(now, as)
@@ -246,6 +246,37 @@ func keptAsIs(failedArgs, retryArgs, key string) string {
 		}
 	}
 	return ""
+}
+
+// plainPair is what one item of a list became, as plain values: the items themselves,
+// or, for two objects, the one id they differ in ({"payment_id": "credit_card_1",
+// "amount": 155} for {"payment_id": "certificate_2", "amount": 205}: the one paid with).
+// False when the change is of anything else.
+func plainPair(was, now any) (string, string, bool) {
+	bs, ok1 := plainValue(was)
+	as, ok2 := plainValue(now)
+	if ok1 && ok2 {
+		return bs, as, true
+	}
+	bm, ok1 := was.(map[string]any)
+	am, ok2 := now.(map[string]any)
+	if !ok1 || !ok2 {
+		return "", "", false
+	}
+	var ids []string
+	for _, k := range slices.Sorted(maps.Keys(bm)) {
+		if k == "id" || strings.HasSuffix(k, "_id") {
+			if compact(bm[k]) != compact(am[k]) {
+				ids = append(ids, k)
+			}
+		}
+	}
+	if len(ids) != 1 {
+		return "", "", false
+	}
+	bs, ok1 = plainValue(bm[ids[0]])
+	as, ok2 = plainValue(am[ids[0]])
+	return bs, as, ok1 && ok2
 }
 
 // plainValue is a string or number as text; false for anything else.

@@ -1223,6 +1223,16 @@ func TestARetrySaysWhatItSwapped(t *testing.T) {
 	require.Contains(t, retry(`{"new_item_ids":["333","222"]}`).Description, "with new_item_ids “111” changed to “333”")
 	require.Contains(t, retry(`{"new_item_ids":["333","444","555"]}`).Description, "with a different new_item_ids argument")
 
+	// A list of objects changed in one id each says which id for which.
+	paid := diagnose(t, New(Options{}), sys(testPolicy), u("Book HAT001"), as("HAT001 for $305, paid with your certificate and card. Proceed?"), u("Yes"),
+		toolCall("c1", "book_reservation", `{"payment_methods":[{"payment_id":"certificate_1","amount":100},{"payment_id":"credit_card_2","amount":155}]}`),
+		res("c1", "Error: payment amount does not add up, total price is 305, but paid 255"),
+		toolCall("c2", "book_reservation", `{"payment_methods":[{"payment_id":"certificate_1","amount":100},{"payment_id":"certificate_3","amount":205}]}`),
+		res("c2", `{"status":"booked"}`), as("Booked."), u("Thanks"))
+	f := only(paid, "unconfirmed_write")[0]
+	require.Contains(t, f.Description, "with payment_methods “credit_card_2” changed to “certificate_3”")
+	require.Contains(t, localetest.Chinese(t).Text(f.Words.Description), "由“credit_card_2”改为“certificate_3”的 payment_methods")
+
 	// A "new" item that is the one it was to replace leaves that item as it was.
 	kept := func(first, user, agent string) analyzer.Finding {
 		d := diagnose(t, New(Options{}), sys(testPolicy), u(first), as(agent), u(user),
@@ -1230,7 +1240,7 @@ func TestARetrySaysWhatItSwapped(t *testing.T) {
 			toolCall("c2", "modify_items", `{"item_ids":["900","800"],"new_item_ids":["900","222"]}`), res("c2", `{"status":"modified"}`), as("Done."), u("Thanks"))
 		return only(d, "unconfirmed_write")[0]
 	}
-	f := kept("Upgrade my items", "Yes", "Items 1 and 2 to their best versions. Proceed?")
+	f = kept("Upgrade my items", "Yes", "Items 1 and 2 to their best versions. Proceed?")
 	require.Contains(t, f.Description, "with new_item_ids “111” changed to “900”, without asking the user. “900” is what item_ids already held there: the retry left that one as it was")
 	zh := kept("把我的商品都升级", "好的", "把商品 1 和 2 换成最好的版本。要继续吗？")
 	require.Contains(t, localetest.Chinese(t).Text(zh.Words.Description), "“900”正是 item_ids 在该位置原有的值：这次重试让它保持原样")
