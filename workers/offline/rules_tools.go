@@ -107,6 +107,13 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 		desc = append(desc, knownText)
 		ev = append(ev, read)
 	}
+	for _, c := range failed {
+		if text, status, ok := v.ownChange(c); ok {
+			desc = append(desc, text)
+			ev = append(ev, status)
+			break
+		}
+	}
 	rule := ruleToolRejected
 	if slices.ContainsFunc(failed, func(c call) bool { return a.m.toolFault.Contains(textmatch.Fold(c.errQuote)) }) {
 		rule = ruleToolError
