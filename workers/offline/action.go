@@ -143,6 +143,7 @@ func factsOf(brief analyzer.ClusterBrief, example locale.Text) facts {
 	}
 	f.noAccount = allSay(brief, "finding.unauthenticated_no_account")
 	f.retried = allSay(brief, "finding.write_retried")
+	f.ownChange = anySays(brief, "finding.own_change_before")
 	if len(fields) > 0 {
 		f.fields = andList(fields[:min(len(fields), 3)])
 	}
@@ -154,6 +155,11 @@ func allSay(brief analyzer.ClusterBrief, id string) bool {
 	return len(brief.DescriptionTexts) > 0 && !slices.ContainsFunc(brief.DescriptionTexts, func(t locale.Text) bool {
 		return !slices.Contains(t.MessageIDs(), id)
 	})
+}
+
+// anySays reports whether a description of the brief says the catalog sentence id.
+func anySays(brief analyzer.ClusterBrief, id string) bool {
+	return slices.ContainsFunc(brief.DescriptionTexts, func(t locale.Text) bool { return slices.Contains(t.MessageIDs(), id) })
 }
 
 // andList joins names as "a", "a and b" or "a, b and c" (in Chinese "a、b和c").

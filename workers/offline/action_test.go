@@ -213,6 +213,26 @@ func TestActionTextsSpeakOfTheClustersOwnTools(t *testing.T) {
 	require.NotContains(t, last, "unless the user's last turn")
 	require.Contains(t, localetest.Chinese(t).Text(r.Value.Words.Recommendation[2]), "换了细节的重试要等用户同意新的细节才放行")
 
+	// A rejection of a record the agent's own change had locked adds the step about
+	// the order of changes; other rejections do not.
+	b = brief("tool_error", ruleToolRejected.spec().title)
+	rejected := locale.Msg("finding.tool_calls_failed", "Calls", locale.Lit("1 of 8 tool calls"), "Parts", locale.Lit("return_items at turn 32"))
+	locked := locale.Join("join.sentences", rejected, locale.Msg("finding.own_change_before", "Key", locale.Lit("order_id"), "Value", locale.Lit("“#W1”"),
+		"Tool", locale.Lit("exchange_items"), "Turn", locale.Lit("25"), "Status", locale.Lit("“exchange requested”")))
+	b.DescriptionTexts = []locale.Text{rejected}
+	r, err = a.WriteAction(context.Background(), b)
+	require.NoError(t, err)
+	require.NotContains(t, strings.Join(r.Value.Recommendation, " "), "gather every change")
+	b.DescriptionTexts = []locale.Text{rejected, locked}
+	r, err = a.WriteAction(context.Background(), b)
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(r.Value.Recommendation, " "), "have it gather every change the user wants to that record first")
+	var zhSteps []string
+	for _, s := range r.Value.Words.Recommendation {
+		zhSteps = append(zhSteps, localetest.Chinese(t).Text(s))
+	}
+	require.Contains(t, strings.Join(zhSteps, " "), "让它先收集用户对这条记录想做的全部修改")
+
 	// A tool that took the change but kept the field is named in the title, in either language.
 	b = brief("tool_error", ruleKeptField.spec().title)
 	b.Descriptions = []string{"update_plan at turn 9 asked for tier “gold”; its result at turn 10 changed price yet still reports tier “silver”, as the record read at turn 4 had it."}

@@ -18,6 +18,9 @@ type facts struct {
 	// retried says every finding read was a change retried with other details after
 	// it failed: the user had agreed, to the first details.
 	retried bool
+	// ownChange says a finding read was refused for a record the agent had itself
+	// changed before: the order of its steps is part of the fix.
+	ownChange bool
 }
 
 // playbook is the template of an Action for one kind of problem. Its words are the
@@ -160,7 +163,13 @@ func playbookFor(category, title string) playbook {
 		if title == ruleToolRejected.spec().title {
 			return playbook{
 				name: "tool_rejected", fix: "prompt",
-				steps: exampleFirst(3),
+				steps: func(p string, f facts) []locale.Text {
+					steps := exampleFirst(3)(p, f)
+					if f.ownChange {
+						steps = append(steps, step(p, 4))
+					}
+					return steps
+				},
 			}
 		}
 		return playbook{
