@@ -13,9 +13,6 @@ import (
 	"github.com/checkup-dev/checkup/workers/quality"
 )
 
-// quotesPerAction is how many evidence quotes an Action shows.
-const quotesPerAction = 3
-
 // Build assembles the report from the rows of one snapshot, its texts written by l:
 // what the analysis stored by its message key reads in l's language, what it stored as
 // words (a model's, or a row from before the keys) as it was stored. now is the

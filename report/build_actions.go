@@ -26,7 +26,7 @@ func clusterQuotes(rows []dbsqlc.ListTaskClusterEvidenceRow) (map[int][]Quote, e
 			continue
 		}
 		idx := int(row.ClusterIdx)
-		if len(quotes[idx]) >= quotesPerAction {
+		if len(quotes[idx]) >= cluster.Examples {
 			continue
 		}
 		exchange := slices.Clone(ev)
@@ -281,11 +281,13 @@ func (r *Report) rankClusters(rows []dbsqlc.ListTaskClustersRow) error {
 }
 
 // markPriorityOrders marks the Actions (in rank order) whose place the priority score
-// decided: the Action ranked just before or after has the same Support.
+// decided: the Action ranked just before or after has the same Support and another
+// priority (an equal one decides nothing, and showing it would say it did).
 func markPriorityOrders(actions []Action) {
 	for i := range actions {
 		tied := func(j int) bool {
-			return j >= 0 && j < len(actions) && cluster.SameStanding(actions[i].Support, actions[j].Support)
+			return j >= 0 && j < len(actions) && cluster.SameStanding(actions[i].Support, actions[j].Support) &&
+				Score(actions[i].PriorityScore) != Score(actions[j].PriorityScore)
 		}
 		actions[i].PriorityOrders = tied(i-1) || tied(i+1)
 	}

@@ -328,13 +328,15 @@ func TestPriorityShowsOnlyWhereItOrders(t *testing.T) {
 		{Rank: 2, Title: "Tied first", Support: tied, PriorityScore: 60},
 		{Rank: 3, Title: "Tied second", Support: tied, PriorityScore: 40},
 		{Rank: 4, Title: "Rare", Support: Support{Basis: "prevalence", Reach: 0.01}, PriorityScore: 90},
+		{Rank: 5, Title: "Tied again", Support: Support{Basis: "prevalence", Reach: 0.005}, PriorityScore: 42},
+		{Rank: 6, Title: "Tied by priority too", Support: Support{Basis: "prevalence", Reach: 0.005}, PriorityScore: 42},
 	}
 	markPriorityOrders(actions)
 	var orders []bool
 	for _, a := range actions {
 		orders = append(orders, a.PriorityOrders)
 	}
-	require.Equal(t, []bool{false, true, true, false}, orders)
+	require.Equal(t, []bool{false, true, true, false, false, false}, orders, "an equal priority decides nothing either")
 
 	for _, l := range []*locale.Localizer{localetest.English(t), localetest.Chinese(t)} {
 		var md bytes.Buffer
@@ -342,7 +344,7 @@ func TestPriorityShowsOnlyWhereItOrders(t *testing.T) {
 		mdWriter{w, l}.actions(Report{Actions: actions})
 		require.NoError(t, w.Flush())
 		sections := strings.Split(md.String(), "### ")[1:]
-		require.Len(t, sections, 4)
+		require.Len(t, sections, 6)
 		for i, s := range sections {
 			require.Equal(t, orders[i], strings.Contains(s, Score(actions[i].PriorityScore)+"/100") || strings.Contains(s, "priority "+Score(actions[i].PriorityScore)), "%d: %s", i, s)
 		}

@@ -12,6 +12,10 @@ import (
 // to the PM beside the priority score's formula.
 const SupportFormula = "rank = failures explained, at least: max(0, n × (low − run's failure rate)), n its (labeled, or detector-scored) conversations and low the lower bound of the failure rate among them; then reach, at least: the lower bound of its share of analyzed conversations × (its mean severity − 1)/4 × its mean confidence, so minor findings (severity 1) add none and unsure ones less. Lower bounds are Wilson's, one-sided 95% (z = 1.645). An issue seen in one conversation gets no Action."
 
+// Examples is how many findings each cluster shows as its evidence, at most: its
+// Action quotes them.
+const Examples = 3
+
 // supportZ is the normal quantile of SupportFormula's one-sided 95% lower bounds.
 const supportZ = 1.645
 

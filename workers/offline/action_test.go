@@ -204,14 +204,15 @@ func TestActionTextsSpeakOfTheClustersOwnTools(t *testing.T) {
 	r, err = a.WriteAction(context.Background(), b)
 	require.NoError(t, err)
 	require.Equal(t, "Ask again before retrying a change with other details", r.Value.Title)
-	require.True(t, strings.HasPrefix(r.Value.Recommendation[0], "When a change fails and its details change"), r.Value.Recommendation[0])
+	require.True(t, strings.HasPrefix(r.Value.Recommendation[0], "Add to the system prompt, beside its rule on confirmation: “When a change fails, a retry with other details"), r.Value.Recommendation[0])
+	require.NotContains(t, strings.Join(r.Value.Recommendation, " "), "Act only on an explicit yes", "not the rule the policy has already")
 	require.Equal(t, "更换细节重试修改之前，先再次征得用户同意", localetest.Chinese(t).Text(r.Value.Words.Title))
 	// Its tool-layer step holds back only a retry with other details: one that refused
 	// every call without a fresh yes would block the retry the user agreed to.
-	last := r.Value.Recommendation[2]
+	last := r.Value.Recommendation[1]
 	require.Contains(t, last, "refuse a retry with other details until the user has agreed to them")
 	require.NotContains(t, last, "unless the user's last turn")
-	require.Contains(t, localetest.Chinese(t).Text(r.Value.Words.Recommendation[2]), "换了细节的重试要等用户同意新的细节才放行")
+	require.Contains(t, localetest.Chinese(t).Text(r.Value.Words.Recommendation[1]), "换了细节的重试要等用户同意新的细节才放行")
 
 	// A rejection of a record the agent's own change had locked adds the step about
 	// the order of changes; other rejections do not.

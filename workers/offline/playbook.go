@@ -96,9 +96,10 @@ func playbookFor(category, title string) playbook {
 			steps: func(p string, f facts) []locale.Text {
 				steps := []locale.Text{step(p, 1, "Tools", f.tools), step(p, 2), step(p, 3, "Tools", f.tools)}
 				if f.retried {
-					// The user agreed to the first details: asking again is the fix, and
-					// the tool layer holds back only a retry with other details.
-					steps = []locale.Text{steps[1], steps[0], step(p, 4, "Tools", f.tools)}
+					// The user agreed to the first details, under a rule the prompt may
+					// well have already: that a retry with other details needs a yes of
+					// its own is the fix, and the tool layer holds back only such a retry.
+					steps = []locale.Text{step(p, 5), step(p, 4, "Tools", f.tools)}
 				}
 				return steps
 			},
@@ -114,7 +115,7 @@ func playbookFor(category, title string) playbook {
 						// No account was read: whether such questions may come first
 						// is the question to settle; a tool layer refusing every
 						// look-up would refuse the catalogue too.
-						steps = []locale.Text{steps[2], steps[0]}
+						steps = []locale.Text{steps[2], step(p, 4, "Tools", f.tools)} // the two are alternatives
 					}
 					return steps
 				},

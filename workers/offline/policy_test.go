@@ -231,6 +231,8 @@ func TestALookUpOfNothingTheUserGaveReadsNoAccount(t *testing.T) {
 	settle := write(catalogue[0])
 	require.Equal(t, "Say whether questions that need no account may be answered before the identity check", settle.Title)
 	require.Contains(t, settle.Recommendation[0], "If questions like the example's are meant to be answered before the check")
+	require.True(t, strings.HasPrefix(settle.Recommendation[1], "If they are not, make identity verification the agent's first step"), "the other way, said as the alternative: %s", settle.Recommendation[1])
+	require.True(t, strings.HasPrefix(localetest.Chinese(t).Text(settle.Words.Recommendation[1]), "如果不可以，就在系统提示词中把身份核实设为智能体的第一步"))
 	require.NotContains(t, strings.Join(settle.Recommendation, " "), "refuse to run", "a tool layer refusing every look-up would refuse the catalogue")
 	require.NotContains(t, settle.ExpectedImpact, "no account is read or changed")
 	require.Equal(t, "说清楚无需账户的问题能否在核实身份之前回答", localetest.Chinese(t).Text(settle.Words.Title))

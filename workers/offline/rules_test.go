@@ -1241,9 +1241,11 @@ func TestARetrySaysWhatItSwapped(t *testing.T) {
 		return only(d, "unconfirmed_write")[0]
 	}
 	f = kept("Upgrade my items", "Yes", "Items 1 and 2 to their best versions. Proceed?")
-	require.Contains(t, f.Description, "with new_item_ids “111” changed to “900”, without asking the user. “900” is what item_ids already held there: the retry left that one as it was")
+	require.Contains(t, f.Description, "with new_item_ids “111” changed to “900”, without asking the user. “900” is the item item_ids already held there, so the retry leaves that item as it is, which the user was not asked about.")
+	require.Equal(t, 2, f.Severity, "it did less than agreed: nothing the user did not agree to is on the record")
 	zh := kept("把我的商品都升级", "好的", "把商品 1 和 2 换成最好的版本。要继续吗？")
-	require.Contains(t, localetest.Chinese(t).Text(zh.Words.Description), "“900”正是 item_ids 在该位置原有的值：这次重试让它保持原样")
+	require.Contains(t, localetest.Chinese(t).Text(zh.Words.Description), "“900”就是 item_ids 里原来的那一项，所以这次重试让该项保持不变")
+	require.Equal(t, 4, retry(`{"new_item_ids":["333","222"]}`).Severity, "a retry with an item the user never saw")
 	require.NotContains(t, retry(`{"item_ids":["900","800"],"new_item_ids":["333","222"]}`).Description, "already held")
 }
 

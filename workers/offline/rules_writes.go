@@ -135,10 +135,10 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		first = found[i]
 	}
 	var desc []locale.Text
+	var keptNote locale.Text // the retry put back what the record held there
 	switch {
 	case first.retry:
 		changed := locale.Msg("finding.changed_arguments")
-		var keptNote locale.Text // the retry put back what was there
 		if key, _, _ := changedArgument(first.failed.args, first.call.args); key != "" {
 			changed = locale.Msg("finding.another_argument", "Key", key)
 			if was, now := swapped(first.failed.args, first.call.args, key); len(was) > 0 {
@@ -220,6 +220,10 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 	case first.changedNothing():
 		// The tool refused the changed details too: no data changed without a yes, so
 		// the breach cost the user nothing; the failed change is the tool error's.
+		f.Severity = 2
+	case !keptNote.IsZero():
+		// The retry only put back what the record held: it did less than agreed, and
+		// nothing the user did not agree to is on the record.
 		f.Severity = 2
 	}
 	f.PriorityScore = priority(f.Severity, f.Confidence)

@@ -17,9 +17,6 @@ import (
 	"github.com/checkup-dev/checkup/workers/drivers"
 )
 
-// clusterEvidence is how many findings each cluster shows as its evidence: its
-// Action quotes them.
-const clusterEvidence = 3
 
 // cluster groups the findings of the diagnosed conversations into issue clusters and
 // stores them, with every finding's cluster, in one transaction. Clusters stored by an
@@ -117,7 +114,7 @@ func (r *run) buildClusters(ctx context.Context) error {
 			return err
 		}
 		if _, err := r.q.SetClusterEvidence(ctx, tx, dbsqlc.SetClusterEvidenceParams{
-			TaskID: r.id, OwnerUserID: r.owner, RankOrder: rankOrder(clusters), PerCluster: clusterEvidence,
+			TaskID: r.id, OwnerUserID: r.owner, RankOrder: rankOrder(clusters), PerCluster: cluster.Examples,
 		}); err != nil {
 			return err
 		}
