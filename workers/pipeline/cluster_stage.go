@@ -17,7 +17,6 @@ import (
 	"github.com/checkup-dev/checkup/workers/drivers"
 )
 
-
 // cluster groups the findings of the diagnosed conversations into issue clusters and
 // stores them, with every finding's cluster, in one transaction. Clusters stored by an
 // earlier attempt are reused as they are, so a resumed task's Actions refer to the
