@@ -204,9 +204,27 @@ func TestThePMsLoopInChineseInBrowser(t *testing.T) {
 	for name, page := range pages {
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(b.url+page), chromedp.WaitVisible(chromedp.CSS(`main`))))
 		readsInChinese(t, ctx, "phone: "+name)
+		labels := cellLabels(t, ctx, name)
+		if name == "task" || name == "conversations" {
+			require.NotEmpty(t, labels, "%s: on a phone its tables' cells carry their column's name", name)
+		}
+		for _, l := range labels {
+			require.True(t, strings.HasSuffix(l, `："`), "phone: %s: a cell's label %s ends in a full-width colon", name, l)
+		}
 		requireFitsTheScreen(t, ctx, "phone: "+name)
 		browsertest.Screenshot(t, ctx, "phone-"+name)
 	}
+}
+
+// cellLabels is what the visible table cells of the page in the tab show before
+// their value on a phone (a column's name and its colon, CSS content as written).
+func cellLabels(t *testing.T, ctx context.Context, page string) []string {
+	t.Helper()
+	labels, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('td[data-label]')]
+		.filter(e => e.getClientRects().length && e.textContent.trim())
+		.map(e => getComputedStyle(e, '::before').content)`))
+	require.NoError(t, err, page)
+	return labels
 }
 
 // TestTheLanguageSwitchHoldsAcrossSignInInBrowser: an English browser chooses 中文 on

@@ -39,7 +39,7 @@ func TestChineseSlotsAreSpacedByScript(t *testing.T) {
 	}, {
 		text: retried,
 		en:   "After book_reservation failed at turn 18 (“Error”), the agent called book_reservation again at turn 21 with a different payment_methods argument, without asking the user.",
-		zhCN: "book_reservation 在第 18 轮失败（“Error”）之后，智能体没有询问用户，就在第 21 轮用另一个 payment_methods 参数再次调用了 book_reservation。",
+		zhCN: "book_reservation 在第 18 轮失败（“Error”）之后，智能体没有询问用户，就在第 21 轮再次调用了 book_reservation，换了一个 payment_methods 参数。",
 	}, {
 		text: tools,
 		en:   "book_reservation and update_reservation_baggages",

@@ -233,3 +233,17 @@ func TestActionCardSaysARetryIsTheSameCall(t *testing.T) {
 	zhCalls := zhDoc.Find(`[data-testid="evidence-exchange"]`).First().Find(`[data-testid="evidence-call"]`)
 	require.Equal(t, `调用 book_reservation，参数与第 31 轮完全相同，即 "flight_type":"round_trip" …`, strings.TrimSpace(zhCalls.Eq(1).Text()))
 }
+
+// TestRunNamesItsFileInTheReadersPunctuation: the file a run came from and its count
+// read "export.jsonl (100 conversations)" in English and with full-width brackets in
+// Chinese.
+func TestRunNamesItsFileInTheReadersPunctuation(t *testing.T) {
+	t.Parallel()
+	doc, _ := render(t, pages.TaskShow(page, pages.TaskView{Report: sampleReport("completed")}))
+	require.Equal(t, "export.jsonl (100 conversations)", testid(doc, "source").Text())
+	var zh bytes.Buffer
+	require.NoError(t, pages.TaskShow(page, pages.TaskView{Report: sampleReport("completed")}).Render(localetest.Context(localetest.Chinese(t)), &zh))
+	zhDoc, err := goquery.NewDocumentFromReader(&zh)
+	require.NoError(t, err)
+	require.Equal(t, "export.jsonl（100 个对话）", testid(zhDoc, "source").Text())
+}

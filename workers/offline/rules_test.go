@@ -370,7 +370,7 @@ func TestUnconfirmedRetryThatLeavesSomethingOut(t *testing.T) {
 		require.Len(t, f, 1, w[0])
 		require.Contains(t, localetest.English(t).Text(f[0].Words.Description),
 			`the agent called update_reservation_flights again at turn 7 with flights leaving out “{"flight_number":"HAT290"}”, without asking the user.`)
-		require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), `就在第 7 轮用去掉了“{"flight_number":"HAT290"}”的 flights 再次调用了 update_reservation_flights。`)
+		require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), `就在第 7 轮再次调用了 update_reservation_flights，flights 里去掉了“{"flight_number":"HAT290"}”。`)
 		require.Contains(t, f[0].Evidence, analyzer.Evidence{Turn: 8, Quote: `"flights":[{"flight_number":"HAT003"}]`},
 			"what the reservation holds after the retry: %s", w[0])
 		require.Contains(t, localetest.English(t).Text(f[0].Words.Description),
@@ -463,7 +463,7 @@ func TestUnconfirmedRetryAfterFailure(t *testing.T) {
 	require.Len(t, f, 1)
 	require.Contains(t, f[0].Description, "After book_reservation failed at turn 6")
 	require.Contains(t, f[0].Description, "again at turn 8 with pay “gift_card” changed to “credit_card”, without asking the user.")
-	require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), "就在第 8 轮用由“gift_card”改为“credit_card”的 pay 再次调用了 book_reservation。")
+	require.Contains(t, localetest.Chinese(t).Text(f[0].Words.Description), "就在第 8 轮再次调用了 book_reservation，把 pay 由“gift_card”改成了“credit_card”。")
 	require.Equal(t, 4, f[0].Severity)
 	require.Equal(t, []analyzer.Evidence{
 		{Turn: 6, Quote: "Error: gift card balance is not enough"},
@@ -1231,7 +1231,7 @@ func TestARetrySaysWhatItSwapped(t *testing.T) {
 		res("c2", `{"status":"booked"}`), as("Booked."), u("Thanks"))
 	f := only(paid, "unconfirmed_write")[0]
 	require.Contains(t, f.Description, "with payment_methods “credit_card_2” changed to “certificate_3”")
-	require.Contains(t, localetest.Chinese(t).Text(f.Words.Description), "由“credit_card_2”改为“certificate_3”的 payment_methods")
+	require.Contains(t, localetest.Chinese(t).Text(f.Words.Description), "把 payment_methods 由“credit_card_2”改成了“certificate_3”")
 
 	// A "new" item that is the one it was to replace leaves that item as it was.
 	kept := func(first, user, agent string) analyzer.Finding {
