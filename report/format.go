@@ -104,7 +104,8 @@ func RankWords(l *locale.Localizer, s Support) string {
 	case s.Explained > 0:
 		return l.T("support.short_explains", "Failures", explainedFailures(l, s.Explained))
 	}
-	return l.T("support.short_reach", "Reach", l.Percent(s.Reach))
+	// The share the card's rank line names, so the two read as one figure and its weight.
+	return l.T("support.short_reach", "Share", l.Percent(s.ShareLow), "Severity", Score(s.Severity), "Reach", l.Percent(s.Reach))
 }
 
 // explainedFailures is ExcessFailures for the failures an issue explains at least,

@@ -20,14 +20,21 @@ type rankFigure struct {
 
 var rankNumber = regexp.MustCompile(`(<)?(\d+(?:\.\d+)?)(%)?`)
 
-// readRankFigure reads a "Ranked by" cell as either language writes it: a percentage is
-// a reach ("<0.1%" counts as 0.05%), another figure the failures explained, and a
-// cell without one an issue seen once.
+// readRankFigure reads a "Ranked by" cell as either language writes it: a cell of
+// percentages is a reach, the last its weighted reach, what ranks ("<0.1%" counts as
+// 0.05%); another figure is the failures explained, and a cell without one an issue
+// seen once.
 func readRankFigure(t *testing.T, cell string) rankFigure {
 	t.Helper()
-	m := rankNumber.FindStringSubmatch(cell)
-	if m == nil {
+	all := rankNumber.FindAllStringSubmatch(cell, -1)
+	if len(all) == 0 {
 		return rankFigure{kind: 2}
+	}
+	m := all[0]
+	for _, n := range all {
+		if n[3] == "%" {
+			m = n // the weighted reach comes last
+		}
 	}
 	v, err := strconv.ParseFloat(m[2], 64)
 	require.NoError(t, err, cell)

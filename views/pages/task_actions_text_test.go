@@ -34,6 +34,8 @@ func TestActionsSayWhatTheyAreRankedBy(t *testing.T) {
 	require.Equal(t, "No outcomes are labeled, so it ranks by how common and severe it is, at the least: it reaches at least 15% of the analyzed conversations, at severity 3 of 5 and 80% confidence.",
 		words.Eq(1).Text())
 	require.Equal(t, cluster.SupportFormula, testid(doc, "support-formula").First().Text())
+	require.Equal(t, 1, testid(doc, "support-formula").Length(), "the formula is the same for every Action: stated once, above the cards")
+	require.Zero(t, testid(doc, "action").Find(`[data-testid="support-formula"]`).Length())
 
 	// In Chinese the formula is explained in Chinese.
 	var zh bytes.Buffer
