@@ -275,20 +275,26 @@ func (r *Report) rankClusters(rows []dbsqlc.ListTaskClustersRow) error {
 	for i := range r.Actions {
 		r.Actions[i].Support = support[r.Actions[i].ClusterIdx]
 	}
-	markPriorityOrders(r.Actions)
+	markPriorityDecided(r.Actions)
 	slices.SortStableFunc(r.Clusters, func(a, b Cluster) int { return cmp.Compare(position[a.Idx], position[b.Idx]) })
 	return nil
 }
 
-// markPriorityOrders marks the Actions (in rank order) whose place the priority score
-// decided: the Action ranked just before or after has the same Support and another
-// priority (an equal one decides nothing, and showing it would say it did).
-func markPriorityOrders(actions []Action) {
-	for i := range actions {
-		tied := func(j int) bool {
-			return j >= 0 && j < len(actions) && cluster.SameStanding(actions[i].Support, actions[j].Support) &&
-				Score(actions[i].PriorityScore) != Score(actions[j].PriorityScore)
+// markPriorityDecided marks the Actions (in rank order) whose place the priority score
+// decided: a run of Actions of equal standing by the rank (cluster.SameStanding) whose
+// priorities, as shown, are not all the same. An equal priority decides nothing, and
+// showing it would say it did.
+func markPriorityDecided(actions []Action) {
+	for start := 0; start < len(actions); {
+		end := start + 1
+		for end < len(actions) && cluster.SameStanding(actions[start].Support, actions[end].Support) {
+			end++
 		}
-		actions[i].PriorityOrders = tied(i-1) || tied(i+1)
+		run := actions[start:end]
+		decided := slices.ContainsFunc(run, func(a Action) bool { return Score(a.PriorityScore) != Score(run[0].PriorityScore) })
+		for i := range run {
+			run[i].PriorityDecided = decided
+		}
+		start = end
 	}
 }

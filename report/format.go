@@ -94,8 +94,9 @@ func SupportWords(l *locale.Localizer, s Support) string {
 
 // RankWords says in a few words what places an issue where it is in the issues table
 // (cluster.BySupport), the figure it is ordered by: the failures it explains at least,
-// else its weighted reach at least (Support.Reach), and "seen once" for the issues
-// seen in one conversation, which come last. Read down the table, the failures never
+// else the share it reaches at least and its severity, with the weighted reach they
+// make (Support.Reach) that orders it, and "seen once" for the issues seen in one
+// conversation, which come last. Read down the table, the failures never
 // grow, then the reach never grows, whatever the priority scores do.
 func RankWords(l *locale.Localizer, s Support) string {
 	switch {

@@ -149,7 +149,7 @@ func (m mdWriter) actions(r Report) {
 		m.p("")
 		p := a.PriorityParts
 		figures := "md.action_figures_plain"
-		if a.PriorityOrders {
+		if a.PriorityDecided {
 			figures = "md.action_figures" // the priority decides its place: say so
 		}
 		m.p("%s", m.l.T(figures, "Conversations", m.count("md.conversations", a.Conversations), "Share", Percent(a.Share),

@@ -330,13 +330,17 @@ func TestPriorityShowsOnlyWhereItOrders(t *testing.T) {
 		{Rank: 4, Title: "Rare", Support: Support{Basis: "prevalence", Reach: 0.01}, PriorityScore: 90},
 		{Rank: 5, Title: "Tied again", Support: Support{Basis: "prevalence", Reach: 0.005}, PriorityScore: 42},
 		{Rank: 6, Title: "Tied by priority too", Support: Support{Basis: "prevalence", Reach: 0.005}, PriorityScore: 42},
+		{Rank: 7, Title: "Three tied, first", Support: Support{Basis: "prevalence", Reach: 0.001}, PriorityScore: 60},
+		{Rank: 8, Title: "Three tied, second", Support: Support{Basis: "prevalence", Reach: 0.001}, PriorityScore: 60},
+		{Rank: 9, Title: "Three tied, third", Support: Support{Basis: "prevalence", Reach: 0.001}, PriorityScore: 40},
 	}
-	markPriorityOrders(actions)
+	markPriorityDecided(actions)
 	var orders []bool
 	for _, a := range actions {
-		orders = append(orders, a.PriorityOrders)
+		orders = append(orders, a.PriorityDecided)
 	}
-	require.Equal(t, []bool{false, true, true, false, false, false}, orders, "an equal priority decides nothing either")
+	require.Equal(t, []bool{false, true, true, false, false, false, true, true, true}, orders,
+		"an equal priority decides nothing; in a run of three, the priority placed the first above the third")
 
 	for _, l := range []*locale.Localizer{localetest.English(t), localetest.Chinese(t)} {
 		var md bytes.Buffer
@@ -344,7 +348,7 @@ func TestPriorityShowsOnlyWhereItOrders(t *testing.T) {
 		mdWriter{w, l}.actions(Report{Actions: actions})
 		require.NoError(t, w.Flush())
 		sections := strings.Split(md.String(), "### ")[1:]
-		require.Len(t, sections, 6)
+		require.Len(t, sections, 9)
 		for i, s := range sections {
 			require.Equal(t, orders[i], strings.Contains(s, Score(actions[i].PriorityScore)+"/100") || strings.Contains(s, "priority "+Score(actions[i].PriorityScore)), "%d: %s", i, s)
 		}

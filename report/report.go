@@ -291,10 +291,11 @@ type Action struct {
 	PriorityParts  PriorityParts `json:"priority_parts"`
 	// Support is what the Action's rank rests on: its issue's.
 	Support Support `json:"support"`
-	// PriorityOrders: the Action ranked next to it has the same Support, so the
-	// priority score decides which comes first. Not part of report.json.
-	PriorityOrders bool    `json:"-"`
-	Evidence       []Quote `json:"evidence"`
+	// PriorityDecided: the Action stands equal by the rank with its neighbours and
+	// their priority scores differ, so the score decided its place (the page shows the
+	// score only then). Not part of report.json.
+	PriorityDecided bool    `json:"-"`
+	Evidence        []Quote `json:"evidence"`
 	OutcomeSplit
 	// Words keeps the texts as catalog messages (TitleIn, ProblemIn, …); nil for an
 	// Action written in words only. Not part of report.json.

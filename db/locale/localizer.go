@@ -81,13 +81,14 @@ func (l *Localizer) T(id string, args ...any) string {
 }
 
 // oneStop drops a message's full stop after a quote that already ends its own sentence
-// (“…HAT039.”. and “…谢谢。”。, and an English quote in a Chinese sentence, “…HAT039.”。):
+// (“…HAT039.”. and “…谢谢。”。, and a quote of the other language, “…HAT039.”。 and
+// “…谢谢。”.):
 // the quote's stop is the sentence's.
 func oneStop(s string) string {
 	if !strings.Contains(s, "”") {
 		return s
 	}
-	for _, stop := range []string{".”.", "!”.", "?”.", "。”。", "！”。", "？”。", ".”。", "!”。", "?”。"} {
+	for _, stop := range []string{".”.", "!”.", "?”.", "。”。", "！”。", "？”。", ".”。", "!”。", "?”。", "。”.", "！”.", "？”."} {
 		s = strings.ReplaceAll(s, stop, strings.TrimSuffix(strings.TrimSuffix(stop, "."), "。"))
 	}
 	return s

@@ -135,4 +135,6 @@ func TestOneStopAfterAQuote(t *testing.T) {
 	require.Equal(t, "在此之前用户说的最后一句话是“确认”。", zh.T("finding.last_words_before", "Quote", "“确认”"))
 	require.Equal(t, "在此之前用户说的最后一句话是“I'll go with the first option.”", zh.T("finding.last_words_before", "Quote", "“I'll go with the first option.”"),
 		"an English quote in a Chinese sentence ends it too")
+	require.Equal(t, "The user's last words before it were “好的，谢谢。”", en.T("finding.last_words_before", "Quote", "“好的，谢谢。”"),
+		"and a Chinese quote an English one")
 }

@@ -380,7 +380,7 @@ func ActionCard(taskID string, a report.Action, open bool) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if a.PriorityOrders {
+		if a.PriorityDecided {
 			templ_7745c5c3_Err = PriorityBreakdown(a.PriorityScore, a.PriorityParts).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

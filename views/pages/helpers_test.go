@@ -68,10 +68,10 @@ func sampleReport(status string) report.Report {
 		Actions: []report.Action{
 			{Rank: 1, Type: "RISK", Category: "personal_data", Title: "Stop showing card numbers", Problem: "Cards are shown.",
 				Recommendation: []string{"Mask them.", "Tell users why."}, ExpectedImpact: "No leaks.", FixLocation: "tool",
-				Conversations: 4, Share: 0.043, PriorityScore: 80, PriorityOrders: true, PriorityParts: report.PriorityParts{Prevalence: 0.043, PrevalenceTerm: 1.7, Severity: 5, SeverityTerm: 40, Confidence: 0.9, ConfidenceTerm: 18},
+				Conversations: 4, Share: 0.043, PriorityScore: 80, PriorityDecided: true, PriorityParts: report.PriorityParts{Prevalence: 0.043, PrevalenceTerm: 1.7, Severity: 5, SeverityTerm: 40, Confidence: 0.9, ConfidenceTerm: 18},
 				Evidence: []report.Quote{{ConversationSeq: 7, ConversationID: "c7", Turn: 3, Quote: "Your card 4242 4242", Verified: true}}},
 			{Rank: 2, Type: "ACTION", Category: "user_repeats", Title: "Users repeat themselves", Problem: "They ask twice.",
-				Conversations: 20, Share: 0.215, PriorityScore: 55, PriorityOrders: true, Evidence: []report.Quote{{ConversationSeq: 9, ConversationID: "c9", Turn: 4, Quote: "I said that already"}}},
+				Conversations: 20, Share: 0.215, PriorityScore: 55, PriorityDecided: true, Evidence: []report.Quote{{ConversationSeq: 9, ConversationID: "c9", Turn: 4, Quote: "I said that already"}}},
 		},
 		Clusters: []report.Cluster{
 			{Idx: 0, Type: "RISK", Title: "Card numbers shown", Conversations: 4, Prevalence: 0.043, PriorityScore: 80, ActionRank: 1},

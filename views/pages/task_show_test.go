@@ -104,11 +104,18 @@ func TestTaskPageWhenFinished(t *testing.T) {
 	// The priority only orders Actions the rank leaves tied: where it did not, it is
 	// not shown, so a higher priority on a lower-ranked card never reads as a contradiction.
 	ranked := sampleReport("completed")
-	ranked.Actions[1].PriorityOrders = false
+	ranked.Actions[1].PriorityDecided = false
 	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: ranked}))
 	require.Equal(t, 1, testid(doc, "action").Eq(0).Find(`[data-testid="priority"]`).Length())
 	require.Zero(t, testid(doc, "action").Eq(1).Find(`[data-testid="priority"]`).Length())
 	require.Equal(t, 1, testid(doc, "action").Eq(1).Find(`[data-testid="support"]`).Length(), "what its rank rests on is still said")
+
+	// An Action showing fewer examples than its conversations says how they were chosen;
+	// one showing them all does not.
+	ranked.Actions[1].Conversations = len(ranked.Actions[1].Evidence)
+	doc, _ = render(t, pages.TaskShow(page, pages.TaskView{Report: ranked}))
+	require.Contains(t, testid(doc, "action").Eq(0).Find(`[data-testid="action-evidence-chosen"]`).Text(), "At most 3 are shown, of the clearest cases")
+	require.Zero(t, testid(doc, "action").Eq(1).Find(`[data-testid="action-evidence-chosen"]`).Length())
 
 	require.Equal(t, 1, testid(doc, "warning").Length())
 	require.Contains(t, testid(doc, "warning").Text(), "The answer stayed invalid after one repair.")

@@ -219,7 +219,7 @@ func TestActionTextsSpeakOfTheClustersOwnTools(t *testing.T) {
 	b = brief("tool_error", ruleToolRejected.spec().title)
 	rejected := locale.Msg("finding.tool_calls_failed", "Calls", locale.Lit("1 of 8 tool calls"), "Parts", locale.Lit("return_items at turn 32"))
 	locked := locale.Join("join.sentences", rejected, locale.Msg("finding.own_change_before", "Key", locale.Lit("order_id"), "Value", locale.Lit("“#W1”"),
-		"Tool", locale.Lit("exchange_items"), "Turn", locale.Lit("25"), "Status", locale.Lit("“exchange requested”")))
+		"Tool", locale.Lit("exchange_items"), "Turn", locale.Lit("25"), "Was", locale.Lit("“delivered”"), "Status", locale.Lit("“exchange requested”")))
 	b.DescriptionTexts = []locale.Text{rejected}
 	r, err = a.WriteAction(context.Background(), b)
 	require.NoError(t, err)

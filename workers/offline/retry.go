@@ -213,45 +213,71 @@ func swapped(failedArgs, retryArgs, key string) (was, now []string) {
 	return was, now
 }
 
-// keptAsIs names the argument of the retry that already held, at the same places, the
-// values it put in key (item_ids beside new_item_ids: the "new" item is the one it was
-// to replace), so the retry left those as they were rather than changed them as the
-// user had agreed. Empty when there is none.
-func keptAsIs(failedArgs, retryArgs, key string) string {
+// keptAsIs reports a retry whose only change puts back, in one item of list argument
+// key, what another list argument held at the same place in both calls (new_item_ids
+// “111” changed to “900”, where item_ids holds “900”: the "new" item is the one it was
+// to replace), so the retry leaves that item as it was rather than changing it as the
+// user had agreed. It returns key, that other argument and the item; false for any
+// other retry.
+func keptAsIs(failedArgs, retryArgs string) (key, other, item string, ok bool) {
 	var before, after map[string]any
 	if json.Unmarshal([]byte(failedArgs), &before) != nil || json.Unmarshal([]byte(retryArgs), &after) != nil {
-		return ""
+		return "", "", "", false
 	}
+	keys := slices.Collect(maps.Keys(before))
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	var changed []string
+	for _, k := range keys {
+		if compact(before[k]) != compact(after[k]) {
+			changed = append(changed, k)
+		}
+	}
+	if len(changed) != 1 {
+		return "", "", "", false
+	}
+	key = changed[0]
 	bl, ok1 := before[key].([]any)
 	al, ok2 := after[key].([]any)
 	if !ok1 || !ok2 || len(bl) != len(al) {
-		return ""
+		return "", "", "", false
 	}
-	var changed []int
+	at := -1
 	for i := range al {
 		if compact(bl[i]) != compact(al[i]) {
-			changed = append(changed, i)
+			if at >= 0 {
+				return "", "", "", false // more than one item changed
+			}
+			at = i
 		}
 	}
-	if len(changed) == 0 {
-		return ""
+	if at < 0 {
+		return "", "", "", false
 	}
-	for _, other := range slices.Sorted(maps.Keys(after)) {
-		ol, ok := after[other].([]any)
-		if other == key || !ok || len(ol) != len(al) {
+	item, plain := plainValue(al[at])
+	if !plain {
+		return "", "", "", false
+	}
+	for _, o := range slices.Sorted(maps.Keys(after)) {
+		ol, ok := after[o].([]any)
+		if o == key || !ok || len(ol) != len(al) {
 			continue
 		}
-		if !slices.ContainsFunc(changed, func(i int) bool { return compact(ol[i]) != compact(al[i]) }) {
-			return other
+		if compact(ol[at]) == compact(al[at]) { // unchanged in both calls: o is not in changed
+			return key, o, item, true
 		}
 	}
-	return ""
+	return "", "", "", false
 }
 
 // plainPair is what one item of a list became, as plain values: the items themselves,
 // or, for two objects, the one id they differ in ({"payment_id": "credit_card_1",
-// "amount": 155} for {"payment_id": "certificate_2", "amount": 205}: the one paid with).
-// False when the change is of anything else.
+// "amount": 155} for {"payment_id": "certificate_2", "amount": 205}: the one paid with;
+// what else changed with it, the amount, is left to the example's quotes). False when
+// the change is of anything else.
 func plainPair(was, now any) (string, string, bool) {
 	bs, ok1 := plainValue(was)
 	as, ok2 := plainValue(now)
@@ -265,7 +291,7 @@ func plainPair(was, now any) (string, string, bool) {
 	}
 	var ids []string
 	for _, k := range slices.Sorted(maps.Keys(bm)) {
-		if k == "id" || strings.HasSuffix(k, "_id") {
+		if name := strings.ToLower(k); name == "id" || strings.HasSuffix(name, "_id") {
 			if compact(bm[k]) != compact(am[k]) {
 				ids = append(ids, k)
 			}

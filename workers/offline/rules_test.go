@@ -1234,19 +1234,38 @@ func TestARetrySaysWhatItSwapped(t *testing.T) {
 	require.Contains(t, localetest.Chinese(t).Text(f.Words.Description), "把 payment_methods 由“credit_card_2”改成了“certificate_3”")
 
 	// A "new" item that is the one it was to replace leaves that item as it was.
-	kept := func(first, user, agent string) analyzer.Finding {
-		d := diagnose(t, New(Options{}), sys(testPolicy), u(first), as(agent), u(user),
-			toolCall("c1", "modify_items", `{"item_ids":["900","800"],"new_item_ids":["111","222"]}`), res("c1", "Error: new item 111 not found or available"),
-			toolCall("c2", "modify_items", `{"item_ids":["900","800"],"new_item_ids":["900","222"]}`), res("c2", `{"status":"modified"}`), as("Done."), u("Thanks"))
+	kept := func(words [3]string, retried string, more ...transcript.Message) analyzer.Finding {
+		msgs := []transcript.Message{sys(testPolicy), u(words[0]), as(words[2]), u(words[1]),
+			toolCall("c1", "modify_items", `{"item_ids":["900","800"],"new_item_ids":["111","222"],"pay":"paypal_1"}`), res("c1", "Error: new item 111 not found or available"),
+			toolCall("c2", "modify_items", retried), res("c2", `{"status":"modified"}`), as("Done.")}
+		d := diagnose(t, New(Options{}), append(append(msgs, more...), u("Thanks"))...)
 		return only(d, "unconfirmed_write")[0]
 	}
-	f = kept("Upgrade my items", "Yes", "Items 1 and 2 to their best versions. Proceed?")
+	en := [3]string{"Upgrade my items", "Yes", "Items 1 and 2 to their best versions. Proceed?"}
+	putBack := `{"item_ids":["900","800"],"new_item_ids":["900","222"],"pay":"paypal_1"}`
+	f = kept(en, putBack)
 	require.Contains(t, f.Description, "with new_item_ids “111” changed to “900”, without asking the user. “900” is the item item_ids already held there, so the retry leaves that item as it is, which the user was not asked about.")
 	require.Equal(t, 2, f.Severity, "it did less than agreed: nothing the user did not agree to is on the record")
-	zh := kept("把我的商品都升级", "好的", "把商品 1 和 2 换成最好的版本。要继续吗？")
+	zh := kept([3]string{"把我的商品都升级", "好的", "把商品 1 和 2 换成最好的版本。要继续吗？"}, putBack)
 	require.Contains(t, localetest.Chinese(t).Text(zh.Words.Description), "“900”就是 item_ids 里原来的那一项，所以这次重试让该项保持不变")
 	require.Equal(t, 4, retry(`{"new_item_ids":["333","222"]}`).Severity, "a retry with an item the user never saw")
-	require.NotContains(t, retry(`{"item_ids":["900","800"],"new_item_ids":["333","222"]}`).Description, "already held")
+
+	// Not the same: a retry that also pays another way, that puts back an item the
+	// other list no longer holds, or that swaps in an item the user never saw.
+	for _, retried := range []string{
+		`{"item_ids":["900","800"],"new_item_ids":["900","222"],"pay":"credit_card_9"}`,
+		`{"item_ids":["333","800"],"new_item_ids":["333","222"],"pay":"paypal_1"}`,
+		`{"item_ids":["900","800"],"new_item_ids":["333","222"],"pay":"paypal_1"}`,
+	} {
+		f := kept(en, retried)
+		require.NotContains(t, f.Description, "already held", retried)
+		require.Equal(t, 4, f.Severity, retried)
+	}
+	// A change nobody asked for in the same conversation is the case it shows, at its
+	// own severity.
+	f = kept(en, putBack, as("Can I help with anything else?"), u("Where is my order #W9?"), toolCall("c3", "cancel_order", `{"order_id":"#W9"}`), res("c3", `{"status":"cancelled"}`), as("Cancelled #W9."))
+	require.Contains(t, f.Description, "cancel_order")
+	require.Equal(t, 4, f.Severity)
 }
 
 // TestPolicyRulesAreQuotedToWhatTheyAsk: a policy sentence is quoted at a quote's

@@ -34,6 +34,20 @@ func (w unconfirmedWrite) clear() bool { return w.retry || w.refused || !w.asked
 // changedNothing reports a retry with other details that the tool refused as well.
 func (w unconfirmedWrite) changedNothing() bool { return w.retry && w.call.failed }
 
+// keptOnly reports a retry whose one change put back what the record held (keptAsIs):
+// it did less than the user agreed to, nothing they did not agree to.
+func (w unconfirmedWrite) keptOnly() bool {
+	if !w.retry {
+		return false
+	}
+	_, _, _, ok := keptAsIs(w.failed.args, w.call.args)
+	return ok
+}
+
+// plain reports a clear case that changed data the user did not agree to: neither
+// refused again by the tool nor only putting back what was there.
+func (w unconfirmedWrite) plain() bool { return w.clear() && !w.changedNothing() && !w.keptOnly() }
+
 // writeConsent returns the writes (see isWriteTool) the user had not agreed to. The
 // user agrees, since the agent last asked them something in words, by
 //
@@ -127,15 +141,15 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		return nil
 	}
 	// The clearest case shows: a change made without a yes, before an attempt the tool
-	// refused, before a case the user had half asked for.
+	// refused or one that only put back what was there, before a case the user had
+	// half asked for.
 	first := found[0]
-	if i := slices.IndexFunc(found, func(w unconfirmedWrite) bool { return w.clear() && !w.changedNothing() }); i >= 0 {
+	if i := slices.IndexFunc(found, unconfirmedWrite.plain); i >= 0 {
 		first = found[i]
 	} else if i := slices.IndexFunc(found, unconfirmedWrite.clear); i >= 0 {
 		first = found[i]
 	}
 	var desc []locale.Text
-	var keptNote locale.Text // the retry put back what the record held there
 	switch {
 	case first.retry:
 		changed := locale.Msg("finding.changed_arguments")
@@ -143,9 +157,6 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 			changed = locale.Msg("finding.another_argument", "Key", key)
 			if was, now := swapped(first.failed.args, first.call.args, key); len(was) > 0 {
 				changed = locale.Msg("finding.argument_swapped", "Key", key, "Was", quotedItems(was), "Now", quotedItems(now))
-				if other := keptAsIs(first.failed.args, first.call.args, key); other != "" {
-					keptNote = locale.Msg("finding.retry_kept_as_is", "Now", quotedItems(now), "Other", other)
-				}
 			}
 			if dropped := leftOut(first.failed.args, first.call.args, key); len(dropped) > 0 {
 				changed = locale.Msg("finding.argument_without", "Key", key, "Items", quotedItems(dropped))
@@ -153,8 +164,8 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		}
 		desc = append(desc, locale.Msg("finding.write_retried", "Failed", first.failed.name, "Turn", digits(first.failed.resultTurn),
 			"Quote", quoted(first.failed.errQuote), "Tool", first.call.name, "Again", digits(first.call.turn), "Changed", changed))
-		if !keptNote.IsZero() {
-			desc = append(desc, keptNote)
+		if _, other, item, ok := keptAsIs(first.failed.args, first.call.args); ok {
+			desc = append(desc, locale.Msg("finding.retry_kept_as_is", "Now", quoted(item), "Other", other))
 		}
 		if first.call.failed {
 			desc = append(desc, locale.Msg("finding.retry_failed_too", "Turn", digits(first.call.resultTurn)))
@@ -221,7 +232,7 @@ func (a *Analyzer) unconfirmedWrites(v *view) []analyzer.Finding {
 		// The tool refused the changed details too: no data changed without a yes, so
 		// the breach cost the user nothing; the failed change is the tool error's.
 		f.Severity = 2
-	case !keptNote.IsZero():
+	case first.keptOnly():
 		// The retry only put back what the record held: it did less than agreed, and
 		// nothing the user did not agree to is on the record.
 		f.Severity = 2
