@@ -76,7 +76,8 @@ func ExcessFailures(l *locale.Localizer, f float64) string {
 // counted from, or, when it explains none for sure, how many conversations it reaches
 // at least and how severe it is. The task page and report.md say it alike.
 func SupportWords(l *locale.Localizer, s Support) string {
-	reach := l.T("support.reach", "Share", l.Percent(s.ShareLow), "Severity", Score(s.Severity), "Confidence", l.Percent(s.Confidence))
+	reach := l.T("support.reach", "Share", l.Percent(s.ShareLow), "Severity", Score(s.Severity), "Confidence", l.Percent(s.Confidence),
+		"Weighted", l.Percent(s.Reach)) // what orders it, as the issues table says
 	var counted string
 	switch s.Basis {
 	case cluster.BasisLabels:

@@ -120,9 +120,9 @@ func ConversationShow(p layout.Page, v ConversationView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var7 string
-			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(l.T("conversation.heading", "Name", conversationLabel(v)))
+			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(l.T("conversation.heading", "Name", conversationLabel(l, v)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/conversation_show.templ`, Line: 26, Col: 98}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/conversation_show.templ`, Line: 26, Col: 101}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 			if templ_7745c5c3_Err != nil {
@@ -1019,9 +1019,11 @@ func inTurnOrder(evidence []report.Evidence) []report.Evidence {
 	return slices.SortedStableFunc(slices.Values(evidence), func(a, b report.Evidence) int { return cmp.Compare(a.Turn, b.Turn) })
 }
 
-func conversationLabel(v ConversationView) string {
+// conversationLabel names a conversation by its id and number, bracketed as the
+// reader's language writes it.
+func conversationLabel(l *locale.Localizer, v ConversationView) string {
 	if v.ExternalID != "" {
-		return fmt.Sprintf("%s (#%d)", v.ExternalID, v.Seq)
+		return l.T("conversation.name", "ID", v.ExternalID, "Seq", fmt.Sprint(v.Seq))
 	}
 	return fmt.Sprintf("#%d", v.Seq)
 }

@@ -1,12 +1,14 @@
 package pages_test
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/stretchr/testify/require"
 
+	"github.com/checkup-dev/checkup/db/locale/localetest"
 	"github.com/checkup-dev/checkup/db/transcript"
 	"github.com/checkup-dev/checkup/report"
 	"github.com/checkup-dev/checkup/views/pages"
@@ -32,6 +34,9 @@ func TestConversationPage(t *testing.T) {
 	doc, _ := render(t, pages.ConversationShow(page, conversationView("Please change my flight.")))
 
 	require.Equal(t, "Conversation c3 (#3)", testid(doc, "conversation-title").Text())
+	var zh bytes.Buffer
+	require.NoError(t, pages.ConversationShow(page, conversationView("请帮我改签。")).Render(localetest.Context(localetest.Chinese(t)), &zh))
+	require.Contains(t, zh.String(), "对话 c3（#3）", "full-width brackets in Chinese")
 	turns := testid(doc, "turn")
 	require.Equal(t, 5, turns.Length())
 	for i := range 5 {

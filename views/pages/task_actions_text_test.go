@@ -31,7 +31,7 @@ func TestActionsSayWhatTheyAreRankedBy(t *testing.T) {
 	words := testid(doc, "support-words")
 	require.Equal(t, 2, words.Length(), "every card says what its rank rests on")
 	require.Equal(t, "It explains at least 1.5 failures: 9 of its 10 labeled conversations failed, against 50% of all labeled ones.", words.Eq(0).Text())
-	require.Equal(t, "No outcomes are labeled, so it ranks by how common and severe it is, at the least: it reaches at least 15% of the analyzed conversations, at severity 3 of 5 and 80% confidence.",
+	require.Equal(t, "No outcomes are labeled, so it ranks by how common and severe it is: it reaches at least 15% of the analyzed conversations, at severity 3 of 5 and 80% confidence, a weighted reach of 6.1%.",
 		words.Eq(1).Text())
 	require.Equal(t, cluster.SupportFormula, testid(doc, "support-formula").First().Text())
 	require.Equal(t, 1, testid(doc, "support-formula").Length(), "the formula is the same for every Action: stated once, above the cards")

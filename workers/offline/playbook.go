@@ -99,7 +99,7 @@ func playbookFor(category, title string) playbook {
 					// The user agreed to the first details, under a rule the prompt may
 					// well have already: that a retry with other details needs a yes of
 					// its own is the fix, and the tool layer holds back only such a retry.
-					steps = []locale.Text{step(p, 5), step(p, 4, "Tools", f.tools)}
+					steps = []locale.Text{step(p, 5), step(p, 4)}
 				}
 				return steps
 			},

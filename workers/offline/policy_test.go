@@ -238,3 +238,25 @@ func TestALookUpOfNothingTheUserGaveReadsNoAccount(t *testing.T) {
 	require.Equal(t, "说清楚无需账户的问题能否在核实身份之前回答", localetest.Chinese(t).Text(settle.Words.Title))
 	require.Contains(t, write(order[0]).Recommendation[0], "Make identity verification the agent's first step")
 }
+
+// TestThingsWentWrongWhereAFindingSaysSo: where a conversation's only problem came
+// before its first change (a catalogue look-up before the identity check, then an order
+// changed with the user's yes), things first went wrong where that problem is, not at
+// the change; a problem that the change is part of still points at the change.
+func TestThingsWentWrongWhereAFindingSaysSo(t *testing.T) {
+	t.Parallel()
+	a := New(Options{})
+	for _, words := range [][4]string{
+		{"How many lamps do you sell?", "We sell 3 lamps.", "Cancel my order #W1, please. I am jo@example.com.", "Cancel order #W1. Shall I go ahead?"},
+		{"你们卖几种台灯？", "我们有 3 种台灯。", "请取消我的订单 #W1，我的邮箱是 jo@example.com。", "要取消订单 #W1 吗？"},
+	} {
+		d := diagnose(t, a, sys(shopPolicy), u(words[0]),
+			toolCall("c1", "list_products", `{}`), res("c1", `{"lamps": 3}`), as(words[1]), u(words[2]),
+			toolCall("c2", "find_user_id_by_email", `{"email": "jo@example.com"}`), res("c2", `"jo_1"`),
+			as(words[3]), u("Yes"),
+			toolCall("c3", "cancel_pending_order", `{"order_id": "#W1"}`), res("c3", `{"order_id": "#W1", "status": "cancelled"}`),
+			as("Done."), u("Thanks"))
+		require.Len(t, only(d, "policy_violation"), 1, words[0])
+		require.Equal(t, 2, d.FailedTurn, "%s: the question answered before the check, not the change at turn 11", words[0])
+	}
+}

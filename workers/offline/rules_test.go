@@ -384,7 +384,7 @@ func TestUnconfirmedRetryThatLeavesSomethingOut(t *testing.T) {
 		require.Contains(t, localetest.English(t).Text(tools[0].Words.Description),
 			`update_reservation_flights went through at turn 7 only with flights leaving out “{"flight_number":"HAT290"}”, which the failed call held: it got past the error by dropping them, not by fixing what failed.`)
 		require.Contains(t, localetest.Chinese(t).Text(tools[0].Words.Description),
-			`update_reservation_flights 直到第 7 轮才成功，而且是去掉了失败调用 flights 中的“{"flight_number":"HAT290"}”：它是靠删掉这些绕过了错误，而不是修正了失败的原因。`)
+			`update_reservation_flights 直到第 7 轮才成功，而且是去掉了失败调用 flights 中的“{"flight_number":"HAT290"}”：它是删掉这些才绕过了错误，并没有解决失败的原因。`)
 
 		// A result that still lists the flight took nothing off the record.
 		kept := only(diagnose(t, a, sys(testPolicy), u(w[0]), as(w[1]), u(w[2]),

@@ -84,7 +84,8 @@ func (a *Analyzer) toolErrors(v *view) []analyzer.Finding {
 		desc = append(desc, locale.Msg(never, "Tool", lost.name, "Turn", digits(lost.turn)))
 	case unrecovered > 0:
 		if len(failed) == 1 {
-			desc = append(desc, locale.Msg("finding.never_succeeded_one"))
+			// A later call of it would have failed too (another failure) or made it good.
+			desc = append(desc, locale.Msg("finding.not_tried_again"))
 		} else {
 			desc = append(desc, locale.Msg("finding.never_succeeded", "Calls", countOf(unrecovered, len(failed), "finding.of_failed_calls")))
 		}

@@ -57,12 +57,12 @@ func TestFailedWritesSayWhatBecameOfThem(t *testing.T) {
 		return f[0]
 	}
 	told := failing(as("Unfortunately the order has shipped, so it cannot be cancelled."), u("OK, thanks."))
-	require.Contains(t, told.Description, "No later try of it went through. The agent told the user the change failed.")
+	require.Contains(t, told.Description, "It was not tried again. The agent told the user the change failed.")
 
 	ends := failing()
 	require.Contains(t, ends.Description, "The change cancel_pending_order tried at turn 5 failed and was never made; the conversation ends before the agent says anything of it.")
 	require.Contains(t, localetest.Chinese(t).Text(ends.Words.Description), "第 5 轮 cancel_pending_order 尝试的修改失败了，始终没有完成；对话在智能体提及此事之前就结束了。")
-	require.Contains(t, localetest.Chinese(t).Text(told.Words.Description), "之后的重试也没有成功。")
+	require.Contains(t, localetest.Chinese(t).Text(told.Words.Description), "之后没有再试。")
 
 	twice := failing(as("Sorry, that failed. Let me try again."), toolCall("c2", "cancel_pending_order", `{"order_id": "#W1"}`),
 		res("c2", "Error: non-pending order cannot be cancelled"), as("Unfortunately it cannot be cancelled."))

@@ -51,12 +51,22 @@ func failureScore(findings []analyzer.Finding, lengthRisk float64) float64 {
 func failedTurn(v *view, findings []analyzer.Finding) int {
 	if analyzer.MaxSeverity(analyzer.Diagnosis{Findings: findings}) >= 2 {
 		for _, c := range v.calls {
-			if c.write {
+			if c.write && citedFrom(findings, c.turn) {
 				return c.turn
 			}
 		}
 	}
 	return worstTurn(findings)
+}
+
+// citedFrom reports whether a finding of severity 2 or more that is not expected
+// behaviour cites turn or a later one: the change at turn is part of what went wrong,
+// not a step after a problem that ended earlier (a look-up before the identity check,
+// an order changed long after).
+func citedFrom(findings []analyzer.Finding, turn int) bool {
+	return slices.ContainsFunc(findings, func(f analyzer.Finding) bool {
+		return !f.Expected && f.Severity >= 2 && slices.ContainsFunc(f.Evidence, func(e analyzer.Evidence) bool { return e.Turn >= turn })
+	})
 }
 
 // worstTurn is the earliest turn cited by the most severe finding that is not expected
